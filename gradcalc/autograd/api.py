@@ -1,0 +1,102 @@
+"""torch.autograd.backward and torch.autograd.grad: argument checks, then the engine."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from .engine import run_backward
+from .tensor import Tensor
+
+
+def _as_tuple(value: Any) -> tuple:
+    if value is None:
+        return ()
+    if isinstance(value, Tensor):
+        return (value,)
+    return tuple(value)
+
+
+def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = False) -> list:
+    grads = []
+    for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
+        if grad is None:
+            if output.requires_grad and output.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if output.requires_grad and output._dtype.is_complex:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
+                                   f"{output.dtype}")
+            grads.append(Tensor._make(np.ones(output.shape, dtype=output._dtype.numpy), output._dtype))
+            continue
+        if not isinstance(grad, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
+        if grad.shape != output.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and "
+                               f"output[{index}] has a shape of {output.shape}.")
+        if grad._dtype.is_complex != output._dtype.is_complex:
+            raise RuntimeError("For complex Tensors, both grad_output and output are required to have the same "
+                               f"dtype. Mismatch in dtype: grad_output[{index}] has a dtype of {grad.dtype} and "
+                               f"output[{index}] has a dtype of {output.dtype}.")
+        grads.append(grad)
+    return grads
+
+
+def _check_outputs(outputs: tuple) -> None:
+    for index, output in enumerate(outputs):
+        if not isinstance(output, Tensor):
+            raise TypeError(f"backward(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                            f"{type(output).__name__}")
+        if not output.requires_grad:
+            raise RuntimeError(f"element {index} of tensors does not require grad and does not have a grad_fn")
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Optional[bool] = None,
+             create_graph: bool = False, inputs: Any = None) -> None:
+    outputs = _as_tuple(tensors)
+    grad_outputs = _as_tuple(grad_tensors) or (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"got {len(grad_outputs)} tensors and {len(outputs)} gradients")
+    if inputs is not None and len(_as_tuple(inputs)) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    grads = _make_grads(outputs, grad_outputs)
+    _check_outputs(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    run_backward(list(outputs), grads, retain_graph=retain_graph, create_graph=create_graph,
+                 inputs=list(_as_tuple(inputs)) if inputs is not None else None, accumulate=True)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Optional[bool] = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: Optional[bool] = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    outputs_t = _as_tuple(outputs)
+    inputs_t = _as_tuple(inputs)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    grad_outputs_t = _as_tuple(grad_outputs) or (None,) * len(outputs_t)
+    if len(grad_outputs_t) != len(outputs_t):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs_t)} grad_outputs and "
+                           f"{len(outputs_t)} outputs")
+    for tensor in inputs_t:
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"grad(): argument 'inputs' must be tuple of Tensors, not {type(tensor).__name__}")
+    grads = _make_grads(outputs_t, grad_outputs_t)
+    _check_outputs(outputs_t)
+    for tensor in inputs_t:
+        if not tensor.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    results = run_backward(list(outputs_t), grads, retain_graph=retain_graph, create_graph=create_graph,
+                           inputs=list(inputs_t), accumulate=False)
+    for index, result in enumerate(results):
+        if result is None and not allow_unused:
+            raise RuntimeError(f"The differentiated Tensor at index {index} appears to not have been used in the "
+                               "graph. Set allow_unused=True if this is the desired behavior.")
+    if materialize_grads:
+        results = [r if r is not None else Tensor._make(np.zeros(t.shape, dtype=t._dtype.numpy), t._dtype)
+                   for r, t in zip(results, inputs_t)]
+    return tuple(results)

@@ -1,0 +1,156 @@
+"""PyTorch's dtypes on numpy, and PyTorch's type-promotion rules."""
+from __future__ import annotations
+
+import numpy as np
+
+# Promotion categories, lowest first.
+BOOL, INTEGRAL, FLOATING, COMPLEX = range(4)
+
+
+class DType:
+    """A torch dtype: `torch.float32` and friends."""
+
+    __slots__ = ("name", "numpy", "category", "tensor_type", "is_signed")
+
+    def __init__(self, name: str, numpy_dtype: str, category: int, tensor_type: str, is_signed: bool = True):
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.category = category
+        self.tensor_type = tensor_type  # the legacy name in error messages: torch.FloatTensor
+        self.is_signed = is_signed
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.category == FLOATING
+
+    @property
+    def is_complex(self) -> bool:
+        return self.category == COMPLEX
+
+    @property
+    def itemsize(self) -> int:
+        return self.numpy.itemsize
+
+    def to_real(self) -> "DType":
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
+
+    def to_complex(self) -> "DType":
+        return {"float64": complex128, "complex128": complex128}.get(self.name, complex64)
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return (by_name, (self.name,))
+
+
+float16 = DType("float16", "float16", FLOATING, "HalfTensor")
+float32 = DType("float32", "float32", FLOATING, "FloatTensor")
+float64 = DType("float64", "float64", FLOATING, "DoubleTensor")
+complex64 = DType("complex64", "complex64", COMPLEX, "ComplexFloatTensor")
+complex128 = DType("complex128", "complex128", COMPLEX, "ComplexDoubleTensor")
+uint8 = DType("uint8", "uint8", INTEGRAL, "ByteTensor", is_signed=False)
+int8 = DType("int8", "int8", INTEGRAL, "CharTensor")
+int16 = DType("int16", "int16", INTEGRAL, "ShortTensor")
+int32 = DType("int32", "int32", INTEGRAL, "IntTensor")
+int64 = DType("int64", "int64", INTEGRAL, "LongTensor")
+bool_ = DType("bool", "bool", BOOL, "BoolTensor", is_signed=False)
+
+ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_)
+_BY_NAME = {d.name: d for d in ALL}
+_BY_NUMPY = {d.numpy: d for d in ALL}
+
+# The names torch exposes for each dtype (torch.float is torch.float32, ...).
+ALIASES = {
+    "float16": float16, "half": float16, "float32": float32, "float": float32,
+    "float64": float64, "double": float64, "complex64": complex64, "cfloat": complex64,
+    "complex128": complex128, "cdouble": complex128, "uint8": uint8, "int8": int8,
+    "int16": int16, "short": int16, "int32": int32, "int": int32, "int64": int64, "long": int64,
+    "bool": bool_,
+}
+
+_default_float = float32
+
+
+def by_name(name: str) -> DType:
+    return _BY_NAME[name]
+
+
+def from_numpy(dtype: np.dtype) -> DType:
+    try:
+        return _BY_NUMPY[np.dtype(dtype)]
+    except KeyError:
+        raise TypeError(f"can't convert np.ndarray of type {np.dtype(dtype)}.") from None
+
+
+def get_default_dtype() -> DType:
+    return _default_float
+
+
+def set_default_dtype(dtype: DType) -> None:
+    global _default_float
+    if not isinstance(dtype, DType) or dtype not in (float32, float64, float16):
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_float = dtype
+
+
+def default_complex() -> DType:
+    return complex128 if _default_float is float64 else complex64
+
+
+def promote_types(a: DType, b: DType) -> DType:
+    """torch.promote_types: the smallest dtype both convert to without loss of category."""
+    if a is b:
+        return a
+    if a.category != b.category:
+        low, high = (a, b) if a.category < b.category else (b, a)
+        if high.category == COMPLEX and low.category == FLOATING:
+            return float64.to_complex() if low is float64 else high
+        return high
+    if a.category == INTEGRAL and (a is uint8 or b is uint8):
+        other = b if a is uint8 else a
+        return int16 if other is int8 else other
+    return _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]
+
+
+def scalar_dtype(value: object) -> DType:
+    """The dtype a Python number takes as a tensor of its own."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    if isinstance(value, float):
+        return _default_float
+    if isinstance(value, complex):
+        return default_complex()
+    raise TypeError(f"not a number: {type(value).__name__}")
+
+
+def result_type(operands: list) -> DType:
+    """PyTorch's result type: tensors with dimensions beat 0-dim tensors beat Python numbers,
+    except where a lower-priority operand is of a higher category."""
+    from .tensor import Tensor
+
+    dim_result = zero_result = wrapped_result = None
+    for operand in operands:
+        if isinstance(operand, Tensor):
+            if operand.ndim > 0:
+                dim_result = operand.dtype if dim_result is None else promote_types(dim_result, operand.dtype)
+            else:
+                zero_result = operand.dtype if zero_result is None else promote_types(zero_result, operand.dtype)
+        else:
+            dtype = scalar_dtype(operand)
+            wrapped_result = dtype if wrapped_result is None else promote_types(wrapped_result, dtype)
+    return _combine(dim_result, _combine(zero_result, wrapped_result))
+
+
+def _combine(higher: DType | None, lower: DType | None) -> DType | None:
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.category >= lower.category:
+        return higher
+    if lower.category == COMPLEX and higher.category == FLOATING:
+        return higher.to_complex()
+    return lower

@@ -1,0 +1,267 @@
+"""The graph and the engine that walks it backwards.
+
+A Node is PyTorch's `grad_fn`: it points to the nodes of its inputs (`next_functions`) and
+never back to the tensor it produced, so a dropped graph is freed by reference counting.
+The engine counts each node's dependencies with an explicit stack, then runs a ready queue
+ordered by creation (newest first), as PyTorch's engine does: no recursion anywhere.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import re
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+from . import grad_mode
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+_sequence = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+class Node:
+    """One recorded operation: `grad_fn` of the tensors it produced."""
+
+    __slots__ = ("next_functions", "sequence_nr", "input_meta", "tensor_hooks", "retained", "__weakref__")
+
+    def __init__(self, next_functions: tuple = ()) -> None:
+        self.next_functions = next_functions
+        self.sequence_nr = next(_sequence)
+        self.input_meta: list = []  # (shape, dtype) of each input, to check returned gradients
+        self.tensor_hooks: Optional[dict] = None  # output_nr -> hooks registered on that output
+        self.retained: Optional[dict] = None  # output_nr -> weakref of an output that retains grad
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def apply(self, grads: list) -> list:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free saved values once a backward without retain_graph has passed."""
+
+    def register_hook(self, hook: Callable) -> None:
+        raise RuntimeError("register_hook on a grad_fn is not supported by gradcalc")
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: adds the incoming gradient into `leaf.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: "Tensor") -> None:
+        super().__init__(())
+        self.variable = variable
+        self.input_meta = [(variable.shape, variable.dtype)]
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def accumulate(self, grad: "Tensor", create_graph: bool) -> None:
+        leaf = self.variable
+        for hook in leaf._hooks or ():
+            replaced = hook(grad)
+            if replaced is not None:
+                grad = replaced
+        if leaf._grad is None:
+            leaf._grad = grad if create_graph else grad.detach().clone()
+        elif create_graph or grad_mode.is_grad_enabled():
+            leaf._grad = leaf._grad + grad
+        else:
+            leaf._grad.add_(grad)
+
+
+class SavedTensor:
+    """A tensor a node keeps for its backward, with the version it had when saved."""
+
+    __slots__ = ("tensor", "version", "is_output", "output_nr")
+
+    def __init__(self, tensor: "Tensor", is_output: bool = False, output_nr: int = 0) -> None:
+        # A saved output is kept without its grad_fn, so that node and output form no cycle.
+        self.tensor = tensor._alias() if is_output else tensor
+        self.version = tensor._vc.value
+        self.is_output = is_output
+        self.output_nr = output_nr
+
+    def unpack(self, node: Node) -> "Tensor":
+        tensor = self.tensor
+        if tensor._vc.value != self.version:
+            if self.is_output:
+                producer = node
+                output_nr = self.output_nr
+            else:
+                producer = tensor._grad_fn
+                output_nr = tensor._output_nr
+            where = f", which is output {output_nr} of {_forward_name(producer)}," if producer else ""
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [torch.{tensor.dtype.tensor_type} [{', '.join(map(str, tensor.shape))}]]{where} "
+                f"is at version {tensor._vc.value}; expected version {self.version} instead. Hint: enable "
+                "anomaly detection to find the operation that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        if self.is_output:
+            return tensor._alias(grad_fn=node, output_nr=self.output_nr)
+        return tensor
+
+
+def _forward_name(node: Node) -> str:
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+def gradient_edge(tensor: "Tensor") -> tuple:
+    """Where a gradient for `tensor` goes: its grad_fn, or its leaf accumulator."""
+    if tensor._grad_fn is not None:
+        return (tensor._grad_fn, tensor._output_nr)
+    if tensor._requires_grad:
+        return (tensor._grad_accumulator(), 0)
+    return (None, 0)
+
+
+def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_graph: bool,
+                 inputs: Optional[list] = None, accumulate: bool = True) -> Optional[list]:
+    """Backpropagate `grad_roots` from `roots`. With `accumulate`, leaf gradients go into
+    `.grad` (only of `inputs`, when given); without it, the gradients reaching `inputs`
+    are returned instead (torch.autograd.grad)."""
+    root_edges = [gradient_edge(t) for t in roots]
+    dependencies: dict = {}
+    parents: dict = {}  # node -> nodes that send it a gradient, to prune what grad() needn't run
+    stack = [node for node, _ in root_edges if node is not None]
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            dependencies[child] = dependencies.get(child, 0) + 1
+            parents.setdefault(child, []).append(node)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+
+    captures: dict = {}  # (node, output_nr) -> index into inputs
+    if inputs is not None:
+        for index, tensor in enumerate(inputs):
+            captures[gradient_edge(tensor)] = index
+    needed = _nodes_leading_to({node for node, _ in captures}, parents) if inputs is not None else None
+    captured: list = [None] * len(inputs or ())
+
+    buffers: dict = {}
+    ready: list = []
+    for (node, output_nr), grad in zip(root_edges, grad_roots):
+        if node is not None:
+            _add_to_buffer(buffers, node, output_nr, grad)
+    for node in {node for node, _ in root_edges if node is not None}:
+        if dependencies.get(node, 0) == 0:
+            heapq.heappush(ready, (-node.sequence_nr, id(node), node))
+
+    previous_mode = grad_mode.is_grad_enabled()
+    grad_mode._set_enabled(create_graph)
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, None) or {}
+            grads = _run_pre_hooks(node, grads)
+            for output_nr, grad in grads.items():
+                index = captures.get((node, output_nr))
+                if index is not None:
+                    captured[index] = grad
+            if isinstance(node, AccumulateGrad):
+                if accumulate and (inputs is None or (node, 0) in captures) and 0 in grads:
+                    node.accumulate(grads[0], create_graph)
+                continue
+            if needed is not None and node not in needed:
+                continue
+            input_grads = node.apply([grads.get(i) for i in range(_output_count(node, grads))])
+            if not retain_graph:
+                node.release()
+            for i, ((child, output_nr), grad) in enumerate(zip(node.next_functions, input_grads)):
+                if child is None:
+                    continue
+                if grad is not None:
+                    grad = _validate(node, i, grad)
+                    _add_to_buffer(buffers, child, output_nr, grad)
+                dependencies[child] -= 1
+                if dependencies[child] == 0:
+                    heapq.heappush(ready, (-child.sequence_nr, id(child), child))
+    finally:
+        grad_mode._set_enabled(previous_mode)
+    return None if accumulate else captured
+
+
+def _nodes_leading_to(targets: set, parents: dict) -> set:
+    needed = set(targets)
+    stack = list(targets)
+    while stack:
+        for parent in parents.get(stack.pop(), ()):
+            if parent not in needed:
+                needed.add(parent)
+                stack.append(parent)
+    return needed
+
+
+def _output_count(node: Node, grads: dict) -> int:
+    return max(grads, default=-1) + 1 if grads else 1
+
+
+def _add_to_buffer(buffers: dict, node: Node, output_nr: int, grad: "Tensor") -> None:
+    slot = buffers.setdefault(node, {})
+    previous = slot.get(output_nr)
+    slot[output_nr] = grad if previous is None else previous + grad
+
+
+def _run_pre_hooks(node: Node, grads: dict) -> dict:
+    """Hooks registered on a non-leaf tensor, then retain_grad, run before its grad_fn."""
+    if node.tensor_hooks:
+        for output_nr, hooks in node.tensor_hooks.items():
+            for hook in hooks:
+                if grads.get(output_nr) is not None:
+                    replaced = hook(grads[output_nr])
+                    if replaced is not None:
+                        grads[output_nr] = replaced
+    if node.retained:
+        for output_nr, ref in node.retained.items():
+            tensor = ref()
+            grad = grads.get(output_nr)
+            if tensor is None or grad is None:
+                continue
+            if tensor._grad is None:
+                tensor._grad = grad.detach().clone()
+            else:
+                tensor._grad = tensor._grad + grad.detach()
+    return grads
+
+
+def _validate(node: Node, index: int, grad: "Tensor") -> "Tensor":
+    """Sum a broadcast gradient back to its input's shape and give it the input's dtype."""
+    shape, dtype = node.input_meta[index]
+    if grad.shape != shape:
+        if not _expandable(shape, grad.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"[{', '.join(map(str, grad.shape))}] but expected shape compatible with "
+                f"[{', '.join(map(str, shape))}]")
+        grad = grad.sum_to_size(shape)
+    if grad.dtype is not dtype and not (dtype.is_complex and not grad.dtype.is_complex):
+        grad = grad.to(dtype)
+    return grad
+
+
+def _expandable(shape: tuple, target: tuple) -> bool:
+    if len(shape) > len(target):
+        return False
+    for size, target_size in zip(reversed(shape), reversed(target)):
+        if size != target_size and size != 1:
+            return False
+    return True
+

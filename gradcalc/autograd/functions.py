@@ -1,0 +1,1701 @@
+"""Every differentiable operation, declared once: its grad_fn name, its numpy forward and one
+backward formula per input (as PyTorch's derivatives.yaml does).
+
+A formula is a function `(grad, <names>...) -> Tensor` written with Tensor operations, so that
+with `create_graph=True` the backward pass records a graph of its own (higher-order
+derivatives). The names after `grad` say what the formula needs: an input's name or `result`
+(saved tensors, freed after backward), or a non-tensor parameter of the op. Only the tensors
+that the formulas of inputs requiring grad need are saved, exactly PyTorch's choice, since that
+decides which second backward fails and which in-place change is caught. Summing a broadcast
+gradient back to its input's shape is the engine's job, not each formula's.
+"""
+from __future__ import annotations
+
+import builtins
+import inspect
+import math
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from . import dtypes, grad_mode
+from .dtypes import DType
+from .engine import FREED_MESSAGE, Node, SavedTensor, gradient_edge
+from .tensor import (LEAF_INPLACE_MESSAGE, ONLY_FLOAT_GRAD_MESSAGE, VIEW_OF_LEAF_INPLACE_MESSAGE, Size, Tensor,
+                     VersionCounter, _wrap_dim)
+
+
+# ------------------------------------------------------------------ the op table machinery
+
+class OpNode(Node):
+    """A grad_fn made from an op declaration; each declaration has its own subclass so the
+    class name is PyTorch's (`MulBackward0`)."""
+
+    __slots__ = ("saved", "params", "released")
+    op: "OpDef"
+
+    def apply(self, grads: list) -> list:
+        grad = grads[0]
+        op = self.op
+        results = []
+        for index, (formula, names) in enumerate(zip(op.formulas, op.formula_names)):
+            if formula is None or grad is None or self.next_functions[index][0] is None:
+                results.append(None)
+                continue
+            results.append(formula(grad, *[self._value(name) for name in names]))
+        if op.variadic:
+            return results[0] if results[0] is not None else [None] * len(self.next_functions)
+        return results
+
+    def _value(self, name: str) -> Any:
+        if name in self.params:
+            return self.params[name]
+        if self.released:
+            raise RuntimeError(FREED_MESSAGE)
+        return self.saved[name].unpack(self)
+
+    def release(self) -> None:
+        if self.saved:
+            self.saved = {}
+            self.released = True
+
+    def name(self) -> str:
+        return self.op.display_name
+
+
+class OpDef:
+    def __init__(self, node_name: str, inputs: tuple, forward: Optional[Callable], grads: dict,
+                 display_name: Optional[str] = None) -> None:
+        self.node_name = node_name
+        self.display_name = display_name or node_name
+        self.inputs = inputs
+        self.variadic = inputs == ("tensors",)
+        self.forward = forward
+        self.formulas = [grads.get(name) for name in inputs]
+        self.formula_names = [tuple(inspect.signature(f).parameters)[1:] if f else () for f in self.formulas]
+        self.node_class = type(node_name, (OpNode,), {"__slots__": (), "op": self})
+
+
+OPS: dict = {}
+
+
+def defop(node_name: str, inputs: Sequence[str], forward: Optional[Callable] = None,
+          display_name: Optional[str] = None, **grads: Callable) -> OpDef:
+    op = OpDef(node_name, tuple(inputs), forward, grads, display_name)
+    OPS[node_name] = op
+    return op
+
+
+def record(op: OpDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType,
+           base: Optional[Tensor] = None, **params: Any) -> Tensor:
+    """The output tensor of `op` on `inputs`, with a grad_fn when the graph is being recorded."""
+    out = Tensor._make(data, dtype, base=base)
+    if not grad_mode.is_grad_enabled() or not builtins.any(t.requires_grad for t in inputs):
+        return out
+    node = op.node_class()
+    node.next_functions = tuple(gradient_edge(t) for t in inputs)
+    node.input_meta = [(t.shape, t._dtype) for t in inputs]
+    node.params = params
+    node.released = False
+    needed = set()
+    if op.variadic:
+        needed.update(op.formula_names[0])
+    else:
+        for tensor, names in zip(inputs, op.formula_names):
+            if tensor.requires_grad:
+                needed.update(names)
+    saved = {}
+    for name in needed:
+        if name == "result":
+            saved[name] = SavedTensor(out, is_output=True)
+        elif name in op.inputs and name not in params:
+            saved[name] = SavedTensor(inputs[op.inputs.index(name)])
+    node.saved = saved
+    out._grad_fn = node
+    return out
+
+
+def _grad_of(dtype: DType) -> bool:
+    return dtype.category >= dtypes.FLOATING
+
+
+# ------------------------------------------------------------------ operands and dtypes
+
+def as_tensor(value: Any, dtype: Optional[DType] = None) -> Tensor:
+    """A tensor operand; a Python number becomes a 0-dim tensor of its own dtype."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float, complex)):
+        dtype = dtype or dtypes.scalar_dtype(value)
+        return Tensor._make(np.array(value, dtype=dtype.numpy), dtype)
+    if isinstance(value, np.ndarray):
+        return Tensor._make(value, dtypes.from_numpy(value.dtype))
+    raise TypeError(f"expected Tensor as element 1 in argument 0, but got {type(value).__name__}")
+
+
+def _check_number(value: Any, op_name: str) -> None:
+    if not isinstance(value, (Tensor, bool, int, float, complex)):
+        raise TypeError(f"unsupported operand type(s) for {op_name}: 'Tensor' and '{type(value).__name__}'")
+
+
+def _arrays(tensors: Sequence[Tensor], dtype: DType) -> list:
+    return [t._data if t._dtype is dtype else t._data.astype(dtype.numpy) for t in tensors]
+
+
+def _check_broadcast(a: Tensor, b: Tensor) -> None:
+    for i, (x, y) in enumerate(zip(reversed(a.shape), reversed(b.shape))):
+        if x != y and x != 1 and y != 1:
+            dim = builtins.max(a.ndim, b.ndim) - 1 - i
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {dim}")
+
+
+def _binary(op: OpDef, a: Any, b: Any, compute: Optional[DType] = None, **params: Any) -> Tensor:
+    dtype = compute or dtypes.result_type([a, b])
+    ta, tb = as_tensor(a), as_tensor(b)
+    _check_broadcast(ta, tb)
+    x, y = _arrays((ta, tb), dtype)
+    with np.errstate(all="ignore"):
+        data = op.forward(x, y, **params)
+    return record(op, (ta, tb), np.asarray(data, dtype=dtype.numpy), dtype, **params)
+
+
+def _unary_float(op: OpDef, a: Tensor, **params: Any) -> Tensor:
+    """An element-wise function that gives a floating result for integer input."""
+    dtype = a._dtype if a._dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
+    (x,) = _arrays((a,), dtype)
+    with np.errstate(all="ignore"):
+        data = op.forward(x, **params)
+    return record(op, (a,), np.asarray(data, dtype=dtype.numpy), dtype, **params)
+
+
+def _unary(op: OpDef, a: Tensor, **params: Any) -> Tensor:
+    with np.errstate(all="ignore"):
+        data = op.forward(a._data, **params)
+    return record(op, (a,), np.asarray(data, dtype=a._dtype.numpy), a._dtype, **params)
+
+
+# ------------------------------------------------------------------ arithmetic
+
+def _scaled(grad: Tensor, alpha: Any) -> Tensor:
+    return grad if alpha == 1 else grad * alpha
+
+
+ADD = defop("AddBackward0", ("self", "other"), lambda x, y, alpha=1: x + alpha * y if alpha != 1 else x + y,
+            self=lambda g: g, other=lambda g, alpha: _scaled(g, alpha))
+SUB = defop("SubBackward0", ("self", "other"), lambda x, y, alpha=1: x - alpha * y if alpha != 1 else x - y,
+            self=lambda g: g, other=lambda g, alpha: -_scaled(g, alpha))
+RSUB = defop("RsubBackward1", ("self",), lambda x, other, alpha=1: other - alpha * x,
+             self=lambda g, alpha: -_scaled(g, alpha))
+MUL = defop("MulBackward0", ("self", "other"), np.multiply,
+            self=lambda g, other: g * other.conj(), other=lambda g, self: g * self.conj())
+DIV = defop("DivBackward0", ("self", "other"), np.true_divide,
+            self=lambda g, other: g / other.conj(),
+            other=lambda g, self, other: -g * ((self / other) / other).conj())
+NEG = defop("NegBackward0", ("self",), np.negative, self=lambda g: -g)
+RECIPROCAL = defop("ReciprocalBackward0", ("self",), np.reciprocal,
+                   self=lambda g, result: -g * (result * result).conj())
+
+
+def _pow_grad_self(g: Tensor, self: Tensor, exponent: Any) -> Tensor:
+    if isinstance(exponent, (int, float)) and exponent == 0:
+        return zeros_like(self)
+    return g * (exponent * self.pow(exponent - 1)).conj()
+
+
+POW_SCALAR = defop("PowBackward0", ("self",), lambda x, exponent: np.power(x, exponent),
+                   self=_pow_grad_self)
+POW_TENSOR = defop("PowBackward1", ("self", "exponent"), np.power,
+                   self=lambda g, self, exponent: g * (exponent * self.pow(exponent - 1)).conj(),
+                   exponent=lambda g, self, result: g * (result * _log_masked(self, result)).conj())
+POW_SCALAR_BASE = defop("PowBackward2", ("exponent",), lambda e, base: np.power(base, e),
+                        exponent=lambda g, result, base: g * (result * math.log(base)).conj()
+                        if base != 0 else zeros_like(result))
+
+
+def _log_masked(base: Tensor, result: Tensor) -> Tensor:
+    # d(b^e)/de = b^e log b, taken as 0 where b == 0 and the power is 0 (PyTorch's convention)
+    return where(logical_and(base == 0, result == 0), zeros_like(base), base.log())
+
+
+def add(a: Any, b: Any, alpha: Any = 1) -> Tensor:
+    _check_number(b, "+")
+    return _binary(ADD, a, b, alpha=alpha)
+
+
+def sub(a: Any, b: Any, alpha: Any = 1) -> Tensor:
+    _check_number(b, "-")
+    if isinstance(a, Tensor) and a._dtype is dtypes.bool_ and isinstance(b, Tensor) and b._dtype is dtypes.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    return _binary(SUB, a, b, alpha=alpha)
+
+
+def rsub(a: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    """`other - a` for a Python number `other`."""
+    _check_number(other, "-")
+    if isinstance(other, Tensor):
+        return sub(other, a, alpha=alpha)
+    dtype = dtypes.result_type([a, other])
+    (x,) = _arrays((a,), dtype)
+    data = RSUB.forward(x, other=other, alpha=alpha)
+    return record(RSUB, (a,), np.asarray(data, dtype=dtype.numpy), dtype, alpha=alpha, other=other)
+
+
+def mul(a: Any, b: Any) -> Tensor:
+    _check_number(b, "*")
+    return _binary(MUL, a, b)
+
+
+def div(a: Any, b: Any, rounding_mode: Optional[str] = None) -> Tensor:
+    _check_number(b, "/")
+    if rounding_mode is not None:
+        return floor_divide(a, b) if rounding_mode == "floor" else trunc_divide(a, b)
+    dtype = dtypes.result_type([a, b])
+    if dtype.category < dtypes.FLOATING:
+        dtype = dtypes.get_default_dtype()
+    return _binary(DIV, a, b, compute=dtype)
+
+
+def rdiv(a: Tensor, other: Any) -> Tensor:
+    """`other / a`: PyTorch computes `a.reciprocal() * other`."""
+    return mul(reciprocal(a), other)
+
+
+def reciprocal(a: Tensor) -> Tensor:
+    return _unary_float(RECIPROCAL, a)
+
+
+def neg(a: Tensor) -> Tensor:
+    if a._dtype is dtypes.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return _unary(NEG, a)
+
+
+def pow(a: Any, exponent: Any) -> Tensor:
+    if not isinstance(a, Tensor):
+        return rpow(as_tensor(exponent), a)
+    if isinstance(exponent, Tensor):
+        return _binary(POW_TENSOR, a, exponent)
+    _check_number(exponent, "** or pow()")
+    dtype = dtypes.result_type([a, exponent])
+    if dtype.category == dtypes.INTEGRAL and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    (x,) = _arrays((a,), dtype)
+    with np.errstate(all="ignore"):
+        data = POW_SCALAR.forward(x, exponent=exponent)
+    return record(POW_SCALAR, (a,), np.asarray(data, dtype=dtype.numpy), dtype, exponent=exponent)
+
+
+def rpow(a: Tensor, base: Any) -> Tensor:
+    """`base ** a` for a Python number `base`."""
+    dtype = dtypes.result_type([a, base])
+    (x,) = _arrays((a,), dtype)
+    with np.errstate(all="ignore"):
+        data = POW_SCALAR_BASE.forward(x, base=base)
+    return record(POW_SCALAR_BASE, (a,), np.asarray(data, dtype=dtype.numpy), dtype, base=base)
+
+
+def floor_divide(a: Any, b: Any) -> Tensor:
+    return _no_grad_binary(a, b, np.floor_divide, "//")
+
+
+def trunc_divide(a: Any, b: Any) -> Tensor:
+    return _no_grad_binary(a, b, lambda x, y: np.trunc(x / y).astype(x.dtype), "/")
+
+
+def remainder(a: Any, b: Any) -> Tensor:
+    return _binary(REMAINDER, a, b)
+
+
+REMAINDER = defop("RemainderBackward0", ("self", "other"), np.mod, self=lambda g: g,
+                  other=lambda g, self, other: -g * self.div(other, rounding_mode="floor"))
+
+
+def _no_grad_binary(a: Any, b: Any, function: Callable, symbol: str) -> Tensor:
+    _check_number(b, symbol)
+    dtype = dtypes.result_type([a, b])
+    ta, tb = as_tensor(a), as_tensor(b)
+    _check_broadcast(ta, tb)
+    x, y = _arrays((ta, tb), dtype)
+    if dtype.category <= dtypes.INTEGRAL and np.any(y == 0):
+        raise RuntimeError("ZeroDivisionError")
+    with np.errstate(all="ignore"):
+        return Tensor._make(np.asarray(function(x, y), dtype=dtype.numpy), dtype)
+
+
+# ------------------------------------------------------------------ comparisons and logic
+
+def _compare(a: Any, b: Any, function: Callable) -> Tensor:
+    if not isinstance(b, (Tensor, bool, int, float, complex)):
+        return NotImplemented
+    dtype = dtypes.result_type([a, b])
+    ta, tb = as_tensor(a), as_tensor(b)
+    _check_broadcast(ta, tb)
+    x, y = _arrays((ta, tb), dtype)
+    with np.errstate(all="ignore"):
+        return Tensor._make(np.asarray(function(x, y)), dtypes.bool_)
+
+
+def eq(a: Any, b: Any) -> Tensor:
+    return _compare(a, b, np.equal)
+
+
+def ne(a: Any, b: Any) -> Tensor:
+    return _compare(a, b, np.not_equal)
+
+
+def lt(a: Any, b: Any) -> Tensor:
+    return _compare(a, b, np.less)
+
+
+def le(a: Any, b: Any) -> Tensor:
+    return _compare(a, b, np.less_equal)
+
+
+def gt(a: Any, b: Any) -> Tensor:
+    return _compare(a, b, np.greater)
+
+
+def ge(a: Any, b: Any) -> Tensor:
+    return _compare(a, b, np.greater_equal)
+
+
+def logical_and(a: Tensor, b: Any) -> Tensor:
+    return _compare(a, b, np.logical_and)
+
+
+def logical_or(a: Tensor, b: Any) -> Tensor:
+    return _compare(a, b, np.logical_or)
+
+
+def logical_not(a: Tensor) -> Tensor:
+    return Tensor._make(np.logical_not(a._data), dtypes.bool_)
+
+
+def _bitwise(a: Any, b: Any, function: Callable, symbol: str) -> Tensor:
+    dtype = dtypes.result_type([a, b])
+    if dtype.category > dtypes.INTEGRAL:
+        raise RuntimeError(f"\"{symbol}_cpu\" not implemented for '{_c10_short(dtype)}'")
+    ta, tb = as_tensor(a), as_tensor(b)
+    x, y = _arrays((ta, tb), dtype)
+    return Tensor._make(np.asarray(function(x, y), dtype=dtype.numpy), dtype)
+
+
+def bitwise_and(a: Any, b: Any) -> Tensor:
+    return _bitwise(a, b, np.bitwise_and, "bitwise_and")
+
+
+def bitwise_or(a: Any, b: Any) -> Tensor:
+    return _bitwise(a, b, np.bitwise_or, "bitwise_or")
+
+
+def bitwise_xor(a: Any, b: Any) -> Tensor:
+    return _bitwise(a, b, np.bitwise_xor, "bitwise_xor")
+
+
+def bitwise_not(a: Tensor) -> Tensor:
+    if a._dtype.category > dtypes.INTEGRAL:
+        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{_c10_short(a._dtype)}'")
+    return Tensor._make(np.invert(a._data), a._dtype)
+
+
+def _c10_short(dtype: DType) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble"}[dtype.name]
+
+
+def where(condition: Tensor, a: Any, b: Any) -> Tensor:
+    dtype = dtypes.result_type([a, b])
+    ta, tb = as_tensor(a), as_tensor(b)
+    x, y = _arrays((ta, tb), dtype)
+    data = np.where(condition._data, x, y)
+    return record(WHERE, (ta, tb), np.asarray(data, dtype=dtype.numpy), dtype, condition=condition)
+
+
+WHERE = defop("WhereBackward0", ("self", "other"), None,
+              self=lambda g, condition: where(condition, g, zeros_like(g)),
+              other=lambda g, condition: where(condition, zeros_like(g), g))
+
+
+# ------------------------------------------------------------------ element-wise functions
+
+def _sign(t: Tensor) -> Tensor:
+    return sign(t)
+
+
+EXP = defop("ExpBackward0", ("self",), np.exp, self=lambda g, result: g * result.conj())
+LOG = defop("LogBackward0", ("self",), np.log, self=lambda g, self: g / self.conj())
+LOG2 = defop("Log2Backward0", ("self",), np.log2, self=lambda g, self: g / (self.conj() * math.log(2.0)))
+LOG10 = defop("Log10Backward0", ("self",), np.log10, self=lambda g, self: g / (self.conj() * math.log(10.0)))
+LOG1P = defop("Log1PBackward0", ("self",), np.log1p, self=lambda g, self: g / (self + 1).conj())
+EXPM1 = defop("Expm1Backward0", ("self",), np.expm1, self=lambda g, result: g * (result.conj() + 1))
+SIN = defop("SinBackward0", ("self",), np.sin, self=lambda g, self: g * self.cos().conj())
+COS = defop("CosBackward0", ("self",), np.cos, self=lambda g, self: g * -self.sin().conj())
+TAN = defop("TanBackward0", ("self",), np.tan, self=lambda g, result: g * (1 + result.pow(2)).conj())
+TANH = defop("TanhBackward0", ("self",), np.tanh, self=lambda g, result: g * (1 - result.pow(2)).conj())
+SIGMOID = defop("SigmoidBackward0", ("self",), lambda x: 1 / (1 + np.exp(-x)),
+                self=lambda g, result: g * ((1 - result) * result).conj())
+SQRT = defop("SqrtBackward0", ("self",), np.sqrt, self=lambda g, result: g / (2 * result.conj()))
+RSQRT = defop("RsqrtBackward0", ("self",), lambda x: 1 / np.sqrt(x),
+              self=lambda g, result: -0.5 * g * result.pow(3).conj())
+ABS = defop("AbsBackward0", ("self",), np.abs, self=lambda g, self: g * _sign(self))
+RELU = defop("ReluBackward0", ("self",), lambda x: np.maximum(x, 0).astype(x.dtype),
+             self=lambda g, result: where(result <= 0, zeros_like(g), g))
+ASIN = defop("AsinBackward0", ("self",), np.arcsin, self=lambda g, self: g * (-self * self + 1).rsqrt().conj())
+ACOS = defop("AcosBackward0", ("self",), np.arccos,
+             self=lambda g, self: g * -(-self * self + 1).rsqrt().conj())
+ATAN = defop("AtanBackward0", ("self",), np.arctan, self=lambda g, self: g / (self * self + 1).conj())
+SINH = defop("SinhBackward0", ("self",), np.sinh, self=lambda g, self: g * self.cosh().conj())
+COSH = defop("CoshBackward0", ("self",), np.cosh, self=lambda g, self: g * self.sinh().conj())
+CONJ = defop("ConjBackward0", ("self",), np.conj, self=lambda g: g.conj())
+
+
+def exp(a: Tensor) -> Tensor:
+    return _unary_float(EXP, a)
+
+
+def log(a: Tensor) -> Tensor:
+    return _unary_float(LOG, a)
+
+
+def log2(a: Tensor) -> Tensor:
+    return _unary_float(LOG2, a)
+
+
+def log10(a: Tensor) -> Tensor:
+    return _unary_float(LOG10, a)
+
+
+def log1p(a: Tensor) -> Tensor:
+    return _unary_float(LOG1P, a)
+
+
+def expm1(a: Tensor) -> Tensor:
+    return _unary_float(EXPM1, a)
+
+
+def sin(a: Tensor) -> Tensor:
+    return _unary_float(SIN, a)
+
+
+def cos(a: Tensor) -> Tensor:
+    return _unary_float(COS, a)
+
+
+def tan(a: Tensor) -> Tensor:
+    return _unary_float(TAN, a)
+
+
+def tanh(a: Tensor) -> Tensor:
+    return _unary_float(TANH, a)
+
+
+def sigmoid(a: Tensor) -> Tensor:
+    return _unary_float(SIGMOID, a)
+
+
+def sqrt(a: Tensor) -> Tensor:
+    return _unary_float(SQRT, a)
+
+
+def rsqrt(a: Tensor) -> Tensor:
+    return _unary_float(RSQRT, a)
+
+
+def asin(a: Tensor) -> Tensor:
+    return _unary_float(ASIN, a)
+
+
+def acos(a: Tensor) -> Tensor:
+    return _unary_float(ACOS, a)
+
+
+def atan(a: Tensor) -> Tensor:
+    return _unary_float(ATAN, a)
+
+
+def sinh(a: Tensor) -> Tensor:
+    return _unary_float(SINH, a)
+
+
+def cosh(a: Tensor) -> Tensor:
+    return _unary_float(COSH, a)
+
+
+def abs(a: Tensor) -> Tensor:
+    if a._dtype.is_complex:
+        data = np.abs(a._data)
+        return record(ABS, (a,), data, a._dtype.to_real())
+    return _unary(ABS, a)
+
+
+def relu(a: Tensor) -> Tensor:
+    if a._dtype is dtypes.bool_:
+        raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
+    return _unary(RELU, a)
+
+
+def conj(a: Tensor) -> Tensor:
+    if not a._dtype.is_complex:
+        return a
+    return _unary(CONJ, a)
+
+
+def sign(a: Tensor) -> Tensor:
+    return Tensor._make(np.sign(a._data).astype(a._dtype.numpy), a._dtype)
+
+
+def sgn(a: Tensor) -> Tensor:
+    if not a._dtype.is_complex:
+        return sign(a)
+    magnitude = np.abs(a._data)
+    data = np.where(magnitude == 0, 0, a._data / np.where(magnitude == 0, 1, magnitude))
+    return Tensor._make(data.astype(a._dtype.numpy), a._dtype)
+
+
+def real(a: Tensor) -> Tensor:
+    if not a._dtype.is_complex:
+        return a
+    return Tensor._make(a._data.real, a._dtype.to_real(), base=a)
+
+
+def imag(a: Tensor) -> Tensor:
+    if not a._dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return Tensor._make(a._data.imag, a._dtype.to_real(), base=a)
+
+
+CLAMP = defop("ClampBackward1", ("self",), lambda x, min, max: np.clip(x, min, max),
+              self=lambda g, self, min, max: where(_in_range(self, min, max), g, zeros_like(g)))
+
+
+def _in_range(t: Tensor, low: Any, high: Any) -> Tensor:
+    inside = ones_like(t, dtype=dtypes.bool_)
+    if low is not None:
+        inside = logical_and(inside, t >= low)
+    if high is not None:
+        inside = logical_and(inside, t <= high)
+    return inside
+
+
+def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    dtype = dtypes.result_type([a] + [v for v in (min, max) if v is not None])
+    (x,) = _arrays((a,), dtype)
+    data = np.clip(x, min, max) if True else None
+    return record(CLAMP, (a,), np.asarray(data, dtype=dtype.numpy), dtype, min=min, max=max)
+
+
+# ------------------------------------------------------------------ reductions
+
+def _expand_reduced(g: Tensor, self_shape: tuple, dims: Optional[tuple], keepdim: bool) -> Tensor:
+    if dims is not None and not keepdim:
+        for d in sorted(dims):
+            g = g.unsqueeze(d)
+    return g.expand(self_shape)
+
+
+SUM = defop("SumBackward0", ("self",), None, self=lambda g, self_shape: g.expand(self_shape))
+SUM_DIM = defop("SumBackward1", ("self",), None,
+                self=lambda g, self_shape, dims, keepdim: _expand_reduced(g, self_shape, dims, keepdim))
+MEAN = defop("MeanBackward0", ("self",), None,
+             self=lambda g, self_shape, count: g.expand(self_shape) / count)
+MEAN_DIM = defop("MeanBackward1", ("self",), None,
+                 self=lambda g, self_shape, dims, keepdim, count:
+                 _expand_reduced(g, self_shape, dims, keepdim) / count)
+PROD = defop("ProdBackward0", ("self",), None, self=lambda g, self, result: _prod_grad(g, self, result))
+PROD_DIM = defop("ProdBackward1", ("self",), None,
+                 self=lambda g, self, result, dims, keepdim: _prod_grad(
+                     _expand_reduced(g, self.shape, dims, keepdim), self,
+                     _expand_reduced(result, self.shape, dims, keepdim), dims))
+MAX_ALL = defop("MaxBackward1", ("self",), None, self=lambda g, self, result: _evenly(g, self, result))
+MIN_ALL = defop("MinBackward1", ("self",), None, self=lambda g, self, result: _evenly(g, self, result))
+AMAX = defop("AmaxBackward0", ("self",), None,
+             self=lambda g, self, result, dims, keepdim: _evenly(
+                 _expand_reduced(g, self.shape, dims, keepdim), self,
+                 _expand_reduced(result, self.shape, dims, keepdim), dims))
+AMIN = defop("AminBackward0", ("self",), None,
+             self=lambda g, self, result, dims, keepdim: _evenly(
+                 _expand_reduced(g, self.shape, dims, keepdim), self,
+                 _expand_reduced(result, self.shape, dims, keepdim), dims))
+MAX_DIM = defop("MaxBackward0", ("self",), None,
+                self=lambda g, self_shape, dim, keepdim, indices: _scatter_back(g, self_shape, dim, keepdim, indices))
+MIN_DIM = defop("MinBackward0", ("self",), None,
+                self=lambda g, self_shape, dim, keepdim, indices: _scatter_back(g, self_shape, dim, keepdim, indices))
+
+
+def _evenly(g: Tensor, self: Tensor, result: Tensor, dims: Optional[tuple] = None) -> Tensor:
+    """The gradient of max/min over ties: shared evenly among the tied elements."""
+    mask = (self == result).to(g.dtype)
+    count = mask.sum() if dims is None else mask.sum(dim=dims, keepdim=True)
+    return g * mask / count
+
+
+def _prod_grad(g: Tensor, self: Tensor, result: Tensor, dims: Optional[tuple] = None) -> Tensor:
+    if not np.any(self._data == 0):
+        return g * result / self
+    # with zeros, the gradient of each element is the product of all the others
+    flat_axes = tuple(range(self.ndim)) if dims is None else dims
+    data = self._data
+    others = np.empty_like(data)
+    moved = np.moveaxis(data, flat_axes, tuple(range(-len(flat_axes), 0)))
+    lead = moved.shape[:moved.ndim - len(flat_axes)]
+    block = moved.reshape(lead + (-1,))
+    out = np.empty_like(block)
+    for i in range(block.shape[-1]):
+        out[..., i] = np.prod(np.delete(block, i, axis=-1), axis=-1)
+    others = np.moveaxis(out.reshape(moved.shape), tuple(range(-len(flat_axes), 0)), flat_axes)
+    return g * Tensor._make(np.ascontiguousarray(others), self._dtype)
+
+
+def _scatter_back(g: Tensor, self_shape: tuple, dim: int, keepdim: bool, indices: np.ndarray) -> Tensor:
+    if not keepdim:
+        g = g.unsqueeze(dim)
+    index = np.expand_dims(indices, dim) if not keepdim else indices
+    return scatter(zeros(self_shape, dtype=g.dtype), dim, index, g)
+
+
+SCATTER_SRC = defop("ScatterBackward1", ("self", "src"), None,
+                    self=lambda g, dim, index: g.masked_scatter_zero(dim, index),
+                    src=lambda g, dim, index: gather(g, dim, index))
+GATHER = defop("GatherBackward0", ("self",), None,
+               self=lambda g, self_shape, dim, index: scatter_add(zeros(self_shape, dtype=g.dtype), dim, index, g))
+SCATTER_ADD = defop("ScatterAddBackward0", ("self", "src"), None,
+                    self=lambda g: g, src=lambda g, dim, index: gather(g, dim, index))
+
+
+def scatter(base: Tensor, dim: int, index: np.ndarray, src: Tensor) -> Tensor:
+    data = base._data.copy()
+    np.put_along_axis(data, index, src._data, axis=dim)
+    return record(SCATTER_SRC, (base, src), data, base._dtype, dim=dim, index=index)
+
+
+def scatter_add(base: Tensor, dim: int, index: np.ndarray, src: Tensor) -> Tensor:
+    data = base._data.copy()
+    _add_along_axis(data, index, src._data, dim)
+    return record(SCATTER_ADD, (base, src), data, base._dtype, dim=dim, index=index)
+
+
+def _add_along_axis(data: np.ndarray, index: np.ndarray, values: np.ndarray, axis: int) -> None:
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[axis] = index
+    np.add.at(data, tuple(grids), values)
+
+
+def gather(a: Tensor, dim: int, index: Any) -> Tensor:
+    index_array = index._data if isinstance(index, Tensor) else np.asarray(index)
+    data = np.take_along_axis(a._data, index_array, axis=dim)
+    return record(GATHER, (a,), data, a._dtype, dim=dim, index=index_array, self_shape=a.shape)
+
+
+def _normalize_dims(dim: Any, ndim: int) -> Optional[tuple]:
+    if dim is None:
+        return None
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    wrapped = tuple(_wrap_dim(d, ndim) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"dim {wrapped[0]} appears multiple times in the list of dims")
+    return wrapped
+
+
+def _sum_dtype(a: Tensor, dtype: Optional[DType]) -> DType:
+    if dtype is not None:
+        return dtype
+    return dtypes.int64 if a._dtype.category <= dtypes.INTEGRAL else a._dtype
+
+
+def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: Optional[DType] = None) -> Tensor:
+    out_dtype = _sum_dtype(a, dtype)
+    dims = _normalize_dims(dim, a.ndim)
+    (x,) = _arrays((a,), out_dtype)
+    if dims is None:
+        return record(SUM, (a,), np.asarray(x.sum(), dtype=out_dtype.numpy), out_dtype, self_shape=a.shape)
+    data = np.asarray(x.sum(axis=dims, keepdims=keepdim), dtype=out_dtype.numpy)
+    return record(SUM_DIM, (a,), data, out_dtype, self_shape=a.shape, dims=dims, keepdim=keepdim)
+
+
+def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: Optional[DType] = None) -> Tensor:
+    out_dtype = dtype or a._dtype
+    if out_dtype.category < dtypes.FLOATING:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
+            f"dtype. Got: {_c10_short(out_dtype)}")
+    dims = _normalize_dims(dim, a.ndim)
+    (x,) = _arrays((a,), out_dtype)
+    with np.errstate(all="ignore"):
+        if dims is None:
+            count = a.numel()
+            data = np.asarray(x.mean() if count else np.nan, dtype=out_dtype.numpy)
+            return record(MEAN, (a,), data, out_dtype, self_shape=a.shape, count=count)
+        count = int(np.prod([a.shape[d] for d in dims]))
+        data = np.asarray(x.mean(axis=dims, keepdims=keepdim), dtype=out_dtype.numpy)
+    return record(MEAN_DIM, (a,), data, out_dtype, self_shape=a.shape, dims=dims, keepdim=keepdim, count=count)
+
+
+def prod(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: Optional[DType] = None) -> Tensor:
+    out_dtype = _sum_dtype(a, dtype)
+    (x,) = _arrays((a,), out_dtype)
+    if dim is None:
+        return record(PROD, (a,), np.asarray(x.prod(), dtype=out_dtype.numpy), out_dtype)
+    dims = _normalize_dims(dim, a.ndim)
+    data = np.asarray(x.prod(axis=dims, keepdims=keepdim), dtype=out_dtype.numpy)
+    return record(PROD_DIM, (a,), data, out_dtype, dims=dims, keepdim=keepdim)
+
+
+class ReturnTypes(tuple):
+    """torch.return_types.max and friends: a (values, indices) tuple with names."""
+
+    def __new__(cls, kind: str, values: Tensor, indices: Tensor) -> "ReturnTypes":
+        result = tuple.__new__(cls, (values, indices))
+        result.kind = kind
+        return result
+
+    @property
+    def values(self) -> Tensor:
+        return self[0]
+
+    @property
+    def indices(self) -> Tensor:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.{self.kind}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _extreme(a: Tensor, dim: Any, keepdim: bool, kind: str) -> Any:
+    numpy_reduce, arg_reduce = (np.max, np.argmax) if kind == "max" else (np.min, np.argmin)
+    if isinstance(dim, Tensor):
+        return maximum(a, dim) if kind == "max" else minimum(a, dim)
+    if dim is None:
+        if a.numel() == 0:
+            raise RuntimeError(f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        op = MAX_ALL if kind == "max" else MIN_ALL
+        return record(op, (a,), np.asarray(numpy_reduce(a._data)), a._dtype)
+    d = _wrap_dim(dim, a.ndim)
+    data = a._data if a.ndim else a._data.reshape(1)
+    indices = arg_reduce(_nan_first(data), axis=d)
+    values = np.take_along_axis(data, np.expand_dims(indices, d), axis=d)
+    if not keepdim:
+        values = np.squeeze(values, axis=d)
+    else:
+        indices = np.expand_dims(indices, d)
+    if a.ndim == 0:
+        values, indices = values.reshape(()), np.asarray(indices).reshape(())
+    op = MAX_DIM if kind == "max" else MIN_DIM
+    out = record(op, (a,), np.ascontiguousarray(values), a._dtype, self_shape=a.shape, dim=d, keepdim=keepdim,
+                 indices=np.asarray(indices) if keepdim or a.ndim == 0 else indices)
+    return ReturnTypes(kind, out, Tensor._make(np.asarray(indices, dtype=np.int64), dtypes.int64))
+
+
+def _nan_first(data: np.ndarray) -> np.ndarray:
+    return data
+
+
+def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return _extreme(a, dim, keepdim, "max")
+
+
+def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return _extreme(a, dim, keepdim, "min")
+
+
+def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    dims = _normalize_dims(dim, a.ndim) or tuple(range(a.ndim))
+    data = np.asarray(np.max(a._data, axis=dims, keepdims=keepdim))
+    return record(AMAX, (a,), data, a._dtype, dims=dims, keepdim=keepdim)
+
+
+def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    dims = _normalize_dims(dim, a.ndim) or tuple(range(a.ndim))
+    data = np.asarray(np.min(a._data, axis=dims, keepdims=keepdim))
+    return record(AMIN, (a,), data, a._dtype, dims=dims, keepdim=keepdim)
+
+
+def argmax(a: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return Tensor._make(np.asarray(np.argmax(a._data), dtype=np.int64), dtypes.int64)
+    return max(a, dim, keepdim)[1]
+
+
+def argmin(a: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return Tensor._make(np.asarray(np.argmin(a._data), dtype=np.int64), dtypes.int64)
+    return min(a, dim, keepdim)[1]
+
+
+MAXIMUM = defop("MaximumBackward0", ("self", "other"), np.maximum,
+                self=lambda g, self, other: g * _tie_mask(self, other, "gt"),
+                other=lambda g, self, other: g * _tie_mask(other, self, "gt"))
+MINIMUM = defop("MinimumBackward0", ("self", "other"), np.minimum,
+                self=lambda g, self, other: g * _tie_mask(self, other, "lt"),
+                other=lambda g, self, other: g * _tie_mask(other, self, "lt"))
+
+
+def _tie_mask(a: Tensor, b: Tensor, how: str) -> Tensor:
+    wins = (a > b) if how == "gt" else (a < b)
+    return wins.to(a.dtype) + (a == b).to(a.dtype) * 0.5
+
+
+def maximum(a: Tensor, b: Tensor) -> Tensor:
+    return _binary(MAXIMUM, a, b)
+
+
+def minimum(a: Tensor, b: Tensor) -> Tensor:
+    return _binary(MINIMUM, a, b)
+
+
+def any(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    axis = None if dim is None else _wrap_dim(dim, a.ndim)
+    return Tensor._make(np.asarray(np.any(a._data, axis=axis, keepdims=keepdim if axis is not None else False)),
+                        dtypes.bool_)
+
+
+def all(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    axis = None if dim is None else _wrap_dim(dim, a.ndim)
+    return Tensor._make(np.asarray(np.all(a._data, axis=axis, keepdims=keepdim if axis is not None else False)),
+                        dtypes.bool_)
+
+
+# ------------------------------------------------------------------ linear algebra
+
+DOT = defop("DotBackward0", ("self", "other"), None,
+            self=lambda g, other: g * other.conj(), other=lambda g, self: g * self.conj())
+MV = defop("MvBackward0", ("self", "vec"), None,
+           self=lambda g, vec: g.unsqueeze(1) * vec.conj().unsqueeze(0),
+           vec=lambda g, self: self.conj().t().mv(g))
+MM = defop("MmBackward0", ("self", "mat2"), None,
+           self=lambda g, mat2: g.mm(mat2.conj().t()), mat2=lambda g, self: self.conj().t().mm(g))
+ADDMM = defop("AddmmBackward0", ("self", "mat1", "mat2"), None,
+              self=lambda g: g, mat1=lambda g, mat2: g.mm(mat2.conj().t()),
+              mat2=lambda g, mat1: mat1.conj().t().mm(g))
+BMM = defop("BmmBackward0", ("self", "mat2"), None,
+            self=lambda g, mat2: g.bmm(mat2.conj().transpose(1, 2)),
+            mat2=lambda g, self: self.conj().transpose(1, 2).bmm(g))
+
+
+def _matmul_dtype(a: Tensor, b: Tensor) -> DType:
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c10_name(a._dtype)} != "
+                           f"{_c10_name(b._dtype)}")
+    return a._dtype
+
+
+def _c10_name(dtype: DType) -> str:
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "float16": "c10::Half", "bool": "bool"}.get(dtype.name, dtype.name)
+
+
+def dot(a: Tensor, b: Tensor) -> Tensor:
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number "
+                           "of elements, but got %d and %d elements respectively"
+                           % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_c10_short(a._dtype)} and "
+                           f"{_c10_short(b._dtype)}")
+    return record(DOT, (a, b), np.asarray(np.dot(a._data, b._data), dtype=a._dtype.numpy), a._dtype)
+
+
+def mv(a: Tensor, b: Tensor) -> Tensor:
+    if a.ndim != 2 or b.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
+                           f"vec ({b.shape[0]})")
+    dtype = _matmul_dtype(a, b)
+    return record(MV, (a, b), np.asarray(a._data @ b._data, dtype=dtype.numpy), dtype)
+
+
+def mm(a: Tensor, b: Tensor) -> Tensor:
+    if a.ndim != 2:
+        raise RuntimeError(f"self must be a matrix")
+    if b.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+    dtype = _matmul_dtype(a, b)
+    return record(MM, (a, b), np.asarray(a._data @ b._data, dtype=dtype.numpy), dtype)
+
+
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    dtype = _matmul_dtype(a, b)
+    return record(BMM, (a, b), np.asarray(a._data @ b._data, dtype=dtype.numpy), dtype)
+
+
+def addmm(bias: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+    dtype = _matmul_dtype(a, b)
+    data = np.asarray(bias._data + a._data @ b._data, dtype=dtype.numpy)
+    return record(ADDMM, (bias, a, b), data, dtype)
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    if not isinstance(b, Tensor):
+        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
+    if a.ndim == 1 and b.ndim == 1:
+        return dot(a, b)
+    if a.ndim == 2 and b.ndim == 1:
+        return mv(a, b)
+    if a.ndim == 1 and b.ndim == 2:
+        return mm(a.unsqueeze(0), b).squeeze(0)
+    if a.ndim == 2 and b.ndim == 2:
+        return mm(a, b)
+    if b.ndim <= 2:
+        # fold the batch into the rows, as PyTorch does
+        folded = a.reshape(-1, a.shape[-1])
+        out = mm(folded, b if b.ndim == 2 else b.unsqueeze(1))
+        shape = a.shape[:-1] + ((b.shape[-1],) if b.ndim == 2 else ())
+        return _unsafe_view(out, shape)
+    batch = np.broadcast_shapes(a.shape[:-2] if a.ndim > 2 else (), b.shape[:-2])
+    a3 = (a if a.ndim > 1 else a.unsqueeze(0)).expand(batch + (a.shape[-2] if a.ndim > 1 else 1, a.shape[-1]))
+    b3 = b.expand(batch + b.shape[-2:])
+    out = bmm(a3.reshape(-1, *a3.shape[-2:]), b3.reshape(-1, *b3.shape[-2:]))
+    shape = batch + ((a.shape[-2],) if a.ndim > 1 else ()) + (b.shape[-1],)
+    return _unsafe_view(out, shape)
+
+
+# ------------------------------------------------------------------ copies and dtype changes
+
+CLONE = defop("CloneBackward0", ("self",), None, self=lambda g: g)
+TO_COPY = defop("ToCopyBackward0", ("self",), None, self=lambda g, self_dtype: g.to(self_dtype))
+ALIAS = defop("AliasBackward0", ("self",), None, self=lambda g: g)
+
+
+def clone(a: Tensor, memory_format: Any = None) -> Tensor:
+    return record(CLONE, (a,), a._data.copy(), a._dtype)
+
+
+def detach(a: Tensor) -> Tensor:
+    out = Tensor._make(a._data, a._dtype)
+    out._vc = a._vc
+    out._base = a._base
+    return out
+
+
+def to_dtype(a: Tensor, dtype: DType, copy: bool = False) -> Tensor:
+    if dtype is a._dtype and not copy:
+        return a
+    if a.requires_grad and dtype.category < dtypes.FLOATING:
+        return Tensor._make(a._data.astype(dtype.numpy), dtype)
+    with np.errstate(all="ignore"):
+        data = a._data.astype(dtype.numpy)
+    return record(TO_COPY, (a,), data, dtype, self_dtype=a._dtype)
+
+
+# ------------------------------------------------------------------ views and shapes
+
+VIEW = defop("ViewBackward0", ("self",), None, self=lambda g, self_shape: g.reshape(self_shape))
+UNSAFE_VIEW = defop("UnsafeViewBackward0", ("self",), None, self=lambda g, self_shape: g.reshape(self_shape))
+T = defop("TBackward0", ("self",), None, self=lambda g: g.t())
+TRANSPOSE = defop("TransposeBackward0", ("self",), None, self=lambda g, dim0, dim1: g.transpose(dim0, dim1))
+PERMUTE = defop("PermuteBackward0", ("self",), None, self=lambda g, dims: g.permute(tuple(np.argsort(dims))))
+UNSQUEEZE = defop("UnsqueezeBackward0", ("self",), None, self=lambda g, dim: g.squeeze(dim))
+SQUEEZE = defop("SqueezeBackward0", ("self",), None, self=lambda g, self_shape: g.reshape(self_shape))
+SQUEEZE_DIM = defop("SqueezeBackward1", ("self",), None, self=lambda g, self_shape: g.reshape(self_shape))
+SQUEEZE_DIMS = defop("SqueezeBackward2", ("self",), None, self=lambda g, self_shape: g.reshape(self_shape))
+EXPAND = defop("ExpandBackward0", ("self",), None, self=lambda g, self_shape: g.sum_to_size(self_shape))
+SELECT = defop("SelectBackward0", ("self",), None,
+               self=lambda g, self_shape, dim, index: _embed(g, self_shape, _select_key(len(self_shape), dim, index)))
+SLICE = defop("SliceBackward0", ("self",), None,
+              self=lambda g, self_shape, dim, key: _embed(g, self_shape, _slice_key(len(self_shape), dim, key)))
+NARROW = defop("NarrowBackward0", ("self",), None,
+               self=lambda g, self_shape, dim, key: _embed(g, self_shape, _slice_key(len(self_shape), dim, key)))
+INDEX = defop("IndexBackward0", ("self",), None,
+              self=lambda g, self_shape, index: index_put(zeros(self_shape, dtype=g.dtype), index, g, True))
+INDEX_PUT = defop("IndexPutBackward0", ("self", "values"), None,
+                  self=lambda g, index, accumulate: g if accumulate else index_put(g, index, zeros_like(g[index]), False),
+                  values=lambda g, index: g[index])
+AS_STRIDED = defop("AsStridedBackward0", ("self",), None,
+                   self=lambda g, self_shape, positions: _scatter_positions(g, self_shape, positions))
+
+
+def _select_key(ndim: int, dim: int, index: int) -> tuple:
+    return (slice(None),) * dim + (index,)
+
+
+def _slice_key(ndim: int, dim: int, key: slice) -> tuple:
+    return (slice(None),) * dim + (key,)
+
+
+EMBED = defop("EmbedBackward", ("self",), None, self=lambda g, key: g[key])
+
+
+def _embed(g: Tensor, shape: tuple, key: tuple) -> Tensor:
+    """Zeros of `shape` with `g` placed at `key` (the backward of select and slice)."""
+    data = np.zeros(shape, dtype=g._dtype.numpy)
+    data[key] = g._data
+    return record(_EMBED_AS[len(key) and isinstance(key[-1], slice)], (g,), data, g._dtype, key=key)
+
+
+SELECT_BACKWARD = defop("SelectBackwardBackward0", ("self",), None, self=lambda g, key: g[key])
+SLICE_BACKWARD = defop("SliceBackwardBackward0", ("self",), None, self=lambda g, key: g[key])
+_EMBED_AS = {False: SELECT_BACKWARD, True: SLICE_BACKWARD}
+
+
+def _view_shape(a: Tensor, shape: Sequence) -> tuple:
+    shape = tuple(int(s) for s in shape)
+    numel = a.numel()
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return shape
+
+
+def _shape_args(shape: tuple) -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return shape
+
+
+def view(a: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], dtypes.DType):
+        raise RuntimeError("view(dtype) is not supported by gradcalc")
+    shape = _view_shape(a, _shape_args(shape))
+    data = a._data.view()
+    try:
+        data.shape = shape
+    except AttributeError:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+    return record(VIEW, (a,), data, a._dtype, base=a, self_shape=a.shape)
+
+
+def reshape(a: Tensor, *shape: Any) -> Tensor:
+    shape = _view_shape(a, _shape_args(shape))
+    data = a._data.view()
+    try:
+        data.shape = shape
+    except AttributeError:
+        return _unsafe_view(clone(a), shape)
+    return record(VIEW, (a,), data, a._dtype, base=a, self_shape=a.shape)
+
+
+def _unsafe_view(a: Tensor, shape: tuple) -> Tensor:
+    return record(UNSAFE_VIEW, (a,), a._data.reshape(shape), a._dtype, base=a, self_shape=a.shape)
+
+
+def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if a.ndim == 0:
+        return reshape(a, 1)
+    start, end = _wrap_dim(start_dim, a.ndim), _wrap_dim(end_dim, a.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return a
+    shape = a.shape[:start] + (int(np.prod(a.shape[start:end + 1])),) + a.shape[end + 1:]
+    return reshape(a, shape)
+
+
+def t(a: Tensor) -> Tensor:
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    return record(T, (a,), a._data.T, a._dtype, base=a)
+
+
+def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    d0, d1 = _wrap_dim(dim0, a.ndim), _wrap_dim(dim1, a.ndim)
+    return record(TRANSPOSE, (a,), np.swapaxes(a._data, d0, d1), a._dtype, base=a, dim0=d0, dim1=d1)
+
+
+def permute(a: Tensor, *dims: Any) -> Tensor:
+    dims = tuple(_wrap_dim(d, a.ndim) for d in _shape_args(dims))
+    if len(dims) != a.ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {a.ndim} is not equal "
+                           f"to len(dims) = {len(dims)}")
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return record(PERMUTE, (a,), np.transpose(a._data, dims), a._dtype, base=a, dims=dims)
+
+
+def unsqueeze(a: Tensor, dim: int) -> Tensor:
+    d = _wrap_dim(dim, a.ndim + 1)
+    return record(UNSQUEEZE, (a,), np.expand_dims(a._data, d), a._dtype, base=a, dim=d)
+
+
+def squeeze(a: Tensor, dim: Any = None) -> Tensor:
+    if dim is None:
+        data = np.squeeze(a._data)
+        return record(SQUEEZE, (a,), data, a._dtype, base=a, self_shape=a.shape)
+    dims = _normalize_dims(dim, a.ndim) if a.ndim else ()
+    drop = tuple(d for d in dims if a.shape[d] == 1)
+    data = np.squeeze(a._data, axis=drop) if drop else a._data.view()
+    op = SQUEEZE_DIMS if isinstance(dim, (tuple, list)) else SQUEEZE_DIM
+    return record(op, (a,), data, a._dtype, base=a, self_shape=a.shape)
+
+
+def expand(a: Tensor, *sizes: Any) -> Tensor:
+    sizes = tuple(_shape_args(sizes))
+    if len(sizes) < a.ndim:
+        raise RuntimeError(f"expand(torch.{a._dtype.tensor_type}{{[{', '.join(map(str, a.shape))}]}}, "
+                           f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) must "
+                           f"be greater or equal to the number of dimensions in the tensor ({a.ndim})")
+    lead = len(sizes) - a.ndim
+    target = []
+    for i, size in enumerate(sizes):
+        if i < lead:
+            if size == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+            target.append(size)
+            continue
+        current = a.shape[i - lead]
+        if size == -1:
+            size = current
+        if current != size and current != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({size}) must match the existing size ({current}) "
+                               f"at non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
+                               f"Tensor sizes: [{', '.join(map(str, a.shape))}]")
+        target.append(size)
+    target = tuple(target)
+    if target == a.shape:
+        return record(EXPAND, (a,), a._data.view(), a._dtype, base=a, self_shape=a.shape)
+    data = np.broadcast_to(a._data, target)
+    return record(EXPAND, (a,), data, a._dtype, base=a, self_shape=a.shape)
+
+
+def sum_to_size(a: Tensor, shape: Sequence) -> Tensor:
+    shape = tuple(_shape_args(tuple(shape)))
+    if a.shape == shape:
+        return a
+    lead = a.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and a.shape[lead + i] != 1)
+    out = a.sum(dim=dims, keepdim=True) if dims else a
+    return out.reshape(shape) if lead else out
+
+
+def select(a: Tensor, dim: int, index: int) -> Tensor:
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, a.ndim)
+    size = a.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    index = index % size
+    data = a._data[_select_key(a.ndim, d, index)]
+    return record(SELECT, (a,), np.asarray(data) if data.ndim else a._data[_select_key(a.ndim, d, index) + (...,)],
+                  a._dtype, base=a, self_shape=a.shape, dim=d, index=index)
+
+
+def slice_dim(a: Tensor, dim: int, key: slice) -> Tensor:
+    if key.step is not None and key.step <= 0:
+        raise ValueError("step must be greater than zero")
+    d = _wrap_dim(dim, a.ndim)
+    start, stop, step = key.indices(a.shape[d])
+    normalized = slice(start, builtins.max(start, stop), step)
+    data = a._data[_slice_key(a.ndim, d, normalized)]
+    return record(SLICE, (a,), data, a._dtype, base=a, self_shape=a.shape, dim=d, key=normalized)
+
+
+def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
+    d = _wrap_dim(dim, a.ndim)
+    key = slice(start, start + length)
+    return record(NARROW, (a,), a._data[_slice_key(a.ndim, d, key)], a._dtype, base=a, self_shape=a.shape, dim=d,
+                  key=key)
+
+
+def _is_advanced(item: Any) -> bool:
+    return isinstance(item, (Tensor, list)) or (isinstance(item, bool))
+
+
+def getitem(a: Tensor, index: Any) -> Tensor:
+    items = index if isinstance(index, tuple) else (index,)
+    if builtins_any_advanced(items):
+        return _advanced_index(a, items)
+    if builtins_count(items, Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    specified = builtins.sum(1 for item in items if item is not None and item is not Ellipsis)
+    if specified > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    out, dim = a, 0
+    for item in items:
+        if item is Ellipsis:
+            dim += a.ndim - specified
+        elif item is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(item, slice):
+            full = item == slice(None)
+            if not full:
+                out = slice_dim(out, dim, slice(_index_int(item.start), _index_int(item.stop), _index_int(item.step)))
+            dim += 1
+        else:
+            out = select(out, dim, _index_int(item))
+    if out is a:
+        return record(ALIAS, (a,), a._data.view(), a._dtype, base=a)
+    return out
+
+
+def _index_int(value: Any) -> Any:
+    if value is None or isinstance(value, int):
+        return value
+    if isinstance(value, Tensor):
+        return value.__index__()
+    raise TypeError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                    "indices (got " + type(value).__name__ + ")")
+
+
+def builtins_any_advanced(items: tuple) -> bool:
+    for item in items:
+        if isinstance(item, list) or (isinstance(item, Tensor) and (item.ndim > 0 or item._dtype is dtypes.bool_)):
+            return True
+    return False
+
+
+def builtins_count(items: tuple, value: Any) -> int:
+    return len([item for item in items if item is value])
+
+
+def _numpy_index(items: tuple, shape: tuple) -> tuple:
+    key = []
+    for item in items:
+        if isinstance(item, Tensor):
+            if item._dtype is dtypes.bool_ or item._dtype is dtypes.uint8:
+                key.append(item._data.astype(bool))
+            elif item._dtype.category == dtypes.INTEGRAL:
+                key.append(item._data)
+            else:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        elif isinstance(item, list):
+            array = np.asarray(item)
+            if array.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            key.append(array)
+        else:
+            key.append(item)
+    return tuple(key)
+
+
+def _advanced_index(a: Tensor, items: tuple) -> Tensor:
+    key = _numpy_index(items, a.shape)
+    try:
+        data = a._data[key]
+    except IndexError as error:
+        raise IndexError(_index_error(str(error), a)) from None
+    return record(INDEX, (a,), np.ascontiguousarray(data), a._dtype, self_shape=a.shape, index=key)
+
+
+def _index_error(message: str, a: Tensor) -> str:
+    import re
+    found = re.match(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", message)
+    if found:
+        return f"index {found.group(1)} is out of bounds for dimension {found.group(2)} with size {found.group(3)}"
+    return message
+
+
+def index_put(a: Tensor, key: tuple, values: Tensor, accumulate: bool) -> Tensor:
+    data = a._data.copy()
+    values = as_tensor(values)
+    if accumulate:
+        np.add.at(data, key, values._data)
+    else:
+        data[key] = values._data
+    return record(INDEX_PUT, (a, values), data, a._dtype, index=key, accumulate=accumulate)
+
+
+def _scatter_positions(g: Tensor, shape: tuple, positions: np.ndarray) -> Tensor:
+    flat = zeros((int(np.prod(shape)),), dtype=g.dtype)
+    return index_put(flat, (positions.reshape(-1),), g.reshape(-1), True).reshape(shape)
+
+
+# ------------------------------------------------------------------ joining
+
+STACK = defop("StackBackward0", ("tensors",), None, tensors=lambda g, dim, count: list(g.unbind(dim)))
+CAT = defop("CatBackward0", ("tensors",), None,
+            tensors=lambda g, dim, sizes: [narrow(g, dim, start, size) for start, size in sizes])
+UNBIND = defop("UnbindBackward0", ("self",), None, self=lambda g: g)
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]
+    for i, t in enumerate(tensors):
+        if t.shape != first.shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got [{', '.join(map(str, first.shape))}] "
+                               f"at entry 0 and [{', '.join(map(str, t.shape))}] at entry {i}")
+    d = _wrap_dim(dim, first.ndim + 1)
+    dtype = dtypes.result_type(tensors)
+    data = np.stack(_arrays(tensors, dtype), axis=d)
+    return record(STACK, tensors, data, dtype, dim=d, count=len(tensors))
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    tensors = [t for t in tensors]
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
+    d = _wrap_dim(dim, kept[0].ndim)
+    dtype = dtypes.result_type(tensors)
+    for i, t in enumerate(kept):
+        if t.ndim != kept[0].ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {kept[0].ndim} and {t.ndim}")
+        for axis in range(t.ndim):
+            if axis != d and t.shape[axis] != kept[0].shape[axis]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{kept[0].shape[axis]} but got size {t.shape[axis]} for tensor number {i} in the list.")
+    data = np.concatenate(_arrays(kept, dtype), axis=d)
+    sizes, start = [], 0
+    for t in tensors:
+        size = t.shape[d] if t.ndim > d else 0
+        sizes.append((start, size))
+        start += size
+    return record(CAT, tensors, data, dtype, dim=d, sizes=sizes)
+
+
+def unbind(a: Tensor, dim: int = 0) -> tuple:
+    d = _wrap_dim(dim, a.ndim)
+    return tuple(select(a, d, i) for i in range(a.shape[d]))
+
+
+# ------------------------------------------------------------------ in-place operations
+
+def check_inplace(a: Tensor) -> None:
+    if not grad_mode.is_grad_enabled():
+        return
+    if a._grad_fn is None and a._requires_grad:
+        raise RuntimeError(LEAF_INPLACE_MESSAGE)
+    base = a._base
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
+
+
+def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
+    """Write `out` into `a`'s storage and give `a` out's history (PyTorch's in-place ops)."""
+    if out._dtype is not a._dtype:
+        if out._dtype.category > a._dtype.category:
+            raise RuntimeError(f"result type {_c10_short(out._dtype)} can't be cast to the desired output type "
+                               f"{_c10_short(a._dtype)}")
+    node = out._grad_fn
+    if node is not None and isinstance(node, OpNode):
+        for name, saved in node.saved.items():
+            if not saved.is_output and saved.tensor is a:
+                # the op needs a's value from before the change: keep a copy of it
+                snapshot = a._alias(a._grad_fn, a._output_nr)
+                snapshot._data = a._data.copy()
+                snapshot._vc = VersionCounter()
+                node.saved[name] = SavedTensor(snapshot)
+    if a._data.shape != out._data.shape:
+        raise RuntimeError(f"output with shape [{', '.join(map(str, a.shape))}] doesn't match the broadcast shape "
+                           f"[{', '.join(map(str, out.shape))}]")
+    a._data[...] = out._data
+    a._vc.value += 1
+    if node is None:
+        return a
+    if a._base is None:
+        a._grad_fn = node
+        a._output_nr = out._output_nr
+        if isinstance(node, OpNode):
+            for saved in node.saved.values():
+                if saved.is_output:
+                    saved.tensor = a._alias()
+                    saved.version = a._vc.value
+    else:
+        _rebase_view(a, out)
+    return a
+
+
+COPY_SLICES = defop("CopySlices", ("self", "src"), None, display_name="torch::autograd::CopySlices",
+                    self=lambda g, positions: _zero_positions(g, positions),
+                    src=lambda g, positions, src_shape: g.reshape(-1)[positions.reshape(-1)].reshape(src_shape))
+
+
+def _zero_positions(g: Tensor, positions: np.ndarray) -> Tensor:
+    flat = g.reshape(-1)
+    return index_put(flat, (positions.reshape(-1),), zeros(positions.shape, dtype=g.dtype).reshape(-1),
+                     False).reshape(g.shape)
+
+
+def view_positions(view: Tensor, base: Tensor) -> np.ndarray:
+    """For each element of `view`, its flat (row-major) position in `base`."""
+    itemsize = base._data.itemsize
+    base_offsets = _memory_offsets(base._data, base.data_ptr(), itemsize)
+    lookup = np.empty(int(base_offsets.max()) + 1 if base_offsets.size else 0, dtype=np.int64)
+    lookup[base_offsets.reshape(-1)] = np.arange(base_offsets.size)
+    return lookup[_memory_offsets(view._data, base.data_ptr(), itemsize)]
+
+
+def _memory_offsets(array: np.ndarray, origin: int, itemsize: int) -> np.ndarray:
+    start = (array.__array_interface__["data"][0] - origin) // itemsize if array.size else 0
+    offsets = np.full(array.shape, start, dtype=np.int64)
+    for axis, (size, stride) in enumerate(zip(array.shape, array.strides)):
+        shape = [1] * array.ndim
+        shape[axis] = size
+        offsets = offsets + (np.arange(size, dtype=np.int64) * (stride // itemsize)).reshape(shape)
+    return offsets
+
+
+def _rebase_view(view: Tensor, out: Tensor) -> None:
+    """An in-place change through a view rewrites its base's history: the base's grad_fn becomes
+    CopySlices and the view's a strided view of it."""
+    base = view._base
+    positions = view_positions(view, base)
+    base_out = record(COPY_SLICES, (base, out), base._data, base._dtype, positions=positions, src_shape=out.shape)
+    base._grad_fn = base_out._grad_fn
+    base._output_nr = 0
+    view_out = record(AS_STRIDED, (base,), view._data, view._dtype, self_shape=base.shape, positions=positions)
+    view._grad_fn = view_out._grad_fn
+    view._output_nr = 0
+
+
+def setitem(a: Tensor, index: Any, value: Any) -> None:
+    items = index if isinstance(index, tuple) else (index,)
+    if isinstance(value, Tensor):
+        source = value
+    else:
+        source = as_tensor(value, a._dtype if not isinstance(value, complex) else None)
+    if builtins_any_advanced(items):
+        check_inplace(a)
+        key = _numpy_index(items, a.shape)
+        target_shape = a._data[key].shape
+        values = expand(to_dtype(source, a._dtype), target_shape) if source.shape != target_shape else to_dtype(
+            source, a._dtype)
+        out = index_put(a, key, values, False)
+        commit_inplace(a, out)
+        return
+    view = getitem(a, index)
+    copy_(view, source)
+
+
+def copy_(a: Tensor, source: Any) -> Tensor:
+    check_inplace(a)
+    source = as_tensor(source, a._dtype if not isinstance(source, Tensor) else None)
+    _check_broadcast_to(source, a.shape)
+    converted = to_dtype(source, a._dtype)
+    out = expand(converted, a.shape) if converted.shape != a.shape else converted
+    if out._grad_fn is None or not grad_mode.is_grad_enabled():
+        out = Tensor._make(np.broadcast_to(converted._data, a.shape), a._dtype)
+        if not a.requires_grad or not grad_mode.is_grad_enabled():
+            a._data[...] = out._data
+            a._vc.value += 1
+            return a
+    copied = record(COPY, (a, out), np.array(out._data), a._dtype, src_dtype=source._dtype)
+    return commit_inplace(a, copied)
+
+
+COPY = defop("CopyBackwards", ("self", "src"), None, self=lambda g: zeros_like(g), src=lambda g: g)
+
+
+def _check_broadcast_to(source: Tensor, shape: tuple) -> None:
+    if len(source.shape) > len(shape) or builtins.any(s != t and s != 1 for s, t in zip(reversed(source.shape), reversed(shape))):
+        raise RuntimeError(f"output with shape [{', '.join(map(str, shape))}] doesn't match the broadcast shape "
+                           f"[{', '.join(map(str, np.broadcast_shapes(source.shape, shape)))}]")
+
+
+def inplace(function: Callable) -> Callable:
+    """The in-place form of an out-of-place function: `x.add_(y)` from `add`."""
+
+    def method(a: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        check_inplace(a)
+        return commit_inplace(a, function(a, *args, **kwargs))
+
+    method.__name__ = function.__name__ + "_"
+    return method
+
+
+def zero_(a: Tensor) -> Tensor:
+    return fill_(a, 0)
+
+
+def fill_(a: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
+    check_inplace(a)
+    if isinstance(value, Tensor) and value.requires_grad:
+        return copy_(a, value)
+    if a.requires_grad and grad_mode.is_grad_enabled():
+        out = record(FILL, (a,), np.full(a.shape, value, dtype=a._dtype.numpy), a._dtype)
+        return commit_inplace(a, out)
+    a._data[...] = value._data if isinstance(value, Tensor) else value
+    a._vc.value += 1
+    return a
+
+
+FILL = defop("FillBackward0", ("self",), None, self=lambda g: zeros_like(g))
+
+
+# ------------------------------------------------------------------ creation helpers used by formulas
+
+def zeros(shape: Sequence, dtype: Optional[DType] = None) -> Tensor:
+    dtype = dtype or dtypes.get_default_dtype()
+    return Tensor._make(np.zeros(tuple(shape), dtype=dtype.numpy), dtype)
+
+
+def zeros_like(a: Tensor, dtype: Optional[DType] = None) -> Tensor:
+    dtype = dtype or a._dtype
+    return Tensor._make(np.zeros(a.shape, dtype=dtype.numpy), dtype)
+
+
+def ones_like(a: Tensor, dtype: Optional[DType] = None) -> Tensor:
+    dtype = dtype or a._dtype
+    return Tensor._make(np.ones(a.shape, dtype=dtype.numpy), dtype)
+
+
+# ------------------------------------------------------------------ losses
+
+MSE_LOSS = defop("MseLossBackward0", ("self", "target"), None,
+                 self=lambda g, self, target, reduction: _mse_grad(g, self, target, reduction),
+                 target=lambda g, self, target, reduction: -_mse_grad(g, self, target, reduction))
+
+
+def _mse_grad(g: Tensor, self: Tensor, target: Tensor, reduction: str) -> Tensor:
+    scale = 2.0 / self.numel() if reduction == "mean" else 2.0
+    return scale * (self - target) * g
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if reduction == "none":
+        return (input - target).pow(2)
+    dtype = dtypes.result_type([input, target])
+    x, y = _arrays((input, target), dtype)
+    x, y = np.broadcast_arrays(x, y)
+    squared = (x - y) ** 2
+    data = squared.mean() if reduction == "mean" else squared.sum()
+    return record(MSE_LOSS, (input, target), np.asarray(data, dtype=dtype.numpy), dtype, reduction=reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    difference = (input - target).abs()
+    if reduction == "mean":
+        return difference.mean()
+    if reduction == "sum":
+        return difference.sum()
+    if reduction == "none":
+        return difference
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+# ------------------------------------------------------------------ methods on Tensor
+
+def _reflected(function: Callable) -> Callable:
+    def method(a: Tensor, other: Any) -> Any:
+        if not isinstance(other, (Tensor, bool, int, float, complex)):
+            return NotImplemented
+        return function(a, other)
+
+    return method
+
+
+def _to(a: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    from .tensor import check_device
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    check_device(kwargs.pop("device", None))
+    for arg in args:
+        if isinstance(arg, DType):
+            dtype = arg
+        elif isinstance(arg, Tensor):
+            dtype = arg._dtype
+        else:
+            check_device(arg)
+    return to_dtype(a, dtype, copy) if dtype is not None else a
+
+
+def _cast(dtype: DType) -> Callable:
+    def method(a: Tensor) -> Tensor:
+        return to_dtype(a, dtype)
+
+    return method
+
+
+def _pow_method(a: Tensor, exponent: Any) -> Tensor:
+    return pow(a, exponent)
+
+
+def _size_method(function: Callable) -> Callable:
+    def method(a: Tensor, *shape: Any) -> Tensor:
+        return function(a, *shape)
+
+    return method
+
+
+METHODS = {
+    "add": add, "sub": sub, "subtract": sub, "mul": mul, "multiply": mul, "div": div, "divide": div,
+    "true_divide": div, "pow": _pow_method, "neg": neg, "negative": neg, "reciprocal": reciprocal,
+    "remainder": remainder, "floor_divide": floor_divide,
+    "exp": exp, "log": log, "log2": log2, "log10": log10, "log1p": log1p, "expm1": expm1, "sin": sin, "cos": cos,
+    "tan": tan, "tanh": tanh, "sigmoid": sigmoid, "sqrt": sqrt, "rsqrt": rsqrt, "abs": abs, "absolute": abs,
+    "relu": relu, "asin": asin, "acos": acos, "atan": atan, "sinh": sinh, "cosh": cosh, "conj": conj,
+    "sign": sign, "sgn": sgn, "clamp": clamp, "clip": clamp,
+    "clamp_min": lambda a, min: clamp(a, min=min), "clamp_max": lambda a, max: clamp(a, max=max),
+    "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "logical_and": logical_and,
+    "logical_or": logical_or, "logical_not": logical_not,
+    "sum": sum, "mean": mean, "prod": prod, "max": max, "min": min, "amax": amax, "amin": amin, "argmax": argmax,
+    "argmin": argmin, "any": any, "all": all, "maximum": maximum, "minimum": minimum,
+    "dot": dot, "mv": mv, "mm": mm, "bmm": bmm, "matmul": matmul,
+    "clone": clone, "to": _to, "float": _cast(dtypes.float32), "double": _cast(dtypes.float64),
+    "half": _cast(dtypes.float16), "long": _cast(dtypes.int64), "int": _cast(dtypes.int32),
+    "bool": _cast(dtypes.bool_), "short": _cast(dtypes.int16), "byte": _cast(dtypes.uint8),
+    "view": view, "reshape": reshape, "flatten": flatten, "t": t, "transpose": transpose, "permute": permute,
+    "unsqueeze": unsqueeze, "squeeze": squeeze, "expand": expand, "sum_to_size": sum_to_size,
+    "select": select, "narrow": narrow, "unbind": unbind, "gather": gather,
+    "view_as": lambda a, other: view(a, other.shape), "reshape_as": lambda a, other: reshape(a, other.shape),
+    "expand_as": lambda a, other: expand(a, other.shape),
+    "contiguous": lambda a, memory_format=None: a if a.is_contiguous() else clone(a),
+    "copy_": copy_, "zero_": zero_, "fill_": fill_,
+    "__getitem__": getitem, "__setitem__": setitem,
+    "__add__": _reflected(add), "__radd__": _reflected(add), "__sub__": _reflected(sub),
+    "__rsub__": _reflected(rsub), "__mul__": _reflected(mul), "__rmul__": _reflected(mul),
+    "__truediv__": _reflected(div), "__rtruediv__": _reflected(rdiv), "__pow__": _reflected(pow),
+    "__rpow__": _reflected(rpow), "__matmul__": matmul, "__rmatmul__": lambda a, b: matmul(b, a),
+    "__floordiv__": _reflected(floor_divide), "__rfloordiv__": _reflected(lambda a, b: floor_divide(b, a)),
+    "__mod__": _reflected(remainder), "__rmod__": _reflected(lambda a, b: remainder(as_tensor(b), a)),
+    "__neg__": neg, "__pos__": lambda a: a, "__abs__": abs, "__invert__": lambda a: logical_not(a)
+    if a._dtype is dtypes.bool_ else bitwise_not(a),
+    "__and__": _reflected(bitwise_and), "__rand__": _reflected(bitwise_and), "__or__": _reflected(bitwise_or),
+    "__ror__": _reflected(bitwise_or), "__xor__": _reflected(bitwise_xor), "__rxor__": _reflected(bitwise_xor),
+    "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
+}
+
+INPLACE = {"add": add, "sub": sub, "mul": mul, "div": div, "pow": _pow_method, "neg": neg, "exp": exp,
+           "log": log, "sin": sin, "cos": cos, "tanh": tanh, "sigmoid": sigmoid, "sqrt": sqrt, "abs": abs,
+           "relu": relu, "clamp": clamp, "clamp_min": METHODS["clamp_min"], "clamp_max": METHODS["clamp_max"],
+           "reciprocal": reciprocal, "remainder": remainder, "floor_divide": floor_divide}
+AUGMENTED = {"__iadd__": "add", "__isub__": "sub", "__imul__": "mul", "__itruediv__": "div", "__ipow__": "pow",
+             "__imod__": "remainder", "__ifloordiv__": "floor_divide"}
+
+
+def install_methods(cls: type) -> None:
+    for name, function in METHODS.items():
+        setattr(cls, name, function)
+    for name, function in INPLACE.items():
+        setattr(cls, name + "_", inplace(function))
+    for dunder, name in AUGMENTED.items():
+        setattr(cls, dunder, _reflected(inplace(INPLACE[name])))
+
+
+subtract, multiply, divide, true_divide, negative, absolute, clip = sub, mul, div, div, neg, abs, clamp
+
+
+# The functions torch exposes at the top level (torch.exp(x), torch.stack([...]), ...).
+TORCH_FUNCTIONS = [
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "pow", "neg", "negative",
+    "reciprocal", "remainder", "floor_divide", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos",
+    "tan", "tanh", "sigmoid", "sqrt", "rsqrt", "abs", "absolute", "relu", "asin", "acos", "atan", "sinh", "cosh",
+    "conj", "sign", "sgn", "clamp", "clip", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+    "logical_not", "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "any", "all",
+    "maximum", "minimum", "dot", "mv", "mm", "bmm", "matmul", "addmm", "clone", "detach", "reshape", "flatten",
+    "t", "transpose", "permute", "unsqueeze", "squeeze", "select", "narrow", "unbind", "gather", "stack", "cat",
+    "where", "real", "imag",
+]

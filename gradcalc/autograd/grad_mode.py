@@ -1,0 +1,98 @@
+"""Grad modes: whether operations record a graph (torch.no_grad and friends)."""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+_enabled = True
+
+
+def is_grad_enabled() -> bool:
+    return _enabled
+
+
+def _set_enabled(mode: bool) -> None:
+    global _enabled
+    _enabled = bool(mode)
+
+
+class _GradMode:
+    """A context manager that is also a decorator, as torch's grad modes are."""
+
+    mode = True
+
+    def __enter__(self) -> None:
+        self._previous = _enabled
+        _set_enabled(self.mode)
+
+    def __exit__(self, *exc_info: Any) -> bool:
+        _set_enabled(self._previous)
+        return False
+
+    def __call__(self, function: Callable) -> Callable:
+        mode_type, mode = type(self), self.mode
+
+        @functools.wraps(function)
+        def run_in_mode(*args: Any, **kwargs: Any) -> Any:
+            context = mode_type.__new__(mode_type)
+            context.mode = mode
+            with context:
+                return function(*args, **kwargs)
+
+        return run_in_mode
+
+
+class no_grad(_GradMode):
+    mode = False
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.grad_mode.no_grad object at {hex(id(self))}>"
+
+
+class enable_grad(_GradMode):
+    mode = True
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.grad_mode.enable_grad object at {hex(id(self))}>"
+
+
+class inference_mode(_GradMode):
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = not mode
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.grad_mode.inference_mode object at {hex(id(self))}>"
+
+
+class set_grad_enabled(_GradMode):
+    """Takes effect at once when called, so it also works as a plain statement."""
+
+    def __init__(self, mode: bool) -> None:
+        self._previous = _enabled
+        self.mode = bool(mode)
+        _set_enabled(self.mode)
+
+    def __enter__(self) -> None:
+        if not hasattr(self, "_previous"):  # entered from a decorated call
+            self._previous = _enabled
+        _set_enabled(self.mode)
+
+    def __call__(self, function: Callable) -> Callable:
+        _set_enabled(self._previous)  # as a decorator it must not change the mode where it is written
+        return super().__call__(function)
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.grad_mode.set_grad_enabled object at {hex(id(self))}>"
+
+
+class set_detect_anomaly:
+    """Accepted for compatibility: gradcalc's errors already name the operation at fault."""
+
+    def __init__(self, mode: bool = True, check_nan: bool = True) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc_info: Any) -> bool:
+        return False

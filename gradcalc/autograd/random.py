@@ -1,0 +1,639 @@
+"""PyTorch's CPU random number generation, reproduced bit for bit with numpy.
+
+PyTorch's CPU generator is a 32-bit Mersenne Twister seeded with the classic
+``init_genrand`` recurrence on the low 32 bits of the seed.  numpy's
+``MT19937`` bit generator runs the same twister, so we compute the seeded key
+ourselves, load it into numpy and read raw 32-bit outputs with ``random_raw``.
+On top of that stream every sampler below replays what PyTorch's CPU kernels
+do, including the float rounding of their arithmetic: GCC contracts
+``a * b + c`` into fused multiply-adds in those kernels, so we emulate FMA
+exactly instead of rounding twice.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import struct
+from typing import Union
+
+import numpy as np
+
+Shape = Union[int, tuple[int, ...]]
+DType = Union[str, type, np.dtype]
+
+__all__ = [
+    "Generator",
+    "default_generator",
+    "manual_seed",
+    "initial_seed",
+    "seed",
+    "get_rng_state",
+    "set_rng_state",
+    "rand",
+    "randn",
+    "randint",
+    "uniform_",
+    "normal_",
+    "randperm",
+    "bernoulli_",
+    "linear_init",
+]
+
+# torch.Generator() starts from this seed (c10::detail::default_rng_seed_val).
+_DEFAULT_SEED = 67280421310721
+_N = 624
+_U64 = (1 << 64) - 1
+
+# Names PyTorch uses in its messages: ScalarType names and C++ type names.
+_SCALAR_NAMES = {
+    "float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
+    "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+}
+_CPP_NAMES = {
+    "float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
+    "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+    "bool": "bool",
+}
+_FLOATS = ("float16", "float32", "float64")
+_INTS = ("int64", "int32", "int16", "int8", "uint8")
+
+
+def _mt_key(seed: int) -> np.ndarray:
+    """The twister state after init_genrand(seed & 0xffffffff), before any twist."""
+    key = [seed & 0xFFFFFFFF]
+    s = key[0]
+    for j in range(1, _N):
+        s = (1812433253 * (s ^ (s >> 30)) + j) & 0xFFFFFFFF
+        key.append(s)
+    return np.array(key, dtype=np.uint32)
+
+
+def _check_seed(seed: int) -> int:
+    """The uint64 torch stores for a seed, with torch's error for one out of range."""
+    seed = int(seed)
+    if not -(1 << 63) <= seed <= _U64:
+        raise ValueError("Overflow when unpacking long long")
+    return seed & _U64  # negative seeds wrap to uint64 as in torch
+
+
+class Generator:
+    """A CPU generator: the twister plus the cached second Box-Muller sample."""
+
+    def __init__(self, seed: int = _DEFAULT_SEED) -> None:
+        self.manual_seed(seed)
+
+    def manual_seed(self, seed: int) -> "Generator":
+        self._seed = _check_seed(seed)
+        self._bits: np.random.MT19937 | None = None  # built on first draw: seeding costs 624 steps
+        self._fresh = True  # no draw since seeding (torch reports next=0 rather than 624)
+        self._normal_cache: float | None = None
+        # CPU kernels never fill the float cache; it is kept so states round-trip.
+        self._float_normal_cache: float | None = None
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def seed(self) -> int:
+        """Reseed from the OS entropy pool and return the new seed."""
+        new = int.from_bytes(os.urandom(8), "little")
+        self.manual_seed(new)
+        return new
+
+    def _engine(self) -> np.random.MT19937:
+        if self._bits is None:
+            bits = np.random.MT19937(0)
+            bits.state = {"bit_generator": "MT19937", "state": {"key": _mt_key(self._seed), "pos": _N}}
+            self._bits = bits
+        return self._bits
+
+    def _random(self, n: int) -> np.ndarray:
+        """n raw 32-bit draws (as uint64), like CPUGeneratorImpl::random()."""
+        if n <= 0:
+            return np.empty(0, dtype=np.uint64)
+        raw = self._engine().random_raw(n)
+        self._fresh = False
+        return raw
+
+    def _random64(self, n: int) -> np.ndarray:
+        """n 64-bit draws: the first 32-bit draw is the high half (random64())."""
+        raw = self._random(2 * n)
+        return (raw[0::2] << np.uint64(32)) | raw[1::2]
+
+    def get_state(self) -> np.ndarray:
+        """The 5056-byte state torch.Generator.get_state() returns, as uint8."""
+        if self._bits is None:
+            key, left, nxt = _mt_key(self._seed), 1, 0
+        else:
+            st = self._bits.state["state"]
+            key, pos = st["key"], int(st["pos"])
+            # numpy's pos counts outputs read from the current block; torch keeps
+            # left = 625 - next, with left = 1 meaning "twist before the next read".
+            nxt = 0 if self._fresh else pos
+            left = 1 if pos == _N else _N + 1 - pos
+        head = struct.pack("<QiiQ", self._seed, left, 1, nxt)
+        body = np.asarray(key, dtype=np.uint32).astype("<u8").tobytes()
+        normal_valid = self._normal_cache is not None
+        float_valid = self._float_normal_cache is not None
+        tail = struct.pack(
+            "<dddif?7x",
+            0.0,
+            self._normal_cache if normal_valid else 0.0,
+            0.0,
+            int(normal_valid),
+            self._float_normal_cache if float_valid else 0.0,
+            float_valid,
+        )
+        return np.frombuffer(head + body + tail, dtype=np.uint8).copy()
+
+    def set_state(self, state: np.ndarray) -> "Generator":
+        data = np.asarray(state, dtype=np.uint8).tobytes()
+        if len(data) != 5056:
+            raise RuntimeError(
+                "Expected a CPUGeneratorImplState of size 5056 but found the input RNG state size to be "
+                f"{len(data)}"
+            )
+        seed, left, seeded, nxt = struct.unpack_from("<QiiQ", data, 0)
+        if not (seeded and 0 < left <= _N and nxt <= _N):
+            raise RuntimeError("Invalid mt19937 state")
+        key = np.frombuffer(data, dtype="<u8", count=_N, offset=24).astype(np.uint32)
+        _, normal_y, _, normal_valid = struct.unpack_from("<dddi", data, 5016)
+        float_sample, float_valid = struct.unpack_from("<f?", data, 5044)
+        bits = np.random.MT19937(0)
+        bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _N if left == 1 else nxt}}
+        self._seed = seed
+        self._bits = bits
+        self._fresh = left == 1 and nxt == 0
+        self._normal_cache = normal_y if normal_valid else None
+        self._float_normal_cache = float_sample if float_valid else None
+        return self
+
+
+default_generator = Generator(int.from_bytes(os.urandom(8), "little"))
+
+
+def manual_seed(seed: int) -> Generator:
+    return default_generator.manual_seed(seed)
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def get_rng_state() -> np.ndarray:
+    return default_generator.get_state()
+
+
+def set_rng_state(state: np.ndarray) -> None:
+    default_generator.set_state(state)
+
+
+# ---------------------------------------------------------------- exact FMA
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _round_to_odd(s: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """Given s = RN(x) and err = x - s exactly, return x rounded to odd."""
+    fix = (err != 0) & ((s.view(np.int64) & 1) == 0) & np.isfinite(s)
+    if not fix.any():
+        return s
+    return np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+
+
+def _fma32(a, b, c) -> np.ndarray:
+    """float32 fma(a, b, c) with one rounding.
+
+    The product of two floats is exact in double; rounding the double sum to
+    odd and then to float rounds correctly because 53 >= 2 * 24 + 2.
+    """
+    a = np.asarray(a, dtype=np.float32).astype(np.float64)
+    b = np.asarray(b, dtype=np.float32).astype(np.float64)
+    c = np.asarray(c, dtype=np.float32).astype(np.float64)
+    s, err = _two_sum(a * b, c)
+    return _round_to_odd(s, err).astype(np.float32)
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    t = a * 134217729.0  # Veltkamp split into two 26-bit halves
+    hi = t - (t - a)
+    return hi, a - hi
+
+
+def _fma64(a, b, c) -> np.ndarray:
+    """float64 fma(a, b, c) with one rounding (Boldo and Melquiond's emulation)."""
+    a, b, c = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (a, b, c)))
+    with np.errstate(all="ignore"):
+        p = a * b
+        ah, al = _split(a)
+        bh, bl = _split(b)
+        p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # a*b = p + p_err exactly
+        hi, lo = _two_sum(c, p)
+        v = _round_to_odd(*_two_sum(lo, p_err))
+        r = hi + v
+        # Exact zeros take their sign from p + c; infinities and NaNs need no emulation.
+        plain = p + c
+        return np.where((r == 0) | ~np.isfinite(r), plain, r)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _numel(shape: Shape) -> int:
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    n = 1
+    for d in shape:
+        if d < 0:
+            dims = ", ".join(map(str, shape))
+            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: [{dims}]")
+        n *= int(d)
+    return n
+
+
+def _shape(shape: Shape) -> tuple[int, ...]:
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+
+
+def _dtype_name(dtype) -> str:
+    return np.dtype(dtype).name
+
+
+def _gen(generator: Generator | None) -> Generator:
+    return default_generator if generator is None else generator
+
+
+def _fmt(x: float) -> str:
+    """A double as C++ ostream prints it (6 significant digits)."""
+    return "%g" % x
+
+
+def _uniform01_float(gen: Generator, n: int) -> np.ndarray:
+    """uniform_real_distribution<float>(0, 1): 24 low bits of a 32-bit draw times 2^-24."""
+    return (gen._random(n) & np.uint64(0xFFFFFF)).astype(np.float32) * np.float32(2.0**-24)
+
+
+def _uniform01_double(gen: Generator, n: int) -> np.ndarray:
+    """uniform_real_distribution<double>(0, 1): 53 low bits of a 64-bit draw times 2^-53."""
+    return (gen._random64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
+
+
+def _not_implemented(kernel: str, name: str) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAMES.get(name, name)}\'')
+
+
+# ---------------------------------------------------------------- uniform
+
+
+def uniform_(shape: Shape, low: float, high: float, dtype: DType = "float32",
+             generator: Generator | None = None) -> np.ndarray:
+    """What ``torch.empty(shape, dtype=dtype).uniform_(low, high)`` holds."""
+    name = _dtype_name(dtype)
+    if name not in _FLOATS:
+        raise _not_implemented("check_uniform_bounds", name)
+    low, high = float(low), float(high)
+    info = np.finfo(name)
+    lo_lim, hi_lim = float(info.min), float(info.max)
+    for value, what in ((low, "from"), (high, "to")):
+        if not lo_lim <= value <= hi_lim:
+            raise RuntimeError(f"{what} is out of bounds for {_CPP_NAMES[name]}")
+    if not low <= high:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={_fmt(low)} > to={_fmt(high)}"
+        )
+    if not high - low <= hi_lim:
+        raise RuntimeError(
+            f"uniform_ expects to-from <= std::numeric_limits<{_SCALAR_NAMES[name]}>::max(), but found "
+            f"to={_fmt(high)} and from={_fmt(low)} which result in to-from to exceed the limit"
+        )
+    gen = _gen(generator)
+    n = _numel(shape)
+    if name == "float64":
+        out = _fma64(_uniform01_double(gen, n), high - low, low)
+        to_s, from_s = np.float64(high), np.float64(low)
+    else:
+        # float and half both compute in float (half's opmath type).
+        lo32, hi32 = np.float32(low), np.float32(high)
+        out = _fma32(_uniform01_float(gen, n), hi32 - lo32, lo32).astype(name)
+        to_s, from_s = np.array([hi32, lo32]).astype(name)
+    # The kernel maps a result that rounded up to `to` back to `from`.
+    out = np.where(out == to_s, from_s, out).astype(name)
+    return out.reshape(_shape(shape))
+
+
+def rand(shape: Shape, dtype: DType = "float32", generator: Generator | None = None) -> np.ndarray:
+    """``torch.rand``; ``rand_like`` draws the same way."""
+    return uniform_(shape, 0.0, 1.0, dtype, generator)
+
+
+# ---------------------------------------------------------------- normal
+
+_F = np.float32
+_LOG_P = [_F(v) for v in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
+                          1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
+                          3.3333331174e-1)]
+_LOG_Q1, _LOG_Q2 = _F(-2.12194440e-4), _F(0.693359375)
+_SQRTHF = _F(0.707106781186547524)
+_DP = [_F(-0.78515625), _F(-2.4187564849853515625e-4), _F(-3.77489497744594108e-8)]
+_COS_P = [_F(2.443315711809948e-005), _F(-1.388731625493765e-003), _F(4.166664568298827e-002)]
+_SIN_P = [_F(-1.9515295891e-4), _F(8.3321608736e-3), _F(-1.6666654611e-1)]
+_FOPI = _F(1.27323954473516)
+
+
+def _log_ps(x: np.ndarray) -> np.ndarray:
+    """log256_ps from PyTorch's avx_mathfun.h, with the FMAs GCC forms in it.
+
+    Inputs here lie in [2^-24, 1], so the denormal and x <= 0 handling is moot.
+    """
+    bits = x.view(np.int32)
+    e = ((bits >> 23) - 0x7F).astype(np.float32) + _F(1)
+    x = ((bits & ~0x7F800000) | 0x3F000000).view(np.float32)  # mantissa scaled to [0.5, 1)
+    small = x < _SQRTHF
+    e = e - np.where(small, _F(1), _F(0))
+    x = (x - _F(1)) + np.where(small, x, _F(0))
+    z = x * x
+    y = np.full_like(x, _LOG_P[0])
+    for p in _LOG_P[1:]:
+        y = _fma32(y, x, p)
+    y = y * x
+    y = _fma32(y, z, e * _LOG_Q1)
+    y = _fma32(-z, _F(0.5), y)
+    return _fma32(e, _LOG_Q2, x + y)
+
+
+def _sincos_ps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sincos256_ps from avx_mathfun.h for x >= 0, with GCC's FMAs."""
+    j = (x * _FOPI).astype(np.int32)  # truncation, as cvttps
+    j = (j + 1) & ~1
+    y = j.astype(np.float32)
+    for dp in _DP:  # extended-precision reduction x - j*pi/4
+        x = _fma32(y, dp, x)
+    sin_neg = (j & 4) != 0
+    cos_neg = (~(j - 2) & 4) != 0
+    use_sin_poly = (j & 2) == 0
+    z = x * x
+    c = np.full_like(x, _COS_P[0])
+    for p in _COS_P[1:]:
+        c = _fma32(c, z, p)
+    c = _fma32(c * z, z, -(z * _F(0.5))) + _F(1)
+    s = np.full_like(x, _SIN_P[0])
+    for p in _SIN_P[1:]:
+        s = _fma32(s, z, p)
+    s = _fma32(s * z, x, x)
+    # The kernel merges the polynomials by adding a masked-out +0, which turns -0 into +0.
+    sin = np.where(use_sin_poly, s, c) + _F(0)
+    cos = np.where(use_sin_poly, c, s) + _F(0)
+    return np.where(sin_neg, -sin, sin), np.where(cos_neg, -cos, cos)
+
+
+def _box_muller16_float(u: np.ndarray, mean: np.float32, std: np.float32) -> np.ndarray:
+    """The vectorised 16-wide Box-Muller of normal_fill for float (AVX2 kernel)."""
+    u = u.reshape(-1, 16)
+    radius = np.sqrt(_F(-2) * _log_ps(_F(1) - u[:, :8]))
+    sin, cos = _sincos_ps(_F(2.0 * math.pi) * u[:, 8:])
+    halves = [_fma32(radius * cos, std, mean), _fma32(radius * sin, std, mean)]
+    return np.concatenate(halves, axis=1).ravel()
+
+
+def _box_muller16_double(u: np.ndarray, mean: float, std: float) -> np.ndarray:
+    """The scalar 16-wide Box-Muller of normal_fill for double; libm via math."""
+    u = u.reshape(-1, 16)
+    u1 = (1.0 - u[:, :8]).ravel().tolist()
+    theta = (2.0 * math.pi * u[:, 8:]).ravel().tolist()
+    radius = np.array([math.sqrt(-2.0 * math.log(v)) for v in u1])
+    cos = radius * np.array([math.cos(t) for t in theta])
+    sin = radius * np.array([math.sin(t) for t in theta])
+    k = u.shape[0]
+    halves = [_fma64(cos, std, mean).reshape(k, 8), _fma64(sin, std, mean).reshape(k, 8)]
+    return np.concatenate(halves, axis=1).ravel()
+
+
+def _normal_fill(gen: Generator, n: int, name: str, mean: float, std: float) -> np.ndarray:
+    """normal_fill: Box-Muller over blocks of 16, redoing the last 16 with fresh draws."""
+    full, tail = divmod(n, 16)
+    out = np.empty(n, dtype=name)
+    if name == "float64":
+        u = _uniform01_double(gen, n)
+        out[: full * 16] = _box_muller16_double(u[: full * 16], mean, std)
+        if tail:
+            out[n - 16 :] = _box_muller16_double(_uniform01_double(gen, 16), mean, std)
+        return out
+    m32, s32 = _F(mean), _F(std)
+    # float fills the whole tensor with uniforms first; half draws per block of 16,
+    # so the leftover uniforms a float tensor discards are never drawn for half.
+    u = _uniform01_float(gen, n if name == "float32" else full * 16)
+    out[: full * 16] = _box_muller16_float(u[: full * 16], m32, s32)
+    if tail:
+        out[n - 16 :] = _box_muller16_float(_uniform01_float(gen, 16), m32, s32)
+    return out
+
+
+def _normal_scalar(gen: Generator, n: int, name: str, mean: float, std: float) -> np.ndarray:
+    """normal_distribution<double>: Box-Muller that caches its second value on the generator."""
+    values = []
+    for _ in range(n):
+        if gen._normal_cache is not None:
+            values.append(gen._normal_cache)
+            gen._normal_cache = None
+            continue
+        u1, u2 = _uniform01_double(gen, 2).tolist()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        gen._normal_cache = r * math.sin(theta)
+        values.append(r * math.cos(theta))
+    out = _fma64(np.array(values, dtype=np.float64), std, mean)
+    # Half is reached through float, as c10::Half(double) converts via float.
+    return out.astype(np.float32).astype(name) if name == "float16" else out.astype(name)
+
+
+def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "float32",
+            generator: Generator | None = None) -> np.ndarray:
+    """What ``torch.empty(shape, dtype=dtype).normal_(mean, std)`` holds."""
+    name = _dtype_name(dtype)
+    if name not in _FLOATS:
+        raise _not_implemented("normal_kernel_cpu", name)
+    mean, std = float(mean), float(std)
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+    gen = _gen(generator)
+    n = _numel(shape)
+    with np.errstate(all="ignore"):  # infinite mean or std give inf/nan as in torch
+        if n >= 16:
+            out = _normal_fill(gen, n, name, mean, std)
+        else:
+            out = _normal_scalar(gen, n, name, mean, std)
+    return out.reshape(_shape(shape))
+
+
+def randn(shape: Shape, dtype: DType = "float32", generator: Generator | None = None) -> np.ndarray:
+    """``torch.randn``; ``randn_like`` draws the same way."""
+    return normal_(shape, 0.0, 1.0, dtype, generator)
+
+
+# ---------------------------------------------------------------- integers
+
+
+def _check_random_bounds(low: int, high: int, name: str) -> None:
+    """random_(from, to)'s checks on the inclusive range [low, high - 1]."""
+    if name in _FLOATS:
+        info = np.finfo(name)
+        lo_lim, hi_lim = float(info.min), float(info.max)
+    elif name == "bool":
+        lo_lim, hi_lim = 0, 1
+    else:
+        info = np.iinfo(name)
+        lo_lim, hi_lim = int(info.min), int(info.max)
+    for value, what in ((low, "from"), (high - 1, "to - 1")):
+        if not lo_lim <= value <= hi_lim:
+            raise RuntimeError(f"{what} is out of bounds for {_CPP_NAMES[name]}")
+
+
+def _float_exact_bounds(low: int, high: int, name: str) -> tuple[int, int]:
+    """random_'s update_from/update_to: pull the bounds in until low and high - 1
+    survive a round trip through the float dtype."""
+    digits = np.finfo(name).nmant + 1
+
+    def through(v: int) -> int:
+        with np.errstate(all="ignore"):  # out-of-range values are rejected by the bounds check
+            as_float = np.array([v], dtype=np.int64).astype(np.float32 if name == "float16" else name)
+            return int(as_float.astype(name).astype(np.int64)[0])
+
+    low_plus_1 = through(low + 1)
+    if low_plus_1 < low:
+        low = low_plus_1 + (1 << (abs(low + 1).bit_length() - 1 - digits + 1))
+    high_minus_1 = through(high - 1)
+    if high_minus_1 >= high:
+        high = high_minus_1 - (1 << (abs(high - 1).bit_length() - 1 - digits + 1))
+    return low, high
+
+
+def randint(low: int, high: int, shape: Shape, dtype: DType = "int64",
+            generator: Generator | None = None) -> np.ndarray:
+    """``torch.randint(low, high, shape)``: (draw % (high - low)) + low."""
+    name = _dtype_name(dtype)
+    low, high = int(low), int(high)
+    for v in (low, high):
+        if not -(1 << 63) <= v < (1 << 63):
+            raise ValueError("Overflow when unpacking long long")
+    if not low < high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if name in _FLOATS:
+        low, high = _float_exact_bounds(low, high, name)
+        if not low < high:
+            raise RuntimeError(
+                "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
+                f"but got from={low} >= to={high}"
+            )
+    _check_random_bounds(low, high, name)
+    gen = _gen(generator)
+    n = _numel(shape)
+    span = high - low
+    # Public builds take 64-bit draws from a range of 2^28 on, whatever the dtype.
+    raw = gen._random64(n) if span >= 1 << 28 else gen._random(n)
+    # uint64 arithmetic wraps like C++'s (val % range) + base.
+    values = (raw % np.uint64(span) + np.uint64(low & _U64)).view(np.int64)
+    if name == "float16":
+        values = values.astype(np.float32)  # c10::Half from an integer goes through float
+    return values.astype(name).reshape(_shape(shape))
+
+
+def randperm(n: int, dtype: DType = "int64", generator: Generator | None = None) -> np.ndarray:
+    """``torch.randperm(n)``: a Fisher-Yates shuffle driven by 32-bit draws."""
+    name = _dtype_name(dtype)
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    if name not in _FLOATS + _INTS:
+        raise _not_implemented("randperm", name)
+    top = n - 1 if n > 0 else n
+    if name in _INTS and top > np.iinfo(name).max:
+        raise RuntimeError(f"value cannot be converted to type {name}_t without overflow")
+    limits = {"float16": (2049, "2049"), "float32": ((1 << 24) + 1, "2^24+1"),
+              "float64": ((1 << 53) + 1, "2^53+1")}
+    if name in limits and n > limits[name][0]:
+        raise RuntimeError(f"n cannot be greater than {limits[name][1]} for {_SCALAR_NAMES[name]} type.")
+    gen = _gen(generator)
+    perm = list(range(n))
+    if n < 0xFFFFFFFF // 20:
+        picks = (gen._random(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+        for i, z in enumerate(picks):
+            j = i + z
+            perm[i], perm[j] = perm[j], perm[i]
+    else:
+        # Huge n: torch switches to the inside-out shuffle with 64-bit draws.
+        picks = (gen._random64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
+        for i, z in enumerate(picks):
+            perm[i] = perm[z]
+            perm[z] = i
+    return np.array(perm, dtype=np.int64).astype(name)
+
+
+def bernoulli_(shape: Shape, p: float, dtype: DType = "float32",
+               generator: Generator | None = None) -> np.ndarray:
+    """``tensor.bernoulli_(p)`` for a float p: a 53-bit uniform compared with p.
+
+    Dropout draws its keep mask this way with p = 1 - drop probability.
+    """
+    name = _dtype_name(dtype)
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
+    n = _numel(shape)
+    hits = _uniform01_double(_gen(generator), n) < p
+    return hits.astype(name).reshape(_shape(shape))
+
+
+def bernoulli(p: np.ndarray, generator: Generator | None = None) -> np.ndarray:
+    """``torch.bernoulli(p)``: one draw per element, 0/1 in p's dtype.
+
+    A double p is compared with a 53-bit uniform; other float dtypes with a
+    24-bit float uniform, p itself read as float.
+    """
+    p = np.asarray(p)
+    name = p.dtype.name
+    if name not in _FLOATS:
+        raise _not_implemented("bernoulli_tensor_cpu_p_", name)
+    flat = p.reshape(-1)
+    if ((flat < 0) | (flat > 1) | np.isnan(flat)).any():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    gen = _gen(generator)
+    if name == "float64":
+        hits = _uniform01_double(gen, flat.size) < flat
+    else:
+        hits = _uniform01_float(gen, flat.size) < flat.astype(np.float32)
+    return hits.astype(name).reshape(p.shape)
+
+
+# ---------------------------------------------------------------- nn.Linear
+
+
+def linear_init(in_features: int, out_features: int, bias: bool = True, dtype: DType = "float32",
+                generator: Generator | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The weight (out, in) and bias ``nn.Linear(in, out, bias)`` starts with.
+
+    reset_parameters runs kaiming_uniform_(weight, a=sqrt(5)), whose bound is
+    computed in Python floats, then draws the bias from +-1/sqrt(fan_in).
+    """
+    gen = _gen(generator)
+    name = _dtype_name(dtype)
+    fan_in = in_features
+    if in_features == 0 or out_features == 0:
+        # kaiming_uniform_ skips zero-element tensors, so nothing is drawn.
+        weight = np.zeros((out_features, in_features), dtype=name)
+    else:
+        gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
+        w_bound = math.sqrt(3.0) * (gain / math.sqrt(fan_in))
+        weight = uniform_((out_features, in_features), -w_bound, w_bound, name, gen)
+    if not bias:
+        return weight, None
+    b_bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+    return weight, uniform_((out_features,), -b_bound, b_bound, name, gen)

@@ -1,0 +1,443 @@
+"""The Tensor: a numpy array, a dtype, a version counter shared with its views, and its
+place in the autograd graph (a leaf that may require grad, or the output of a grad_fn)."""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from . import dtypes, grad_mode
+from .dtypes import DType
+from .engine import AccumulateGrad, Node, gradient_edge, run_backward
+from ..warnings import warn
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+    "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+    "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+    "for more informations.")
+LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+ONLY_FLOAT_GRAD_MESSAGE = "Only Tensors of floating point and complex dtype can require gradients"
+NO_CUDA_MESSAGE = "Torch not compiled with CUDA enabled"
+
+
+class VersionCounter:
+    """Counts in-place changes to one storage; a tensor, its views and `detach()` share one."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as `torch.Size([2, 3])`."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(map(str, self))}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        return int(np.prod(self, dtype=np.int64))
+
+    def __getitem__(self, index: Any) -> Any:
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other: Any) -> "Size":
+        return Size(tuple(self) + tuple(other))
+
+
+class Device:
+    """torch.device; gradcalc only has the CPU."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, type: str = "cpu", index: Optional[int] = None) -> None:
+        check_device(type)
+        self.type = "cpu"
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Device) or other == "cpu"
+
+    def __hash__(self) -> int:
+        return hash("cpu")
+
+
+def check_device(device: Any) -> None:
+    if device is None or isinstance(device, Device):
+        return
+    if not isinstance(device, str):
+        raise TypeError(f"device() received an invalid combination of arguments - got ({type(device).__name__})")
+    kind = device.split(":")[0]
+    if kind == "cuda":
+        raise AssertionError(NO_CUDA_MESSAGE)
+    if kind != "cpu":
+        raise RuntimeError(
+            "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, "
+            "lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: "
+            f"{device}")
+
+
+CPU = Device()
+
+
+class Tensor:
+    __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_grad_fn", "_output_nr", "_grad",
+                 "_retains_grad", "_base", "_hooks", "_accumulator", "__weakref__")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("use torch.tensor(...) to create a tensor")
+
+    @classmethod
+    def _make(cls, data: np.ndarray, dtype: DType, *, base: Optional["Tensor"] = None,
+              requires_grad: bool = False) -> "Tensor":
+        """A new tensor on `data`; a view of `base` shares its version counter."""
+        tensor = object.__new__(cls)
+        tensor._data = data
+        tensor._dtype = dtype
+        if base is not None:
+            tensor._vc = base._vc
+            tensor._base = base._base if base._base is not None else base
+        else:
+            tensor._vc = VersionCounter()
+            tensor._base = None
+        tensor._requires_grad = requires_grad
+        tensor._grad_fn = None
+        tensor._output_nr = 0
+        tensor._grad = None
+        tensor._retains_grad = False
+        tensor._hooks = None
+        tensor._accumulator = None
+        return tensor
+
+    def _alias(self, grad_fn: Optional[Node] = None, output_nr: int = 0) -> "Tensor":
+        """The same storage and version counter, with no history of its own (or the given one)."""
+        alias = Tensor._make(self._data, self._dtype)
+        alias._vc = self._vc
+        alias._grad_fn = grad_fn
+        alias._output_nr = output_nr
+        return alias
+
+    def _grad_accumulator(self) -> AccumulateGrad:
+        node = self._accumulator() if self._accumulator is not None else None
+        if node is None:
+            node = AccumulateGrad(self)
+            self._accumulator = weakref.ref(node)
+        return node
+
+    # ------------------------------------------------------------ properties
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad or self._grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self._grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+        if value and self._dtype.category < dtypes.FLOATING:
+            raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
+        self._requires_grad = bool(value)
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self) -> Optional[Node]:
+        return self._grad_fn
+
+    @property
+    def grad(self) -> Optional["Tensor"]:
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warn("UserWarning", NON_LEAF_GRAD_WARNING)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Optional["Tensor"]) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._dtype is not self._dtype:
+                raise RuntimeError("attempting to assign a gradient with dtype '"
+                                   f"{_c10_name(value._dtype)}' to a tensor with dtype "
+                                   f"'{_c10_name(self._dtype)}'. Please ensure that the gradient and the "
+                                   "tensor have the same dtype")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def data(self) -> "Tensor":
+        # shares the storage but not the version counter: changes through it go unseen by autograd
+        return Tensor._make(self._data, self._dtype)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError("data must be a Tensor")
+        self._data = value._data
+        self._dtype = value._dtype
+
+    @property
+    def _version(self) -> int:
+        return self._vc.value
+
+    @property
+    def T(self) -> "Tensor":
+        return ops.permute(self, tuple(reversed(range(self.ndim))))
+
+    @property
+    def mT(self) -> "Tensor":
+        return ops.transpose(self, -2, -1)
+
+    @property
+    def real(self) -> "Tensor":
+        return ops.real(self)
+
+    @property
+    def imag(self) -> "Tensor":
+        return ops.imag(self)
+
+    # -------------------------------------------------------------- autograd
+
+    def backward(self, gradient: Optional["Tensor"] = None, retain_graph: Optional[bool] = None,
+                 create_graph: bool = False, inputs: Optional[Sequence["Tensor"]] = None) -> None:
+        from .api import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        return ops.detach(self)
+
+    def detach_(self) -> "Tensor":
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+                "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+                "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        self.requires_grad = requires_grad
+        return self
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        node = self._grad_fn
+        node.retained = node.retained or {}
+        node.retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook: Callable) -> "RemovableHandle":
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is None:
+            self._hooks = (self._hooks or []) + [hook]
+            return RemovableHandle(lambda: _remove(self._hooks, hook))
+        node = self._grad_fn
+        node.tensor_hooks = node.tensor_hooks or {}
+        hooks = node.tensor_hooks.setdefault(self._output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(lambda: _remove(hooks, hook))
+
+    # -------------------------------------------------------------- numbers
+
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            if self._data.size == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __float__(self) -> float:
+        self._only_one_element("Python scalars")
+        return float(self._data.reshape(()).real if self._dtype.is_complex else self._data.reshape(()))
+
+    def __int__(self) -> int:
+        self._only_one_element("Python scalars")
+        return int(self._data.reshape(()))
+
+    def __complex__(self) -> complex:
+        self._only_one_element("Python scalars")
+        return complex(self._data.reshape(()))
+
+    def __index__(self) -> int:
+        if self._dtype.category > dtypes.INTEGRAL or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    def _only_one_element(self, what: str) -> None:
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (ops.select(self, 0, i) for i in range(self._data.shape[0]))
+
+    def __contains__(self, element: Any) -> bool:
+        return bool((self == element).any())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __format__(self, spec: str) -> str:
+        # as torch: a 0-dim tensor formats as its number, any other as its repr
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __repr__(self) -> str:
+        from ..display.reprs import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    # -------------------------------------------------------------- sizes
+
+    def size(self, dim: Optional[int] = None) -> Any:
+        if dim is None:
+            return self.shape
+        return self._data.shape[_wrap_dim(dim, self.ndim)]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    def stride(self, dim: Optional[int] = None) -> Any:
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self.ndim)]
+
+    def storage_offset(self) -> int:
+        if self._base is None:
+            return 0
+        return (self.data_ptr() - self._base.data_ptr()) // self._data.itemsize
+
+    def data_ptr(self) -> int:
+        return self._data.__array_interface__["data"][0] if self._data.size else 0
+
+    def is_contiguous(self) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def type(self, dtype: Any = None) -> Any:
+        if dtype is None:
+            return f"torch.{self._dtype.tensor_type}"
+        return self.to(dtype)
+
+    def cpu(self) -> "Tensor":
+        return self
+
+    def cuda(self, *args: Any, **kwargs: Any) -> "Tensor":
+        raise AssertionError(NO_CUDA_MESSAGE)
+
+    def get_device(self) -> int:
+        return -1
+
+
+class RemovableHandle:
+    """What register_hook returns: `handle.remove()` takes the hook away."""
+
+    __slots__ = ("_remove",)
+
+    def __init__(self, remove: Callable[[], None]) -> None:
+        self._remove = remove
+
+    def remove(self) -> None:
+        self._remove()
+
+
+def _remove(hooks: Optional[list], hook: Callable) -> None:
+    if hooks and hook in hooks:
+        hooks.remove(hook)
+
+
+def _c10_name(dtype: DType) -> str:
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "bool": "bool", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}.get(dtype.name, dtype.name)
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """A dimension index with negatives counted from the end, checked as PyTorch checks it."""
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not low <= dim <= high:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})")
+    return dim % max(ndim, 1)
+
+
+from . import functions as ops  # noqa: E402  (functions builds on Tensor)
+
+ops.install_methods(Tensor)

@@ -1,0 +1,75 @@
+"""Python's everyday builtins as a program sees them, and the prelude of SPEC §3.
+
+Only harmless builtins are offered: no eval, exec, open, getattr, __import__, globals or vars.
+"""
+from __future__ import annotations
+
+import builtins as host
+from typing import Any, Callable
+
+from . import sandbox
+
+PRELUDE_FROM_TORCH = (
+    "tensor", "ones", "zeros", "ones_like", "zeros_like", "full", "full_like", "arange", "linspace", "eye", "rand",
+    "randn", "randint", "rand_like", "randn_like", "manual_seed", "no_grad", "enable_grad", "set_grad_enabled",
+    "autograd", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "matmul", "stack", "cat",
+)
+
+_PLAIN = (
+    "len", "range", "abs", "min", "max", "sum", "round", "float", "int", "bool", "complex", "str", "repr", "list",
+    "tuple", "dict", "set", "frozenset", "isinstance", "issubclass", "enumerate", "zip", "sorted", "reversed", "any",
+    "all", "map", "filter", "divmod", "pow", "id", "hex", "oct", "bin", "chr", "ord", "format", "iter", "next",
+    "slice", "callable", "hash", "ascii",
+    "Exception", "ArithmeticError", "AssertionError", "AttributeError", "IndexError", "KeyError", "LookupError",
+    "NameError", "NotImplementedError", "RuntimeError", "StopIteration", "TypeError", "ValueError",
+    "ZeroDivisionError",
+)
+
+
+class Builtin:
+    """A builtin function of gradcalc's own making, shown as Python shows its builtins."""
+
+    def __init__(self, name: str, function: Callable) -> None:
+        self.name = name
+        self.function = function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<built-in function {self.name}>"
+
+
+def make_builtins(write: Callable[[str], None]) -> dict:
+    """The builtins of one session; `print` writes through `write`."""
+
+    def print_(*values: Any, sep: Any = " ", end: Any = "\n", file: Any = None, flush: bool = False) -> None:
+        if file is not None:
+            raise TypeError("print() of gradcalc writes to standard output only (file= is not supported)")
+        sep = " " if sep is None else sep
+        end = "\n" if end is None else end
+        if not isinstance(sep, str):
+            raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
+        if not isinstance(end, str):
+            raise TypeError(f"end must be None or a string, not {type(end).__name__}")
+        write(sep.join(str(value) for value in values) + end)
+
+    def type_(value: Any, *rest: Any) -> type:
+        if rest:
+            raise TypeError("type() takes 1 argument in gradcalc")
+        return type(value)
+
+    def hasattr_(value: Any, name: str) -> bool:
+        return sandbox.has_attribute(value, name)
+
+    table = {name: getattr(host, name) for name in _PLAIN}
+    table.update(print=Builtin("print", print_), type=Builtin("type", type_), hasattr=Builtin("hasattr", hasattr_))
+    return table
+
+
+def prelude(modules: dict) -> dict:
+    """The names in scope before a program's first line."""
+    torch = modules["torch"]
+    names = {"torch": torch, "nn": modules["torch.nn"], "F": modules["torch.nn.functional"]}
+    names.update({name: getattr(torch, name) for name in PRELUDE_FROM_TORCH})
+    return names

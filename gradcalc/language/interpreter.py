@@ -1,0 +1,620 @@
+"""The interpreter: walks the syntax tree of ast.py with Python's semantics.
+
+Top-level expression statements echo their value as Python's interactive interpreter does
+(also inside top-level blocks, never inside function bodies). Attribute access goes through
+the sandbox, so a program reaches gradcalc's objects only.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Iterator, Optional
+
+from . import ast, sandbox
+from .modules import import_module, import_from
+
+BINARY = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "//": operator.floordiv,
+    "%": operator.mod, "**": operator.pow, "@": operator.matmul, "&": operator.and_, "|": operator.or_,
+    "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift,
+}
+AUGMENTED = {
+    "+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv, "//": operator.ifloordiv,
+    "%": operator.imod, "**": operator.ipow, "@": operator.imatmul, "&": operator.iand, "|": operator.ior,
+    "^": operator.ixor, "<<": operator.ilshift, ">>": operator.irshift,
+}
+UNARY = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}
+COMPARE = {
+    "<": operator.lt, ">": operator.gt, "==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b, "is": operator.is_, "is not": operator.is_not,
+}
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Scope:
+    """The variables of the module or of one function call."""
+
+    __slots__ = ("vars", "parent", "info")
+
+    def __init__(self, vars: dict, parent: Optional["Scope"] = None, info: Optional["ScopeInfo"] = None) -> None:
+        self.vars = vars
+        self.parent = parent  # the enclosing function's scope, for closures
+        self.info = info  # None for the module scope
+
+
+class ScopeInfo:
+    """Which names a function body binds (its locals) and declares global or nonlocal."""
+
+    __slots__ = ("locals", "globals", "nonlocals")
+
+    def __init__(self, params: list, body: list) -> None:
+        self.locals: set = {p.name for p in params}
+        self.globals: set = set()
+        self.nonlocals: set = set()
+        stack = list(body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.Assign,)):
+                for target in node.targets:
+                    self._bind(target)
+            elif isinstance(node, (ast.AugAssign,)):
+                self._bind(node.target)
+            elif isinstance(node, ast.For):
+                self._bind(node.target)
+            elif isinstance(node, ast.With):
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        self._bind(item.optional_vars)
+            elif isinstance(node, ast.FunctionDef):
+                self.locals.add(node.name)
+                continue
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    self.locals.add(alias.asname or alias.name.split(".")[0])
+            elif isinstance(node, ast.Delete):
+                for target in node.targets:
+                    self._bind(target)
+            elif isinstance(node, ast.Global):
+                self.globals.update(node.names)
+            elif isinstance(node, ast.Nonlocal):
+                self.nonlocals.update(node.names)
+            for block in ("body", "orelse"):
+                stack.extend(getattr(node, block, ()) or ())
+        self.locals -= self.globals | self.nonlocals
+
+    def _bind(self, target: Any) -> None:
+        if isinstance(target, ast.Name):
+            self.locals.add(target.id)
+        elif isinstance(target, (ast.TupleExpr, ast.ListExpr)):
+            for element in target.elts:
+                self._bind(element)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value)
+
+
+class UserFunction:
+    """A function defined by `def` or `lambda` in a program."""
+
+    def __init__(self, interpreter: "Interpreter", name: str, params: list, body: Any, scope: Scope,
+                 is_lambda: bool = False) -> None:
+        self.interpreter = interpreter
+        self.name = name
+        self.params = params
+        self.body = body
+        self.scope = scope
+        self.is_lambda = is_lambda
+        self.defaults = {p.name: interpreter.eval(p.default, scope) for p in params if p.default is not None}
+        self.info = ScopeInfo(params, [] if is_lambda else body)
+        self.__name__ = name
+        self.__qualname__ = name
+        self.__doc__ = None
+
+    def __repr__(self) -> str:
+        return f"<function {self.name} at {hex(id(self))}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        local = self._bind(args, kwargs)
+        scope = Scope(local, self.scope if self.scope.info is not None else None, self.info)
+        if self.is_lambda:
+            return self.interpreter.eval(self.body, scope)
+        try:
+            self.interpreter.exec_block(self.body, scope, echo=False)
+        except _Return as returned:
+            return returned.value
+        return None
+
+    def _bind(self, args: tuple, kwargs: dict) -> dict:
+        local: dict = {}
+        positional = [p for p in self.params if p.kind == "normal"]
+        varargs = next((p for p in self.params if p.kind == "varargs"), None)
+        varkw = next((p for p in self.params if p.kind == "kwargs"), None)
+        if len(args) > len(positional) and varargs is None:
+            given = len(args)
+            takes = len(positional)
+            required = len([p for p in positional if p.default is None])
+            count = f"from {required} to {takes}" if required != takes else str(takes)
+            plural = "argument" if takes == 1 and required == takes else "arguments"
+            raise TypeError(f"{self.name}() takes {count} positional {plural} but {given} "
+                            f"{'was' if given == 1 else 'were'} given")
+        for param, value in zip(positional, args):
+            local[param.name] = value
+        if varargs is not None:
+            local[varargs.name] = tuple(args[len(positional):])
+        extra = {}
+        names = {p.name for p in self.params if p.kind in ("normal", "kwonly")}
+        for key, value in kwargs.items():
+            if key in names:
+                if key in local:
+                    raise TypeError(f"{self.name}() got multiple values for argument '{key}'")
+                local[key] = value
+            elif varkw is not None:
+                extra[key] = value
+            else:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument '{key}'")
+        if varkw is not None:
+            local[varkw.name] = extra
+        missing = []
+        for param in self.params:
+            if param.kind in ("normal", "kwonly") and param.name not in local:
+                if param.name in self.defaults:
+                    local[param.name] = self.defaults[param.name]
+                else:
+                    missing.append(param)
+        if missing:
+            kind = "keyword-only" if missing[0].kind == "kwonly" else "positional"
+            names = [f"'{p.name}'" for p in missing]
+            listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            raise TypeError(f"{self.name}() missing {len(missing)} required {kind} "
+                            f"argument{'s' if len(missing) > 1 else ''}: {listed}")
+        return local
+
+
+class Interpreter:
+    """Runs statements against one module namespace (kept across REPL inputs)."""
+
+    def __init__(self, namespace: dict, builtins: dict, echo: Callable[[Any], None]) -> None:
+        self.globals = namespace
+        self.builtins = builtins
+        self.echo_value = echo
+        self.module_scope = Scope(namespace)
+        self._exec = {cls: getattr(self, "exec_" + cls.__name__) for cls in _STATEMENTS}
+        self._eval = {cls: getattr(self, "eval_" + cls.__name__) for cls in _EXPRESSIONS}
+
+    # --------------------------------------------------------------- statements
+
+    def run_statement(self, statement: Any) -> None:
+        """Run one top-level statement, echoing expression values as the interactive interpreter does."""
+        self._exec[type(statement)](statement, self.module_scope, True)
+
+    def exec_block(self, body: list, scope: Scope, echo: bool) -> None:
+        run = self._exec
+        for statement in body:
+            run[type(statement)](statement, scope, echo)
+
+    def exec_ExprStmt(self, node: ast.ExprStmt, scope: Scope, echo: bool) -> None:
+        value = self.eval(node.value, scope)
+        if echo and value is not None:
+            self.globals["_"] = value
+            self.echo_value(value)
+
+    def exec_Assign(self, node: ast.Assign, scope: Scope, echo: bool) -> None:
+        value = self.eval(node.value, scope)
+        for target in node.targets:
+            self.assign(target, value, scope)
+
+    def exec_AugAssign(self, node: ast.AugAssign, scope: Scope, echo: bool) -> None:
+        function = AUGMENTED[node.op]
+        target = node.target
+        if isinstance(target, ast.Name):
+            current = self.lookup(target.id, scope)
+            self.store(target.id, function(current, self.eval(node.value, scope)), scope)
+        elif isinstance(target, ast.Attribute):
+            owner = self.eval(target.value, scope)
+            current = sandbox.get_attribute(owner, target.attr)
+            sandbox.set_attribute(owner, target.attr, function(current, self.eval(node.value, scope)))
+        elif isinstance(target, ast.Subscript):
+            owner = self.eval(target.value, scope)
+            index = self.eval_index(target.index, scope)
+            owner[index] = function(owner[index], self.eval(node.value, scope))
+        else:
+            raise SyntaxError("'tuple' is an illegal expression for augmented assignment")
+
+    def exec_Delete(self, node: ast.Delete, scope: Scope, echo: bool) -> None:
+        for target in node.targets:
+            self.delete(target, scope)
+
+    def exec_Pass(self, node: ast.Pass, scope: Scope, echo: bool) -> None:
+        pass
+
+    def exec_Break(self, node: ast.Break, scope: Scope, echo: bool) -> None:
+        raise _Break()
+
+    def exec_Continue(self, node: ast.Continue, scope: Scope, echo: bool) -> None:
+        raise _Continue()
+
+    def exec_Return(self, node: ast.Return, scope: Scope, echo: bool) -> None:
+        if scope.info is None:
+            raise SyntaxError("'return' outside function")
+        raise _Return(None if node.value is None else self.eval(node.value, scope))
+
+    def exec_If(self, node: ast.If, scope: Scope, echo: bool) -> None:
+        if self.eval(node.test, scope):
+            self.exec_block(node.body, scope, echo)
+        elif node.orelse:
+            self.exec_block(node.orelse, scope, echo)
+
+    def exec_While(self, node: ast.While, scope: Scope, echo: bool) -> None:
+        while self.eval(node.test, scope):
+            try:
+                self.exec_block(node.body, scope, echo)
+            except _Break:
+                return
+            except _Continue:
+                continue
+        self.exec_block(node.orelse, scope, echo)
+
+    def exec_For(self, node: ast.For, scope: Scope, echo: bool) -> None:
+        for item in self.eval(node.iter, scope):
+            self.assign(node.target, item, scope)
+            try:
+                self.exec_block(node.body, scope, echo)
+            except _Break:
+                return
+            except _Continue:
+                continue
+        self.exec_block(node.orelse, scope, echo)
+
+    def exec_With(self, node: ast.With, scope: Scope, echo: bool) -> None:
+        self._run_with(node.items, node.body, scope, echo)
+
+    def _run_with(self, items: list, body: list, scope: Scope, echo: bool) -> None:
+        if not items:
+            self.exec_block(body, scope, echo)
+            return
+        item = items[0]
+        manager = self.eval(item.context_expr, scope)
+        if not (hasattr(type(manager), "__enter__") and hasattr(type(manager), "__exit__")):
+            raise TypeError(f"'{type(manager).__name__}' object does not support the context manager protocol")
+        entered = type(manager).__enter__(manager)
+        if item.optional_vars is not None:
+            self.assign(item.optional_vars, entered, scope)
+        try:
+            self._run_with(items[1:], body, scope, echo)
+        except (_Break, _Continue, _Return):
+            type(manager).__exit__(manager, None, None, None)
+            raise
+        except Exception as error:
+            if not type(manager).__exit__(manager, type(error), error, None):
+                raise
+        else:
+            type(manager).__exit__(manager, None, None, None)
+
+    def exec_FunctionDef(self, node: ast.FunctionDef, scope: Scope, echo: bool) -> None:
+        decorators = [self.eval(d, scope) for d in node.decorators]
+        function: Any = UserFunction(self, node.name, node.params, node.body, scope)
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        self.store(node.name, function, scope)
+
+    def exec_Assert(self, node: ast.Assert, scope: Scope, echo: bool) -> None:
+        if not self.eval(node.test, scope):
+            if node.msg is None:
+                raise AssertionError()
+            raise AssertionError(self.eval(node.msg, scope))
+
+    def exec_Raise(self, node: ast.Raise, scope: Scope, echo: bool) -> None:
+        if node.exc is None:
+            raise RuntimeError("No active exception to reraise")
+        error = self.eval(node.exc, scope)
+        if isinstance(error, type) and issubclass(error, Exception):
+            raise error()
+        if isinstance(error, Exception):
+            raise error
+        raise TypeError("exceptions must derive from BaseException")
+
+    def exec_Global(self, node: ast.Global, scope: Scope, echo: bool) -> None:
+        pass
+
+    def exec_Nonlocal(self, node: ast.Nonlocal, scope: Scope, echo: bool) -> None:
+        pass
+
+    def exec_Import(self, node: ast.Import, scope: Scope, echo: bool) -> None:
+        for alias in node.names:
+            module = import_module(alias.name)
+            if alias.asname:
+                self.store(alias.asname, module, scope)
+            else:
+                top = alias.name.split(".")[0]
+                self.store(top, import_module(top), scope)
+
+    def exec_ImportFrom(self, node: ast.ImportFrom, scope: Scope, echo: bool) -> None:
+        for name, value in import_from(node.module, [(a.name, a.asname) for a in node.names]):
+            self.store(name, value, scope)
+
+    # --------------------------------------------------------------- names and targets
+
+    def lookup(self, name: str, scope: Scope) -> Any:
+        info = scope.info
+        if info is not None:
+            if name in info.locals:
+                try:
+                    return scope.vars[name]
+                except KeyError:
+                    raise UnboundLocalError(
+                        f"cannot access local variable '{name}' where it is not associated with a value") from None
+            if name not in info.globals:
+                outer = scope.parent
+                while outer is not None:
+                    if name in outer.vars:
+                        return outer.vars[name]
+                    outer = outer.parent
+        try:
+            return self.globals[name]
+        except KeyError:
+            pass
+        try:
+            return self.builtins[name]
+        except KeyError:
+            raise NameError(f"name '{name}' is not defined") from None
+
+    def store(self, name: str, value: Any, scope: Scope) -> None:
+        info = scope.info
+        if info is None or name in info.globals:
+            self.globals[name] = value
+        elif name in info.nonlocals:
+            outer = scope.parent
+            while outer is not None and name not in outer.vars:
+                outer = outer.parent
+            if outer is None:
+                raise SyntaxError(f"no binding for nonlocal '{name}' found")
+            outer.vars[name] = value
+        else:
+            scope.vars[name] = value
+
+    def assign(self, target: Any, value: Any, scope: Scope) -> None:
+        kind = type(target)
+        if kind is ast.Name:
+            self.store(target.id, value, scope)
+        elif kind is ast.Attribute:
+            sandbox.set_attribute(self.eval(target.value, scope), target.attr, value)
+        elif kind is ast.Subscript:
+            owner = self.eval(target.value, scope)
+            owner[self.eval_index(target.index, scope)] = value
+        elif kind in (ast.TupleExpr, ast.ListExpr):
+            self._unpack(target.elts, value, scope)
+        elif kind is ast.Starred:
+            raise SyntaxError("starred assignment target must be in a list or tuple")
+        else:
+            raise SyntaxError("cannot assign to expression")
+
+    def _unpack(self, targets: list, value: Any, scope: Scope) -> None:
+        try:
+            items = list(iter(value))
+        except TypeError:
+            raise TypeError(f"cannot unpack non-iterable {type(value).__name__} object") from None
+        starred = [i for i, t in enumerate(targets) if isinstance(t, ast.Starred)]
+        if not starred:
+            if len(items) > len(targets):
+                raise ValueError(f"too many values to unpack (expected {len(targets)})")
+            if len(items) < len(targets):
+                raise ValueError(f"not enough values to unpack (expected {len(targets)}, got {len(items)})")
+            for target, item in zip(targets, items):
+                self.assign(target, item, scope)
+            return
+        star = starred[0]
+        after = len(targets) - star - 1
+        if len(items) < len(targets) - 1:
+            raise ValueError(f"not enough values to unpack (expected at least {len(targets) - 1}, got {len(items)})")
+        for target, item in zip(targets[:star], items[:star]):
+            self.assign(target, item, scope)
+        self.assign(targets[star].value, items[star:len(items) - after], scope)
+        for target, item in zip(targets[star + 1:], items[len(items) - after:]):
+            self.assign(target, item, scope)
+
+    def delete(self, target: Any, scope: Scope) -> None:
+        if isinstance(target, ast.Name):
+            variables = self.globals if scope.info is None or target.id in scope.info.globals else scope.vars
+            if target.id not in variables:
+                raise NameError(f"name '{target.id}' is not defined")
+            del variables[target.id]
+        elif isinstance(target, ast.Subscript):
+            owner = self.eval(target.value, scope)
+            del owner[self.eval_index(target.index, scope)]
+        elif isinstance(target, ast.Attribute):
+            sandbox.delete_attribute(self.eval(target.value, scope), target.attr)
+        elif isinstance(target, (ast.TupleExpr, ast.ListExpr)):
+            for element in target.elts:
+                self.delete(element, scope)
+        else:
+            raise SyntaxError("cannot delete expression")
+
+    # --------------------------------------------------------------- expressions
+
+    def eval(self, node: Any, scope: Scope) -> Any:
+        return self._eval[type(node)](node, scope)
+
+    def eval_Constant(self, node: ast.Constant, scope: Scope) -> Any:
+        return node.value
+
+    def eval_Name(self, node: ast.Name, scope: Scope) -> Any:
+        return self.lookup(node.id, scope)
+
+    def eval_FString(self, node: ast.FString, scope: Scope) -> str:
+        pieces = []
+        for part in node.parts:
+            if isinstance(part, str):
+                pieces.append(part)
+                continue
+            value = self.eval(part.value, scope)
+            conversion = part.conversion
+            if part.debug_text is not None:
+                pieces.append(part.debug_text)
+                if conversion is None and part.format_spec is None:
+                    conversion = "r"
+            if conversion == "r":
+                value = repr(value)
+            elif conversion == "s":
+                value = str(value)
+            elif conversion == "a":
+                value = ascii(value)
+            spec = self.eval_FString(part.format_spec, scope) if part.format_spec is not None else ""
+            pieces.append(format(value, spec))
+        return "".join(pieces)
+
+    def eval_ListExpr(self, node: ast.ListExpr, scope: Scope) -> list:
+        return self._elements(node.elts, scope)
+
+    def eval_TupleExpr(self, node: ast.TupleExpr, scope: Scope) -> tuple:
+        return tuple(self._elements(node.elts, scope))
+
+    def eval_SetExpr(self, node: ast.SetExpr, scope: Scope) -> set:
+        return set(self._elements(node.elts, scope))
+
+    def _elements(self, elements: list, scope: Scope) -> list:
+        values = []
+        for element in elements:
+            if isinstance(element, ast.Starred):
+                values.extend(self.eval(element.value, scope))
+            else:
+                values.append(self.eval(element, scope))
+        return values
+
+    def eval_DictExpr(self, node: ast.DictExpr, scope: Scope) -> dict:
+        result = {}
+        for key, value in zip(node.keys, node.values):
+            if key is None:
+                result.update(self.eval(value, scope))
+            else:
+                result[self.eval(key, scope)] = self.eval(value, scope)
+        return result
+
+    def eval_Starred(self, node: ast.Starred, scope: Scope) -> Any:
+        raise SyntaxError("can't use starred expression here")
+
+    def eval_BinOp(self, node: ast.BinOp, scope: Scope) -> Any:
+        return BINARY[node.op](self.eval(node.left, scope), self.eval(node.right, scope))
+
+    def eval_UnaryOp(self, node: ast.UnaryOp, scope: Scope) -> Any:
+        return UNARY[node.op](self.eval(node.operand, scope))
+
+    def eval_BoolOp(self, node: ast.BoolOp, scope: Scope) -> Any:
+        value = None
+        if node.op == "and":
+            for operand in node.values:
+                value = self.eval(operand, scope)
+                if not value:
+                    return value
+            return value
+        for operand in node.values:
+            value = self.eval(operand, scope)
+            if value:
+                return value
+        return value
+
+    def eval_Compare(self, node: ast.Compare, scope: Scope) -> Any:
+        left = self.eval(node.left, scope)
+        result: Any = True
+        for op, comparator in zip(node.ops, node.comparators):
+            right = self.eval(comparator, scope)
+            result = COMPARE[op](left, right)
+            if len(node.ops) > 1 and not result:
+                return result
+            left = right
+        return result
+
+    def eval_IfExp(self, node: ast.IfExp, scope: Scope) -> Any:
+        return self.eval(node.body, scope) if self.eval(node.test, scope) else self.eval(node.orelse, scope)
+
+    def eval_Attribute(self, node: ast.Attribute, scope: Scope) -> Any:
+        return sandbox.get_attribute(self.eval(node.value, scope), node.attr)
+
+    def eval_Subscript(self, node: ast.Subscript, scope: Scope) -> Any:
+        return self.eval(node.value, scope)[self.eval_index(node.index, scope)]
+
+    def eval_index(self, node: Any, scope: Scope) -> Any:
+        if isinstance(node, ast.Slice):
+            return self.eval_Slice(node, scope)
+        if isinstance(node, ast.TupleExpr):
+            return tuple(self.eval_index(element, scope) for element in node.elts)
+        return self.eval(node, scope)
+
+    def eval_Slice(self, node: ast.Slice, scope: Scope) -> slice:
+        return slice(*(None if part is None else self.eval(part, scope) for part in (node.lower, node.upper, node.step)))
+
+    def eval_Call(self, node: ast.Call, scope: Scope) -> Any:
+        function = self.eval(node.func, scope)
+        args = self._elements(node.args, scope)
+        kwargs = {}
+        for keyword in node.keywords:
+            if keyword.name is None:
+                mapping = self.eval(keyword.value, scope)
+                for key, value in mapping.items():
+                    if key in kwargs:
+                        raise TypeError(f"got multiple values for keyword argument '{key}'")
+                    kwargs[key] = value
+            else:
+                if keyword.name in kwargs:
+                    raise SyntaxError(f"keyword argument repeated: {keyword.name}")
+                kwargs[keyword.name] = self.eval(keyword.value, scope)
+        if not callable(function):
+            raise TypeError(f"'{type(function).__name__}' object is not callable")
+        return function(*args, **kwargs)
+
+    def eval_Lambda(self, node: ast.Lambda, scope: Scope) -> UserFunction:
+        return UserFunction(self, "<lambda>", node.params, node.body, scope, is_lambda=True)
+
+    def _comprehension(self, generators: list, scope: Scope) -> Iterator[Scope]:
+        """Yield the scope of each iteration of a comprehension's `for ... if ...` clauses."""
+        inner = Scope({}, scope if scope.info is not None else None, _comprehension_info(generators, scope))
+        yield from self._clauses(generators, 0, inner, scope)
+
+    def _clauses(self, generators: list, index: int, inner: Scope, outer: Scope) -> Iterator[Scope]:
+        if index == len(generators):
+            yield inner
+            return
+        clause = generators[index]
+        iterable = self.eval(clause.iter, outer if index == 0 else inner)
+        for item in iterable:
+            self.assign(clause.target, item, inner)
+            if all(self.eval(test, inner) for test in clause.ifs):
+                yield from self._clauses(generators, index + 1, inner, outer)
+
+    def eval_ListComp(self, node: ast.ListComp, scope: Scope) -> list:
+        return [self.eval(node.elt, inner) for inner in self._comprehension(node.generators, scope)]
+
+    def eval_SetComp(self, node: ast.SetComp, scope: Scope) -> set:
+        return {self.eval(node.elt, inner) for inner in self._comprehension(node.generators, scope)}
+
+    def eval_DictComp(self, node: ast.DictComp, scope: Scope) -> dict:
+        return {self.eval(node.key, inner): self.eval(node.value, inner)
+                for inner in self._comprehension(node.generators, scope)}
+
+    def eval_GeneratorExp(self, node: ast.GeneratorExp, scope: Scope) -> Iterator:
+        return (self.eval(node.elt, inner) for inner in self._comprehension(node.generators, scope))
+
+
+def _comprehension_info(generators: list, scope: Scope) -> ScopeInfo:
+    info = ScopeInfo([], [])
+    for clause in generators:
+        info._bind(clause.target)
+    return info
+
+
+_STATEMENTS = (ast.ExprStmt, ast.Assign, ast.AugAssign, ast.Delete, ast.Pass, ast.Break, ast.Continue, ast.Return,
+               ast.If, ast.While, ast.For, ast.With, ast.FunctionDef, ast.Assert, ast.Raise, ast.Global,
+               ast.Nonlocal, ast.Import, ast.ImportFrom)
+_EXPRESSIONS = (ast.Constant, ast.Name, ast.FString, ast.ListExpr, ast.TupleExpr, ast.SetExpr, ast.DictExpr,
+                ast.Starred, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Attribute,
+                ast.Subscript, ast.Slice, ast.Call, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                ast.GeneratorExp)

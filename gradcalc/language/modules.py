@@ -1,0 +1,97 @@
+"""The modules a program can import: torch, torch.nn, torch.nn.functional, torch.autograd.
+Nothing else: gradcalc never imports host modules on a program's behalf."""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from . import sandbox
+
+
+@sandbox.allow
+class Namespace:
+    """A module as a program sees it: named members, nothing of the host behind them."""
+
+    def __init__(self, name: str, members: dict) -> None:
+        self.__dict__.update(members)
+        object.__setattr__(self, "_module_name", name)
+
+    def __repr__(self) -> str:
+        return f"<module '{self._module_name}'>"
+
+    def _members(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+
+_MODULES: dict = {}
+
+
+def _build() -> dict:
+    from ..autograd import api, creation, dtypes, functions as ops, grad_mode, random
+    from ..autograd.tensor import Device, Size, Tensor
+    from ..display import tensor_repr
+    from ..nn import functional, init, modules, parameter
+
+    sandbox.allow(Tensor, writable=True)
+    sandbox.allow(Size)
+    sandbox.allow(dtypes.DType)
+    sandbox.allow(Device)
+
+    functional_ns = Namespace("torch.nn.functional", {name: getattr(functional, name) for name in functional.__all__})
+    init_ns = Namespace("torch.nn.init", {name: getattr(init, name) for name in init.__all__})
+    nn_members = {name: getattr(modules, name) for name in modules.__all__}
+    nn_members.update(Parameter=parameter.Parameter, functional=functional_ns, init=init_ns)
+    nn_ns = Namespace("torch.nn", nn_members)
+
+    grad_modes = dict(no_grad=grad_mode.no_grad, enable_grad=grad_mode.enable_grad,
+                      set_grad_enabled=grad_mode.set_grad_enabled, inference_mode=grad_mode.inference_mode)
+    autograd_ns = Namespace("torch.autograd", dict(grad=api.grad, backward=api.backward, **grad_modes,
+                                                   set_detect_anomaly=grad_mode.set_detect_anomaly,
+                                                   detect_anomaly=grad_mode.set_detect_anomaly))
+    cuda_ns = Namespace("torch.cuda", dict(is_available=lambda: False, device_count=lambda: 0))
+
+    torch: dict = {name: getattr(creation, name) for name in creation.__all__}
+    torch.update({name: getattr(ops, name) for name in ops.TORCH_FUNCTIONS})
+    torch.update(dtypes.ALIASES)
+    torch.update(grad_modes)
+    torch.update(
+        Tensor=Tensor, Size=Size, device=Device, dtype=dtypes.DType, is_tensor=lambda obj: isinstance(obj, Tensor),
+        is_grad_enabled=grad_mode.is_grad_enabled, is_inference_mode_enabled=lambda: False,
+        get_default_dtype=dtypes.get_default_dtype, set_default_dtype=dtypes.set_default_dtype,
+        promote_types=dtypes.promote_types, result_type=lambda a, b: dtypes.result_type([a, b]),
+        is_floating_point=lambda t: t.is_floating_point(), is_complex=lambda t: t.is_complex(),
+        numel=lambda t: t.numel(), set_printoptions=tensor_repr.set_printoptions,
+        manual_seed=random.manual_seed, seed=random.seed, initial_seed=random.initial_seed,
+        autograd=autograd_ns, nn=nn_ns, cuda=cuda_ns,
+    )
+    torch_ns = Namespace("torch", torch)
+    return {"torch": torch_ns, "torch.nn": nn_ns, "torch.nn.functional": functional_ns, "torch.nn.init": init_ns,
+            "torch.autograd": autograd_ns, "torch.cuda": cuda_ns}
+
+
+def modules() -> dict:
+    if not _MODULES:
+        _MODULES.update(_build())
+    return _MODULES
+
+
+def import_module(name: str) -> Namespace:
+    try:
+        return modules()[name]
+    except KeyError:
+        raise ModuleNotFoundError(f"No module named '{name}'") from None
+
+
+def import_from(module_name: str, names: Iterable[tuple]) -> list:
+    """The (binding, value) pairs of `from module_name import name as asname, ...`."""
+    module = import_module(module_name)
+    bound = []
+    for name, asname in names:
+        if name == "*":
+            bound.extend(module._members().items())
+            continue
+        submodule = modules().get(f"{module_name}.{name}")
+        value = submodule if submodule is not None else module.__dict__.get(name)
+        if value is None or name.startswith("_"):
+            raise ImportError(f"cannot import name '{name}' from '{module_name}' (unknown location)")
+        bound.append((asname or name, value))
+    return bound

@@ -1,0 +1,86 @@
+"""What a program may reach: attributes of gradcalc's own objects and of plain Python values,
+never a dunder, a private name or an object of the host Python (functions, classes, frames)."""
+from __future__ import annotations
+
+import string
+from typing import Any
+
+# Types whose public attributes a program may read. Everything else (functions, classes,
+# generators, modules of the host) exposes nothing.
+_READABLE: set = {str, int, float, complex, bool, list, tuple, dict, set, frozenset, range, slice, type(None)}
+_WRITABLE: set = set()
+_PRIVATE_ALLOWED = {"_version"}
+
+
+def allow(cls: type, writable: bool = False) -> type:
+    """Let programs read (and, if writable, assign) the public attributes of `cls`'s instances."""
+    _READABLE.add(cls)
+    if writable:
+        _WRITABLE.add(cls)
+    return cls
+
+
+def _readable(value: Any) -> bool:
+    return any(isinstance(value, cls) for cls in _READABLE) and not isinstance(value, type)
+
+
+def _check_name(name: str) -> None:
+    if name.startswith("_") and name not in _PRIVATE_ALLOWED:
+        raise AttributeError(f"access to '{name}' is not allowed in gradcalc")
+
+
+def get_attribute(value: Any, name: str) -> Any:
+    _check_name(name)
+    if not _readable(value):
+        raise AttributeError(f"'{_type_name(value)}' object has no attribute '{name}'")
+    if isinstance(value, str) and name in ("format", "format_map"):
+        return _SafeFormatter(value).format if name == "format" else _SafeFormatter(value).format_map
+    return getattr(value, name)
+
+
+def has_attribute(value: Any, name: str) -> bool:
+    try:
+        get_attribute(value, name)
+    except AttributeError:
+        return False
+    return True
+
+
+def set_attribute(target: Any, name: str, value: Any) -> None:
+    _check_name(name)
+    if not any(isinstance(target, cls) for cls in _WRITABLE) or isinstance(target, type):
+        raise AttributeError(f"'{_type_name(target)}' object attribute '{name}' is read-only")
+    setattr(target, name, value)
+
+
+def delete_attribute(target: Any, name: str) -> None:
+    _check_name(name)
+    if not any(isinstance(target, cls) for cls in _WRITABLE) or isinstance(target, type):
+        raise AttributeError(f"'{_type_name(target)}' object attribute '{name}' is read-only")
+    delattr(target, name)
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+class _SafeFormatter(string.Formatter):
+    """str.format that resolves `{0.attr}` and `{0[key]}` through the sandbox."""
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+
+    def format(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]
+        return self.vformat(self.template, args, kwargs)
+
+    def format_map(self, mapping: dict) -> str:
+        return self.vformat(self.template, (), mapping)
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+        import _string
+
+        first, rest = _string.formatter_field_name_split(field_name)
+        value = self.get_value(first, args, kwargs)
+        for is_attribute, key in rest:
+            value = get_attribute(value, key) if is_attribute else value[key]
+        return value, first
