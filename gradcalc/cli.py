@@ -14,11 +14,16 @@ RECURSION_LIMIT = 20_000
 
 def _run(source: str, filename: str, color: Optional[bool]) -> int:
     from .display.console import make_output
-    from .session import Session
+    from .session import Session, format_error
 
     sys.setrecursionlimit(RECURSION_LIMIT)
-    output = make_output(color)
-    ok = Session(output).run(source, filename)
+    try:
+        output = make_output(color)
+        ok = Session(output).run(source, filename)
+    except Exception as error:  # a failure of gradcalc itself: one clean line, never a traceback
+        sys.stdout.flush()
+        sys.stderr.write(f"gradcalc: internal error: {format_error(error)}\n")
+        return 1
     return 0 if ok else 1
 
 

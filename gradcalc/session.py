@@ -57,10 +57,21 @@ class TextOutput:
 def format_error(error: BaseException) -> str:
     """`ErrorType: message`, as Python's interpreter prints the last line of a traceback."""
     if isinstance(error, GradcalcSyntaxError):
-        return f"SyntaxError: {error}\n{error.detail()}"
+        return f"{error.type_name}: {error}\n{error.detail()}"
     if isinstance(error, RecursionError):
         return "RecursionError: maximum recursion depth exceeded"
     return "".join(traceback.format_exception_only(type(error), error)).rstrip("\n")
+
+
+def reset_global_state() -> None:
+    """Back to a fresh start: grad mode on, float32 default, default print options, reseeded RNG."""
+    from .autograd import dtypes, grad_mode, random
+    from .display import tensor_repr
+
+    grad_mode._set_enabled(True)
+    dtypes.set_default_dtype(dtypes.float32)
+    tensor_repr.set_printoptions(profile="default")
+    random.seed()
 
 
 class Session:

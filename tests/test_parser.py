@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gradcalc.language import ast
 from gradcalc.language.parser import GradcalcSyntaxError, is_complete, parse
@@ -567,3 +569,139 @@ def test_cache_file_name_follows_the_grammar(tmp_path, monkeypatch) -> None:
     assert first is not None and first.startswith(str(tmp_path / "gradcalc"))
     assert parser_module._cache_file("grammar two", "1.0") != first
     assert parser_module._cache_file("grammar one", "1.1") != first
+
+
+# ------------------------------------------------- generated expressions
+
+_ATOMS = st.sampled_from(["a", "b", "x", "0", "1", "2.5", "1e3", "3j", "'s'", "True", "None", "..."])
+_BINARY = ["+", "-", "*", "/", "//", "%", "**", "@", "|", "^", "&", "<<", ">>", "and", "or",
+           "<", ">", "==", "!=", "<=", ">=", "in", "not in", "is", "is not"]
+
+
+def _compose(children):
+    # Operands are put together with any operator, so some results are not valid
+    # Python: then gradcalc must reject them too.
+    pair = st.tuples(children, children)
+    return st.one_of(
+        st.builds(lambda p, op: f"{p[0]} {op} {p[1]}", pair, st.sampled_from(_BINARY)),
+        st.builds(lambda e, op: f"{op}{e}", children, st.sampled_from(["-", "+", "~", "not "])),
+        st.builds(lambda e: f"({e})", children),
+        st.builds(lambda t: f"{t[0]} if {t[1]} else {t[2]}", st.tuples(children, children, children)),
+        st.builds(lambda e: f"lambda q: {e}", children),
+        st.builds(lambda p: f"({p[0]})({p[1]}, k={p[1]})", pair),
+        st.builds(lambda e: f"({e}).attr", children),
+        st.builds(lambda p: f"({p[0]})[{p[1]}:, ::{p[1]}]", pair),
+        st.builds(lambda p: f"[{p[0]}, *{p[1]}]", pair),
+        st.builds(lambda p: f"{{{p[0]}: {p[1]}}}", pair),
+        st.builds(lambda p: f"[{p[0]} for v in {p[1]} if {p[0]}]", pair),
+        st.builds(lambda p: f"{p[0]}, {p[1]}", pair),
+    )
+
+
+_EXPRESSIONS = st.recursive(_ATOMS, _compose, max_leaves=8)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_EXPRESSIONS)
+def test_generated_expressions_match_python(source: str) -> None:
+    try:
+        expected = convert(py.parse(source))
+    except SyntaxError:
+        with pytest.raises(GradcalcSyntaxError):
+            parse(source)
+        return
+    ours = parse(source)
+    assert positions(ours) == positions(expected)
+    assert ours == expected
+
+
+_SIMPLE = st.sampled_from([
+    "x = a", "a, b = b, a", "x[0] += 1", "del x", "pass", "return a", "print(f'{a=}')",
+    "y = [1,\n  2]", "z = a + \\\n  b", "break", "assert a, 'm'", "import torch.nn as nn",
+    "s = '#('  # )", "a; b",
+])
+_HEADERS = st.sampled_from(["if a:", "elif b:", "else:", "for v in a:", "while b:", "def f(p, q=1):",
+                            "with a as w, b:", "@dec\ndef g():", "for (i, j) in a:"])
+
+
+def _block(children):
+    return st.builds(lambda header, body: (header, body), _HEADERS, st.lists(children, min_size=1, max_size=3))
+
+
+def _render(stmt, indent: str = "") -> str:
+    if isinstance(stmt, str):
+        return "".join(indent + line + "\n" for line in stmt.split("\n"))
+    header, body = stmt
+    lines = "".join(indent + line + "\n" for line in header.split("\n"))
+    return lines + "".join(_render(child, indent + "    ") for child in body)
+
+
+_PROGRAMS = st.lists(st.recursive(_SIMPLE, _block, max_leaves=6), min_size=1, max_size=4).map(
+    lambda stmts: "".join(_render(s) for s in stmts))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_PROGRAMS, st.sampled_from(["", "\n", "# trailing comment", "\n\n   \n"]))
+def test_generated_programs_match_python(program: str, tail: str) -> None:
+    source = program + tail
+    try:
+        expected = convert(py.parse(source))
+    except SyntaxError as error:
+        with pytest.raises(GradcalcSyntaxError) as caught:
+            parse(source)
+        if isinstance(error, IndentationError):
+            assert caught.value.type_name == "IndentationError"
+        return
+    ours = parse(source)
+    assert positions(ours) == positions(expected)
+    assert expand_debug(ours) == expected
+
+
+# ------------------------------------------------------------ grammar health
+
+def test_grammar_has_no_lalr_conflicts() -> None:
+    # Lark settles shift/reduce conflicts silently (logging them); the grammar must have none
+    import logging
+
+    import lark
+
+    import gradcalc.language.parser as parser_module
+
+    records: list = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    previous_level = lark.logger.level
+    lark.logger.addHandler(handler)
+    lark.logger.setLevel(logging.DEBUG)
+    try:
+        lark.Lark(parser_module._grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="basic",
+                  start=["file_input", "fexpr"], debug=True)
+    finally:
+        lark.logger.removeHandler(handler)
+        lark.logger.setLevel(previous_level)
+    assert not [r.getMessage() for r in records if "conflict" in r.getMessage().lower()]
+
+
+def test_cached_tables_are_reused(tmp_path, monkeypatch) -> None:
+    import gradcalc.language.parser as parser_module
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(parser_module, "_lark", None)
+    assert parse("x = 1").body
+    (cache,) = (tmp_path / "gradcalc").iterdir()
+    written = cache.stat().st_mtime_ns
+    monkeypatch.setattr(parser_module, "_lark", None)
+    assert parse("y = f'{x=}'").body
+    assert cache.stat().st_mtime_ns == written
+
+
+def test_long_operator_chain() -> None:
+    (stmt,) = body("x = " + " + ".join(["1"] * 3000))
+    depth, node = 0, stmt.value
+    while isinstance(node, ast.BinOp):
+        depth, node = depth + 1, node.left
+    assert depth == 2999
+
+
+def test_windows_newlines_and_byte_order_mark() -> None:
+    assert body("\ufeffif x:\r\n    y\r\n") == body("if x:\n    y\n")

@@ -72,6 +72,8 @@ def replay(call: dict[str, Any], gen: R.Generator) -> Any:
         return R.randperm(call["n"], dtype, gen)
     if op == "bernoulli_":
         return R.bernoulli_(shape, arg(call, "p"), dtype, gen)
+    if op == "bernoulli":
+        return R.bernoulli(np.array([float.fromhex(v) for v in call["p"]]).astype(dtype), gen)
     if op == "dropout":
         return R.bernoulli_(shape, 1.0 - arg(call, "p"), "bool", gen)
     if op == "linear":

@@ -52,7 +52,7 @@ class Node:
         raise RuntimeError("register_hook on a grad_fn is not supported by gradcalc")
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
 class AccumulateGrad(Node):

@@ -87,9 +87,10 @@ def defop(node_name: str, inputs: Sequence[str], forward: Optional[Callable] = N
 
 
 def record(op: OpDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType,
-           base: Optional[Tensor] = None, **params: Any) -> Tensor:
-    """The output tensor of `op` on `inputs`, with a grad_fn when the graph is being recorded."""
-    out = Tensor._make(data, dtype, base=base)
+           view_of: Optional[Tensor] = None, **params: Any) -> Tensor:
+    """The output tensor of `op` on `inputs` (a view sharing storage with `view_of`, if given),
+    with a grad_fn when the graph is being recorded."""
+    out = Tensor._make(data, dtype, base=view_of)
     if not grad_mode.is_grad_enabled() or not builtins.any(t.requires_grad for t in inputs):
         return out
     node = op.node_class()
@@ -362,6 +363,18 @@ def ge(a: Any, b: Any) -> Tensor:
     return _compare(a, b, np.greater_equal)
 
 
+def equal(a: Tensor, b: Tensor) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a._data, b._data))
+
+
+def isclose(a: Tensor, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    return _compare(a, b, lambda x, y: np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def allclose(a: Tensor, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    return bool(isclose(a, b, rtol, atol, equal_nan)._data.all())
+
+
 def logical_and(a: Tensor, b: Any) -> Tensor:
     return _compare(a, b, np.logical_and)
 
@@ -544,8 +557,13 @@ def conj(a: Tensor) -> Tensor:
     return _unary(CONJ, a)
 
 
+SIGN = defop("SignBackward0", ("self",), np.sign, self=lambda g: zeros_like(g))
+
+
 def sign(a: Tensor) -> Tensor:
-    return Tensor._make(np.sign(a._data).astype(a._dtype.numpy), a._dtype)
+    if a._dtype is dtypes.bool_:
+        return Tensor._make(a._data.copy(), a._dtype)
+    return _unary(SIGN, a)
 
 
 def sgn(a: Tensor) -> Tensor:
@@ -559,13 +577,13 @@ def sgn(a: Tensor) -> Tensor:
 def real(a: Tensor) -> Tensor:
     if not a._dtype.is_complex:
         return a
-    return Tensor._make(a._data.real, a._dtype.to_real(), base=a)
+    return Tensor._make(a._data.real, a._dtype.to_real(), view_of=a)
 
 
 def imag(a: Tensor) -> Tensor:
     if not a._dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return Tensor._make(a._data.imag, a._dtype.to_real(), base=a)
+    return Tensor._make(a._data.imag, a._dtype.to_real(), view_of=a)
 
 
 CLAMP = defop("ClampBackward1", ("self",), lambda x, min, max: np.clip(x, min, max),
@@ -1075,7 +1093,7 @@ def view(a: Tensor, *shape: Any) -> Tensor:
     except AttributeError:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
-    return record(VIEW, (a,), data, a._dtype, base=a, self_shape=a.shape)
+    return record(VIEW, (a,), data, a._dtype, view_of=a, self_shape=a.shape)
 
 
 def reshape(a: Tensor, *shape: Any) -> Tensor:
@@ -1085,11 +1103,11 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
         data.shape = shape
     except AttributeError:
         return _unsafe_view(clone(a), shape)
-    return record(VIEW, (a,), data, a._dtype, base=a, self_shape=a.shape)
+    return record(VIEW, (a,), data, a._dtype, view_of=a, self_shape=a.shape)
 
 
 def _unsafe_view(a: Tensor, shape: tuple) -> Tensor:
-    return record(UNSAFE_VIEW, (a,), a._data.reshape(shape), a._dtype, base=a, self_shape=a.shape)
+    return record(UNSAFE_VIEW, (a,), a._data.reshape(shape), a._dtype, view_of=a, self_shape=a.shape)
 
 
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -1107,12 +1125,12 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def t(a: Tensor) -> Tensor:
     if a.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
-    return record(T, (a,), a._data.T, a._dtype, base=a)
+    return record(T, (a,), a._data.T, a._dtype, view_of=a)
 
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     d0, d1 = _wrap_dim(dim0, a.ndim), _wrap_dim(dim1, a.ndim)
-    return record(TRANSPOSE, (a,), np.swapaxes(a._data, d0, d1), a._dtype, base=a, dim0=d0, dim1=d1)
+    return record(TRANSPOSE, (a,), np.swapaxes(a._data, d0, d1), a._dtype, view_of=a, dim0=d0, dim1=d1)
 
 
 def permute(a: Tensor, *dims: Any) -> Tensor:
@@ -1123,23 +1141,23 @@ def permute(a: Tensor, *dims: Any) -> Tensor:
                            f"to len(dims) = {len(dims)}")
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return record(PERMUTE, (a,), np.transpose(a._data, dims), a._dtype, base=a, dims=dims)
+    return record(PERMUTE, (a,), np.transpose(a._data, dims), a._dtype, view_of=a, dims=dims)
 
 
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     d = _wrap_dim(dim, a.ndim + 1)
-    return record(UNSQUEEZE, (a,), np.expand_dims(a._data, d), a._dtype, base=a, dim=d)
+    return record(UNSQUEEZE, (a,), np.expand_dims(a._data, d), a._dtype, view_of=a, dim=d)
 
 
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
         data = np.squeeze(a._data)
-        return record(SQUEEZE, (a,), data, a._dtype, base=a, self_shape=a.shape)
+        return record(SQUEEZE, (a,), data, a._dtype, view_of=a, self_shape=a.shape)
     dims = _normalize_dims(dim, a.ndim) if a.ndim else ()
     drop = tuple(d for d in dims if a.shape[d] == 1)
     data = np.squeeze(a._data, axis=drop) if drop else a._data.view()
     op = SQUEEZE_DIMS if isinstance(dim, (tuple, list)) else SQUEEZE_DIM
-    return record(op, (a,), data, a._dtype, base=a, self_shape=a.shape)
+    return record(op, (a,), data, a._dtype, view_of=a, self_shape=a.shape)
 
 
 def expand(a: Tensor, *sizes: Any) -> Tensor:
@@ -1167,9 +1185,9 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
         target.append(size)
     target = tuple(target)
     if target == a.shape:
-        return record(EXPAND, (a,), a._data.view(), a._dtype, base=a, self_shape=a.shape)
+        return record(EXPAND, (a,), a._data.view(), a._dtype, view_of=a, self_shape=a.shape)
     data = np.broadcast_to(a._data, target)
-    return record(EXPAND, (a,), data, a._dtype, base=a, self_shape=a.shape)
+    return record(EXPAND, (a,), data, a._dtype, view_of=a, self_shape=a.shape)
 
 
 def sum_to_size(a: Tensor, shape: Sequence) -> Tensor:
@@ -1192,7 +1210,7 @@ def select(a: Tensor, dim: int, index: int) -> Tensor:
     index = index % size
     data = a._data[_select_key(a.ndim, d, index)]
     return record(SELECT, (a,), np.asarray(data) if data.ndim else a._data[_select_key(a.ndim, d, index) + (...,)],
-                  a._dtype, base=a, self_shape=a.shape, dim=d, index=index)
+                  a._dtype, view_of=a, self_shape=a.shape, dim=d, index=index)
 
 
 def slice_dim(a: Tensor, dim: int, key: slice) -> Tensor:
@@ -1202,13 +1220,13 @@ def slice_dim(a: Tensor, dim: int, key: slice) -> Tensor:
     start, stop, step = key.indices(a.shape[d])
     normalized = slice(start, builtins.max(start, stop), step)
     data = a._data[_slice_key(a.ndim, d, normalized)]
-    return record(SLICE, (a,), data, a._dtype, base=a, self_shape=a.shape, dim=d, key=normalized)
+    return record(SLICE, (a,), data, a._dtype, view_of=a, self_shape=a.shape, dim=d, key=normalized)
 
 
 def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
     d = _wrap_dim(dim, a.ndim)
     key = slice(start, start + length)
-    return record(NARROW, (a,), a._data[_slice_key(a.ndim, d, key)], a._dtype, base=a, self_shape=a.shape, dim=d,
+    return record(NARROW, (a,), a._data[_slice_key(a.ndim, d, key)], a._dtype, view_of=a, self_shape=a.shape, dim=d,
                   key=key)
 
 
@@ -1240,7 +1258,7 @@ def getitem(a: Tensor, index: Any) -> Tensor:
         else:
             out = select(out, dim, _index_int(item))
     if out is a:
-        return record(ALIAS, (a,), a._data.view(), a._dtype, base=a)
+        return record(ALIAS, (a,), a._data.view(), a._dtype, view_of=a)
     return out
 
 
@@ -1255,7 +1273,8 @@ def _index_int(value: Any) -> Any:
 
 def builtins_any_advanced(items: tuple) -> bool:
     for item in items:
-        if isinstance(item, list) or (isinstance(item, Tensor) and (item.ndim > 0 or item._dtype is dtypes.bool_)):
+        if isinstance(item, (list, np.ndarray)) or (
+                isinstance(item, Tensor) and (item.ndim > 0 or item._dtype is dtypes.bool_)):
             return True
     return False
 
@@ -1639,7 +1658,7 @@ METHODS = {
     "relu": relu, "asin": asin, "acos": acos, "atan": atan, "sinh": sinh, "cosh": cosh, "conj": conj,
     "sign": sign, "sgn": sgn, "clamp": clamp, "clip": clamp,
     "clamp_min": lambda a, min: clamp(a, min=min), "clamp_max": lambda a, max: clamp(a, max=max),
-    "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "logical_and": logical_and,
+    "equal": equal, "isclose": isclose, "allclose": allclose, "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "logical_and": logical_and,
     "logical_or": logical_or, "logical_not": logical_not,
     "sum": sum, "mean": mean, "prod": prod, "max": max, "min": min, "amax": amax, "amin": amin, "argmax": argmax,
     "argmin": argmin, "any": any, "all": all, "maximum": maximum, "minimum": minimum,
@@ -1693,9 +1712,24 @@ TORCH_FUNCTIONS = [
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "pow", "neg", "negative",
     "reciprocal", "remainder", "floor_divide", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos",
     "tan", "tanh", "sigmoid", "sqrt", "rsqrt", "abs", "absolute", "relu", "asin", "acos", "atan", "sinh", "cosh",
-    "conj", "sign", "sgn", "clamp", "clip", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+    "conj", "sign", "sgn", "clamp", "clip", "equal", "isclose", "allclose", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
     "logical_not", "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "any", "all",
     "maximum", "minimum", "dot", "mv", "mm", "bmm", "matmul", "addmm", "clone", "detach", "reshape", "flatten",
     "t", "transpose", "permute", "unsqueeze", "squeeze", "select", "narrow", "unbind", "gather", "stack", "cat",
     "where", "real", "imag",
 ]
+
+
+# ---- nn ops
+
+# `x.squeeze_(0)` on a fresh result: what matmul and nn.Linear do to a 1-D input's row.
+SQUEEZE_INPLACE = defop("SqueezeBackward4", ("self",), None, self=lambda g, self_shape: g.reshape(self_shape))
+LEAKY_RELU = defop("LeakyReluBackward0", ("self",), None,
+                   self=lambda g, self, negative_slope: where(self > 0, g, g * negative_slope))
+LEAKY_RELU_INPLACE = defop("LeakyReluBackward1", ("self",), None,
+                           self=lambda g, result, negative_slope: where(result > 0, g, g * negative_slope))
+# The formulas keep the order of PyTorch's kernels: (g - sum(g * y)) * y and g - exp(y) * sum(g).
+SOFTMAX = defop("SoftmaxBackward0", ("self",), None,
+                self=lambda g, result, dim: (g - (g * result).sum(dim, keepdim=True)) * result)
+LOG_SOFTMAX = defop("LogSoftmaxBackward0", ("self",), None,
+                    self=lambda g, result, dim: g - result.exp() * g.sum(dim, keepdim=True))

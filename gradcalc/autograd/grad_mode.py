@@ -82,7 +82,7 @@ class set_grad_enabled(_GradMode):
         return super().__call__(function)
 
     def __repr__(self) -> str:
-        return f"<torch.autograd.grad_mode.set_grad_enabled object at {hex(id(self))}>"
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
 
 class set_detect_anomaly:

@@ -37,6 +37,7 @@ __all__ = [
     "normal_",
     "randperm",
     "bernoulli_",
+    "bernoulli",
     "linear_init",
 ]
 
@@ -82,6 +83,9 @@ class Generator:
 
     def __init__(self, seed: int = _DEFAULT_SEED) -> None:
         self.manual_seed(seed)
+
+    def __repr__(self) -> str:
+        return f"<torch._C.Generator object at {hex(id(self))}>"
 
     def manual_seed(self, seed: int) -> "Generator":
         self._seed = _check_seed(seed)
@@ -603,13 +607,16 @@ def bernoulli(p: np.ndarray, generator: Generator | None = None) -> np.ndarray:
     if name not in _FLOATS:
         raise _not_implemented("bernoulli_tensor_cpu_p_", name)
     flat = p.reshape(-1)
-    if ((flat < 0) | (flat > 1) | np.isnan(flat)).any():
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     gen = _gen(generator)
-    if name == "float64":
-        hits = _uniform01_double(gen, flat.size) < flat
-    else:
-        hits = _uniform01_float(gen, flat.size) < flat.astype(np.float32)
+    uniform = _uniform01_double if name == "float64" else _uniform01_float
+    bad = np.flatnonzero(~((flat >= 0) & (flat <= 1)))
+    if bad.size:
+        uniform(gen, int(bad[0]))  # the kernel checks each p as it reaches it, drawing for the ones before
+        raise RuntimeError(
+            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
+            "improved?  If so, please report an enhancement request to PyTorch.)"
+        )
+    hits = uniform(gen, flat.size) < flat.astype(np.float64 if name == "float64" else np.float32)
     return hits.astype(name).reshape(p.shape)
 
 

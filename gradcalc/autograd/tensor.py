@@ -17,7 +17,7 @@ NON_LEAF_GRAD_WARNING = (
     "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
     "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
     "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
-    "for more informations.")
+    "for more information.")
 LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 ONLY_FLOAT_GRAD_MESSAGE = "Only Tensors of floating point and complex dtype can require gradients"
@@ -164,14 +164,11 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        # the attribute refuses any change on a non-leaf; requires_grad_() below accepts True
         if self._grad_fn is not None:
-            if value:
-                return
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+            raise RuntimeError(_requires_grad_leaf_error(bool(value)))
         if value and self._dtype.category < dtypes.FLOATING:
-            raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(value)
 
     @property
@@ -262,7 +259,13 @@ class Tensor:
         return self
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
-        self.requires_grad = requires_grad
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(_requires_grad_leaf_error(False))
+            return self
+        if requires_grad and self._dtype.category < dtypes.FLOATING:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
         return self
 
     def retain_grad(self) -> None:
@@ -422,6 +425,14 @@ class RemovableHandle:
 def _remove(hooks: Optional[list], hook: Callable) -> None:
     if hooks and hook in hooks:
         hooks.remove(hook)
+
+
+def _requires_grad_leaf_error(requires_grad: bool) -> str:
+    message = "you can only change requires_grad flags of leaf variables."
+    if not requires_grad:
+        message += (" If you want to use a computed variable in a subgraph that doesn't require "
+                    "differentiation use var_no_grad = var.detach().")
+    return message
 
 
 def _c10_name(dtype: DType) -> str:

@@ -27,14 +27,16 @@ _MODULES: dict = {}
 
 def _build() -> dict:
     from ..autograd import api, creation, dtypes, functions as ops, grad_mode, random
-    from ..autograd.tensor import Device, Size, Tensor
+    from ..autograd.engine import Node
+    from ..autograd.tensor import Device, RemovableHandle, Size, Tensor
     from ..display import tensor_repr
     from ..nn import functional, init, modules, parameter
 
+    for readable in (Size, dtypes.DType, Device, Node, ops.ReturnTypes, RemovableHandle, random.Generator,
+                     grad_mode._GradMode):
+        sandbox.allow(readable)
     sandbox.allow(Tensor, writable=True)
-    sandbox.allow(Size)
-    sandbox.allow(dtypes.DType)
-    sandbox.allow(Device)
+    sandbox.allow(modules.Module, writable=True)
 
     functional_ns = Namespace("torch.nn.functional", {name: getattr(functional, name) for name in functional.__all__})
     init_ns = Namespace("torch.nn.init", {name: getattr(init, name) for name in init.__all__})

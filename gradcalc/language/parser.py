@@ -13,7 +13,7 @@ import unicodedata
 import warnings
 from dataclasses import fields, is_dataclass
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 from . import ast
 
@@ -118,12 +118,9 @@ def _get_lark():
         options = dict(parser="lalr", lexer="basic", postlex=layout,
                        start=[_START_FILE, _START_FIELD], propagate_positions=True,
                        maybe_placeholders=True)
+        # Lark itself rebuilds when the cache file is unreadable and carries on when it cannot write it
         cache = _cache_file(grammar_text, lark.__version__)
-        try:
-            _lark = lark.Lark(grammar_text, cache=cache or False, **options)
-        except OSError:
-            # an unusable cache file must never stop the program
-            _lark = lark.Lark(grammar_text, **options)
+        _lark = lark.Lark(grammar_text, cache=cache or False, **options)
         _layout = layout
     return _lark
 
@@ -149,99 +146,90 @@ class _LayoutError(Exception):
         self.message, self.line, self.column, self.type_name = message, line, column, type_name
 
 
-def _make_layout_class():
-    from lark.lark import PostLex
-    from lark.lexer import Token
+class _Layout:
+    """Python's layout rules on top of Lark's tokens (Lark's `postlex` hook).
 
-    class Layout(PostLex):
-        """Python's layout rules on top of Lark's tokens.
+    Newlines inside brackets vanish, indentation changes become _INDENT and
+    _DEDENT tokens, and bracket mismatches are reported as Python does. The
+    state of the last stream stays readable for error reports, so one parse
+    runs at a time.
+    """
 
-        Newlines inside brackets vanish, indentation changes become _INDENT and
-        _DEDENT tokens, and bracket mismatches are reported as Python does. The
-        state of the last stream stays readable for error reports (one parse
-        at a time).
-        """
+    always_accept: tuple = ()  # only the contextual lexer would need this
 
-        always_accept = ("_NEWLINE",)
+    def __init__(self) -> None:
+        self.reset()
 
-        def __init__(self) -> None:
-            self.reset()
+    def reset(self) -> None:
+        self.brackets: list = []  # open bracket tokens, innermost last
+        self.indents: list[int] = [0]
+        self.tokens: list = []  # the significant tokens handed out so far
+        self.line_heads: list = []  # the first token of each logical line
 
-        def reset(self) -> None:
-            self.brackets: list = []  # open bracket tokens, innermost last
-            self.indents: list[int] = [0]
-            self.tokens: list = []  # the significant tokens handed out so far
-            self.line_heads: list = []  # first token of each logical line
+    def process(self, stream):
+        self.reset()
+        return self._process(stream)
 
-        def process(self, stream):
-            self.reset()
-            return self._process(stream)
+    def _process(self, stream):
+        from lark import Token
 
-        def _process(self, stream):
-            line_start = True
-            last = None
-            for token in stream:
-                if token.type == "_NEWLINE":
-                    if self.brackets:
-                        continue
-                    yield token
-                    yield from self._indentation(token)
-                    line_start = True
+        line_start = True
+        last = None
+        for token in stream:
+            if token.type == "_NEWLINE":
+                if self.brackets:
                     continue
-                if line_start:
-                    if last is None and token.column > 1:
-                        raise _LayoutError("unexpected indent", token.line, token.column, "IndentationError")
-                    self.line_heads.append(token)
-                    line_start = False
-                if token.type in _OPENERS:
-                    self.brackets.append(token)
-                elif token.type in _CLOSERS:
-                    self._close(token)
-                self.tokens.append(token)
-                last = token
                 yield token
-            end = last
-            while len(self.indents) > 1:
-                self.indents.pop()
-                if end is None:
-                    yield Token("_DEDENT", "", 0, 1, 1, 1, 1, 0)
-                else:
-                    yield Token("_DEDENT", "", end.end_pos, end.end_line, end.end_column,
-                                end.end_line, end.end_column, end.end_pos)
+                yield from self._indentation(token, Token)
+                line_start = True
+                continue
+            if line_start:
+                if last is None and token.column > 1:
+                    raise _LayoutError("unexpected indent", token.line, token.column, "IndentationError")
+                self.line_heads.append(token)
+                line_start = False
+            if token.type in _OPENERS:
+                self.brackets.append(token)
+            elif token.type in _CLOSERS:
+                self._close(token)
+            self.tokens.append(token)
+            last = token
+            yield token
+        while len(self.indents) > 1:
+            self.indents.pop()
+            if last is None:
+                yield Token("_DEDENT", "", 0, 1, 1, 1, 1, 0)
+            else:
+                yield Token("_DEDENT", "", last.end_pos, last.end_line, last.end_column,
+                            last.end_line, last.end_column, last.end_pos)
 
-        def _indentation(self, newline):
-            indent_text = newline.value.rsplit("\n", 1)[-1]
-            width = _indent_width(indent_text)
-            # the synthetic tokens sit where the next line's code starts
-            where = (newline.end_pos, newline.end_line, newline.end_column,
-                     newline.end_line, newline.end_column, newline.end_pos)
-            if width > self.indents[-1]:
-                self.indents.append(width)
-                yield Token("_INDENT", indent_text, *where)
-                return
-            while width < self.indents[-1]:
-                self.indents.pop()
-                yield Token("_DEDENT", indent_text, *where)
-            if width != self.indents[-1]:
-                raise _LayoutError("unindent does not match any outer indentation level",
-                                   newline.end_line, newline.end_column, "IndentationError")
+    def _indentation(self, newline, Token):
+        indent_text = newline.value.rsplit("\n", 1)[-1]
+        width = _indent_width(indent_text)
+        # the synthetic tokens sit where the next line's code starts
+        where = (newline.end_pos, newline.end_line, newline.end_column,
+                 newline.end_line, newline.end_column, newline.end_pos)
+        if width > self.indents[-1]:
+            self.indents.append(width)
+            yield Token("_INDENT", indent_text, *where)
+            return
+        while width < self.indents[-1]:
+            self.indents.pop()
+            yield Token("_DEDENT", indent_text, *where)
+        if width != self.indents[-1]:
+            raise _LayoutError("unindent does not match any outer indentation level",
+                               newline.end_line, newline.end_column, "IndentationError")
 
-        def _close(self, token) -> None:
-            if not self.brackets:
-                raise _LayoutError(f"unmatched '{token.value}'", token.line, token.column)
-            opener = self.brackets.pop()
-            if opener.value != _CLOSERS[token.type]:
-                message = (f"closing parenthesis '{token.value}' does not match "
-                           f"opening parenthesis '{opener.value}'")
-                if opener.line != token.line:
-                    message += f" on line {opener.line}"
-                raise _LayoutError(message, token.line, token.column)
-
-    return Layout
-
-
-def _Layout():
-    return _make_layout_class()()
+    def _close(self, token) -> None:
+        if not self.brackets:
+            raise _LayoutError(f"unmatched '{token.value}'", token.line, token.column)
+        opener = self.brackets.pop()
+        if opener.value != _CLOSERS[token.type]:
+            message = (f"closing parenthesis '{token.value}' does not match "
+                       f"opening parenthesis '{opener.value}'")
+            if opener.line != token.line:
+                message += f" on line {opener.line}"
+            raise _LayoutError(message, token.line, token.column)
 
 
 # ------------------------------------------------------------------ public API
@@ -279,7 +267,7 @@ def is_complete(source: str) -> bool:
 
 
 def _normalise(source: str) -> str:
-    text = source.replace("\r\n", "\n").replace("\r", "\n")
+    text = source.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     # Python's tokenizer ends the last line itself; the grammar wants the newline
     return text if text.endswith("\n") else text + "\n"
 
@@ -291,11 +279,12 @@ def _parse_tree(text: str, start: str, filename: str):
     try:
         return parser.parse(text, start=start)
     except _LayoutError as error:
-        raise _error(text, filename, error.message, error.line, error.column, type_name=error.type_name)
+        raise _error(text, filename, error.message, error.line, error.column,
+                     type_name=error.type_name) from None
     except UnexpectedCharacters as error:
-        raise _lexer_error(text, filename, error.pos_in_stream, error.line, error.column)
+        raise _lexer_error(text, filename, error.pos_in_stream, error.line, error.column) from None
     except UnexpectedToken as error:
-        raise _parser_error(text, filename, error)
+        raise _parser_error(text, filename, error) from None
 
 
 def _error(text: str, filename: str, message: str, line: int, column: int, *,
@@ -329,6 +318,9 @@ def _lexer_error(text: str, filename: str, pos: int, line: int, column: int) -> 
                           line, column, expected=(f"the closing {quote}",), input_ended="open")
         return _error(text, filename, f"unterminated string literal (detected at line {line})",
                       line, column, expected=(f"the closing {quote} on the same line",))
+    if re.match(r"0[0-9_]*[1-9]", text[pos:]):
+        return _error(text, filename, "leading zeros in decimal integer literals are not permitted; "
+                      "use an 0o prefix for octal integers", line, column)
     if char == "\\":
         return _error(text, filename, "unexpected character after line continuation character",
                       line, column, expected=("a line break right after '\\'",))
@@ -361,6 +353,14 @@ _OPERATOR_VALUES = {"+", "-", "*", "/", "//", "%", "**", "@", "|", "^", "&", "<<
                     "for", ".", "(", "["}
 _PREFIX_OPERATORS = {"*", "**", "-", "+", "~", "not"}
 _AUGMENTED = {"+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", "<<=", ">>="}
+# Python keywords outside gradcalc's language; the lexer sees them as names.
+_UNSUPPORTED_KEYWORDS = {"class", "try", "except", "finally", "yield", "async", "await"}
+
+
+def _unsupported(word: str) -> str:
+    return f"'{word}' is not supported in gradcalc"
+
+
 # What each block header is called in "expected an indented block after ...".
 _BLOCK_NAMES = {"if": "'if' statement", "elif": "'elif' statement", "else": "'else' statement",
                 "while": "'while' statement", "for": "'for' statement", "with": "'with' statement",
@@ -417,10 +417,7 @@ def _describe_expected(names: set[str]) -> tuple[str, ...]:
 
 def _acceptable(error) -> set[str]:
     """The terminals that could really come next (the table's own set is merged across contexts)."""
-    try:
-        return set(error.interactive_parser.accepts())
-    except Exception:  # the exact set only improves the report; fall back to the table's
-        return set(error.expected)
+    return set(error.interactive_parser.accepts())
 
 
 def _starts_operand(token) -> bool:
@@ -441,20 +438,19 @@ def _end_position(text: str) -> tuple[int, int]:
 def _parser_error(text: str, filename: str, error) -> GradcalcSyntaxError:
     layout = _layout
     token = error.token
-    expected = set(error.expected)  # LALR's merged lookaheads: a superset, fine for yes/no questions
-    brackets = list(layout.brackets)
+    expected = _acceptable(error)
+    brackets = layout.brackets
     # the last real token before the one that failed
-    seen = layout.tokens[:-1] if layout.tokens and layout.tokens[-1] is token else layout.tokens
-    previous = seen[-1] if seen else None
-    words = _describe_expected(_acceptable(error))
-    at_end = token.type == "$END"
+    tokens = layout.tokens
+    before = -2 if tokens and tokens[-1] is token else -1
+    previous = tokens[before] if len(tokens) >= -before else None
+    words = _describe_expected(expected)
+    # the dedents that close open blocks at the end of the input count as its end too
+    at_end = token.type == "$END" or (token.type == "_DEDENT" and not text[token.start_pos:].strip())
     line, column = _end_position(text) if at_end else (token.line, token.column)
 
     if at_end and brackets:
-        opener = brackets[-1]
-        closer = {"(": ")", "[": "]", "{": "}"}[opener.value]
-        return _error(text, filename, f"'{opener.value}' was never closed", opener.line, opener.column,
-                      expected=(f"a matching '{closer}'",), input_ended="open")
+        return _never_closed(text, filename, brackets[-1], input_ended="open")
 
     if token.type == "_INDENT":
         found = _error(text, filename, "unexpected indent", token.line, token.column,
@@ -471,6 +467,8 @@ def _parser_error(text: str, filename: str, error) -> GradcalcSyntaxError:
     elif at_end:
         found = _error(text, filename, "unexpected EOF while parsing", line, column,
                        expected=words, input_ended="eof")
+    elif previous is not None and previous.type == "NAME" and previous.value in _UNSUPPORTED_KEYWORDS:
+        found = _error(text, filename, _unsupported(previous.value), previous.line, previous.column)
     elif token.type == "_NEWLINE" and "COLON" in expected and previous is not None:
         found = _error(text, filename, "expected ':'", previous.end_line, previous.end_column,
                        expected=("':'",))
@@ -503,463 +501,467 @@ def _check_rest(text: str, filename: str, found: GradcalcSyntaxError) -> Gradcal
         for _ in parser.lex(text):
             pass
     except _LayoutError as error:
-        if error.type_name == "SyntaxError":
-            return _error(text, filename, error.message, error.line, error.column)
-        return found
+        return _error(text, filename, error.message, error.line, error.column, type_name=error.type_name)
     except UnexpectedCharacters as error:
         return _lexer_error(text, filename, error.pos_in_stream, error.line, error.column)
     brackets = _layout.brackets
     if brackets and brackets[-1].line < found.line:
-        opener = brackets[-1]
-        closer = {"(": ")", "[": "]", "{": "}"}[opener.value]
-        return _error(text, filename, f"'{opener.value}' was never closed", opener.line, opener.column,
-                      expected=(f"a matching '{closer}'",))
+        return _never_closed(text, filename, brackets[-1])
     return found
+
+
+def _never_closed(text: str, filename: str, opener, input_ended: Optional[str] = None) -> GradcalcSyntaxError:
+    closer = {"(": ")", "[": "]", "{": "}"}[opener.value]
+    return _error(text, filename, f"'{opener.value}' was never closed", opener.line, opener.column,
+                  expected=(f"a matching '{closer}'",), input_ended=input_ended)
 
 
 # --------------------------------------------------------------- tree building
 
 def _build(tree, text: str, filename: str):
-    from lark.exceptions import VisitError
+    return _Builder(text, filename).transform(tree)
 
-    try:
-        return _builder_class()(text, filename).transform(tree)
-    except VisitError as error:
-        if isinstance(error.orig_exc, GradcalcSyntaxError):
-            raise error.orig_exc from None
-        raise
 
+def _pos(meta) -> dict:
+    if meta.empty:
+        return {"line": 1, "column": 1}
+    return {"line": meta.line, "column": meta.column}
 
-_BUILDER = None
 
+def _tpos(token) -> dict:
+    return {"line": token.line, "column": token.column}
 
-def _builder_class():
-    """The Transformer class, defined on first use so that importing stays cheap."""
-    global _BUILDER
-    if _BUILDER is None:
-        _BUILDER = _define_builder()
-    return _BUILDER
 
+class _Builder:
+    """Builds ast.py nodes from the Lark tree, checking what the grammar leaves open.
 
-def _define_builder():
-    from lark import Token, Transformer, v_args
+    Each grammar rule (or alias) has a method of the same name, called
+    with the rule's position and its already built children.
+    """
 
-    def pos(meta) -> dict:
-        if meta.empty:
-            return {"line": 1, "column": 1}
-        return {"line": meta.line, "column": meta.column}
+    def __init__(self, text: str, filename: str) -> None:
+        self.text = text
+        self.filename = filename
 
-    def tpos(token) -> dict:
-        return {"line": token.line, "column": token.column}
+    def transform(self, root):
+        # an explicit stack: long operator chains make deep trees
+        from lark import Tree
 
-    @v_args(meta=True)
-    class Builder(Transformer):
-        """Builds ast.py nodes from the Lark tree, checking what the grammar leaves open."""
-
-        def __init__(self, text: str, filename: str) -> None:
-            super().__init__()
-            self.text = text
-            self.filename = filename
-
-        def fail(self, message: str, node_or_token, **extra) -> GradcalcSyntaxError:
-            return _error(self.text, self.filename, message, node_or_token.line, node_or_token.column, **extra)
-
-        # ---- module and statements
-
-        def file_input(self, meta, children):
-            return ast.Module(_flatten(children), **pos(meta))
-
-        def fexpr(self, meta, children):
-            return children[0]
-
-        def simple_stmt(self, meta, children):
-            return children  # a list: `a; b` holds several statements
-
-        def suite(self, meta, children):
-            return _flatten(children)
-
-        def expr_stmt(self, meta, children):
-            return ast.ExprStmt(children[0], **pos(meta))
-
-        def assign_stmt(self, meta, children):
-            *targets, value = children
-            targets = [self.target(t, "assign", top=True) for t in targets]
-            return ast.Assign(targets, value, **pos(meta))
-
-        def augassign_stmt(self, meta, children):
-            target, op, value = children
-            if not isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)):
-                raise self.fail(f"'{_describe(target)}' is an illegal expression for augmented assignment", target)
-            return ast.AugAssign(target, op, value, **pos(meta))
-
-        def augassign_op(self, meta, children):
-            return str(children[0])[:-1]
-
-        def del_stmt(self, meta, children):
-            target = children[0]
-            # `del a, b` and `del (a, b)` both delete a and b
-            targets = target.elts if isinstance(target, ast.TupleExpr) else [target]
-            return ast.Delete([self.target(t, "del") for t in targets], **pos(meta))
-
-        def pass_stmt(self, meta, children):
-            return ast.Pass(**pos(meta))
-
-        def break_stmt(self, meta, children):
-            return ast.Break(**pos(meta))
-
-        def continue_stmt(self, meta, children):
-            return ast.Continue(**pos(meta))
-
-        def return_stmt(self, meta, children):
-            return ast.Return(children[0], **pos(meta))
-
-        def raise_stmt(self, meta, children):
-            return ast.Raise(children[0], **pos(meta))
-
-        def global_stmt(self, meta, children):
-            return ast.Global([str(t) for t in children], **pos(meta))
-
-        def nonlocal_stmt(self, meta, children):
-            return ast.Nonlocal([str(t) for t in children], **pos(meta))
-
-        def assert_stmt(self, meta, children):
-            return ast.Assert(children[0], children[1], **pos(meta))
-
-        def import_name(self, meta, children):
-            return ast.Import(children, **pos(meta))
-
-        def dotted_as_name(self, meta, children):
-            name, asname = children
-            return ast.Alias(name, None if asname is None else str(asname), **pos(meta))
-
-        def dotted_name(self, meta, children):
-            return ".".join(str(t) for t in children)
-
-        def import_from(self, meta, children):
-            module, *names = children
-            return ast.ImportFrom(module, names, **pos(meta))
-
-        def import_star(self, meta, children):
-            return ast.Alias("*", None, **pos(meta))
-
-        def import_as_name(self, meta, children):
-            name, asname = children
-            return ast.Alias(str(name), None if asname is None else str(asname), **pos(meta))
-
-        def if_stmt(self, meta, children):
-            test, body, *elifs, orelse = children
-            orelse = orelse or []
-            # `elif` chains become nested Ifs, each alone in its parent's orelse
-            for clause in reversed(elifs):
-                clause.orelse = orelse
-                orelse = [clause]
-            return ast.If(test, body, orelse, **pos(meta))
-
-        def elif_clause(self, meta, children):
-            return ast.If(children[0], children[1], [], **pos(meta))
-
-        def else_clause(self, meta, children):
-            return children[0]
-
-        def while_stmt(self, meta, children):
-            test, body, orelse = children
-            return ast.While(test, body, orelse or [], **pos(meta))
-
-        def for_stmt(self, meta, children):
-            target, iterable, body, orelse = children
-            return ast.For(self.target(target, "for"), iterable, body, orelse or [], **pos(meta))
-
-        def with_stmt(self, meta, children):
-            *items, body = children
-            return ast.With(items, body, **pos(meta))
-
-        def with_item(self, meta, children):
-            context, target = children
-            if target is not None:
-                target = self.target(target, "with")
-            return ast.WithItem(context, target, **pos(meta))
-
-        def decorated(self, meta, children):
-            *decorators, function = children
-            function.decorators = decorators
-            return function
-
-        def decorator(self, meta, children):
-            return children[0]
-
-        def funcdef(self, meta, children):
-            name, params, body = children
-            return ast.FunctionDef(str(name), params or [], body, [], **pos(meta))
-
-        def parameters(self, meta, children):
-            return self.check_params(children)
-
-        def param(self, meta, children):
-            name, default = children
-            return ast.Param(str(name), default, "normal", **pos(meta))
-
-        def star_param(self, meta, children):
-            name = children[0]
-            # a bare `*` only marks where keyword-only parameters start
-            return ast.Param("" if name is None else str(name), None, "varargs", **pos(meta))
-
-        def dstar_param(self, meta, children):
-            return ast.Param(str(children[0]), None, "kwargs", **pos(meta))
-
-        def check_params(self, params: list) -> list:
-            result, seen_default, seen_star, bare_star = [], False, None, None
-            for param in params:
-                if result and result[-1].kind == "kwargs":
-                    raise self.fail("arguments cannot follow var-keyword argument", param)
-                if param.kind == "varargs":
-                    if seen_star is not None:
-                        raise self.fail("* argument may appear only once", param)
-                    seen_star = param
-                    if not param.name:
-                        bare_star = param
-                        continue
-                elif param.kind == "normal":
-                    if seen_star is not None:
-                        param.kind = "kwonly"
-                    elif param.default is not None:
-                        seen_default = True
-                    elif seen_default:
-                        raise self.fail("non-default argument follows default argument", param)
-                if bare_star is not None and param.kind != "kwonly":
-                    raise self.fail("named arguments must follow bare *", bare_star)
-                bare_star = None
-                result.append(param)
-            if bare_star is not None:
-                raise self.fail("named arguments must follow bare *", bare_star)
-            return result
-
-        # ---- assignment targets
-
-        def target(self, node, context: str, top: bool = False):
-            """Check that `node` can be assigned to (or deleted) and return it."""
-            if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
-                return node
-            if isinstance(node, (ast.TupleExpr, ast.ListExpr)):
-                for item in node.elts:
-                    self.target(item, context)
-                return node
-            if isinstance(node, ast.Starred) and context != "del":
-                # a lone starred target is reported by Python's compiler, so by the interpreter
-                self.target(node.value, context)
-                return node
-            what = _describe_target(node)
-            if context == "del":
-                raise self.fail(f"cannot delete {what}", node)
-            if context == "assign" and top and what not in ("None", "True", "False"):
-                raise self.fail(f"cannot assign to {what} here. Maybe you meant '==' instead of '='?", node)
-            raise self.fail(f"cannot assign to {what}", node)
-
-        # ---- expressions
-
-        def tuple(self, meta, children):
-            return ast.TupleExpr(list(children), **pos(meta))
-
-        def list(self, meta, children):
-            return ast.ListExpr(list(children), **pos(meta))
-
-        def set(self, meta, children):
-            return ast.SetExpr(list(children), **pos(meta))
-
-        def dict(self, meta, children):
-            keys = [key for key, _ in children]
-            values = [value for _, value in children]
-            return ast.DictExpr(keys, values, **pos(meta))
-
-        def key_value(self, meta, children):
-            return (children[0], children[1])
-
-        def dict_unpack(self, meta, children):
-            return (None, children[0])
-
-        def star_expr(self, meta, children):
-            return ast.Starred(children[0], **pos(meta))
-
-        def paren_star(self, meta, children):
-            raise self.fail("cannot use starred expression here", children[0])
-
-        def ifexp(self, meta, children):
-            body, test, orelse = children
-            return ast.IfExp(test, body, orelse, **pos(meta))
-
-        def lambdef(self, meta, children):
-            params, body = children
-            return ast.Lambda(params or [], body, **pos(meta))
-
-        def or_op(self, meta, children):
-            return self.boolop("or", meta, children)
-
-        def and_op(self, meta, children):
-            return self.boolop("and", meta, children)
-
-        def boolop(self, op: str, meta, children):
-            left, right = children
-            # `a or b or c` is one BoolOp with three values, as in Python, but not
-            # `(a or b) or c`: a bracketed left operand starts after this node does
-            if isinstance(left, ast.BoolOp) and left.op == op and _starts_with(left, meta):
-                return ast.BoolOp(op, left.values + [right], **pos(meta))
-            return ast.BoolOp(op, [left, right], **pos(meta))
-
-        def not_op(self, meta, children):
-            return ast.UnaryOp("not", children[0], **pos(meta))
-
-        def compare(self, meta, children):
-            return ast.Compare(children[0], list(children[1::2]), list(children[2::2]), **pos(meta))
-
-        def comp_op(self, meta, children):
-            return " ".join(str(t) for t in children)
-
-        def binop(self, meta, children):
-            left, op, right = children
-            return ast.BinOp(str(op), left, right, **pos(meta))
-
-        def unaryop(self, meta, children):
-            op, operand = children
-            return ast.UnaryOp(str(op), operand, **pos(meta))
-
-        def attribute(self, meta, children):
-            value, name = children
-            return ast.Attribute(value, str(name), **pos(meta))
-
-        def call(self, meta, children):
-            func, arguments = children
-            args, keywords = arguments if arguments is not None else ([], [])
-            return ast.Call(func, args, keywords, **pos(meta))
-
-        def arguments(self, meta, children):
-            args, keywords = [], []
-            seen_keyword = seen_dstar = False
-            for item in children:
-                if isinstance(item, ast.Keyword):
-                    if item.name is None:
-                        seen_dstar = True
-                    else:
-                        seen_keyword = True
-                    keywords.append(item)
-                    continue
-                if isinstance(item, ast.Starred):
-                    if seen_dstar:
-                        raise self.fail("iterable argument unpacking follows keyword argument unpacking", item)
-                elif seen_dstar:
-                    raise self.fail("positional argument follows keyword argument unpacking", item)
-                elif seen_keyword:
-                    raise self.fail("positional argument follows keyword argument", item)
-                args.append(item)
-            return args, keywords
-
-        def genexp_arguments(self, meta, children):
-            elt, generators = children[0]
-            return [ast.GeneratorExp(elt, generators, **pos(meta))], []
-
-        def keyword(self, meta, children):
-            name, value = children
-            if not isinstance(name, ast.Name) or not _starts_with(name, meta):
-                raise self.fail('expression cannot contain assignment, perhaps you meant "=="?', name)
-            return ast.Keyword(name.id, value, **pos(meta))
-
-        def star_arg(self, meta, children):
-            return ast.Starred(children[0], **pos(meta))
-
-        def dstar_arg(self, meta, children):
-            return ast.Keyword(None, children[0], **pos(meta))
-
-        def subscript(self, meta, children):
-            value, index = children
-            return ast.Subscript(value, index, **pos(meta))
-
-        def slice(self, meta, children):
-            lower, upper, step = (list(children) + [None])[:3]
-            return ast.Slice(lower, upper, step, **pos(meta))
-
-        def comprehension(self, meta, children):
-            elt, *generators = children
-            return elt, generators
-
-        def dict_comprehension(self, meta, children):
-            key, value, *generators = children
-            return key, value, generators
-
-        def comp_for(self, meta, children):
-            target, iterable, *ifs = children
-            return ast.Comprehension(self.target(target, "for"), iterable, ifs, **pos(meta))
-
-        def comp_if(self, meta, children):
-            return children[0]
-
-        def genexp(self, meta, children):
-            elt, generators = children[0]
-            return ast.GeneratorExp(elt, generators, **pos(meta))
-
-        def listcomp(self, meta, children):
-            elt, generators = children[0]
-            return ast.ListComp(elt, generators, **pos(meta))
-
-        def setcomp(self, meta, children):
-            elt, generators = children[0]
-            return ast.SetComp(elt, generators, **pos(meta))
-
-        def dictcomp(self, meta, children):
-            key, value, generators = children[0]
-            return ast.DictComp(key, value, generators, **pos(meta))
-
-        # ---- atoms
-
-        def name(self, meta, children):
-            return ast.Name(str(children[0]), **pos(meta))
-
-        def number(self, meta, children):
-            token = children[0]
-            digits = token.replace("_", "")
-            if token.type == "IMAG_NUMBER":
-                value = complex(0, float(digits[:-1]))
-            elif token.type == "FLOAT_NUMBER":
-                value = float(digits)
+        results: list = []
+        stack = [(root, False)]
+        while stack:
+            node, ready = stack.pop()
+            if not isinstance(node, Tree):
+                results.append(node)
+            elif ready:
+                count = len(node.children)
+                children = results[len(results) - count:]
+                del results[len(results) - count:]
+                results.append(getattr(self, node.data)(node.meta, children))
             else:
-                value = int(digits, 0)
-            return ast.Constant(value, **tpos(token))
+                stack.append((node, True))
+                stack.extend((child, False) for child in reversed(node.children))
+        return results[0]
 
-        def ellipsis(self, meta, children):
-            return ast.Constant(Ellipsis, **pos(meta))
+    def fail(self, message: str, node_or_token, **extra) -> GradcalcSyntaxError:
+        return _error(self.text, self.filename, message, node_or_token.line, node_or_token.column, **extra)
 
-        def const_none(self, meta, children):
-            return ast.Constant(None, **pos(meta))
+    # ---- module and statements
 
-        def const_true(self, meta, children):
-            return ast.Constant(True, **pos(meta))
+    def file_input(self, meta, children):
+        return ast.Module(_flatten(children), **_pos(meta))
 
-        def const_false(self, meta, children):
-            return ast.Constant(False, **pos(meta))
+    def fexpr(self, meta, children):
+        return children[0]
 
-        def strings(self, meta, children):
-            parts: list = []
-            formatted = False
-            for token in children:
-                if _string_prefix(token).count("f"):
-                    formatted = True
-                    parts.extend(_FStringReader(token, self.text, self.filename).read())
+    def simple_stmt(self, meta, children):
+        return children  # a list: `a; b` holds several statements
+
+    def suite(self, meta, children):
+        return _flatten(children)
+
+    def expr_stmt(self, meta, children):
+        return ast.ExprStmt(children[0], **_pos(meta))
+
+    def assign_stmt(self, meta, children):
+        *targets, value = children
+        targets = [self.target(t, "assign", top=True) for t in targets]
+        return ast.Assign(targets, value, **_pos(meta))
+
+    def augassign_stmt(self, meta, children):
+        target, op, value = children
+        if not isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)):
+            raise self.fail(f"'{_describe(target)}' is an illegal expression for augmented assignment", target)
+        return ast.AugAssign(target, op, value, **_pos(meta))
+
+    def augassign_op(self, meta, children):
+        return str(children[0])[:-1]
+
+    def del_stmt(self, meta, children):
+        target = children[0]
+        # `del a, b` and `del (a, b)` both delete a and b
+        targets = target.elts if isinstance(target, ast.TupleExpr) else [target]
+        return ast.Delete([self.target(t, "del") for t in targets], **_pos(meta))
+
+    def pass_stmt(self, meta, children):
+        return ast.Pass(**_pos(meta))
+
+    def break_stmt(self, meta, children):
+        return ast.Break(**_pos(meta))
+
+    def continue_stmt(self, meta, children):
+        return ast.Continue(**_pos(meta))
+
+    def return_stmt(self, meta, children):
+        return ast.Return(children[0], **_pos(meta))
+
+    def raise_stmt(self, meta, children):
+        return ast.Raise(children[0], **_pos(meta))
+
+    def global_stmt(self, meta, children):
+        return ast.Global([str(t) for t in children], **_pos(meta))
+
+    def nonlocal_stmt(self, meta, children):
+        return ast.Nonlocal([str(t) for t in children], **_pos(meta))
+
+    def assert_stmt(self, meta, children):
+        return ast.Assert(children[0], children[1], **_pos(meta))
+
+    def import_name(self, meta, children):
+        return ast.Import(children, **_pos(meta))
+
+    def dotted_as_name(self, meta, children):
+        name, asname = children
+        return ast.Alias(name, None if asname is None else str(asname), **_pos(meta))
+
+    def dotted_name(self, meta, children):
+        return ".".join(str(t) for t in children)
+
+    def import_from(self, meta, children):
+        module, *names = children
+        return ast.ImportFrom(module, names, **_pos(meta))
+
+    def import_star(self, meta, children):
+        return ast.Alias("*", None, **_pos(meta))
+
+    def import_as_name(self, meta, children):
+        name, asname = children
+        return ast.Alias(str(name), None if asname is None else str(asname), **_pos(meta))
+
+    def if_stmt(self, meta, children):
+        test, body, *elifs, orelse = children
+        orelse = orelse or []
+        # `elif` chains become nested Ifs, each alone in its parent's orelse
+        for clause in reversed(elifs):
+            clause.orelse = orelse
+            orelse = [clause]
+        return ast.If(test, body, orelse, **_pos(meta))
+
+    def elif_clause(self, meta, children):
+        return ast.If(children[0], children[1], [], **_pos(meta))
+
+    def else_clause(self, meta, children):
+        return children[0]
+
+    def while_stmt(self, meta, children):
+        test, body, orelse = children
+        return ast.While(test, body, orelse or [], **_pos(meta))
+
+    def for_stmt(self, meta, children):
+        target, iterable, body, orelse = children
+        return ast.For(self.target(target, "for"), iterable, body, orelse or [], **_pos(meta))
+
+    def with_stmt(self, meta, children):
+        *items, body = children
+        return ast.With(items, body, **_pos(meta))
+
+    def with_item(self, meta, children):
+        context, target = children
+        if target is not None:
+            target = self.target(target, "with")
+        return ast.WithItem(context, target, **_pos(meta))
+
+    def decorated(self, meta, children):
+        *decorators, function = children
+        function.decorators = decorators
+        return function
+
+    def decorator(self, meta, children):
+        return children[0]
+
+    def funcdef(self, meta, children):
+        name, params, body = children
+        return ast.FunctionDef(str(name), params or [], body, [], **_pos(meta))
+
+    def parameters(self, meta, children):
+        return self.check_params(children)
+
+    def param(self, meta, children):
+        name, default = children
+        return ast.Param(str(name), default, "normal", **_pos(meta))
+
+    def star_param(self, meta, children):
+        name = children[0]
+        # a bare `*` only marks where keyword-only parameters start
+        return ast.Param("" if name is None else str(name), None, "varargs", **_pos(meta))
+
+    def dstar_param(self, meta, children):
+        return ast.Param(str(children[0]), None, "kwargs", **_pos(meta))
+
+    def check_params(self, params: list) -> list:
+        result, seen_default, seen_star, bare_star = [], False, None, None
+        for param in params:
+            if result and result[-1].kind == "kwargs":
+                raise self.fail("arguments cannot follow var-keyword argument", param)
+            if param.kind == "varargs":
+                if seen_star is not None:
+                    raise self.fail("* argument may appear only once", param)
+                seen_star = param
+                if not param.name:
+                    bare_star = param
+                    continue
+            elif param.kind == "normal":
+                if seen_star is not None:
+                    param.kind = "kwonly"
+                elif param.default is not None:
+                    seen_default = True
+                elif seen_default:
+                    raise self.fail("non-default argument follows default argument", param)
+            if bare_star is not None and param.kind != "kwonly":
+                raise self.fail("named arguments must follow bare *", bare_star)
+            bare_star = None
+            result.append(param)
+        if bare_star is not None:
+            raise self.fail("named arguments must follow bare *", bare_star)
+        return result
+
+    # ---- assignment targets
+
+    def target(self, node, context: str, top: bool = False):
+        """Check that `node` can be assigned to (or deleted) and return it."""
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
+            return node
+        if isinstance(node, (ast.TupleExpr, ast.ListExpr)):
+            for item in node.elts:
+                self.target(item, context)
+            return node
+        if isinstance(node, ast.Starred) and context != "del":
+            # a lone starred target is reported by Python's compiler, so by the interpreter
+            self.target(node.value, context)
+            return node
+        what = _describe_target(node)
+        if context == "del":
+            raise self.fail(f"cannot delete {what}", node)
+        if context == "assign" and top and what not in ("None", "True", "False"):
+            raise self.fail(f"cannot assign to {what} here. Maybe you meant '==' instead of '='?", node)
+        raise self.fail(f"cannot assign to {what}", node)
+
+    # ---- expressions
+
+    def tuple(self, meta, children):
+        return ast.TupleExpr(list(children), **_pos(meta))
+
+    def list(self, meta, children):
+        return ast.ListExpr(list(children), **_pos(meta))
+
+    def set(self, meta, children):
+        return ast.SetExpr(list(children), **_pos(meta))
+
+    def dict(self, meta, children):
+        keys = [key for key, _ in children]
+        values = [value for _, value in children]
+        return ast.DictExpr(keys, values, **_pos(meta))
+
+    def key_value(self, meta, children):
+        return (children[0], children[1])
+
+    def dict_unpack(self, meta, children):
+        return (None, children[0])
+
+    def star_expr(self, meta, children):
+        return ast.Starred(children[0], **_pos(meta))
+
+    def paren_star(self, meta, children):
+        raise self.fail("cannot use starred expression here", children[0])
+
+    def ifexp(self, meta, children):
+        body, test, orelse = children
+        return ast.IfExp(test, body, orelse, **_pos(meta))
+
+    def lambdef(self, meta, children):
+        params, body = children
+        return ast.Lambda(params or [], body, **_pos(meta))
+
+    def or_op(self, meta, children):
+        return self.boolop("or", meta, children)
+
+    def and_op(self, meta, children):
+        return self.boolop("and", meta, children)
+
+    def boolop(self, op: str, meta, children):
+        left, right = children
+        # `a or b or c` is one BoolOp with three values, as in Python, but not
+        # `(a or b) or c`: a bracketed left operand starts after this node does
+        if isinstance(left, ast.BoolOp) and left.op == op and _starts_with(left, meta):
+            return ast.BoolOp(op, left.values + [right], **_pos(meta))
+        return ast.BoolOp(op, [left, right], **_pos(meta))
+
+    def not_op(self, meta, children):
+        return ast.UnaryOp("not", children[0], **_pos(meta))
+
+    def compare(self, meta, children):
+        return ast.Compare(children[0], list(children[1::2]), list(children[2::2]), **_pos(meta))
+
+    def comp_op(self, meta, children):
+        return " ".join(str(t) for t in children)
+
+    def binop(self, meta, children):
+        left, op, right = children
+        return ast.BinOp(str(op), left, right, **_pos(meta))
+
+    def unaryop(self, meta, children):
+        op, operand = children
+        return ast.UnaryOp(str(op), operand, **_pos(meta))
+
+    def attribute(self, meta, children):
+        value, name = children
+        return ast.Attribute(value, str(name), **_pos(meta))
+
+    def call(self, meta, children):
+        func, arguments = children
+        args, keywords = arguments if arguments is not None else ([], [])
+        return ast.Call(func, args, keywords, **_pos(meta))
+
+    def arguments(self, meta, children):
+        args, keywords = [], []
+        seen_keyword = seen_dstar = False
+        for item in children:
+            if isinstance(item, ast.Keyword):
+                if item.name is None:
+                    seen_dstar = True
                 else:
-                    parts.append(self.plain_string(token))
-            if not formatted:
-                return ast.Constant("".join(parts), **pos(meta))
-            return ast.FString(_merge_text(parts), **pos(meta))
+                    seen_keyword = True
+                keywords.append(item)
+                continue
+            if isinstance(item, ast.Starred):
+                if seen_dstar:
+                    raise self.fail("iterable argument unpacking follows keyword argument unpacking", item)
+            elif seen_dstar:
+                raise self.fail("positional argument follows keyword argument unpacking", item)
+            elif seen_keyword:
+                raise self.fail("positional argument follows keyword argument", item)
+            args.append(item)
+        return args, keywords
 
-        def plain_string(self, token: Token) -> str:
-            # the token is exactly a Python string literal, so Python may decode it
-            import ast as python_ast
+    def genexp_arguments(self, meta, children):
+        elt, generators = children[0]
+        return [ast.GeneratorExp(elt, generators, **_pos(meta))], []
 
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    return python_ast.literal_eval(str(token))
-            except (SyntaxError, ValueError) as error:
-                message = getattr(error, "msg", None) or str(error)
-                raise self.fail(message, token)
+    def keyword(self, meta, children):
+        name, value = children
+        if not isinstance(name, ast.Name) or not _starts_with(name, meta):
+            raise self.fail('expression cannot contain assignment, perhaps you meant "=="?', name)
+        return ast.Keyword(name.id, value, **_pos(meta))
 
-    return Builder
+    def star_arg(self, meta, children):
+        return ast.Starred(children[0], **_pos(meta))
+
+    def dstar_arg(self, meta, children):
+        return ast.Keyword(None, children[0], **_pos(meta))
+
+    def subscript(self, meta, children):
+        value, index = children
+        return ast.Subscript(value, index, **_pos(meta))
+
+    def slice(self, meta, children):
+        lower, upper, step = (list(children) + [None])[:3]
+        return ast.Slice(lower, upper, step, **_pos(meta))
+
+    def comprehension(self, meta, children):
+        elt, *generators = children
+        return elt, generators
+
+    def dict_comprehension(self, meta, children):
+        key, value, *generators = children
+        return key, value, generators
+
+    def comp_for(self, meta, children):
+        target, iterable, *ifs = children
+        return ast.Comprehension(self.target(target, "for"), iterable, ifs, **_pos(meta))
+
+    def comp_if(self, meta, children):
+        return children[0]
+
+    def genexp(self, meta, children):
+        elt, generators = children[0]
+        return ast.GeneratorExp(elt, generators, **_pos(meta))
+
+    def listcomp(self, meta, children):
+        elt, generators = children[0]
+        return ast.ListComp(elt, generators, **_pos(meta))
+
+    def setcomp(self, meta, children):
+        elt, generators = children[0]
+        return ast.SetComp(elt, generators, **_pos(meta))
+
+    def dictcomp(self, meta, children):
+        key, value, generators = children[0]
+        return ast.DictComp(key, value, generators, **_pos(meta))
+
+    # ---- atoms
+
+    def name(self, meta, children):
+        if children[0] in _UNSUPPORTED_KEYWORDS:
+            raise self.fail(_unsupported(children[0]), children[0])
+        return ast.Name(str(children[0]), **_pos(meta))
+
+    def number(self, meta, children):
+        token = children[0]
+        digits = token.replace("_", "")
+        if token.type == "IMAG_NUMBER":
+            value = complex(0, float(digits[:-1]))
+        elif token.type == "FLOAT_NUMBER":
+            value = float(digits)
+        else:
+            value = int(digits, 0)
+        return ast.Constant(value, **_tpos(token))
+
+    def ellipsis(self, meta, children):
+        return ast.Constant(Ellipsis, **_pos(meta))
+
+    def const_none(self, meta, children):
+        return ast.Constant(None, **_pos(meta))
+
+    def const_true(self, meta, children):
+        return ast.Constant(True, **_pos(meta))
+
+    def const_false(self, meta, children):
+        return ast.Constant(False, **_pos(meta))
+
+    def strings(self, meta, children):
+        parts: list = []
+        formatted = False
+        for token in children:
+            if _string_prefix(token).count("f"):
+                formatted = True
+                parts.extend(_FStringReader(token, self.text, self.filename).read())
+            else:
+                parts.append(self.plain_string(token))
+        if not formatted:
+            return ast.Constant("".join(parts), **_pos(meta))
+        return ast.FString(_merge_text(parts), **_pos(meta))
+
+    def plain_string(self, token) -> str:
+        # the token is exactly a Python string literal, so Python may decode it
+        import ast as python_ast
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return python_ast.literal_eval(str(token))
+        except (SyntaxError, ValueError) as error:
+            message = getattr(error, "msg", None) or str(error)
+            raise self.fail(message, token)
 
 
 def _starts_with(node, meta) -> bool:
@@ -1032,18 +1034,27 @@ def _merge_text(parts: list) -> list:
 
 _SIMPLE_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f",
                    "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\n": ""}
+_TRUNCATED = {"x": "\\xXX", "u": "\\uXXXX", "U": "\\UXXXXXXXX", "N": "\\N{...}"}
 _ESCAPE = re.compile(r"\\(N\{[^}]*\}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|.)", re.S)
 
 
 def _decode_escapes(text: str) -> str:
-    """Python's backslash escapes in the literal text of a non-raw f-string."""
+    """Python's backslash escapes in the literal text of a non-raw f-string.
+
+    Raises ValueError, with Python's wording, for a truncated or unknown escape.
+    """
 
     def replace(match: re.Match) -> str:
         code = match.group(1)
         if code in _SIMPLE_ESCAPES:
             return _SIMPLE_ESCAPES[code]
+        if code in _TRUNCATED:
+            raise ValueError(f"(unicode error) truncated {_TRUNCATED[code]} escape")
         if code[0] == "N":
-            return unicodedata.lookup(code[2:-1])
+            try:
+                return unicodedata.lookup(code[2:-1])
+            except KeyError:
+                raise ValueError("(unicode error) unknown Unicode character name") from None
         if code[0] in "xuU":
             return chr(int(code[1:], 16))
         if code[0] in "01234567":
@@ -1072,7 +1083,7 @@ class _FStringReader:
         self.body = str(token)[self.start:len(token) - quote_len]
 
     def read(self) -> list:
-        parts, end = self.literal(0, nested=False)
+        parts, _ = self.literal(0, nested=False)
         return parts
 
     # positions -----------------------------------------------------------
@@ -1101,7 +1112,10 @@ class _FStringReader:
 
         def flush(stop: int) -> None:
             piece = body[chunk_start:stop]
-            chunk.append(piece if self.raw else _decode_escapes(piece))
+            try:
+                chunk.append(piece if self.raw else _decode_escapes(piece))
+            except ValueError as error:
+                raise self.fail(str(error), chunk_start) from None
 
         while index < len(body):
             char = body[index]

@@ -24,6 +24,8 @@ Ops and their arguments (shapes are lists, dtypes numpy names):
 ``randint``                     ``low``, ``high``, ``shape``, ``dtype``
 ``randperm``                    ``n``, ``dtype``
 ``bernoulli_``                  ``shape``, ``p``, ``dtype``
+``bernoulli``                   ``p``: list of ``float.hex`` probabilities, ``dtype``:
+                                ``torch.bernoulli(tensor(p, dtype=dtype))``
 ``dropout``                     ``shape``, ``p``: ``F.dropout(ones(shape), p)``
 ``linear``                      ``in_features``, ``out_features``, ``bias``,
                                 ``dtype``; the result is ``{"weight", "bias"}``
@@ -128,6 +130,9 @@ class Recorder:
             return encode_array(torch.randperm(call["n"], dtype=dt, **kw))
         if op == "bernoulli_":
             return encode_array(torch.empty(shape, dtype=dt).bernoulli_(call["p"], **kw))
+        if op == "bernoulli":
+            p = torch.tensor([float.fromhex(v) for v in call["p"]], dtype=dt)
+            return encode_array(torch.bernoulli(p, **kw))
         if op == "dropout":
             # F.dropout takes no generator: only recorded on the default one.
             return encode_array(F.dropout(torch.ones(shape), call["p"], training=True))
@@ -232,6 +237,13 @@ def main() -> None:
                 {"op": "bernoulli_", "shape": [40], "p": p, "dtype": dt},
                 {"op": "rand", "shape": [2], "dtype": "float32"},
             ])
+    probs = [hexf(i / 37) for i in range(38)]
+    for dt in floats:
+        rec.case(f"bernoulli_tensor_{dt}", 9, [
+            {"op": "bernoulli", "p": probs, "dtype": dt},
+            {"op": "bernoulli", "p": [hexf(0.5), hexf(1.5), hexf(0.2)], "dtype": dt},
+            {"op": "rand", "shape": [2], "dtype": "float32"},
+        ], own=dt == "float64")
     for p in (0.1, 0.5):
         rec.case(f"dropout_{p}", 9, [{"op": "dropout", "shape": [5, 8], "p": p},
                                      {"op": "rand", "shape": [2], "dtype": "float32"}])

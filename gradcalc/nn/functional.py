@@ -1,0 +1,264 @@
+"""torch.nn.functional: activations, softmax, linear and the regression losses.
+
+Each function records the grad_fn PyTorch records for it, so `grad_fn`, `next_functions`
+and errors read the same; softmax reproduces the order of PyTorch's CPU kernel arithmetic,
+since a softmax gradient is often a difference of nearly equal numbers.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from ..autograd import dtypes, functions as ops
+from ..autograd.dtypes import DType
+from ..autograd.functions import _c10_short
+from ..autograd.tensor import Tensor, _wrap_dim
+from ..warnings import warn
+
+__all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
+           "l1_loss"]
+
+# Lanes of a SIMD register in PyTorch's CPU kernels (AVX512: 64 bytes).
+_VECTOR_BYTES = 64
+
+
+def _require_tensor(value: Any, function: str, argument: str, position: int) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+# ------------------------------------------------------------------ linear
+
+def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    """input @ weight.T + bias, through the same ops as at::linear: addmm for a batch of rows,
+    views around it for other contiguous inputs, matmul otherwise."""
+    _require_tensor(input, "linear", "input", 1)
+    _require_tensor(weight, "linear", "weight", 2)
+    if bias is not None:
+        _require_tensor(bias, "linear", "bias", 3)
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
+                           f"{weight.ndim}D")
+    weight_t = weight.t()
+    if bias is None:
+        if input.ndim == 1:
+            # matmul of a vector: unsqueeze, mm, then an in-place squeeze_(0)
+            row = ops.mm(input.unsqueeze(0), weight_t)
+            return ops.record(ops.SQUEEZE_INPLACE, (row,), row._data.reshape(row.shape[1:]), row._dtype,
+                              self_shape=row.shape)
+        return ops.matmul(input, weight_t)
+    if input.ndim == 2:
+        return _addmm(bias, input, weight_t)
+    if input.is_contiguous():
+        rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
+        out = _addmm(bias, rows, weight_t)
+        return out.view(*input.shape[:-1], out.shape[1])
+    return ops.matmul(input, weight_t) + bias
+
+
+def _addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    if mat1.dtype is not mat2.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_c10_short(mat1.dtype)} and "
+                           f"{_c10_short(mat2.dtype)}")
+    return ops.addmm(bias, mat1, mat2)
+
+
+# ------------------------------------------------------------------ activations
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    _require_tensor(input, "relu", "input", 1)
+    return input.relu_() if inplace else ops.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    _require_tensor(input, "relu_", "input", 1)
+    return input.relu_()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    _require_tensor(input, "leaky_relu", "input", 1)
+    dtype = input.dtype
+    if dtype.category != dtypes.FLOATING:
+        raise NotImplementedError(f"\"leaky_relu_cpu\" not implemented for '{_c10_short(dtype)}'")
+    x = input._data
+    data = np.where(x > 0, x, x * np.asarray(negative_slope, dtype=dtype.numpy)).astype(dtype.numpy)
+    if not inplace:
+        return ops.record(ops.LEAKY_RELU, (input,), data, dtype, negative_slope=negative_slope)
+    ops.check_inplace(input)
+    out = ops.record(ops.LEAKY_RELU_INPLACE, (input,), data, dtype, negative_slope=negative_slope)
+    return ops.commit_inplace(input, out)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    _require_tensor(input, "sigmoid", "input", 1)
+    return ops.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    _require_tensor(input, "tanh", "input", 1)
+    return ops.tanh(input)
+
+
+# ------------------------------------------------------------------ softmax
+
+def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Optional[DType] = None) -> Tensor:
+    return _softmax(input, dim, dtype, log=False)
+
+
+def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
+                dtype: Optional[DType] = None) -> Tensor:
+    return _softmax(input, dim, dtype, log=True)
+
+
+def _softmax(input: Tensor, dim: Optional[int], dtype: Optional[DType], log: bool) -> Tensor:
+    name = "log_softmax" if log else "softmax"
+    _require_tensor(input, name, "input", 1)
+    if dim is None:
+        warn("UserWarning", f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                            "include dim=X as an argument.")
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    if dtype is not None:
+        input = input.to(dtype)
+    d = _wrap_dim(dim, input.ndim)
+    last = d == max(input.ndim - 1, 0)
+    if input.dtype.category != dtypes.FLOATING:
+        kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_c10_short(input.dtype)}'")
+    data = _softmax_kernel(input._data if input.ndim else input._data.reshape(1), d, last, log)
+    op = ops.LOG_SOFTMAX if log else ops.SOFTMAX
+    return ops.record(op, (input,), data.reshape(input.shape), input.dtype, dim=d)
+
+
+def _softmax_kernel(x: np.ndarray, dim: int, last: bool, log: bool) -> np.ndarray:
+    """PyTorch's CPU softmax: along the last dim, a SIMD lane reduction and a multiply by the
+    reciprocal of the sum; along another dim, a running sum and a division."""
+    if x.size == 0:
+        return x.copy()
+    moved = np.moveaxis(x, dim, -1)
+    shifted = moved - moved.max(axis=-1, keepdims=True)
+    exps = _exp(shifted)
+    total = (_lane_sum(exps) if last else np.add.accumulate(exps, axis=-1)[..., -1])[..., None]
+    if log:
+        out = shifted - _log(total)
+    elif last:
+        out = exps * (np.ones((), dtype=x.dtype) / total)
+    else:
+        out = exps / total
+    return np.ascontiguousarray(np.moveaxis(out, -1, dim))
+
+
+def _exp(x: np.ndarray) -> np.ndarray:
+    # PyTorch's vectorised exp is within an ulp of the correctly rounded value, which numpy's
+    # single-precision exp often is not; computing in double and rounding once matches far better.
+    return np.exp(x.astype(np.float64)).astype(x.dtype)
+
+
+def _log(x: np.ndarray) -> np.ndarray:
+    return np.log(x.astype(np.float64)).astype(x.dtype)
+
+
+def _lane_sum(values: np.ndarray) -> np.ndarray:
+    """Sum over the last axis as at::vec::reduce_all adds: a running sum for fewer elements than
+    one register holds; otherwise one running sum per lane, then a pairwise fold of the lanes."""
+    lanes = _VECTOR_BYTES // values.dtype.itemsize
+    size = values.shape[-1]
+    if size < lanes:
+        return np.add.accumulate(values, axis=-1)[..., -1]
+    acc = values[..., :lanes].copy()
+    full = size - size % lanes
+    for start in range(lanes, full, lanes):
+        acc += values[..., start:start + lanes]
+    if full < size:
+        acc[..., :size - full] += values[..., full:]
+    while lanes > 1:
+        lanes //= 2
+        acc = acc[..., :lanes] + acc[..., lanes:2 * lanes]
+    return acc[..., 0]
+
+
+# ------------------------------------------------------------------ losses
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:
+    reduction = _loss_preamble(input, target, size_average, reduce, reduction)
+    input, target = _broadcast_pair(input, target)
+    _reduction_enum(reduction)
+    dtype = dtypes.result_type([input, target])
+    if dtype.category != dtypes.FLOATING:
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{_c10_short(dtype)}'")
+    x = input._data.astype(dtype.numpy, copy=False)
+    y = target._data.astype(dtype.numpy, copy=False)
+    squared = Tensor._make(np.asarray((x - y) * (x - y), dtype=dtype.numpy), dtype)
+    if reduction != "none":
+        # the same reduction code as torch.mean / torch.sum, without recording it
+        squared = squared.mean() if reduction == "mean" else squared.sum()
+    return ops.record(ops.MSE_LOSS, (input, target), squared._data, dtype, reduction=reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean") -> Tensor:
+    # composite in PyTorch: the graph is (input - target).abs() and then mean or sum
+    reduction = _loss_preamble(input, target, size_average, reduce, reduction)
+    input, target = _broadcast_pair(input, target)
+    _reduction_enum(reduction)
+    difference = (input - target).abs()
+    if reduction == "mean":
+        return difference.mean()
+    if reduction == "sum":
+        return difference.sum()
+    return difference
+
+
+def _loss_preamble(input: Any, target: Any, size_average: Any, reduce: Any, reduction: str) -> str:
+    """The steps F.mse_loss and F.l1_loss share before computing: the size warning and the
+    legacy size_average/reduce arguments."""
+    for value in (target, input):
+        if not isinstance(value, Tensor):
+            raise AttributeError(f"'{type(value).__name__}' object has no attribute 'size'")
+    if target.shape != input.shape:
+        warn("UserWarning", f"Using a target size ({target.shape}) that is different to the input size "
+                            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+                            "Please ensure they have the same size.")
+    if size_average is not None or reduce is not None:
+        return legacy_reduction(size_average, reduce)
+    return reduction
+
+
+def legacy_reduction(size_average: Any, reduce: Any) -> str:
+    """The reduction that the deprecated size_average/reduce pair stands for; their truth values
+    are taken as Python takes them, so a tensor passed there by mistake fails as it does in torch."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        reduction = "mean"
+    elif reduce:
+        reduction = "sum"
+    else:
+        reduction = "none"
+    warn("UserWarning", f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
+                        "instead.")
+    return reduction
+
+
+def _reduction_enum(reduction: Any) -> None:
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _broadcast_pair(a: Tensor, b: Tensor) -> tuple:
+    """torch.broadcast_tensors for two tensors: only a tensor whose shape changes is expanded."""
+    for i, (x, y) in enumerate(zip(reversed(a.shape), reversed(b.shape))):
+        if x != y and x != 1 and y != 1:
+            dim = max(a.ndim, b.ndim) - 1 - i
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {dim}")
+    shape = tuple(np.broadcast_shapes(a.shape, b.shape))
+    return tuple(t if t.shape == shape else t.expand(shape) for t in (a, b))
+
+
+for _name in __all__:
+    globals()[_name].__module__ = "torch.nn.functional"  # as torch.typename names them
+del _name
