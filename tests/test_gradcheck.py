@@ -136,7 +136,7 @@ def _copy_then_setitem(x: Tensor, v: Tensor, w: Tensor) -> Tensor:
     y = nonleaf(x)
     y[0] = v
     y[:, 1] = 3.0
-    y[[1, 2, 1], [0, 2, 0]] = w
+    y[[1, 2, 0], [0, 2, 1]] = w
     return y * x
 
 
@@ -237,7 +237,7 @@ CASES = [
     Case("sqrt", lambda x: x.sqrt(), [rand(3, low=0.3)], True),
     Case("rsqrt", lambda x: x.rsqrt(), [rand(3, low=0.3)], True),
     Case("abs", lambda x: x.abs(), [away_from_zero(2, 3)], True),
-    Case("abs at zero", lambda x: abs(x), [np.array([0.0, -1.0, 2.0])], True),
+    Case("abs at zero", lambda x: abs(x), [np.array([0.0, -1.0, 2.0])]),
     Case("relu", lambda x: x.relu(), [away_from_zero(2, 3)], True),
     Case("asin", lambda x: x.asin(), [rand(3, low=-0.9, high=0.9)], True),
     Case("acos", lambda x: x.acos(), [rand(3, low=-0.9, high=0.9)], True),
@@ -392,7 +392,7 @@ CASES = [
     Case("tanh_", lambda x: nonleaf(x).tanh_(), [rand(3)], True),
     Case("relu_", lambda x: nonleaf(x).relu_(), [away_from_zero(3)], True),
     Case("clamp_", lambda x: nonleaf(x).clamp_(min=-0.5), [np.array([-1.0, 0.0, 1.0])], True),
-    Case("neg_ sqrt_ log_", lambda x: nonleaf(x).sqrt_().log_().neg_(), [rand(3, low=0.3)], True),
+    Case("neg_ mul_ add_ log_", lambda x: nonleaf(x).neg_().mul_(2).add_(7).log_(), [rand(3)], True),
     Case("iadd", lambda x, w: _iadd(nonleaf(x), w), [rand(2, 3), rand(3, seed=1)], True),
     Case("imul", lambda x, w: _imul(nonleaf(x), w), [rand(2, 3), rand(3, seed=1)], True),
     Case("itruediv", lambda x, w: _itruediv(nonleaf(x), w), [rand(3), away_from_zero(3, seed=1)], True),

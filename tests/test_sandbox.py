@@ -27,7 +27,7 @@ ESCAPES = [
     'print.__self__',
     'x = tensor(1.); f"{x.__class__}"',
     '"{0.__class__}".format(1)',
-    '"{0.__class__.__base__}".format_map([1])',
+    '"{a.__class__.__base__}".format_map({"a": 1})',
     'type(1).__subclasses__()',
     'type(tensor(1.)).__init__',
     'type(print).mro()',

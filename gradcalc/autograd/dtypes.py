@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..display.names import torch_class
+
 # Promotion categories, lowest first.
 BOOL, INTEGRAL, FLOATING, COMPLEX = range(4)
 
 
+@torch_class("torch.dtype", c_type=True)
 class DType:
     """A torch dtype: `torch.float32` and friends."""
 

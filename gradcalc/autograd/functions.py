@@ -12,7 +12,6 @@ gradient back to its input's shape is the engine's job, not each formula's.
 from __future__ import annotations
 
 import builtins
-import inspect
 import math
 from typing import Any, Callable, Optional, Sequence
 
@@ -72,7 +71,7 @@ class OpDef:
         self.variadic = inputs == ("tensors",)
         self.forward = forward
         self.formulas = [grads.get(name) for name in inputs]
-        self.formula_names = [tuple(inspect.signature(f).parameters)[1:] if f else () for f in self.formulas]
+        self.formula_names = [f.__code__.co_varnames[1:f.__code__.co_argcount] if f else () for f in self.formulas]
         self.node_class = type(node_name, (OpNode,), {"__slots__": (), "op": self})
 
 
@@ -656,21 +655,23 @@ def _evenly(g: Tensor, self: Tensor, result: Tensor, dims: Optional[tuple] = Non
 def _prod_grad(g: Tensor, self: Tensor, result: Tensor, dims: Optional[tuple] = None) -> Tensor:
     if not np.any(self._data == 0):
         return g * result / self
-    # with zeros, the gradient of each element is the product of all the others
-    flat_axes = tuple(range(self.ndim)) if dims is None else dims
-    data = self._data
-    others = np.empty_like(data)
-    moved = np.moveaxis(data, flat_axes, tuple(range(-len(flat_axes), 0)))
-    lead = moved.shape[:moved.ndim - len(flat_axes)]
-    block = moved.reshape(lead + (-1,))
-    out = np.empty_like(block)
-    for i in range(block.shape[-1]):
-        out[..., i] = np.prod(np.delete(block, i, axis=-1), axis=-1)
-    others = np.moveaxis(out.reshape(moved.shape), tuple(range(-len(flat_axes), 0)), flat_axes)
-    return g * Tensor._make(np.ascontiguousarray(others), self._dtype)
+    # with zeros, the gradient of each element is the product of all the others: the product of
+    # row i of an (n, n) matrix of the reduced values whose diagonal is set to one. Built from
+    # tensor ops (not a division) so that create_graph gives the second derivative.
+    reduced = tuple(range(self.ndim)) if dims is None else dims
+    order = tuple(d for d in range(self.ndim) if d not in reduced) + reduced
+    moved = self.permute(order)
+    lead = moved.shape[:moved.ndim - len(reduced)]
+    n = int(np.prod([self.shape[d] for d in reduced], dtype=np.int64))
+    rows = moved.reshape(lead + (1, n)).expand(lead + (n, n))
+    diagonal = Tensor._make(np.eye(n, dtype=bool), dtypes.bool_)
+    others = where(diagonal, 1.0, rows).prod(-1).reshape(moved.shape).permute(tuple(np.argsort(order)))
+    return g * others
 
 
 def _scatter_back(g: Tensor, self_shape: tuple, dim: int, keepdim: bool, indices: np.ndarray) -> Tensor:
+    if not self_shape:
+        return g  # the max of a 0-dim tensor along its dim is the tensor itself
     if not keepdim:
         g = g.unsqueeze(dim)
     index = np.expand_dims(indices, dim) if not keepdim else indices
@@ -678,7 +679,7 @@ def _scatter_back(g: Tensor, self_shape: tuple, dim: int, keepdim: bool, indices
 
 
 SCATTER_SRC = defop("ScatterBackward1", ("self", "src"), None,
-                    self=lambda g, dim, index: g.masked_scatter_zero(dim, index),
+                    self=lambda g, dim, index: scatter(g, dim, index, zeros(index.shape, dtype=g.dtype)),
                     src=lambda g, dim, index: gather(g, dim, index))
 GATHER = defop("GatherBackward0", ("self",), None,
                self=lambda g, self_shape, dim, index: scatter_add(zeros(self_shape, dtype=g.dtype), dim, index, g))
@@ -805,7 +806,8 @@ def _extreme(a: Tensor, dim: Any, keepdim: bool, kind: str) -> Any:
     if a.ndim == 0:
         values, indices = values.reshape(()), np.asarray(indices).reshape(())
     op = MAX_DIM if kind == "max" else MIN_DIM
-    out = record(op, (a,), np.ascontiguousarray(values), a._dtype, self_shape=a.shape, dim=d, keepdim=keepdim,
+    # np.array, not np.ascontiguousarray, which would make a 0-dim result 1-dim
+    out = record(op, (a,), np.array(values), a._dtype, self_shape=a.shape, dim=d, keepdim=keepdim,
                  indices=np.asarray(indices) if keepdim or a.ndim == 0 else indices)
     return ReturnTypes(kind, out, Tensor._make(np.asarray(indices, dtype=np.int64), dtypes.int64))
 
@@ -1190,8 +1192,8 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
     return record(EXPAND, (a,), data, a._dtype, view_of=a, self_shape=a.shape)
 
 
-def sum_to_size(a: Tensor, shape: Sequence) -> Tensor:
-    shape = tuple(_shape_args(tuple(shape)))
+def sum_to_size(a: Tensor, *shape: Any) -> Tensor:
+    shape = tuple(_shape_args(shape))
     if a.shape == shape:
         return a
     lead = a.ndim - len(shape)
@@ -1501,7 +1503,7 @@ def copy_(a: Tensor, source: Any) -> Tensor:
     _check_broadcast_to(source, a.shape)
     converted = to_dtype(source, a._dtype)
     out = expand(converted, a.shape) if converted.shape != a.shape else converted
-    if out._grad_fn is None or not grad_mode.is_grad_enabled():
+    if not out.requires_grad or not grad_mode.is_grad_enabled():
         out = Tensor._make(np.broadcast_to(converted._data, a.shape), a._dtype)
         if not a.requires_grad or not grad_mode.is_grad_enabled():
             a._data[...] = out._data
@@ -1728,8 +1730,73 @@ LEAKY_RELU = defop("LeakyReluBackward0", ("self",), None,
                    self=lambda g, self, negative_slope: where(self > 0, g, g * negative_slope))
 LEAKY_RELU_INPLACE = defop("LeakyReluBackward1", ("self",), None,
                            self=lambda g, result, negative_slope: where(result > 0, g, g * negative_slope))
-# The formulas keep the order of PyTorch's kernels: (g - sum(g * y)) * y and g - exp(y) * sum(g).
 SOFTMAX = defop("SoftmaxBackward0", ("self",), None,
-                self=lambda g, result, dim: (g - (g * result).sum(dim, keepdim=True)) * result)
+                self=lambda g, result, dim: softmax_backward_data(g, result, dim, log=False))
 LOG_SOFTMAX = defop("LogSoftmaxBackward0", ("self",), None,
-                    self=lambda g, result, dim: g - result.exp() * g.sum(dim, keepdim=True))
+                    self=lambda g, result, dim: softmax_backward_data(g, result, dim, log=True))
+# The gradients of those gradients, for create_graph=True.
+SOFTMAX_BACKWARD_DATA = defop(
+    "SoftmaxBackwardDataBackward0", ("grad_output", "output"), None,
+    grad_output=lambda g, output, dim: softmax_backward_data(g, output, dim, log=False),
+    output=lambda g, grad_output, output, dim: (grad_output * g - (output * grad_output).sum(dim, keepdim=True) * g
+                                                - grad_output * (output * g).sum(dim, keepdim=True)))
+LOG_SOFTMAX_BACKWARD_DATA = defop(
+    "LogSoftmaxBackwardDataBackward0", ("grad_output", "output"), None,
+    grad_output=lambda g, output, dim: g - (g * output.exp()).sum(dim, keepdim=True),
+    output=lambda g, grad_output, output, dim: -grad_output.sum(dim, keepdim=True) * output.exp() * g)
+
+# Lanes of a SIMD register in PyTorch's CPU kernels (AVX512: 64 bytes).
+VECTOR_BYTES = 64
+
+
+def lane_sum(values: np.ndarray) -> np.ndarray:
+    """Sum over the last axis as at::vec::reduce_all adds: a running sum for fewer elements than
+    one register holds; otherwise one running sum per lane, then a pairwise fold of the lanes."""
+    lanes = VECTOR_BYTES // values.dtype.itemsize
+    size = values.shape[-1]
+    if size < lanes:
+        return np.add.accumulate(values, axis=-1)[..., -1]
+    acc = values[..., :lanes].copy()
+    full = size - size % lanes
+    for start in range(lanes, full, lanes):
+        acc += values[..., start:start + lanes]
+    if full < size:
+        acc[..., :size - full] += values[..., full:]
+    while lanes > 1:
+        lanes //= 2
+        acc = acc[..., :lanes] + acc[..., lanes:2 * lanes]
+    return acc[..., 0]
+
+
+def _fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c rounded once, as the FMA instructions GCC emits for single precision."""
+    if a.dtype != np.float32:
+        return a * b + c
+    return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
+
+
+def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> Tensor:
+    """The gradient of (log_)softmax from its output: (g - sum(g * y)) * y, or g - exp(y) * sum(g),
+    computed in the order of PyTorch's kernel, since it often is a difference of nearly equal numbers."""
+    shape = output.shape
+    op = LOG_SOFTMAX_BACKWARD_DATA if log else SOFTMAX_BACKWARD_DATA
+    if output.numel() == 0:
+        return record(op, (grad, output), np.zeros(shape, dtype=output._dtype.numpy), output._dtype, dim=dim)
+    y = np.moveaxis(output._data.reshape(shape or (1,)), dim, -1)
+    g = np.moveaxis(grad._data.astype(output._dtype.numpy, copy=False).reshape(shape or (1,)), dim, -1)
+    if dim == builtins.max(output.ndim - 1, 0):
+        total = lane_sum(g if log else g * y)[..., None]
+    elif log:
+        total = np.add.accumulate(g, axis=-1)[..., -1:]
+    else:
+        # a running sum of fused products along the softmax dim
+        total = np.zeros(y.shape[:-1], dtype=y.dtype)
+        for i in range(y.shape[-1]):
+            total = _fused_multiply_add(g[..., i], y[..., i], total)
+        total = total[..., None]
+    if log:
+        out = _fused_multiply_add(-np.exp(y.astype(np.float64)).astype(y.dtype), total, g)
+    else:
+        out = (g - total) * y
+    data = np.ascontiguousarray(np.moveaxis(out, -1, dim)).reshape(shape)
+    return record(op, (grad, output), data, output._dtype, dim=dim)

@@ -2,6 +2,8 @@
 place in the autograd graph (a leaf that may require grad, or the output of a grad_fn)."""
 from __future__ import annotations
 
+import builtins
+import operator
 import weakref
 from typing import Any, Callable, Optional, Sequence
 
@@ -10,6 +12,7 @@ import numpy as np
 from . import dtypes, grad_mode
 from .dtypes import DType
 from .engine import AccumulateGrad, Node, gradient_edge, run_backward
+from ..display.names import torch_class
 from ..warnings import warn
 
 NON_LEAF_GRAD_WARNING = (
@@ -33,8 +36,22 @@ class VersionCounter:
         self.value = 0
 
 
+@torch_class("torch.Size", c_type=True)
 class Size(tuple):
-    """torch.Size: a tuple that prints as `torch.Size([2, 3])`."""
+    """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`."""
+
+    def __new__(cls, sizes: Any = ()) -> "Size":
+        items = tuple(sizes)
+        if all(type(n) is int for n in items):  # the common case: a numpy shape
+            return tuple.__new__(cls, items)
+        converted = []
+        for position, item in enumerate(items):
+            try:
+                converted.append(operator.index(item))  # also a one-element integer tensor
+            except TypeError:
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {position} is "
+                                f"'{type(item).__name__}')") from None
+        return tuple.__new__(cls, converted)
 
     def __repr__(self) -> str:
         return f"torch.Size([{', '.join(map(str, self))}])"
@@ -49,29 +66,58 @@ class Size(tuple):
         return Size(item) if isinstance(index, slice) else item
 
     def __add__(self, other: Any) -> "Size":
-        return Size(tuple(self) + tuple(other))
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
+        return Size(tuple(self) + other)
+
+    def __radd__(self, other: Any) -> "Size":
+        # only reached for a tuple on the left: torch keeps the Size type
+        return Size(other + tuple(self))
+
+    def __mul__(self, times: Any) -> Any:
+        if not hasattr(times, "__index__"):
+            raise TypeError(f"can't multiply sequence by non-int of type '{type(times).__name__}'")
+        return Size(tuple(self) * times)
+
+    __rmul__ = __mul__
 
 
+@torch_class("torch.device", c_type=True)
 class Device:
-    """torch.device; gradcalc only has the CPU."""
+    """torch.device; gradcalc only has the CPU, with or without an index (`cpu:0`)."""
 
-    __slots__ = ("type",)
+    __slots__ = ("type", "index")
 
-    def __init__(self, type: str = "cpu", index: Optional[int] = None) -> None:
+    def __init__(self, type: Any = "cpu", index: Optional[int] = None) -> None:
+        if isinstance(type, Device):
+            self.type, self.index = "cpu", type.index
+            return
         check_device(type)
+        kind, _, number = type.partition(":")
+        if number:
+            if not number.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            index = int(number)
+        elif index is not None:
+            if isinstance(index, bool) or not isinstance(index, int):
+                raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
+                                f"{builtins.type(index).__name__}")
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
         self.type = "cpu"
+        self.index = index
 
     def __repr__(self) -> str:
-        return "device(type='cpu')"
+        return "device(type='cpu')" if self.index is None else f"device(type='cpu', index={self.index})"
 
     def __str__(self) -> str:
-        return "cpu"
+        return "cpu" if self.index is None else f"cpu:{self.index}"
 
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, Device) or other == "cpu"
+        return isinstance(other, Device) and other.index == self.index
 
     def __hash__(self) -> int:
-        return hash("cpu")
+        return hash(("cpu", self.index))
 
 
 def check_device(device: Any) -> None:
@@ -92,7 +138,10 @@ def check_device(device: Any) -> None:
 CPU = Device()
 
 
+@torch_class("torch.Tensor")
 class Tensor:
+    # torch writes these methods in Python (bound methods); all its other methods are C built-ins
+    _python_methods = frozenset({"backward", "register_hook"})
     __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_grad_fn", "_output_nr", "_grad",
                  "_retains_grad", "_base", "_hooks", "_accumulator", "__weakref__")
 
@@ -345,10 +394,10 @@ class Tensor:
         return id(self)
 
     def __format__(self, spec: str) -> str:
-        # as torch: a 0-dim tensor formats as its number, any other as its repr
-        if self.ndim == 0:
+        # as torch: a 0-dim plain tensor formats as its number; any other only without a spec, as its str
+        if self.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        return object.__format__(self, spec)
 
     def __repr__(self) -> str:
         from ..display.reprs import tensor_repr

@@ -294,7 +294,7 @@ class Interpreter:
         except (_Break, _Continue, _Return):
             type(manager).__exit__(manager, None, None, None)
             raise
-        except Exception as error:
+        except BaseException as error:  # a KeyboardInterrupt too: Ctrl-C must not leave no_grad on
             if not type(manager).__exit__(manager, type(error), error, None):
                 raise
         else:

@@ -32,9 +32,10 @@ def _build() -> dict:
     from ..display import tensor_repr
     from ..nn import functional, init, modules, parameter
 
-    for readable in (Size, dtypes.DType, Device, Node, ops.ReturnTypes, RemovableHandle, random.Generator,
+    for readable in (Size, dtypes.DType, Device, ops.ReturnTypes, RemovableHandle, random.Generator,
                      grad_mode._GradMode):
         sandbox.allow(readable)
+    sandbox.allow(Node, only={"next_functions", "name", "metadata", "register_hook", "variable"})
     sandbox.allow(Tensor, writable=True)
     sandbox.allow(modules.Module, writable=True)
 

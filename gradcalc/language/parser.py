@@ -11,7 +11,6 @@ import re
 import sys
 import unicodedata
 import warnings
-from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -1258,9 +1257,8 @@ def _move(node, base_line: int, base_column: int) -> None:
         for item in node:
             _move(item, base_line, base_column)
         return
-    if not is_dataclass(node):
+    if not isinstance(node, ast.Node):
         return
     node.line, node.column = _shift(node.line, node.column, base_line, base_column)
-    for item in fields(node):
-        if item.name not in ("line", "column"):
-            _move(getattr(node, item.name), base_line, base_column)
+    for name in node._fields:
+        _move(getattr(node, name), base_line, base_column)

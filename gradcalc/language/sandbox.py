@@ -3,25 +3,32 @@ never a dunder, a private name or an object of the host Python (functions, class
 from __future__ import annotations
 
 import string
-from typing import Any
+from typing import Any, Optional
 
-# Types whose public attributes a program may read. Everything else (functions, classes,
-# generators, modules of the host) exposes nothing.
-_READABLE: set = {str, int, float, complex, bool, list, tuple, dict, set, frozenset, range, slice, type(None)}
+# Types whose public attributes a program may read (None: all of them; a set: only those).
+# Everything else (functions, classes, generators, modules of the host) exposes nothing.
+_READABLE: dict = {cls: None for cls in (str, int, float, complex, bool, list, tuple, dict, set, frozenset,
+                                          range, slice, type(None))}
 _WRITABLE: set = set()
 _PRIVATE_ALLOWED = {"_version"}
 
 
-def allow(cls: type, writable: bool = False) -> type:
-    """Let programs read (and, if writable, assign) the public attributes of `cls`'s instances."""
-    _READABLE.add(cls)
+def allow(cls: type, writable: bool = False, only: Optional[set] = None) -> type:
+    """Let programs read (and, if writable, assign) the public attributes of `cls`'s instances,
+    or only the attributes named in `only`."""
+    _READABLE[cls] = only
     if writable:
         _WRITABLE.add(cls)
     return cls
 
 
-def _readable(value: Any) -> bool:
-    return any(isinstance(value, cls) for cls in _READABLE) and not isinstance(value, type)
+def _readable(value: Any, name: str) -> bool:
+    if isinstance(value, type):
+        return False
+    for cls, only in _READABLE.items():
+        if isinstance(value, cls):
+            return only is None or name in only
+    return False
 
 
 def _check_name(name: str) -> None:
@@ -31,7 +38,7 @@ def _check_name(name: str) -> None:
 
 def get_attribute(value: Any, name: str) -> Any:
     _check_name(name)
-    if not _readable(value):
+    if not _readable(value, name):
         raise AttributeError(f"'{_type_name(value)}' object has no attribute '{name}'")
     if isinstance(value, str) and name in ("format", "format_map"):
         return _SafeFormatter(value).format if name == "format" else _SafeFormatter(value).format_map

@@ -11,18 +11,14 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..autograd.tensor import Tensor, _wrap_dim  # first: tensor.py completes functions.py's import
 from ..autograd import dtypes, functions as ops
 from ..autograd.dtypes import DType
 from ..autograd.functions import _c10_short
-from ..autograd.tensor import Tensor, _wrap_dim
 from ..warnings import warn
 
 __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
            "l1_loss"]
-
-# Lanes of a SIMD register in PyTorch's CPU kernels (AVX512: 64 bytes).
-_VECTOR_BYTES = 64
-
 
 def _require_tensor(value: Any, function: str, argument: str, position: int) -> None:
     if not isinstance(value, Tensor):
@@ -140,7 +136,7 @@ def _softmax_kernel(x: np.ndarray, dim: int, last: bool, log: bool) -> np.ndarra
     moved = np.moveaxis(x, dim, -1)
     shifted = moved - moved.max(axis=-1, keepdims=True)
     exps = _exp(shifted)
-    total = (_lane_sum(exps) if last else np.add.accumulate(exps, axis=-1)[..., -1])[..., None]
+    total = (ops.lane_sum(exps) if last else np.add.accumulate(exps, axis=-1)[..., -1])[..., None]
     if log:
         out = shifted - _log(total)
     elif last:
@@ -158,25 +154,6 @@ def _exp(x: np.ndarray) -> np.ndarray:
 
 def _log(x: np.ndarray) -> np.ndarray:
     return np.log(x.astype(np.float64)).astype(x.dtype)
-
-
-def _lane_sum(values: np.ndarray) -> np.ndarray:
-    """Sum over the last axis as at::vec::reduce_all adds: a running sum for fewer elements than
-    one register holds; otherwise one running sum per lane, then a pairwise fold of the lanes."""
-    lanes = _VECTOR_BYTES // values.dtype.itemsize
-    size = values.shape[-1]
-    if size < lanes:
-        return np.add.accumulate(values, axis=-1)[..., -1]
-    acc = values[..., :lanes].copy()
-    full = size - size % lanes
-    for start in range(lanes, full, lanes):
-        acc += values[..., start:start + lanes]
-    if full < size:
-        acc[..., :size - full] += values[..., full:]
-    while lanes > 1:
-        lanes //= 2
-        acc = acc[..., :lanes] + acc[..., lanes:2 * lanes]
-    return acc[..., 0]
 
 
 # ------------------------------------------------------------------ losses

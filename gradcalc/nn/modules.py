@@ -6,6 +6,8 @@ import operator
 from collections import OrderedDict
 from typing import Any, Callable, Iterator, Optional
 
+import numpy as np
+
 from ..autograd import dtypes, grad_mode, random
 from ..autograd.dtypes import DType
 from ..autograd.tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
@@ -320,22 +322,24 @@ class Linear(Module):
             raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
         self.in_features = in_features
         self.out_features = out_features
-        weight, bias_data = self._draw(bool(bias), dtype)
-        self.weight = Parameter(Tensor._make(weight, dtype))
-        if bias_data is not None:
-            self.bias = Parameter(Tensor._make(bias_data, dtype))
+        # as torch: uninitialised parameters, then reset_parameters draws into them in place
+        self.weight = Parameter(Tensor._make(np.zeros((out_features, in_features), dtype.numpy), dtype))
+        if bias:
+            self.bias = Parameter(Tensor._make(np.zeros((out_features,), dtype.numpy), dtype))
         else:
             self.register_parameter("bias", None)
-
-    def _draw(self, bias: bool, dtype: DType) -> tuple:
-        if self.in_features * self.out_features == 0:
-            warn("UserWarning", ZERO_ELEMENT_WARNING)
-        return random.linear_init(self.in_features, self.out_features, bias, dtype.name)
+        self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        weight, bias = self._draw(self.bias is not None, self.weight.dtype)
+        """kaiming_uniform_ on the weight (skipped, with a warning, when it has no elements),
+        then uniform_ on the bias, from PyTorch's random stream."""
+        weight, bias = random.linear_init(self.in_features, self.out_features, self.bias is not None,
+                                          self.weight.dtype.name)
         with grad_mode.no_grad():
-            self.weight.copy_(Tensor._make(weight, self.weight.dtype))
+            if self.weight.numel():
+                self.weight.copy_(Tensor._make(weight, self.weight.dtype))
+            else:
+                warn("UserWarning", ZERO_ELEMENT_WARNING)
             if bias is not None:
                 self.bias.copy_(Tensor._make(bias, self.bias.dtype))
 

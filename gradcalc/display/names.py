@@ -1,0 +1,63 @@
+"""The names PyTorch's classes and methods show: `type(x)`, method reprs, Python's own messages.
+
+PyTorch writes some of its classes in Python (`torch.Tensor`, the grad modes) and others in
+C (`torch.Size`, `torch.dtype`, the grad_fn nodes). Python names a C class by its full name
+in its messages (`'torch.dtype' object is not callable`) and shows a C method as
+`<built-in method numel of torch.Size object at 0x...>`; gradcalc's classes copy both.
+"""
+from __future__ import annotations
+
+from types import MethodType
+from typing import Any, Callable, TypeVar
+
+Class = TypeVar("Class", bound=type)
+
+
+def torch_class(qualified: str, *, c_type: bool = False) -> Callable[[Class], Class]:
+    """Class decorator: `type(x)` prints `<class 'qualified'>` (a bare name is a builtins class).
+
+    A C type's methods print as built-in methods (except the names listed in the class's
+    `_python_methods`), and Python's messages name the type by its full name, as C types'.
+    """
+    module, _, name = qualified.rpartition(".")
+
+    def rename(cls: Class) -> Class:
+        cls.__module__ = module or "builtins"
+        cls.__qualname__ = name
+        cls.__name__ = qualified if c_type else name
+        if c_type and "_python_methods" not in cls.__dict__:
+            cls._python_methods = frozenset()
+        return cls
+
+    return rename
+
+
+@torch_class("builtin_function_or_method", c_type=True)
+class BuiltinMethod:
+    """A bound method of an object whose class PyTorch writes in C, as a program sees it."""
+
+    __slots__ = ("_method",)
+
+    def __init__(self, method: MethodType) -> None:
+        self._method = method
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._method(*args, **kwargs)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, BuiltinMethod) and self._method == other._method
+
+    def __hash__(self) -> int:
+        return hash(self._method)
+
+    def __repr__(self) -> str:
+        owner = self._method.__self__
+        return f"<built-in method {self._method.__name__} of {type(owner).__name__} object at {hex(id(owner))}>"
+
+
+def shown_method(method: MethodType) -> Any:
+    """`method` as a program gets it: wrapped if PyTorch implements it in C."""
+    python_methods = getattr(type(method.__self__), "_python_methods", None)
+    if python_methods is None or method.__name__ in python_methods:
+        return method
+    return BuiltinMethod(method)

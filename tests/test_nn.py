@@ -1,0 +1,55 @@
+"""Differential test of torch.nn: gradcalc runs the case programs recorded from PyTorch.
+
+nn_cases/nn_cases.json comes from nn_cases/record_nn_cases.py (run under PyTorch); each case
+runs here in plain Python against gradcalc's torch, torch.nn and torch.nn.functional modules,
+as programs import them, and must print exactly what PyTorch printed.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from gradcalc import warnings as gradcalc_warnings
+from gradcalc.autograd import dtypes, grad_mode
+from gradcalc.language.modules import import_module
+from gradcalc.nn import functional, init, modules
+
+CASES_DIR = Path(__file__).parent / "nn_cases"
+CASES = json.loads((CASES_DIR / "nn_cases.json").read_text())["cases"]
+
+_spec = importlib.util.spec_from_file_location("nn_case_runner", CASES_DIR / "runner.py")
+runner = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(runner)
+
+
+@pytest.fixture(autouse=True)
+def clean_state():
+    """Each case starts as a fresh program: grad mode on, default dtype float32."""
+    grad_mode._set_enabled(True)
+    dtypes.set_default_dtype(dtypes.float32)
+    yield
+    gradcalc_warnings.set_sink(None)
+    grad_mode._set_enabled(True)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_case_prints_what_pytorch_prints(case: dict) -> None:
+    namespace = {"torch": import_module("torch"), "nn": import_module("torch.nn"),
+                 "F": import_module("torch.nn.functional")}
+    got = runner.run_program(case["code"], namespace, gradcalc_warnings.set_sink)
+    assert got == case["output"], f"--- program:\n{case['code']}"
+
+
+@pytest.mark.parametrize("module", [modules, functional, init])
+def test_all_lists_only_defined_public_names(module) -> None:
+    assert module.__all__, module.__name__
+    for name in module.__all__:
+        assert not name.startswith("_") and hasattr(module, name), name
+
+
+def test_recorded_with_the_reference_pytorch() -> None:
+    version = json.loads((CASES_DIR / "nn_cases.json").read_text())["torch_version"]
+    assert version.startswith("2.13.0")
