@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
-from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
@@ -205,7 +205,7 @@ def _key_bindings() -> KeyBindings:
     return bindings
 
 
-def _continuation(width: int, line_number: int, wrap_count: int) -> Any:
+def _continuation(width: int, line_number: int, wrap_count: int) -> list[tuple[str, str]]:
     return [("class:prompt", "... " if not wrap_count else "")]
 
 
@@ -270,7 +270,8 @@ class Repl:
         )
 
     def run(self) -> None:
-        self.output.stdout.write(BANNER + "\n")
+        # on stderr, as Python's banner: stdout holds only what programs print
+        self.output.stderr.write(BANNER + "\n")
         while True:
             try:
                 text = self.prompt.prompt()

@@ -96,18 +96,19 @@ def test_blocks_errors_and_leaving() -> None:
         "exit\r"
         "x\r"  # never reached
     )
-    assert out.splitlines()[1:] == [
+    assert out.splitlines() == [
         "tensor(0., grad_fn=<MulBackward0>)", "tensor(2., grad_fn=<MulBackward0>)", "tensor(6.)",
         "tensor(3., grad_fn=<AddBackward0>)",
     ]
-    assert out.startswith("gradcalc ") and "PyTorch 2.13" in out.splitlines()[0]
-    assert err == "NameError: name 'undefined_name' is not defined\n"
+    banner, error = err.splitlines()
+    assert banner.startswith("gradcalc ") and "PyTorch 2.13" in banner
+    assert error == "NameError: name 'undefined_name' is not defined"
 
 
 def test_open_brackets_and_ctrl_d() -> None:
     out, err = drive("t = tensor([1.,\r2.])\rt.sum(\r)\rhelp\r\x04")
     assert "tensor(3.)\n" in out and "Ctrl-D" in out.split("tensor(3.)")[1]
-    assert err == ""
+    assert err.count("\n") == 1  # the banner only
 
 
 def test_history_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,14 +141,17 @@ class Terminal:
             import termios
 
             fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-            os.chdir(REPO)
-            os.execve(sys.executable, [sys.executable, "-m", "gradcalc"], env)
+            try:
+                os.chdir(REPO)
+                os.execve(sys.executable, [sys.executable, "-m", "gradcalc"], env)
+            finally:
+                os._exit(127)  # never back into pytest in the child
         self.seen = ""
 
     def send(self, keys: str) -> None:
         os.write(self.fd, keys.encode())
 
-    def expect(self, text: str, timeout: float = 5.0) -> str:
+    def expect(self, text: str, timeout: float = 10.0) -> str:
         """Wait until `text` shows in what the terminal got; return what came up to it."""
         deadline = time.monotonic() + timeout
         while text not in self.seen:
@@ -166,7 +170,7 @@ class Terminal:
         self.seen += CSI.sub("", chunk).replace("\r", "")
         return bool(chunk)
 
-    def wait(self, timeout: float = 5.0) -> int:
+    def wait(self, timeout: float = 10.0) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             self._read(0.05)

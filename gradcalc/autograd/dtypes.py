@@ -132,15 +132,14 @@ def scalar_dtype(value: object) -> DType:
 def result_type(operands: list) -> DType:
     """PyTorch's result type: tensors with dimensions beat 0-dim tensors beat Python numbers,
     except where a lower-priority operand is of a higher category."""
-    from .tensor import Tensor
-
     dim_result = zero_result = wrapped_result = None
     for operand in operands:
-        if isinstance(operand, Tensor):
-            if operand.ndim > 0:
-                dim_result = operand.dtype if dim_result is None else promote_types(dim_result, operand.dtype)
+        dtype = getattr(operand, "_dtype", None)  # a Tensor (no import of tensor.py here: it imports us)
+        if dtype is not None:
+            if operand._data.ndim > 0:
+                dim_result = dtype if dim_result is None else promote_types(dim_result, dtype)
             else:
-                zero_result = operand.dtype if zero_result is None else promote_types(zero_result, operand.dtype)
+                zero_result = dtype if zero_result is None else promote_types(zero_result, dtype)
         else:
             dtype = scalar_dtype(operand)
             wrapped_result = dtype if wrapped_result is None else promote_types(wrapped_result, dtype)

@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from . import grad_mode
+from ..display.names import torch_class
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -55,6 +56,7 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
+@torch_class("AccumulateGrad", c_type=True)
 class AccumulateGrad(Node):
     """The node of a leaf that requires grad: adds the incoming gradient into `leaf.grad`."""
 
@@ -103,7 +105,7 @@ class SavedTensor:
             else:
                 producer = tensor._grad_fn
                 output_nr = tensor._output_nr
-            where = f", which is output {output_nr} of {_forward_name(producer)}," if producer else ""
+            where = f", which is output {output_nr} of {forward_name(producer)}," if producer else ""
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: [torch.{tensor.dtype.tensor_type} [{', '.join(map(str, tensor.shape))}]]{where} "
@@ -115,7 +117,7 @@ class SavedTensor:
         return tensor
 
 
-def _forward_name(node: Node) -> str:
+def forward_name(node: Node) -> str:
     return re.sub(r"Backward\d*$", "", node.name())
 
 
@@ -245,7 +247,7 @@ def _run_pre_hooks(node: Node, grads: dict) -> dict:
 def _validate(node: Node, index: int, grad: "Tensor") -> "Tensor":
     """Sum a broadcast gradient back to its input's shape and give it the input's dtype."""
     shape, dtype = node.input_meta[index]
-    if grad.shape != shape:
+    if grad._data.shape != shape:
         if not _expandable(shape, grad.shape):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "

@@ -18,9 +18,13 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from . import dtypes, grad_mode
+
+np.seterr(all="ignore")  # PyTorch computes inf and nan silently; so does gradcalc, once for all ops
 from .dtypes import DType
-from .engine import FREED_MESSAGE, Node, SavedTensor, gradient_edge
-from .tensor import (LEAF_INPLACE_MESSAGE, ONLY_FLOAT_GRAD_MESSAGE, VIEW_OF_LEAF_INPLACE_MESSAGE, Size, Tensor,
+from .engine import FREED_MESSAGE, Node, SavedTensor, forward_name, gradient_edge
+from ..display.names import torch_class
+from .tensor import (LEAF_INPLACE_MESSAGE, ONLY_FLOAT_GRAD_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE,
+                     VIEW_MULTI_OUTPUT, VIEW_NO_GRAD, VIEW_OF_LEAF_INPLACE_MESSAGE, Size, Tensor,
                      VersionCounter, _wrap_dim)
 
 
@@ -34,8 +38,9 @@ class OpNode(Node):
     op: "OpDef"
 
     def apply(self, grads: list) -> list:
-        grad = grads[0]
         op = self.op
+        # a multi-output op's formula takes the list of its outputs' gradients (None where none came)
+        grad = grads if op.multi_output and builtins.any(g is not None for g in grads) else grads[0]
         results = []
         for index, (formula, names) in enumerate(zip(op.formulas, op.formula_names)):
             if formula is None or grad is None or self.next_functions[index][0] is None:
@@ -64,23 +69,25 @@ class OpNode(Node):
 
 class OpDef:
     def __init__(self, node_name: str, inputs: tuple, forward: Optional[Callable], grads: dict,
-                 display_name: Optional[str] = None) -> None:
+                 display_name: Optional[str] = None, multi_output: bool = False) -> None:
         self.node_name = node_name
         self.display_name = display_name or node_name
         self.inputs = inputs
+        self.multi_output = multi_output
         self.variadic = inputs == ("tensors",)
         self.forward = forward
         self.formulas = [grads.get(name) for name in inputs]
         self.formula_names = [f.__code__.co_varnames[1:f.__code__.co_argcount] if f else () for f in self.formulas]
-        self.node_class = type(node_name, (OpNode,), {"__slots__": (), "op": self})
+        node_class = type(node_name, (OpNode,), {"__slots__": (), "op": self})
+        self.node_class = torch_class(node_name, c_type=True)(node_class)  # C in torch: <class 'MulBackward0'>
 
 
 OPS: dict = {}
 
 
 def defop(node_name: str, inputs: Sequence[str], forward: Optional[Callable] = None,
-          display_name: Optional[str] = None, **grads: Callable) -> OpDef:
-    op = OpDef(node_name, tuple(inputs), forward, grads, display_name)
+          display_name: Optional[str] = None, multi_output: bool = False, **grads: Callable) -> OpDef:
+    op = OpDef(node_name, tuple(inputs), forward, grads, display_name, multi_output)
     OPS[node_name] = op
     return op
 
@@ -89,14 +96,11 @@ def record(op: OpDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType,
            view_of: Optional[Tensor] = None, **params: Any) -> Tensor:
     """The output tensor of `op` on `inputs` (a view sharing storage with `view_of`, if given),
     with a grad_fn when the graph is being recorded."""
-    out = Tensor._make(data, dtype, base=view_of)
+    out = Tensor._make(data, dtype, base=view_of,
+                       view_kind=VIEW_DEFAULT if grad_mode.is_grad_enabled() else VIEW_NO_GRAD)
     if not grad_mode.is_grad_enabled() or not builtins.any(t.requires_grad for t in inputs):
         return out
-    node = op.node_class()
-    node.next_functions = tuple(gradient_edge(t) for t in inputs)
-    node.input_meta = [(t.shape, t._dtype) for t in inputs]
-    node.params = params
-    node.released = False
+    node = new_node(op, inputs, params)
     needed = set()
     if op.variadic:
         needed.update(op.formula_names[0])
@@ -113,6 +117,29 @@ def record(op: OpDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType,
     node.saved = saved
     out._grad_fn = node
     return out
+
+
+def new_node(op: OpDef, inputs: Sequence[Tensor], params: dict) -> OpNode:
+    """A grad_fn of `op` on `inputs`, before anything is saved in it."""
+    node = op.node_class()
+    node.next_functions = tuple(gradient_edge(t) for t in inputs)
+    node.input_meta = [(t._data.shape, t._dtype) for t in inputs]
+    node.params = params
+    node.released = False
+    node.saved = {}
+    return node
+
+
+def record_views(op: OpDef, a: Tensor, datas: Sequence[np.ndarray], **params: Any) -> tuple:
+    """The views of `a` that one multi-output op (unbind, split) makes, sharing one grad_fn."""
+    enabled = grad_mode.is_grad_enabled()
+    kind = VIEW_MULTI_OUTPUT if enabled else VIEW_NO_GRAD
+    outs = tuple(Tensor._make(data, a._dtype, base=a, view_kind=kind) for data in datas)
+    if enabled and a.requires_grad:
+        node = new_node(op, (a,), params)
+        for index, out in enumerate(outs):
+            out._grad_fn, out._output_nr = node, index
+    return outs
 
 
 def _grad_of(dtype: DType) -> bool:
@@ -143,7 +170,10 @@ def _arrays(tensors: Sequence[Tensor], dtype: DType) -> list:
 
 
 def _check_broadcast(a: Tensor, b: Tensor) -> None:
-    for i, (x, y) in enumerate(zip(reversed(a.shape), reversed(b.shape))):
+    a_shape, b_shape = a._data.shape, b._data.shape
+    if a_shape == b_shape:
+        return
+    for i, (x, y) in enumerate(zip(reversed(a_shape), reversed(b_shape))):
         if x != y and x != 1 and y != 1:
             dim = builtins.max(a.ndim, b.ndim) - 1 - i
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
@@ -155,8 +185,7 @@ def _binary(op: OpDef, a: Any, b: Any, compute: Optional[DType] = None, **params
     ta, tb = as_tensor(a), as_tensor(b)
     _check_broadcast(ta, tb)
     x, y = _arrays((ta, tb), dtype)
-    with np.errstate(all="ignore"):
-        data = op.forward(x, y, **params)
+    data = op.forward(x, y, **params)
     return record(op, (ta, tb), np.asarray(data, dtype=dtype.numpy), dtype, **params)
 
 
@@ -164,14 +193,12 @@ def _unary_float(op: OpDef, a: Tensor, **params: Any) -> Tensor:
     """An element-wise function that gives a floating result for integer input."""
     dtype = a._dtype if a._dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
     (x,) = _arrays((a,), dtype)
-    with np.errstate(all="ignore"):
-        data = op.forward(x, **params)
+    data = op.forward(x, **params)
     return record(op, (a,), np.asarray(data, dtype=dtype.numpy), dtype, **params)
 
 
 def _unary(op: OpDef, a: Tensor, **params: Any) -> Tensor:
-    with np.errstate(all="ignore"):
-        data = op.forward(a._data, **params)
+    data = op.forward(a._data, **params)
     return record(op, (a,), np.asarray(data, dtype=a._dtype.numpy), a._dtype, **params)
 
 
@@ -766,12 +793,19 @@ def prod(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: Optional[DTyp
 
 
 class ReturnTypes(tuple):
-    """torch.return_types.max and friends: a (values, indices) tuple with names."""
+    """torch.return_types.max and friends: a (values, indices) tuple with names, of one class
+    per kind as in torch (`<class 'torch.return_types.max'>`)."""
+
+    __slots__ = ()
+    _classes: dict = {}
 
     def __new__(cls, kind: str, values: Tensor, indices: Tensor) -> "ReturnTypes":
-        result = tuple.__new__(cls, (values, indices))
-        result.kind = kind
-        return result
+        named = ReturnTypes._classes.get(kind)
+        if named is None:
+            named = torch_class(f"torch.return_types.{kind}", c_type=True)(
+                type(kind, (ReturnTypes,), {"__slots__": ()}))
+            ReturnTypes._classes[kind] = named
+        return tuple.__new__(named, (values, indices))
 
     @property
     def values(self) -> Tensor:
@@ -782,7 +816,7 @@ class ReturnTypes(tuple):
         return self[1]
 
     def __repr__(self) -> str:
-        return f"torch.return_types.{self.kind}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+        return f"{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
 def _extreme(a: Tensor, dim: Any, keepdim: bool, kind: str) -> Any:
@@ -998,9 +1032,9 @@ def clone(a: Tensor, memory_format: Any = None) -> Tensor:
 
 
 def detach(a: Tensor) -> Tensor:
+    # same storage and version counter, but not a view for autograd: no base to follow
     out = Tensor._make(a._data, a._dtype)
     out._vc = a._vc
-    out._base = a._base
     return out
 
 
@@ -1030,8 +1064,6 @@ SELECT = defop("SelectBackward0", ("self",), None,
                self=lambda g, self_shape, dim, index: _embed(g, self_shape, _select_key(len(self_shape), dim, index)))
 SLICE = defop("SliceBackward0", ("self",), None,
               self=lambda g, self_shape, dim, key: _embed(g, self_shape, _slice_key(len(self_shape), dim, key)))
-NARROW = defop("NarrowBackward0", ("self",), None,
-               self=lambda g, self_shape, dim, key: _embed(g, self_shape, _slice_key(len(self_shape), dim, key)))
 INDEX = defop("IndexBackward0", ("self",), None,
               self=lambda g, self_shape, index: index_put(zeros(self_shape, dtype=g.dtype), index, g, True))
 INDEX_PUT = defop("IndexPutBackward0", ("self", "values"), None,
@@ -1047,9 +1079,6 @@ def _select_key(ndim: int, dim: int, index: int) -> tuple:
 
 def _slice_key(ndim: int, dim: int, key: slice) -> tuple:
     return (slice(None),) * dim + (key,)
-
-
-EMBED = defop("EmbedBackward", ("self",), None, self=lambda g, key: g[key])
 
 
 def _embed(g: Tensor, shape: tuple, key: tuple) -> Tensor:
@@ -1226,9 +1255,18 @@ def slice_dim(a: Tensor, dim: int, key: slice) -> Tensor:
 
 
 def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
+    # PyTorch's narrow is a slice: its grad_fn is SliceBackward0
     d = _wrap_dim(dim, a.ndim)
-    key = slice(start, start + length)
-    return record(NARROW, (a,), a._data[_slice_key(a.ndim, d, key)], a._dtype, view_of=a, self_shape=a.shape, dim=d,
+    size = a.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    start %= builtins.max(size, 1)
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    key = slice(start, start + length, 1)
+    return record(SLICE, (a,), a._data[_slice_key(a.ndim, d, key)], a._dtype, view_of=a, self_shape=a.shape, dim=d,
                   key=key)
 
 
@@ -1342,7 +1380,26 @@ def _scatter_positions(g: Tensor, shape: tuple, positions: np.ndarray) -> Tensor
 STACK = defop("StackBackward0", ("tensors",), None, tensors=lambda g, dim, count: list(g.unbind(dim)))
 CAT = defop("CatBackward0", ("tensors",), None,
             tensors=lambda g, dim, sizes: [narrow(g, dim, start, size) for start, size in sizes])
-UNBIND = defop("UnbindBackward0", ("self",), None, self=lambda g: g)
+UNBIND = defop("UnbindBackward0", ("self",), None, multi_output=True,
+               self=lambda grads, self_shape, dim: stack(_pieces(grads, self_shape, dim, [1] * self_shape[dim], True),
+                                                         dim))
+SPLIT = defop("SplitBackward0", ("self",), None, multi_output=True,
+              self=lambda grads, self_shape, dim, sizes: cat(_pieces(grads, self_shape, dim, sizes, False), dim))
+SPLIT_WITH_SIZES = defop("SplitWithSizesBackward0", ("self",), None, multi_output=True,
+                         self=lambda grads, self_shape, dim, sizes: cat(_pieces(grads, self_shape, dim, sizes, False),
+                                                                        dim))
+
+
+def _pieces(grads: list, self_shape: tuple, dim: int, sizes: list, squeezed: bool) -> list:
+    """The gradients of the outputs of unbind or split, zeros for those that got none."""
+    pieces = []
+    for index, size in enumerate(sizes):
+        grad = grads[index] if index < len(grads) else None
+        if grad is None:
+            shape = self_shape[:dim] + (() if squeezed else (size,)) + self_shape[dim + 1:]
+            grad = zeros(shape, dtype=next(g for g in grads if g is not None).dtype)
+        pieces.append(grad)
+    return pieces
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -1384,20 +1441,101 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 
 def unbind(a: Tensor, dim: int = 0) -> tuple:
+    if a.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _wrap_dim(dim, a.ndim)
-    return tuple(select(a, d, i) for i in range(a.shape[d]))
+    datas = [a._data[_select_key(a.ndim, d, i) + (...,)] for i in range(a.shape[d])]
+    return record_views(UNBIND, a, datas, self_shape=a.shape, dim=d)
+
+
+def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    d = _wrap_dim(dim, a.ndim)
+    size = a.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != size or builtins.any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
+                               f"at dimension {d}), but got split_sizes=[{', '.join(map(str, sizes))}]")
+        op = SPLIT_WITH_SIZES
+    else:
+        step = int(split_size_or_sections)
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and size != 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        sizes = [builtins.min(step, size - start) for start in range(0, size, step)] if size else [0]
+        op = SPLIT
+    datas, start = [], 0
+    for length in sizes:
+        datas.append(a._data[_slice_key(a.ndim, d, slice(start, start + length))])
+        start += length
+    return record_views(op, a, datas, self_shape=a.shape, dim=d, sizes=sizes)
+
+
+def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _wrap_dim(dim, a.ndim)
+    return split(a, -(-a.shape[d] // chunks) if a.shape[d] else 0, d)
 
 
 # ------------------------------------------------------------------ in-place operations
 
-def check_inplace(a: Tensor) -> None:
+def check_inplace(a: Tensor, *others: Any) -> None:
+    """PyTorch's checks before an in-place change of `a` that `others` take part in: made only
+    when grad mode is on and some tensor involved requires grad."""
     if not grad_mode.is_grad_enabled():
         return
-    if a._grad_fn is None and a._requires_grad:
+    if not builtins.any(t.requires_grad for t in (a,) + others if isinstance(t, Tensor)):
+        return
+    if a._base is not None:
+        check_view_rebase(a, indirect=False)
+        if a.requires_grad and a._base.is_leaf:
+            raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
+    if a.requires_grad and a.is_leaf:
         raise RuntimeError(LEAF_INPLACE_MESSAGE)
-    base = a._base
-    if base is not None and base._grad_fn is None and base._requires_grad:
-        raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
+
+
+def check_view_rebase(view: Tensor, indirect: bool) -> None:
+    """A view made in no-grad mode, in inference mode or by a multi-output op may not take part
+    in an in-place change recorded by autograd (PyTorch's handle_view_on_rebase)."""
+    kind = view._view_kind
+    if kind == VIEW_DEFAULT:
+        return
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    node = view._node
+    if kind in (VIEW_NO_GRAD, VIEW_INFERENCE) or node is None:
+        prefix = (f"Output {view._output_nr} of {node.name()} is a view of a view which was created in"
+                  if node is not None else "A view was created in")
+        if kind == VIEW_INFERENCE:
+            message = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            message = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        message = f"Output {view._output_nr} of {forward_name(node)} is a view and {modified} modified inplace."
+    if kind == VIEW_MULTI_OUTPUT:
+        message += (" This view is the output of a function that returns multiple views. Such functions do not "
+                    "allow the output views to be modified inplace. You should replace the inplace operation by "
+                    "an out-of-place one.")
+    else:
+        where = "inference_mode" if kind == VIEW_INFERENCE else "no_grad"
+        message += (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                    f"code by moving both the view and the inplace either both inside the {where} block (if you "
+                    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+                    "tracked).")
+    raise RuntimeError(message)
+
+
+def refresh_view_history(view: Tensor) -> None:
+    """After an in-place change of its storage, a view's grad_fn becomes AsStridedBackward0 on
+    its base's current history (PyTorch recomputes it lazily the same way)."""
+    base = view._base
+    if view._node is None and not base.requires_grad:
+        return
+    check_view_rebase(view, indirect=True)
+    node = new_node(AS_STRIDED, (base,), {"self_shape": base.shape, "positions": view_positions(view, base)})
+    view._set_history(node, 0)
+    view._view_version = view._vc.value
 
 
 def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
@@ -1422,28 +1560,50 @@ def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
     a._vc.value += 1
     if node is None:
         return a
+    if isinstance(node, OpNode):
+        for saved in node.saved.values():
+            if saved.is_output:
+                saved.tensor = a._alias()
+                saved.version = a._vc.value
     if a._base is None:
-        a._grad_fn = node
-        a._output_nr = out._output_nr
-        if isinstance(node, OpNode):
-            for saved in node.saved.values():
-                if saved.is_output:
-                    saved.tensor = a._alias()
-                    saved.version = a._vc.value
+        a._set_history(node, out._output_nr)
     else:
-        _rebase_view(a, out)
+        # the base takes the change into its history; the view follows lazily (refresh_view_history)
+        base = a._base
+        base._set_history(CopySlices(base, a, node), 0)
     return a
 
 
-COPY_SLICES = defop("CopySlices", ("self", "src"), None, display_name="torch::autograd::CopySlices",
-                    self=lambda g, positions: _zero_positions(g, positions),
-                    src=lambda g, positions, src_shape: g.reshape(-1)[positions.reshape(-1)].reshape(src_shape))
+@torch_class("CopySlices", c_type=True)
+class CopySlices(Node):
+    """The base's grad_fn after an in-place change through a view: the change's own grad_fn `fn`
+    runs on the view's part of the gradient, the rest of the base's gradient passes unchanged."""
 
+    __slots__ = ("fn", "positions", "view_shape")
 
-def _zero_positions(g: Tensor, positions: np.ndarray) -> Tensor:
-    flat = g.reshape(-1)
-    return index_put(flat, (positions.reshape(-1),), zeros(positions.shape, dtype=g.dtype).reshape(-1),
-                     False).reshape(g.shape)
+    def __init__(self, base: Tensor, view: Tensor, fn: Node) -> None:
+        super().__init__((gradient_edge(base),) + tuple(fn.next_functions[1:]))
+        self.input_meta = [(base._data.shape, base._dtype)] + list(fn.input_meta[1:])
+        self.fn = fn
+        self.positions = view_positions(view, base).reshape(-1)
+        self.view_shape = view._data.shape
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    def apply(self, grads: list) -> list:
+        grad = grads[0]
+        if grad is None:
+            return [None] * len(self.next_functions)
+        flat = grad.reshape(-1)
+        results = self.fn.apply([flat[self.positions].reshape(self.view_shape)])
+        if results[0] is None:
+            return [None] + list(results[1:])
+        flat = index_put(flat, (self.positions,), results[0].reshape(-1), False)
+        return [flat.reshape(grad.shape)] + list(results[1:])
+
+    def release(self) -> None:
+        self.fn.release()
 
 
 def view_positions(view: Tensor, base: Tensor) -> np.ndarray:
@@ -1465,19 +1625,6 @@ def _memory_offsets(array: np.ndarray, origin: int, itemsize: int) -> np.ndarray
     return offsets
 
 
-def _rebase_view(view: Tensor, out: Tensor) -> None:
-    """An in-place change through a view rewrites its base's history: the base's grad_fn becomes
-    CopySlices and the view's a strided view of it."""
-    base = view._base
-    positions = view_positions(view, base)
-    base_out = record(COPY_SLICES, (base, out), base._data, base._dtype, positions=positions, src_shape=out.shape)
-    base._grad_fn = base_out._grad_fn
-    base._output_nr = 0
-    view_out = record(AS_STRIDED, (base,), view._data, view._dtype, self_shape=base.shape, positions=positions)
-    view._grad_fn = view_out._grad_fn
-    view._output_nr = 0
-
-
 def setitem(a: Tensor, index: Any, value: Any) -> None:
     items = index if isinstance(index, tuple) else (index,)
     if isinstance(value, Tensor):
@@ -1485,7 +1632,7 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
     else:
         source = as_tensor(value, a._dtype if not isinstance(value, complex) else None)
     if builtins_any_advanced(items):
-        check_inplace(a)
+        check_inplace(a, source)
         key = _numpy_index(items, a.shape)
         target_shape = a._data[key].shape
         values = expand(to_dtype(source, a._dtype), target_shape) if source.shape != target_shape else to_dtype(
@@ -1498,7 +1645,7 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
 
 
 def copy_(a: Tensor, source: Any) -> Tensor:
-    check_inplace(a)
+    check_inplace(a, source)
     source = as_tensor(source, a._dtype if not isinstance(source, Tensor) else None)
     _check_broadcast_to(source, a.shape)
     converted = to_dtype(source, a._dtype)
@@ -1526,7 +1673,7 @@ def inplace(function: Callable) -> Callable:
     """The in-place form of an out-of-place function: `x.add_(y)` from `add`."""
 
     def method(a: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        check_inplace(a)
+        check_inplace(a, *args, *kwargs.values())
         return commit_inplace(a, function(a, *args, **kwargs))
 
     method.__name__ = function.__name__ + "_"
@@ -1534,24 +1681,27 @@ def inplace(function: Callable) -> Callable:
 
 
 def zero_(a: Tensor) -> Tensor:
-    return fill_(a, 0)
+    return fill_(a, 0, ZERO)
 
 
-def fill_(a: Tensor, value: Any) -> Tensor:
+def fill_(a: Tensor, value: Any, op: Optional[OpDef] = None) -> Tensor:
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
-    check_inplace(a)
-    if isinstance(value, Tensor) and value.requires_grad:
-        return copy_(a, value)
-    if a.requires_grad and grad_mode.is_grad_enabled():
-        out = record(FILL, (a,), np.full(a.shape, value, dtype=a._dtype.numpy), a._dtype)
+    check_inplace(a, value)
+    number = value._data if isinstance(value, Tensor) else value
+    if grad_mode.is_grad_enabled() and (a.requires_grad or isinstance(value, Tensor) and value.requires_grad):
+        data = np.full(a.shape, number, dtype=a._dtype.numpy)
+        out = (record(FILL_TENSOR, (a, value), data, a._dtype) if isinstance(value, Tensor)
+               else record(op or FILL, (a,), data, a._dtype))
         return commit_inplace(a, out)
-    a._data[...] = value._data if isinstance(value, Tensor) else value
+    a._data[...] = number
     a._vc.value += 1
     return a
 
 
-FILL = defop("FillBackward0", ("self",), None, self=lambda g: zeros_like(g))
+FILL = defop("FillBackward2", ("self",), None, self=lambda g: zeros_like(g))
+FILL_TENSOR = defop("FillBackward3", ("self", "value"), None, self=lambda g: zeros_like(g), value=lambda g: g.sum())
+ZERO = defop("ZeroBackward0", ("self",), None, self=lambda g: zeros_like(g))
 
 
 # ------------------------------------------------------------------ creation helpers used by formulas
@@ -1670,7 +1820,7 @@ METHODS = {
     "bool": _cast(dtypes.bool_), "short": _cast(dtypes.int16), "byte": _cast(dtypes.uint8),
     "view": view, "reshape": reshape, "flatten": flatten, "t": t, "transpose": transpose, "permute": permute,
     "unsqueeze": unsqueeze, "squeeze": squeeze, "expand": expand, "sum_to_size": sum_to_size,
-    "select": select, "narrow": narrow, "unbind": unbind, "gather": gather,
+    "select": select, "narrow": narrow, "unbind": unbind, "split": split, "chunk": chunk, "gather": gather,
     "view_as": lambda a, other: view(a, other.shape), "reshape_as": lambda a, other: reshape(a, other.shape),
     "expand_as": lambda a, other: expand(a, other.shape),
     "contiguous": lambda a, memory_format=None: a if a.is_contiguous() else clone(a),
@@ -1717,7 +1867,7 @@ TORCH_FUNCTIONS = [
     "conj", "sign", "sgn", "clamp", "clip", "equal", "isclose", "allclose", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
     "logical_not", "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "any", "all",
     "maximum", "minimum", "dot", "mv", "mm", "bmm", "matmul", "addmm", "clone", "detach", "reshape", "flatten",
-    "t", "transpose", "permute", "unsqueeze", "squeeze", "select", "narrow", "unbind", "gather", "stack", "cat",
+    "t", "transpose", "permute", "unsqueeze", "squeeze", "select", "narrow", "unbind", "split", "chunk", "gather", "stack", "cat",
     "where", "real", "imag",
 ]
 
@@ -1769,10 +1919,36 @@ def lane_sum(values: np.ndarray) -> np.ndarray:
 
 
 def _fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """a * b + c rounded once, as the FMA instructions GCC emits for single precision."""
+    """a * b + c rounded once, as the FMA instructions of PyTorch's single-precision kernels."""
     if a.dtype != np.float32:
         return a * b + c
     return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
+
+
+# SLEEF's single-precision exp (expf_u10), which PyTorch's vectorised CPU kernels call.
+_SLEEF_EXPF = tuple(np.float32(c) for c in (
+    0.000198527617612853646278381, 0.00139304355252534151077271, 0.00833336077630519866943359,
+    0.0416664853692054748535156, 0.166666671633720397949219, 0.5))
+
+
+def vector_exp(x: np.ndarray) -> np.ndarray:
+    """exp as PyTorch's vectorised kernels compute it: SLEEF's algorithm for float32, bit for bit;
+    for other dtypes numpy's (correctly rounded in practice)."""
+    if x.dtype != np.float32:
+        return np.exp(x)
+    with np.errstate(all="ignore"):
+        q = np.rint(x * np.float32(1.442695040888963407359924681)).astype(np.int32)
+        qf = q.astype(np.float32)
+        s = _fused_multiply_add(qf, np.float32(-0.693145751953125), x)
+        s = _fused_multiply_add(qf, np.float32(-1.428606765330187045e-06), s)
+        u = np.full(x.shape, _SLEEF_EXPF[0], dtype=np.float32)
+        for c in _SLEEF_EXPF[1:]:
+            u = _fused_multiply_add(u, s, np.float32(c))
+        u = np.float32(1) + _fused_multiply_add(s * s, u, s)
+        half = q >> 1
+        u = u * np.ldexp(np.float32(1), half).astype(np.float32) * np.ldexp(np.float32(1), q - half).astype(np.float32)
+        u = np.where(x < -104, np.float32(0), u)
+        return np.where(x > 100, np.float32(np.inf), u).astype(np.float32)
 
 
 def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> Tensor:
@@ -1795,7 +1971,7 @@ def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> 
             total = _fused_multiply_add(g[..., i], y[..., i], total)
         total = total[..., None]
     if log:
-        out = _fused_multiply_add(-np.exp(y.astype(np.float64)).astype(y.dtype), total, g)
+        out = _fused_multiply_add(-vector_exp(y), total, g)
     else:
         out = (g - total) * y
     data = np.ascontiguousarray(np.moveaxis(out, -1, dim)).reshape(shape)

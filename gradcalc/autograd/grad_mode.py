@@ -21,6 +21,10 @@ class _GradMode:
 
     mode = True
 
+    def __init_subclass__(cls) -> None:
+        # the grad modes are Python classes of this module in torch: <class 'torch.autograd.grad_mode.no_grad'>
+        cls.__module__ = "torch.autograd.grad_mode"
+
     def __enter__(self) -> None:
         self._previous = _enabled
         _set_enabled(self.mode)
@@ -45,23 +49,14 @@ class _GradMode:
 class no_grad(_GradMode):
     mode = False
 
-    def __repr__(self) -> str:
-        return f"<torch.autograd.grad_mode.no_grad object at {hex(id(self))}>"
-
 
 class enable_grad(_GradMode):
     mode = True
-
-    def __repr__(self) -> str:
-        return f"<torch.autograd.grad_mode.enable_grad object at {hex(id(self))}>"
 
 
 class inference_mode(_GradMode):
     def __init__(self, mode: bool = True) -> None:
         self.mode = not mode
-
-    def __repr__(self) -> str:
-        return f"<torch.autograd.grad_mode.inference_mode object at {hex(id(self))}>"
 
 
 class set_grad_enabled(_GradMode):

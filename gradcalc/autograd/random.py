@@ -19,6 +19,8 @@ from typing import Union
 
 import numpy as np
 
+from ..display.names import torch_class
+
 Shape = Union[int, tuple[int, ...]]
 DType = Union[str, type, np.dtype]
 
@@ -78,14 +80,12 @@ def _check_seed(seed: int) -> int:
     return seed & _U64  # negative seeds wrap to uint64 as in torch
 
 
+@torch_class("torch._C.Generator", c_type=True)
 class Generator:
     """A CPU generator: the twister plus the cached second Box-Muller sample."""
 
     def __init__(self, seed: int = _DEFAULT_SEED) -> None:
         self.manual_seed(seed)
-
-    def __repr__(self) -> str:
-        return f"<torch._C.Generator object at {hex(id(self))}>"
 
     def manual_seed(self, seed: int) -> "Generator":
         self._seed = _check_seed(seed)

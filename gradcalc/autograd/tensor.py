@@ -25,6 +25,8 @@ LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an i
 VIEW_OF_LEAF_INPLACE_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 ONLY_FLOAT_GRAD_MESSAGE = "Only Tensors of floating point and complex dtype can require gradients"
 NO_CUDA_MESSAGE = "Torch not compiled with CUDA enabled"
+# How a view was made (PyTorch's CreationMeta), which decides whether it may be modified in place
+VIEW_DEFAULT, VIEW_NO_GRAD, VIEW_MULTI_OUTPUT, VIEW_INFERENCE = "default", "no_grad", "multi_output", "inference"
 
 
 class VersionCounter:
@@ -70,9 +72,10 @@ class Size(tuple):
             raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
         return Size(tuple(self) + other)
 
-    def __radd__(self, other: Any) -> "Size":
-        # only reached for a tuple on the left: torch keeps the Size type
-        return Size(other + tuple(self))
+    def __radd__(self, other: Any) -> Any:
+        if not isinstance(other, tuple):
+            return NotImplemented  # Python's own error then names torch.Size
+        return Size(other + tuple(self))  # a plain tuple on the left: torch keeps the Size type
 
     def __mul__(self, times: Any) -> Any:
         if not hasattr(times, "__index__"):
@@ -142,27 +145,34 @@ CPU = Device()
 class Tensor:
     # torch writes these methods in Python (bound methods); all its other methods are C built-ins
     _python_methods = frozenset({"backward", "register_hook"})
-    __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_grad_fn", "_output_nr", "_grad",
-                 "_retains_grad", "_base", "_hooks", "_accumulator", "__weakref__")
+    __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_node", "_output_nr", "_grad",
+                 "_retains_grad", "_base", "_view_kind", "_view_version", "_hooks", "_accumulator",
+                 "__weakref__")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("use torch.tensor(...) to create a tensor")
 
     @classmethod
     def _make(cls, data: np.ndarray, dtype: DType, *, base: Optional["Tensor"] = None,
-              requires_grad: bool = False) -> "Tensor":
-        """A new tensor on `data`; a view of `base` shares its version counter."""
+              requires_grad: bool = False, view_kind: str = VIEW_DEFAULT) -> "Tensor":
+        """A new tensor on `data`; a view of `base` shares its version counter and is tied to
+        the root base, whose in-place changes it must follow (`view_kind` is PyTorch's
+        CreationMeta: how the view was made decides which in-place changes are allowed)."""
         tensor = object.__new__(cls)
         tensor._data = data
         tensor._dtype = dtype
         if base is not None:
             tensor._vc = base._vc
             tensor._base = base._base if base._base is not None else base
+            if view_kind == VIEW_DEFAULT or base._view_kind == VIEW_INFERENCE:
+                view_kind = base._view_kind  # a view of a restricted view keeps its restriction
+            tensor._view_version = base._vc.value
         else:
             tensor._vc = VersionCounter()
             tensor._base = None
+        tensor._view_kind = view_kind
         tensor._requires_grad = requires_grad
-        tensor._grad_fn = None
+        tensor._node = None
         tensor._output_nr = 0
         tensor._grad = None
         tensor._retains_grad = False
@@ -208,8 +218,32 @@ class Tensor:
         return self._data.ndim
 
     @property
+    def _grad_fn(self) -> Optional[Node]:
+        # a view whose storage changed in place since its history was set (through itself, its
+        # base or another view) gets a fresh history on the base's current one, as PyTorch does
+        if self._base is not None and self._view_version != self._vc.value:
+            ops.refresh_view_history(self)
+        return self._node
+
+    @_grad_fn.setter
+    def _grad_fn(self, node: Optional[Node]) -> None:
+        self._node = node
+
+    def _set_history(self, node: Node, output_nr: int) -> None:
+        """A new grad_fn after an in-place change. retain_grad follows the tensor to it; hooks
+        registered before stay with the old one, as in PyTorch."""
+        previous, previous_nr = self._node, self._output_nr
+        self._node, self._output_nr = node, output_nr
+        if self._retains_grad and previous is not None and previous.retained:
+            ref = previous.retained.pop(previous_nr, None)
+            if ref is not None:
+                node.retained = node.retained or {}
+                node.retained[output_nr] = ref
+
+    @property
     def requires_grad(self) -> bool:
-        return self._requires_grad or self._grad_fn is not None
+        return (self._requires_grad or self._node is not None
+                or (self._base is not None and self._base.requires_grad))
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -385,7 +419,7 @@ class Tensor:
     def __iter__(self):
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (ops.select(self, 0, i) for i in range(self._data.shape[0]))
+        return iter(ops.unbind(self, 0))
 
     def __contains__(self, element: Any) -> bool:
         return bool((self == element).any())
@@ -428,9 +462,12 @@ class Tensor:
         return strides if dim is None else strides[_wrap_dim(dim, self.ndim)]
 
     def storage_offset(self) -> int:
-        if self._base is None:
+        if not self._data.size:
             return 0
-        return (self.data_ptr() - self._base.data_ptr()) // self._data.itemsize
+        owner = self._data
+        while isinstance(owner.base, np.ndarray):  # the array that owns the storage
+            owner = owner.base
+        return (self.data_ptr() - owner.__array_interface__["data"][0]) // self._data.itemsize
 
     def data_ptr(self) -> int:
         return self._data.__array_interface__["data"][0] if self._data.size else 0
@@ -447,6 +484,11 @@ class Tensor:
     def type(self, dtype: Any = None) -> Any:
         if dtype is None:
             return f"torch.{self._dtype.tensor_type}"
+        if isinstance(dtype, str):  # a legacy name: x.type("torch.DoubleTensor")
+            named = [d for d in dtypes.ALL if f"torch.{d.tensor_type}" == dtype]
+            if not named:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = named[0]
         return self.to(dtype)
 
     def cpu(self) -> "Tensor":
@@ -459,6 +501,7 @@ class Tensor:
         return -1
 
 
+@torch_class("torch.utils.hooks.RemovableHandle")
 class RemovableHandle:
     """What register_hook returns: `handle.remove()` takes the hook away."""
 

@@ -32,7 +32,7 @@ def torch_class(qualified: str, *, c_type: bool = False) -> Callable[[Class], Cl
     return rename
 
 
-@torch_class("builtin_function_or_method", c_type=True)
+@torch_class("builtin_function_or_method")
 class BuiltinMethod:
     """A bound method of an object whose class PyTorch writes in C, as a program sees it."""
 

@@ -5,9 +5,10 @@ Only harmless builtins are offered: no eval, exec, open, getattr, __import__, gl
 from __future__ import annotations
 
 import builtins as host
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from . import sandbox
+from ..display.names import torch_class
 
 PRELUDE_FROM_TORCH = (
     "tensor", "ones", "zeros", "ones_like", "zeros_like", "full", "full_like", "arange", "linspace", "eye", "rand",
@@ -26,18 +27,25 @@ _PLAIN = (
 )
 
 
+@torch_class("builtin_function_or_method")
 class Builtin:
-    """A builtin function of gradcalc's own making, shown as Python shows its builtins."""
+    """A builtin function of gradcalc's own making, shown as Python shows its builtins:
+    `<built-in function print>`, or with an owner, as torch shows its C functions:
+    `<built-in method exp of type object at 0x...>`."""
 
-    def __init__(self, name: str, function: Callable) -> None:
+    def __init__(self, name: str, function: Callable, owner: Optional[str] = None) -> None:
         self.name = name
         self.function = function
+        self.owner = owner
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.function(*args, **kwargs)
 
     def __repr__(self) -> str:
-        return f"<built-in function {self.name}>"
+        if self.owner is None:
+            return f"<built-in function {self.name}>"
+        # torch's address is that of the class holding its functions: any one fixed address will do
+        return f"<built-in method {self.name} of {self.owner} object at {hex(id(Builtin))}>"
 
 
 def make_builtins(write: Callable[[str], None]) -> dict:

@@ -5,15 +5,28 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from . import sandbox
+from .builtins import Builtin
+from ..display.names import torch_class
+
+# The functions torch writes in Python (torch/functional.py); its other functions are C built-ins.
+_PYTHON_FUNCTIONS = frozenset({
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "cartesian_prod",
+    "block_diag", "cdist", "chain_matmul", "einsum", "istft", "lu", "norm", "meshgrid", "pca_lowrank", "split",
+    "stft", "svd_lowrank", "tensordot", "unique", "unique_consecutive", "unravel_index",
+})
 
 
 @sandbox.allow
+@torch_class("module")
 class Namespace:
     """A module as a program sees it: named members, nothing of the host behind them."""
 
     def __init__(self, name: str, members: dict) -> None:
         self.__dict__.update(members)
         object.__setattr__(self, "_module_name", name)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"module '{self._module_name}' has no attribute '{name}'")
 
     def __repr__(self) -> str:
         return f"<module '{self._module_name}'>"
@@ -23,6 +36,13 @@ class Namespace:
 
 
 _MODULES: dict = {}
+
+
+def is_tensor(obj: Any) -> bool:
+    """torch.is_tensor, a Python function in torch: `<function is_tensor at 0x...>`."""
+    from ..autograd.tensor import Tensor
+
+    return isinstance(obj, Tensor)
 
 
 def _build() -> dict:
@@ -52,17 +72,23 @@ def _build() -> dict:
                                                    detect_anomaly=grad_mode.set_detect_anomaly))
     cuda_ns = Namespace("torch.cuda", dict(is_available=lambda: False, device_count=lambda: 0))
 
-    torch: dict = {name: getattr(creation, name) for name in creation.__all__}
-    torch.update({name: getattr(ops, name) for name in ops.TORCH_FUNCTIONS})
+    functions = {name: getattr(creation, name) for name in creation.__all__}
+    functions.update({name: getattr(ops, name) for name in ops.TORCH_FUNCTIONS})
+    functions.update(
+        promote_types=dtypes.promote_types, result_type=lambda a, b: dtypes.result_type([a, b]),
+        is_floating_point=lambda t: t.is_floating_point(), is_complex=lambda t: t.is_complex(),
+        numel=lambda t: t.numel())
+    # shown as torch shows them: `<built-in method exp of type object at 0x...>`, `<function split at 0x...>`
+    torch: dict = {name: function if name in _PYTHON_FUNCTIONS else Builtin(name, function, owner="type")
+                   for name, function in functions.items()}
     torch.update(dtypes.ALIASES)
     torch.update(grad_modes)
     torch.update(
-        Tensor=Tensor, Size=Size, device=Device, dtype=dtypes.DType, is_tensor=lambda obj: isinstance(obj, Tensor),
-        is_grad_enabled=grad_mode.is_grad_enabled, is_inference_mode_enabled=lambda: False,
-        get_default_dtype=dtypes.get_default_dtype, set_default_dtype=dtypes.set_default_dtype,
-        promote_types=dtypes.promote_types, result_type=lambda a, b: dtypes.result_type([a, b]),
-        is_floating_point=lambda t: t.is_floating_point(), is_complex=lambda t: t.is_complex(),
-        numel=lambda t: t.numel(), set_printoptions=tensor_repr.set_printoptions,
+        Tensor=Tensor, Size=Size, device=Device, dtype=dtypes.DType, is_tensor=is_tensor,
+        is_grad_enabled=Builtin("is_grad_enabled", grad_mode.is_grad_enabled),
+        is_inference_mode_enabled=Builtin("is_inference_mode_enabled", lambda: False),
+        get_default_dtype=Builtin("get_default_dtype", dtypes.get_default_dtype),
+        set_default_dtype=dtypes.set_default_dtype, set_printoptions=tensor_repr.set_printoptions,
         manual_seed=random.manual_seed, seed=random.seed, initial_seed=random.initial_seed,
         autograd=autograd_ns, nn=nn_ns, cuda=cuda_ns,
     )

@@ -3,7 +3,10 @@ never a dunder, a private name or an object of the host Python (functions, class
 from __future__ import annotations
 
 import string
+from types import MethodType
 from typing import Any, Optional
+
+from ..display.names import shown_method
 
 # Types whose public attributes a program may read (None: all of them; a set: only those).
 # Everything else (functions, classes, generators, modules of the host) exposes nothing.
@@ -42,7 +45,8 @@ def get_attribute(value: Any, name: str) -> Any:
         raise AttributeError(f"'{_type_name(value)}' object has no attribute '{name}'")
     if isinstance(value, str) and name in ("format", "format_map"):
         return _SafeFormatter(value).format if name == "format" else _SafeFormatter(value).format_map
-    return getattr(value, name)
+    attribute = getattr(value, name)
+    return shown_method(attribute) if type(attribute) is MethodType else attribute
 
 
 def has_attribute(value: Any, name: str) -> bool:

@@ -597,6 +597,70 @@ w[:, :6]
 w.backward(g)
 x.grad[:, :6]
 """,
+    "softmax_exact_bits": """
+torch.manual_seed(7)
+for shape, dim in [((2, 3), 1), ((2, 3), 0), ((4, 10), 1), ((10,), 0), ((4, 10), 0), ((3, 17), -1),
+                   ((2, 5, 3), 1), ((2, 2, 20), 2), ((40, 2), 0)]:
+    x = (torch.randn(shape) * 3).requires_grad_()
+    g = torch.randn(shape)
+    for fn in (F.softmax, F.log_softmax):
+        y = fn(x, dim=dim)
+        y.backward(g)
+        print(shape, dim, fn.__name__, y.tolist(), x.grad.tolist())
+        x.grad = None
+    y = F.softmax(x, dim=dim)
+    y.sum().backward()
+    print(x.grad.tolist())
+    x.grad = None
+x = torch.randn(3, 10, dtype=torch.float64, requires_grad=True)
+y = F.softmax(x, dim=1)
+y.backward(torch.ones(3, 10, dtype=torch.float64))
+y.tolist(), x.grad.tolist()
+""",
+    "softmax_double_backward": """
+x = torch.tensor([[1., -2., 3.], [0.5, 0., -1.]], requires_grad=True)
+y = F.softmax(x, dim=1)
+(g,) = torch.autograd.grad((y * torch.tensor([1., 2., 3.])).sum(), x, create_graph=True)
+g
+g.sum().backward()
+x.grad
+x.grad = None
+z = F.log_softmax(x, dim=0)
+(h,) = torch.autograd.grad((z * torch.tensor([1., 2., 3.])).sum(), x, create_graph=True)
+h
+(h * h).sum().backward()
+x.grad
+""",
+    "eval_no_grad": """
+torch.manual_seed(0)
+model = nn.Linear(3, 2)
+x = torch.rand(1, 3)
+model.eval()
+with torch.no_grad():
+    y = model(x)
+y, y.requires_grad, y.grad_fn
+""",
+    "linear_exact_bits": """
+torch.manual_seed(11)
+lin = nn.Linear(10, 7)
+x = torch.randn(4, 10)
+y = lin(x)
+y.tolist()
+lin(x[0]).tolist()
+loss = F.mse_loss(y, torch.randn(4, 7))
+loss.item()
+loss.backward()
+lin.weight.grad[0].tolist(), lin.bias.grad.tolist()
+""",
+    "loss_exact_bits": """
+torch.manual_seed(12)
+a = torch.randn(25, requires_grad=True)
+b = torch.randn(25)
+F.mse_loss(a, b).item(), F.mse_loss(a, b, reduction='sum').item()
+F.l1_loss(a, b).item(), F.l1_loss(a, b, reduction='sum').item()
+F.mse_loss(a, b).backward()
+a.grad[:5].tolist()
+""",
     # ------------------------------------------------------------ losses
     "mse_loss": GRAPH_HELPER + """
 pred = torch.tensor([1., 2., 3.], requires_grad=True)
