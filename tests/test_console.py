@@ -111,7 +111,8 @@ def test_cli_colour_only_when_asked_or_on_a_terminal() -> None:
 
 
 def test_rich_is_not_imported_without_colour() -> None:
-    code = "import sys, gradcalc.cli; sys.argv = ['gradcalc', '-e', '1']\ntry: gradcalc.cli.main()\n" \
-           "except SystemExit: pass\nprint(sorted(m for m in ('rich', 'prompt_toolkit', 'pygments') if m in sys.modules))"
+    code = ("import sys, gradcalc.cli; sys.argv = ['gradcalc', '-e', '1']\n"
+            "try: gradcalc.cli.main()\nexcept SystemExit: pass\n"
+            "print(sorted(m for m in ('rich', 'prompt_toolkit', 'pygments') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=30)
     assert out.stdout == "1\n[]\n"

@@ -55,6 +55,11 @@ def bool_tensor(values: list) -> Tensor:
     return creation.tensor(values, dtype=dtypes.bool_)
 
 
+def constant(array: np.ndarray) -> Tensor:
+    """A float64 tensor that does not require grad."""
+    return creation.tensor(array.tolist(), dtype=dtypes.float64)
+
+
 def nonleaf(x: Tensor) -> Tensor:
     """A fresh non-leaf copy of a leaf, so that in-place operations on it are allowed."""
     return x * 1
@@ -260,7 +265,11 @@ CASES = [
     Case("sum negative dim keepdim", lambda x: x.sum(-1, keepdim=True), [rand(2, 3)], True),
     Case("sum dims", lambda x: x.sum((0, 2)), [rand(2, 3, 2)], True),
     Case("sum dims keepdim", lambda x: x.sum(dim=[0, -1], keepdim=True), [rand(2, 3, 2)], True),
+    Case("sum dim 0-dim", lambda x: x.sum(0), [rand()], True),
     Case("mean", lambda x: x.mean(), [rand(2, 3)], True),
+    Case("mean dim 0-dim", lambda x: x.mean(-1, keepdim=True), [rand()], True),
+    Case("prod dim 0-dim", lambda x: x.prod(0), [rand()], True),
+    Case("amax dim 0-dim", lambda x: x.amax(0), [rand()], True),
     Case("mean dim", lambda x: x.mean(0), [rand(2, 3)], True),
     Case("mean dims keepdim", lambda x: F.mean(x, (1, 2), True), [rand(2, 3, 2)], True),
     Case("prod", lambda x: x.prod(), [rand(2, 3, low=0.5)], True),
@@ -355,6 +364,9 @@ CASES = [
     Case("index 0-dim long", lambda x: x[long_tensor(1)], [rand(3)], True),
     Case("iterate rows", _iterate_rows, [rand(3, 2)], True),
     Case("unbind", _unbind, [rand(2, 3)], True),
+    Case("split", lambda x: x.split(2, dim=1), [rand(2, 5)], True),
+    Case("split one used", lambda x: x.split(1)[1], [rand(3, 2)], True),
+    Case("split sizes", lambda x: F.split(x, [1, 3], -1), [rand(2, 4)], True),
     # joining and gathering
     Case("stack", lambda x, y: F.stack([x, y, x]), [rand(2, 3), rand(2, 3, seed=1)], True),
     Case("stack dim", lambda x, y: F.stack((x, y), dim=-1), [rand(2, 3), rand(2, 3, seed=1)], True),
@@ -362,6 +374,8 @@ CASES = [
     Case("cat", lambda x, y: F.cat([x, y]), [rand(2, 3), rand(1, 3, seed=1)], True),
     Case("cat dim", lambda x, y: F.cat([x, y, x], dim=1), [rand(2, 3), rand(2, 1, seed=1)], True),
     Case("cat empty", lambda x, y: F.cat([x, y]), [rand(0), rand(3, seed=1)], True),
+    Case("cat constant first", lambda x: F.cat([constant(rand(2, 2, seed=1)), x, x]), [rand(1, 2)], True),
+    Case("stack constant first", lambda x: F.stack([constant(rand(3, seed=1)), x]), [rand(3)], True),
     Case("gather", lambda x: x.gather(1, long_tensor([[0, 0, 2], [1, 2, 1]])), [rand(2, 3)], True),
     Case("gather dim 0", lambda x: F.gather(x, 0, long_tensor([[1, 0], [1, 1], [0, 1]])), [rand(2, 2)], True),
     # losses
@@ -468,7 +482,6 @@ def test_gradgradcheck(case: Case) -> None:
 # Ops that no check above reaches, each with the reason.
 UNCHECKED = {
     "ConjBackward0": "recorded only for complex tensors; these checks are real float64",
-    "UnbindBackward0": "declared for unbind, which records a SelectBackward0 per output for now",
 }
 
 
@@ -483,6 +496,10 @@ def _node_names(tensors: list) -> set:
         seen.add(id(node))
         names.add(type(node).__name__)
         stack.extend(child for child, _ in node.next_functions)
+        # CopySlices runs the grad_fn of the in-place change it wraps
+        wrapped = getattr(node, "fn", None)
+        if wrapped is not None:
+            stack.append(wrapped)
     return names
 
 
@@ -600,10 +617,9 @@ def test_binary_broadcast(name: str, data: st.DataObject, shapes: object, layout
 
 @st.composite
 def _reduction_args(draw: st.DrawFn) -> tuple:
-    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3))
-    ndim = len(shape)
-    dims = draw(st.lists(st.integers(-ndim, ndim - 1), min_size=1, max_size=ndim,
-                         unique_by=lambda d: d % ndim))
+    shape = draw(SHAPES)
+    span = max(len(shape), 1)  # a 0-dim tensor takes dim 0 or -1
+    dims = draw(st.lists(st.integers(-span, span - 1), min_size=1, max_size=span, unique_by=lambda d: d % span))
     return shape, tuple(dims), draw(st.booleans())
 
 

@@ -17,7 +17,7 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from gradcalc.repl import Repl, _Completer, _History, _indent_for_next_line, complete, history_path
+from gradcalc.repl import Repl, _Completer, _History, _history, _indent_for_next_line, complete, history_path
 from gradcalc.session import Session, TextOutput
 
 REPO = Path(__file__).resolve().parent.parent
@@ -60,7 +60,8 @@ def test_completion_never_calls_or_warns(session: Session) -> None:
 
 
 def test_completer_replaces_the_word(session: Session) -> None:
-    completions = list(_Completer(session).get_completions(Document("z = x.requ"), CompleteEvent(completion_requested=True)))
+    event = CompleteEvent(completion_requested=True)
+    completions = list(_Completer(session).get_completions(Document("z = x.requ"), event))
     assert [(c.text, c.start_position) for c in completions] == [("requires_grad", -4), ("requires_grad_", -4)]
 
 
@@ -116,6 +117,9 @@ def test_history_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert history_path() == tmp_path / "data" / "gradcalc" / "history"
     monkeypatch.setenv("XDG_DATA_HOME", "relative/path")
     assert history_path() == Path.home() / ".local" / "share" / "gradcalc" / "history"
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "a-file"))
+    assert isinstance(_history(), InMemoryHistory)  # no directory for the file: history in memory only
     blocked = _History(str(tmp_path / "missing-dir" / "history"))
     blocked.store_string("x = 1")  # unwritable: kept in memory, never an error
     assert list(blocked.load_history_strings()) == []

@@ -43,7 +43,9 @@ class OpNode(Node):
         grad = grads if op.multi_output and builtins.any(g is not None for g in grads) else grads[0]
         results = []
         for index, (formula, names) in enumerate(zip(op.formulas, op.formula_names)):
-            if formula is None or grad is None or self.next_functions[index][0] is None:
+            # a variadic op's one formula serves all its inputs: needed if any of them needs a gradient
+            edges = self.next_functions if op.variadic else self.next_functions[index:index + 1]
+            if formula is None or grad is None or builtins.all(node is None for node, _ in edges):
                 results.append(None)
                 continue
             results.append(formula(grad, *[self._value(name) for name in names]))
@@ -745,7 +747,8 @@ def _normalize_dims(dim: Any, ndim: int) -> Optional[tuple]:
     wrapped = tuple(_wrap_dim(d, ndim) for d in dims)
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError(f"dim {wrapped[0]} appears multiple times in the list of dims")
-    return wrapped
+    # a 0-dim tensor accepts dim 0 (or -1) and reduces over nothing
+    return wrapped if ndim else ()
 
 
 def _sum_dtype(a: Tensor, dtype: Optional[DType]) -> DType:
@@ -1951,6 +1954,17 @@ def vector_exp(x: np.ndarray) -> np.ndarray:
         return np.where(x > 100, np.float32(np.inf), u).astype(np.float32)
 
 
+def kernel_exp(values: np.ndarray, inner_shape: tuple) -> np.ndarray:
+    """exp in PyTorch's kernels along a dim that is not the last: `values` is laid out as
+    (outer..., inner..., dim); whole registers of inner positions take the SIMD exp, the
+    positions left over the C library's (correctly rounded in practice)."""
+    inner = int(np.prod(inner_shape, dtype=np.int64))
+    full = inner - inner % (VECTOR_BYTES // values.dtype.itemsize)
+    simd = (np.arange(inner).reshape(inner_shape) < full)[..., None]
+    scalar = np.exp(values.astype(np.float64)).astype(values.dtype)
+    return np.where(simd, vector_exp(values), scalar)
+
+
 def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> Tensor:
     """The gradient of (log_)softmax from its output: (g - sum(g * y)) * y, or g - exp(y) * sum(g),
     computed in the order of PyTorch's kernel, since it often is a difference of nearly equal numbers."""
@@ -1960,7 +1974,8 @@ def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> 
         return record(op, (grad, output), np.zeros(shape, dtype=output._dtype.numpy), output._dtype, dim=dim)
     y = np.moveaxis(output._data.reshape(shape or (1,)), dim, -1)
     g = np.moveaxis(grad._data.astype(output._dtype.numpy, copy=False).reshape(shape or (1,)), dim, -1)
-    if dim == builtins.max(output.ndim - 1, 0):
+    last = dim == builtins.max(output.ndim - 1, 0)
+    if last:
         total = lane_sum(g if log else g * y)[..., None]
     elif log:
         total = np.add.accumulate(g, axis=-1)[..., -1:]
@@ -1971,7 +1986,8 @@ def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> 
             total = _fused_multiply_add(g[..., i], y[..., i], total)
         total = total[..., None]
     if log:
-        out = _fused_multiply_add(-vector_exp(y), total, g)
+        exp_y = vector_exp(y) if last else kernel_exp(y, shape[dim + 1:])
+        out = _fused_multiply_add(-exp_y, total, g)
     else:
         out = (g - total) * y
     data = np.ascontiguousarray(np.moveaxis(out, -1, dim)).reshape(shape)

@@ -135,7 +135,7 @@ def _softmax_kernel(x: np.ndarray, dim: int, last: bool, log: bool) -> np.ndarra
         return x.copy()
     moved = np.moveaxis(x, dim, -1)
     shifted = moved - moved.max(axis=-1, keepdims=True)
-    exps = ops.vector_exp(shifted)
+    exps = ops.vector_exp(shifted) if last else ops.kernel_exp(shifted, x.shape[dim + 1:])
     total = (ops.lane_sum(exps) if last else np.add.accumulate(exps, axis=-1)[..., -1])[..., None]
     if log:
         out = shifted - _log(total)

@@ -612,6 +612,9 @@ for shape, dim in [((2, 3), 1), ((2, 3), 0), ((4, 10), 1), ((10,), 0), ((4, 10),
     y.sum().backward()
     print(x.grad.tolist())
     x.grad = None
+""",
+    "softmax_exact_bits_float64": """
+torch.manual_seed(7)
 x = torch.randn(3, 10, dtype=torch.float64, requires_grad=True)
 y = F.softmax(x, dim=1)
 y.backward(torch.ones(3, 10, dtype=torch.float64))
