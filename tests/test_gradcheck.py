@@ -753,6 +753,7 @@ def test_backward_accumulates_like_grad() -> None:
     assert np.array_equal(np.asarray(b.grad.tolist()), np.asarray(expected[1].tolist()))
 
 
+@pytest.mark.slow
 def test_million_node_chain_backward() -> None:
     # the engine walks the graph with its own stack: a chain deeper than any recursion limit
     # backwards, and dropping it afterwards frees it without recursing either

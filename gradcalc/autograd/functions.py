@@ -463,10 +463,6 @@ WHERE = defop("WhereBackward0", ("self", "other"), None,
 
 # ------------------------------------------------------------------ element-wise functions
 
-def _sign(t: Tensor) -> Tensor:
-    return sign(t)
-
-
 EXP = defop("ExpBackward0", ("self",), np.exp, self=lambda g, result: g * result.conj())
 LOG = defop("LogBackward0", ("self",), np.log, self=lambda g, self: g / self.conj())
 LOG2 = defop("Log2Backward0", ("self",), np.log2, self=lambda g, self: g / (self.conj() * math.log(2.0)))
@@ -482,7 +478,7 @@ SIGMOID = defop("SigmoidBackward0", ("self",), lambda x: 1 / (1 + np.exp(-x)),
 SQRT = defop("SqrtBackward0", ("self",), np.sqrt, self=lambda g, result: g / (2 * result.conj()))
 RSQRT = defop("RsqrtBackward0", ("self",), lambda x: 1 / np.sqrt(x),
               self=lambda g, result: -0.5 * g * result.pow(3).conj())
-ABS = defop("AbsBackward0", ("self",), np.abs, self=lambda g, self: g * _sign(self))
+ABS = defop("AbsBackward0", ("self",), np.abs, self=lambda g, self: g * sign(self))
 RELU = defop("ReluBackward0", ("self",), lambda x: np.maximum(x, 0).astype(x.dtype),
              self=lambda g, result: where(result <= 0, zeros_like(g), g))
 ASIN = defop("AsinBackward0", ("self",), np.arcsin, self=lambda g, self: g * (-self * self + 1).rsqrt().conj())
@@ -632,7 +628,7 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     dtype = dtypes.result_type([a] + [v for v in (min, max) if v is not None])
     (x,) = _arrays((a,), dtype)
-    data = np.clip(x, min, max) if True else None
+    data = np.clip(x, min, max)
     return record(CLAMP, (a,), np.asarray(data, dtype=dtype.numpy), dtype, min=min, max=max)
 
 
@@ -834,7 +830,7 @@ def _extreme(a: Tensor, dim: Any, keepdim: bool, kind: str) -> Any:
         return record(op, (a,), np.asarray(numpy_reduce(a._data)), a._dtype)
     d = _wrap_dim(dim, a.ndim)
     data = a._data if a.ndim else a._data.reshape(1)
-    indices = arg_reduce(_nan_first(data), axis=d)
+    indices = arg_reduce(data, axis=d)
     values = np.take_along_axis(data, np.expand_dims(indices, d), axis=d)
     if not keepdim:
         values = np.squeeze(values, axis=d)
@@ -847,10 +843,6 @@ def _extreme(a: Tensor, dim: Any, keepdim: bool, kind: str) -> Any:
     out = record(op, (a,), np.array(values), a._dtype, self_shape=a.shape, dim=d, keepdim=keepdim,
                  indices=np.asarray(indices) if keepdim or a.ndim == 0 else indices)
     return ReturnTypes(kind, out, Tensor._make(np.asarray(indices, dtype=np.int64), dtypes.int64))
-
-
-def _nan_first(data: np.ndarray) -> np.ndarray:
-    return data
 
 
 def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -1793,20 +1785,9 @@ def _cast(dtype: DType) -> Callable:
     return method
 
 
-def _pow_method(a: Tensor, exponent: Any) -> Tensor:
-    return pow(a, exponent)
-
-
-def _size_method(function: Callable) -> Callable:
-    def method(a: Tensor, *shape: Any) -> Tensor:
-        return function(a, *shape)
-
-    return method
-
-
 METHODS = {
     "add": add, "sub": sub, "subtract": sub, "mul": mul, "multiply": mul, "div": div, "divide": div,
-    "true_divide": div, "pow": _pow_method, "neg": neg, "negative": neg, "reciprocal": reciprocal,
+    "true_divide": div, "pow": pow, "neg": neg, "negative": neg, "reciprocal": reciprocal,
     "remainder": remainder, "floor_divide": floor_divide,
     "exp": exp, "log": log, "log2": log2, "log10": log10, "log1p": log1p, "expm1": expm1, "sin": sin, "cos": cos,
     "tan": tan, "tanh": tanh, "sigmoid": sigmoid, "sqrt": sqrt, "rsqrt": rsqrt, "abs": abs, "absolute": abs,
@@ -1842,7 +1823,7 @@ METHODS = {
     "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
 }
 
-INPLACE = {"add": add, "sub": sub, "mul": mul, "div": div, "pow": _pow_method, "neg": neg, "exp": exp,
+INPLACE = {"add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "neg": neg, "exp": exp,
            "log": log, "sin": sin, "cos": cos, "tanh": tanh, "sigmoid": sigmoid, "sqrt": sqrt, "abs": abs,
            "relu": relu, "clamp": clamp, "clamp_min": METHODS["clamp_min"], "clamp_max": METHODS["clamp_max"],
            "reciprocal": reciprocal, "remainder": remainder, "floor_divide": floor_divide}

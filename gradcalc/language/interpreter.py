@@ -256,24 +256,26 @@ class Interpreter:
 
     def exec_While(self, node: ast.While, scope: Scope, echo: bool) -> None:
         while self.eval(node.test, scope):
-            try:
-                self.exec_block(node.body, scope, echo)
-            except _Break:
+            if not self._loop_body(node.body, scope, echo):
                 return
-            except _Continue:
-                continue
         self.exec_block(node.orelse, scope, echo)
 
     def exec_For(self, node: ast.For, scope: Scope, echo: bool) -> None:
         for item in self.eval(node.iter, scope):
             self.assign(node.target, item, scope)
-            try:
-                self.exec_block(node.body, scope, echo)
-            except _Break:
+            if not self._loop_body(node.body, scope, echo):
                 return
-            except _Continue:
-                continue
         self.exec_block(node.orelse, scope, echo)
+
+    def _loop_body(self, body: list, scope: Scope, echo: bool) -> bool:
+        """Run one iteration; False when it ends in `break`."""
+        try:
+            self.exec_block(body, scope, echo)
+        except _Break:
+            return False
+        except _Continue:
+            pass
+        return True
 
     def exec_With(self, node: ast.With, scope: Scope, echo: bool) -> None:
         self._run_with(node.items, node.body, scope, echo)
