@@ -69,9 +69,11 @@ def reset_global_state() -> None:
     from .display import tensor_repr
 
     grad_mode._set_enabled(True)
+    grad_mode._set_inference(False)
     dtypes.set_default_dtype(dtypes.float32)
     tensor_repr.set_printoptions(profile="default")
     random.seed()
+    warnings.forget_once()
 
 
 class Session:

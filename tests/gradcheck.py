@@ -17,7 +17,6 @@ from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from gradcalc.autograd import tensor as _tensor_module  # noqa: F401  (loads Tensor before functions)
 from gradcalc.autograd import api, creation, dtypes
 from gradcalc.autograd.tensor import Tensor
 

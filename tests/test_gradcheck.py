@@ -14,7 +14,7 @@ import sys
 import textwrap
 import weakref
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -42,7 +42,7 @@ def away_from_zero(*shape: int, seed: int = 0) -> np.ndarray:
 
 
 def distinct(*shape: int, seed: int = 0) -> np.ndarray:
-    """Values at least 0.1 apart, in random order: no ties for max, min and sorting."""
+    """Values at least 0.1 apart, in random order: no ties for max and min."""
     n = int(np.prod(shape, dtype=np.int64))
     return np.random.default_rng(seed).permutation(np.linspace(-2.0, 2.0, n) if n > 1 else np.ones(1)).reshape(shape)
 
@@ -130,12 +130,13 @@ def _inplace_through_transpose(x: Tensor, w: Tensor) -> Tensor:
     return y
 
 
-def _inplace_then_reuse(x: Tensor) -> Tensor:
-    # the exp's result is saved by ExpBackward0 and then changed in place by a later op on y
-    y = x.exp()
-    z = y * 1
-    z.sigmoid_()
-    return z + y
+def _inplace_after_use(x: Tensor) -> Tensor:
+    # y feeds v before it changes in place; no op saved y, so the graph stays valid and v must
+    # still differentiate through y's old value
+    y = x.sin()
+    v = y + 1
+    y.mul_(3)
+    return y * v
 
 
 def _copy_then_setitem(x: Tensor, v: Tensor, w: Tensor) -> Tensor:
@@ -221,6 +222,7 @@ CASES = [
     Case("pow zero", lambda x: x ** 0, [rand(3)], True),
     Case("pow tensor", lambda x, y: x ** y, [rand(2, 3, low=0.3), rand(3, seed=1)], True),
     Case("pow tensor 0-dim exponent", lambda x, y: F.pow(x, y), [rand(4, low=0.3), rand(seed=1)], True),
+    Case("pow tensor zero base", lambda x, y: x ** y, [np.array([0.0, 1.5, 0.0]), np.array([2.0, 1.3, 3.0])]),
     Case("pow scalar base", lambda x: 2.0 ** x, [rand(2, 3)], True),
     Case("pow scalar base function", lambda x: F.pow(0.5, x), [rand(3)], True),
     Case("pow zero base", lambda x: 0.0 ** x, [rand(3, low=0.5)], True),
@@ -253,6 +255,12 @@ CASES = [
     Case("clamp", lambda x: x.clamp(-0.5, 0.7), [np.array([-1.2, -0.3, 0.1, 0.6, 1.5])], True),
     Case("clamp min", lambda x: x.clamp_min(0.2), [np.array([-1.2, 0.1, 0.6])], True),
     Case("clamp max", lambda x: F.clamp(x, max=0.2), [np.array([-1.2, 0.1, 0.6])], True),
+    Case("clamp tensors", lambda x, low, high: F.clamp(x, low, high),
+         [np.array([[-1.0, 0.1, 2.0], [0.5, 1.7, -0.2]]), np.array([-0.5, 0.3, 1.5]), np.array([[0.8], [1.0]])], True),
+    Case("clamp tensor min", lambda x, low: x.clamp(min=low), [np.array([-1.0, 0.1, 2.0]), np.array([0.5])], True),
+    Case("clamp_max tensor", lambda x, high: x.clamp_max(high), [np.array([-1.0, 0.1, 2.0]), np.array([0.5])], True),
+    Case("clamp_ tensors", lambda x, low, high: nonleaf(x).clamp_(low, high),
+         [np.array([-1.0, 0.1, 2.0]), np.array([-0.5, 0.3, 1.5]), np.array([0.8, 1.0, 1.0])], True),
     Case("where", lambda x, y: F.where(bool_tensor([[True, False, True]]), x, y),
          [rand(2, 3), rand(2, 1, seed=1)], True),
     Case("where scalar", lambda x: F.where(x > 0, x, 0.0), [away_from_zero(2, 3)], True),
@@ -266,6 +274,7 @@ CASES = [
     Case("sum dims", lambda x: x.sum((0, 2)), [rand(2, 3, 2)], True),
     Case("sum dims keepdim", lambda x: x.sum(dim=[0, -1], keepdim=True), [rand(2, 3, 2)], True),
     Case("sum dim 0-dim", lambda x: x.sum(0), [rand()], True),
+    Case("sum dtype", lambda x: x.float().sum(1, dtype=dtypes.float64), [rand(2, 3)], options=dict(eps=1e-3)),
     Case("mean", lambda x: x.mean(), [rand(2, 3)], True),
     Case("mean dim 0-dim", lambda x: x.mean(-1, keepdim=True), [rand()], True),
     Case("prod dim 0-dim", lambda x: x.prod(0), [rand()], True),
@@ -340,6 +349,7 @@ CASES = [
     Case("expand", lambda x: x.expand(2, 3, 4), [rand(3, 1)], True),
     Case("expand -1", lambda x: x.expand(-1, 3), [rand(2, 1)], True),
     Case("expand same", lambda x: x.expand(2, 3), [rand(2, 3)], True),
+    Case("expand 0-dim", lambda x: x.expand(2, 3), [rand()], True),
     Case("expand_as", lambda x, y: x.expand_as(y) * y, [rand(1, 3), rand(2, 3, seed=1)], True),
     Case("expanded input", lambda x, y: x.expand(2, 3).mm(y), [rand(3), rand(3, 2, seed=1)], True),
     Case("sum_to_size", lambda x: x.sum_to_size(1, 3), [rand(2, 3)], True),
@@ -356,6 +366,8 @@ CASES = [
     Case("index none", lambda x: x[None, :, None], [rand(3)], True),
     Case("index list", lambda x: x[[2, 0]], [rand(3, 2)], True),
     Case("index repeated", lambda x: x[[0, 2, 0, 0]], [rand(3, 2)], True),
+    Case("index negative", lambda x: x[[-1, 0, -1]], [rand(3, 2)], True),
+    Case("index split by slice", lambda x: x[[0, 1, 1], :, [1, 0, 2]], [rand(2, 2, 3)], True),
     Case("index long tensor", lambda x: x[:, long_tensor([[1, 0], [1, 1]])], [rand(2, 3)], True),
     Case("index two lists", lambda x: x[[0, 1, 1], [2, 0, 2]], [rand(2, 3)], True),
     Case("index bool mask", lambda x: x[bool_tensor([[True, False, True], [False, False, True]])], [rand(2, 3)], True),
@@ -447,7 +459,7 @@ CASES = [
     Case("in-place through view", _inplace_through_view, [rand(3, 2), rand(2, seed=1)], True),
     Case("in-place through view of view", _inplace_through_view_of_view, [rand(3, 2), rand(2, seed=1)], True),
     Case("in-place through transpose", _inplace_through_transpose, [rand(2, 3), rand(2, seed=1)], True),
-    Case("in-place after reuse", _inplace_then_reuse, [rand(3)], True),
+    Case("in-place after use", _inplace_after_use, [rand(3)], True),
 ]
 
 # non-contiguous leaves: the same ops again on transposed and strided storage
@@ -465,6 +477,14 @@ CASES += [
     ]
     for layout in ("transposed", "strided")
 ]
+
+
+@pytest.mark.parametrize("layout", ["transposed", "strided"])
+def test_layouts_give_non_contiguous_leaves(layout: str) -> None:
+    values = rand(2, 3)
+    leaf = make_leaf(values, layout)
+    assert not leaf.is_contiguous() and leaf.is_leaf and leaf.requires_grad
+    assert np.array_equal(np.asarray(leaf.tolist()), values)
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -770,10 +790,10 @@ def test_million_node_chain_backward() -> None:
 
 
 def test_dropping_a_deep_graph_does_not_recurse() -> None:
-    # run apart: a recursive teardown of 100,000 nodes would overflow the C stack and kill the process
+    # in a separate process: a recursive teardown of 100,000 nodes would overflow the C stack and
+    # kill the process running it
     program = textwrap.dedent("""
         import weakref
-        from gradcalc.autograd import tensor
         from gradcalc.autograd import creation, dtypes
         x = creation.tensor([1.0, 2.0], dtype=dtypes.float64, requires_grad=True)
         y = x

@@ -6,7 +6,15 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .engine import run_backward
+from ..warnings import warn_once
 from .tensor import Tensor
+
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+    "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid "
+    "this. If you have to use this function, make sure to reset the .grad fields of your parameters to None "
+    "after use to break the cycle and avoid the leak.")
 
 
 def _as_tuple(value: Any) -> tuple:
@@ -54,16 +62,26 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Optional[bool
              create_graph: bool = False, inputs: Any = None) -> None:
     outputs = _as_tuple(tensors)
     grad_outputs = _as_tuple(grad_tensors) or (None,) * len(outputs)
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"got {len(grad_outputs)} tensors and {len(outputs)} gradients")
     if inputs is not None and len(_as_tuple(inputs)) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _make_grads(outputs, grad_outputs)
+    _check_counts(outputs, grads)
     _check_outputs(outputs)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        warn_once("UserWarning", CREATE_GRAPH_WARNING)
+    if inputs is not None:
+        for tensor in _as_tuple(inputs):
+            tensor.retain_grad()  # as PyTorch: a non-leaf input gets its .grad filled, from now on
     run_backward(list(outputs), grads, retain_graph=retain_graph, create_graph=create_graph,
                  inputs=list(_as_tuple(inputs)) if inputs is not None else None, accumulate=True)
+
+
+def _check_counts(outputs: tuple, grads: list) -> None:
+    # surplus gradients are dropped before this check, as in PyTorch; missing ones are an error
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Optional[bool] = None,
@@ -77,13 +95,11 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Opti
     if allow_unused is None:
         allow_unused = materialize_grads
     grad_outputs_t = _as_tuple(grad_outputs) or (None,) * len(outputs_t)
-    if len(grad_outputs_t) != len(outputs_t):
-        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs_t)} grad_outputs and "
-                           f"{len(outputs_t)} outputs")
     for tensor in inputs_t:
         if not isinstance(tensor, Tensor):
             raise TypeError(f"grad(): argument 'inputs' must be tuple of Tensors, not {type(tensor).__name__}")
     grads = _make_grads(outputs_t, grad_outputs_t)
+    _check_counts(outputs_t, grads)
     _check_outputs(outputs_t)
     for tensor in inputs_t:
         if not tensor.requires_grad:

@@ -77,7 +77,8 @@ class AccumulateGrad(Node):
             if replaced is not None:
                 grad = replaced
         if leaf._grad is None:
-            leaf._grad = grad if create_graph else grad.detach().clone()
+            # with create_graph, PyTorch copies into a fresh tensor: the copy is part of the graph
+            leaf._grad = grad.detach().clone().copy_(grad) if create_graph else grad.detach().clone()
         elif create_graph or grad_mode.is_grad_enabled():
             leaf._grad = leaf._grad + grad
         else:
@@ -90,6 +91,12 @@ class SavedTensor:
     __slots__ = ("tensor", "version", "is_output", "output_nr")
 
     def __init__(self, tensor: "Tensor", is_output: bool = False, output_nr: int = 0) -> None:
+        if tensor._is_inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                "`torch.inference_mode()`.")
         # A saved output is kept without its grad_fn, so that node and output form no cycle.
         self.tensor = tensor._alias() if is_output else tensor
         self.version = tensor._vc.value
@@ -202,7 +209,8 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
 
 
 def _nodes_leading_to(targets: set, parents: dict) -> set:
-    needed = set(targets)
+    """The nodes with a path to a target; a target itself runs only if it leads to another."""
+    needed: set = set()
     stack = list(targets)
     while stack:
         for parent in parents.get(stack.pop(), ()):
@@ -237,10 +245,8 @@ def _run_pre_hooks(node: Node, grads: dict) -> dict:
             grad = grads.get(output_nr)
             if tensor is None or grad is None:
                 continue
-            if tensor._grad is None:
-                tensor._grad = grad.detach().clone()
-            else:
-                tensor._grad = tensor._grad + grad.detach()
+            # recorded when create_graph is on, as PyTorch's retain_grad hook does
+            tensor._grad = grad.clone() if tensor._grad is None else tensor._grad + grad
     return grads
 
 

@@ -54,14 +54,14 @@ class OpNode(Node):
         return results
 
     def _value(self, name: str) -> Any:
-        if name in self.params:
+        if name in self.params and name not in self.op.freed_params:
             return self.params[name]
         if self.released:
             raise RuntimeError(FREED_MESSAGE)
-        return self.saved[name].unpack(self)
+        return self.params[name] if name in self.params else self.saved[name].unpack(self)
 
     def release(self) -> None:
-        if self.saved:
+        if self.saved or self.op.freed_params:
             self.saved = {}
             self.released = True
 
@@ -71,11 +71,13 @@ class OpNode(Node):
 
 class OpDef:
     def __init__(self, node_name: str, inputs: tuple, forward: Optional[Callable], grads: dict,
-                 display_name: Optional[str] = None, multi_output: bool = False) -> None:
+                 display_name: Optional[str] = None, multi_output: bool = False, freed: tuple = ()) -> None:
         self.node_name = node_name
         self.display_name = display_name or node_name
         self.inputs = inputs
         self.multi_output = multi_output
+        # parameters that PyTorch keeps as saved tensors (indices, masks): freed after backward too
+        self.freed_params = freed
         self.variadic = inputs == ("tensors",)
         self.forward = forward
         self.formulas = [grads.get(name) for name in inputs]
@@ -88,8 +90,9 @@ OPS: dict = {}
 
 
 def defop(node_name: str, inputs: Sequence[str], forward: Optional[Callable] = None,
-          display_name: Optional[str] = None, multi_output: bool = False, **grads: Callable) -> OpDef:
-    op = OpDef(node_name, tuple(inputs), forward, grads, display_name, multi_output)
+          display_name: Optional[str] = None, multi_output: bool = False, freed: tuple = (),
+          **grads: Callable) -> OpDef:
+    op = OpDef(node_name, tuple(inputs), forward, grads, display_name, multi_output, freed)
     OPS[node_name] = op
     return op
 
@@ -98,8 +101,7 @@ def record(op: OpDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType,
            view_of: Optional[Tensor] = None, **params: Any) -> Tensor:
     """The output tensor of `op` on `inputs` (a view sharing storage with `view_of`, if given),
     with a grad_fn when the graph is being recorded."""
-    out = Tensor._make(data, dtype, base=view_of,
-                       view_kind=VIEW_DEFAULT if grad_mode.is_grad_enabled() else VIEW_NO_GRAD)
+    out = Tensor._make(data, dtype, base=view_of, view_kind=_view_kind(VIEW_DEFAULT))
     if not grad_mode.is_grad_enabled() or not builtins.any(t.requires_grad for t in inputs):
         return out
     node = new_node(op, inputs, params)
@@ -132,12 +134,18 @@ def new_node(op: OpDef, inputs: Sequence[Tensor], params: dict) -> OpNode:
     return node
 
 
+def _view_kind(recorded: str) -> str:
+    """How a view made now is marked: `recorded` when grad mode is on."""
+    if grad_mode.is_inference_mode_enabled():
+        return VIEW_INFERENCE
+    return recorded if grad_mode.is_grad_enabled() else VIEW_NO_GRAD
+
+
 def record_views(op: OpDef, a: Tensor, datas: Sequence[np.ndarray], **params: Any) -> tuple:
     """The views of `a` that one multi-output op (unbind, split) makes, sharing one grad_fn."""
-    enabled = grad_mode.is_grad_enabled()
-    kind = VIEW_MULTI_OUTPUT if enabled else VIEW_NO_GRAD
+    kind = _view_kind(VIEW_MULTI_OUTPUT)
     outs = tuple(Tensor._make(data, a._dtype, base=a, view_kind=kind) for data in datas)
-    if enabled and a.requires_grad:
+    if grad_mode.is_grad_enabled() and a.requires_grad:
         node = new_node(op, (a,), params)
         for index, out in enumerate(outs):
             out._grad_fn, out._output_nr = node, index
@@ -456,7 +464,7 @@ def where(condition: Tensor, a: Any, b: Any) -> Tensor:
     return record(WHERE, (ta, tb), np.asarray(data, dtype=dtype.numpy), dtype, condition=condition)
 
 
-WHERE = defop("WhereBackward0", ("self", "other"), None,
+WHERE = defop("WhereBackward0", ("self", "other"), None, freed=("condition",),
               self=lambda g, condition: where(condition, g, zeros_like(g)),
               other=lambda g, condition: where(condition, zeros_like(g), g))
 
@@ -623,10 +631,35 @@ def _in_range(t: Tensor, low: Any, high: Any) -> Tensor:
     return inside
 
 
+# clamp with tensor bounds: min wins where the bounds cross (max < min), as in PyTorch
+CLAMP_TENSOR = defop("ClampBackward0", ("self", "min", "max"), None,
+                     self=lambda g, self, min, max: where(logical_and(self >= min, self <= max), g, zeros_like(g)),
+                     min=lambda g, self, min, max: where(logical_and(self < min, min < max), g, zeros_like(g)),
+                     max=lambda g, self, min, max: where(logical_or(self > max, max < min), g, zeros_like(g)))
+
+
+def _unbounded(dtype: DType, low: bool) -> Tensor:
+    """The stand-in for an absent tensor bound: it clamps nothing and, needing no gradient, shows
+    as (None, 0) in next_functions as PyTorch's undefined bound does."""
+    if dtype.category >= dtypes.FLOATING:
+        value = -np.inf if low else np.inf
+    else:
+        info = np.iinfo(dtype.numpy)
+        value = info.min if low else info.max
+    return Tensor._make(np.array(value, dtype=dtype.numpy), dtype)
+
+
 def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     dtype = dtypes.result_type([a] + [v for v in (min, max) if v is not None])
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        bounds = [as_tensor(v) if v is not None else _unbounded(dtype, low=i == 0) for i, v in enumerate((min, max))]
+        for bound in bounds:
+            _check_broadcast(a, bound)
+        x, low, high = _arrays([a] + bounds, dtype)
+        data = np.minimum(np.maximum(x, low), high)
+        return record(CLAMP_TENSOR, [a] + bounds, np.asarray(data, dtype=dtype.numpy), dtype)
     (x,) = _arrays((a,), dtype)
     data = np.clip(x, min, max)
     return record(CLAMP, (a,), np.asarray(data, dtype=dtype.numpy), dtype, min=min, max=max)
@@ -664,9 +697,9 @@ AMIN = defop("AminBackward0", ("self",), None,
              self=lambda g, self, result, dims, keepdim: _evenly(
                  _expand_reduced(g, self.shape, dims, keepdim), self,
                  _expand_reduced(result, self.shape, dims, keepdim), dims))
-MAX_DIM = defop("MaxBackward0", ("self",), None,
+MAX_DIM = defop("MaxBackward0", ("self",), None, freed=("indices",),
                 self=lambda g, self_shape, dim, keepdim, indices: _scatter_back(g, self_shape, dim, keepdim, indices))
-MIN_DIM = defop("MinBackward0", ("self",), None,
+MIN_DIM = defop("MinBackward0", ("self",), None, freed=("indices",),
                 self=lambda g, self_shape, dim, keepdim, indices: _scatter_back(g, self_shape, dim, keepdim, indices))
 
 
@@ -703,12 +736,12 @@ def _scatter_back(g: Tensor, self_shape: tuple, dim: int, keepdim: bool, indices
     return scatter(zeros(self_shape, dtype=g.dtype), dim, index, g)
 
 
-SCATTER_SRC = defop("ScatterBackward1", ("self", "src"), None,
+SCATTER_SRC = defop("ScatterBackward1", ("self", "src"), None, freed=("index",),
                     self=lambda g, dim, index: scatter(g, dim, index, zeros(index.shape, dtype=g.dtype)),
                     src=lambda g, dim, index: gather(g, dim, index))
-GATHER = defop("GatherBackward0", ("self",), None,
+GATHER = defop("GatherBackward0", ("self",), None, freed=("index",),
                self=lambda g, self_shape, dim, index: scatter_add(zeros(self_shape, dtype=g.dtype), dim, index, g))
-SCATTER_ADD = defop("ScatterAddBackward0", ("self", "src"), None,
+SCATTER_ADD = defop("ScatterAddBackward0", ("self", "src"), None, freed=("index",),
                     self=lambda g: g, src=lambda g, dim, index: gather(g, dim, index))
 
 
@@ -1059,9 +1092,9 @@ SELECT = defop("SelectBackward0", ("self",), None,
                self=lambda g, self_shape, dim, index: _embed(g, self_shape, _select_key(len(self_shape), dim, index)))
 SLICE = defop("SliceBackward0", ("self",), None,
               self=lambda g, self_shape, dim, key: _embed(g, self_shape, _slice_key(len(self_shape), dim, key)))
-INDEX = defop("IndexBackward0", ("self",), None,
+INDEX = defop("IndexBackward0", ("self",), None, freed=("index",),
               self=lambda g, self_shape, index: index_put(zeros(self_shape, dtype=g.dtype), index, g, True))
-INDEX_PUT = defop("IndexPutBackward0", ("self", "values"), None,
+INDEX_PUT = defop("IndexPutBackward0", ("self", "values"), None, freed=("index",),
                   self=lambda g, index, accumulate: g if accumulate else index_put(g, index, zeros_like(g[index]), False),
                   values=lambda g, index: g[index])
 AS_STRIDED = defop("AsStridedBackward0", ("self",), None,
@@ -1286,9 +1319,12 @@ def getitem(a: Tensor, index: Any) -> Tensor:
             out = unsqueeze(out, dim)
             dim += 1
         elif isinstance(item, slice):
-            full = item == slice(None)
-            if not full:
-                out = slice_dim(out, dim, slice(_index_int(item.start), _index_int(item.stop), _index_int(item.step)))
+            key = slice(_index_int(item.start), _index_int(item.stop), _index_int(item.step))
+            # as PyTorch: a lone slice is always recorded; in a tuple, one that is literally the
+            # whole dim (start 0, step 1, stop at or past the end) is skipped
+            whole = key.start in (None, 0) and key.step in (None, 1) and (key.stop is None or key.stop >= out.shape[dim])
+            if isinstance(index, slice) or not whole:
+                out = slice_dim(out, dim, key)
             dim += 1
         else:
             out = select(out, dim, _index_int(item))
@@ -1479,6 +1515,10 @@ def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
 def check_inplace(a: Tensor, *others: Any) -> None:
     """PyTorch's checks before an in-place change of `a` that `others` take part in: made only
     when grad mode is on and some tensor involved requires grad."""
+    if a._is_inference and not grad_mode.is_inference_mode_enabled():
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                           "clone to get a normal tensor before doing inplace update.See "
+                           "https://github.com/pytorch/rfcs/pull/17 for more details.")
     if not grad_mode.is_grad_enabled():
         return
     if not builtins.any(t.requires_grad for t in (a,) + others if isinstance(t, Tensor)):

@@ -2,13 +2,23 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 _enabled = True
+_inference = False
 
 
 def is_grad_enabled() -> bool:
     return _enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return _inference
+
+
+def _set_inference(mode: bool) -> None:
+    global _inference
+    _inference = bool(mode)
 
 
 def _set_enabled(mode: bool) -> None:
@@ -20,26 +30,38 @@ class _GradMode:
     """A context manager that is also a decorator, as torch's grad modes are."""
 
     mode = True
+    inference: Optional[bool] = None  # inference mode to set too (None: leave it as it is)
 
     def __init_subclass__(cls) -> None:
         # the grad modes are Python classes of this module in torch: <class 'torch.autograd.grad_mode.no_grad'>
         cls.__module__ = "torch.autograd.grad_mode"
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        context = super().__new__(cls)
+        if len(args) == 1 and not kwargs and callable(args[0]):
+            return context(args[0])  # used bare as a decorator, `@torch.no_grad`, as torch allows
+        return context
+
     def __enter__(self) -> None:
         self._previous = _enabled
+        self._previous_inference = _inference
         _set_enabled(self.mode)
+        if self.inference is not None:
+            _set_inference(self.inference)
 
     def __exit__(self, *exc_info: Any) -> bool:
         _set_enabled(self._previous)
+        if self.inference is not None:
+            _set_inference(self._previous_inference)
         return False
 
     def __call__(self, function: Callable) -> Callable:
-        mode_type, mode = type(self), self.mode
+        mode_type, mode, inference = type(self), self.mode, self.inference
 
         @functools.wraps(function)
         def run_in_mode(*args: Any, **kwargs: Any) -> Any:
             context = mode_type.__new__(mode_type)
-            context.mode = mode
+            context.mode, context.inference = mode, inference
             with context:
                 return function(*args, **kwargs)
 
@@ -55,8 +77,13 @@ class enable_grad(_GradMode):
 
 
 class inference_mode(_GradMode):
+    # the class defaults serve `@torch.inference_mode` used bare
+    mode = False
+    inference = True
+
     def __init__(self, mode: bool = True) -> None:
-        self.mode = not mode
+        self.mode = not mode  # leaving inference mode turns grad mode on, as in torch
+        self.inference = bool(mode)
 
 
 class set_grad_enabled(_GradMode):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import re
 import weakref
 from typing import Any, Callable, Optional, Sequence
 
@@ -85,60 +86,89 @@ class Size(tuple):
     __rmul__ = __mul__
 
 
+# The device types torch knows, in the order its error message lists them.
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
+                "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::(0|[1-9][0-9]*))?")
+
+
 @torch_class("torch.device", c_type=True)
 class Device:
-    """torch.device; gradcalc only has the CPU, with or without an index (`cpu:0`)."""
+    """torch.device: any device torch knows can be named (`cuda:0`), but gradcalc computes on
+    the CPU only; check_device refuses the others as a CPU-only PyTorch does."""
 
     __slots__ = ("type", "index")
 
-    def __init__(self, type: Any = "cpu", index: Optional[int] = None) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        type, index = _device_arguments(args, kwargs)
         if isinstance(type, Device):
-            self.type, self.index = "cpu", type.index
+            self.type, self.index = type.type, type.index
             return
-        check_device(type)
-        kind, _, number = type.partition(":")
-        if number:
-            if not number.isdigit():
-                raise RuntimeError(f"Invalid device string: '{type}'")
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
+            raise TypeError(f"device(): argument 'index' (position 2) must be int, not {builtins.type(index).__name__}")
+        match = _DEVICE_STRING.fullmatch(type)
+        if match is None:
+            raise RuntimeError(f"Invalid device string: '{type}'")
+        kind, number = match.groups()
+        if kind not in DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device string: "
+                               f"{type}")
+        if number is not None:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: "
+                                   f"{type}")
             index = int(number)
-        elif index is not None:
-            if isinstance(index, bool) or not isinstance(index, int):
-                raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
-                                f"{builtins.type(index).__name__}")
-            if index < 0:
-                raise RuntimeError("Device index must not be negative")
-        self.type = "cpu"
+        elif index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
+        self.type = kind
         self.index = index
 
     def __repr__(self) -> str:
-        return "device(type='cpu')" if self.index is None else f"device(type='cpu', index={self.index})"
+        index = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{index})"
 
     def __str__(self) -> str:
-        return "cpu" if self.index is None else f"cpu:{self.index}"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, Device) and other.index == self.index
+        return isinstance(other, Device) and (other.type, other.index) == (self.type, self.index)
 
     def __hash__(self) -> int:
-        return hash(("cpu", self.index))
+        return hash((self.type, self.index))
+
+
+def _device_arguments(args: tuple, kwargs: dict) -> tuple:
+    """(type, index) of torch.device(...), refused as torch's argument parser refuses them."""
+    given = dict(zip(("type", "index"), args), **kwargs)
+    if len(args) > 2 or not given or set(given) - {"type", "index"}:
+        types = ", ".join(type(arg).__name__ for arg in (*args, *kwargs.values()))
+        raise TypeError(f"device() received an invalid combination of arguments - got ({types}), but expected one "
+                        "of:\n * (torch.device device)\n * (str type, int index = -1)\n")
+    device, index = given.get("type"), given.get("index")
+    if isinstance(device, (str, Device)):
+        return device, index
+    if isinstance(device, int) and not isinstance(device, bool):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    name = type(device).__name__
+    if len(given) > 1:
+        raise TypeError(f"device(): argument 'type' (position 1) must be str, not {name}")
+    raise TypeError(f"device() received an invalid combination of arguments - got ({name}), but expected one of:\n"
+                    f" * (torch.device device)\n      didn't match because some of the arguments have invalid types: "
+                    f"(!{name}!)\n * (str type, int index = -1)\n")
 
 
 def check_device(device: Any) -> None:
-    if device is None or isinstance(device, Device):
+    """Refuse any device but the CPU, as a CPU-only PyTorch does."""
+    if device is None:
         return
-    if not isinstance(device, str):
-        raise TypeError(f"device() received an invalid combination of arguments - got ({type(device).__name__})")
-    kind = device.split(":")[0]
+    kind = Device(device).type
     if kind == "cuda":
         raise AssertionError(NO_CUDA_MESSAGE)
     if kind != "cpu":
-        raise RuntimeError(
-            "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, "
-            "lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: "
-            f"{device}")
+        raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
 
 
-CPU = Device()
+CPU = Device("cpu")
 
 
 @torch_class("torch.Tensor")
@@ -146,8 +176,8 @@ class Tensor:
     # torch writes these methods in Python (bound methods); all its other methods are C built-ins
     _python_methods = frozenset({"backward", "register_hook"})
     __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_node", "_output_nr", "_grad",
-                 "_retains_grad", "_base", "_view_kind", "_view_version", "_hooks", "_accumulator",
-                 "__weakref__")
+                 "_retains_grad", "_base", "_view_kind", "_view_version", "_is_inference", "_hooks",
+                 "_accumulator", "__weakref__")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("use torch.tensor(...) to create a tensor")
@@ -171,6 +201,8 @@ class Tensor:
             tensor._vc = VersionCounter()
             tensor._base = None
         tensor._view_kind = view_kind
+        # an inference tensor: made in inference mode, or a view of one (a view takes its base's kind)
+        tensor._is_inference = base._is_inference if base is not None else grad_mode.is_inference_mode_enabled()
         tensor._requires_grad = requires_grad
         tensor._node = None
         tensor._output_nr = 0
@@ -275,12 +307,18 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
             if value._dtype is not self._dtype:
-                raise RuntimeError("attempting to assign a gradient with dtype '"
-                                   f"{_c10_name(value._dtype)}' to a tensor with dtype "
-                                   f"'{_c10_name(self._dtype)}'. Please ensure that the gradient and the "
-                                   "tensor have the same dtype")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_c10_name(value._dtype)}' to a tensor with "
+                    f"grad_dtype '{self._dtype.tensor_type[:-len('Tensor')]}'. The gradient must match the "
+                    "tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                    "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. "
+                    "Diverging the dtypes of a tensor and its gradient may break downstream systems that assume "
+                    "they match.")
             if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '[{', '.join(map(str, value.shape))}]' to a tensor "
+                    f"of size '[{', '.join(map(str, self.shape))}]'. Please ensure that the gradient and the "
+                    "tensor are the same size")
         self._grad = value
 
     @property
@@ -301,7 +339,12 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._is_inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc.value
+
+    def is_inference(self) -> bool:
+        return self._is_inference
 
     @property
     def T(self) -> "Tensor":
@@ -444,6 +487,8 @@ class Tensor:
     def size(self, dim: Optional[int] = None) -> Any:
         if dim is None:
             return self.shape
+        if self.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._data.shape[_wrap_dim(dim, self.ndim)]
 
     def dim(self) -> int:

@@ -603,7 +603,9 @@ class Interpreter:
                 for inner in self._comprehension(node.generators, scope)}
 
     def eval_GeneratorExp(self, node: ast.GeneratorExp, scope: Scope) -> Iterator:
-        return (self.eval(node.elt, inner) for inner in self._comprehension(node.generators, scope))
+        generator = (self.eval(node.elt, inner) for inner in self._comprehension(node.generators, scope))
+        generator.__qualname__ = "<genexpr>"  # shown as Python shows one: <generator object <genexpr> at 0x...>
+        return generator
 
 
 def _comprehension_info(generators: list, scope: Scope) -> ScopeInfo:

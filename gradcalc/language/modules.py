@@ -86,7 +86,7 @@ def _build() -> dict:
     torch.update(
         Tensor=Tensor, Size=Size, device=Device, dtype=dtypes.DType, is_tensor=is_tensor,
         is_grad_enabled=Builtin("is_grad_enabled", grad_mode.is_grad_enabled),
-        is_inference_mode_enabled=Builtin("is_inference_mode_enabled", lambda: False),
+        is_inference_mode_enabled=Builtin("is_inference_mode_enabled", grad_mode.is_inference_mode_enabled),
         get_default_dtype=Builtin("get_default_dtype", dtypes.get_default_dtype),
         set_default_dtype=dtypes.set_default_dtype, set_printoptions=tensor_repr.set_printoptions,
         manual_seed=random.manual_seed, seed=random.seed, initial_seed=random.initial_seed,

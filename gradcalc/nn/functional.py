@@ -20,6 +20,7 @@ from ..warnings import warn
 __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
            "l1_loss"]
 
+
 def _require_tensor(value: Any, function: str, argument: str, position: int) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be Tensor, not "
@@ -100,6 +101,7 @@ def tanh(input: Tensor) -> Tensor:
 
 # ------------------------------------------------------------------ softmax
 
+# `_stacklevel` only keeps torch's positional order: a third positional argument lands there.
 def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Optional[DType] = None) -> Tensor:
     return _softmax(input, dim, dtype, log=False)
 

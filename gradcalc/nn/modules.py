@@ -19,6 +19,7 @@ from .parameter import Parameter
 __all__ = ["Module", "Linear", "Identity", "Sequential", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
            "LogSoftmax", "Flatten", "MSELoss", "L1Loss"]
 
+
 def typename(obj: Any) -> str:
     """torch.typename: how PyTorch names a value in its type errors."""
     if isinstance(obj, Tensor):

@@ -603,10 +603,10 @@ for shape, dim in [((2, 3), 1), ((2, 3), 0), ((4, 10), 1), ((10,), 0), ((4, 10),
                    ((2, 5, 3), 1), ((2, 2, 20), 2), ((40, 2), 0)]:
     x = (torch.randn(shape) * 3).requires_grad_()
     g = torch.randn(shape)
-    for fn in (F.softmax, F.log_softmax):
+    for name, fn in (("softmax", F.softmax), ("log_softmax", F.log_softmax)):
         y = fn(x, dim=dim)
         y.backward(g)
-        print(shape, dim, fn.__name__, y.tolist(), x.grad.tolist())
+        print(shape, dim, name, y.tolist(), x.grad.tolist())
         x.grad = None
     y = F.softmax(x, dim=dim)
     y.sum().backward()
