@@ -264,6 +264,9 @@ CASES = [
     Case("where", lambda x, y: F.where(bool_tensor([[True, False, True]]), x, y),
          [rand(2, 3), rand(2, 1, seed=1)], True),
     Case("where scalar", lambda x: F.where(x > 0, x, 0.0), [away_from_zero(2, 3)], True),
+    Case("masked_fill", lambda x: x.masked_fill(bool_tensor([[True, False, True]]), 2.0), [rand(2, 3)], True),
+    Case("masked_fill tensor", lambda x, v: x.masked_fill(bool_tensor([[False, True, True]]), v), [rand(2, 3), rand()],
+         True),
     Case("maximum", lambda x, y: F.maximum(x, y), [distinct(2, 3), distinct(3, seed=1) + 0.05], True),
     Case("minimum", lambda x, y: x.minimum(y), [distinct(2, 3), distinct(2, 1, seed=1) + 0.05], True),
     # reductions

@@ -94,6 +94,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Opti
                          "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    if not inputs_t:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grad_outputs_t = _as_tuple(grad_outputs) or (None,) * len(outputs_t)
     for tensor in inputs_t:
         if not isinstance(tensor, Tensor):

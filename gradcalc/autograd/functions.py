@@ -230,6 +230,8 @@ DIV = defop("DivBackward0", ("self", "other"), np.true_divide,
             self=lambda g, other: g / other.conj(),
             other=lambda g, self, other: -g * ((self / other) / other).conj())
 NEG = defop("NegBackward0", ("self",), np.negative, self=lambda g: -g)
+# division by a number inside backward formulas (C++ Scalar division in PyTorch: DivBackward1)
+DIV_SCALAR = defop("DivBackward1", ("self",), None, self=lambda g, other: div_scalar(g, other))
 RECIPROCAL = defop("ReciprocalBackward0", ("self",), np.reciprocal,
                    self=lambda g, result: -g * (result * result).conj())
 
@@ -292,6 +294,10 @@ def div(a: Any, b: Any, rounding_mode: Optional[str] = None) -> Tensor:
     if dtype.category < dtypes.FLOATING:
         dtype = dtypes.get_default_dtype()
     return _binary(DIV, a, b, compute=dtype)
+
+
+def div_scalar(a: Tensor, other: Any) -> Tensor:
+    return record(DIV_SCALAR, (a,), np.asarray(a._data / other, dtype=a._dtype.numpy), a._dtype, other=other)
 
 
 def rdiv(a: Tensor, other: Any) -> Tensor:
@@ -464,6 +470,26 @@ def where(condition: Tensor, a: Any, b: Any) -> Tensor:
     return record(WHERE, (ta, tb), np.asarray(data, dtype=dtype.numpy), dtype, condition=condition)
 
 
+MASKED_FILL = defop("MaskedFillBackward0", ("self",), None, freed=("mask",),
+                    self=lambda g, mask: masked_fill(g, mask, 0))
+MASKED_FILL_TENSOR = defop("MaskedFillBackward1", ("self", "value"), None, freed=("mask",),
+                           self=lambda g, mask: masked_fill(g, mask, 0),
+                           value=lambda g, mask: where(mask, g, zeros_like(g)).sum())
+
+
+def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
+    if mask._dtype is not dtypes.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_c10_name(mask._dtype)}")
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    number = value._data if isinstance(value, Tensor) else value
+    data = np.where(mask._data, np.asarray(number).astype(a._dtype.numpy), a._data)
+    if isinstance(value, Tensor):
+        return record(MASKED_FILL_TENSOR, (a, value), data, a._dtype, mask=mask)
+    return record(MASKED_FILL, (a,), data, a._dtype, mask=mask)
+
+
 WHERE = defop("WhereBackward0", ("self", "other"), None, freed=("condition",),
               self=lambda g, condition: where(condition, g, zeros_like(g)),
               other=lambda g, condition: where(condition, zeros_like(g), g))
@@ -480,15 +506,40 @@ EXPM1 = defop("Expm1Backward0", ("self",), np.expm1, self=lambda g, result: g * 
 SIN = defop("SinBackward0", ("self",), np.sin, self=lambda g, self: g * self.cos().conj())
 COS = defop("CosBackward0", ("self",), np.cos, self=lambda g, self: g * -self.sin().conj())
 TAN = defop("TanBackward0", ("self",), np.tan, self=lambda g, result: g * (1 + result.pow(2)).conj())
-TANH = defop("TanhBackward0", ("self",), np.tanh, self=lambda g, result: g * (1 - result.pow(2)).conj())
+TANH = defop("TanhBackward0", ("self",), np.tanh, self=lambda g, result: tanh_backward(g, result))
 SIGMOID = defop("SigmoidBackward0", ("self",), lambda x: 1 / (1 + np.exp(-x)),
-                self=lambda g, result: g * ((1 - result) * result).conj())
+                self=lambda g, result: sigmoid_backward(g, result))
+# the backward functions PyTorch records as ops of their own (their grad_fn shows with create_graph)
+TANH_BACKWARD = defop("TanhBackwardBackward0", ("grad_output", "output"), None,
+                      grad_output=lambda g, output: tanh_backward(g, output.conj()),
+                      output=lambda g, grad_output, output: g.conj() * (-2 * output.conj() * grad_output).conj())
+SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", ("grad_output", "output"), None,
+                         grad_output=lambda g, output: sigmoid_backward(g, output.conj()),
+                         output=lambda g, grad_output, output: g.conj() * grad_output * (-2 * output.conj() + 1))
+THRESHOLD_BACKWARD = defop("ThresholdBackwardBackward0", ("grad_output", "self"), None,
+                           grad_output=lambda g, self, threshold: threshold_backward(g, self, threshold),
+                           self=lambda g: zeros_like(g))
+
+
+def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
+    data = grad_output._data * (1 - output._data * output._data.conj()).conj()
+    return record(TANH_BACKWARD, (grad_output, output), data, grad_output._dtype)
+
+
+def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
+    data = grad_output._data * ((1 - output._data) * output._data).conj()
+    return record(SIGMOID_BACKWARD, (grad_output, output), data, grad_output._dtype)
+
+
+def threshold_backward(grad_output: Tensor, self: Tensor, threshold: Any) -> Tensor:
+    data = np.where(self._data <= threshold, np.zeros((), grad_output._data.dtype), grad_output._data)
+    return record(THRESHOLD_BACKWARD, (grad_output, self), data, grad_output._dtype, threshold=threshold)
 SQRT = defop("SqrtBackward0", ("self",), np.sqrt, self=lambda g, result: g / (2 * result.conj()))
 RSQRT = defop("RsqrtBackward0", ("self",), lambda x: 1 / np.sqrt(x),
               self=lambda g, result: -0.5 * g * result.pow(3).conj())
 ABS = defop("AbsBackward0", ("self",), np.abs, self=lambda g, self: g * sign(self))
 RELU = defop("ReluBackward0", ("self",), lambda x: np.maximum(x, 0).astype(x.dtype),
-             self=lambda g, result: where(result <= 0, zeros_like(g), g))
+             self=lambda g, result: threshold_backward(g, result, 0))
 ASIN = defop("AsinBackward0", ("self",), np.arcsin, self=lambda g, self: g * (-self * self + 1).rsqrt().conj())
 ACOS = defop("AcosBackward0", ("self",), np.arccos,
              self=lambda g, self: g * -(-self * self + 1).rsqrt().conj())
@@ -678,10 +729,10 @@ SUM = defop("SumBackward0", ("self",), None, self=lambda g, self_shape: g.expand
 SUM_DIM = defop("SumBackward1", ("self",), None,
                 self=lambda g, self_shape, dims, keepdim: _expand_reduced(g, self_shape, dims, keepdim))
 MEAN = defop("MeanBackward0", ("self",), None,
-             self=lambda g, self_shape, count: g.expand(self_shape) / count)
+             self=lambda g, self_shape, count: div_scalar(g.expand(self_shape), count))
 MEAN_DIM = defop("MeanBackward1", ("self",), None,
                  self=lambda g, self_shape, dims, keepdim, count:
-                 _expand_reduced(g, self_shape, dims, keepdim) / count)
+                 div_scalar(_expand_reduced(g, self_shape, dims, keepdim), count))
 PROD = defop("ProdBackward0", ("self",), None, self=lambda g, self, result: _prod_grad(g, self, result))
 PROD_DIM = defop("ProdBackward1", ("self",), None,
                  self=lambda g, self, result, dims, keepdim: _prod_grad(
@@ -704,15 +755,18 @@ MIN_DIM = defop("MinBackward0", ("self",), None, freed=("indices",),
 
 
 def _evenly(g: Tensor, self: Tensor, result: Tensor, dims: Optional[tuple] = None) -> Tensor:
-    """The gradient of max/min over ties: shared evenly among the tied elements."""
+    """The gradient of max/min over ties: shared evenly among the tied elements (PyTorch fills
+    zeros with the share for a full reduction, and scales a mask for amax/amin)."""
+    if dims is None:
+        mask = self == result
+        return masked_fill(zeros_like(self, dtype=g.dtype), mask, g / mask.sum())
     mask = (self == result).to(g.dtype)
-    count = mask.sum() if dims is None else mask.sum(dim=dims, keepdim=True)
-    return g * mask / count
+    return g / mask.sum(dim=dims, keepdim=True) * mask
 
 
 def _prod_grad(g: Tensor, self: Tensor, result: Tensor, dims: Optional[tuple] = None) -> Tensor:
     if not np.any(self._data == 0):
-        return g * result / self
+        return g * (result / self)
     # with zeros, the gradient of each element is the product of all the others: the product of
     # row i of an (n, n) matrix of the reduced values whose diagonal is set to one. Built from
     # tensor ops (not a division) so that create_graph gives the second derivative.
@@ -736,7 +790,7 @@ def _scatter_back(g: Tensor, self_shape: tuple, dim: int, keepdim: bool, indices
     return scatter(zeros(self_shape, dtype=g.dtype), dim, index, g)
 
 
-SCATTER_SRC = defop("ScatterBackward1", ("self", "src"), None, freed=("index",),
+SCATTER_SRC = defop("ScatterBackward0", ("self", "src"), None, freed=("index",),
                     self=lambda g, dim, index: scatter(g, dim, index, zeros(index.shape, dtype=g.dtype)),
                     src=lambda g, dim, index: gather(g, dim, index))
 GATHER = defop("GatherBackward0", ("self",), None, freed=("index",),
@@ -1093,10 +1147,14 @@ SELECT = defop("SelectBackward0", ("self",), None,
 SLICE = defop("SliceBackward0", ("self",), None,
               self=lambda g, self_shape, dim, key: _embed(g, self_shape, _slice_key(len(self_shape), dim, key)))
 INDEX = defop("IndexBackward0", ("self",), None, freed=("index",),
-              self=lambda g, self_shape, index: index_put(zeros(self_shape, dtype=g.dtype), index, g, True))
+              self=lambda g, self_shape, index: index_put(zeros(self_shape, dtype=g.dtype), index, g, True,
+                                                          INDEX_PUT_IMPL))
 INDEX_PUT = defop("IndexPutBackward0", ("self", "values"), None, freed=("index",),
                   self=lambda g, index, accumulate: g if accumulate else index_put(g, index, zeros_like(g[index]), False),
                   values=lambda g, index: g[index])
+# the accumulating index_put that the backward of indexing records (torch's _index_put_impl_)
+INDEX_PUT_IMPL = defop("IndexPutImplBackward0", ("self", "values"), None, freed=("index",),
+                       self=INDEX_PUT.formulas[0], values=INDEX_PUT.formulas[1])
 AS_STRIDED = defop("AsStridedBackward0", ("self",), None,
                    self=lambda g, self_shape, positions: _scatter_positions(g, self_shape, positions))
 
@@ -1391,14 +1449,14 @@ def _index_error(message: str, a: Tensor) -> str:
     return message
 
 
-def index_put(a: Tensor, key: tuple, values: Tensor, accumulate: bool) -> Tensor:
+def index_put(a: Tensor, key: tuple, values: Tensor, accumulate: bool, op: Optional[OpDef] = None) -> Tensor:
     data = a._data.copy()
     values = as_tensor(values)
     if accumulate:
         np.add.at(data, key, values._data)
     else:
         data[key] = values._data
-    return record(INDEX_PUT, (a, values), data, a._dtype, index=key, accumulate=accumulate)
+    return record(op or INDEX_PUT, (a, values), data, a._dtype, index=key, accumulate=accumulate)
 
 
 def _scatter_positions(g: Tensor, shape: tuple, positions: np.ndarray) -> Tensor:
@@ -1408,7 +1466,8 @@ def _scatter_positions(g: Tensor, shape: tuple, positions: np.ndarray) -> Tensor
 
 # ------------------------------------------------------------------ joining
 
-STACK = defop("StackBackward0", ("tensors",), None, tensors=lambda g, dim, count: list(g.unbind(dim)))
+STACK = defop("StackBackward0", ("tensors",), None,
+              tensors=lambda g, dim, count: [select(g, dim, index) for index in range(count)])
 CAT = defop("CatBackward0", ("tensors",), None,
             tensors=lambda g, dim, sizes: [narrow(g, dim, start, size) for start, size in sizes])
 UNBIND = defop("UnbindBackward0", ("self",), None, multi_output=True,
@@ -1849,7 +1908,7 @@ METHODS = {
     "expand_as": lambda a, other: expand(a, other.shape),
     "contiguous": lambda a, memory_format=None: a if a.is_contiguous() else clone(a),
     "copy_": copy_, "zero_": zero_, "fill_": fill_,
-    "__getitem__": getitem, "__setitem__": setitem,
+    "masked_fill": masked_fill, "__getitem__": getitem, "__setitem__": setitem,
     "__add__": _reflected(add), "__radd__": _reflected(add), "__sub__": _reflected(sub),
     "__rsub__": _reflected(rsub), "__mul__": _reflected(mul), "__rmul__": _reflected(mul),
     "__truediv__": _reflected(div), "__rtruediv__": _reflected(rdiv), "__pow__": _reflected(pow),
@@ -1863,7 +1922,7 @@ METHODS = {
     "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
 }
 
-INPLACE = {"add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "neg": neg, "exp": exp,
+INPLACE = {"masked_fill": masked_fill, "add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "neg": neg, "exp": exp,
            "log": log, "sin": sin, "cos": cos, "tanh": tanh, "sigmoid": sigmoid, "sqrt": sqrt, "abs": abs,
            "relu": relu, "clamp": clamp, "clamp_min": METHODS["clamp_min"], "clamp_max": METHODS["clamp_max"],
            "reciprocal": reciprocal, "remainder": remainder, "floor_divide": floor_divide}
@@ -1892,7 +1951,7 @@ TORCH_FUNCTIONS = [
     "logical_not", "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "any", "all",
     "maximum", "minimum", "dot", "mv", "mm", "bmm", "matmul", "addmm", "clone", "detach", "reshape", "flatten",
     "t", "transpose", "permute", "unsqueeze", "squeeze", "select", "narrow", "unbind", "split", "chunk", "gather", "stack", "cat",
-    "where", "real", "imag",
+    "where", "real", "imag", "masked_fill",
 ]
 
 
