@@ -202,7 +202,10 @@ def _binary(op: OpDef, a: Any, b: Any, compute: Optional[DType] = None, **params
 def _unary_float(op: OpDef, a: Tensor, **params: Any) -> Tensor:
     """An element-wise function that gives a floating result for integer input."""
     dtype = a._dtype if a._dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
-    (x,) = _arrays((a,), dtype)
+    # PyTorch's float32 exp, log, tanh, ... are correctly rounded far more often than numpy's:
+    # computing in float64 and rounding once gets the same last bits
+    compute = dtypes.float64 if dtype in (dtypes.float32, dtypes.float16) else dtype
+    (x,) = _arrays((a,), compute)
     data = op.forward(x, **params)
     return record(op, (a,), np.asarray(data, dtype=dtype.numpy), dtype, **params)
 
@@ -507,7 +510,7 @@ SIN = defop("SinBackward0", ("self",), np.sin, self=lambda g, self: g * self.cos
 COS = defop("CosBackward0", ("self",), np.cos, self=lambda g, self: g * -self.sin().conj())
 TAN = defop("TanBackward0", ("self",), np.tan, self=lambda g, result: g * (1 + result.pow(2)).conj())
 TANH = defop("TanhBackward0", ("self",), np.tanh, self=lambda g, result: tanh_backward(g, result))
-SIGMOID = defop("SigmoidBackward0", ("self",), lambda x: 1 / (1 + np.exp(-x)),
+SIGMOID = defop("SigmoidBackward0", ("self",), None,
                 self=lambda g, result: sigmoid_backward(g, result))
 # the backward functions PyTorch records as ops of their own (their grad_fn shows with create_graph)
 TANH_BACKWARD = defop("TanhBackwardBackward0", ("grad_output", "output"), None,
@@ -590,7 +593,11 @@ def tanh(a: Tensor) -> Tensor:
 
 
 def sigmoid(a: Tensor) -> Tensor:
-    return _unary_float(SIGMOID, a)
+    # as PyTorch: exp rounded to the tensor's dtype, then 1 / (1 + e) in that dtype
+    dtype = a._dtype if a._dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
+    wide = a._data.astype(np.complex128 if dtype.is_complex else np.float64)
+    e = np.exp(-wide).astype(dtype.numpy)
+    return record(SIGMOID, (a,), np.asarray(1 / (1 + e), dtype=dtype.numpy), dtype)
 
 
 def sqrt(a: Tensor) -> Tensor:
@@ -2072,3 +2079,6 @@ def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> 
         out = (g - total) * y
     data = np.ascontiguousarray(np.moveaxis(out, -1, dim)).reshape(shape)
     return record(op, (grad, output), data, output._dtype, dim=dim)
+
+
+install_methods(Tensor)

@@ -589,6 +589,5 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim % max(ndim, 1)
 
 
-from . import functions as ops  # noqa: E402  (functions builds on Tensor)
-
-ops.install_methods(Tensor)
+# functions builds on Tensor and, once complete, installs Tensor's operation methods
+from . import functions as ops  # noqa: E402
