@@ -7,7 +7,6 @@ ordered by creation (newest first), as PyTorch's engine does: no recursion anywh
 """
 from __future__ import annotations
 
-import heapq
 import itertools
 import re
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -19,6 +18,7 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 _sequence = itertools.count()
+LAST = 2 ** 64 - 1  # the sequence number of every AccumulateGrad (UINT64_MAX in PyTorch)
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -64,6 +64,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: "Tensor") -> None:
         super().__init__(())
+        self.sequence_nr = LAST  # as in PyTorch: a leaf's gradient is accumulated as soon as it is ready
         self.variable = variable
         self.input_meta = [(variable.shape, variable.dtype)]
 
@@ -72,10 +73,6 @@ class AccumulateGrad(Node):
 
     def accumulate(self, grad: "Tensor", create_graph: bool) -> None:
         leaf = self.variable
-        for hook in leaf._hooks or ():
-            replaced = hook(grad)
-            if replaced is not None:
-                grad = replaced
         if leaf._grad is None:
             # with create_graph, PyTorch copies into a fresh tensor: the copy is part of the graph
             leaf._grad = grad.detach().clone().copy_(grad) if create_graph else grad.detach().clone()
@@ -162,23 +159,26 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
     if inputs is not None:
         for index, tensor in enumerate(inputs):
             captures[gradient_edge(tensor)] = index
-    needed = _nodes_leading_to({node for node, _ in captures}, parents) if inputs is not None else None
+    targets = {node for node, _ in captures}
+    needed = _nodes_leading_to(targets, parents) if inputs is not None else None
     captured: list = [None] * len(inputs or ())
 
     buffers: dict = {}
-    ready: list = []
+    ready = _ReadyQueue()
     for (node, output_nr), grad in zip(root_edges, grad_roots):
         if node is not None:
             _add_to_buffer(buffers, node, output_nr, grad)
-    for node in {node for node, _ in root_edges if node is not None}:
+    for node in dict.fromkeys(node for node, _ in root_edges if node is not None):
         if dependencies.get(node, 0) == 0:
-            heapq.heappush(ready, (-node.sequence_nr, id(node), node))
+            ready.push(node)
 
     previous_mode = grad_mode.is_grad_enabled()
     grad_mode._set_enabled(create_graph)
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = ready.pop()
+            if needed is not None and node not in needed and node not in targets:
+                continue  # leads to no input: not run, its hooks do not fire
             grads = buffers.pop(node, None) or {}
             grads = _run_pre_hooks(node, grads)
             for output_nr, grad in grads.items():
@@ -186,7 +186,7 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
                 if index is not None:
                     captured[index] = grad
             if isinstance(node, AccumulateGrad):
-                if accumulate and (inputs is None or (node, 0) in captures) and 0 in grads:
+                if accumulate and 0 in grads:
                     node.accumulate(grads[0], create_graph)
                 continue
             if needed is not None and node not in needed:
@@ -202,7 +202,7 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
                     _add_to_buffer(buffers, child, output_nr, grad)
                 dependencies[child] -= 1
                 if dependencies[child] == 0:
-                    heapq.heappush(ready, (-child.sequence_nr, id(child), child))
+                    ready.push(child)
     finally:
         grad_mode._set_enabled(previous_mode)
     return None if accumulate else captured
@@ -230,15 +230,61 @@ def _add_to_buffer(buffers: dict, node: Node, output_nr: int, grad: "Tensor") ->
     slot[output_nr] = grad if previous is None else previous + grad
 
 
+class _ReadyQueue:
+    """PyTorch's ready queue: a std::priority_queue of nodes, latest created first. Its heap
+    steps are libstdc++'s, so that nodes of equal priority (leaves' AccumulateGrad) come out
+    in the same order as in PyTorch."""
+
+    def __init__(self) -> None:
+        self.heap: list = []
+
+    def __bool__(self) -> bool:
+        return bool(self.heap)
+
+    def push(self, node: Node) -> None:
+        self.heap.append(node)
+        self._sift_up(len(self.heap) - 1, 0, node)
+
+    def pop(self) -> Node:
+        heap = self.heap
+        top, last = heap[0], heap.pop()
+        if heap:
+            # libstdc++'s __adjust_heap: move the hole down to a leaf, then sift `last` up
+            length, hole, child = len(heap), 0, 0
+            while child < (length - 1) // 2:
+                child = 2 * (child + 1)
+                if heap[child].sequence_nr < heap[child - 1].sequence_nr:
+                    child -= 1
+                heap[hole] = heap[child]
+                hole = child
+            if length % 2 == 0 and child == (length - 2) // 2:
+                child = 2 * (child + 1)
+                heap[hole] = heap[child - 1]
+                hole = child - 1
+            self._sift_up(hole, 0, last)
+        return top
+
+    def _sift_up(self, hole: int, top: int, node: Node) -> None:
+        heap = self.heap
+        parent = (hole - 1) // 2
+        while hole > top and heap[parent].sequence_nr < node.sequence_nr:
+            heap[hole] = heap[parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        heap[hole] = node
+
+
 def _run_pre_hooks(node: Node, grads: dict) -> dict:
-    """Hooks registered on a non-leaf tensor, then retain_grad, run before its grad_fn."""
+    """Hooks registered on the tensor (a leaf's are kept on it), then retain_grad, run before
+    the node: they see the gradient first and may replace it."""
+    if isinstance(node, AccumulateGrad) and node.variable._hooks and grads.get(0) is not None:
+        for hook in list(node.variable._hooks):
+            grads[0] = _call_hook(hook, grads[0])
     if node.tensor_hooks:
         for output_nr, hooks in node.tensor_hooks.items():
-            for hook in hooks:
+            for hook in list(hooks):
                 if grads.get(output_nr) is not None:
-                    replaced = hook(grads[output_nr])
-                    if replaced is not None:
-                        grads[output_nr] = replaced
+                    grads[output_nr] = _call_hook(hook, grads[output_nr])
     if node.retained:
         for output_nr, ref in node.retained.items():
             tensor = ref()
@@ -248,6 +294,22 @@ def _run_pre_hooks(node: Node, grads: dict) -> dict:
             # recorded when create_graph is on, as PyTorch's retain_grad hook does
             tensor._grad = grad.clone() if tensor._grad is None else tensor._grad + grad
     return grads
+
+
+def _call_hook(hook: Callable, grad: "Tensor") -> "Tensor":
+    """A tensor hook's replacement gradient, checked as PyTorch checks it."""
+    result = hook(grad)
+    if result is None:
+        return grad
+    if not isinstance(result, type(grad)):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if result.dtype is not grad.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was torch.{grad.dtype.tensor_type} got "
+                           f"torch.{result.dtype.tensor_type})")
+    if result.shape != grad.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return result
 
 
 def _validate(node: Node, index: int, grad: "Tensor") -> "Tensor":

@@ -1083,6 +1083,7 @@ def addmm(bias: Tensor, a: Tensor, b: Tensor) -> Tensor:
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """torch.matmul, decomposed into the same ops as PyTorch's, so its graph shows the same nodes."""
     if not isinstance(b, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
     if a.ndim == 0 or b.ndim == 0:
@@ -1092,21 +1093,53 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if a.ndim == 2 and b.ndim == 1:
         return mv(a, b)
     if a.ndim == 1 and b.ndim == 2:
-        return mm(a.unsqueeze(0), b).squeeze(0)
+        row = mm(a.unsqueeze(0), b)
+        return record(SQUEEZE_INPLACE, (row,), row._data.reshape(row.shape[1:]), row._dtype, view_of=row,
+                      self_shape=row.shape)
     if a.ndim == 2 and b.ndim == 2:
         return mm(a, b)
-    if b.ndim <= 2:
-        # fold the batch into the rows, as PyTorch does
-        folded = a.reshape(-1, a.shape[-1])
-        out = mm(folded, b if b.ndim == 2 else b.unsqueeze(1))
-        shape = a.shape[:-1] + ((b.shape[-1],) if b.ndim == 2 else ())
-        return _unsafe_view(out, shape)
-    batch = np.broadcast_shapes(a.shape[:-2] if a.ndim > 2 else (), b.shape[:-2])
-    a3 = (a if a.ndim > 1 else a.unsqueeze(0)).expand(batch + (a.shape[-2] if a.ndim > 1 else 1, a.shape[-1]))
-    b3 = b.expand(batch + b.shape[-2:])
-    out = bmm(a3.reshape(-1, *a3.shape[-2:]), b3.reshape(-1, *b3.shape[-2:]))
-    shape = batch + ((a.shape[-2],) if a.ndim > 1 else ()) + (b.shape[-1],)
-    return _unsafe_view(out, shape)
+    if a.ndim == 3 and b.ndim == 3 and (a.shape[0] == 1) != (b.shape[0] == 1):
+        # a single matrix that requires grad is taken out of its batch of one, then folded
+        if a.shape[0] == 1 and a.requires_grad:
+            return matmul(squeeze(a, 0), b)
+        if b.shape[0] == 1 and b.requires_grad:
+            return matmul(a, squeeze(b, 0))
+    if _should_fold(a, b):
+        transpose = b.ndim > a.ndim
+        t1 = b.mT if transpose else a
+        t2 = (a.t() if a.ndim == 2 else a) if transpose else b
+        output_shape = t1.shape[:-1]
+        folded = t1.reshape(int(np.prod(output_shape, dtype=np.int64)), t1.shape[-1])
+        if t2.ndim == 2:
+            output = _unsafe_view(mm(folded, t2), output_shape + (t2.shape[1],))
+            return output.mT.contiguous() if transpose else output
+        return _unsafe_view(mv(folded, t2), output_shape)
+    n = a.shape[-2] if a.ndim > 1 else 1
+    p = b.shape[-1] if b.ndim > 1 else 1
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+    count = int(np.prod(batch, dtype=np.int64))
+    a3 = a.expand(batch + (n, a.shape[-1])).reshape(count, n, a.shape[-1])
+    b3 = b.expand(batch + (b.shape[-2] if b.ndim > 1 else b.shape[0], p)).reshape(count, -1, p)
+    shape = batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ())
+    return _unsafe_view(bmm(a3, b3), shape)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """PyTorch folds the batch of the larger operand into matrix rows (mm/mv instead of bmm)
+    when that needs no copy, or when the smaller operand requires grad."""
+    a_larger = a.ndim >= b.ndim
+    t1 = a if a_larger else b.mT
+    small_ndim = b.ndim if a_larger else a.ndim
+    if not (t1.ndim >= 3 and small_ndim in (1, 2)):
+        return False
+    if (b if a_larger else a).requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    if t1.numel() == 0:
+        return True
+    shape, strides = t1.shape, t1.stride()
+    return builtins.all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(t1.ndim - 2))
 
 
 # ------------------------------------------------------------------ copies and dtype changes
@@ -1141,6 +1174,7 @@ def to_dtype(a: Tensor, dtype: DType, copy: bool = False) -> Tensor:
 
 VIEW = defop("ViewBackward0", ("self",), None, self=lambda g, self_shape: g.reshape(self_shape))
 UNSAFE_VIEW = defop("UnsafeViewBackward0", ("self",), None, self=lambda g, self_shape: g.reshape(self_shape))
+RESHAPE_ALIAS = defop("ReshapeAliasBackward0", ("self",), None, self=lambda g, self_shape: g.reshape(self_shape))
 T = defop("TBackward0", ("self",), None, self=lambda g: g.t())
 TRANSPOSE = defop("TransposeBackward0", ("self",), None, self=lambda g, dim0, dim1: g.transpose(dim0, dim1))
 PERMUTE = defop("PermuteBackward0", ("self",), None, self=lambda g, dims: g.permute(tuple(np.argsort(dims))))
@@ -1227,7 +1261,9 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
         data.shape = shape
     except AttributeError:
         return _unsafe_view(clone(a), shape)
-    return record(VIEW, (a,), data, a._dtype, view_of=a, self_shape=a.shape)
+    # PyTorch views a contiguous tensor, and aliases a non-contiguous one with new strides
+    op = VIEW if a._data.flags.c_contiguous else RESHAPE_ALIAS
+    return record(op, (a,), data, a._dtype, view_of=a, self_shape=a.shape)
 
 
 def _unsafe_view(a: Tensor, shape: tuple) -> Tensor:
