@@ -82,8 +82,15 @@ class OpDef:
         self.forward = forward
         self.formulas = [grads.get(name) for name in inputs]
         self.formula_names = [f.__code__.co_varnames[1:f.__code__.co_argcount] if f else () for f in self.formulas]
-        node_class = type(node_name, (OpNode,), {"__slots__": (), "op": self})
-        self.node_class = torch_class(node_name, c_type=True)(node_class)  # C in torch: <class 'MulBackward0'>
+        self._node_class: Optional[type] = None
+
+    @property
+    def node_class(self) -> type:
+        """The grad_fn class, made on first use: making a hundred classes at every start costs milliseconds."""
+        if self._node_class is None:
+            node_class = type(self.node_name, (OpNode,), {"__slots__": (), "op": self})
+            self._node_class = torch_class(self.node_name, c_type=True)(node_class)  # <class 'MulBackward0'>
+        return self._node_class
 
 
 OPS: dict = {}

@@ -14,7 +14,7 @@ from . import dtypes, grad_mode
 from .dtypes import DType
 from .engine import AccumulateGrad, Node, gradient_edge, run_backward
 from ..display.names import torch_class
-from ..warnings import warn
+from ..warnings import warn, warn_once
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
@@ -437,15 +437,17 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
-        self._only_one_element("Python scalars")
+        self._warn_if_requires_grad()
+        self._only_one_element()
         return float(self._data.reshape(()).real if self._dtype.is_complex else self._data.reshape(()))
 
     def __int__(self) -> int:
-        self._only_one_element("Python scalars")
+        self._only_one_element()
         return int(self._data.reshape(()))
 
     def __complex__(self) -> complex:
-        self._only_one_element("Python scalars")
+        self._warn_if_requires_grad()
+        self._only_one_element()
         return complex(self._data.reshape(()))
 
     def __index__(self) -> int:
@@ -453,9 +455,15 @@ class Tensor:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(()))
 
-    def _only_one_element(self, what: str) -> None:
+    def _only_one_element(self) -> None:
         if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+            raise ValueError("only one element tensors can be converted to Python scalars")
+
+    def _warn_if_requires_grad(self) -> None:
+        # float() and complex() warn (once) in PyTorch; int() and item() do not
+        if self.requires_grad:
+            warn_once("UserWarning", "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                                     "behavior.\nConsider using tensor.detach() first.")
 
     def __len__(self) -> int:
         if self.ndim == 0:

@@ -2,6 +2,7 @@
 Nothing else: gradcalc never imports host modules on a program's behalf."""
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable
 
 from . import sandbox
@@ -91,6 +92,8 @@ def _build() -> dict:
         set_default_dtype=dtypes.set_default_dtype, set_printoptions=tensor_repr.set_printoptions,
         manual_seed=random.manual_seed, seed=random.seed, initial_seed=random.initial_seed,
         autograd=autograd_ns, nn=nn_ns, cuda=cuda_ns,
+        # torch's math constants (tutorials write torch.pi where they cannot import math)
+        pi=math.pi, e=math.e, inf=math.inf, nan=math.nan,
     )
     torch_ns = Namespace("torch", torch)
     return {"torch": torch_ns, "torch.nn": nn_ns, "torch.nn.functional": functional_ns, "torch.nn.init": init_ns,
