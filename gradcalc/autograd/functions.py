@@ -1691,8 +1691,9 @@ def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
     node = out._grad_fn
     if node is not None and isinstance(node, OpNode):
         for name, saved in node.saved.items():
-            if not saved.is_output and saved.tensor is a:
-                # the op needs a's value from before the change: keep a copy of it
+            if name == node.op.inputs[0] and not saved.is_output and saved.tensor is a:
+                # the op needs its self's value from before the change: PyTorch keeps a copy (another
+                # input that is the same tensor stays saved as it is, and is caught as modified)
                 snapshot = a._alias(a._grad_fn, a._output_nr)
                 snapshot._data = a._data.copy()
                 snapshot._vc = VersionCounter()

@@ -192,7 +192,8 @@ class Tensor:
         the root base, whose in-place changes it must follow (`view_kind` is PyTorch's
         CreationMeta: how the view was made decides which in-place changes are allowed)."""
         tensor = object.__new__(cls)
-        tensor._data = data
+        # numpy arithmetic on 0-d arrays gives numpy scalars, which are immutable: keep an array
+        tensor._data = data if type(data) is np.ndarray else np.asarray(data, dtype=dtype.numpy)
         tensor._dtype = dtype
         if base is not None:
             tensor._vc = base._vc

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator, Optional
 
 from . import ast, sandbox
 from .modules import import_module, import_from
+from ..display.names import torch_class
 
 BINARY = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "//": operator.floordiv,
@@ -56,9 +57,10 @@ class Scope:
 class ScopeInfo:
     """Which names a function body binds (its locals) and declares global or nonlocal."""
 
-    __slots__ = ("locals", "globals", "nonlocals")
+    __slots__ = ("locals", "globals", "nonlocals", "prefix")
 
-    def __init__(self, params: list, body: list) -> None:
+    def __init__(self, params: list, body: list, prefix: str) -> None:
+        self.prefix = prefix  # the start of the qualified names defined inside: "f.<locals>."
         self.locals: set = {p.name for p in params}
         self.globals: set = set()
         self.nonlocals: set = set()
@@ -103,6 +105,13 @@ class ScopeInfo:
             self._bind(target.value)
 
 
+# Python's default recursion limit is 1000 frames, a few of which the interactive top level
+# uses; a deeper user recursion ends in RecursionError here too, long before the host's C
+# stack (which every user call also uses) could overflow.
+MAX_CALL_DEPTH = 996
+
+
+@torch_class("function")
 class UserFunction:
     """A function defined by `def` or `lambda` in a program."""
 
@@ -110,74 +119,95 @@ class UserFunction:
                  is_lambda: bool = False) -> None:
         self.interpreter = interpreter
         self.name = name
+        # Python's qualified name (`outer.<locals>.inner`), shown in reprs and argument errors
+        self.qualname = name if scope.info is None else scope.info.prefix + name
         self.params = params
         self.body = body
         self.scope = scope
         self.is_lambda = is_lambda
         self.defaults = {p.name: interpreter.eval(p.default, scope) for p in params if p.default is not None}
-        self.info = ScopeInfo(params, [] if is_lambda else body)
+        self.info = ScopeInfo(params, [] if is_lambda else body, self.qualname + ".<locals>.")
+        self.positional = [p.name for p in params if p.kind == "normal"]
+        self.kwonly = [p.name for p in params if p.kind == "kwonly"]
+        self.keywords = set(self.positional) | set(self.kwonly)
+        self.varargs = next((p.name for p in params if p.kind == "varargs" and p.name), None)
+        self.varkw = next((p.name for p in params if p.kind == "kwargs"), None)
+        self.slots = len(self.keywords) + (self.varargs is not None) + (self.varkw is not None)
         self.__name__ = name
-        self.__qualname__ = name
+        self.__qualname__ = self.qualname
         self.__doc__ = None
 
     def __repr__(self) -> str:
-        return f"<function {self.name} at {hex(id(self))}>"
+        return f"<function {self.qualname} at {hex(id(self))}>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        interpreter = self.interpreter
+        if interpreter.depth >= MAX_CALL_DEPTH:
+            raise RecursionError("maximum recursion depth exceeded")
         local = self._bind(args, kwargs)
         scope = Scope(local, self.scope if self.scope.info is not None else None, self.info)
-        if self.is_lambda:
-            return self.interpreter.eval(self.body, scope)
+        interpreter.depth += 1
         try:
-            self.interpreter.exec_block(self.body, scope, echo=False)
-        except _Return as returned:
-            return returned.value
-        return None
+            if self.is_lambda:
+                return interpreter.eval(self.body, scope)
+            try:
+                interpreter.exec_block(self.body, scope, echo=False)
+            except _Return as returned:
+                return returned.value
+            return None
+        finally:
+            interpreter.depth -= 1
 
     def _bind(self, args: tuple, kwargs: dict) -> dict:
-        local: dict = {}
-        positional = [p for p in self.params if p.kind == "normal"]
-        varargs = next((p for p in self.params if p.kind == "varargs"), None)
-        varkw = next((p for p in self.params if p.kind == "kwargs"), None)
-        if len(args) > len(positional) and varargs is None:
-            given = len(args)
-            takes = len(positional)
-            required = len([p for p in positional if p.default is None])
-            count = f"from {required} to {takes}" if required != takes else str(takes)
-            plural = "argument" if takes == 1 and required == takes else "arguments"
-            raise TypeError(f"{self.name}() takes {count} positional {plural} but {given} "
-                            f"{'was' if given == 1 else 'were'} given")
-        for param, value in zip(positional, args):
-            local[param.name] = value
-        if varargs is not None:
-            local[varargs.name] = tuple(args[len(positional):])
-        extra = {}
-        names = {p.name for p in self.params if p.kind in ("normal", "kwonly")}
-        for key, value in kwargs.items():
-            if key in names:
-                if key in local:
-                    raise TypeError(f"{self.name}() got multiple values for argument '{key}'")
-                local[key] = value
-            elif varkw is not None:
-                extra[key] = value
-            else:
-                raise TypeError(f"{self.name}() got an unexpected keyword argument '{key}'")
-        if varkw is not None:
-            local[varkw.name] = extra
-        missing = []
-        for param in self.params:
-            if param.kind in ("normal", "kwonly") and param.name not in local:
-                if param.name in self.defaults:
-                    local[param.name] = self.defaults[param.name]
+        """The call's local variables; errors checked in CPython's order, with its messages."""
+        positional = self.positional
+        local = dict(zip(positional, args))
+        if self.varargs is not None:
+            local[self.varargs] = args[len(positional):]
+        if kwargs or self.varkw is not None:
+            extra: dict = {}
+            for key, value in kwargs.items():
+                if key in self.keywords:
+                    if key in local:
+                        raise TypeError(f"{self.qualname}() got multiple values for argument '{key}'")
+                    local[key] = value
+                elif self.varkw is not None:
+                    extra[key] = value
                 else:
-                    missing.append(param)
-        if missing:
-            kind = "keyword-only" if missing[0].kind == "kwonly" else "positional"
-            names = [f"'{p.name}'" for p in missing]
-            listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-            raise TypeError(f"{self.name}() missing {len(missing)} required {kind} "
-                            f"argument{'s' if len(missing) > 1 else ''}: {listed}")
+                    raise TypeError(f"{self.qualname}() got an unexpected keyword argument '{key}'")
+            if self.varkw is not None:
+                local[self.varkw] = extra
+        if len(args) > len(positional) and self.varargs is None:
+            raise TypeError(self._too_many(len(args), local))
+        if len(local) < self.slots:
+            self._complete(local)
         return local
+
+    def _too_many(self, given: int, local: dict) -> str:
+        takes = len(self.positional)
+        defaults = sum(name in self.defaults for name in self.positional)
+        count = f"from {takes - defaults} to {takes}" if defaults else str(takes)
+        plural = "s" if defaults or takes != 1 else ""
+        kwonly_given = sum(name in local for name in self.kwonly)
+        if kwonly_given:
+            keywords = f" positional argument{'s' if given != 1 else ''} (and {kwonly_given} " \
+                       f"keyword-only argument{'s' if kwonly_given != 1 else ''})"
+            return f"{self.qualname}() takes {count} positional argument{plural} but {given}{keywords} were given"
+        return (f"{self.qualname}() takes {count} positional argument{plural} but {given} "
+                f"{'was' if given == 1 else 'were'} given")
+
+    def _complete(self, local: dict) -> None:
+        """Fill in defaults; a parameter still without a value is missing (positional ones first)."""
+        for kind, names in (("positional", self.positional), ("keyword-only", self.kwonly)):
+            missing = [name for name in names if name not in local and name not in self.defaults]
+            if missing:
+                quoted = [f"'{name}'" for name in missing]
+                listed = " and ".join(quoted) if len(quoted) < 3 else ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+                raise TypeError(f"{self.qualname}() missing {len(missing)} required {kind} "
+                                f"argument{'s' if len(missing) > 1 else ''}: {listed}")
+            for name in names:
+                if name not in local:
+                    local[name] = self.defaults[name]
 
 
 class Interpreter:
@@ -188,6 +218,7 @@ class Interpreter:
         self.builtins = builtins
         self.echo_value = echo
         self.module_scope = Scope(namespace)
+        self.depth = 0  # user function calls under way, for MAX_CALL_DEPTH
         self._exec = {cls: getattr(self, "exec_" + cls.__name__) for cls in _STATEMENTS}
         self._eval = {cls: getattr(self, "eval_" + cls.__name__) for cls in _EXPRESSIONS}
 
