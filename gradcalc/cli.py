@@ -8,15 +8,11 @@ import click
 
 from . import __version__
 
-# Each statement of a program costs a few Python frames in the interpreter: allow deep user recursion.
-RECURSION_LIMIT = 20_000
-
 
 def _run(source: str, filename: str, color: Optional[bool]) -> int:
     from .display.console import make_output
     from .session import Session, format_error
 
-    sys.setrecursionlimit(RECURSION_LIMIT)
     try:
         output = make_output(color)
         ok = Session(output).run(source, filename)
@@ -58,5 +54,4 @@ def main(file: Optional[str], code: Optional[str], color: Optional[bool]) -> Non
         sys.exit(_run(source, file, color))
     from .repl import run_repl
 
-    sys.setrecursionlimit(RECURSION_LIMIT)
     run_repl(color)

@@ -15,6 +15,12 @@ from .language.interpreter import Interpreter
 from .language.modules import modules
 from .language.parser import GradcalcSyntaxError, parse
 
+# Each call of a user function costs the interpreter a dozen or so Python frames, and Python's
+# default limit of 1000 would stop user recursion early: the depth of user calls is limited by
+# the interpreter's MAX_CALL_DEPTH instead. Much higher, C-level recursion (the repr of a
+# deeply nested list) could overflow the host's stack before Python's check stops it.
+RECURSION_LIMIT = 20_000
+
 
 class Output(Protocol):
     def write(self, text: str) -> None:
@@ -79,6 +85,7 @@ def reset_global_state() -> None:
 class Session:
     def __init__(self, output: Output) -> None:
         self.output = output
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
         namespace = {"__name__": "__main__"}
         namespace.update(prelude(modules()))
         self.interpreter = Interpreter(namespace, make_builtins(output.write), output.echo)

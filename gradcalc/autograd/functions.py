@@ -1649,7 +1649,7 @@ def check_view_rebase(view: Tensor, indirect: bool) -> None:
     modified = "its base or another view of its base has been" if indirect else "is being"
     node = view._node
     if kind in (VIEW_NO_GRAD, VIEW_INFERENCE) or node is None:
-        prefix = (f"Output {view._output_nr} of {node.name()} is a view of a view which was created in"
+        prefix = (f"Output {view._output_nr} of {forward_name(node)} is a view of a view which was created in"
                   if node is not None else "A view was created in")
         if kind == VIEW_INFERENCE:
             message = f"{prefix} inference mode and {modified} modified inplace in normal mode."

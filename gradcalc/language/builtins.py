@@ -37,6 +37,9 @@ class Builtin:
         self.name = name
         self.function = function
         self.owner = owner
+        # how Python's call errors name it: `print()`, or `torch._VariableFunctionsClass.exp()`
+        self.__qualname__ = name if owner is None else f"_VariableFunctionsClass.{name}"
+        self.__module__ = None if owner is None else "torch"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.function(*args, **kwargs)
@@ -46,6 +49,13 @@ class Builtin:
             return f"<built-in function {self.name}>"
         # torch's address is that of the class holding its functions: any one fixed address will do
         return f"<built-in method {self.name} of {self.owner} object at {hex(id(Builtin))}>"
+
+
+class _Type(Builtin):
+    """`type`, a class in Python, and shown as one."""
+
+    def __repr__(self) -> str:
+        return "<class 'type'>"
 
 
 def make_builtins(write: Callable[[str], None]) -> dict:
@@ -62,16 +72,18 @@ def make_builtins(write: Callable[[str], None]) -> dict:
             raise TypeError(f"end must be None or a string, not {type(end).__name__}")
         write(sep.join(str(value) for value in values) + end)
 
-    def type_(value: Any, *rest: Any) -> type:
-        if rest:
-            raise TypeError("type() takes 1 argument in gradcalc")
-        return type(value)
+    def type_(*args: Any) -> type:
+        if len(args) == 3:  # Python would make a new class: a way out of the sandbox
+            raise TypeError("type() with 3 arguments (making a class) is not supported in gradcalc")
+        if len(args) != 1:
+            raise TypeError("type() takes 1 or 3 arguments")
+        return type(args[0])
 
     def hasattr_(value: Any, name: str) -> bool:
         return sandbox.has_attribute(value, name)
 
     table = {name: getattr(host, name) for name in _PLAIN}
-    table.update(print=Builtin("print", print_), type=Builtin("type", type_), hasattr=Builtin("hasattr", hasattr_))
+    table.update(print=Builtin("print", print_), type=_Type("type", type_), hasattr=Builtin("hasattr", hasattr_))
     return table
 
 

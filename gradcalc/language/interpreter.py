@@ -120,7 +120,7 @@ class UserFunction:
         self.interpreter = interpreter
         self.name = name
         # Python's qualified name (`outer.<locals>.inner`), shown in reprs and argument errors
-        self.qualname = name if scope.info is None else scope.info.prefix + name
+        self.qualname = _qualified(scope, name)
         self.params = params
         self.body = body
         self.scope = scope
@@ -130,11 +130,12 @@ class UserFunction:
         self.positional = [p.name for p in params if p.kind == "normal"]
         self.kwonly = [p.name for p in params if p.kind == "kwonly"]
         self.keywords = set(self.positional) | set(self.kwonly)
-        self.varargs = next((p.name for p in params if p.kind == "varargs" and p.name), None)
+        self.varargs = next((p.name for p in params if p.kind == "varargs"), None)
         self.varkw = next((p.name for p in params if p.kind == "kwargs"), None)
         self.slots = len(self.keywords) + (self.varargs is not None) + (self.varkw is not None)
         self.__name__ = name
         self.__qualname__ = self.qualname
+        self.__module__ = "__main__"
         self.__doc__ = None
 
     def __repr__(self) -> str:
@@ -514,11 +515,20 @@ class Interpreter:
     def eval_SetExpr(self, node: ast.SetExpr, scope: Scope) -> set:
         return set(self._elements(node.elts, scope))
 
-    def _elements(self, elements: list, scope: Scope) -> list:
+    def _elements(self, elements: list, scope: Scope, function: Any = None) -> list:
+        """The values of a display's or a call's items, `*iterable` unpacked (`function`: the callee)."""
         values = []
         for element in elements:
             if isinstance(element, ast.Starred):
-                values.extend(self.eval(element.value, scope))
+                value = self.eval(element.value, scope)
+                try:
+                    values.extend(value)
+                except TypeError:
+                    if hasattr(type(value), "__iter__") or hasattr(type(value), "__getitem__"):
+                        raise  # an iterable's own error, such as a 0-d tensor's
+                    # Python names the callee only when `*x` is the call's sole positional part
+                    where = "Value" if function is None or len(elements) > 1 else f"{_function_str(function)} argument"
+                    raise TypeError(f"{where} after * must be an iterable, not {type(value).__name__}") from None
             else:
                 values.append(self.eval(element, scope))
         return values
@@ -527,7 +537,10 @@ class Interpreter:
         result = {}
         for key, value in zip(node.keys, node.values):
             if key is None:
-                result.update(self.eval(value, scope))
+                mapping = self.eval(value, scope)
+                if not hasattr(type(mapping), "keys"):
+                    raise TypeError(f"'{type(mapping).__name__}' object is not a mapping")
+                result.update(mapping)
             else:
                 result[self.eval(key, scope)] = self.eval(value, scope)
         return result
@@ -587,18 +600,23 @@ class Interpreter:
 
     def eval_Call(self, node: ast.Call, scope: Scope) -> Any:
         function = self.eval(node.func, scope)
-        args = self._elements(node.args, scope)
+        args = self._elements(node.args, scope, function)
         kwargs = {}
         for keyword in node.keywords:
             if keyword.name is None:
                 mapping = self.eval(keyword.value, scope)
-                for key, value in mapping.items():
+                if not hasattr(type(mapping), "keys"):
+                    raise TypeError(f"{_function_str(function)} argument after ** must be a mapping, "
+                                    f"not {type(mapping).__name__}")
+                for key in mapping.keys():
                     if key in kwargs:
-                        raise TypeError(f"got multiple values for keyword argument '{key}'")
-                    kwargs[key] = value
+                        raise TypeError(f"{_function_str(function)} got multiple values for keyword argument '{key}'")
+                    kwargs[key] = mapping[key]
             else:
+                # the parser rejects a repeated name: a clash here is with an earlier `**mapping`
                 if keyword.name in kwargs:
-                    raise SyntaxError(f"keyword argument repeated: {keyword.name}")
+                    raise TypeError(f"{_function_str(function)} got multiple values for keyword argument "
+                                    f"'{keyword.name}'")
                 kwargs[keyword.name] = self.eval(keyword.value, scope)
         if not callable(function):
             raise TypeError(f"'{type(function).__name__}' object is not callable")
@@ -607,43 +625,56 @@ class Interpreter:
     def eval_Lambda(self, node: ast.Lambda, scope: Scope) -> UserFunction:
         return UserFunction(self, "<lambda>", node.params, node.body, scope, is_lambda=True)
 
-    def _comprehension(self, generators: list, scope: Scope) -> Iterator[Scope]:
-        """Yield the scope of each iteration of a comprehension's `for ... if ...` clauses."""
-        inner = Scope({}, scope if scope.info is not None else None, _comprehension_info(generators, scope))
-        yield from self._clauses(generators, 0, inner, scope)
+    def _comprehension(self, generators: list, scope: Scope, kind: str) -> Iterator[Scope]:
+        """The scope of each iteration of a comprehension's `for ... if ...` clauses. As in Python,
+        the first iterable is evaluated at once, even for a generator expression."""
+        info = ScopeInfo([], [], _qualified(scope, kind) + ".")
+        for clause in generators:
+            info._bind(clause.target)
+        inner = Scope({}, scope if scope.info is not None else None, info)
+        return self._clauses(generators, 0, inner, iter(self.eval(generators[0].iter, scope)))
 
-    def _clauses(self, generators: list, index: int, inner: Scope, outer: Scope) -> Iterator[Scope]:
-        if index == len(generators):
-            yield inner
-            return
+    def _clauses(self, generators: list, index: int, inner: Scope, iterable: Iterator) -> Iterator[Scope]:
         clause = generators[index]
-        iterable = self.eval(clause.iter, outer if index == 0 else inner)
+        last = index + 1 == len(generators)
         for item in iterable:
             self.assign(clause.target, item, inner)
             if all(self.eval(test, inner) for test in clause.ifs):
-                yield from self._clauses(generators, index + 1, inner, outer)
+                if last:
+                    yield inner
+                else:
+                    yield from self._clauses(generators, index + 1, inner,
+                                             self.eval(generators[index + 1].iter, inner))
 
     def eval_ListComp(self, node: ast.ListComp, scope: Scope) -> list:
-        return [self.eval(node.elt, inner) for inner in self._comprehension(node.generators, scope)]
+        return [self.eval(node.elt, inner) for inner in self._comprehension(node.generators, scope, "<listcomp>")]
 
     def eval_SetComp(self, node: ast.SetComp, scope: Scope) -> set:
-        return {self.eval(node.elt, inner) for inner in self._comprehension(node.generators, scope)}
+        return {self.eval(node.elt, inner) for inner in self._comprehension(node.generators, scope, "<setcomp>")}
 
     def eval_DictComp(self, node: ast.DictComp, scope: Scope) -> dict:
         return {self.eval(node.key, inner): self.eval(node.value, inner)
-                for inner in self._comprehension(node.generators, scope)}
+                for inner in self._comprehension(node.generators, scope, "<dictcomp>")}
 
     def eval_GeneratorExp(self, node: ast.GeneratorExp, scope: Scope) -> Iterator:
-        generator = (self.eval(node.elt, inner) for inner in self._comprehension(node.generators, scope))
-        generator.__qualname__ = "<genexpr>"  # shown as Python shows one: <generator object <genexpr> at 0x...>
+        generator = (self.eval(node.elt, inner) for inner in self._comprehension(node.generators, scope, "<genexpr>"))
+        # shown as Python shows one: <generator object f.<locals>.<genexpr> at 0x...>
+        generator.__qualname__ = _qualified(scope, "<genexpr>")
         return generator
 
 
-def _comprehension_info(generators: list, scope: Scope) -> ScopeInfo:
-    info = ScopeInfo([], [])
-    for clause in generators:
-        info._bind(clause.target)
-    return info
+def _function_str(function: Any) -> str:
+    """How Python names a callable in call errors: `print()`, `__main__.f()`, `list()`."""
+    qualname = getattr(function, "__qualname__", None)
+    if not isinstance(qualname, str):
+        return str(function)
+    module = getattr(function, "__module__", None)
+    return f"{qualname}()" if module in (None, "builtins") else f"{module}.{qualname}()"
+
+
+def _qualified(scope: Scope, name: str) -> str:
+    """Python's qualified name for `name` defined in `scope`."""
+    return name if scope.info is None else scope.info.prefix + name
 
 
 _STATEMENTS = (ast.ExprStmt, ast.Assign, ast.AugAssign, ast.Delete, ast.Pass, ast.Break, ast.Continue, ast.Return,

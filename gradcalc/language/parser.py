@@ -839,6 +839,8 @@ class _Builder:
                 if item.name is None:
                     seen_dstar = True
                 else:
+                    if any(item.name == other.name for other in keywords):
+                        raise self.fail(f"keyword argument repeated: {item.name}", item)
                     seen_keyword = True
                 keywords.append(item)
                 continue

@@ -87,6 +87,11 @@ class _SafeFormatter(string.Formatter):
     def format_map(self, mapping: dict) -> str:
         return self.vformat(self.template, (), mapping)
 
+    def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
+        if isinstance(key, int) and key >= len(args):  # str.format's message, not a bare tuple index error
+            raise IndexError(f"Replacement index {key} out of range for positional args tuple")
+        return super().get_value(key, args, kwargs)
+
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
         import _string
 

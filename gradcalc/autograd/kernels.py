@@ -1,0 +1,189 @@
+"""The order of arithmetic in PyTorch's CPU kernels, where it decides the last bits of a result.
+
+Floating-point addition is not associative, so a sum is only PyTorch's, bit for bit, when it
+adds in PyTorch's order. `cascade_sum` follows aten/src/ATen/native/cpu/SumKernel.cpp: the
+TensorIterator lays the reduction out (reduced dimensions innermost, coalesced), and each 2-D
+chunk is summed by one of four loops, all built on a four-level cascade of running sums
+(`multi_row_sum`) over four interleaved accumulators (`row_sum`), with SIMD registers of
+64 bytes (AVX512) as lanes. Every function below adds along axis 0 of its argument and keeps
+the other axes as independent lanes, exactly as the C++ keeps one accumulator per lane.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+# Bytes in one SIMD register of PyTorch's AVX512 kernels.
+VECTOR_BYTES = 64
+# Running sums per row in row_sum, and cascade levels in multi_row_sum.
+_ILP = 4
+_LEVELS = 4
+
+
+def _ceil_log2(x: int) -> int:
+    return 1 if x <= 2 else (x - 1).bit_length()
+
+
+def _sequential(values: np.ndarray) -> np.ndarray:
+    """0 + v[0] + v[1] + ... from left to right along axis 0 (one accumulator starting at zero)."""
+    if values.shape[0] == 0:
+        return np.zeros(values.shape[1:], values.dtype)
+    # np.cumsum adds strictly in order; adding +0 last gives the sign a sum started at +0 has
+    return np.cumsum(values, axis=0)[-1] + values.dtype.type(0)
+
+
+def multi_row_sum(values: np.ndarray) -> np.ndarray:
+    """Sum along axis 0 by a cascade: blocks of `step` items go into level 0, each full block is
+    carried up into level 1, each `step` blocks of that into level 2, and so on."""
+    size = values.shape[0]
+    power = max(4, _ceil_log2(size) // _LEVELS)
+    step = 1 << power
+    mask = step - 1
+    lanes = values.shape[1:]
+    acc = [np.zeros(lanes, values.dtype) for _ in range(_LEVELS)]
+    blocks = size // step
+    if blocks:
+        block_sums = np.cumsum(values[:blocks * step].reshape((blocks, step) + lanes), axis=1)[:, -1]
+        for index in range(blocks):
+            done = (index + 1) * step
+            acc[1] = acc[1] + (block_sums[index] + values.dtype.type(0))
+            for level in range(2, _LEVELS):
+                if done & (mask << ((level - 1) * power)):
+                    break
+                acc[level] = acc[level] + acc[level - 1]
+                acc[level - 1] = np.zeros(lanes, values.dtype)
+    total = _sequential(values[blocks * step:])
+    for level in range(1, _LEVELS):
+        total = total + acc[level]
+    return total
+
+
+def row_sum(values: np.ndarray) -> np.ndarray:
+    """Sum along axis 0 with four interleaved accumulators (item i goes to accumulator i % 4)."""
+    size = values.shape[0]
+    rows = size // _ILP
+    lanes = values.shape[1:]
+    partial = multi_row_sum(values[:rows * _ILP].reshape((rows, _ILP) + lanes))
+    first = partial[0]
+    for index in range(rows * _ILP, size):
+        first = first + values[index]
+    for k in range(1, _ILP):
+        first = first + partial[k]
+    return first
+
+
+def _inner_vectorized(rows: np.ndarray, lanes: int) -> np.ndarray:
+    """vectorized_inner_sum: each row of `rows` (axis 1) as SIMD registers summed by row_sum,
+    then the leftover elements, then the register's lanes, into one scalar per row."""
+    count, size = rows.shape
+    registers = size // lanes
+    head = rows[:, :registers * lanes].reshape(count, registers, lanes).transpose(1, 0, 2)
+    vector = row_sum(head)
+    total = np.zeros(count, rows.dtype)
+    for k in range(registers * lanes, size):
+        total = total + rows[:, k]
+    for k in range(lanes):
+        total = total + vector[:, k]
+    return total
+
+
+def _outer(columns: np.ndarray, grouped: int) -> np.ndarray:
+    """The outer sums: the first `grouped` columns (axis 1) by multi_row_sum along axis 0, the
+    others by row_sum (lanes are independent, so SIMD and scalar loops agree)."""
+    if grouped == columns.shape[1]:
+        return multi_row_sum(columns)
+    if grouped == 0:
+        return row_sum(columns)
+    return np.concatenate([multi_row_sum(columns[:, :grouped]), row_sum(columns[:, grouped:])])
+
+
+def _chunk(block: np.ndarray, in_strides: list, out_strides: list, itemsize: int) -> np.ndarray:
+    """One call of cascade_sum's 2-D loop on block[dim1, dim0]: the values it adds into the
+    outputs along dim1 (one value when no output moves along dim1)."""
+    size1, size0 = block.shape
+    if out_strides[0] != 0 and out_strides[1] == 0:  # the reduction moves to dim 0
+        block, size0, size1 = block.T, size1, size0
+        in_strides, out_strides = in_strides[::-1], out_strides[::-1]
+    if out_strides[0] != 0:  # not a reduction: a copy
+        return block.reshape(-1) + block.dtype.type(0)
+    lanes = VECTOR_BYTES // itemsize
+    if in_strides[0] == itemsize and size0 >= lanes:
+        return _inner_vectorized(block, lanes)
+    columns = block.T
+    if in_strides[1] == itemsize and size1 >= lanes:
+        return _outer(columns, size1 // (_ILP * lanes) * _ILP * lanes)
+    if in_strides[0] < in_strides[1]:
+        return _outer(columns, 0)
+    return _outer(columns, size1 // _ILP * _ILP)
+
+
+def _reorder(shape: list, strides: list) -> list:
+    """TensorIterator's order of dimensions, innermost first: reduced dimensions (output stride 0)
+    before kept ones, then by ascending stride; `strides` holds (output, input) per dimension."""
+    def should_swap(dim0: int, dim1: int) -> int:
+        for operand in range(2):
+            stride0, stride1 = strides[dim0][operand], strides[dim1][operand]
+            if operand == 0 and (stride0 == 0) != (stride1 == 0):
+                return 1 if stride1 == 0 else -1
+            if stride0 == 0 or stride1 == 0:
+                continue
+            if stride0 != stride1:
+                return -1 if stride0 < stride1 else 1
+            if shape[dim0] > shape[dim1]:
+                return 1
+        return 0
+
+    perm = list(reversed(range(len(shape))))
+    for i in range(1, len(perm)):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    return perm
+
+
+def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
+    """torch.sum of float32/float64 `x` over `dims` (every dimension when empty), shaped as with
+    keepdim=True."""
+    unit = x.itemsize
+    reduced = set(dims) if dims else set(range(x.ndim))
+    out_shape = tuple(1 if d in reduced else n for d, n in enumerate(x.shape))
+    out = np.zeros(out_shape, x.dtype)
+    if x.size == 0:
+        return out
+    contiguous = out.strides
+
+    def strides_of(d: int) -> tuple:  # (output, input) strides in bytes; a reduced dim stays put in the output
+        return 0 if d in reduced else contiguous[d], x.strides[d]
+
+    kept = [d for d in range(x.ndim) if x.shape[d] != 1]  # TensorIterator coalesces size-1 dimensions away
+    order = [kept[i] for i in _reorder([x.shape[d] for d in kept], [strides_of(d) for d in kept])]
+    groups: list = []  # coalesced dimensions, innermost first: [axes (inner to outer), size, strides]
+    for d in order:
+        if groups and all(groups[-1][1] * inner == stride for inner, stride in zip(groups[-1][2], strides_of(d))):
+            groups[-1][0].append(d)
+            groups[-1][1] *= x.shape[d]
+        else:
+            groups.append([[d], x.shape[d], strides_of(d)])
+    while len(groups) < 2:
+        groups.append([[], 1, (0, 0)])
+    # a numpy view with one axis per group, outermost first
+    axes = [a for group in reversed(groups) for a in reversed(group[0])]
+    view = x.transpose(axes + [d for d in range(x.ndim) if d not in axes]).reshape([g[1] for g in reversed(groups)])
+    in_strides = [groups[0][2][1], groups[1][2][1]]
+    out_strides = [groups[0][2][0], groups[1][2][0]]
+    if out_strides[0] and out_strides[1]:
+        inner = (np.arange(groups[1][1])[:, None] * out_strides[1] + np.arange(groups[0][1]) * out_strides[0]).ravel()
+    else:
+        inner = np.arange(groups[1][1] if not out_strides[0] else groups[0][1]) * (out_strides[1] or out_strides[0])
+    flat = out.reshape(-1)
+    outer = groups[:1:-1]
+    for position in np.ndindex(*[g[1] for g in outer]):
+        base = sum(index * g[2][0] for index, g in zip(position, outer))
+        values = _chunk(view[position], in_strides, out_strides, unit)
+        # outputs shared by several chunks (or rows) accumulate in loop order, as the kernel's stores do
+        np.add.at(flat, (base + inner[:values.size]) // unit, values)
+    return out
