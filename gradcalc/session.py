@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from . import warnings
 from .language.builtins import make_builtins, prelude
+from .language.compile_checks import CompileError, check
 from .language.interpreter import Interpreter
 from .language.modules import modules
 from .language.parser import GradcalcSyntaxError, parse
@@ -102,10 +103,24 @@ class Session:
         except GradcalcSyntaxError as error:
             self.output.error(format_error(error))
             return False
+        for category, message in module.warnings:
+            warnings.warn(category, message)
         for statement in module.body:
             try:
+                # compiled just before it runs, as in Python's interactive interpreter
+                check(statement, _syntax_warning)
                 self.interpreter.run_statement(statement)
+            except CompileError as error:
+                lines = source.splitlines()
+                source_line = lines[error.line - 1] if 0 < error.line <= len(lines) else ""
+                located = GradcalcSyntaxError(error.message, error.line, error.column, source_line, filename=filename)
+                self.output.error(format_error(located))
+                return False
             except Exception as error:  # every error of a program is shown, never a traceback
                 self.output.error(format_error(error))
                 return False
         return True
+
+
+def _syntax_warning(message: str) -> None:
+    warnings.warn("SyntaxWarning", message)

@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from . import dtypes, random
+from . import dtypes, kernels, random
 from .dtypes import DType
 from .tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ..warnings import warn
@@ -172,13 +172,27 @@ def linspace(start: Any, end: Any, steps: int, dtype: Any = None, device: Any = 
     dtype = _check_dtype(dtype) or dtypes.get_default_dtype()
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     # PyTorch fills the first half forwards from start and the second half backwards from end
-    step = (end - start) / (steps - 1) if steps > 1 else 0.0
     index = np.arange(steps, dtype=np.float64)
     halfway = steps // 2
-    data = np.where(index < halfway, start + step * index, end - step * (steps - index - 1))
+    if dtype in (dtypes.float32, dtypes.float64) and steps > 1:
+        data = _linspace_fused(start, end, steps, dtype.numpy.type)
+    else:
+        step = (end - start) / (steps - 1) if steps > 1 else 0.0
+        data = np.where(index < halfway, start + step * index, end - step * (steps - index - 1))
     if dtype.category <= dtypes.INTEGRAL:
         data = np.trunc(data)
     return _finish(data.astype(dtype.numpy), dtype, requires_grad, device)
+
+
+def _linspace_fused(start: Any, end: Any, steps: int, kind: type) -> np.ndarray:
+    """The values of PyTorch's float kernel: the ends and the step in the dtype, and each value
+    start + step * i (or end - step * (steps - 1 - i)) rounded once, as its fused multiply-add does."""
+    first, last = kind(start), kind(end)
+    step = (last - first) / kind(steps - 1)
+    index = np.arange(steps)
+    forward = index < steps // 2
+    count = np.where(forward, index, steps - 1 - index).astype(kind)
+    return kernels.fused_multiply_add(np.where(forward, step, -step), count, np.where(forward, first, last))
 
 
 def eye(n: int, m: Optional[int] = None, dtype: Any = None, device: Any = None,

@@ -17,10 +17,11 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from . import dtypes, grad_mode
+from . import dtypes, grad_mode, kernels
 
 np.seterr(all="ignore")  # PyTorch computes inf and nan silently; so does gradcalc, once for all ops
 from .dtypes import DType
+from ..warnings import warn
 from .engine import FREED_MESSAGE, Node, SavedTensor, forward_name, gradient_edge
 from ..display.names import torch_class
 from .tensor import (LEAF_INPLACE_MESSAGE, ONLY_FLOAT_GRAD_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE,
@@ -252,9 +253,28 @@ def _pow_grad_self(g: Tensor, self: Tensor, exponent: Any) -> Tensor:
     return g * (exponent * self.pow(exponent - 1)).conj()
 
 
-POW_SCALAR = defop("PowBackward0", ("self",), lambda x, exponent: np.power(x, exponent),
-                   self=_pow_grad_self)
-POW_TENSOR = defop("PowBackward1", ("self", "exponent"), np.power,
+def _power(x: np.ndarray, exponent: Any) -> np.ndarray:
+    """x ** exponent as PyTorch's kernel computes it for float32 and float64: the exponents 2, 3
+    and -2 as products (rounded after each one), 0.5, -0.5 and -1 as sqrt, 1 / sqrt and 1 / x;
+    any other through a correctly rounded power, as its pow nearly always is."""
+    if x.dtype.type not in (np.float32, np.float64) or isinstance(exponent, complex):
+        return np.power(x, exponent)
+    products = {0: lambda: np.ones_like(x), 1: lambda: x.copy(), 2: lambda: x * x, 3: lambda: x * x * x,
+                -2: lambda: 1 / (x * x), 0.5: lambda: np.sqrt(x), -0.5: lambda: 1 / np.sqrt(x), -1: lambda: 1 / x}
+    if exponent in products:
+        return products[exponent]()
+    return _power_tensor(x, np.asarray(exponent, dtype=x.dtype))
+
+
+def _power_tensor(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    # float32 through float64 and one rounding: what the C library's powf gives, nearly always
+    if x.dtype.type is np.float32:
+        return np.power(x.astype(np.float64), exponent.astype(np.float64)).astype(np.float32)
+    return np.power(x, exponent)
+
+
+POW_SCALAR = defop("PowBackward0", ("self",), _power, self=_pow_grad_self)
+POW_TENSOR = defop("PowBackward1", ("self", "exponent"), _power_tensor,
                    self=lambda g, self, exponent: g * (exponent * self.pow(exponent - 1)).conj(),
                    exponent=lambda g, self, result: g * (result * _log_masked(self, result)).conj())
 POW_SCALAR_BASE = defop("PowBackward2", ("exponent",), lambda e, base: np.power(base, e),
@@ -604,6 +624,9 @@ def sigmoid(a: Tensor) -> Tensor:
     dtype = a._dtype if a._dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
     wide = a._data.astype(np.complex128 if dtype.is_complex else np.float64)
     e = np.exp(-wide).astype(dtype.numpy)
+    if dtype is dtypes.float32:
+        # whole pairs of AVX512 registers take SLEEF's exp; the elements left over, the C library's
+        e = kernels.simd_split(vector_exp(np.float32(0) - a._data.astype(np.float32)), e, lanes=16)
     return record(SIGMOID, (a,), np.asarray(1 / (1 + e), dtype=dtype.numpy), dtype)
 
 
@@ -612,7 +635,10 @@ def sqrt(a: Tensor) -> Tensor:
 
 
 def rsqrt(a: Tensor) -> Tensor:
-    return _unary_float(RSQRT, a)
+    # one divided by the square root, rounded after each, in the result's dtype as PyTorch's kernel does
+    dtype = a._dtype if a._dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
+    (x,) = _arrays((a,), dtypes.float32 if dtype is dtypes.float16 else dtype)
+    return record(RSQRT, (a,), np.asarray(RSQRT.forward(x), dtype=dtype.numpy), dtype)
 
 
 def asin(a: Tensor) -> Tensor:
@@ -854,13 +880,23 @@ def _sum_dtype(a: Tensor, dtype: Optional[DType]) -> DType:
     return dtypes.int64 if a._dtype.category <= dtypes.INTEGRAL else a._dtype
 
 
+def _sum_data(x: np.ndarray, dims: Optional[tuple], keepdim: bool) -> np.ndarray:
+    """The values of torch.sum over `dims` (None: all): float32 and float64 add in the order of
+    PyTorch's kernel, whose last bits differ from numpy's pairwise sum."""
+    axes = tuple(range(x.ndim)) if dims is None else dims
+    if x.dtype.type not in (np.float32, np.float64) or (x.ndim and not axes):
+        return np.asarray(x.sum(axis=axes, keepdims=keepdim))
+    total = kernels.cascade_sum(x, axes)
+    return total if keepdim else total.reshape([n for d, n in enumerate(x.shape) if d not in axes])
+
+
 def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: Optional[DType] = None) -> Tensor:
     out_dtype = _sum_dtype(a, dtype)
     dims = _normalize_dims(dim, a.ndim)
     (x,) = _arrays((a,), out_dtype)
+    data = np.asarray(_sum_data(x, dims, keepdim and dims is not None), dtype=out_dtype.numpy)
     if dims is None:
-        return record(SUM, (a,), np.asarray(x.sum(), dtype=out_dtype.numpy), out_dtype, self_shape=a.shape)
-    data = np.asarray(x.sum(axis=dims, keepdims=keepdim), dtype=out_dtype.numpy)
+        return record(SUM, (a,), data, out_dtype, self_shape=a.shape)
     return record(SUM_DIM, (a,), data, out_dtype, self_shape=a.shape, dims=dims, keepdim=keepdim)
 
 
@@ -872,13 +908,12 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: Optional[DTyp
             f"dtype. Got: {_c10_short(out_dtype)}")
     dims = _normalize_dims(dim, a.ndim)
     (x,) = _arrays((a,), out_dtype)
-    with np.errstate(all="ignore"):
-        if dims is None:
-            count = a.numel()
-            data = np.asarray(x.mean() if count else np.nan, dtype=out_dtype.numpy)
-            return record(MEAN, (a,), data, out_dtype, self_shape=a.shape, count=count)
-        count = int(np.prod([a.shape[d] for d in dims]))
-        data = np.asarray(x.mean(axis=dims, keepdims=keepdim), dtype=out_dtype.numpy)
+    count = a.numel() if dims is None else int(np.prod([a.shape[d] for d in dims]))
+    # on the CPU, PyTorch's mean is its sum divided by the count
+    total = _sum_data(x, dims, keepdim and dims is not None)
+    data = np.asarray(total / np.asarray(count, dtype=total.dtype), dtype=out_dtype.numpy)
+    if dims is None:
+        return record(MEAN, (a,), data, out_dtype, self_shape=a.shape, count=count)
     return record(MEAN_DIM, (a,), data, out_dtype, self_shape=a.shape, dims=dims, keepdim=keepdim, count=count)
 
 
@@ -2123,6 +2158,341 @@ def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> 
         out = (g - total) * y
     data = np.ascontiguousarray(np.moveaxis(out, -1, dim)).reshape(shape)
     return record(op, (grad, output), data, output._dtype, dim=dim)
+
+
+# ---- norms, standard deviation and variance
+
+NORM = defop("LinalgVectorNormBackward0", ("self",), None,
+             self=lambda g, self, result, ord, dims, keepdim: _norm_grad(g, self, result, ord, dims, keepdim))
+STD = defop("StdBackward0", ("self",), None,
+            self=lambda g, self, result, dims, correction, keepdim: _var_grad(
+                (g / (result * 2)).masked_fill(result == 0, 0), self, dims, correction, keepdim))
+VAR = defop("VarBackward0", ("self",), None,
+            self=lambda g, self, dims, correction, keepdim: _var_grad(g, self, dims, correction, keepdim))
+
+
+def _unsqueeze_reduced(t: Tensor, dims: Optional[tuple], ndim: int, keepdim: bool) -> Tensor:
+    """A reduction's result with its reduced dims put back (as size 1), to broadcast against its input."""
+    if keepdim or dims is None or ndim == 0:
+        return t
+    for d in sorted(dims):
+        t = t.unsqueeze(d)
+    return t
+
+
+def _norm_grad(g: Tensor, self: Tensor, result: Tensor, ord: float, dims: Optional[tuple], keepdim: bool) -> Tensor:
+    # PyTorch's norm_backward, one branch per order
+    g, result = (_unsqueeze_reduced(t, dims, self.ndim, keepdim) for t in (g, result))
+    if ord == 0:
+        return zeros_like(self)
+    if ord == 1:
+        return sgn(self) * g
+    if ord == 2:
+        return g * (self / result).masked_fill(result == 0, 0)
+    if math.isinf(ord):
+        self_abs = self.abs()
+        mask = logical_or(self_abs == result, self_abs != self_abs)
+        counts = mask.sum(dims, keepdim=True) if dims is not None else mask.sum()
+        return sgn(self) * ((g / counts) * mask)
+    if ord < 1:
+        scaled = sgn(self) * self.abs().pow(ord - 1).masked_fill(self == 0, 0)
+        return scaled * g * result.pow(1 - ord)
+    scaled = sgn(self) * self.abs().pow(ord - 1) if ord < 2 else self * self.abs().pow(ord - 2)
+    return scaled * (g / result.pow(ord - 1)).masked_fill(result == 0, 0)
+
+
+def _var_grad(g: Tensor, self: Tensor, dims: Optional[tuple], correction: float, keepdim: bool) -> Tensor:
+    # PyTorch's var_backward: (2 / (n - correction)) * grad * (self - mean)
+    if self.ndim == 0 or dims is None:
+        dof = self.numel() - correction
+        if dof <= 0:
+            return g * where(self == self.mean(), math.nan, math.inf)
+        return (2.0 / dof) * g * (self - self.mean())
+    if self.ndim > 1:
+        g = _unsqueeze_reduced(g, dims, self.ndim, keepdim)
+    count = int(np.prod([self.shape[d] for d in dims]))
+    return (2.0 / (count - correction)) * g * (self - self.mean(dims, keepdim=True))
+
+
+def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Optional[DType] = None) -> Tensor:
+    """torch.norm: a vector norm (p='fro' is the 2-norm), recorded as linalg.vector_norm."""
+    if isinstance(p, str):
+        if p != "fro" or (isinstance(dim, (tuple, list)) and len(dim) > 2):
+            raise NotImplementedError(f"gradcalc supports vector norms only, not p='{p}'")
+        p = 2
+    return vector_norm(a, 2.0 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Optional[DType] = None) -> Tensor:
+    if a._dtype.category < dtypes.FLOATING:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_c10_short(a._dtype)}")
+    out_dtype = dtype or (dtypes.float32 if a._dtype is dtypes.complex64 else
+                          dtypes.float64 if a._dtype is dtypes.complex128 else a._dtype)
+    dims = _normalize_dims(dim, a.ndim)
+    axes = tuple(range(a.ndim)) if dims is None else dims
+    magnitude = np.abs(a._data)
+    ord = float(ord)
+    if ord == 1:
+        # a running sum in the dtype, along the reduced elements in order
+        moved = np.moveaxis(magnitude, axes, range(-len(axes), 0)) if axes else magnitude[..., None]
+        flat = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (-1,)) if axes else moved
+        data = np.cumsum(flat, axis=-1)[..., -1] if flat.shape[-1] else np.zeros(flat.shape[:-1], flat.dtype)
+        data = data.reshape(np.sum(magnitude, axis=axes, keepdims=keepdim).shape)
+    elif math.isinf(ord):
+        reduce = np.max if ord > 0 else np.min
+        data = reduce(magnitude, axis=axes, keepdims=keepdim) if magnitude.size else np.full(
+            np.sum(magnitude, axis=axes, keepdims=keepdim).shape, 0.0 if ord > 0 else math.inf)
+    elif ord == 0:
+        data = np.sum(magnitude != 0, axis=axes, keepdims=keepdim)
+    else:
+        wide = magnitude.astype(np.float64)
+        data = np.power(np.sum(np.power(wide, ord), axis=axes, keepdims=keepdim), 1.0 / ord)
+    data = np.asarray(data, dtype=out_dtype.numpy)
+    source = a if dtype is None or a._dtype is dtype else a.to(dtype)
+    return record(NORM, (source,), data, out_dtype, ord=ord, dims=dims, keepdim=keepdim)
+
+
+def _std_var(a: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, take_sqrt: bool) -> Tensor:
+    name = "std" if take_sqrt else "var"
+    if isinstance(dim, bool):  # std(unbiased) and var(unbiased): the flag comes first
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    if a._dtype.category < dtypes.FLOATING:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims = _normalize_dims(dim, a.ndim)
+    axes = tuple(range(a.ndim)) if dims is None else dims
+    count = int(np.prod([a.shape[d] for d in axes])) if axes else 1
+    if count - correction <= 0:
+        warn("UserWarning", f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                            "reduction factor (input numel divided by output numel).")
+    wide = a._data.astype(np.float64)
+    if len(axes) == a.ndim:
+        # all dimensions: the tensor's own mean, then squared deviations summed in double precision
+        deviation = wide - float(mean(a.detach()).item())
+        squares = np.cumsum((deviation * deviation).reshape(-1))
+        total = np.full(np.sum(wide, axis=axes, keepdims=keepdim).shape, squares[-1] if squares.size else 0.0)
+    else:
+        # Welford's running mean and sum of squared deviations, in double precision
+        moved = np.moveaxis(wide, axes, range(-len(axes), 0))
+        rows = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (-1,))
+        running, total = np.zeros(rows.shape[:-1]), np.zeros(rows.shape[:-1])
+        for k in range(rows.shape[-1]):
+            delta = rows[..., k] - running
+            running = running + delta / (k + 1)
+            total = total + delta * (rows[..., k] - running)
+        total = total.reshape(np.sum(wide, axis=axes, keepdims=keepdim).shape)
+    with np.errstate(all="ignore"):
+        result = total / builtins.max(0, count - correction)
+        data = np.asarray(np.sqrt(result) if take_sqrt else result, dtype=a._dtype.numpy)
+    op = STD if take_sqrt else VAR
+    return record(op, (a,), data, a._dtype, dims=dims, correction=correction, keepdim=keepdim)
+
+
+def std(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None) -> Tensor:
+    return _std_var(a, dim, unbiased, keepdim, correction, take_sqrt=True)
+
+
+def var(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None) -> Tensor:
+    return _std_var(a, dim, unbiased, keepdim, correction, take_sqrt=False)
+
+
+def square(a: Tensor) -> Tensor:
+    return pow(a, 2)
+
+
+# ---- classification losses
+
+LOG_SIGMOID = defop("LogSigmoidBackward0", ("self",), None, self=lambda g, self: g * _log_sigmoid_slope(self))
+BCE = defop("BinaryCrossEntropyBackward0", ("self", "target"), None, freed=("weight",),
+            self=lambda g, self, target, weight, reduction: _loss_scale(
+                g * (self - target) / ((1 - self) * self).clamp_min(_BCE_EPSILON), weight, reduction, self),
+            target=lambda g, self, target, weight, reduction: _loss_scale(
+                (self / (1 - self)).log().neg() * g, weight, reduction, target))
+BCE_WITH_LOGITS = defop(
+    "BinaryCrossEntropyWithLogitsBackward0", ("self", "target"), None, freed=("weight", "pos_weight"),
+    self=lambda g, self, target, weight, pos_weight, reduction: _loss_scale(
+        _bce_logits_slope(self, target, pos_weight) * g, weight, reduction, self),
+    target=lambda g, self, target, weight, pos_weight, reduction: _loss_scale(
+        -self * g if pos_weight is None else (log_sigmoid(-self) - log_sigmoid(self) * pos_weight) * g,
+        weight, reduction, target))
+NLL_LOSS = defop("NllLossBackward0", ("self",), None, freed=("target", "weight", "total_weight"),
+                 self=lambda g, self, target, weight, reduction, ignore_index, total_weight: _nll_grad(
+                     g, self, target, weight, reduction, ignore_index, total_weight))
+
+# PyTorch's lower bound on x (1 - x) in the gradient of binary cross-entropy
+_BCE_EPSILON = 1e-12
+
+
+def _log_sigmoid_slope(x: Tensor) -> Tensor:
+    # d/dx log(sigmoid(x)) from z = exp(-|x|), as PyTorch's kernel writes it
+    z = (-x.abs()).exp()
+    ratio = z / (1 + z)
+    return where(x < 0, 1 - ratio, ratio)
+
+
+def _bce_logits_slope(x: Tensor, target: Tensor, pos_weight: Optional[Tensor]) -> Tensor:
+    if pos_weight is None:
+        return x.sigmoid() - target
+    weighted = pos_weight * target
+    return (weighted + 1 - target) * x.sigmoid() - weighted
+
+
+def _loss_scale(grad: Tensor, weight: Optional[Tensor], reduction: str, like: Tensor) -> Tensor:
+    """The steps every elementwise loss gradient ends with: the weight, then the mean's division."""
+    if weight is not None:
+        grad = grad * weight
+    return grad / like.numel() if reduction == "mean" else grad
+
+
+def _nll_grad(g: Tensor, self: Tensor, target: np.ndarray, weight: Optional[Tensor], reduction: str,
+              ignore_index: int, total_weight: float) -> Tensor:
+    """-weight[t] * grad at each row's target class (divided by the total weight for a mean), zero elsewhere."""
+    rows = target.reshape(-1)
+    kept = rows != ignore_index
+    classes = np.where(kept, rows, 0)
+    scale = (np.ones(rows.shape, self._dtype.numpy) if weight is None else weight._data[classes]) * kept
+    scale = Tensor._make(np.asarray(scale, dtype=self._dtype.numpy), self._dtype)
+    if reduction == "none" and self.ndim == 2:
+        coefficient = -scale * g
+    else:
+        coefficient = scale * -(g / total_weight if reduction == "mean" else g)
+    if self.ndim == 1:
+        return scatter(zeros(self.shape, dtype=g.dtype), 0, classes, coefficient.reshape(1))
+    return scatter(zeros(self.shape, dtype=g.dtype), 1, classes[:, None], coefficient.reshape(-1, 1))
+
+
+def log_sigmoid(a: Tensor) -> Tensor:
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), with SLEEF's exp as PyTorch's kernel."""
+    x = a._data
+    exp = vector_exp(-np.abs(x)) if x.dtype == np.float32 else np.exp(-np.abs(x))
+    log1p = np.log1p(exp.astype(np.float64)).astype(x.dtype)
+    return record(LOG_SIGMOID, (a,), np.asarray(np.minimum(x, 0) - log1p, dtype=x.dtype), a._dtype)
+
+
+def _reduce_loss(loss: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "none":
+        return loss
+    total = _sum_data(loss, None, False)
+    return total / np.asarray(loss.size, dtype=loss.dtype) if reduction == "mean" else total
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: str) -> Tensor:
+    x, t = input._data, target._data
+    bad_input = ~((x >= 0) & (x <= 1))
+    bad_target = ~((t >= 0) & (t <= 1))
+    bad = np.flatnonzero((bad_input | bad_target).reshape(-1))
+    if bad.size:
+        which = "input" if bad_input.reshape(-1)[bad[0]] else "target"
+        raise RuntimeError(f"all elements of {which} should be between 0 and 1")
+    one, floor = x.dtype.type(1), x.dtype.type(-100)
+    wide = x.astype(np.float64)
+    log_x = np.maximum(np.log(wide).astype(x.dtype), floor)
+    log_rest = np.maximum(np.log1p(-wide).astype(x.dtype), floor)
+    loss = (t - one) * log_rest - t * log_x
+    if weight is not None:
+        loss = loss * weight._data
+    data = np.asarray(_reduce_loss(loss, reduction), dtype=x.dtype)
+    return record(BCE, (input, target), data, input._dtype, weight=weight, reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor],
+                                     pos_weight: Optional[Tensor], reduction: str) -> Tensor:
+    with grad_mode.no_grad():
+        log_sig = log_sigmoid(input)._data
+        if pos_weight is not None:
+            log_sig = log_sig * ((pos_weight._data - 1) * target._data + 1)
+        loss = (1 - target._data) * input._data - log_sig
+        if weight is not None:
+            loss = loss * weight._data
+    data = np.asarray(_reduce_loss(loss.astype(input._data.dtype, copy=False), reduction), dtype=input._dtype.numpy)
+    return record(BCE_WITH_LOGITS, (input, target), data, input._dtype, weight=weight, pos_weight=pos_weight,
+                  reduction=reduction)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: str, ignore_index: int) -> Tensor:
+    """PyTorch's CPU nll_loss: -input[i, target[i]], summed by its eight-level cascade."""
+    x = input._data if input.ndim == 2 else input._data.reshape(1, -1)
+    rows = target._data.reshape(-1)
+    classes = x.shape[1]
+    kind = x.dtype.type
+    for row in rows:
+        if row != ignore_index and not 0 <= row < classes:
+            raise IndexError(f"Target {row} is out of bounds.")
+    kept = rows != ignore_index
+    picked = x[np.arange(rows.size), np.where(kept, rows, 0)]
+    weights = np.ones(rows.size, x.dtype) if weight is None else weight._data[np.where(kept, rows, 0)]
+    if reduction == "none" and input.ndim == 2:
+        data = np.where(kept, -picked * weights if weight is not None else -picked, kind(0))
+        return record(NLL_LOSS, (input,), np.asarray(data, dtype=x.dtype), input._dtype, target=target._data,
+                      weight=weight, reduction=reduction, ignore_index=ignore_index, total_weight=0.0)
+    levels, power = 8, builtins.max(4, kernels.ceil_log2(rows.size) // 8)
+    mask = (1 << power) - 1
+    loss_sums, weight_sums = [kind(0)] * levels, [kind(0)] * levels
+    for b in range(rows.size):
+        if not kept[b]:
+            continue
+        if weight is None:
+            loss_sums[0] = kind(loss_sums[0] - picked[b])
+        else:
+            loss_sums[0] = kind(loss_sums[0] - kind(picked[b] * weights[b]))
+            weight_sums[0] = kind(weight_sums[0] + weights[b])
+        for j in range(levels - 1):
+            if b & (mask << (j * power)):
+                break
+            loss_sums[j + 1], loss_sums[j] = kind(loss_sums[j + 1] + loss_sums[j]), kind(0)
+            weight_sums[j + 1], weight_sums[j] = kind(weight_sums[j + 1] + weight_sums[j]), kind(0)
+    total = kind(0)
+    total_weight = kind(int(kept.sum())) if weight is None else kind(0)
+    for j in range(levels):
+        total = kind(total + loss_sums[j])
+        if weight is not None:
+            total_weight = kind(total_weight + weight_sums[j])
+    if reduction == "mean":
+        with np.errstate(all="ignore"):
+            total = kind(total / total_weight)
+    return record(NLL_LOSS, (input,), np.asarray(total, dtype=x.dtype), input._dtype, target=target._data,
+                  weight=weight, reduction=reduction, ignore_index=ignore_index, total_weight=float(total_weight))
+
+
+# ---- rounding (piecewise constant: a zero gradient)
+
+ROUND = defop("RoundBackward0", ("self",), None, self=lambda g: zeros_like(g))
+ROUND_DECIMALS = defop("RoundBackward1", ("self",), None, self=lambda g: zeros_like(g))
+FLOOR = defop("FloorBackward0", ("self",), None, self=lambda g: zeros_like(g))
+CEIL = defop("CeilBackward0", ("self",), None, self=lambda g: zeros_like(g))
+
+
+def round(a: Tensor, decimals: int = 0) -> Tensor:
+    # halves to even, as nearbyint; with decimals, scaled by 10 ** decimals in the tensor's dtype and back
+    x = a._data
+    if a._dtype.category < dtypes.FLOATING:
+        return record(ROUND, (a,), x.copy(), a._dtype)
+    if decimals == 0:
+        return record(ROUND, (a,), np.rint(x), a._dtype)
+    scale = np.asarray(10.0 ** builtins.abs(decimals), dtype=x.dtype)
+    data = np.rint(x * scale) / scale if decimals > 0 else np.rint(x / scale) * scale
+    return record(ROUND_DECIMALS, (a,), np.asarray(data, dtype=x.dtype), a._dtype, decimals=decimals)
+
+
+def floor(a: Tensor) -> Tensor:
+    return record(FLOOR, (a,), np.floor(a._data) if a._dtype.category >= dtypes.FLOATING else a._data.copy(), a._dtype)
+
+
+def ceil(a: Tensor) -> Tensor:
+    return record(CEIL, (a,), np.ceil(a._data) if a._dtype.category >= dtypes.FLOATING else a._data.copy(), a._dtype)
+
+
+def numpy(a: Tensor, force: bool = False) -> Any:
+    if a.requires_grad and not force:
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    # a program reaches gradcalc's own objects only, and a NumPy array is not one of them
+    raise NotImplementedError("gradcalc has no NumPy arrays: use .tolist() or .item() to get Python numbers")
+
+
+METHODS.update(norm=norm, std=std, var=var, square=square, round=round, floor=floor, ceil=ceil, numpy=numpy)
+TORCH_FUNCTIONS.extend(["norm", "std", "var", "square", "round", "floor", "ceil"])
 
 
 install_methods(Tensor)

@@ -4,22 +4,25 @@ Floating-point addition is not associative, so a sum is only PyTorch's, bit for 
 adds in PyTorch's order. `cascade_sum` follows aten/src/ATen/native/cpu/SumKernel.cpp: the
 TensorIterator lays the reduction out (reduced dimensions innermost, coalesced), and each 2-D
 chunk is summed by one of four loops, all built on a four-level cascade of running sums
-(`multi_row_sum`) over four interleaved accumulators (`row_sum`), with SIMD registers of
-64 bytes (AVX512) as lanes. Every function below adds along axis 0 of its argument and keeps
+(`multi_row_sum`) over four interleaved accumulators (`row_sum`), with SIMD registers as
+lanes. Every function below adds along axis 0 of its argument and keeps
 the other axes as independent lanes, exactly as the C++ keeps one accumulator per lane.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
-# Bytes in one SIMD register of PyTorch's AVX512 kernels.
-VECTOR_BYTES = 64
+# Bytes in one SIMD register of the sum kernel: PyTorch builds it for AVX2 only (it registers
+# AVX512 variants for a few kernels, softmax among them), so even an AVX512 machine adds 32 bytes at a time.
+VECTOR_BYTES = 32
 # Running sums per row in row_sum, and cascade levels in multi_row_sum.
 _ILP = 4
 _LEVELS = 4
 
 
-def _ceil_log2(x: int) -> int:
+def ceil_log2(x: int) -> int:
     return 1 if x <= 2 else (x - 1).bit_length()
 
 
@@ -35,7 +38,7 @@ def multi_row_sum(values: np.ndarray) -> np.ndarray:
     """Sum along axis 0 by a cascade: blocks of `step` items go into level 0, each full block is
     carried up into level 1, each `step` blocks of that into level 2, and so on."""
     size = values.shape[0]
-    power = max(4, _ceil_log2(size) // _LEVELS)
+    power = max(4, ceil_log2(size) // _LEVELS)
     step = 1 << power
     mask = step - 1
     lanes = values.shape[1:]
@@ -187,3 +190,65 @@ def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
         # outputs shared by several chunks (or rows) accumulate in loop order, as the kernel's stores do
         np.add.at(flat, (base + inner[:values.size]) // unit, values)
     return out
+
+
+def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c with one rounding, as an FMA instruction computes it, in the dtype of the arrays
+    (float32 or float64)."""
+    a, b, c = np.broadcast_arrays(a, b, c)
+    if a.dtype.type is np.float64:
+        exact = [float(Fraction(x) * Fraction(y) + Fraction(z))
+                 for x, y, z in zip(a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist())]
+        return np.array(exact, dtype=np.float64).reshape(a.shape)
+    # float32: the product is exact in float64; so is the error of the float64 sum (two-sum), which
+    # settles the one case that rounding twice gets wrong: a sum that lands on a float32 midpoint
+    product = a.astype(np.float64) * b.astype(np.float64)
+    addend = c.astype(np.float64)
+    total = product + addend
+    virtual = total - product
+    error = (product - (total - virtual)) + (addend - virtual)
+    bits = total.view(np.uint64)
+    midpoint = (bits & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+    total = np.where(midpoint & (error != 0), np.nextafter(total, total + error), total)
+    return total.astype(np.float32)
+
+
+def simd_split(vector: np.ndarray, scalar: np.ndarray, lanes: int) -> np.ndarray:
+    """What an element-wise kernel (cpu_kernel_vec) gives, from its SIMD and its scalar results:
+    the SIMD loop takes whole pairs of `lanes`-wide registers in memory order, the scalar loop the rest."""
+    count = vector.size - vector.size % (2 * lanes)
+    out = np.array(scalar, dtype=vector.dtype).reshape(-1)
+    out[:count] = vector.reshape(-1)[:count]
+    return out.reshape(vector.shape)
+
+
+def _fused(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c: fused for float32 and float64 (PyTorch's vector kernels use FMA there), plain otherwise."""
+    if a.dtype.type in (np.float32, np.float64):
+        return fused_multiply_add(a, b, c)
+    return a * b + c
+
+
+def add_scaled(x: np.ndarray, y: np.ndarray, alpha: float) -> np.ndarray:
+    """torch.add(x, y, alpha=alpha): x + alpha * y, as one fused multiply-add."""
+    if alpha == 1:
+        return x + y
+    return _fused(y, np.asarray(alpha, dtype=y.dtype), x)
+
+
+def addcmul(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: float = 1) -> np.ndarray:
+    """x.addcmul(t1, t2, value=value): x + (value * t1) * t2, the last two steps fused."""
+    return _fused(np.asarray(value, dtype=t1.dtype) * t1, t2, x)
+
+
+def addcdiv(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: float = 1) -> np.ndarray:
+    """x.addcdiv(t1, t2, value=value): x + (value * t1) / t2, each step rounded."""
+    return x + (np.asarray(value, dtype=t1.dtype) * t1) / t2
+
+
+def lerp(start: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
+    """start.lerp(end, weight) for a number weight: from the nearer end, as one fused multiply-add."""
+    weight = np.asarray(weight, dtype=start.dtype)
+    if abs(weight) < 0.5:
+        return _fused(np.broadcast_to(weight, start.shape), end - start, start)
+    return _fused(np.broadcast_to(weight - 1, start.shape), end - start, end)

@@ -237,7 +237,7 @@ class Interpreter:
     def exec_ExprStmt(self, node: ast.ExprStmt, scope: Scope, echo: bool) -> None:
         value = self.eval(node.value, scope)
         if echo and value is not None:
-            self.globals["_"] = value
+            self.builtins["_"] = value  # as Python's displayhook does: a global `_` hides it
             self.echo_value(value)
 
     def exec_Assign(self, node: ast.Assign, scope: Scope, echo: bool) -> None:
@@ -276,8 +276,6 @@ class Interpreter:
         raise _Continue()
 
     def exec_Return(self, node: ast.Return, scope: Scope, echo: bool) -> None:
-        if scope.info is None:
-            raise SyntaxError("'return' outside function")
         raise _Return(None if node.value is None else self.eval(node.value, scope))
 
     def exec_If(self, node: ast.If, scope: Scope, echo: bool) -> None:
@@ -408,10 +406,8 @@ class Interpreter:
             self.globals[name] = value
         elif name in info.nonlocals:
             outer = scope.parent
-            while outer is not None and name not in outer.vars:
+            while name not in outer.info.locals:  # compile_checks made sure an enclosing function binds it
                 outer = outer.parent
-            if outer is None:
-                raise SyntaxError(f"no binding for nonlocal '{name}' found")
             outer.vars[name] = value
         else:
             scope.vars[name] = value
@@ -427,8 +423,6 @@ class Interpreter:
             owner[self.eval_index(target.index, scope)] = value
         elif kind in (ast.TupleExpr, ast.ListExpr):
             self._unpack(target.elts, value, scope)
-        elif kind is ast.Starred:
-            raise SyntaxError("starred assignment target must be in a list or tuple")
         else:
             raise SyntaxError("cannot assign to expression")
 
@@ -544,9 +538,6 @@ class Interpreter:
             else:
                 result[self.eval(key, scope)] = self.eval(value, scope)
         return result
-
-    def eval_Starred(self, node: ast.Starred, scope: Scope) -> Any:
-        raise SyntaxError("can't use starred expression here")
 
     def eval_BinOp(self, node: ast.BinOp, scope: Scope) -> Any:
         return BINARY[node.op](self.eval(node.left, scope), self.eval(node.right, scope))
@@ -681,6 +672,6 @@ _STATEMENTS = (ast.ExprStmt, ast.Assign, ast.AugAssign, ast.Delete, ast.Pass, as
                ast.If, ast.While, ast.For, ast.With, ast.FunctionDef, ast.Assert, ast.Raise, ast.Global,
                ast.Nonlocal, ast.Import, ast.ImportFrom)
 _EXPRESSIONS = (ast.Constant, ast.Name, ast.FString, ast.ListExpr, ast.TupleExpr, ast.SetExpr, ast.DictExpr,
-                ast.Starred, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Attribute,
+                ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Attribute,
                 ast.Subscript, ast.Slice, ast.Call, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
                 ast.GeneratorExp)

@@ -46,12 +46,19 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
+def variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
+    """torch.autograd.Variable, kept by PyTorch for old code: a tensor on data's storage, detached."""
+    return data.detach().requires_grad_(requires_grad)
+
+
 def _build() -> dict:
     from ..autograd import api, creation, dtypes, functions as ops, grad_mode, random
     from ..autograd.engine import Node
     from ..autograd.tensor import Device, RemovableHandle, Size, Tensor
     from ..display import tensor_repr
-    from ..nn import functional, init, modules, parameter
+    from ..nn import functional, init, modules, parameter, utils
+    from .. import optim
+    from ..autograd import functional as autograd_functional
 
     for readable in (Size, dtypes.DType, Device, ops.ReturnTypes, RemovableHandle, random.Generator,
                      grad_mode._GradMode):
@@ -59,18 +66,24 @@ def _build() -> dict:
     sandbox.allow(Node, only={"next_functions", "name", "metadata", "register_hook", "variable"})
     sandbox.allow(Tensor, writable=True)
     sandbox.allow(modules.Module, writable=True)
+    sandbox.allow(optim.Optimizer)
 
     functional_ns = Namespace("torch.nn.functional", {name: getattr(functional, name) for name in functional.__all__})
     init_ns = Namespace("torch.nn.init", {name: getattr(init, name) for name in init.__all__})
     nn_members = {name: getattr(modules, name) for name in modules.__all__}
-    nn_members.update(Parameter=parameter.Parameter, functional=functional_ns, init=init_ns)
+    utils_ns = Namespace("torch.nn.utils", {name: getattr(utils, name) for name in utils.__all__})
+    nn_members.update(Parameter=parameter.Parameter, functional=functional_ns, init=init_ns, utils=utils_ns)
     nn_ns = Namespace("torch.nn", nn_members)
+    optim_ns = Namespace("torch.optim", optim.optimizers())
+    autograd_functional_ns = Namespace("torch.autograd.functional",
+                                       {name: getattr(autograd_functional, name) for name in autograd_functional.__all__})
 
     grad_modes = dict(no_grad=grad_mode.no_grad, enable_grad=grad_mode.enable_grad,
                       set_grad_enabled=grad_mode.set_grad_enabled, inference_mode=grad_mode.inference_mode)
     autograd_ns = Namespace("torch.autograd", dict(grad=api.grad, backward=api.backward, **grad_modes,
                                                    set_detect_anomaly=grad_mode.set_detect_anomaly,
-                                                   detect_anomaly=grad_mode.set_detect_anomaly))
+                                                   detect_anomaly=grad_mode.set_detect_anomaly,
+                                                   functional=autograd_functional_ns, Variable=variable))
     cuda_ns = Namespace("torch.cuda", dict(is_available=lambda: False, device_count=lambda: 0))
 
     functions = {name: getattr(creation, name) for name in creation.__all__}
@@ -91,13 +104,14 @@ def _build() -> dict:
         get_default_dtype=Builtin("get_default_dtype", dtypes.get_default_dtype),
         set_default_dtype=dtypes.set_default_dtype, set_printoptions=tensor_repr.set_printoptions,
         manual_seed=random.manual_seed, seed=random.seed, initial_seed=random.initial_seed,
-        autograd=autograd_ns, nn=nn_ns, cuda=cuda_ns,
+        autograd=autograd_ns, nn=nn_ns, cuda=cuda_ns, optim=optim_ns,
         # torch's math constants (tutorials write torch.pi where they cannot import math)
         pi=math.pi, e=math.e, inf=math.inf, nan=math.nan,
     )
     torch_ns = Namespace("torch", torch)
     return {"torch": torch_ns, "torch.nn": nn_ns, "torch.nn.functional": functional_ns, "torch.nn.init": init_ns,
-            "torch.autograd": autograd_ns, "torch.cuda": cuda_ns}
+            "torch.autograd": autograd_ns, "torch.cuda": cuda_ns, "torch.optim": optim_ns,
+            "torch.nn.utils": utils_ns, "torch.autograd.functional": autograd_functional_ns}
 
 
 def modules() -> dict:

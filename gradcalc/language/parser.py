@@ -473,7 +473,10 @@ def _parser_error(text: str, filename: str, error) -> GradcalcSyntaxError:
                        expected=("':'",))
     elif (previous is not None and previous.type in _NUMBERS and token.type == "NAME"
           and previous.end_pos == token.start_pos):
-        found = _error(text, filename, "invalid decimal literal", previous.line, previous.column)
+        # `0x`, `0o`, `0b` without digits lex as a 0 and a name
+        base = {"x": "hexadecimal", "o": "octal", "b": "binary"}.get(token.value[:1].lower()) \
+            if previous.value == "0" else None
+        found = _error(text, filename, f"invalid {base or 'decimal'} literal", previous.line, previous.column)
     elif (previous is not None and previous.type == "NAME" and previous.value == "print"
           and layout.line_heads and layout.line_heads[-1] is previous and _starts_operand(token)):
         found = _error(text, filename, "Missing parentheses in call to 'print'. Did you mean print(...)?",
@@ -541,6 +544,7 @@ class _Builder:
     def __init__(self, text: str, filename: str) -> None:
         self.text = text
         self.filename = filename
+        self.warnings: list = []  # (category, message) of Python's tokenizer: invalid escapes
 
     def transform(self, root):
         # an explicit stack: long operator chains make deep trees
@@ -568,7 +572,7 @@ class _Builder:
     # ---- module and statements
 
     def file_input(self, meta, children):
-        return ast.Module(_flatten(children), **_pos(meta))
+        return ast.Module(_flatten(children), self.warnings, **_pos(meta))
 
     def fexpr(self, meta, children):
         return children[0]
@@ -839,8 +843,6 @@ class _Builder:
                 if item.name is None:
                     seen_dstar = True
                 else:
-                    if any(item.name == other.name for other in keywords):
-                        raise self.fail(f"keyword argument repeated: {item.name}", item)
                     seen_keyword = True
                 keywords.append(item)
                 continue
@@ -880,6 +882,8 @@ class _Builder:
 
     def comprehension(self, meta, children):
         elt, *generators = children
+        if isinstance(elt, ast.Starred):
+            raise self.fail("iterable unpacking cannot be used in comprehension", elt)
         return elt, generators
 
     def dict_comprehension(self, meta, children):
@@ -945,7 +949,7 @@ class _Builder:
         for token in children:
             if _string_prefix(token).count("f"):
                 formatted = True
-                parts.extend(_FStringReader(token, self.text, self.filename).read())
+                parts.extend(_FStringReader(token, self.text, self.filename, self.warnings).read())
             else:
                 parts.append(self.plain_string(token))
         if not formatted:
@@ -957,12 +961,14 @@ class _Builder:
         import ast as python_ast
 
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return python_ast.literal_eval(str(token))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                value = python_ast.literal_eval(str(token))
         except (SyntaxError, ValueError) as error:
             message = getattr(error, "msg", None) or str(error)
             raise self.fail(message, token)
+        self.warnings.extend((warning.category.__name__, str(warning.message)) for warning in caught)
+        return value
 
 
 def _starts_with(node, meta) -> bool:
@@ -1039,11 +1045,18 @@ _TRUNCATED = {"x": "\\xXX", "u": "\\uXXXX", "U": "\\UXXXXXXXX", "N": "\\N{...}"}
 _ESCAPE = re.compile(r"\\(N\{[^}]*\}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|.)", re.S)
 
 
-def _decode_escapes(text: str) -> str:
+def _decode_escapes(text: str, found: list) -> str:
     """Python's backslash escapes in the literal text of a non-raw f-string.
 
-    Raises ValueError, with Python's wording, for a truncated or unknown escape.
+    Raises ValueError, with Python's wording, for a truncated escape. An invalid one stays as
+    written and, as in Python, the first of the text adds a DeprecationWarning to `found`.
     """
+    invalid: list = []
+
+    def warn(message: str) -> None:
+        if not invalid:
+            invalid.append(message)
+            found.append(("DeprecationWarning", message))
 
     def replace(match: re.Match) -> str:
         code = match.group(1)
@@ -1059,7 +1072,10 @@ def _decode_escapes(text: str) -> str:
         if code[0] in "xuU":
             return chr(int(code[1:], 16))
         if code[0] in "01234567":
+            if int(code, 8) > 0o377:
+                warn(f"invalid octal escape sequence '\\{code}'")
             return chr(int(code, 8))
+        warn(f"invalid escape sequence '\\{code}'")
         return match.group(0)  # an unknown escape keeps its backslash, as in Python
 
     return _ESCAPE.sub(replace, text)
@@ -1073,10 +1089,11 @@ class _FStringReader:
     moved to where it sits in the file.
     """
 
-    def __init__(self, token, text: str, filename: str) -> None:
+    def __init__(self, token, text: str, filename: str, warnings: list) -> None:
         self.token = token
         self.text = text
         self.filename = filename
+        self.warnings = warnings
         prefix = _string_prefix(token)
         self.raw = "r" in prefix
         quote_len = 3 if token[len(prefix):len(prefix) + 3] in ('"""', "'''") else 1
@@ -1114,7 +1131,7 @@ class _FStringReader:
         def flush(stop: int) -> None:
             piece = body[chunk_start:stop]
             try:
-                chunk.append(piece if self.raw else _decode_escapes(piece))
+                chunk.append(piece if self.raw else _decode_escapes(piece, self.warnings))
             except ValueError as error:
                 raise self.fail(str(error), chunk_start) from None
 

@@ -10,8 +10,8 @@ from ..display.names import shown_method
 
 # Types whose public attributes a program may read (None: all of them; a set: only those).
 # Everything else (functions, classes, generators, modules of the host) exposes nothing.
-_READABLE: dict = {cls: None for cls in (str, int, float, complex, bool, list, tuple, dict, set, frozenset,
-                                          range, slice, type(None))}
+_PLAIN_TYPES = (str, int, float, complex, bool, list, tuple, dict, set, frozenset, range, slice, type(None))
+_READABLE: dict = {cls: None for cls in _PLAIN_TYPES}
 _WRITABLE: set = set()
 _PRIVATE_ALLOWED = {"_version"}
 
@@ -27,7 +27,10 @@ def allow(cls: type, writable: bool = False, only: Optional[set] = None) -> type
 
 def _readable(value: Any, name: str) -> bool:
     if isinstance(value, type):
-        return False
+        # a plain type's own methods (`dict.fromkeys`, `str.lower`), none of `type`'s (`mro`);
+        # str.format unbound would skip the sandbox's formatter
+        return (value in _PLAIN_TYPES and any(name in vars(base) for base in value.__mro__)
+                and name not in ("format", "format_map"))
     for cls, only in _READABLE.items():
         if isinstance(value, cls):
             return only is None or name in only
@@ -42,6 +45,8 @@ def _check_name(name: str) -> None:
 def get_attribute(value: Any, name: str) -> Any:
     _check_name(name)
     if not _readable(value, name):
+        if isinstance(value, type):
+            raise AttributeError(f"type object '{value.__name__}' has no attribute '{name}'")
         raise AttributeError(f"'{_type_name(value)}' object has no attribute '{name}'")
     if isinstance(value, str) and name in ("format", "format_map"):
         return _SafeFormatter(value).format if name == "format" else _SafeFormatter(value).format_map

@@ -18,7 +18,8 @@ from ..autograd.functions import _c10_short
 from ..warnings import warn
 
 __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
-           "l1_loss"]
+           "l1_loss", "logsigmoid", "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss",
+           "cross_entropy"]
 
 
 def _require_tensor(value: Any, function: str, argument: str, position: int) -> None:
@@ -232,6 +233,117 @@ def _broadcast_pair(a: Tensor, b: Tensor) -> tuple:
     shape = tuple(np.broadcast_shapes(a.shape, b.shape))
     return tuple(t if t.shape == shape else t.expand(shape) for t in (a, b))
 
+
+# ------------------------------------------------------------------ classification losses
+
+def logsigmoid(input: Tensor) -> Tensor:
+    _require_tensor(input, "log_sigmoid", "input", 1)
+    return ops.log_sigmoid(input)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    reduction = _legacy_or(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
+                         "is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(np.broadcast_shapes(target.shape, weight.shape))
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {_c10_short(target.dtype)} but expected {_c10_short(input.dtype)}")
+    return ops.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                                     size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Optional[Tensor] = None) -> Tensor:
+    reduction = _legacy_or(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    dtype = dtypes.result_type([input, target])
+    if target.dtype.category < dtypes.FLOATING:
+        # the first step, (1 - target) * input, is computed in place in the target's dtype
+        raise RuntimeError(f"result type {_c10_short(dtype)} can't be cast to the desired output type "
+                           f"{_c10_short(target.dtype)}")
+    input, target = (t if t.dtype is dtype else t.to(dtype) for t in (input, target))
+    return ops.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Any = None,
+             ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    _reduction_enum(reduction)
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim != 1 and target.ndim and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    if input.ndim > 2:
+        raise NotImplementedError("gradcalc computes nll_loss and cross_entropy for inputs of shape (C) or (N, C) "
+                                  "only")
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.ndim == 2 and target.ndim == 0 or input.ndim == 1 and target.ndim == 1:
+        raise RuntimeError(f"size mismatch (got input: [{', '.join(map(str, input.shape))}], target: "
+                           f"[{', '.join(map(str, target.shape))}])")
+    classes = input.shape[-1]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "
+                           f"got weight tensor of shape: [{', '.join(map(str, weight.shape))}]")
+    if target.dtype not in (dtypes.int64, dtypes.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_c10_short(target.dtype)}")
+    return ops.nll_loss(input, target, weight, reduction, ignore_index)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Any = None,
+                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """log_softmax over the classes, then nll_loss; a target of the input's shape holds class
+    probabilities instead of class indices."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    _reduction_enum(reduction)
+    class_dim = 0 if input.ndim == 1 else 1
+    if target.shape == input.shape:
+        if target.dtype.category != dtypes.FLOATING:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{_c10_short(target.dtype)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        if weight is not None:
+            raise NotImplementedError("gradcalc does not weight class-probability targets")
+        log_probs = log_softmax(input, class_dim)
+        classes = input.shape[class_dim]
+        if label_smoothing > 0.0:
+            target = target * (1 - label_smoothing) + label_smoothing / classes
+        if reduction == "none":
+            return -(log_probs * target).sum(class_dim)
+        total = -(log_probs * target).sum()
+        return total / (input.numel() // classes) if reduction == "mean" else total
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    log_probs = log_softmax(input, class_dim)
+    loss = nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0.0:
+        return loss
+    if weight is not None:
+        raise NotImplementedError("gradcalc does not combine class weights with label smoothing")
+    ignored = target == ignore_index
+    smooth = -log_probs.sum(class_dim)
+    smooth.masked_fill_(ignored, 0.0)
+    if reduction == "mean":
+        smooth = smooth.sum() / (~ignored).sum()
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * loss + smooth * (label_smoothing / input.shape[class_dim])
+
+
+def _legacy_or(size_average: Any, reduce: Any, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        return legacy_reduction(size_average, reduce)
+    _reduction_enum(reduction)
+    return reduction
 
 for _name in __all__:
     globals()[_name].__module__ = "torch.nn.functional"  # as torch.typename names them

@@ -17,7 +17,7 @@ from .init import ZERO_ELEMENT_WARNING
 from .parameter import Parameter
 
 __all__ = ["Module", "Linear", "Identity", "Sequential", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
-           "LogSoftmax", "Flatten", "MSELoss", "L1Loss"]
+           "LogSoftmax", "Flatten", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss"]
 
 
 def typename(obj: Any) -> str:
@@ -549,3 +549,61 @@ class L1Loss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class _WeightedLoss(_Loss):
+    """A loss with an optional weight per element or class (a buffer in torch, not a parameter)."""
+
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, weight: Optional[Tensor] = None, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.weight = weight
+
+
+class BCELoss(_WeightedLoss):
+    __module__ = "torch.nn.modules.loss"
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, weight: Optional[Tensor] = None, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean", pos_weight: Optional[Tensor] = None) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.weight = weight
+        self.pos_weight = pos_weight
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)
+
+
+class NLLLoss(_WeightedLoss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, weight: Optional[Tensor] = None, size_average: Any = None, ignore_index: int = -100,
+                 reduce: Any = None, reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, weight: Optional[Tensor] = None, size_average: Any = None, ignore_index: int = -100,
+                 reduce: Any = None, reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)

@@ -1,0 +1,47 @@
+"""torch.nn.utils: clipping gradients by their total norm or by value, as PyTorch does it on the CPU."""
+from __future__ import annotations
+
+from types import GeneratorType
+from typing import Any
+
+from ..autograd import creation, functions as ops, grad_mode
+from ..autograd.tensor import Tensor
+from ..warnings import warn
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+
+
+def _parameter_list(parameters: Any) -> list:
+    if isinstance(parameters, Tensor):
+        return [parameters]
+    listed = list(parameters)
+    if isinstance(parameters, GeneratorType) and not listed:
+        warn("UserWarning", "`parameters` is an empty generator, no gradient clipping will occur.")
+    return listed
+
+
+def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach: Any = None) -> Tensor:
+    """Scale the gradients so that their norm taken together is at most max_norm; returns that norm."""
+    with grad_mode.no_grad():
+        grads = [p.grad for p in _parameter_list(parameters) if p.grad is not None]
+        norm_type = float(norm_type)
+        if not grads:
+            return creation.tensor(0.0)
+        # the norm of each gradient, then the norm of those norms
+        total = ops.vector_norm(ops.stack([ops.vector_norm(g, norm_type) for g in grads]), norm_type)
+        if error_if_nonfinite and bool(ops.logical_or(total != total, total.abs() == float("inf"))):
+            raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
+                               "so it cannot be clipped. To disable this error and scale the gradients by the "
+                               "non-finite norm anyway, set `error_if_nonfinite=False`")
+        coefficient = ops.clamp(max_norm / (total + 1e-6), max=1.0)
+        for g in grads:
+            g.mul_(coefficient)
+    return total
+
+
+def clip_grad_value_(parameters: Any, clip_value: float, foreach: Any = None) -> None:
+    with grad_mode.no_grad():
+        for p in _parameter_list(parameters):
+            if p.grad is not None:
+                p.grad.clamp_(min=-clip_value, max=clip_value)
