@@ -64,6 +64,9 @@ class TextOutput:
 def format_error(error: BaseException) -> str:
     """`ErrorType: message`, as Python's interpreter prints the last line of a traceback."""
     if isinstance(error, GradcalcSyntaxError):
+        if error.type_name != "SyntaxError":
+            # only a SyntaxError may tell more than Python (SPEC §1): an IndentationError is Python's line
+            return f"{error.type_name}: {error}"
         return f"{error.type_name}: {error}\n{error.detail()}"
     if isinstance(error, RecursionError):
         return "RecursionError: maximum recursion depth exceeded"

@@ -155,7 +155,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     dtype = _check_dtype(dtype)
     if dtype is None:
         dtype = dtypes.int64 if all(isinstance(v, int) for v in bounds) else dtypes.get_default_dtype()

@@ -198,6 +198,18 @@ def _check_broadcast(a: Tensor, b: Tensor) -> None:
                                f"non-singleton dimension {dim}")
 
 
+def _broadcast_shapes(a_shape: tuple, b_shape: tuple) -> tuple:
+    """The broadcast of two shapes, or PyTorch's error naming the first dimension that clashes."""
+    ndim = builtins.max(len(a_shape), len(b_shape))
+    a_full, b_full = (1,) * (ndim - len(a_shape)) + a_shape, (1,) * (ndim - len(b_shape)) + b_shape
+    for dim in reversed(range(ndim)):
+        x, y = a_full[dim], b_full[dim]
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {dim}")
+    return tuple(y if x == 1 else x for x, y in zip(a_full, b_full))
+
+
 def _binary(op: OpDef, a: Any, b: Any, compute: Optional[DType] = None, **params: Any) -> Tensor:
     dtype = compute or dtypes.result_type([a, b])
     ta, tb = as_tensor(a), as_tensor(b)
@@ -229,11 +241,14 @@ def _scaled(grad: Tensor, alpha: Any) -> Tensor:
     return grad if alpha == 1 else grad * alpha
 
 
-ADD = defop("AddBackward0", ("self", "other"), lambda x, y, alpha=1: x + alpha * y if alpha != 1 else x + y,
+# with an alpha, PyTorch's add kernel is one fused multiply-add: x + alpha * y rounded once
+ADD = defop("AddBackward0", ("self", "other"), lambda x, y, alpha=1: kernels.add_scaled(x, y, alpha),
             self=lambda g: g, other=lambda g, alpha: _scaled(g, alpha))
-SUB = defop("SubBackward0", ("self", "other"), lambda x, y, alpha=1: x - alpha * y if alpha != 1 else x - y,
+SUB = defop("SubBackward0", ("self", "other"),
+            lambda x, y, alpha=1: kernels.add_scaled(x, y, -alpha) if alpha != 1 else x - y,
             self=lambda g: g, other=lambda g, alpha: -_scaled(g, alpha))
-RSUB = defop("RsubBackward1", ("self",), lambda x, other, alpha=1: other - alpha * x,
+RSUB = defop("RsubBackward1", ("self",), lambda x, other, alpha=1: kernels.add_scaled(
+    np.asarray(other, dtype=x.dtype), x, -alpha) if alpha != 1 else other - x,
              self=lambda g, alpha: -_scaled(g, alpha))
 MUL = defop("MulBackward0", ("self", "other"), np.multiply,
             self=lambda g, other: g * other.conj(), other=lambda g, self: g * self.conj())
@@ -294,10 +309,19 @@ def add(a: Any, b: Any, alpha: Any = 1) -> Tensor:
 
 def sub(a: Any, b: Any, alpha: Any = 1) -> Tensor:
     _check_number(b, "-")
-    if isinstance(a, Tensor) and a._dtype is dtypes.bool_ and isinstance(b, Tensor) and b._dtype is dtypes.bool_:
+    _check_sub_bool(a, b)
+    return _binary(SUB, a, b, alpha=alpha)
+
+
+def _check_sub_bool(a: Any, b: Any) -> None:
+    """PyTorch refuses `-` when either operand is bool (a Python bool included)."""
+    a_bool, b_bool = (isinstance(v, bool) or (isinstance(v, Tensor) and v._dtype is dtypes.bool_) for v in (a, b))
+    if a_bool and b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
-    return _binary(SUB, a, b, alpha=alpha)
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 def rsub(a: Tensor, other: Any, alpha: Any = 1) -> Tensor:
@@ -305,6 +329,7 @@ def rsub(a: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     _check_number(other, "-")
     if isinstance(other, Tensor):
         return sub(other, a, alpha=alpha)
+    _check_sub_bool(other, a)
     dtype = dtypes.result_type([a, other])
     (x,) = _arrays((a,), dtype)
     data = RSUB.forward(x, other=other, alpha=alpha)
@@ -319,7 +344,8 @@ def mul(a: Any, b: Any) -> Tensor:
 def div(a: Any, b: Any, rounding_mode: Optional[str] = None) -> Tensor:
     _check_number(b, "/")
     if rounding_mode is not None:
-        return floor_divide(a, b) if rounding_mode == "floor" else trunc_divide(a, b)
+        function = np.floor_divide if rounding_mode == "floor" else _trunc_divide
+        return _rounded_divide(DIV_ROUNDED, a, b, function, "/", f"div_{rounding_mode}_cpu")
     dtype = dtypes.result_type([a, b])
     if dtype.category < dtypes.FLOATING:
         dtype = dtypes.get_default_dtype()
@@ -371,23 +397,65 @@ def rpow(a: Tensor, base: Any) -> Tensor:
 
 
 def floor_divide(a: Any, b: Any) -> Tensor:
-    return _no_grad_binary(a, b, np.floor_divide, "//")
+    return _rounded_divide(NOT_IMPLEMENTED, a, b, np.floor_divide, "//", "div_floor_cpu", aten="floor_divide")
 
 
-def trunc_divide(a: Any, b: Any) -> Tensor:
-    return _no_grad_binary(a, b, lambda x, y: np.trunc(x / y).astype(x.dtype), "/")
+def _trunc_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.trunc(x / y).astype(x.dtype)
 
 
 def remainder(a: Any, b: Any) -> Tensor:
-    return _binary(REMAINDER, a, b)
+    _check_number(b, "%")
+    _check_not_bool("remainder_cpu", a, b)
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return _binary(REMAINDER, a, b)
+    dtype = dtypes.result_type([a, b])
+    ta, tb = as_tensor(a), as_tensor(b)
+    _check_broadcast(ta, tb)
+    x, y = _arrays((ta, tb), dtype)
+    data = np.asarray(_mod(x, y), dtype=dtype.numpy)
+    if isinstance(a, Tensor):  # remainder(Tensor, Scalar): a gradient for self only
+        return record(REMAINDER_SCALAR, (a,), data, dtype)
+    return record(NOT_IMPLEMENTED, (b,), data, dtype, aten="remainder")  # remainder(Scalar, Tensor): none
 
 
-REMAINDER = defop("RemainderBackward0", ("self", "other"), np.mod, self=lambda g: g,
+REMAINDER_SCALAR = defop("RemainderBackward0", ("self",), None, self=lambda g: g)
+def _mod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """PyTorch's remainder: for floats, fmod moved into the divisor's sign only when not zero,
+    so a zero keeps the dividend's sign (-4. % 1. is -0.); integers as Python's %."""
+    if x.dtype.kind != "f" and np.any(y == 0):
+        raise RuntimeError("ZeroDivisionError")
+    if x.dtype.kind != "f":
+        return np.mod(x, y)
+    result = np.fmod(x, y)
+    return np.where((result != 0) & ((result < 0) != (y < 0)), result + y, result)
+
+
+REMAINDER = defop("RemainderBackward1", ("self", "other"), _mod, self=lambda g: g,
                   other=lambda g, self, other: -g * self.div(other, rounding_mode="floor"))
+# div with a rounding mode: piecewise constant, so zero gradients (PyTorch's DivBackward2)
+DIV_ROUNDED = defop("DivBackward2", ("self", "other"), None, self=lambda g: zeros_like(g),
+                    other=lambda g: zeros_like(g))
 
 
-def _no_grad_binary(a: Any, b: Any, function: Callable, symbol: str) -> Tensor:
+def _not_implemented(grad: Tensor, aten: str) -> list:
+    raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+
+
+# an op PyTorch records without a derivative formula (floor_divide, Scalar % Tensor): the
+# output requires grad, and backward through it fails
+NOT_IMPLEMENTED = defop("NotImplemented", ("tensors",), None, tensors=_not_implemented)
+
+
+def _check_not_bool(kernel: str, *operands: Any) -> None:
+    if dtypes.result_type(list(operands)) is dtypes.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def _rounded_divide(op: OpDef, a: Any, b: Any, function: Callable, symbol: str, kernel: str,
+                    **params: Any) -> Tensor:
     _check_number(b, symbol)
+    _check_not_bool(kernel, a, b)
     dtype = dtypes.result_type([a, b])
     ta, tb = as_tensor(a), as_tensor(b)
     _check_broadcast(ta, tb)
@@ -395,7 +463,10 @@ def _no_grad_binary(a: Any, b: Any, function: Callable, symbol: str) -> Tensor:
     if dtype.category <= dtypes.INTEGRAL and np.any(y == 0):
         raise RuntimeError("ZeroDivisionError")
     with np.errstate(all="ignore"):
-        return Tensor._make(np.asarray(function(x, y), dtype=dtype.numpy), dtype)
+        data = np.asarray(function(x, y), dtype=dtype.numpy)
+    # a Python number is a wrapped operand of its own, with no edge: only tensors are inputs
+    inputs = (ta, tb) if op is not NOT_IMPLEMENTED else tuple(t for t in (a, b) if isinstance(t, Tensor))
+    return record(op, inputs, data, dtype, **params)
 
 
 # ------------------------------------------------------------------ comparisons and logic
@@ -495,6 +566,7 @@ def _c10_short(dtype: DType) -> str:
 def where(condition: Tensor, a: Any, b: Any) -> Tensor:
     dtype = dtypes.result_type([a, b])
     ta, tb = as_tensor(a), as_tensor(b)
+    _broadcast_shapes(_broadcast_shapes(tuple(condition.shape), tuple(ta.shape)), tuple(tb.shape))
     x, y = _arrays((ta, tb), dtype)
     data = np.where(condition._data, x, y)
     return record(WHERE, (ta, tb), np.asarray(data, dtype=dtype.numpy), dtype, condition=condition)
@@ -557,7 +629,8 @@ def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
 
 
 def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
-    data = grad_output._data * ((1 - output._data) * output._data).conj()
+    # grad * (1 - y) * y, multiplied from the left as PyTorch's kernel does
+    data = grad_output._data * (1 - output._data).conj() * output._data.conj()
     return record(SIGMOID_BACKWARD, (grad_output, output), data, grad_output._dtype)
 
 
@@ -662,6 +735,7 @@ def cosh(a: Tensor) -> Tensor:
 
 
 def abs(a: Tensor) -> Tensor:
+    _check_not_bool("abs_cpu", a)
     if a._dtype.is_complex:
         data = np.abs(a._data)
         return record(ABS, (a,), data, a._dtype.to_real())
@@ -670,7 +744,7 @@ def abs(a: Tensor) -> Tensor:
 
 def relu(a: Tensor) -> Tensor:
     if a._dtype is dtypes.bool_:
-        raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
+        raise RuntimeError("Boolean inputs not supported for relu")
     return _unary(RELU, a)
 
 
@@ -689,9 +763,15 @@ def sign(a: Tensor) -> Tensor:
     return _unary(SIGN, a)
 
 
+# sgn of a real tensor is sign's values under a node of its own name
+SGN = defop("SgnBackward0", ("self",), np.sign, self=lambda g: zeros_like(g))
+
+
 def sgn(a: Tensor) -> Tensor:
-    if not a._dtype.is_complex:
+    if a._dtype is dtypes.bool_:
         return sign(a)
+    if not a._dtype.is_complex:
+        return _unary(SGN, a)
     magnitude = np.abs(a._data)
     data = np.where(magnitude == 0, 0, a._data / np.where(magnitude == 0, 1, magnitude))
     return Tensor._make(data.astype(a._dtype.numpy), a._dtype)
@@ -868,8 +948,9 @@ def _normalize_dims(dim: Any, ndim: int) -> Optional[tuple]:
         return None
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     wrapped = tuple(_wrap_dim(d, ndim) for d in dims)
-    if len(set(wrapped)) != len(wrapped):
-        raise RuntimeError(f"dim {wrapped[0]} appears multiple times in the list of dims")
+    repeated = [d for i, d in enumerate(wrapped) if d in wrapped[:i]]
+    if repeated:
+        raise RuntimeError(f"dim {repeated[0]} appears multiple times in the list of dims")
     # a 0-dim tensor accepts dim 0 (or -1) and reduces over nothing
     return wrapped if ndim else ()
 
@@ -964,7 +1045,10 @@ def _extreme(a: Tensor, dim: Any, keepdim: bool, kind: str) -> Any:
                                "Specify the reduction dim with the 'dim' argument.")
         op = MAX_ALL if kind == "max" else MIN_ALL
         return record(op, (a,), np.asarray(numpy_reduce(a._data)), a._dtype)
+    if not isinstance(dim, int):
+        raise TypeError(f"{kind}() received an invalid combination of arguments - got (dim={type(dim).__name__}, )")
     d = _wrap_dim(dim, a.ndim)
+    _check_reduced_size(a, d, kind)
     data = a._data if a.ndim else a._data.reshape(1)
     indices = arg_reduce(data, axis=d)
     values = np.take_along_axis(data, np.expand_dims(indices, d), axis=d)
@@ -989,25 +1073,51 @@ def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme(a, dim, keepdim, "min")
 
 
+def _check_reduced_size(a: Tensor, dim: Optional[int], name: str) -> None:
+    """max, min, amax, amin, argmax and argmin have no value for an empty reduction."""
+    if a.numel() != 0:
+        return
+    if dim is None:
+        more = "" if name.startswith("arg") else " Specify the reduction dim with the 'dim' argument."
+        error = IndexError if name.startswith("arg") else RuntimeError
+        raise error(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.{more}")
+    if a.ndim and a.shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+
+
 def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = _normalize_dims(dim, a.ndim) or tuple(range(a.ndim))
+    for d in dims if dim not in ((), None) else (None,):  # no dim given: the whole tensor
+        _check_reduced_size(a, d, "amax")
     data = np.asarray(np.max(a._data, axis=dims, keepdims=keepdim))
     return record(AMAX, (a,), data, a._dtype, dims=dims, keepdim=keepdim)
 
 
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = _normalize_dims(dim, a.ndim) or tuple(range(a.ndim))
+    for d in dims if dim not in ((), None) else (None,):  # no dim given: the whole tensor
+        _check_reduced_size(a, d, "amin")
     data = np.asarray(np.min(a._data, axis=dims, keepdims=keepdim))
     return record(AMIN, (a,), data, a._dtype, dims=dims, keepdim=keepdim)
 
 
+def _check_arg_reduction(a: Tensor, dim: Any, name: str) -> None:
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    if a._dtype is dtypes.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    _check_reduced_size(a, None if dim is None else _wrap_dim(dim, a.ndim), name)
+
+
 def argmax(a: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    _check_arg_reduction(a, dim, "argmax")
     if dim is None:
         return Tensor._make(np.asarray(np.argmax(a._data), dtype=np.int64), dtypes.int64)
     return max(a, dim, keepdim)[1]
 
 
 def argmin(a: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    _check_arg_reduction(a, dim, "argmin")
     if dim is None:
         return Tensor._make(np.asarray(np.argmin(a._data), dtype=np.int64), dtypes.int64)
     return min(a, dim, keepdim)[1]
@@ -1026,22 +1136,29 @@ def _tie_mask(a: Tensor, b: Tensor, how: str) -> Tensor:
     return wins.to(a.dtype) + (a == b).to(a.dtype) * 0.5
 
 
+def _check_other_tensor(b: Any, name: str) -> None:
+    if not isinstance(b, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
+
+
 def maximum(a: Tensor, b: Tensor) -> Tensor:
+    _check_other_tensor(b, "maximum")
     return _binary(MAXIMUM, a, b)
 
 
 def minimum(a: Tensor, b: Tensor) -> Tensor:
+    _check_other_tensor(b, "minimum")
     return _binary(MINIMUM, a, b)
 
 
 def any(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    axis = None if dim is None else _wrap_dim(dim, a.ndim)
+    axis = _normalize_dims(dim, a.ndim)
     return Tensor._make(np.asarray(np.any(a._data, axis=axis, keepdims=keepdim if axis is not None else False)),
                         dtypes.bool_)
 
 
 def all(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    axis = None if dim is None else _wrap_dim(dim, a.ndim)
+    axis = _normalize_dims(dim, a.ndim)
     return Tensor._make(np.asarray(np.all(a._data, axis=axis, keepdims=keepdim if axis is not None else False)),
                         dtypes.bool_)
 
@@ -1085,6 +1202,7 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
     if a._dtype is not b._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_c10_short(a._dtype)} and "
                            f"{_c10_short(b._dtype)}")
+    _check_not_bool("dot", a)
     return record(DOT, (a, b), np.asarray(np.dot(a._data, b._data), dtype=a._dtype.numpy), a._dtype)
 
 
@@ -1095,6 +1213,7 @@ def mv(a: Tensor, b: Tensor) -> Tensor:
         raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
                            f"vec ({b.shape[0]})")
     dtype = _matmul_dtype(a, b)
+    _check_not_bool("addmv_impl_cpu", a)
     return record(MV, (a, b), np.asarray(a._data @ b._data, dtype=dtype.numpy), dtype)
 
 
@@ -1107,11 +1226,19 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
     dtype = _matmul_dtype(a, b)
-    return record(MM, (a, b), np.asarray(a._data @ b._data, dtype=dtype.numpy), dtype)
+    _check_not_bool("addmm_impl_cpu_", a)
+    return record(MM, (a, b), np.asarray(kernels.matmul(a._data, b._data), dtype=dtype.numpy), dtype)
 
 
 def bmm(a: Tensor, b: Tensor) -> Tensor:
+    for name, t in (("batch1", a), ("batch2", b)):
+        if t.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if b.shape[:2] != (a.shape[0], a.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
+                           f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     dtype = _matmul_dtype(a, b)
+    _check_not_bool("bmm", a)
     return record(BMM, (a, b), np.asarray(a._data @ b._data, dtype=dtype.numpy), dtype)
 
 
@@ -1120,7 +1247,8 @@ def addmm(bias: Tensor, a: Tensor, b: Tensor) -> Tensor:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
     dtype = _matmul_dtype(a, b)
-    data = np.asarray(bias._data + a._data @ b._data, dtype=dtype.numpy)
+    # the bias is added to the finished product, as sgemm adds C (beta = 1) at the end
+    data = np.asarray(bias._data + kernels.matmul(a._data, b._data), dtype=dtype.numpy)
     return record(ADDMM, (bias, a, b), data, dtype)
 
 
@@ -1158,7 +1286,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         return _unsafe_view(mv(folded, t2), output_shape)
     n = a.shape[-2] if a.ndim > 1 else 1
     p = b.shape[-1] if b.ndim > 1 else 1
-    batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+    batch = _broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
     count = int(np.prod(batch, dtype=np.int64))
     a3 = a.expand(batch + (n, a.shape[-1])).reshape(count, n, a.shape[-1])
     b3 = b.expand(batch + (b.shape[-2] if b.ndim > 1 else b.shape[0], p)).reshape(count, -1, p)
@@ -1332,7 +1460,8 @@ def t(a: Tensor) -> Tensor:
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     d0, d1 = _wrap_dim(dim0, a.ndim), _wrap_dim(dim1, a.ndim)
-    return record(TRANSPOSE, (a,), np.swapaxes(a._data, d0, d1), a._dtype, view_of=a, dim0=d0, dim1=d1)
+    data = np.swapaxes(a._data, d0, d1) if a.ndim else a._data.view()  # a 0-dim tensor accepts dims 0 and -1
+    return record(TRANSPOSE, (a,), data, a._dtype, view_of=a, dim0=d0, dim1=d1)
 
 
 def permute(a: Tensor, *dims: Any) -> Tensor:
@@ -1408,7 +1537,7 @@ def select(a: Tensor, dim: int, index: int) -> Tensor:
     d = _wrap_dim(dim, a.ndim)
     size = a.shape[d]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(a.shape)} at dimension {d}")
     index = index % size
     data = a._data[_select_key(a.ndim, d, index)]
     return record(SELECT, (a,), np.asarray(data) if data.ndim else a._data[_select_key(a.ndim, d, index) + (...,)],
@@ -1427,6 +1556,8 @@ def slice_dim(a: Tensor, dim: int, key: slice) -> Tensor:
 
 def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
     # PyTorch's narrow is a slice: its grad_fn is SliceBackward0
+    if a.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, a.ndim)
     size = a.shape[d]
     if not -size <= start <= size:
@@ -1449,13 +1580,29 @@ def getitem(a: Tensor, index: Any) -> Tensor:
     items = index if isinstance(index, tuple) else (index,)
     if builtins_any_advanced(items):
         return _advanced_index(a, items)
+    out = _basic_index(a, index, items)
+    if out is a:
+        return record(ALIAS, (a,), a._data.view(), a._dtype, view_of=a)
+    return out
+
+
+def _basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) -> Tensor:
+    """The view that integers, slices, None and ... select: `a` itself when they select all of it."""
     if builtins_count(items, Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     specified = builtins.sum(1 for item in items if item is not None and item is not Ellipsis)
+    if a.ndim == 0 and isinstance(index, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if a.ndim == 0 and isinstance(index, (int, Tensor)) and not isinstance(index, bool):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                         "C++ to convert a 0-dim tensor to a number")
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
     out, dim = a, 0
+    source_dim = 0  # the dim of `a` that the item indexes: PyTorch's errors name it
     for item in items:
+        if item is not None:
+            source_dim += a.ndim - specified if item is Ellipsis else 1
         if item is Ellipsis:
             dim += a.ndim - specified
         elif item is None:
@@ -1463,16 +1610,18 @@ def getitem(a: Tensor, index: Any) -> Tensor:
             dim += 1
         elif isinstance(item, slice):
             key = slice(_index_int(item.start), _index_int(item.stop), _index_int(item.step))
-            # as PyTorch: a lone slice is always recorded; in a tuple, one that is literally the
-            # whole dim (start 0, step 1, stop at or past the end) is skipped
+            # as PyTorch: a lone slice is always recorded when reading; in a tuple or an
+            # assignment, one that is literally the whole dim (start 0, step 1, stop at or past
+            # the end) is skipped
             whole = key.start in (None, 0) and key.step in (None, 1) and (key.stop is None or key.stop >= out.shape[dim])
-            if isinstance(index, slice) or not whole:
+            if (isinstance(index, slice) and not assigning) or not whole:
                 out = slice_dim(out, dim, key)
             dim += 1
         else:
-            out = select(out, dim, _index_int(item))
-    if out is a:
-        return record(ALIAS, (a,), a._data.view(), a._dtype, view_of=a)
+            position, size = _index_int(item), out.shape[dim]
+            if not -size <= position < size:
+                raise IndexError(f"index {position} is out of bounds for dimension {source_dim - 1} with size {size}")
+            out = select(out, dim, position)
     return out
 
 
@@ -1624,6 +1773,8 @@ def unbind(a: Tensor, dim: int = 0) -> tuple:
 
 
 def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, a.ndim)
     size = a.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
@@ -1650,6 +1801,8 @@ def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if a.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, a.ndim)
     return split(a, -(-a.shape[d] // chunks) if a.shape[d] else 0, d)
 
@@ -1820,8 +1973,13 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
         out = index_put(a, key, values, False)
         commit_inplace(a, out)
         return
-    view = getitem(a, index)
-    copy_(view, source)
+    # an index that selects all of `a` (x[...] = v, x[:] = v) writes to `a` itself, not to a
+    # view of it: a single value with fill_, as PyTorch does
+    view = _basic_index(a, index, items, assigning=True)
+    if view is a and source.ndim == 0:
+        fill_(a, source)
+    else:
+        copy_(view, source)
 
 
 def copy_(a: Tensor, source: Any) -> Tensor:
@@ -2000,7 +2158,7 @@ METHODS = {
     "__truediv__": _reflected(div), "__rtruediv__": _reflected(rdiv), "__pow__": _reflected(pow),
     "__rpow__": _reflected(rpow), "__matmul__": matmul, "__rmatmul__": lambda a, b: matmul(b, a),
     "__floordiv__": _reflected(floor_divide), "__rfloordiv__": _reflected(lambda a, b: floor_divide(b, a)),
-    "__mod__": _reflected(remainder), "__rmod__": _reflected(lambda a, b: remainder(as_tensor(b), a)),
+    "__mod__": _reflected(remainder), "__rmod__": _reflected(lambda a, b: remainder(b, a)),
     "__neg__": neg, "__pos__": lambda a: a, "__abs__": abs, "__invert__": lambda a: logical_not(a)
     if a._dtype is dtypes.bool_ else bitwise_not(a),
     "__and__": _reflected(bitwise_and), "__rand__": _reflected(bitwise_and), "__or__": _reflected(bitwise_or),
@@ -2233,12 +2391,15 @@ def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     axes = tuple(range(a.ndim)) if dims is None else dims
     magnitude = np.abs(a._data)
     ord = float(ord)
-    if ord == 1:
-        # a running sum in the dtype, along the reduced elements in order
-        moved = np.moveaxis(magnitude, axes, range(-len(axes), 0)) if axes else magnitude[..., None]
-        flat = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (-1,)) if axes else moved
-        data = np.cumsum(flat, axis=-1)[..., -1] if flat.shape[-1] else np.zeros(flat.shape[:-1], flat.dtype)
-        data = data.reshape(np.sum(magnitude, axis=axes, keepdims=keepdim).shape)
+    reduced_shape = np.sum(magnitude, axis=axes, keepdims=keepdim).shape
+    # the reduced elements of each output along the last axis, in the order the kernel visits them
+    moved = np.moveaxis(magnitude, axes, range(-len(axes), 0)) if axes else magnitude[..., None]
+    rows = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (-1,)) if axes else moved
+    if ord == 1 or (ord == 2 and magnitude.dtype.type is np.float32 and rows.shape[-1]):
+        last = axes == (a.ndim - 1,) or len(axes) == a.ndim
+        data = _norm2_rows(rows, contiguous=last and a.is_contiguous()) if ord == 2 else (
+            np.cumsum(rows, axis=-1)[..., -1] if rows.shape[-1] else np.zeros(rows.shape[:-1], rows.dtype))
+        data = data.reshape(reduced_shape)
     elif math.isinf(ord):
         reduce = np.max if ord > 0 else np.min
         data = reduce(magnitude, axis=axes, keepdims=keepdim) if magnitude.size else np.full(
@@ -2251,6 +2412,29 @@ def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     data = np.asarray(data, dtype=out_dtype.numpy)
     source = a if dtype is None or a._dtype is dtype else a.to(dtype)
     return record(NORM, (source,), data, out_dtype, ord=ord, dims=dims, keepdim=keepdim)
+
+
+def _norm2_rows(rows: np.ndarray, contiguous: bool) -> np.ndarray:
+    """The float32 2-norm of each row (last axis). Along contiguous memory PyTorch's kernel squares
+    eight at a time into eight running sums, adds those in order, then fuses in the leftover
+    squares; otherwise it keeps one running sum per output."""
+    if not contiguous:
+        total = np.zeros(rows.shape[:-1], rows.dtype)
+        for k in range(rows.shape[-1]):
+            total = total + rows[..., k] * rows[..., k]
+        return np.sqrt(total)
+    lanes, size = 8, rows.shape[-1]
+    full = size - size % lanes
+    acc = np.zeros(rows.shape[:-1] + (lanes,), rows.dtype)
+    for start in range(0, full, lanes):
+        block = rows[..., start:start + lanes]
+        acc = acc + block * block
+    total = acc[..., 0]
+    for k in range(1, lanes):
+        total = total + acc[..., k]
+    for k in range(full, size):
+        total = kernels.fused_multiply_add(rows[..., k], rows[..., k], total)
+    return np.sqrt(total)
 
 
 def _std_var(a: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, take_sqrt: bool) -> Tensor:
@@ -2467,6 +2651,7 @@ CEIL = defop("CeilBackward0", ("self",), None, self=lambda g: zeros_like(g))
 def round(a: Tensor, decimals: int = 0) -> Tensor:
     # halves to even, as nearbyint; with decimals, scaled by 10 ** decimals in the tensor's dtype and back
     x = a._data
+    _check_not_bool("round_vml_cpu", a)
     if a._dtype.category < dtypes.FLOATING:
         return record(ROUND, (a,), x.copy(), a._dtype)
     if decimals == 0:
@@ -2477,10 +2662,12 @@ def round(a: Tensor, decimals: int = 0) -> Tensor:
 
 
 def floor(a: Tensor) -> Tensor:
+    _check_not_bool("floor_vml_cpu", a)
     return record(FLOOR, (a,), np.floor(a._data) if a._dtype.category >= dtypes.FLOATING else a._data.copy(), a._dtype)
 
 
 def ceil(a: Tensor) -> Tensor:
+    _check_not_bool("ceil_vml_cpu", a)
     return record(CEIL, (a,), np.ceil(a._data) if a._dtype.category >= dtypes.FLOATING else a._data.copy(), a._dtype)
 
 

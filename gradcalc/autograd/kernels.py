@@ -5,8 +5,12 @@ adds in PyTorch's order. `cascade_sum` follows aten/src/ATen/native/cpu/SumKerne
 TensorIterator lays the reduction out (reduced dimensions innermost, coalesced), and each 2-D
 chunk is summed by one of four loops, all built on a four-level cascade of running sums
 (`multi_row_sum`) over four interleaved accumulators (`row_sum`), with SIMD registers as
-lanes. Every function below adds along axis 0 of its argument and keeps
-the other axes as independent lanes, exactly as the C++ keeps one accumulator per lane.
+lanes. Those helpers add along axis 0 of their argument and keep the other axes as independent
+lanes, exactly as the C++ keeps one accumulator per lane.
+
+The rest are the steps where PyTorch's kernels fuse a multiply and an add (add with alpha,
+addcmul, lerp: what the optimizers are made of), the split of an element-wise kernel between
+its SIMD and scalar loops, and the order of MKL's matrix products for small shapes.
 """
 from __future__ import annotations
 
@@ -252,3 +256,54 @@ def lerp(start: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
     if abs(weight) < 0.5:
         return _fused(np.broadcast_to(weight, start.shape), end - start, start)
     return _fused(np.broadcast_to(weight - 1, start.shape), end - start, end)
+
+
+# Beyond this many multiplications a matrix product is left to numpy's BLAS.
+_LARGEST_ORDERED_PRODUCT = 1 << 22
+
+
+def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
+    """a @ b with one running sum per element, over k in order (each product rounded, or fused)."""
+    total = np.zeros((a.shape[0], b.shape[1]), a.dtype)
+    for k in range(a.shape[1]):
+        column, row = a[:, k:k + 1], b[k:k + 1, :]
+        total = fused_multiply_add(column, row, total) if fused else total + column * row
+    return total
+
+
+def _dot_products(a: np.ndarray, b_rows: np.ndarray, lanes: int) -> np.ndarray:
+    """Each row of a against each row of b_rows, `lanes` products at a time, the lanes then added as a tree."""
+    acc = np.zeros((a.shape[0], b_rows.shape[0], lanes), a.dtype)
+    for start in range(0, a.shape[1], lanes):
+        acc = acc + a[:, None, start:start + lanes] * b_rows[None, :, start:start + lanes]
+    while acc.shape[-1] > 1:
+        half = acc.shape[-1] // 2
+        acc = acc[..., :half] + acc[..., half:]
+    return acc[..., 0]
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A float32 matrix product in the order MKL's sgemm adds for the small shapes people try,
+    as far as that order is known: blocks of four rows of a wide result take a fused running sum,
+    narrow results and short sums a plain running sum, and a product with a transposed right
+    factor (x @ W.t(), as nn.Linear computes) dot products in SIMD lanes. numpy for the rest."""
+    (m, k), n = a.shape, b.shape[1]
+    if a.dtype.type is not np.float32 or b.dtype.type is not np.float32 or not a.size or not b.size:
+        return a @ b
+    if m * n * k > _LARGEST_ORDERED_PRODUCT:  # a running sum per element would be too slow here
+        return a @ b
+    if n >= 16 and m >= 4:
+        out = _products_in_order(a, b, fused=False)
+        full = m - m % 4
+        out[:full] = _products_in_order(a[:full], b, fused=True)
+        return out
+    if k <= 3:
+        return _products_in_order(a, b, fused=False)
+    if b.shape[0] > 1 and b.shape[1] > 1 and not b.flags.c_contiguous and b.flags.f_contiguous:
+        lanes = 8 if n == 2 else 4
+        if m > 1 and k % lanes == 0:
+            return _dot_products(a, b.T, lanes)
+        return a @ b
+    if n == 1 and m >= 4:
+        return a @ b
+    return _products_in_order(a, b, fused=False)

@@ -22,6 +22,10 @@ NON_LEAF_GRAD_WARNING = (
     "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
     "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
     "for more information.")
+T_DEPRECATED_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+                        "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+                        "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+                        "tensor.")
 LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 ONLY_FLOAT_GRAD_MESSAGE = "Only Tensors of floating point and complex dtype can require gradients"
@@ -352,10 +356,21 @@ class Tensor:
 
     @property
     def T(self) -> "Tensor":
+        if self.ndim == 0:
+            warn_once("UserWarning", "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+                                     "cases.")
+        elif self.ndim != 2:
+            warn_once("UserWarning", T_DEPRECATED_WARNING)
         return ops.permute(self, tuple(reversed(range(self.ndim))))
 
     @property
     def mT(self) -> "Tensor":
+        if self.ndim == 0:  # PyTorch returns the tensor itself
+            warn_once("UserWarning", "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
+                                     "cases.")
+            return self
+        if self.ndim == 1:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
         return ops.transpose(self, -2, -1)
 
     @property

@@ -7,6 +7,7 @@ the sandbox, so a program reaches gradcalc's objects only.
 from __future__ import annotations
 
 import operator
+from itertools import islice
 from typing import Any, Callable, Iterator, Optional
 
 from . import ast, sandbox
@@ -428,11 +429,15 @@ class Interpreter:
 
     def _unpack(self, targets: list, value: Any, scope: Scope) -> None:
         try:
-            items = list(iter(value))
+            iterator = iter(value)
         except TypeError:
+            if hasattr(type(value), "__iter__") or hasattr(type(value), "__getitem__"):
+                raise  # the value's own refusal, such as a 0-d tensor's
             raise TypeError(f"cannot unpack non-iterable {type(value).__name__} object") from None
         starred = [i for i, t in enumerate(targets) if isinstance(t, ast.Starred)]
         if not starred:
+            # as Python, take one value more than the targets, never all of a long iterable
+            items = list(islice(iterator, len(targets) + 1))
             if len(items) > len(targets):
                 raise ValueError(f"too many values to unpack (expected {len(targets)})")
             if len(items) < len(targets):
@@ -440,6 +445,7 @@ class Interpreter:
             for target, item in zip(targets, items):
                 self.assign(target, item, scope)
             return
+        items = list(iterator)
         star = starred[0]
         after = len(targets) - star - 1
         if len(items) < len(targets) - 1:

@@ -46,9 +46,13 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
-def variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
-    """torch.autograd.Variable, kept by PyTorch for old code: a tensor on data's storage, detached."""
-    return data.detach().requires_grad_(requires_grad)
+@torch_class("torch.autograd.variable.Variable")
+class Variable:
+    """torch.autograd.Variable, kept by PyTorch for old code: calling it gives a tensor on the
+    data's storage, detached from any graph."""
+
+    def __new__(cls, data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
+        return data.detach().requires_grad_(requires_grad)
 
 
 def _build() -> dict:
@@ -64,7 +68,7 @@ def _build() -> dict:
                      grad_mode._GradMode):
         sandbox.allow(readable)
     sandbox.allow(Node, only={"next_functions", "name", "metadata", "register_hook", "variable"})
-    sandbox.allow(Tensor, writable=True)
+    sandbox.allow(Tensor, writable=True, c_base="torch._C.TensorBase")
     sandbox.allow(modules.Module, writable=True)
     sandbox.allow(optim.Optimizer)
 
@@ -83,7 +87,7 @@ def _build() -> dict:
     autograd_ns = Namespace("torch.autograd", dict(grad=api.grad, backward=api.backward, **grad_modes,
                                                    set_detect_anomaly=grad_mode.set_detect_anomaly,
                                                    detect_anomaly=grad_mode.set_detect_anomaly,
-                                                   functional=autograd_functional_ns, Variable=variable))
+                                                   functional=autograd_functional_ns, Variable=Variable))
     cuda_ns = Namespace("torch.cuda", dict(is_available=lambda: False, device_count=lambda: 0))
 
     functions = {name: getattr(creation, name) for name in creation.__all__}

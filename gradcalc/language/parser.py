@@ -468,6 +468,11 @@ def _parser_error(text: str, filename: str, error) -> GradcalcSyntaxError:
                        expected=words, input_ended="eof")
     elif previous is not None and previous.type == "NAME" and previous.value in _UNSUPPORTED_KEYWORDS:
         found = _error(text, filename, _unsupported(previous.value), previous.line, previous.column)
+    elif token.value == ":" and text[token.end_pos:token.end_pos + 1] == "=":
+        found = _error(text, filename, _unsupported(":="), token.line, token.column)
+    elif (token.value == "=" and previous is not None and previous.value == ":"
+          and previous.end_pos == token.start_pos):  # `if n := 10:` fails only at the '='
+        found = _error(text, filename, _unsupported(":="), previous.line, previous.column)
     elif token.type == "_NEWLINE" and "COLON" in expected and previous is not None:
         found = _error(text, filename, "expected ':'", previous.end_line, previous.end_column,
                        expected=("':'",))

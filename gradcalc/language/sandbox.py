@@ -3,7 +3,7 @@ never a dunder, a private name or an object of the host Python (functions, class
 from __future__ import annotations
 
 import string
-from types import MethodType
+from types import GetSetDescriptorType, MemberDescriptorType, MethodType
 from typing import Any, Optional
 
 from ..display.names import shown_method
@@ -13,15 +13,19 @@ from ..display.names import shown_method
 _PLAIN_TYPES = (str, int, float, complex, bool, list, tuple, dict, set, frozenset, range, slice, type(None))
 _READABLE: dict = {cls: None for cls in _PLAIN_TYPES}
 _WRITABLE: set = set()
+_C_BASES: dict = {}  # class -> the C class PyTorch defines its properties on, as its messages name it
 _PRIVATE_ALLOWED = {"_version"}
 
 
-def allow(cls: type, writable: bool = False, only: Optional[set] = None) -> type:
+def allow(cls: type, writable: bool = False, only: Optional[set] = None, c_base: Optional[str] = None) -> type:
     """Let programs read (and, if writable, assign) the public attributes of `cls`'s instances,
-    or only the attributes named in `only`."""
+    or only the attributes named in `only`; `c_base` names the class of its read-only properties
+    in errors (`attribute 'shape' of 'torch._C.TensorBase' objects is not writable`)."""
     _READABLE[cls] = only
     if writable:
         _WRITABLE.add(cls)
+    if c_base is not None:
+        _C_BASES[cls] = c_base
     return cls
 
 
@@ -63,17 +67,39 @@ def has_attribute(value: Any, name: str) -> bool:
 
 
 def set_attribute(target: Any, name: str, value: Any) -> None:
-    _check_name(name)
-    if not any(isinstance(target, cls) for cls in _WRITABLE) or isinstance(target, type):
-        raise AttributeError(f"'{_type_name(target)}' object attribute '{name}' is read-only")
+    _check_writable(target, name, "fset")
     setattr(target, name, value)
 
 
 def delete_attribute(target: Any, name: str) -> None:
-    _check_name(name)
-    if not any(isinstance(target, cls) for cls in _WRITABLE) or isinstance(target, type):
-        raise AttributeError(f"'{_type_name(target)}' object attribute '{name}' is read-only")
+    _check_writable(target, name, "fdel")
     delattr(target, name)
+
+
+def _check_writable(target: Any, name: str, accessor: str) -> None:
+    """Raise Python's (or PyTorch's) AttributeError if `target.name` cannot be set or deleted."""
+    _check_name(name)
+    if isinstance(target, type):
+        if target in _PLAIN_TYPES:  # Python says "set" for `del` too
+            raise TypeError(f"cannot set '{name}' attribute of immutable type '{target.__name__}'")
+        raise AttributeError(f"cannot set '{name}' attribute of class '{target.__name__}' in gradcalc")
+    cls = type(target)
+    owner = next((base for base in cls.__mro__ if name in vars(base)), None)
+    descriptor = vars(owner)[name] if owner is not None else None
+    writable = any(isinstance(target, allowed) for allowed in _WRITABLE)
+    if writable and not (isinstance(descriptor, property) and getattr(descriptor, accessor) is None):
+        return
+    if isinstance(descriptor, (GetSetDescriptorType, property)):
+        shown = _C_BASES.get(owner, owner.__name__)
+        raise AttributeError(f"attribute '{name}' of '{shown}' objects is not writable")
+    if isinstance(descriptor, MemberDescriptorType):
+        raise AttributeError("readonly attribute")
+    if descriptor is not None:
+        raise AttributeError(f"'{cls.__name__}' object attribute '{name}' is read-only")
+    # Python would take it (but not on PyTorch's C types): gradcalc keeps its objects as they are
+    if hasattr(target, "__dict__") and not hasattr(cls, "_python_methods"):
+        raise AttributeError(f"attribute '{name}' of '{cls.__name__}' objects cannot be set in gradcalc")
+    raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
 
 
 def _type_name(value: Any) -> str:

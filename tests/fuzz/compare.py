@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Differential fuzzing: run generated programs through gradcalc and through real PyTorch.
+
+Usage:  python tests/fuzz/compare.py --torch /tmp/torch/bin/python [--seed N] [--count N] [--out DIR]
+
+Programs come from generate.py. gradcalc runs them in-process (a fresh Session after
+reset_global_state for each); PyTorch runs them through oracle_driver.py (one torch import,
+one forked child per program, the rules of tests/golden/reference.py). Outputs are compared as
+test_golden does (memory addresses masked; a syntax error only by its first word). Each
+mismatch is written to DIR/<seed>_<index>.grad with DIR/<seed>_<index>.diff.json holding both
+answers; a summary of mismatches by first differing line goes to stdout.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import io
+import json
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from generate import programs  # noqa: E402
+
+from gradcalc.session import Session, TextOutput, reset_global_state  # noqa: E402
+
+ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+TIMEOUT = 20
+
+
+def run_gradcalc(source: str) -> dict:
+    reset_global_state()
+    stdout, stderr = io.StringIO(), io.StringIO()
+
+    def too_long(*_):
+        raise TimeoutError("gradcalc took too long")
+
+    signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(TIMEOUT)
+    try:
+        ok = Session(TextOutput(stdout, stderr)).run(source, "fuzz.grad")
+    except BaseException as error:  # a failure escaping the Session is itself a bug to report
+        stderr.write(f"ESCAPED {type(error).__name__}: {error}\n")
+        ok = False
+    finally:
+        signal.alarm(0)
+    return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": 0 if ok else 1}
+
+
+def normal(answer: dict) -> dict:
+    stderr = ADDRESS.sub("0x?", answer["stderr"])
+    if stderr.startswith("SyntaxError:"):
+        stderr = "SyntaxError:"
+    return {"stdout": ADDRESS.sub("0x?", answer["stdout"]), "stderr": stderr, "rc": answer["rc"]}
+
+
+MISSING = re.compile(r"AttributeError: (?:module '[\w.]+'|'Tensor' object) has no attribute '(\w+)'")
+
+
+def first_difference(expected: dict, got: dict) -> str:
+    missing = MISSING.search(got["stderr"])
+    if missing and missing.group(0) not in expected["stderr"]:
+        return f"missing: {missing.group(1)}"  # an operation gradcalc lacks: one cause whatever torch said
+    for stream in ("stderr", "stdout"):
+        want, have = expected[stream].splitlines(), got[stream].splitlines()
+        for index in range(max(len(want), len(have))):
+            w = want[index] if index < len(want) else "<none>"
+            h = have[index] if index < len(have) else "<none>"
+            if w != h:
+                return f"{stream}: torch {w[:100]!r} / gradcalc {h[:100]!r}"
+    return f"rc: torch {expected['rc']} / gradcalc {got['rc']}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--torch", default="/tmp/torch/bin/python", help="a Python with torch 2.13")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--out", type=Path, default=Path("/tmp/gradcalc-fuzz"))
+    args = parser.parse_args()
+    sources = programs(args.seed, args.count)
+    with tempfile.TemporaryDirectory() as tmp:
+        inputs, outputs = Path(tmp) / "in.json", Path(tmp) / "out.json"
+        inputs.write_text(json.dumps(sources), encoding="utf-8")
+        oracle = subprocess.Popen([args.torch, str(HERE / "oracle_driver.py"), str(inputs), str(outputs)])
+        mine = [run_gradcalc(source) for source in sources]
+        oracle.wait()
+        theirs = json.loads(outputs.read_text(encoding="utf-8"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    causes = collections.Counter()
+    mismatches = 0
+    for index, (source, expected, got) in enumerate(zip(sources, theirs, mine)):
+        expected, got = normal(expected), normal(got)
+        bad = "Traceback" in got["stderr"] or "internal error" in got["stderr"] or "ESCAPED" in got["stderr"]
+        if expected == got and not bad:
+            continue
+        mismatches += 1
+        cause = first_difference(expected, got) if expected != got else f"internal: {got['stderr'][:100]!r}"
+        causes[cause] += 1
+        stem = args.out / f"{args.seed}_{index}"
+        stem.with_suffix(".grad").write_text(source, encoding="utf-8")
+        stem.with_suffix(".diff.json").write_text(json.dumps({"torch": expected, "gradcalc": got, "cause": cause},
+                                                             indent=1), encoding="utf-8")
+    print(f"seed {args.seed}: {len(sources)} programs, {mismatches} mismatches")
+    for cause, count in causes.most_common():
+        print(f"{count:5d}  {cause}")
+
+
+if __name__ == "__main__":
+    main()
