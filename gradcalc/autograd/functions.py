@@ -282,6 +282,13 @@ def _power(x: np.ndarray, exponent: Any) -> np.ndarray:
 
 
 def _power_tensor(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu" and np.any(exponent < 0):
+        # PyTorch's integer pow: a negative exponent gives 1 or -1 for a base of 1 or -1, else 0
+        x, exponent = np.broadcast_arrays(x, exponent)
+        safe = np.power(x, np.where(exponent < 0, 0, exponent))
+        odd = (-exponent) % 2 == 1
+        inverse = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0)).astype(x.dtype)
+        return np.where(exponent < 0, inverse, safe)
     # float32 through float64 and one rounding: what the C library's powf gives, nearly always
     if x.dtype.type is np.float32:
         return np.power(x.astype(np.float64), exponent.astype(np.float64)).astype(np.float32)
@@ -1048,7 +1055,7 @@ def _extreme(a: Tensor, dim: Any, keepdim: bool, kind: str) -> Any:
     if not isinstance(dim, int):
         raise TypeError(f"{kind}() received an invalid combination of arguments - got (dim={type(dim).__name__}, )")
     d = _wrap_dim(dim, a.ndim)
-    _check_reduced_size(a, d, kind)
+    _check_reduced_size(a, dim, kind)
     data = a._data if a.ndim else a._data.reshape(1)
     indices = arg_reduce(data, axis=d)
     values = np.take_along_axis(data, np.expand_dims(indices, d), axis=d)
@@ -1074,29 +1081,30 @@ def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def _check_reduced_size(a: Tensor, dim: Optional[int], name: str) -> None:
-    """max, min, amax, amin, argmax and argmin have no value for an empty reduction."""
+    """max, min, amax, amin, argmax and argmin have no value for an empty reduction; the error
+    names the dim as it was given."""
     if a.numel() != 0:
         return
     if dim is None:
         more = "" if name.startswith("arg") else " Specify the reduction dim with the 'dim' argument."
         error = IndexError if name.startswith("arg") else RuntimeError
         raise error(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.{more}")
-    if a.ndim and a.shape[dim] == 0:
+    if a.ndim and a.shape[_wrap_dim(dim, a.ndim)] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
 
 
 def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = _normalize_dims(dim, a.ndim) or tuple(range(a.ndim))
-    for d in dims if dim not in ((), None) else (None,):  # no dim given: the whole tensor
-        _check_reduced_size(a, d, "amax")
+    for d in (tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)) if dim not in ((), None) else (None,):
+        _check_reduced_size(a, d, "amax")  # no dim given (None): the whole tensor
     data = np.asarray(np.max(a._data, axis=dims, keepdims=keepdim))
     return record(AMAX, (a,), data, a._dtype, dims=dims, keepdim=keepdim)
 
 
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = _normalize_dims(dim, a.ndim) or tuple(range(a.ndim))
-    for d in dims if dim not in ((), None) else (None,):  # no dim given: the whole tensor
-        _check_reduced_size(a, d, "amin")
+    for d in (tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)) if dim not in ((), None) else (None,):
+        _check_reduced_size(a, d, "amin")  # no dim given (None): the whole tensor
     data = np.asarray(np.min(a._data, axis=dims, keepdims=keepdim))
     return record(AMIN, (a,), data, a._dtype, dims=dims, keepdim=keepdim)
 
@@ -1106,7 +1114,7 @@ def _check_arg_reduction(a: Tensor, dim: Any, name: str) -> None:
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     if a._dtype is dtypes.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
-    _check_reduced_size(a, None if dim is None else _wrap_dim(dim, a.ndim), name)
+    _check_reduced_size(a, dim, name)
 
 
 def argmax(a: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
@@ -1599,10 +1607,7 @@ def _basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) -
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
     out, dim = a, 0
-    source_dim = 0  # the dim of `a` that the item indexes: PyTorch's errors name it
-    for item in items:
-        if item is not None:
-            source_dim += a.ndim - specified if item is Ellipsis else 1
+    for position_in_index, item in enumerate(items):  # PyTorch's out-of-range error names the position
         if item is Ellipsis:
             dim += a.ndim - specified
         elif item is None:
@@ -1620,7 +1625,7 @@ def _basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) -
         else:
             position, size = _index_int(item), out.shape[dim]
             if not -size <= position < size:
-                raise IndexError(f"index {position} is out of bounds for dimension {source_dim - 1} with size {size}")
+                raise IndexError(f"index {position} is out of bounds for dimension {position_in_index} with size {size}")
             out = select(out, dim, position)
     return out
 
@@ -1666,7 +1671,37 @@ def _numpy_index(items: tuple, shape: tuple) -> tuple:
     return tuple(key)
 
 
+def _check_advanced_bounds(a: Tensor, items: tuple) -> None:
+    """PyTorch's error for an integer index out of range: the dimension it names is the index's
+    position among the tensor (and list) indices, not the dimension of `a`."""
+    specified = builtins.sum(_item_dims(item) for item in items if item is not None and item is not Ellipsis)
+    axis, advanced = 0, 0
+    for item in items:
+        if item is Ellipsis:
+            axis += a.ndim - specified
+        elif item is not None:
+            indices = item._data if isinstance(item, Tensor) else np.asarray(item) if isinstance(item, list) else None
+            if indices is not None and indices.dtype.kind in "iu" and axis < a.ndim:
+                size = a.shape[axis]
+                outside = indices[(indices >= size) | (indices < -size)]
+                if outside.size and size == 0:
+                    raise IndexError("index is out of bounds for dimension with size 0")
+                if outside.size:
+                    raise IndexError(f"index {outside.flat[0]} is out of bounds for dimension {advanced} with size {size}")
+            if indices is not None:
+                advanced += 1
+            axis += _item_dims(item)
+
+
+def _item_dims(item: Any) -> int:
+    """How many dimensions of the indexed tensor one index item consumes (a bool mask: its own)."""
+    if isinstance(item, Tensor) and item._dtype in (dtypes.bool_, dtypes.uint8):
+        return builtins.max(item.ndim, 1)
+    return 1
+
+
 def _advanced_index(a: Tensor, items: tuple) -> Tensor:
+    _check_advanced_bounds(a, items)
     key = _numpy_index(items, a.shape)
     try:
         data = a._data[key]
@@ -1745,6 +1780,9 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = [t for t in tensors]
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for position, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {position}) cannot be concatenated")
     kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
     d = _wrap_dim(dim, kept[0].ndim)
     dtype = dtypes.result_type(tensors)
@@ -1804,6 +1842,8 @@ def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
     if a.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, a.ndim)
+    if a.shape[d] == 0:  # PyTorch makes `chunks` empty pieces, with split_with_sizes
+        return split(a, [0] * chunks, d)
     return split(a, -(-a.shape[d] // chunks) if a.shape[d] else 0, d)
 
 
@@ -1968,6 +2008,10 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
         check_inplace(a, source)
         key = _numpy_index(items, a.shape)
         target_shape = a._data[key].shape
+        if len(source.shape) > len(target_shape) or builtins.any(
+                s != t and s != 1 for s, t in zip(reversed(source.shape), reversed(target_shape))):
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(source.shape)} cannot be broadcast to "
+                               f"indexing result of shape {list(target_shape)}")
         values = expand(to_dtype(source, a._dtype), target_shape) if source.shape != target_shape else to_dtype(
             source, a._dtype)
         out = index_put(a, key, values, False)
@@ -1976,10 +2020,18 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
     # an index that selects all of `a` (x[...] = v, x[:] = v) writes to `a` itself, not to a
     # view of it: a single value with fill_, as PyTorch does
     view = _basic_index(a, index, items, assigning=True)
-    if view is a and source.ndim == 0:
-        fill_(a, source)
-    else:
-        copy_(view, source)
+    # PyTorch's copy_to: a single value is filled in; another shape loses its leading ones and
+    # is expanded to the view's shape (expand's errors) before the copy
+    if source.ndim == 0 and view.shape != source.shape:
+        fill_(view, source)
+        return
+    if view.shape != source.shape:
+        lead = 0
+        while lead < source.ndim and source.shape[lead] == 1:
+            lead += 1
+        stripped = source.reshape(source.shape[lead:]) if lead else source
+        source = expand(stripped, view.shape)
+    copy_(view, source)
 
 
 def copy_(a: Tensor, source: Any) -> Tensor:
@@ -2004,7 +2056,7 @@ COPY = defop("CopyBackwards", ("self", "src"), None, self=lambda g: zeros_like(g
 def _check_broadcast_to(source: Tensor, shape: tuple) -> None:
     if len(source.shape) > len(shape) or builtins.any(s != t and s != 1 for s, t in zip(reversed(source.shape), reversed(shape))):
         raise RuntimeError(f"output with shape [{', '.join(map(str, shape))}] doesn't match the broadcast shape "
-                           f"[{', '.join(map(str, np.broadcast_shapes(source.shape, shape)))}]")
+                           f"[{', '.join(map(str, _broadcast_shapes(tuple(shape), tuple(source.shape))))}]")
 
 
 def inplace(function: Callable) -> Callable:

@@ -272,14 +272,20 @@ def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
 
 
 def _dot_products(a: np.ndarray, b_rows: np.ndarray, lanes: int) -> np.ndarray:
-    """Each row of a against each row of b_rows, `lanes` products at a time, the lanes then added as a tree."""
+    """Each row of a against each row of b_rows: `lanes` products at a time into running sums, the
+    lanes added as a tree, then the leftover products one by one."""
+    size = a.shape[1]
+    full = size - size % lanes
     acc = np.zeros((a.shape[0], b_rows.shape[0], lanes), a.dtype)
-    for start in range(0, a.shape[1], lanes):
+    for start in range(0, full, lanes):
         acc = acc + a[:, None, start:start + lanes] * b_rows[None, :, start:start + lanes]
     while acc.shape[-1] > 1:
         half = acc.shape[-1] // 2
         acc = acc[..., :half] + acc[..., half:]
-    return acc[..., 0]
+    total = acc[..., 0]
+    for k in range(full, size):
+        total = total + a[:, None, k] * b_rows[None, :, k]
+    return total
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -292,7 +298,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a @ b
     if m * n * k > _LARGEST_ORDERED_PRODUCT:  # a running sum per element would be too slow here
         return a @ b
-    if n >= 16 and m >= 4:
+    if n >= 12 and m >= 4:
         out = _products_in_order(a, b, fused=False)
         full = m - m % 4
         out[:full] = _products_in_order(a[:full], b, fused=True)
@@ -300,8 +306,8 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if k <= 3:
         return _products_in_order(a, b, fused=False)
     if b.shape[0] > 1 and b.shape[1] > 1 and not b.flags.c_contiguous and b.flags.f_contiguous:
-        lanes = 8 if n == 2 else 4
-        if m > 1 and k % lanes == 0:
+        lanes = 8 if n <= 3 else 4 if n % 4 == 0 else 0
+        if lanes and m > 1 and k % 4 == 0:
             return _dot_products(a, b.T, lanes)
         return a @ b
     if n == 1 and m >= 4:

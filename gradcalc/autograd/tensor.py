@@ -531,6 +531,10 @@ class Tensor:
 
     def stride(self, dim: Optional[int] = None) -> Any:
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        if not self._data.size and not builtins.any(strides):
+            # numpy gives an empty array zero strides; PyTorch gives it contiguous ones, each size counted as >= 1
+            sizes = [builtins.max(size, 1) for size in self._data.shape]
+            strides = tuple(int(np.prod(sizes[i + 1:], dtype=np.int64)) for i in range(len(sizes)))
         return strides if dim is None else strides[_wrap_dim(dim, self.ndim)]
 
     def storage_offset(self) -> int:

@@ -289,4 +289,4 @@ class ImportFrom(Node):
 
 class Module(Node):
     body: list
-    warnings: list = ()  # (category, message) pairs the tokenizer gives, such as an invalid escape
+    warnings: tuple = ()  # (category, message) pairs the tokenizer gives, such as an invalid escape

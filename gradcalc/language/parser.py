@@ -577,7 +577,7 @@ class _Builder:
     # ---- module and statements
 
     def file_input(self, meta, children):
-        return ast.Module(_flatten(children), self.warnings, **_pos(meta))
+        return ast.Module(_flatten(children), tuple(self.warnings), **_pos(meta))
 
     def fexpr(self, meta, children):
         return children[0]
