@@ -6,6 +6,8 @@ Usage:  python benchmarks/engine.py [--nodes N] [--ops N] [--torch PYTHON]
 (b) N scalar ops in a loop then one backward: the per-op overhead of interpreter and engine.
 Each workload is one gradcalc program run by `gradcalc`, and the same program run under
 PyTorch by tests/golden/reference.py with the Python given by --torch (skipped without it).
+Times exclude start-up (the time of an empty program is subtracted); peak memory is the
+whole process's.
 """
 from __future__ import annotations
 
@@ -54,18 +56,29 @@ def measure(command: list) -> tuple:
         return seconds, usage.ru_maxrss / 1024, out.read().strip()
 
 
-def run_workload(name: str, source: str, gradcalc: str, torch_python: str | None) -> None:
-    with tempfile.NamedTemporaryFile("w", suffix=".grad", delete=False) as handle:
-        handle.write(source)
+def timed_program(command: list, source: str) -> tuple:
+    """(seconds, peak MiB, stdout) of running `source`, less the start-up time of an empty program."""
+    paths = []
     try:
-        seconds, peak, out = measure([gradcalc, handle.name])
-        print(f"{name}: gradcalc {seconds:7.2f} s, peak {peak:7.1f} MiB -> {out}")
-        if torch_python:
-            torch_seconds, torch_peak, torch_out = measure([torch_python, str(REFERENCE), handle.name])
-            print(f"{name}: PyTorch  {torch_seconds:7.2f} s, peak {torch_peak:7.1f} MiB -> {torch_out}")
-            print(f"{name}: ratio {seconds / torch_seconds:.2f}x")
+        for text in (source, "pass\n"):
+            with tempfile.NamedTemporaryFile("w", suffix=".grad", delete=False) as handle:
+                handle.write(text)
+            paths.append(handle.name)
+        seconds, peak, out = measure(command + [paths[0]])
+        start_up = min(measure(command + [paths[1]])[0] for _ in range(3))
+        return seconds - start_up, peak, out
     finally:
-        os.unlink(handle.name)
+        for path in paths:
+            os.unlink(path)
+
+
+def run_workload(name: str, source: str, gradcalc: str, torch_python: str | None) -> None:
+    seconds, peak, out = timed_program([gradcalc], source)
+    print(f"{name}: gradcalc {seconds:7.2f} s, peak {peak:7.1f} MiB -> {out}")
+    if torch_python:
+        torch_seconds, torch_peak, torch_out = timed_program([torch_python, str(REFERENCE)], source)
+        print(f"{name}: PyTorch  {torch_seconds:7.2f} s, peak {torch_peak:7.1f} MiB -> {torch_out}")
+        print(f"{name}: ratio {seconds / torch_seconds:.2f}x")
 
 
 def main() -> None:

@@ -178,7 +178,8 @@ def linspace(start: Any, end: Any, steps: int, dtype: Any = None, device: Any = 
         data = _linspace_fused(start, end, steps, dtype.numpy.type)
     else:
         step = (end - start) / (steps - 1) if steps > 1 else 0.0
-        data = np.where(index < halfway, start + step * index, end - step * (steps - index - 1))
+        # one step is just start (index 0 is in neither half when halfway is 0)
+        data = np.where((index < halfway) | (steps == 1), start + step * index, end - step * (steps - index - 1))
     if dtype.category <= dtypes.INTEGRAL:
         data = np.trunc(data)
     return _finish(data.astype(dtype.numpy), dtype, requires_grad, device)

@@ -299,7 +299,8 @@ POW_SCALAR = defop("PowBackward0", ("self",), _power, self=_pow_grad_self)
 POW_TENSOR = defop("PowBackward1", ("self", "exponent"), _power_tensor,
                    self=lambda g, self, exponent: g * (exponent * self.pow(exponent - 1)).conj(),
                    exponent=lambda g, self, result: g * (result * _log_masked(self, result)).conj())
-POW_SCALAR_BASE = defop("PowBackward2", ("exponent",), lambda e, base: np.power(base, e),
+POW_SCALAR_BASE = defop("PowBackward2", ("exponent",), lambda e, base: _power_tensor(np.asarray(base, e.dtype), e)
+                        if e.dtype.kind in "iu" else np.power(base, e),
                         exponent=lambda g, result, base: g * (result * math.log(base)).conj()
                         if base != 0 else zeros_like(result))
 
@@ -383,6 +384,7 @@ def pow(a: Any, exponent: Any) -> Tensor:
     if not isinstance(a, Tensor):
         return rpow(as_tensor(exponent), a)
     if isinstance(exponent, Tensor):
+        _check_not_bool("pow", a, exponent)
         return _binary(POW_TENSOR, a, exponent)
     _check_number(exponent, "** or pow()")
     dtype = dtypes.result_type([a, exponent])
@@ -396,6 +398,7 @@ def pow(a: Any, exponent: Any) -> Tensor:
 
 def rpow(a: Tensor, base: Any) -> Tensor:
     """`base ** a` for a Python number `base`."""
+    _check_not_bool("pow", a, base)
     dtype = dtypes.result_type([a, base])
     (x,) = _arrays((a,), dtype)
     with np.errstate(all="ignore"):
@@ -451,7 +454,8 @@ def _not_implemented(grad: Tensor, aten: str) -> list:
 
 # an op PyTorch records without a derivative formula (floor_divide, Scalar % Tensor): the
 # output requires grad, and backward through it fails
-NOT_IMPLEMENTED = defop("NotImplemented", ("tensors",), None, tensors=_not_implemented)
+NOT_IMPLEMENTED = defop("NotImplemented", ("tensors",), None, display_name="torch::autograd::NotImplemented",
+                        tensors=_not_implemented)
 
 
 def _check_not_bool(kernel: str, *operands: Any) -> None:
@@ -1055,7 +1059,7 @@ def _extreme(a: Tensor, dim: Any, keepdim: bool, kind: str) -> Any:
     if not isinstance(dim, int):
         raise TypeError(f"{kind}() received an invalid combination of arguments - got (dim={type(dim).__name__}, )")
     d = _wrap_dim(dim, a.ndim)
-    _check_reduced_size(a, dim, kind)
+    _check_reduced_size(a, d, kind)
     data = a._data if a.ndim else a._data.reshape(1)
     indices = arg_reduce(data, axis=d)
     values = np.take_along_axis(data, np.expand_dims(indices, d), axis=d)
@@ -1081,8 +1085,8 @@ def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def _check_reduced_size(a: Tensor, dim: Optional[int], name: str) -> None:
-    """max, min, amax, amin, argmax and argmin have no value for an empty reduction; the error
-    names the dim as it was given."""
+    """max, min, amax, amin, argmax and argmin have no value for an empty reduction (amax and
+    amin name the dim as it was given, the others wrapped)."""
     if a.numel() != 0:
         return
     if dim is None:
@@ -1114,7 +1118,7 @@ def _check_arg_reduction(a: Tensor, dim: Any, name: str) -> None:
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     if a._dtype is dtypes.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
-    _check_reduced_size(a, dim, name)
+    _check_reduced_size(a, None if dim is None else _wrap_dim(dim, a.ndim), name)
 
 
 def argmax(a: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
@@ -1220,7 +1224,10 @@ def mv(a: Tensor, b: Tensor) -> Tensor:
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
                            f"vec ({b.shape[0]})")
-    dtype = _matmul_dtype(a, b)
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_c10_short(b._dtype)}, "
+                           f"{_c10_short(a._dtype)}, and {_c10_short(b._dtype)}")
+    dtype = a._dtype
     _check_not_bool("addmv_impl_cpu", a)
     return record(MV, (a, b), np.asarray(a._data @ b._data, dtype=dtype.numpy), dtype)
 
@@ -1245,7 +1252,9 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
     if b.shape[:2] != (a.shape[0], a.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
                            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    dtype = _matmul_dtype(a, b)
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected scalar type {_c10_short(a._dtype)} but found {_c10_short(b._dtype)}")
+    dtype = a._dtype
     _check_not_bool("bmm", a)
     return record(BMM, (a, b), np.asarray(a._data @ b._data, dtype=dtype.numpy), dtype)
 
@@ -1473,6 +1482,8 @@ def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def permute(a: Tensor, *dims: Any) -> Tensor:
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = tuple(_wrap_dim(d, a.ndim) for d in _shape_args(dims))
     if len(dims) != a.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -1502,7 +1513,9 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
 def expand(a: Tensor, *sizes: Any) -> Tensor:
     sizes = tuple(_shape_args(sizes))
     if len(sizes) < a.ndim:
-        raise RuntimeError(f"expand(torch.{a._dtype.tensor_type}{{[{', '.join(map(str, a.shape))}]}}, "
+        # PyTorch names a bool tensor by its C++ type here, the others by their legacy names
+        kind = "CPUBoolType" if a._dtype is dtypes.bool_ else f"torch.{a._dtype.tensor_type}"
+        raise RuntimeError(f"expand({kind}{{[{', '.join(map(str, a.shape))}]}}, "
                            f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) must "
                            f"be greater or equal to the number of dimensions in the tensor ({a.ndim})")
     lead = len(sizes) - a.ndim
@@ -1601,7 +1614,9 @@ def _basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) -
     specified = builtins.sum(1 for item in items if item is not None and item is not Ellipsis)
     if a.ndim == 0 and isinstance(index, slice):
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    if a.ndim == 0 and isinstance(index, (int, Tensor)) and not isinstance(index, bool):
+    if a.ndim == 0 and isinstance(index, int) and not isinstance(index, bool):
+        if index != 0:  # PyTorch's bounds check, for which a 0-dim tensor has size 0
+            raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
                          "C++ to convert a 0-dim tensor to a number")
     if specified > a.ndim:
@@ -1912,6 +1927,9 @@ def refresh_view_history(view: Tensor) -> None:
 
 def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
     """Write `out` into `a`'s storage and give `a` out's history (PyTorch's in-place ops)."""
+    if a._data.shape != out._data.shape:  # checked before the dtype, as PyTorch does
+        raise RuntimeError(f"output with shape [{', '.join(map(str, a.shape))}] doesn't match the broadcast shape "
+                           f"[{', '.join(map(str, out.shape))}]")
     if out._dtype is not a._dtype:
         if out._dtype.category > a._dtype.category:
             raise RuntimeError(f"result type {_c10_short(out._dtype)} can't be cast to the desired output type "
@@ -1926,9 +1944,6 @@ def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
                 snapshot._data = a._data.copy()
                 snapshot._vc = VersionCounter()
                 node.saved[name] = SavedTensor(snapshot)
-    if a._data.shape != out._data.shape:
-        raise RuntimeError(f"output with shape [{', '.join(map(str, a.shape))}] doesn't match the broadcast shape "
-                           f"[{', '.join(map(str, out.shape))}]")
     a._data[...] = out._data
     a._vc.value += 1
     if node is None:
@@ -2075,9 +2090,9 @@ def zero_(a: Tensor) -> Tensor:
 
 
 def fill_(a: Tensor, value: Any, op: Optional[OpDef] = None) -> Tensor:
+    check_inplace(a, value)
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
-    check_inplace(a, value)
     number = value._data if isinstance(value, Tensor) else value
     if grad_mode.is_grad_enabled() and (a.requires_grad or isinstance(value, Tensor) and value.requires_grad):
         data = np.full(a.shape, number, dtype=a._dtype.numpy)
@@ -2208,7 +2223,7 @@ METHODS = {
     "__add__": _reflected(add), "__radd__": _reflected(add), "__sub__": _reflected(sub),
     "__rsub__": _reflected(rsub), "__mul__": _reflected(mul), "__rmul__": _reflected(mul),
     "__truediv__": _reflected(div), "__rtruediv__": _reflected(rdiv), "__pow__": _reflected(pow),
-    "__rpow__": _reflected(rpow), "__matmul__": matmul, "__rmatmul__": lambda a, b: matmul(b, a),
+    "__rpow__": _reflected(rpow), "__matmul__": matmul, "__rmatmul__": lambda a, b: matmul(b, a) if isinstance(b, Tensor) else NotImplemented,
     "__floordiv__": _reflected(floor_divide), "__rfloordiv__": _reflected(lambda a, b: floor_divide(b, a)),
     "__mod__": _reflected(remainder), "__rmod__": _reflected(lambda a, b: remainder(b, a)),
     "__neg__": neg, "__pos__": lambda a: a, "__abs__": abs, "__invert__": lambda a: logical_not(a)

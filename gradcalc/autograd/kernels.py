@@ -14,7 +14,6 @@ its SIMD and scalar loops, and the order of MKL's matrix products for small shap
 """
 from __future__ import annotations
 
-from fractions import Fraction
 
 import numpy as np
 
@@ -201,6 +200,8 @@ def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarra
     (float32 or float64)."""
     a, b, c = np.broadcast_arrays(a, b, c)
     if a.dtype.type is np.float64:
+        from fractions import Fraction  # exact arithmetic, rarely needed: not imported at start-up
+
         exact = [float(Fraction(x) * Fraction(y) + Fraction(z))
                  for x, y, z in zip(a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist())]
         return np.array(exact, dtype=np.float64).reshape(a.shape)
