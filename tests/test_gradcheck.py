@@ -509,6 +509,10 @@ CASES += [
     Case("round floor ceil", lambda x: x.round() * x + x.floor() + F.ceil(x) * x, [np.array([0.2, 1.3, -0.7])], True),
     Case("round decimals", lambda x: F.round(x, decimals=1) * x, [np.array([0.123, 1.31, -0.77])], True),
     Case("sign sgn", lambda x: x.sign() * x + x.sgn() * x, [np.array([0.2, 1.3, -0.7])], True),
+    Case("trunc frac", lambda x: x.trunc() * x + x.frac() * x, [np.array([0.2, 1.3, -1.7])], True),
+    Case("cumsum", lambda x: x.cumsum(1) * x, [rand(2, 3)], True),
+    Case("cumsum 0-dim", lambda x: F.cumsum(x, 0) * x, [rand()], True),
+    Case("flip", lambda x: x.flip(0, -1) * x, [rand(2, 3)], True),
     Case("div rounding modes", lambda x, y: x.div(y, rounding_mode="floor") * x + x.div(0.7, rounding_mode="trunc") * y,
          [np.array([0.2, 1.3, -0.6]), np.array([0.45, -0.8, 1.1])], True),
 ]

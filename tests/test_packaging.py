@@ -1,6 +1,8 @@
-"""The wheel carries the grammar, and an installed gradcalc finds it away from the source tree."""
+"""The wheel carries the grammar and the generated parser, and an installed gradcalc runs away
+from the source tree."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -28,10 +30,23 @@ def test_wheel_ships_the_grammar_inside_the_package(wheel: Path) -> None:
     assert grammar == (REPO / "grammar" / "gradcalc.lark").read_bytes()
 
 
-def test_installed_wheel_runs_without_the_source_tree(wheel: Path, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
+def test_wheel_ships_the_generated_parser(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "gradcalc/language/_lark_runtime.py" in names
+    assert "gradcalc/language/_lark_tables.py" in names
+    # generated at build time only
+    assert not (REPO / "gradcalc" / "language" / "_lark_runtime.py").exists()
+
+
+@pytest.fixture(scope="module")
+def site(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("site")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
                    check=True, capture_output=True)
+    return target
+
+
+def test_installed_wheel_runs_without_the_source_tree(site: Path, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(site), "XDG_CACHE_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
     program = "x = tensor(3.0, requires_grad=True); y = x**2+3*x+2; y.backward(); x.grad"
     for _ in range(2):  # the first run builds the parser cache, the second loads it
@@ -42,3 +57,60 @@ def test_installed_wheel_runs_without_the_source_tree(wheel: Path, tmp_path: Pat
                              env=env, capture_output=True, text=True, check=True)
     assert located.stdout.startswith(str(site))
     assert any((tmp_path / "cache" / "gradcalc").iterdir())
+
+
+# What the parser makes of a few programs, valid or not, as JSON: run by an installed gradcalc and
+# by the source tree's, which use the generated parser and the lark package respectively.
+_PARSE_REPORT = """
+import json, sys
+from gradcalc.language import ast, parser
+
+def positions(node):
+    if isinstance(node, list):
+        return [positions(item) for item in node]
+    if not isinstance(node, ast.Node):
+        return None
+    return [node.line, node.column, [positions(getattr(node, name)) for name in node._fields]]
+
+report = []
+for source in json.load(sys.stdin):
+    try:
+        tree = parser.parse(source)
+        report.append([repr(tree), positions(tree)])
+    except parser.GradcalcSyntaxError as error:
+        report.append([error.type_name, str(error), error.line, error.column, list(error.expected),
+                       error.input_ended])
+print(json.dumps({"runtime": parser._runtime_module().__name__, "report": report}))
+"""
+
+_SOURCES = [
+    "x = tensor(3.0, requires_grad=True); y = x**2+3*x+2; y.backward(); x.grad",
+    "def f(a, *b, c=1, **d):\n    return [i for i in b if i]\n",
+    "print(f'{x!r:>{width}} and {y=}')",
+    "if x:\n  y\nelif z:\n  w\nelse:\n  pass\n",
+    "f(a b)", "if x:\n1", "x = (1,\n", "x = 1 +", "a = 0x", "print 1", "x = ]", "  x = 1",
+    "if x:\n    a\n  b\n", "s = 'abc", "x = 1 $ 2", "f(x for x in y, 1)", "print(f'{1+}')",
+]
+
+
+def _parse_report(env: dict) -> dict:
+    done = subprocess.run([sys.executable, "-c", _PARSE_REPORT], input=json.dumps(_SOURCES), env=env, cwd=env["HOME"],
+                          capture_output=True, text=True, check=True, timeout=120)
+    return json.loads(done.stdout)
+
+
+def test_generated_parser_parses_as_the_lark_package_does(site: Path, tmp_path: Path) -> None:
+    source_tree = _parse_report({**os.environ, "PYTHONPATH": str(REPO), "HOME": str(tmp_path),
+                                 "XDG_CACHE_HOME": str(tmp_path / "source-cache")})
+    assert source_tree["runtime"] == "lark"
+    env = {**os.environ, "PYTHONPATH": str(site), "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    for _ in range(2):  # built from the tables, then unpickled from the cache
+        installed = _parse_report(env)
+        assert installed == {"runtime": "gradcalc.language._lark_runtime", "report": source_tree["report"]}
+    (pickled,) = (tmp_path / "cache" / "gradcalc").glob("parser-*.pickle")
+    pickled.write_bytes(b"not a pickle")  # a damaged cache is rebuilt
+    assert _parse_report(env)["report"] == source_tree["report"]
+    assert pickled.read_bytes() != b"not a pickle"
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("")
+    assert _parse_report({**env, "XDG_CACHE_HOME": str(blocked)})["report"] == source_tree["report"]

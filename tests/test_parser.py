@@ -557,7 +557,7 @@ def test_unwritable_cache_directory_still_parses(tmp_path, monkeypatch) -> None:
     blocked.write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
     monkeypatch.setattr(parser_module, "_lark", None)
-    assert parser_module._cache_file("grammar", "1.0") is None
+    assert parser_module._cache_file("parser.lark-cache") is None
     assert parse("x = 1").body == [ast.Assign([ast.Name("x")], ast.Constant(1))]
 
 
@@ -565,10 +565,10 @@ def test_cache_file_name_follows_the_grammar(tmp_path, monkeypatch) -> None:
     import gradcalc.language.parser as parser_module
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    first = parser_module._cache_file("grammar one", "1.0")
-    assert first is not None and first.startswith(str(tmp_path / "gradcalc"))
-    assert parser_module._cache_file("grammar two", "1.0") != first
-    assert parser_module._cache_file("grammar one", "1.1") != first
+    assert parser_module._cache_file("parser.lark-cache") == str(tmp_path / "gradcalc" / "parser.lark-cache")
+    first = parser_module._lark_cache_name("grammar one", "1.0")
+    assert parser_module._lark_cache_name("grammar two", "1.0") != first
+    assert parser_module._lark_cache_name("grammar one", "1.1") != first
 
 
 # ------------------------------------------------- generated expressions
@@ -674,7 +674,7 @@ def test_grammar_has_no_lalr_conflicts() -> None:
     lark.logger.addHandler(handler)
     lark.logger.setLevel(logging.DEBUG)
     try:
-        lark.Lark(parser_module._grammar_path().read_text(encoding="utf-8"), parser="lalr", lexer="basic",
+        lark.Lark(Path(parser_module._grammar_path()).read_text(encoding="utf-8"), parser="lalr", lexer="basic",
                   start=["file_input", "fexpr"], debug=True)
     finally:
         lark.logger.removeHandler(handler)

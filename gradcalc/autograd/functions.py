@@ -652,7 +652,8 @@ SQRT = defop("SqrtBackward0", ("self",), np.sqrt, self=lambda g, result: g / (2 
 RSQRT = defop("RsqrtBackward0", ("self",), lambda x: 1 / np.sqrt(x),
               self=lambda g, result: -0.5 * g * result.pow(3).conj())
 ABS = defop("AbsBackward0", ("self",), np.abs, self=lambda g, self: g * sign(self))
-RELU = defop("ReluBackward0", ("self",), lambda x: np.maximum(x, 0).astype(x.dtype),
+# PyTorch's clamp_min keeps what is not below 0: -0. and nan stay as they are
+RELU = defop("ReluBackward0", ("self",), lambda x: np.where(x < 0, 0, x).astype(x.dtype),
              self=lambda g, result: threshold_backward(g, result, 0))
 ASIN = defop("AsinBackward0", ("self",), np.arcsin, self=lambda g, self: g * (-self * self + 1).rsqrt().conj())
 ACOS = defop("AcosBackward0", ("self",), np.arccos,
@@ -765,7 +766,12 @@ def conj(a: Tensor) -> Tensor:
     return _unary(CONJ, a)
 
 
-SIGN = defop("SignBackward0", ("self",), np.sign, self=lambda g: zeros_like(g))
+def _sign(x: np.ndarray) -> np.ndarray:
+    """PyTorch's sign, (0 < x) - (x < 0): 0 for nan and for -0."""
+    return ((x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)).astype(x.dtype)
+
+
+SIGN = defop("SignBackward0", ("self",), _sign, self=lambda g: zeros_like(g))
 
 
 def sign(a: Tensor) -> Tensor:
@@ -775,7 +781,7 @@ def sign(a: Tensor) -> Tensor:
 
 
 # sgn of a real tensor is sign's values under a node of its own name
-SGN = defop("SgnBackward0", ("self",), np.sign, self=lambda g: zeros_like(g))
+SGN = defop("SgnBackward0", ("self",), _sign, self=lambda g: zeros_like(g))
 
 
 def sgn(a: Tensor) -> Tensor:
@@ -1538,7 +1544,11 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
     target = tuple(target)
     if target == a.shape:
         return record(EXPAND, (a,), a._data.view(), a._dtype, view_of=a, self_shape=a.shape)
-    data = np.broadcast_to(a._data, target)
+    # a view that can be written through, as PyTorch's (np.broadcast_to's is read-only)
+    lead = len(target) - a.ndim
+    strides = (0,) * lead + tuple(0 if size == 1 and want != 1 else stride for size, want, stride in
+                                  zip(a.shape, target[lead:], a._data.strides))
+    data = np.lib.stride_tricks.as_strided(a._data, target, strides)
     return record(EXPAND, (a,), data, a._dtype, view_of=a, self_shape=a.shape)
 
 
@@ -1690,6 +1700,8 @@ def _check_advanced_bounds(a: Tensor, items: tuple) -> None:
     """PyTorch's error for an integer index out of range: the dimension it names is the index's
     position among the tensor (and list) indices, not the dimension of `a`."""
     specified = builtins.sum(_item_dims(item) for item in items if item is not None and item is not Ellipsis)
+    if specified > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
     axis, advanced = 0, 0
     for item in items:
         if item is Ellipsis:
@@ -1871,16 +1883,57 @@ def check_inplace(a: Tensor, *others: Any) -> None:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
                            "clone to get a normal tensor before doing inplace update.See "
                            "https://github.com/pytorch/rfcs/pull/17 for more details.")
-    if not grad_mode.is_grad_enabled():
-        return
-    if not builtins.any(t.requires_grad for t in (a,) + others if isinstance(t, Tensor)):
-        return
-    if a._base is not None:
-        check_view_rebase(a, indirect=False)
-        if a.requires_grad and a._base.is_leaf:
-            raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
-    if a.requires_grad and a.is_leaf:
-        raise RuntimeError(LEAF_INPLACE_MESSAGE)
+    if grad_mode.is_grad_enabled() and builtins.any(t.requires_grad for t in (a,) + others if isinstance(t, Tensor)):
+        if a._base is not None:
+            check_view_rebase(a, indirect=False)
+            if a.requires_grad and a._base.is_leaf:
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
+        if a.requires_grad and a.is_leaf:
+            raise RuntimeError(LEAF_INPLACE_MESSAGE)
+
+
+def check_overlap(a: Tensor, *others: Any) -> None:
+    """The checks of memory overlap that PyTorch's element-wise kernels make when writing to
+    `a`, after the autograd checks and before any check of shapes or dtypes."""
+    if _internal_overlap(a._data):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    for other in others:
+        if isinstance(other, Tensor) and _overlap(a._data, other._data) == "partial":
+            raise RuntimeError(OVERLAP_MESSAGE)
+
+
+OVERLAP_MESSAGE = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                   "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _dense(x: np.ndarray) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: the elements fill a block of memory, in some order of dims."""
+    expected = x.itemsize
+    for stride, size in sorted((stride, size) for stride, size in zip(x.strides, x.shape) if size != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _internal_overlap(x: np.ndarray) -> bool:
+    """An expanded array, whose elements share memory: written to, PyTorch refuses it."""
+    return not _dense(x) and builtins.any(stride == 0 and size > 1 for stride, size in zip(x.strides, x.shape))
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> str:
+    """PyTorch's get_overlap_status of two dense arrays: "full" (the same elements in the same
+    layout), "partial" (some shared memory otherwise), "none", or "unknown" when not both dense."""
+    if not a.size or not b.size or not np.may_share_memory(a, b):
+        return "none"
+    if not (_dense(a) and _dense(b)):
+        return "unknown"
+    a_begin, b_begin = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
+    a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
+    if (a_begin, a_end) == (b_begin, b_end):
+        return "full" if a.strides == b.strides else "partial"
+    return "partial" if a_begin < b_end and b_begin < a_end else "none"
 
 
 def check_view_rebase(view: Tensor, indirect: bool) -> None:
@@ -2021,6 +2074,14 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
         source = as_tensor(value, a._dtype if not isinstance(value, complex) else None)
     if builtins_any_advanced(items):
         check_inplace(a, source)
+        if _overlap(a._data, source._data) == "full":  # index_put_ refuses any overlap
+            raise RuntimeError(OVERLAP_MESSAGE)
+        # a single value under one bool mask is masked_fill's, which converts it; index_put_ does not
+        masked = len(items) == 1 and isinstance(items[0], Tensor) and items[0]._dtype is dtypes.bool_
+        if source._dtype is not a._dtype and not (masked and source.ndim == 0):
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{_c10_short(a._dtype)} for the destination and {_c10_short(source._dtype)} for the "
+                               f"source.")
         key = _numpy_index(items, a.shape)
         target_shape = a._data[key].shape
         if len(source.shape) > len(target_shape) or builtins.any(
@@ -2051,6 +2112,7 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
 
 def copy_(a: Tensor, source: Any) -> Tensor:
     check_inplace(a, source)
+    check_overlap(a, source)
     source = as_tensor(source, a._dtype if not isinstance(source, Tensor) else None)
     _check_broadcast_to(source, a.shape)
     converted = to_dtype(source, a._dtype)
@@ -2074,11 +2136,13 @@ def _check_broadcast_to(source: Tensor, shape: tuple) -> None:
                            f"[{', '.join(map(str, _broadcast_shapes(tuple(shape), tuple(source.shape))))}]")
 
 
-def inplace(function: Callable) -> Callable:
+def inplace(function: Callable, overlap_checked: bool = True) -> Callable:
     """The in-place form of an out-of-place function: `x.add_(y)` from `add`."""
 
     def method(a: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         check_inplace(a, *args, *kwargs.values())
+        if overlap_checked:
+            check_overlap(a, *args, *kwargs.values())
         return commit_inplace(a, function(a, *args, **kwargs))
 
     method.__name__ = function.__name__ + "_"
@@ -2245,7 +2309,8 @@ def install_methods(cls: type) -> None:
     for name, function in METHODS.items():
         setattr(cls, name, function)
     for name, function in INPLACE.items():
-        setattr(cls, name + "_", inplace(function))
+        # masked_fill_ reads its value as a number: no overlap with it to check
+        setattr(cls, name + "_", inplace(function, overlap_checked=name != "masked_fill"))
     for dunder, name in AUGMENTED.items():
         setattr(cls, dunder, _reflected(inplace(INPLACE[name])))
 
@@ -2738,6 +2803,55 @@ def ceil(a: Tensor) -> Tensor:
     return record(CEIL, (a,), np.ceil(a._data) if a._dtype.category >= dtypes.FLOATING else a._data.copy(), a._dtype)
 
 
+TRUNC = defop("TruncBackward0", ("self",), None, self=lambda g: zeros_like(g))
+FRAC = defop("FracBackward0", ("self",), None, self=lambda g: g)
+
+
+def trunc(a: Tensor) -> Tensor:
+    _check_not_bool("trunc_vml_cpu", a)
+    return record(TRUNC, (a,), np.trunc(a._data) if a._dtype.category >= dtypes.FLOATING else a._data.copy(), a._dtype)
+
+
+def frac(a: Tensor) -> Tensor:
+    if a._dtype.category < dtypes.FLOATING:
+        raise NotImplementedError(f'"frac_cpu" not implemented for \'{_c10_short(a._dtype)}\'')
+    return record(FRAC, (a,), a._data - np.trunc(a._data), a._dtype)
+
+
+def isnan(a: Tensor) -> Tensor:
+    return Tensor._make(np.isnan(a._data) if a._dtype.category >= dtypes.FLOATING else np.zeros(a.shape, bool),
+                        dtypes.bool_)
+
+
+# cumsum's gradient is the reversed cumulative sum of the gradient, as PyTorch's cumsum_backward
+CUMSUM = defop("CumsumBackward0", ("self",), None,
+               self=lambda g, dim: g if g.numel() <= 1 or g.ndim == 0 or g.shape[dim] == 1
+               else flip(cumsum(flip(g, dim), dim), dim))
+FLIP = defop("FlipBackward0", ("self",), None, self=lambda g, dims: flip(g, dims))
+
+
+def cumsum(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    d = _wrap_dim(dim, a.ndim)
+    result = dtype or (dtypes.int64 if a._dtype.category <= dtypes.INTEGRAL else a._dtype)
+    # PyTorch's CPU kernel accumulates floats in double, rounding each partial sum to the result dtype
+    accumulate = np.float64 if result.category == dtypes.FLOATING else result.numpy
+    data = np.cumsum(a._data.astype(accumulate), axis=d) if a.ndim else a._data.astype(accumulate)
+    return record(CUMSUM, (a,), np.asarray(data, dtype=result.numpy), result, dim=d)
+
+
+def flip(a: Tensor, *dims: Any) -> Tensor:
+    if not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    wrapped = _normalize_dims(_shape_args(dims), a.ndim)
+    return record(FLIP, (a,), np.flip(a._data, wrapped).copy() if a.ndim else a._data.copy(), a._dtype,
+                  dims=wrapped)
+
+
+def _new(a: Tensor, make: Callable, dtype: Any, requires_grad: bool) -> Tensor:
+    """x.new_ones(...) and its kin: a fresh tensor with x's dtype unless one is given."""
+    return make(dtype if dtype is not None else a._dtype, requires_grad)
+
+
 def numpy(a: Tensor, force: bool = False) -> Any:
     if a.requires_grad and not force:
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
@@ -2746,7 +2860,25 @@ def numpy(a: Tensor, force: bool = False) -> Any:
 
 
 METHODS.update(norm=norm, std=std, var=var, square=square, round=round, floor=floor, ceil=ceil, numpy=numpy)
+
+
+def _creation() -> Any:
+    from . import creation  # creation imports tensor, which imports this module
+    return creation
+
+
+METHODS.update(
+    trunc=trunc, frac=frac, isnan=isnan, cumsum=cumsum, flip=flip,
+    new_ones=lambda a, *size, dtype=None, requires_grad=False, device=None: _new(
+        a, lambda t, r: _creation().ones(*size, dtype=t, requires_grad=r), dtype, requires_grad),
+    new_zeros=lambda a, *size, dtype=None, requires_grad=False, device=None: _new(
+        a, lambda t, r: _creation().zeros(*size, dtype=t, requires_grad=r), dtype, requires_grad),
+    new_full=lambda a, size, fill_value, dtype=None, requires_grad=False, device=None: _new(
+        a, lambda t, r: _creation().full(size, fill_value, dtype=t, requires_grad=r), dtype, requires_grad),
+    new_tensor=lambda a, data, dtype=None, requires_grad=False, device=None: _new(
+        a, lambda t, r: _creation().tensor(data, dtype=t, requires_grad=r), dtype, requires_grad))
 TORCH_FUNCTIONS.extend(["norm", "std", "var", "square", "round", "floor", "ceil"])
+TORCH_FUNCTIONS.extend(["trunc", "frac", "isnan", "cumsum", "flip"])
 
 
 install_methods(Tensor)

@@ -37,7 +37,8 @@ class Builtin:
         self.name = name
         self.function = function
         self.owner = owner
-        # how Python's call errors name it: `print()`, or `torch._VariableFunctionsClass.exp()`
+        # its names as Python gives them (call errors use `print()`, `torch._VariableFunctionsClass.exp()`)
+        self.__name__ = name
         self.__qualname__ = name if owner is None else f"_VariableFunctionsClass.{name}"
         self.__module__ = None if owner is None else "torch"
 

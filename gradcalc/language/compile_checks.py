@@ -33,18 +33,20 @@ def check(statement: ast.Node, warn: Callable[[str], None]) -> None:
 
 # ----------------------------------------------------------------- scopes (symtable)
 
-_PARAMETER, _USED, _ASSIGNED, _GLOBAL, _NONLOCAL = 1, 2, 4, 8, 16
+# an import binds a name too, but Python does not count it as an assignment before `global`
+_PARAMETER, _USED, _ASSIGNED, _IMPORTED, _GLOBAL, _NONLOCAL = 1, 2, 4, 8, 16, 32
 
 
 class _Block:
-    """The names of one function (or comprehension) as Python's symtable records them."""
+    """The names of the statement's module, a function or a comprehension, as Python's symtable
+    records them."""
 
     __slots__ = ("flags", "declarations", "parent")
 
     def __init__(self, parent: Optional["_Block"]) -> None:
         self.flags: dict = {}
         self.declarations: dict = {}  # name -> its first global or nonlocal statement
-        self.parent = parent  # None: the module
+        self.parent = parent  # None for the module
 
 
 class _Scopes:
@@ -55,16 +57,20 @@ class _Scopes:
         self.blocks: list = []
 
     def check(self, statement: Any) -> None:
-        self.statement(statement, None)
+        module = _Block(None)
+        self.blocks.append(module)
+        self.statement(statement, module)
         for block in self.blocks:
             for name, node in block.declarations.items():
                 flag = block.flags[name]
                 if flag & _GLOBAL and flag & _NONLOCAL:
                     raise CompileError(f"name '{name}' is nonlocal and global", node)
+                if flag & _NONLOCAL and block is module:
+                    raise CompileError("nonlocal declaration not allowed at module level", node)
                 if flag & _NONLOCAL and not _bound_outside(block, name):
                     raise CompileError(f"no binding for nonlocal '{name}' found", node)
 
-    def function(self, params: list, body: Any, parent: Optional[_Block], is_lambda: bool) -> None:
+    def function(self, params: list, body: Any, parent: _Block, is_lambda: bool) -> None:
         block = _Block(parent)
         self.blocks.append(block)
         for param in params:
@@ -77,7 +83,7 @@ class _Scopes:
             for statement in body:
                 self.statement(statement, block)
 
-    def statement(self, node: Any, block: Optional[_Block]) -> None:
+    def statement(self, node: Any, block: _Block) -> None:
         kind = type(node)
         if kind is ast.Global or kind is ast.Nonlocal:
             self.declare(node, block)
@@ -94,10 +100,10 @@ class _Scopes:
             for statement in node.body:
                 self.statement(statement, block)
         elif kind is ast.Import or kind is ast.ImportFrom:
-            if block is not None and node.names[0].name == "*":
+            if block.parent is not None and node.names[0].name == "*":
                 raise CompileError("import * only allowed at module level", node)
             for alias in node.names:
-                _mark(block, alias.asname or alias.name.split(".")[0], _ASSIGNED)
+                _mark(block, alias.asname or alias.name.split(".")[0], _IMPORTED)
         else:
             for name in node._fields:
                 value = getattr(node, name)
@@ -110,12 +116,8 @@ class _Scopes:
                 elif isinstance(value, ast.Node):
                     self.expression(value, block)
 
-    def declare(self, node: Any, block: Optional[_Block]) -> None:
+    def declare(self, node: Any, block: _Block) -> None:
         word = "global" if type(node) is ast.Global else "nonlocal"
-        if block is None:
-            if word == "nonlocal":
-                raise CompileError("nonlocal declaration not allowed at module level", node)
-            return
         for name in node.names:
             current = block.flags.get(name, 0)
             if current & _PARAMETER:
@@ -127,7 +129,7 @@ class _Scopes:
             block.flags[name] = current | (_GLOBAL if word == "global" else _NONLOCAL)
             block.declarations.setdefault(name, node)
 
-    def target(self, node: Any, block: Optional[_Block]) -> None:
+    def target(self, node: Any, block: _Block) -> None:
         if isinstance(node, ast.Name):
             _mark(block, node.id, _ASSIGNED)
         elif isinstance(node, (ast.TupleExpr, ast.ListExpr)):
@@ -138,7 +140,7 @@ class _Scopes:
         else:
             self.expression(node, block)
 
-    def expression(self, node: Any, block: Optional[_Block]) -> None:
+    def expression(self, node: Any, block: _Block) -> None:
         stack = [node]
         while stack:
             node = stack.pop()
@@ -163,17 +165,16 @@ class _Scopes:
                 stack.extend(getattr(node, name) for name in node._fields)
 
 
-def _mark(block: Optional[_Block], name: str, flag: int) -> None:
-    if block is not None:
-        block.flags[name] = block.flags.get(name, 0) | flag
+def _mark(block: _Block, name: str, flag: int) -> None:
+    block.flags[name] = block.flags.get(name, 0) | flag
 
 
 def _bound_outside(block: _Block, name: str) -> bool:
     """Whether an enclosing function binds `name` (what a nonlocal declaration needs)."""
     outer = block.parent
-    while outer is not None:
+    while outer.parent is not None:  # the module's names do not count
         flag = outer.flags.get(name, 0)
-        if flag & (_PARAMETER | _ASSIGNED) and not flag & _GLOBAL:
+        if flag & (_PARAMETER | _ASSIGNED | _IMPORTED) and not flag & _GLOBAL:
             return True
         outer = outer.parent
     return False

@@ -391,6 +391,9 @@ class Interpreter:
                 while outer is not None:
                     if name in outer.vars:
                         return outer.vars[name]
+                    if name in outer.info.locals:
+                        raise NameError(f"cannot access free variable '{name}' where it is not associated "
+                                        "with a value in enclosing scope")
                     outer = outer.parent
         try:
             return self.globals[name]

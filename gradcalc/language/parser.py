@@ -1,17 +1,20 @@
 """Source text to syntax tree: the Lark grammar, its layout post-lexer, the
 tree builder and friendly syntax errors.
 
-The LALR tables are built once and cached on disk; the Lark object itself is
-created on the first parse so that importing this module stays cheap.
+The parser is loaded from a cache on disk (see "grammar loading"); the Lark
+object is created on the first parse so that importing this module stays cheap.
 """
 from __future__ import annotations
 
+import gc
+import importlib
 import os
+import pickle
 import re
 import sys
+import types
 import unicodedata
 import warnings
-from pathlib import Path
 from typing import Optional
 
 from . import ast
@@ -72,56 +75,145 @@ def _join_or(items: tuple[str, ...]) -> str:
 
 
 # ------------------------------------------------------------ grammar loading
+#
+# Two ways to get the parser, the first whenever it is there:
+#  - A wheel carries the output of Lark's stand-alone tool, generated at build
+#    time (hatch_build.py): `_lark_runtime`, Lark's runtime without the lark
+#    package, and `_lark_tables`, the LALR tables. The parser built from them is
+#    pickled into the user's cache, since unpickling is several times cheaper
+#    than building; the tables are imported only to build it.
+#  - A source checkout or an editable install has no generated module and uses
+#    the lark package with the grammar file and Lark's own cache.
 
 _GRAMMAR_NAME = "gradcalc.lark"
 _START_FILE = "file_input"
 _START_FIELD = "fexpr"
+# hatch_build.py generates the tables with the same options
+_OPTIONS = dict(parser="lalr", lexer="basic", start=[_START_FILE, _START_FIELD], propagate_positions=True,
+                maybe_placeholders=True)
 
+_runtime = None  # the module providing Lark's classes: the generated one or the lark package
 _lark = None  # the Lark object, built on the first parse
-_layout = None  # its post-lexer, whose state describes the last token stream
 
 
-def _grammar_path() -> Path:
-    here = Path(__file__).resolve().parent.parent
+def _runtime_module() -> types.ModuleType:
+    """The module whose Token, Tree and exceptions the parser uses."""
+    global _runtime
+    if _runtime is None:
+        try:
+            from . import _lark_runtime as module
+        except ImportError:  # not a wheel install: see above
+            import lark as module
+        _runtime = module
+    return _runtime
+
+
+def _grammar_path() -> str:
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     # a wheel carries the grammar inside the package; a checkout keeps it at the top
-    for candidate in (here / "grammar" / _GRAMMAR_NAME, here.parent / "grammar" / _GRAMMAR_NAME):
-        if candidate.is_file():
+    for candidate in (os.path.join(here, "grammar", _GRAMMAR_NAME),
+                      os.path.join(os.path.dirname(here), "grammar", _GRAMMAR_NAME)):
+        if os.path.isfile(candidate):
             return candidate
     raise FileNotFoundError(f"gradcalc grammar {_GRAMMAR_NAME} not found next to {here}")
 
 
-def _cache_file(grammar_text: str, lark_version: str) -> Optional[str]:
-    """A writable cache path whose name changes with the grammar, Lark and Python."""
+def _cache_file(name: str) -> Optional[str]:
+    """`name` in gradcalc's cache directory, or None when that directory cannot be written."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     directory = os.path.join(base, "gradcalc")
-    import hashlib
-
-    key = f"{grammar_text}\0{lark_version}\0{sys.version_info[:2]}"
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
     try:
         os.makedirs(directory, exist_ok=True)
     except OSError:
         return None
     if not os.access(directory, os.W_OK | os.X_OK):
         return None
-    return os.path.join(directory, f"parser-{digest}.lark-cache")
+    return os.path.join(directory, name)
+
+
+def _python_tag() -> str:
+    return f"py{sys.version_info[0]}{sys.version_info[1]}"
 
 
 def _get_lark():
-    global _lark, _layout
+    global _lark
     if _lark is None:
-        import lark
-
-        grammar_text = _grammar_path().read_text(encoding="utf-8")
-        layout = _Layout()
-        options = dict(parser="lalr", lexer="basic", postlex=layout,
-                       start=[_START_FILE, _START_FIELD], propagate_positions=True,
-                       maybe_placeholders=True)
-        # Lark itself rebuilds when the cache file is unreadable and carries on when it cannot write it
-        cache = _cache_file(grammar_text, lark.__version__)
-        _lark = lark.Lark(grammar_text, cache=cache or False, **options)
-        _layout = layout
+        # Loading makes a few hundred thousand objects that live as long as the
+        # process: collections meanwhile would only walk them (and numpy's) again
+        # and again. Once loaded, they and everything else alive at this point (the
+        # modules imported at start) are frozen out of the collector's reach.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            runtime = _runtime_module()
+            _lark = _load_lark(runtime) if runtime.__name__ == "lark" else _load_standalone(runtime)
+        finally:
+            if collecting:
+                gc.freeze()
+                gc.enable()
     return _lark
+
+
+def _layout() -> _Layout:
+    """The parser's post-lexer, whose state describes the last token stream."""
+    return _get_lark().options.postlex
+
+
+def _load_standalone(runtime: types.ModuleType):
+    """The parser of the generated modules, unpickled from the cache or built and cached."""
+    # the digest covers the tables and Lark's code; the pickle also depends on Python
+    path = _cache_file(f"parser-{runtime.TABLES_DIGEST[:16]}-{_python_tag()}.pickle")
+    if path is not None:
+        try:
+            with open(path, "rb") as handle:
+                return pickle.load(handle)
+        except Exception:  # missing, or unreadable by this gradcalc (truncated, renamed classes): rebuild
+            pass
+    from ._lark_tables import Lark_StandAlone
+
+    parser = Lark_StandAlone(postlex=_Layout())
+    if path is not None:
+        _store(parser, path)
+    return parser
+
+
+class _Pickler(pickle.Pickler):
+    def reducer_override(self, obj):
+        # the lexer keeps the `re` module it compiles with; a module pickles as its name
+        if isinstance(obj, types.ModuleType):
+            return importlib.import_module, (obj.__name__,)
+        return NotImplemented
+
+
+def _store(parser, path: str) -> None:
+    """Write the pickle beside its final name and rename it, so no reader sees half a file."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(temporary, "wb") as handle:
+            _Pickler(handle, protocol=pickle.HIGHEST_PROTOCOL).dump(parser)
+        os.replace(temporary, path)
+    except OSError:  # a full disk or a vanished directory only costs the next start a rebuild
+        try:
+            os.remove(temporary)
+        except OSError:
+            pass
+
+
+def _load_lark(lark: types.ModuleType):
+    """The parser built by the lark package from the grammar file, through Lark's cache."""
+    with open(_grammar_path(), encoding="utf-8") as handle:
+        grammar_text = handle.read()
+    # Lark itself rebuilds when the cache file is unreadable and carries on when it cannot write it
+    cache = _cache_file(_lark_cache_name(grammar_text, lark.__version__))
+    return lark.Lark(grammar_text, cache=cache or False, postlex=_Layout(), **_OPTIONS)
+
+
+def _lark_cache_name(grammar_text: str, lark_version: str) -> str:
+    """A name for Lark's cache file that changes with the grammar, Lark and Python."""
+    import hashlib
+
+    key = f"{grammar_text}\0{lark_version}\0{_python_tag()}"
+    return f"parser-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:16]}.lark-cache"
 
 
 # ------------------------------------------------------------ layout (indent)
@@ -159,6 +251,10 @@ class _Layout:
     def __init__(self) -> None:
         self.reset()
 
+    def __reduce__(self):
+        # a pickled parser gets a fresh post-lexer, whatever this class holds by then
+        return _Layout, ()
+
     def reset(self) -> None:
         self.brackets: list = []  # open bracket tokens, innermost last
         self.indents: list[int] = [0]
@@ -170,8 +266,7 @@ class _Layout:
         return self._process(stream)
 
     def _process(self, stream):
-        from lark import Token
-
+        Token = _runtime_module().Token
         line_start = True
         last = None
         for token in stream:
@@ -272,17 +367,16 @@ def _normalise(source: str) -> str:
 
 
 def _parse_tree(text: str, start: str, filename: str):
-    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
-
     parser = _get_lark()
+    runtime = _runtime_module()
     try:
         return parser.parse(text, start=start)
     except _LayoutError as error:
         raise _error(text, filename, error.message, error.line, error.column,
                      type_name=error.type_name) from None
-    except UnexpectedCharacters as error:
+    except runtime.UnexpectedCharacters as error:
         raise _lexer_error(text, filename, error.pos_in_stream, error.line, error.column) from None
-    except UnexpectedToken as error:
+    except runtime.UnexpectedToken as error:
         raise _parser_error(text, filename, error) from None
 
 
@@ -352,6 +446,9 @@ _OPERATOR_VALUES = {"+", "-", "*", "/", "//", "%", "**", "@", "|", "^", "&", "<<
                     "for", ".", "(", "["}
 _PREFIX_OPERATORS = {"*", "**", "-", "+", "~", "not"}
 _AUGMENTED = {"+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", "<<=", ">>="}
+# What can start a statement (besides an expression), in one phrase where all of it could come.
+_STATEMENT_WORDS = {"assert", "break", "continue", "def", "del", "for", "from", "global", "if", "import",
+                    "nonlocal", "pass", "raise", "return", "while", "with", "@"}
 # Python keywords outside gradcalc's language; the lexer sees them as names.
 _UNSUPPORTED_KEYWORDS = {"class", "try", "except", "finally", "yield", "async", "await"}
 
@@ -389,6 +486,7 @@ def _describe_expected(names: set[str]) -> tuple[str, ...]:
     literals = {text for text in texts.values() if text}
     operand_state = {"+", "*", "."} <= literals
     start_state = {"NAME", "DEC_NUMBER", "LPAR"} <= names
+    statement_state = start_state and {"pass", "def", "if"} <= literals
     augmented = "+=" in literals
     closers, others, words = [], [], []
     for name in sorted(names, key=lambda n: (_CLOSER_ORDER.find(texts[n] or "~"), n)):
@@ -399,6 +497,8 @@ def _describe_expected(names: set[str]) -> tuple[str, ...]:
             continue
         if augmented and literal in _AUGMENTED:
             continue
+        if statement_state and literal in _STATEMENT_WORDS:
+            continue
         if literal is not None:
             (closers if len(literal) == 1 and literal in _CLOSER_ORDER else others).append(f"'{literal}'")
         elif name in _TERMINAL_WORDS and _TERMINAL_WORDS[name] not in words:
@@ -408,7 +508,7 @@ def _describe_expected(names: set[str]) -> tuple[str, ...]:
         result.append("an augmented assignment like '+='")
     result += words
     if start_state:
-        result.append("an expression")
+        result.append("a statement" if statement_state else "an expression")
     if operand_state:
         result.append("an operator")
     return tuple(result)
@@ -435,7 +535,7 @@ def _end_position(text: str) -> tuple[int, int]:
 
 
 def _parser_error(text: str, filename: str, error) -> GradcalcSyntaxError:
-    layout = _layout
+    layout = _layout()
     token = error.token
     expected = _acceptable(error)
     brackets = layout.brackets
@@ -486,12 +586,32 @@ def _parser_error(text: str, filename: str, error) -> GradcalcSyntaxError:
           and layout.line_heads and layout.line_heads[-1] is previous and _starts_operand(token)):
         found = _error(text, filename, "Missing parentheses in call to 'print'. Did you mean print(...)?",
                        previous.line, previous.column)
+    elif _unparenthesised_generator(layout, token, expected):
+        found = _error(text, filename, "Generator expression must be parenthesized", token.line, token.column,
+                       expected=("brackets around the generator expression",))
     elif brackets and previous is not None and _ends_operand(previous) and _starts_operand(token):
         found = _error(text, filename, "invalid syntax. Perhaps you forgot a comma?", token.line, token.column,
                        expected=words)
     else:
         found = _error(text, filename, "invalid syntax", line, column, expected=words)
     return _check_rest(text, filename, found)
+
+
+def _unparenthesised_generator(layout, token, expected: set) -> bool:
+    """A generator expression beside other arguments of a call: `f(x for x in y, 1)`, `f(1, x for x in y)`."""
+    if not layout.brackets or layout.brackets[-1].value != "(":
+        return False
+    tokens = layout.tokens
+    opener = next(i for i in range(len(tokens) - 1, -1, -1) if tokens[i] is layout.brackets[-1])
+    if opener == 0 or not (tokens[opener - 1].type == "NAME" or tokens[opener - 1].value in (")", "]")):
+        return False  # brackets of a tuple or a generator, not of a call
+    if token.value == ",":
+        return "FOR" in expected
+    depth, comma = 0, False
+    for inside in tokens[opener + 1:]:
+        depth += (inside.value in "([{") - (inside.value in ")]}")
+        comma = comma or (depth == 0 and inside.value == ",")
+    return token.value == "for" and comma
 
 
 def _check_rest(text: str, filename: str, found: GradcalcSyntaxError) -> GradcalcSyntaxError:
@@ -501,17 +621,15 @@ def _check_rest(text: str, filename: str, found: GradcalcSyntaxError) -> Gradcal
     precedence, and so does a bracket still open at the end of the input when
     it was opened on a line before the error.
     """
-    from lark.exceptions import UnexpectedCharacters
-
     parser = _get_lark()
     try:
         for _ in parser.lex(text):
             pass
     except _LayoutError as error:
         return _error(text, filename, error.message, error.line, error.column, type_name=error.type_name)
-    except UnexpectedCharacters as error:
+    except _runtime_module().UnexpectedCharacters as error:
         return _lexer_error(text, filename, error.pos_in_stream, error.line, error.column)
-    brackets = _layout.brackets
+    brackets = _layout().brackets
     if brackets and brackets[-1].line < found.line:
         return _never_closed(text, filename, brackets[-1])
     return found
@@ -553,8 +671,7 @@ class _Builder:
 
     def transform(self, root):
         # an explicit stack: long operator chains make deep trees
-        from lark import Tree
-
+        Tree = _runtime_module().Tree
         results: list = []
         stack = [(root, False)]
         while stack:

@@ -47,6 +47,8 @@ def _check_name(name: str) -> None:
 
 
 def get_attribute(value: Any, name: str) -> Any:
+    if name in ("__name__", "__qualname__"):
+        return _name_of(value, name)
     _check_name(name)
     if not _readable(value, name):
         if isinstance(value, type):
@@ -56,6 +58,16 @@ def get_attribute(value: Any, name: str) -> Any:
         return _SafeFormatter(value).format if name == "format" else _SafeFormatter(value).format_map
     attribute = getattr(value, name)
     return shown_method(attribute) if type(attribute) is MethodType else attribute
+
+
+def _name_of(value: Any, name: str) -> str:
+    """`f.__name__`, `type(x).__name__`: the two dunders decorators and messages use, strings only."""
+    if isinstance(value, type):
+        return value.__qualname__  # a C type's __name__ is its full name, for Python's messages
+    shown = getattr(value, name, None) if callable(value) else None
+    if not isinstance(shown, str):
+        raise AttributeError(f"'{_type_name(value)}' object has no attribute '{name}'")
+    return shown
 
 
 def has_attribute(value: Any, name: str) -> bool:
