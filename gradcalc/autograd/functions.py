@@ -562,6 +562,23 @@ def bitwise_xor(a: Any, b: Any) -> Tensor:
     return _bitwise(a, b, np.bitwise_xor, "bitwise_xor")
 
 
+def bitwise_left_shift(a: Any, b: Any) -> Tensor:
+    _check_shift(a, b, "lshift")
+    return _bitwise(a, b, np.left_shift, "lshift")
+
+
+def bitwise_right_shift(a: Any, b: Any) -> Tensor:
+    _check_shift(a, b, "rshift")
+    return _bitwise(a, b, np.right_shift, "rshift")
+
+
+def _check_shift(a: Any, b: Any, symbol: str) -> None:
+    # unlike the other bitwise ops, PyTorch's shifts refuse floats with NotImplementedError
+    dtype = dtypes.result_type([a, b])
+    if dtype.category > dtypes.INTEGRAL:
+        raise NotImplementedError(f"\"{symbol}_cpu\" not implemented for '{_c10_short(dtype)}'")
+
+
 def bitwise_not(a: Tensor) -> Tensor:
     if a._dtype.category > dtypes.INTEGRAL:
         raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{_c10_short(a._dtype)}'")
@@ -2294,6 +2311,8 @@ METHODS = {
     if a._dtype is dtypes.bool_ else bitwise_not(a),
     "__and__": _reflected(bitwise_and), "__rand__": _reflected(bitwise_and), "__or__": _reflected(bitwise_or),
     "__ror__": _reflected(bitwise_or), "__xor__": _reflected(bitwise_xor), "__rxor__": _reflected(bitwise_xor),
+    "__lshift__": _reflected(bitwise_left_shift), "__rlshift__": _reflected(lambda a, b: bitwise_left_shift(b, a)),
+    "__rshift__": _reflected(bitwise_right_shift), "__rrshift__": _reflected(lambda a, b: bitwise_right_shift(b, a)),
     "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
 }
 

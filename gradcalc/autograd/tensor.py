@@ -329,6 +329,11 @@ class Tensor:
                     "tensor are the same size")
         self._grad = value
 
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
     @property
     def retains_grad(self) -> bool:
         return self._retains_grad
