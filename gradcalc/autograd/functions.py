@@ -433,7 +433,7 @@ REMAINDER_SCALAR = defop("RemainderBackward0", ("self",), None, self=lambda g: g
 def _mod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """PyTorch's remainder: for floats, fmod moved into the divisor's sign only when not zero,
     so a zero keeps the dividend's sign (-4. % 1. is -0.); integers as Python's %."""
-    if x.dtype.kind != "f" and np.any(y == 0):
+    if x.dtype.kind != "f" and np.broadcast(x, y).size and np.any(y == 0):  # no elements: nothing divided
         raise RuntimeError("ZeroDivisionError")
     if x.dtype.kind != "f":
         return np.mod(x, y)
@@ -471,7 +471,7 @@ def _rounded_divide(op: OpDef, a: Any, b: Any, function: Callable, symbol: str, 
     ta, tb = as_tensor(a), as_tensor(b)
     _check_broadcast(ta, tb)
     x, y = _arrays((ta, tb), dtype)
-    if dtype.category <= dtypes.INTEGRAL and np.any(y == 0):
+    if dtype.category <= dtypes.INTEGRAL and np.broadcast(x, y).size and np.any(y == 0):
         raise RuntimeError("ZeroDivisionError")
     with np.errstate(all="ignore"):
         data = np.asarray(function(x, y), dtype=dtype.numpy)
@@ -1740,7 +1740,7 @@ def _check_advanced_bounds(a: Tensor, items: tuple) -> None:
 def _item_dims(item: Any) -> int:
     """How many dimensions of the indexed tensor one index item consumes (a bool mask: its own)."""
     if isinstance(item, Tensor) and item._dtype in (dtypes.bool_, dtypes.uint8):
-        return builtins.max(item.ndim, 1)
+        return item.ndim
     return 1
 
 
@@ -2090,6 +2090,7 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
     else:
         source = as_tensor(value, a._dtype if not isinstance(value, complex) else None)
     if builtins_any_advanced(items):
+        _check_advanced_bounds(a, items)
         check_inplace(a, source)
         if _overlap(a._data, source._data) == "full":  # index_put_ refuses any overlap
             raise RuntimeError(OVERLAP_MESSAGE)
@@ -2520,7 +2521,9 @@ def _var_grad(g: Tensor, self: Tensor, dims: Optional[tuple], correction: float,
     if self.ndim > 1:
         g = _unsqueeze_reduced(g, dims, self.ndim, keepdim)
     count = int(np.prod([self.shape[d] for d in dims]))
-    return (2.0 / (count - correction)) * g * (self - self.mean(dims, keepdim=True))
+    dof = count - correction
+    scale = 2.0 / dof if dof else math.inf  # a C++ double division: no degrees of freedom give inf
+    return scale * g * (self - self.mean(dims, keepdim=True))
 
 
 def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Optional[DType] = None) -> Tensor:
@@ -2866,6 +2869,162 @@ def flip(a: Tensor, *dims: Any) -> Tensor:
                   dims=wrapped)
 
 
+EXP2 = defop("Exp2Backward0", ("self",), np.exp2, self=lambda g, result: g * result * math.log(2.0))
+ERF = defop("ErfBackward0", ("self",), np.vectorize(math.erf, otypes=[np.float64]),
+            self=lambda g, self: g * (-self * self).exp() * (2.0 / math.sqrt(math.pi)))
+ATAN2 = defop("Atan2Backward0", ("self", "other"), np.arctan2,
+              self=lambda g, self, other: g * other * (self * self + other * other).reciprocal(),
+              other=lambda g, self, other: g * -self * (self * self + other * other).reciprocal())
+
+
+def exp2(a: Tensor) -> Tensor:
+    return _unary_float(EXP2, a)
+
+
+def erf(a: Tensor) -> Tensor:
+    return _unary_float(ERF, a)
+
+
+def atan2(a: Tensor, other: Tensor) -> Tensor:
+    _check_other_tensor(other, "atan2")
+    dtype = dtypes.result_type([a, other])
+    dtype = dtype if dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
+    _check_broadcast(a, other)
+    # float32 through float64 and one rounding, as the other element-wise functions
+    x, y = _arrays((a, other), dtypes.float64 if dtype in (dtypes.float32, dtypes.float16) else dtype)
+    return record(ATAN2, (a, other), np.asarray(np.arctan2(x, y), dtype=dtype.numpy), dtype)
+
+
+TRIL = defop("TrilBackward0", ("self",), None, self=lambda g, diagonal: tril(g, diagonal))
+TRIU = defop("TriuBackward0", ("self",), None, self=lambda g, diagonal: triu(g, diagonal))
+
+
+def tril(a: Tensor, diagonal: int = 0) -> Tensor:
+    if a.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return record(TRIL, (a,), np.tril(a._data, diagonal), a._dtype, diagonal=diagonal)
+
+
+def triu(a: Tensor, diagonal: int = 0) -> Tensor:
+    if a.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return record(TRIU, (a,), np.triu(a._data, diagonal), a._dtype, diagonal=diagonal)
+
+
+ROLL = defop("RollBackward0", ("self",), None,
+             self=lambda g, shifts, dims: roll(g, tuple(-shift for shift in shifts), dims))
+
+
+def roll(a: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    if dims is None:  # the flattened tensor rolls
+        data = np.roll(a._data.reshape(-1), shifts).reshape(a.shape)
+        return record(ROLL, (a,), data, a._dtype, shifts=shifts, dims=None)
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    wrapped = tuple(_wrap_dim(d, a.ndim) for d in dims)
+    data = np.roll(a._data, shifts, wrapped) if a.ndim else a._data.copy()
+    return record(ROLL, (a,), data, a._dtype, shifts=shifts, dims=wrapped)
+
+
+def movedim(a: Tensor, source: Any, destination: Any) -> Tensor:
+    """A permute (PyTorch records PermuteBackward0) that moves `source` dims to `destination`."""
+    sources = [_wrap_dim(d, a.ndim) for d in (source if isinstance(source, (tuple, list)) else (source,))]
+    targets = [_wrap_dim(d, a.ndim) for d in (destination if isinstance(destination, (tuple, list)) else (destination,))]
+    order = [d for d in range(a.ndim) if d not in sources]
+    for target, source_dim in sorted(zip(targets, sources)):
+        order.insert(target, source_dim)
+    return permute(a, tuple(order))
+
+
+def _repeat_grad(g: Tensor, repeats: tuple, self_shape: tuple) -> Tensor:
+    """The sum of the gradient over the copies: each dim split into (copies, size), the copies summed."""
+    padded = (1,) * (len(repeats) - len(self_shape)) + tuple(self_shape)
+    split = tuple(n for pair in zip(repeats, padded) for n in pair)
+    return g.reshape(split).sum(tuple(range(0, len(split), 2))).reshape(self_shape)
+
+
+REPEAT = defop("RepeatBackward0", ("self",), None,
+               self=lambda g, repeats, self_shape: _repeat_grad(g, repeats, self_shape))
+
+
+def repeat(a: Tensor, *sizes: Any) -> Tensor:
+    repeats = tuple(_shape_args(sizes))
+    if len(repeats) < a.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    padded = a._data.reshape((1,) * (len(repeats) - a.ndim) + a.shape)
+    return record(REPEAT, (a,), np.tile(padded, repeats), a._dtype, repeats=repeats, self_shape=a.shape)
+
+
+LOGSUMEXP = defop("LogsumexpBackward0", ("self",), None,
+                  self=lambda g, self, result, dims, keepdim: _unsqueeze_reduced(g, dims, self.ndim, keepdim)
+                  * (self - _unsqueeze_reduced(result, dims, self.ndim, keepdim)).exp())
+
+
+def logsumexp(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if dim is None:  # PyTorch's own wording for the missing argument
+        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
+    dims = _normalize_dims(dim, a.ndim)
+    dtype = a._dtype if a._dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
+    (x,) = _arrays((a,), dtype)
+    # PyTorch's steps, each rounded in the dtype: the max (0 where infinite), exp of the
+    # difference, its sum, then log plus the max
+    axes = dims if a.ndim else ()
+    peak = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
+    peak = np.where(np.isinf(peak), 0, peak).astype(x.dtype)
+    with np.errstate(all="ignore"):
+        shifted = np.exp(np.asarray(x - peak, dtype=np.float64)).astype(x.dtype)
+        total = _sum_data(shifted, axes, keepdim=True)
+        data = (np.log(np.asarray(total, dtype=np.float64)).astype(x.dtype) + peak).astype(x.dtype)
+    if not keepdim:
+        data = data.reshape(tuple(n for d, n in enumerate(x.shape) if d not in axes))
+    return record(LOGSUMEXP, (a,), np.asarray(data), dtype, dims=dims, keepdim=keepdim)
+
+
+# sort and topk pick values: their gradient goes back to where each value came from
+SORT = defop("SortBackward0", ("self",), None, freed=("indices",),
+             self=lambda g, self_shape, dim, indices: _scatter_back(g, self_shape, dim, True, indices))
+SORT_STABLE = defop("SortBackward1", ("self",), None, freed=("indices",),
+                    self=lambda g, self_shape, dim, indices: _scatter_back(g, self_shape, dim, True, indices))
+TOPK = defop("TopkBackward0", ("self",), None, freed=("indices",),
+             self=lambda g, self_shape, dim, indices: _scatter_back(g, self_shape, dim, True, indices))
+
+
+def _sort_order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    """Stable order along dim, nan counted as the largest value (as PyTorch's sort)."""
+    if not x.ndim:
+        return np.zeros((), np.int64)
+    moved = np.moveaxis(x, dim, -1)
+    nan = np.isnan(moved) if moved.dtype.kind in "fc" else np.zeros(moved.shape, bool)
+    value = np.where(nan, 0, moved) if moved.dtype.kind != "b" else moved.astype(np.int8)
+    order = np.lexsort((-value, ~nan) if descending else (value, nan), axis=-1)
+    return np.moveaxis(order, -1, dim)
+
+
+def sort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    d = _wrap_dim(dim, a.ndim)
+    order = _sort_order(a._data, d, descending)
+    values = np.take_along_axis(a._data, order, axis=d) if a.ndim else a._data.copy()
+    out = record(SORT_STABLE if stable else SORT, (a,), values, a._dtype, self_shape=a.shape, dim=d, indices=order)
+    return ReturnTypes("sort", out, Tensor._make(np.asarray(order, dtype=np.int64), dtypes.int64))
+
+
+def argsort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    order = _sort_order(a._data, _wrap_dim(dim, a.ndim), descending)
+    return Tensor._make(np.asarray(order, dtype=np.int64), dtypes.int64)
+
+
+def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    d = _wrap_dim(dim, a.ndim)
+    size = a.shape[d] if a.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError(f"selected index k out of range")
+    order = _sort_order(a._data, d, descending=largest)
+    order = order[_slice_key(a.ndim, d, slice(0, k))] if a.ndim else order
+    values = np.take_along_axis(a._data, order, axis=d) if a.ndim else a._data.copy()
+    out = record(TOPK, (a,), values, a._dtype, self_shape=a.shape, dim=d, indices=order)
+    return ReturnTypes("topk", out, Tensor._make(np.asarray(order, dtype=np.int64), dtypes.int64))
+
+
 def _new(a: Tensor, make: Callable, dtype: Any, requires_grad: bool) -> Tensor:
     """x.new_ones(...) and its kin: a fresh tensor with x's dtype unless one is given."""
     return make(dtype if dtype is not None else a._dtype, requires_grad)
@@ -2887,7 +3046,8 @@ def _creation() -> Any:
 
 
 METHODS.update(
-    trunc=trunc, frac=frac, isnan=isnan, cumsum=cumsum, flip=flip,
+    trunc=trunc, frac=frac, isnan=isnan, cumsum=cumsum, flip=flip, exp2=exp2, erf=erf, atan2=atan2, tril=tril,
+    triu=triu, roll=roll, movedim=movedim, repeat=repeat, logsumexp=logsumexp, sort=sort, argsort=argsort, topk=topk,
     new_ones=lambda a, *size, dtype=None, requires_grad=False, device=None: _new(
         a, lambda t, r: _creation().ones(*size, dtype=t, requires_grad=r), dtype, requires_grad),
     new_zeros=lambda a, *size, dtype=None, requires_grad=False, device=None: _new(
@@ -2897,7 +3057,8 @@ METHODS.update(
     new_tensor=lambda a, data, dtype=None, requires_grad=False, device=None: _new(
         a, lambda t, r: _creation().tensor(data, dtype=t, requires_grad=r), dtype, requires_grad))
 TORCH_FUNCTIONS.extend(["norm", "std", "var", "square", "round", "floor", "ceil"])
-TORCH_FUNCTIONS.extend(["trunc", "frac", "isnan", "cumsum", "flip"])
+TORCH_FUNCTIONS.extend(["trunc", "frac", "isnan", "cumsum", "flip", "exp2", "erf", "atan2", "tril", "triu", "roll",
+                        "movedim", "logsumexp", "sort", "argsort", "topk"])
 
 
 install_methods(Tensor)
