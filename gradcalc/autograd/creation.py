@@ -202,25 +202,20 @@ def eye(n: int, m: Optional[int] = None, dtype: Any = None, device: Any = None,
     return _finish(np.eye(n, m if m is not None else n, dtype=dtype.numpy), dtype, requires_grad, device)
 
 
-def _random_dtype(dtype: Any) -> DType:
+def _sampled(sampler: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool, generator: Any) -> Tensor:
     dtype = _check_dtype(dtype) or dtypes.get_default_dtype()
-    return dtype
+    check_device(device)
+    return _finish(sampler(_size(size), dtype.name, generator=generator), dtype, requires_grad, device)
 
 
 def rand(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
          generator: Any = None) -> Tensor:
-    dtype = _random_dtype(dtype)
-    check_device(device)
-    data = random.rand(_size(size), dtype.name, generator=generator)
-    return _finish(data, dtype, requires_grad, device)
+    return _sampled(random.rand, size, dtype, device, requires_grad, generator)
 
 
 def randn(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           generator: Any = None) -> Tensor:
-    dtype = _random_dtype(dtype)
-    check_device(device)
-    data = random.randn(_size(size), dtype.name, generator=generator)
-    return _finish(data, dtype, requires_grad, device)
+    return _sampled(random.randn, size, dtype, device, requires_grad, generator)
 
 
 def randint(*args: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False,

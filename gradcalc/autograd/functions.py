@@ -973,7 +973,8 @@ def _add_along_axis(data: np.ndarray, index: np.ndarray, values: np.ndarray, axi
 
 def gather(a: Tensor, dim: int, index: Any) -> Tensor:
     index_array = index._data if isinstance(index, Tensor) else np.asarray(index)
-    data = np.take_along_axis(a._data, index_array, axis=dim)
+    # a 0-dim tensor gathers its one element (index 0 along dim 0 or -1)
+    data = np.take_along_axis(a._data, index_array, axis=dim) if a.ndim else a._data.copy()
     return record(GATHER, (a,), data, a._dtype, dim=dim, index=index_array, self_shape=a.shape)
 
 
@@ -1561,11 +1562,17 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
     target = tuple(target)
     if target == a.shape:
         return record(EXPAND, (a,), a._data.view(), a._dtype, view_of=a, self_shape=a.shape)
-    # a view that can be written through, as PyTorch's (np.broadcast_to's is read-only)
+    # a view that can be written through, as PyTorch's (np.broadcast_to's is read-only), with
+    # PyTorch's strides (inferExpandGeometry): 0 where expanded, a new dim of size 1 as if contiguous
     lead = len(target) - a.ndim
-    strides = (0,) * lead + tuple(0 if size == 1 and want != 1 else stride for size, want, stride in
-                                  zip(a.shape, target[lead:], a._data.strides))
-    data = np.lib.stride_tricks.as_strided(a._data, target, strides)
+    strides = [0] * len(target)
+    for i in reversed(range(len(target))):
+        if i >= lead:
+            size, stride = a.shape[i - lead], a._data.strides[i - lead]
+        else:
+            size, stride = 1, target[i + 1] * strides[i + 1] if i + 1 < len(target) else a._data.itemsize
+        strides[i] = 0 if size != target[i] else stride
+    data = np.lib.stride_tricks.as_strided(a._data, target, tuple(strides))
     return record(EXPAND, (a,), data, a._dtype, view_of=a, self_shape=a.shape)
 
 
@@ -1936,7 +1943,8 @@ def _dense(x: np.ndarray) -> bool:
 
 def _internal_overlap(x: np.ndarray) -> bool:
     """An expanded array, whose elements share memory: written to, PyTorch refuses it."""
-    return not _dense(x) and builtins.any(stride == 0 and size > 1 for stride, size in zip(x.strides, x.shape))
+    return bool(x.size) and not _dense(x) and builtins.any(
+        stride == 0 and size > 1 for stride, size in zip(x.strides, x.shape))
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> str:
@@ -2256,17 +2264,8 @@ def _reflected(function: Callable) -> Callable:
 
 
 def _to(a: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    from .tensor import check_device
-    dtype = kwargs.pop("dtype", None)
-    copy = kwargs.pop("copy", False)
-    check_device(kwargs.pop("device", None))
-    for arg in args:
-        if isinstance(arg, DType):
-            dtype = arg
-        elif isinstance(arg, Tensor):
-            dtype = arg._dtype
-        else:
-            check_device(arg)
+    from .tensor import to_arguments
+    dtype, copy = to_arguments(args, kwargs)
     return to_dtype(a, dtype, copy) if dtype is not None else a
 
 
@@ -2858,6 +2857,7 @@ def cumsum(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
     # PyTorch's CPU kernel accumulates floats in double, rounding each partial sum to the result dtype
     accumulate = np.float64 if result.category == dtypes.FLOATING else result.numpy
     data = np.cumsum(a._data.astype(accumulate), axis=d) if a.ndim else a._data.astype(accumulate)
+    data = data + 0  # the running sum starts at 0, so no partial sum is -0.
     return record(CUMSUM, (a,), np.asarray(data, dtype=result.numpy), result, dim=d)
 
 
@@ -2928,6 +2928,9 @@ def roll(a: Tensor, shifts: Any, dims: Any = None) -> Tensor:
 
 def movedim(a: Tensor, source: Any, destination: Any) -> Tensor:
     """A permute (PyTorch records PermuteBackward0) that moves `source` dims to `destination`."""
+    if a.ndim == 0:  # dims 0 and -1 name the tensor itself: nothing moves
+        _wrap_dim(source if not isinstance(source, (tuple, list)) else 0, 0)
+        return record(ALIAS, (a,), a._data.view(), a._dtype, view_of=a)
     sources = [_wrap_dim(d, a.ndim) for d in (source if isinstance(source, (tuple, list)) else (source,))]
     targets = [_wrap_dim(d, a.ndim) for d in (destination if isinstance(destination, (tuple, list)) else (destination,))]
     order = [d for d in range(a.ndim) if d not in sources]

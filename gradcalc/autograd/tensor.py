@@ -622,5 +622,20 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim % max(ndim, 1)
 
 
+
+def to_arguments(args: tuple, kwargs: dict) -> tuple:
+    """The (dtype or None, copy) that `.to(...)` asks for, checking any device it names."""
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    check_device(kwargs.pop("device", None))
+    for arg in args:
+        if isinstance(arg, DType):
+            dtype = arg
+        elif isinstance(arg, Tensor):
+            dtype = arg._dtype
+        else:
+            check_device(arg)
+    return dtype, copy
+
 # functions builds on Tensor and, once complete, installs Tensor's operation methods
 from . import functions as ops  # noqa: E402

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..autograd import dtypes, grad_mode, random
 from ..autograd.dtypes import DType
-from ..autograd.tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
+from ..autograd.tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device, to_arguments
 from ..warnings import warn
 from . import functional as F
 from .init import ZERO_ELEMENT_WARNING
@@ -221,15 +221,7 @@ class Module:
     # -------------------------------------------------------------- dtype and device
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
-        dtype = kwargs.pop("dtype", None)
-        check_device(kwargs.pop("device", None))
-        for arg in args:
-            if isinstance(arg, DType):
-                dtype = arg
-            elif isinstance(arg, Tensor):
-                dtype = arg.dtype
-            else:
-                check_device(arg)
+        dtype, _ = to_arguments(args, kwargs)
         if dtype is None:
             return self
         if dtype.category < dtypes.FLOATING:
