@@ -522,6 +522,8 @@ CASES += [
     Case("sort", lambda x: x.sort(0, descending=True).values * x, [rand(3, 2)], True),
     Case("sort stable", lambda x: x.sort(stable=True)[0] * x, [rand(2, 3)], True),
     Case("topk", lambda x: x.topk(2).values.exp(), [rand(2, 3)], True),
+    Case("median", lambda x: x.median() * x + x.median(1, keepdim=True).values * x, [rand(2, 3)], True),
+    Case("nansum", lambda x: x.nansum() + F.nansum(x, 1, keepdim=True) * x, [rand(2, 3)], True),
     Case("div rounding modes", lambda x, y: x.div(y, rounding_mode="floor") * x + x.div(0.7, rounding_mode="trunc") * y,
          [np.array([0.2, 1.3, -0.6]), np.array([0.45, -0.8, 1.1])], True),
 ]

@@ -974,7 +974,7 @@ def _add_along_axis(data: np.ndarray, index: np.ndarray, values: np.ndarray, axi
 def gather(a: Tensor, dim: int, index: Any) -> Tensor:
     index_array = index._data if isinstance(index, Tensor) else np.asarray(index)
     # a 0-dim tensor gathers its one element (index 0 along dim 0 or -1)
-    data = np.take_along_axis(a._data, index_array, axis=dim) if a.ndim else a._data.copy()
+    data = np.ascontiguousarray(np.take_along_axis(a._data, index_array, axis=dim)) if a.ndim else a._data.copy()
     return record(GATHER, (a,), data, a._dtype, dim=dim, index=index_array, self_shape=a.shape)
 
 
@@ -1231,13 +1231,13 @@ def _c10_name(dtype: DType) -> str:
 def dot(a: Tensor, b: Tensor) -> Tensor:
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a._dtype is not b._dtype:  # checked before the sizes, as PyTorch does
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_c10_short(a._dtype)} and "
+                           f"{_c10_short(b._dtype)}")
     if a.shape[0] != b.shape[0]:
         raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number "
                            "of elements, but got %d and %d elements respectively"
                            % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
-    if a._dtype is not b._dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_c10_short(a._dtype)} and "
-                           f"{_c10_short(b._dtype)}")
     _check_not_bool("dot", a)
     return record(DOT, (a, b), np.asarray(np.dot(a._data, b._data), dtype=a._dtype.numpy), a._dtype)
 
@@ -1544,7 +1544,8 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
                            f"be greater or equal to the number of dimensions in the tensor ({a.ndim})")
     lead = len(sizes) - a.ndim
     target = []
-    for i, size in enumerate(sizes):
+    for i in reversed(range(len(sizes))):  # from the last dim, as PyTorch checks them
+        size = sizes[i]
         if i < lead:
             if size == -1:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
@@ -1559,7 +1560,7 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
                                f"at non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
                                f"Tensor sizes: [{', '.join(map(str, a.shape))}]")
         target.append(size)
-    target = tuple(target)
+    target = tuple(reversed(target))
     if target == a.shape:
         return record(EXPAND, (a,), a._data.view(), a._dtype, view_of=a, self_shape=a.shape)
     # a view that can be written through, as PyTorch's (np.broadcast_to's is read-only), with
@@ -2098,22 +2099,27 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
     else:
         source = as_tensor(value, a._dtype if not isinstance(value, complex) else None)
     if builtins_any_advanced(items):
+        check_inplace(a, source)  # autograd's checks come before the kernel's
         _check_advanced_bounds(a, items)
-        check_inplace(a, source)
         if _overlap(a._data, source._data) == "full":  # index_put_ refuses any overlap
             raise RuntimeError(OVERLAP_MESSAGE)
+        key = _numpy_index(items, a.shape)
+        target_shape = a._data[key].shape
+        value_shape = list(source.shape)
+        while value_shape and value_shape[0] == 1:  # PyTorch drops the value's leading ones first
+            value_shape.pop(0)
+        if len(value_shape) > len(target_shape) or builtins.any(
+                s != t and s != 1 for s, t in zip(reversed(value_shape), reversed(target_shape))):
+            raise RuntimeError(f"shape mismatch: value tensor of shape {value_shape} cannot be broadcast to "
+                               f"indexing result of shape {list(target_shape)}")
+        if len(value_shape) != source.ndim:
+            source = reshape(source, tuple(value_shape))
         # a single value under one bool mask is masked_fill's, which converts it; index_put_ does not
         masked = len(items) == 1 and isinstance(items[0], Tensor) and items[0]._dtype is dtypes.bool_
         if source._dtype is not a._dtype and not (masked and source.ndim == 0):
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                                f"{_c10_short(a._dtype)} for the destination and {_c10_short(source._dtype)} for the "
                                f"source.")
-        key = _numpy_index(items, a.shape)
-        target_shape = a._data[key].shape
-        if len(source.shape) > len(target_shape) or builtins.any(
-                s != t and s != 1 for s, t in zip(reversed(source.shape), reversed(target_shape))):
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(source.shape)} cannot be broadcast to "
-                               f"indexing result of shape {list(target_shape)}")
         values = expand(to_dtype(source, a._dtype), target_shape) if source.shape != target_shape else to_dtype(
             source, a._dtype)
         out = index_put(a, key, values, False)
@@ -2304,7 +2310,7 @@ METHODS = {
     "__add__": _reflected(add), "__radd__": _reflected(add), "__sub__": _reflected(sub),
     "__rsub__": _reflected(rsub), "__mul__": _reflected(mul), "__rmul__": _reflected(mul),
     "__truediv__": _reflected(div), "__rtruediv__": _reflected(rdiv), "__pow__": _reflected(pow),
-    "__rpow__": _reflected(rpow), "__matmul__": matmul, "__rmatmul__": lambda a, b: matmul(b, a) if isinstance(b, Tensor) else NotImplemented,
+    "__rpow__": _reflected(rpow), "__matmul__": lambda a, b: matmul(a, b) if isinstance(b, Tensor) else NotImplemented, "__rmatmul__": lambda a, b: matmul(b, a) if isinstance(b, Tensor) else NotImplemented,
     "__floordiv__": _reflected(floor_divide), "__rfloordiv__": _reflected(lambda a, b: floor_divide(b, a)),
     "__mod__": _reflected(remainder), "__rmod__": _reflected(lambda a, b: remainder(b, a)),
     "__neg__": neg, "__pos__": lambda a: a, "__abs__": abs, "__invert__": lambda a: logical_not(a)
@@ -2613,7 +2619,7 @@ def _std_var(a: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
     else:
         # Welford's running mean and sum of squared deviations, in double precision
         moved = np.moveaxis(wide, axes, range(-len(axes), 0))
-        rows = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (-1,))
+        rows = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (count,))  # not -1: sizes may be 0
         running, total = np.zeros(rows.shape[:-1]), np.zeros(rows.shape[:-1])
         for k in range(rows.shape[-1]):
             delta = rows[..., k] - running
@@ -3017,6 +3023,8 @@ def argsort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = F
 
 
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    if a._dtype is dtypes.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _wrap_dim(dim, a.ndim)
     size = a.shape[d] if a.ndim else 1
     if not 0 <= k <= size:
@@ -3026,6 +3034,63 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     values = np.take_along_axis(a._data, order, axis=d) if a.ndim else a._data.copy()
     out = record(TOPK, (a,), values, a._dtype, self_shape=a.shape, dim=d, indices=order)
     return ReturnTypes("topk", out, Tensor._make(np.asarray(order, dtype=np.int64), dtypes.int64))
+
+
+MEDIAN = defop("MedianBackward0", ("self",), None, self=lambda g, self, result: _evenly(g, self, result))
+MEDIAN_DIM = defop("MedianBackward1", ("self",), None, freed=("indices",),
+                   self=lambda g, self_shape, dim, keepdim, indices: _scatter_back(g, self_shape, dim, keepdim, indices))
+
+
+def median(a: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+    """The lower median; with a dim, its position in a stable sort (a nan, the first nan, wins)."""
+    if dim is None:
+        _check_not_bool("median_cpu", a)
+        flat = np.sort(a._data.reshape(-1))  # nan sorts last
+        # nothing to choose from: nan, or for integers the smallest value, as PyTorch's kernel leaves it
+        empty = np.nan if a._dtype.category >= dtypes.FLOATING else np.iinfo(a._dtype.numpy).min
+        value = flat[(flat.size - 1) // 2] if flat.size else empty
+        if flat.size and flat.dtype.kind == "f" and np.isnan(flat[-1]):
+            value = np.nan
+        return record(MEDIAN, (a,), np.asarray(value, dtype=a._dtype.numpy), a._dtype)
+    _check_not_bool("median_out", a)
+    d = _wrap_dim(dim, a.ndim)
+    x = a._data if a.ndim else a._data.reshape(1)
+    if x.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    order = _sort_order(x, d, descending=False)
+    size = x.shape[d]
+    position = np.full(x.shape[:d] + (1,) + x.shape[d + 1:], (size - 1) // 2)
+    if x.dtype.kind == "f":  # a row with nan: the first nan in the sorted order
+        nans = np.isnan(x).sum(axis=d, keepdims=True)
+        position = np.where(nans > 0, size - nans, position)
+    indices = np.take_along_axis(order, position, axis=d)
+    values = np.take_along_axis(x, indices, axis=d)
+    if not keepdim or not a.ndim:
+        indices, values = np.squeeze(indices, d), np.squeeze(values, d)
+    if not a.ndim:
+        indices, values = indices.reshape(()), values.reshape(())
+    out = record(MEDIAN_DIM, (a,), np.array(values), a._dtype, self_shape=a.shape, dim=d, keepdim=keepdim,
+                 indices=np.asarray(indices))
+    return ReturnTypes("median", out, Tensor._make(np.asarray(indices, dtype=np.int64), dtypes.int64))
+
+
+NANSUM = defop("NansumBackward0", ("self",), None,
+               self=lambda g, self, dims, keepdim: _unsqueeze_reduced(g, dims, self.ndim, keepdim)
+               * self.isnan().logical_not())
+
+
+def nansum(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    out_dtype = _sum_dtype(a, None)
+    dims = _normalize_dims(dim, a.ndim)
+    (x,) = _arrays((a,), out_dtype)
+    x = np.where(np.isnan(x), 0, x).astype(x.dtype) if x.dtype.kind == "f" else x
+    data = np.asarray(_sum_data(x, dims, keepdim and dims is not None), dtype=out_dtype.numpy)
+    return record(NANSUM, (a,), data, out_dtype, dims=dims, keepdim=keepdim)
+
+
+def count_nonzero(a: Tensor, dim: Any = None) -> Tensor:
+    dims = _normalize_dims(dim, a.ndim)
+    return Tensor._make(np.asarray(np.count_nonzero(a._data, axis=dims), dtype=np.int64), dtypes.int64)
 
 
 def _new(a: Tensor, make: Callable, dtype: Any, requires_grad: bool) -> Tensor:
@@ -3051,6 +3116,7 @@ def _creation() -> Any:
 METHODS.update(
     trunc=trunc, frac=frac, isnan=isnan, cumsum=cumsum, flip=flip, exp2=exp2, erf=erf, atan2=atan2, tril=tril,
     triu=triu, roll=roll, movedim=movedim, repeat=repeat, logsumexp=logsumexp, sort=sort, argsort=argsort, topk=topk,
+    median=median, nansum=nansum, count_nonzero=count_nonzero,
     new_ones=lambda a, *size, dtype=None, requires_grad=False, device=None: _new(
         a, lambda t, r: _creation().ones(*size, dtype=t, requires_grad=r), dtype, requires_grad),
     new_zeros=lambda a, *size, dtype=None, requires_grad=False, device=None: _new(
@@ -3061,7 +3127,7 @@ METHODS.update(
         a, lambda t, r: _creation().tensor(data, dtype=t, requires_grad=r), dtype, requires_grad))
 TORCH_FUNCTIONS.extend(["norm", "std", "var", "square", "round", "floor", "ceil"])
 TORCH_FUNCTIONS.extend(["trunc", "frac", "isnan", "cumsum", "flip", "exp2", "erf", "atan2", "tril", "triu", "roll",
-                        "movedim", "logsumexp", "sort", "argsort", "topk"])
+                        "movedim", "logsumexp", "sort", "argsort", "topk", "median", "nansum", "count_nonzero"])
 
 
 install_methods(Tensor)

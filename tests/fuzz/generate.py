@@ -266,7 +266,7 @@ class Generator:
             expr = f"{a}.{fn}()" if r.random() < 0.7 else f"torch.{fn}({a})"
         elif c < 0.85:
             d = self.dim(va.shape)
-            keep = r.random() < 0.4
+            keep = r.random() < 0.4 and fn != "count_nonzero"  # count_nonzero has no keepdim
             arg = f"dim={d}" if r.random() < 0.5 else str(d)
             expr = f"{a}.{fn}({arg}{', keepdim=True' if keep else ''})"
             shape = tuple(1 if i == d % max(len(va.shape), 1) else s for i, s in enumerate(va.shape)) if keep else \
@@ -276,7 +276,7 @@ class Generator:
         else:
             dims = sorted(set(self.dim(va.shape) for _ in range(2)))
             extra = r.choice(["", ", keepdim=True", ", unbiased=False", ", correction=0"] if fn in ("std", "var")
-                             else ["", ", keepdim=True"])
+                             else ["", ", keepdim=True"] if fn != "count_nonzero" else [""])
             expr = f"{a}.{fn}(dim={tuple(dims) if len(dims) > 1 else dims[0]}{extra})"
             shape = ()
         name = self.new_name()
