@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from gradcheck import LAYOUTS, Input, first_derivatives, gradcheck, gradgradcheck, make_leaf, outputs_of
-from gradcalc.autograd import api, creation, dtypes
+from gradcalc.autograd import api, creation, dtypes, random
 from gradcalc.autograd import functions as F
 from gradcalc.autograd.tensor import Tensor
 from gradcalc.nn import functional as NF
@@ -78,6 +78,12 @@ class Case:
 
     def __str__(self) -> str:
         return self.name
+
+
+def _seeded(make: Callable) -> Tensor:
+    """`make()` after seeding PyTorch's stream: the same draws at every evaluation of a check."""
+    random.manual_seed(0)
+    return make()
 
 
 def _setitem(target: Tensor, index: object, value: object) -> Tensor:
@@ -526,6 +532,36 @@ CASES += [
     Case("nansum", lambda x: x.nansum() + F.nansum(x, 1, keepdim=True) * x, [rand(2, 3)], True),
     Case("div rounding modes", lambda x, y: x.div(y, rounding_mode="floor") * x + x.div(0.7, rounding_mode="trunc") * y,
          [np.array([0.2, 1.3, -0.6]), np.array([0.45, -0.8, 1.1])], True),
+    # random fills draw from a stream seeded afresh at each evaluation: their values are constants
+    Case("random fills", lambda x: _seeded(lambda: nonleaf(x).uniform_(-1, 1) + nonleaf(x).normal_(0.5, 2.0)
+                                           + nonleaf(x).bernoulli_(0.3) + x * 2), [rand(2, 3)]),
+    Case("bernoulli_ tensor p", lambda x, p: _seeded(lambda: nonleaf(x).bernoulli_(p) * x),
+         [rand(2, 3), rand(3, low=0.2, high=0.8, seed=1)]),
+    Case("bernoulli", lambda p: _seeded(lambda: F.bernoulli(p) + p), [rand(4, low=0.2, high=0.8)]),
+    # PyTorch gives torch.normal's mean and std zero gradients (not the reparameterised ones): the
+    # draws are scaled by 0 so that finite differences agree with that choice
+    Case("normal tensors", lambda m, s: _seeded(lambda: (F.normal(m, 1.0) + F.normal(2.0, s) + F.normal(m, s)) * 0
+                                                + m * s),
+         [rand(3), rand(3, low=0.5, seed=1)]),
+    Case("cumprod", lambda x: x.cumprod(1) + F.cumprod(x, 0), [away_from_zero(2, 3)], True),
+    Case("cumprod with zeros", lambda x: F.cumprod(x, 0), [np.array([2.0, 0.0, 3.0, 0.5, 0.0])], True),
+    Case("diag", lambda v, m: (F.diag(v, 1) ** 2).sum() + F.diag(m, -1) * v + m.diag(2).sum(),
+         [rand(3), rand(4, 4, seed=1)], True),
+    Case("lerp", lambda s, e, w: F.lerp(s, e, 0.3) + s.lerp(e, w) + F.lerp(s, e, 0.8) * w,
+         [rand(2, 3), rand(3, seed=1), rand(2, 3, low=0.0, high=1.0, seed=2)], True),
+    Case("nan_to_num", lambda x: F.nan_to_num(x) * x, [rand(2, 3)], True),
+    Case("clamp_min clamp_max", lambda x, b: x.clamp_min(0.1) * x + F.clamp_max(x, 0.4) + x.clamp_min(b) + x.clamp_max(b)
+         + nonleaf(x).clamp_min_(-0.2), [np.array([-1.2, 0.3, 0.6]), np.array([0.0, 0.5, 0.9])], True),
+    Case("outer", lambda u, v: F.outer(u, v) * F.ger(u, u).sum(), [rand(3), rand(2, seed=1)], True),
+    Case("gelu", lambda x: NF.gelu(x) + NF.gelu(x, approximate="tanh"), [rand(2, 3, low=-3.0, high=3.0)], True),
+    Case("silu", lambda x: NF.silu(x) + NF.silu(nonleaf(x), inplace=True), [rand(2, 3)], True),
+    Case("softplus", lambda x: NF.softplus(x) + NF.softplus(x, beta=2, threshold=1.0),
+         [np.array([-1.5, 0.1, 0.3, 0.8, 1.4])], True),
+    Case("elu", lambda x: NF.elu(x) + NF.elu(nonleaf(x), 0.5, inplace=True), [away_from_zero(2, 3)], True),
+    Case("hardtanh", lambda x: NF.hardtanh(x) + NF.relu6(x * 4) + NF.hardtanh_(nonleaf(x), -0.5, 0.5),
+         [np.array([-1.5, -0.7, -0.2, 0.3, 0.8, 1.9])], True),
+    Case("dropout", lambda x: _seeded(lambda: NF.dropout(x, 0.4) + NF.dropout(x, 1.0) + NF.dropout(x, 0.3, False)),
+         [rand(3, 4)], True),
 ]
 
 # non-contiguous leaves: the same ops again on transposed and strided storage

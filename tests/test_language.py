@@ -106,7 +106,8 @@ def test_walrus_is_reported_as_unsupported(source: str) -> None:
 
 
 @pytest.mark.parametrize("source, message", [
-    ("class A:\n    pass\n", "SyntaxError: 'class' is not supported in gradcalc"),
+    ("class A(metaclass=type):\n    pass\n", "SyntaxError: keyword arguments in a class definition "
+     "(such as metaclass=) are not supported in gradcalc"),
     ("try:\n    x = 1\nexcept ValueError:\n    pass\n", "SyntaxError: 'try' is not supported in gradcalc"),
 ])
 def test_unsupported_statements_say_so(source: str, message: str) -> None:

@@ -51,7 +51,69 @@ ESCAPES = [
     'tensor(1.).__setattr__("x", 1)',
     'x = tensor(1.); x._grad_fn = 1',
     'x = tensor(1.); x.foo = 1',
+    'type(type(1))("X", (), {})',
 ]
+
+# A class body defines no dunder but __init__, so no program code runs inside Python's protocols;
+# super() reaches __init__ and public names only; classes and instances expose no dunder.
+CLASS_ESCAPES = [
+    'class A:\n    def __getattribute__(self, name): return 1\n',
+    'class A:\n    def __reduce__(self): return (print, ("x",))\n',
+    'class A:\n    def __class_getitem__(cls, item): return 1\n',
+    'class A:\n    def __init_subclass__(cls): pass\n',
+    'class A:\n    def __del__(self): print("gone")\n',
+    'class A:\n    def __set_name__(self, owner, name): pass\n',
+    'class A:\n    __slots__ = ()\n',
+    'class A:\n    __getattr__ = print\n',
+    'class A:\n    __class__ = int\n',
+    'class A(metaclass=type): pass\n',
+    'class A(nn.Module, metaclass=type): pass\n',
+    'class A(nn.Module, nn.Linear): pass\n',
+    'class A(*[nn.Module]): pass\n',
+    'class A(int): pass\n',
+    'class A(type(tensor(1.))): pass\n',
+    'class A(torch.optim.SGD): pass\n',
+    'class A(type(type(1))): pass\n',
+    '@print\nclass A: pass\n',
+    'class A:\n    class B: pass\n',
+    'class A:\n    import os\n',
+    'class A:\n    def f(self): return super().__subclasses__()\nA().f()\n',
+    'class A:\n    def f(self): return super().__class__\nA().f()\n',
+    'class A:\n    def f(self): return super().__getattribute__("f")\nA().f()\n',
+    'class A:\n    def f(self): return super().__init__.__self__\nA().f()\n',
+    'class A:\n    def f(self): return super().__init__.__objclass__\nA().f()\n',
+    'class A(nn.Module):\n    def f(self): return super()._parameters\nA().f()\n',
+    'class A(nn.Module):\n    def f(self): return super().__dict__\nA().f()\n',
+    'class A:\n    def f(self): return super(A, A).__init__\nA().f()\n',
+    'super(int, 1).__init__\n',
+    'class A(nn.Module):\n    def f(self): return super(nn.Module, self).__init__\nA().f()\n',
+    'class A:\n    def f(self): return type(self).__mro__\nA().f()\n',
+    'class A:\n    def f(self): return self.__dict__\nA().f()\n',
+    'class A:\n    pass\nA.__bases__\n',
+    'class A:\n    pass\nA.mro()\n',
+    'class A:\n    pass\nA.__subclasses__()\n',
+    'class A:\n    pass\nA.x = 1\n',
+    'class A:\n    pass\ntype(A)("X", (A,), {})\n',
+    'class A:\n    def f(self): pass\nA().f.__func__\n',
+    'class A:\n    def f(self): pass\nA.f.__globals__\n',
+    'class A(nn.Module):\n    pass\nA().__dict__\n',
+    'class A(nn.Module):\n    pass\nA.parameters\n',
+    'class A:\n    pass\na = A(); a.__class__ = int\n',
+    'class A:\n    pass\na = A(); a.__dict__ = {}\n',
+    'class A:\n    pass\nA()._private\n',
+]
+
+
+@pytest.mark.parametrize("source", CLASS_ESCAPES)
+def test_class_escape_ends_in_one_clean_error(source: str) -> None:
+    ok, stdout, stderr = run(source)
+    assert not ok
+    kind, _, message = stderr.splitlines()[0].partition(": ")
+    assert kind in {"AttributeError", "NameError", "TypeError", "SyntaxError"}, stderr
+    # a syntax error shows where it is (line and column, the line, a caret); any other error is one line
+    assert len(stderr.splitlines()) == (4 if kind == "SyntaxError" else 1), stderr
+    assert "Traceback" not in stderr and stdout == "", stdout + stderr
+    assert "<class 'object'>" not in stdout + stderr
 
 
 def run(source: str) -> tuple:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from . import dtypes, grad_mode, kernels
+from . import dtypes, grad_mode, kernels, random as rng
 
 np.seterr(all="ignore")  # PyTorch computes inf and nan silently; so does gradcalc, once for all ops
 from .dtypes import DType
@@ -3128,6 +3128,360 @@ METHODS.update(
 TORCH_FUNCTIONS.extend(["norm", "std", "var", "square", "round", "floor", "ceil"])
 TORCH_FUNCTIONS.extend(["trunc", "frac", "isnan", "cumsum", "flip", "exp2", "erf", "atan2", "tril", "triu", "roll",
                         "movedim", "logsumexp", "sort", "argsort", "topk", "median", "nansum", "count_nonzero"])
+
+
+# ---- more ops
+
+# In-place random fills. The values carry no gradient: each fill is recorded as an op whose
+# formulas give zeros, so that a filled tensor has PyTorch's grad_fn and version.
+UNIFORM = defop("UniformBackward0", ("self",), None, self=lambda g: zeros_like(g))
+NORMAL = defop("NormalBackward0", ("self",), None, self=lambda g: zeros_like(g))
+BERNOULLI_FLOAT = defop("BernoulliBackward2", ("self",), None, self=lambda g: zeros_like(g))
+BERNOULLI_TENSOR = defop("BernoulliBackward1", ("self", "p"), None, self=lambda g: zeros_like(g),
+                         p=lambda g: zeros_like(g))
+BERNOULLI = defop("BernoulliBackward0", ("self",), None, self=lambda g: zeros_like(g))
+NORMAL_MEAN = defop("NormalBackward1", ("mean",), None, mean=lambda g: zeros_like(g))
+NORMAL_STD = defop("NormalBackward2", ("std",), None, std=lambda g: zeros_like(g))
+NORMAL_BOTH = defop("NormalBackward3", ("mean", "std"), None, mean=lambda g: zeros_like(g),
+                    std=lambda g: zeros_like(g))
+
+
+def _write_random(a: Tensor, data: np.ndarray, op: OpDef, *others: Tensor) -> Tensor:
+    """Put freshly drawn `data` into `a`: recorded when `a` (or a tensor parameter) requires grad."""
+    if grad_mode.is_grad_enabled() and builtins.any(t.requires_grad for t in (a, *others)):
+        return commit_inplace(a, record(op, (a, *others), data, a._dtype))
+    a._data[...] = data
+    a._vc.value += 1
+    return a
+
+
+def uniform_(a: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Tensor:
+    check_inplace(a)  # before drawing: a refused fill leaves the random stream where it was
+    return _write_random(a, rng.uniform_(a.shape, from_, to, a._dtype.name, generator), UNIFORM)
+
+
+def normal_(a: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    check_inplace(a)
+    return _write_random(a, rng.normal_(a.shape, mean, std, a._dtype.name, generator), NORMAL)
+
+
+def bernoulli_(a: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    check_inplace(a, p)
+    if isinstance(p, Tensor):
+        # one draw per element of a, from p broadcast to a's shape and read in p's dtype
+        hits = rng.bernoulli(np.broadcast_to(p._data, a._data.shape), generator)
+        return _write_random(a, hits.astype(a._dtype.numpy), BERNOULLI_TENSOR, p)
+    return _write_random(a, rng.bernoulli_(a.shape, p, a._dtype.name, generator), BERNOULLI_FLOAT)
+
+
+def bernoulli(p: Tensor, generator: Any = None) -> Tensor:
+    return record(BERNOULLI, (p,), rng.bernoulli(p._data, generator), p._dtype)
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, dtype: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    """torch.normal: numbers and a size, or tensors. A tensor form draws N(0, std) and adds
+    mean, or draws N(0, 1) and multiplies by std, then adds mean, as ATen's normal does."""
+    if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+        if size is None:
+            raise TypeError("normal() missing required argument 'size'")
+        out = _creation().empty(*size, dtype=dtype)
+        out._data[...] = rng.normal_(out.shape, mean, std, out._dtype.name, generator)
+        return out.requires_grad_(requires_grad)
+    if isinstance(std, Tensor) and std.numel() and not bool(np.all(std._data >= 0)):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    like = mean if isinstance(mean, Tensor) else std
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        _check_broadcast(mean, std)
+    shape = _broadcast_shapes(tuple(mean.shape) if isinstance(mean, Tensor) else (),
+                              tuple(std.shape) if isinstance(std, Tensor) else ())
+    kind = like._dtype.numpy
+    if isinstance(std, Tensor):
+        noise = rng.normal_(shape, 0.0, 1.0, like._dtype.name, generator)
+        data = noise * std._data.astype(kind) + np.asarray(mean._data if isinstance(mean, Tensor) else mean, kind)
+    else:
+        data = rng.normal_(shape, 0.0, std, like._dtype.name, generator) + mean._data
+    data = np.asarray(data, dtype=kind)
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        return record(NORMAL_BOTH, (mean, std), data, like._dtype)
+    if isinstance(mean, Tensor):
+        return record(NORMAL_MEAN, (mean,), data, like._dtype)
+    return record(NORMAL_STD, (std,), data, like._dtype)
+
+
+# cumulative product: floats accumulate in double as PyTorch's CPU kernel does
+CUMPROD = defop("CumprodBackward0", ("self",), None,
+                self=lambda g, self, result, dim: _cumprod_grad(g, self, result, dim))
+
+
+def cumprod(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    d = _wrap_dim(dim, a.ndim)
+    result = dtype or (dtypes.int64 if a._dtype.category <= dtypes.INTEGRAL else a._dtype)
+    accumulate = np.float64 if result.category == dtypes.FLOATING else result.numpy
+    data = np.cumprod(a._data.astype(accumulate), axis=d) if a.ndim else a._data.astype(accumulate)
+    source = a if result is a._dtype else to_dtype(a, result)
+    return record(CUMPROD, (source,), np.asarray(data, dtype=result.numpy), result, dim=d)
+
+
+def _cumprod_grad(g: Tensor, self: Tensor, result: Tensor, dim: int) -> Tensor:
+    """d/dx_i of sum_k g_k prod_{j<=k} x_j, as PyTorch's cumprod_backward: without zeros a reversed
+    cumsum divided by x; with a zero, for each i the products that leave x_i out, written in place."""
+    if self.numel() <= 1 or self.shape[dim] == 1:
+        return g
+    if bool(np.all(self._data != 0)):
+        return (g * result).flip(dim).cumsum(dim).flip(dim) / self
+    n = self.shape[dim]
+    grad_input = zeros(self.shape, g._dtype)
+    ones = Tensor._make(np.ones(self.shape[:dim] + (1,) + self.shape[dim + 1:], dtype=g._dtype.numpy), g._dtype)
+    for k in range(n):
+        until_k = self.narrow(dim, 0, k).prod(dim, keepdim=True) if k else None
+        from_k_plus_1 = self.narrow(dim, k + 1, n - k - 1).cumprod(dim) if k < n - 1 else None
+        if until_k is None:
+            omitted = cat([ones, from_k_plus_1], dim)
+        elif from_k_plus_1 is None:
+            omitted = until_k
+        else:
+            omitted = cat([until_k, until_k.expand_as(from_k_plus_1) * from_k_plus_1], dim)
+        grad_input.select(dim, k).copy_((g.narrow(dim, k, n - k) * omitted).sum(dim))
+    return grad_input
+
+
+# diag: a vector onto a diagonal (DiagEmbed), or a matrix's diagonal copied out
+DIAG_EMBED = defop("DiagEmbedBackward0", ("self",), None, self=lambda g, diagonal: diag(g, diagonal))
+DIAGONAL_COPY = defop("DiagonalBackward0_copy", ("self",), None,
+                      self=lambda g, self_shape, diagonal: diagonal_backward(g, self_shape, diagonal))
+DIAGONAL_BACKWARD = defop("DiagonalBackwardBackward0", ("grad_output",), None,
+                          grad_output=lambda g, diagonal: diag(g, diagonal))
+
+
+def diag(a: Tensor, diagonal: int = 0) -> Tensor:
+    if a.ndim == 1:
+        return record(DIAG_EMBED, (a,), np.diag(a._data, diagonal), a._dtype, diagonal=diagonal)
+    if a.ndim == 2:
+        return record(DIAGONAL_COPY, (a,), np.diag(a._data, diagonal).copy(), a._dtype, self_shape=a.shape,
+                      diagonal=diagonal)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
+
+
+def diagonal_backward(grad_output: Tensor, shape: tuple, diagonal: int) -> Tensor:
+    """A zero matrix of `shape` holding grad_output on the diagonal."""
+    data = np.zeros(shape, dtype=grad_output._dtype.numpy)
+    index = np.arange(grad_output.shape[0])
+    data[index + builtins.max(-diagonal, 0), index + builtins.max(diagonal, 0)] = grad_output._data
+    return record(DIAGONAL_BACKWARD, (grad_output,), data, grad_output._dtype, diagonal=diagonal)
+
+
+LERP = defop("LerpBackward0", ("self", "end"), None,
+             self=lambda g, weight: g * (1 - weight), end=lambda g, weight: g * weight)
+LERP_TENSOR = defop("LerpBackward1", ("self", "end", "weight"), None,
+                    self=lambda g, weight: g * (1 - weight), end=lambda g, weight: g * weight,
+                    weight=lambda g, self, end: g * (end - self))
+
+
+def lerp(a: Tensor, end: Tensor, weight: Any) -> Tensor:
+    for name, other in (("end", end), ("weight", weight)):
+        if isinstance(other, Tensor) and other._dtype is not a._dtype and (name == "end" or other.ndim):
+            raise RuntimeError(f"expected dtype {_c10_name(a._dtype)} for `{name}` but got dtype "
+                               f"{_c10_name(other._dtype)}")
+    _check_broadcast(a, end)
+    start, stop = np.broadcast_arrays(a._data, end._data)
+    if not isinstance(weight, Tensor):
+        return record(LERP, (a, end), kernels.lerp(start, stop, weight), a._dtype, weight=weight)
+    _check_broadcast(a, weight)
+    start, stop, w = np.broadcast_arrays(start, stop, weight._data.astype(a._dtype.numpy))
+    near = np.abs(w) < 0.5  # from the nearer end, as one fused multiply-add
+    data = kernels._fused(np.where(near, w, w - 1), stop - start, np.where(near, start, stop))
+    return record(LERP_TENSOR, (a, end, weight), np.asarray(data, dtype=a._dtype.numpy), a._dtype)
+
+
+NAN_TO_NUM = defop("NanToNumBackward0", ("self",), None, self=lambda g, self: g * _finite(self))
+
+
+def _finite(t: Tensor) -> Tensor:
+    return Tensor._make(np.isfinite(t._data), dtypes.bool_)
+
+
+def nan_to_num(a: Tensor, nan: Optional[float] = 0.0, posinf: Optional[float] = None,
+               neginf: Optional[float] = None) -> Tensor:
+    if a._dtype.category >= dtypes.FLOATING:
+        info = np.finfo(a._dtype.numpy)
+        data = np.nan_to_num(a._data, nan=0.0 if nan is None else nan,
+                             posinf=info.max if posinf is None else posinf,
+                             neginf=info.min if neginf is None else neginf)
+    else:
+        data = a._data.copy()
+    return record(NAN_TO_NUM, (a,), np.asarray(data, dtype=a._dtype.numpy), a._dtype)
+
+
+# clamp_min and clamp_max have grad_fns of their own in PyTorch (ClampMin/ClampMax, 0 for a number)
+CLAMP_MIN = defop("ClampMinBackward0", ("self",), None,
+                  self=lambda g, self, min: where(self >= min, g, zeros_like(g)))
+CLAMP_MAX = defop("ClampMaxBackward0", ("self",), None,
+                  self=lambda g, self, max: where(self <= max, g, zeros_like(g)))
+CLAMP_MIN_TENSOR = defop("ClampMinBackward1", ("self", "min"), None,
+                         self=lambda g, self, min: where(self >= min, g, zeros_like(g)),
+                         min=lambda g, self, min: where(self < min, g, zeros_like(g)))
+CLAMP_MAX_TENSOR = defop("ClampMaxBackward1", ("self", "max"), None,
+                         self=lambda g, self, max: where(self <= max, g, zeros_like(g)),
+                         max=lambda g, self, max: where(self > max, g, zeros_like(g)))
+
+
+def clamp_min(a: Tensor, min: Any) -> Tensor:
+    return _clamp_one(a, min, CLAMP_MIN, CLAMP_MIN_TENSOR, np.maximum, "min")
+
+
+def clamp_max(a: Tensor, max: Any) -> Tensor:
+    return _clamp_one(a, max, CLAMP_MAX, CLAMP_MAX_TENSOR, np.minimum, "max")
+
+
+def _clamp_one(a: Tensor, bound: Any, op: OpDef, tensor_op: OpDef, pick: Callable, name: str) -> Tensor:
+    dtype = dtypes.result_type([a, bound])
+    if isinstance(bound, Tensor):
+        _check_broadcast(a, bound)
+        x, b = _arrays((a, bound), dtype)
+        return record(tensor_op, (a, bound), np.asarray(pick(x, b), dtype=dtype.numpy), dtype)
+    (x,) = _arrays((a,), dtype)
+    # nan stays nan, as in clamp
+    data = np.where(np.isnan(x), x, pick(x, bound)) if x.dtype.kind == "f" else pick(x, bound)
+    return record(op, (a,), np.asarray(data, dtype=dtype.numpy), dtype, **{name: bound})
+
+
+def outer(a: Tensor, vec2: Tensor) -> Tensor:
+    for name, t in (("self", a), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return reshape(a, (a.shape[0], 1)) * vec2
+
+
+# activations (torch.nn.functional computes the forwards). Their backward functions are ops of
+# their own, as in PyTorch, so a second derivative shows GeluBackwardBackward0 and its kin.
+GELU = defop("GeluBackward0", ("self",), None,
+             self=lambda g, self, approximate: gelu_backward(g, self, approximate))
+SILU = defop("SiluBackward0", ("self",), None,
+             self=lambda g, self: g * self.sigmoid() * (1 + self * (1 - self.sigmoid())))
+SOFTPLUS = defop("SoftplusBackward0", ("self",), None,
+                 self=lambda g, self, beta, threshold: softplus_backward(g, self, beta, threshold))
+ELU = defop("EluBackward0", ("self",), None,
+            self=lambda g, self, alpha: elu_backward(g, self, alpha, False))
+ELU_INPLACE = defop("EluBackward1", ("self",), None,
+                    self=lambda g, result, alpha: elu_backward(g, result, alpha, True))
+HARDTANH = defop("HardtanhBackward0", ("self",), None,
+                 self=lambda g, self, min_val, max_val: hardtanh_backward(g, self, min_val, max_val))
+GELU_BACKWARD = defop("GeluBackwardBackward0", ("grad_output", "self"), None,
+                      grad_output=lambda g, self, approximate: gelu_backward(g, self, approximate),
+                      self=lambda g, grad_output, self, approximate: g * grad_output * _gelu_curvature(self, approximate))
+SOFTPLUS_BACKWARD = defop(
+    "SoftplusBackwardBackward0", ("grad_output", "self"), None,
+    grad_output=lambda g, self, beta, threshold: softplus_backward(g, self, beta, threshold),
+    self=lambda g, grad_output, self, beta, threshold: where(
+        self * beta > threshold, zeros_like(g), g * grad_output * beta * (self * beta).sigmoid()
+        * (1 - (self * beta).sigmoid())))
+ELU_BACKWARD = defop(
+    "EluBackwardBackward0", ("grad_output", "self_or_result"), None,
+    grad_output=lambda g, self_or_result, alpha, is_result: elu_backward(g, self_or_result, alpha, is_result),
+    self_or_result=lambda g, grad_output, self_or_result, alpha, is_result: where(
+        self_or_result > 0, zeros_like(g),
+        g * grad_output if is_result else g * grad_output * alpha * self_or_result.exp()))
+HARDTANH_BACKWARD = defop("HardtanhBackwardBackward0", ("grad_output", "self"), None,
+                          grad_output=lambda g, self, min_val, max_val: hardtanh_backward(g, self, min_val, max_val),
+                          self=lambda g: zeros_like(g))
+# PyTorch's constants, in the opmath type of the kernel
+_GELU_BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5  # M_SQRT2 * M_2_SQRTPI * 0.5
+_GELU_KAPPA = 0.044715
+
+
+def libm(function: Callable, x: np.ndarray) -> np.ndarray:
+    """A C library function on float32 or float64 values: computed in double and rounded once,
+    as glibc's float functions (nearly always correctly rounded) give."""
+    return np.asarray(function(x.astype(np.float64)), dtype=x.dtype)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+def gelu_forward(x: np.ndarray, approximate: str) -> np.ndarray:
+    """PyTorch's scalar GELU kernel, step by step in the input's dtype."""
+    kind = x.dtype.type
+    if approximate == "tanh":
+        inner = kind(_GELU_BETA) * (x + kind(_GELU_KAPPA) * (x * x * x))
+        return kind(0.5) * x * (kind(1) + libm(np.tanh, inner))
+    return x * kind(0.5) * (kind(1) + libm(_erf, x * kind(math.sqrt(0.5))))
+
+
+def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str) -> Tensor:
+    x, dy = self._data, grad_output._data
+    kind = x.dtype.type
+    if approximate == "tanh":
+        beta, kappa = kind(_GELU_BETA), kind(_GELU_KAPPA)
+        inner = beta * (x + kappa * (x * x * x))
+        t = libm(np.tanh, inner)
+        left = kind(0.5) * x
+        right = kind(1) + t
+        left_derivative = kind(0.5) * right
+        right_derivative = left * (kind(1) - t * t) * (beta * (kind(1) + kind(3) * kappa * (x * x)))
+        data = dy * (left_derivative + right_derivative)
+    else:
+        cdf = kind(0.5) * (kind(1) + libm(_erf, x * kind(math.sqrt(0.5))))
+        pdf = kind(2.0 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5) * libm(np.exp, x * x * kind(-0.5))
+        data = dy * (cdf + x * pdf)
+    return record(GELU_BACKWARD, (grad_output, self), np.asarray(data, dtype=x.dtype), grad_output._dtype,
+                  approximate=approximate)
+
+
+def _gelu_curvature(x: Tensor, approximate: str) -> Tensor:
+    """The second derivative of gelu."""
+    if approximate == "tanh":
+        c = _GELU_BETA
+        slope = c * (1 + 3 * _GELU_KAPPA * x * x)
+        t = (c * (x + _GELU_KAPPA * x * x * x)).tanh()
+        return (1 - t * t) * (slope - x * t * slope * slope + 3 * c * _GELU_KAPPA * x * x)
+    return (-0.5 * x * x).exp() / math.sqrt(2 * math.pi) * (2 - x * x)
+
+
+def softplus_forward(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
+    kind = x.dtype.type
+    scaled = x * kind(beta)
+    return np.where(scaled > kind(threshold), x, libm(np.log1p, libm(np.exp, scaled)) / kind(beta))
+
+
+def softplus_backward(grad_output: Tensor, self: Tensor, beta: float, threshold: float) -> Tensor:
+    x, dy = self._data, grad_output._data
+    kind = x.dtype.type
+    z = libm(np.exp, x * kind(beta))
+    data = np.where(x * kind(beta) > kind(threshold), dy, dy * z / (z + kind(1)))
+    return record(SOFTPLUS_BACKWARD, (grad_output, self), np.asarray(data, dtype=x.dtype), grad_output._dtype,
+                  beta=beta, threshold=threshold)
+
+
+def elu_forward(x: np.ndarray, alpha: float) -> np.ndarray:
+    kind = x.dtype.type
+    return np.where(x <= 0, (libm(np.exp, x) - kind(1)) * kind(alpha), x)
+
+
+def elu_backward(grad_output: Tensor, self_or_result: Tensor, alpha: float, is_result: bool) -> Tensor:
+    x, dy = self_or_result._data, grad_output._data
+    kind = x.dtype.type
+    negative = dy * (x + kind(alpha)) if is_result else dy * libm(np.exp, x) * kind(alpha)
+    data = np.where(x <= 0, negative, dy)
+    return record(ELU_BACKWARD, (grad_output, self_or_result), np.asarray(data, dtype=x.dtype),
+                  grad_output._dtype, alpha=alpha, is_result=is_result)
+
+
+def hardtanh_backward(grad_output: Tensor, self: Tensor, min_val: float, max_val: float) -> Tensor:
+    x = self._data
+    data = np.where((x <= min_val) | (x >= max_val), np.zeros((), grad_output._data.dtype), grad_output._data)
+    return record(HARDTANH_BACKWARD, (grad_output, self), data, grad_output._dtype, min_val=min_val,
+                  max_val=max_val)
+
+
+METHODS.update(uniform_=uniform_, normal_=normal_, bernoulli_=bernoulli_, bernoulli=bernoulli, cumprod=cumprod,
+               diag=diag, lerp=lerp, nan_to_num=nan_to_num, clamp_min=clamp_min, clamp_max=clamp_max, outer=outer,
+               ger=outer)
+INPLACE.update(clamp_min=clamp_min, clamp_max=clamp_max, lerp=lerp, nan_to_num=nan_to_num)
+TORCH_FUNCTIONS.extend(["bernoulli", "normal", "cumprod", "diag", "lerp", "nan_to_num", "clamp_min", "clamp_max",
+                        "outer", "ger"])
+ger = outer
 
 
 install_methods(Tensor)

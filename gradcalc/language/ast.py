@@ -256,6 +256,12 @@ class FunctionDef(Node):
     decorators: list  # Expr
 
 
+class ClassDef(Node):
+    name: str
+    base: Optional[Expr]  # the one base class gradcalc supports
+    body: list  # FunctionDef, Assign, ExprStmt (a docstring) and Pass only
+
+
 class Assert(Node):
     test: Expr
     msg: Optional[Expr]

@@ -8,6 +8,7 @@ import builtins as host
 from typing import Any, Callable, Optional
 
 from . import sandbox
+from .classes import explicit_super
 from ..display.names import torch_class
 
 PRELUDE_FROM_TORCH = (
@@ -53,10 +54,14 @@ class Builtin:
 
 
 class _Type(Builtin):
-    """`type`, a class in Python, and shown as one."""
+    """`type` or `super`, classes in Python, and shown as such."""
 
     def __repr__(self) -> str:
-        return "<class 'type'>"
+        return f"<class '{self.name}'>"
+
+
+class SuperBuiltin(_Type):
+    """`super`: the interpreter answers a call without arguments, which needs the method it is in."""
 
 
 def make_builtins(write: Callable[[str], None]) -> dict:
@@ -78,13 +83,16 @@ def make_builtins(write: Callable[[str], None]) -> dict:
             raise TypeError("type() with 3 arguments (making a class) is not supported in gradcalc")
         if len(args) != 1:
             raise TypeError("type() takes 1 or 3 arguments")
-        return type(args[0])
+        cls = type(args[0])
+        # the type of a class is a metaclass, which would make classes: the builtin stands in for it
+        return table["type"] if issubclass(cls, type) else cls
 
     def hasattr_(value: Any, name: str) -> bool:
         return sandbox.has_attribute(value, name)
 
     table = {name: getattr(host, name) for name in _PLAIN}
-    table.update(print=Builtin("print", print_), type=_Type("type", type_), hasattr=Builtin("hasattr", hasattr_))
+    table.update(print=Builtin("print", print_), type=_Type("type", type_), hasattr=Builtin("hasattr", hasattr_),
+                 super=SuperBuiltin("super", explicit_super))
     return table
 
 

@@ -41,12 +41,13 @@ class _Block:
     """The names of the statement's module, a function or a comprehension, as Python's symtable
     records them."""
 
-    __slots__ = ("flags", "declarations", "parent")
+    __slots__ = ("flags", "declarations", "parent", "is_class")
 
-    def __init__(self, parent: Optional["_Block"]) -> None:
+    def __init__(self, parent: Optional["_Block"], is_class: bool = False) -> None:
         self.flags: dict = {}
         self.declarations: dict = {}  # name -> its first global or nonlocal statement
         self.parent = parent  # None for the module
+        self.is_class = is_class  # a class body's names are no variables of the functions inside
 
 
 class _Scopes:
@@ -92,6 +93,14 @@ class _Scopes:
             for expression in [p.default for p in node.params if p.default is not None] + node.decorators:
                 self.expression(expression, block)
             self.function(node.params, node.body, block, is_lambda=False)
+        elif kind is ast.ClassDef:
+            _mark(block, node.name, _ASSIGNED)
+            if node.base is not None:
+                self.expression(node.base, block)
+            body = _Block(block, is_class=True)
+            self.blocks.append(body)
+            for statement in node.body:
+                self.statement(statement, body)
         elif kind is ast.With:
             for item in node.items:
                 self.expression(item.context_expr, block)
@@ -174,7 +183,7 @@ def _bound_outside(block: _Block, name: str) -> bool:
     outer = block.parent
     while outer.parent is not None:  # the module's names do not count
         flag = outer.flags.get(name, 0)
-        if flag & (_PARAMETER | _ASSIGNED | _IMPORTED) and not flag & _GLOBAL:
+        if flag & (_PARAMETER | _ASSIGNED | _IMPORTED) and not flag & _GLOBAL and not outer.is_class:
             return True
         outer = outer.parent
     return False
@@ -318,6 +327,9 @@ class _CodeChecker:
             for decorator in node.decorators:
                 self.expression(decorator)
             self.function(node.params, node.body, is_lambda=False)
+        elif kind is ast.ClassDef:
+            self.optional(node.base)
+            self.block(node.body)  # methods, class attributes and docstrings only
         elif kind is ast.Assert:
             if type(node.test) is ast.TupleExpr and node.test.elts:
                 self.warn("assertion is always true, perhaps remove parentheses?")

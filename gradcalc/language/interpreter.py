@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import operator
 from itertools import islice
+from types import MethodType
 from typing import Any, Callable, Iterator, Optional
 
-from . import ast, sandbox
+from . import ast, classes, sandbox
+from .builtins import SuperBuiltin
 from .modules import import_module, import_from
 from ..display.names import torch_class
 
@@ -58,10 +60,14 @@ class Scope:
 class ScopeInfo:
     """Which names a function body binds (its locals) and declares global or nonlocal."""
 
-    __slots__ = ("locals", "globals", "nonlocals", "prefix")
+    __slots__ = ("locals", "globals", "nonlocals", "prefix", "owner", "first")
 
     def __init__(self, params: list, body: list, prefix: str) -> None:
         self.prefix = prefix  # the start of the qualified names defined inside: "f.<locals>."
+        # for super(): the class body the function is defined in (Python's __class__ cell),
+        # and the parameter holding its instance
+        self.owner: Optional[ClassInfo] = None
+        self.first: Optional[str] = params[0].name if params and params[0].kind == "normal" else None
         self.locals: set = {p.name for p in params}
         self.globals: set = set()
         self.nonlocals: set = set()
@@ -79,7 +85,7 @@ class ScopeInfo:
                 for item in node.items:
                     if item.optional_vars is not None:
                         self._bind(item.optional_vars)
-            elif isinstance(node, ast.FunctionDef):
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 self.locals.add(node.name)
                 continue
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -106,6 +112,25 @@ class ScopeInfo:
             self._bind(target.value)
 
 
+class ClassInfo(ScopeInfo):
+    """A class body's scope: its names become the class's attributes, which the functions
+    defined in it do not see as variables."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, qualname: str) -> None:
+        super().__init__([], [], qualname + ".")
+        self.cls: Optional[type] = None  # set once the body has run
+
+
+def _enclosing(scope: Scope) -> Optional[Scope]:
+    """The scope whose variables a function or comprehension defined in `scope` sees: None for
+    the module's (globals are looked up apart), and a class body's is skipped, as in Python."""
+    if type(scope.info) is ClassInfo:
+        return scope.parent
+    return scope if scope.info is not None else None
+
+
 # Python's default recursion limit is 1000 frames, a few of which the interactive top level
 # uses; a deeper user recursion ends in RecursionError here too, long before the host's C
 # stack (which every user call also uses) could overflow.
@@ -124,10 +149,11 @@ class UserFunction:
         self.qualname = _qualified(scope, name)
         self.params = params
         self.body = body
-        self.scope = scope
         self.is_lambda = is_lambda
         self.defaults = {p.name: interpreter.eval(p.default, scope) for p in params if p.default is not None}
         self.info = ScopeInfo(params, [] if is_lambda else body, self.qualname + ".<locals>.")
+        self.info.owner = scope.info if type(scope.info) is ClassInfo else getattr(scope.info, "owner", None)
+        self.closure = _enclosing(scope)
         self.positional = [p.name for p in params if p.kind == "normal"]
         self.kwonly = [p.name for p in params if p.kind == "kwonly"]
         self.keywords = set(self.positional) | set(self.kwonly)
@@ -142,12 +168,16 @@ class UserFunction:
     def __repr__(self) -> str:
         return f"<function {self.qualname} at {hex(id(self))}>"
 
+    def __get__(self, instance: Any, owner: Optional[type] = None) -> Any:
+        """As a class attribute, a method: bound to the instance it is read from."""
+        return self if instance is None else MethodType(self, instance)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         interpreter = self.interpreter
         if interpreter.depth >= MAX_CALL_DEPTH:
             raise RecursionError("maximum recursion depth exceeded")
         local = self._bind(args, kwargs)
-        scope = Scope(local, self.scope if self.scope.info is not None else None, self.info)
+        scope = Scope(local, self.closure, self.info)
         interpreter.depth += 1
         try:
             if self.is_lambda:
@@ -340,6 +370,17 @@ class Interpreter:
             function = decorator(function)
         self.store(node.name, function, scope)
 
+    def exec_ClassDef(self, node: ast.ClassDef, scope: Scope, echo: bool) -> None:
+        base = None if node.base is None else self.eval(node.base, scope)
+        if base is not None:
+            classes.check_base(base)
+        qualname = _qualified(scope, node.name)
+        info = ClassInfo(qualname)
+        body = Scope({}, _enclosing(scope), info)
+        self.exec_block(node.body, body, echo=False)
+        info.cls = classes.make_class(node.name, qualname, base, body.vars)
+        self.store(node.name, info.cls, scope)
+
     def exec_Assert(self, node: ast.Assert, scope: Scope, echo: bool) -> None:
         if not self.eval(node.test, scope):
             if node.msg is None:
@@ -387,6 +428,8 @@ class Interpreter:
                     raise UnboundLocalError(
                         f"cannot access local variable '{name}' where it is not associated with a value") from None
             if name not in info.globals:
+                if name in scope.vars:  # a class body's attributes (a function's variables are its locals)
+                    return scope.vars[name]
                 outer = scope.parent
                 while outer is not None:
                     if name in outer.vars:
@@ -600,6 +643,8 @@ class Interpreter:
 
     def eval_Call(self, node: ast.Call, scope: Scope) -> Any:
         function = self.eval(node.func, scope)
+        if type(function) is SuperBuiltin and not node.args and not node.keywords:
+            return self._implicit_super(scope)
         args = self._elements(node.args, scope, function)
         kwargs = {}
         for keyword in node.keywords:
@@ -622,6 +667,20 @@ class Interpreter:
             raise TypeError(f"'{type(function).__name__}' object is not callable")
         return function(*args, **kwargs)
 
+    def _implicit_super(self, scope: Scope) -> classes.Super:
+        """`super()`: the class the running function is defined in and its first argument,
+        checked in CPython's order, with its messages."""
+        info = scope.info
+        if info is None or info.first is None:
+            raise RuntimeError("super(): no arguments")
+        if info.first not in scope.vars:
+            raise RuntimeError("super(): arg[0] deleted")
+        if info.owner is None:
+            raise RuntimeError("super(): __class__ cell not found")
+        if info.owner.cls is None:
+            raise RuntimeError("super(): empty __class__ cell")
+        return classes.Super(info.owner.cls, scope.vars[info.first])
+
     def eval_Lambda(self, node: ast.Lambda, scope: Scope) -> UserFunction:
         return UserFunction(self, "<lambda>", node.params, node.body, scope, is_lambda=True)
 
@@ -631,7 +690,7 @@ class Interpreter:
         info = ScopeInfo([], [], _qualified(scope, kind) + ".")
         for clause in generators:
             info._bind(clause.target)
-        inner = Scope({}, scope if scope.info is not None else None, info)
+        inner = Scope({}, _enclosing(scope), info)
         return self._clauses(generators, 0, inner, iter(self.eval(generators[0].iter, scope)))
 
     def _clauses(self, generators: list, index: int, inner: Scope, iterable: Iterator) -> Iterator[Scope]:
@@ -678,7 +737,7 @@ def _qualified(scope: Scope, name: str) -> str:
 
 
 _STATEMENTS = (ast.ExprStmt, ast.Assign, ast.AugAssign, ast.Delete, ast.Pass, ast.Break, ast.Continue, ast.Return,
-               ast.If, ast.While, ast.For, ast.With, ast.FunctionDef, ast.Assert, ast.Raise, ast.Global,
+               ast.If, ast.While, ast.For, ast.With, ast.FunctionDef, ast.ClassDef, ast.Assert, ast.Raise, ast.Global,
                ast.Nonlocal, ast.Import, ast.ImportFrom)
 _EXPRESSIONS = (ast.Constant, ast.Name, ast.FString, ast.ListExpr, ast.TupleExpr, ast.SetExpr, ast.DictExpr,
                 ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Attribute,

@@ -354,7 +354,7 @@ def is_complete(source: str) -> bool:
         if error.input_ended == "eof":
             return last_line_blank
         return True
-    compound = (ast.If, ast.While, ast.For, ast.With, ast.FunctionDef)
+    compound = (ast.If, ast.While, ast.For, ast.With, ast.FunctionDef, ast.ClassDef)
     if module.body and isinstance(module.body[-1], compound):
         return last_line_blank
     return True
@@ -447,10 +447,10 @@ _OPERATOR_VALUES = {"+", "-", "*", "/", "//", "%", "**", "@", "|", "^", "&", "<<
 _PREFIX_OPERATORS = {"*", "**", "-", "+", "~", "not"}
 _AUGMENTED = {"+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", "<<=", ">>="}
 # What can start a statement (besides an expression), in one phrase where all of it could come.
-_STATEMENT_WORDS = {"assert", "break", "continue", "def", "del", "for", "from", "global", "if", "import",
+_STATEMENT_WORDS = {"assert", "break", "class", "continue", "def", "del", "for", "from", "global", "if", "import",
                     "nonlocal", "pass", "raise", "return", "while", "with", "@"}
 # Python keywords outside gradcalc's language; the lexer sees them as names.
-_UNSUPPORTED_KEYWORDS = {"class", "try", "except", "finally", "yield", "async", "await"}
+_UNSUPPORTED_KEYWORDS = {"try", "except", "finally", "yield", "async", "await"}
 
 
 def _unsupported(word: str) -> str:
@@ -460,7 +460,7 @@ def _unsupported(word: str) -> str:
 # What each block header is called in "expected an indented block after ...".
 _BLOCK_NAMES = {"if": "'if' statement", "elif": "'elif' statement", "else": "'else' statement",
                 "while": "'while' statement", "for": "'for' statement", "with": "'with' statement",
-                "def": "function definition"}
+                "def": "function definition", "class": "class definition"}
 
 
 # Punctuation that usually ends or separates something is listed first, in this order.
@@ -808,6 +808,8 @@ class _Builder:
 
     def decorated(self, meta, children):
         *decorators, function = children
+        if isinstance(function, ast.ClassDef):
+            raise self.fail("class decorators are not supported in gradcalc", decorators[0])
         function.decorators = decorators
         return function
 
@@ -817,6 +819,36 @@ class _Builder:
     def funcdef(self, meta, children):
         name, params, body = children
         return ast.FunctionDef(str(name), params or [], body, [], **_pos(meta))
+
+    def classdef(self, meta, children):
+        name, arguments, body = children
+        args, keywords = arguments if arguments is not None else ([], [])
+        if keywords:  # metaclass= and __init_subclass__ arguments would run code inside Python's protocols
+            raise self.fail("keyword arguments in a class definition (such as metaclass=) are not "
+                            "supported in gradcalc", keywords[0])
+        if len(args) > 1 or any(isinstance(arg, ast.Starred) for arg in args):
+            raise self.fail("more than one base class is not supported in gradcalc", args[-1])
+        for statement in body:
+            self.check_class_statement(statement)
+        return ast.ClassDef(str(name), args[0] if args else None, body, **_pos(meta))
+
+    def check_class_statement(self, statement: ast.Node) -> None:
+        """A class body holds methods, class attributes, docstrings and `pass`; of the dunder
+        names only `__init__`, so that no program code runs inside Python's own protocols."""
+        if isinstance(statement, ast.FunctionDef):
+            names = [statement.name]
+        elif isinstance(statement, ast.Assign) and all(isinstance(t, ast.Name) for t in statement.targets):
+            names = [target.id for target in statement.targets]
+        elif isinstance(statement, ast.Pass) or (isinstance(statement, ast.ExprStmt)
+                                                 and isinstance(statement.value, ast.Constant)):
+            return
+        else:
+            raise self.fail("a class body in gradcalc holds only methods, class attributes, docstrings "
+                            "and 'pass'", statement)
+        for name in names:
+            if name.startswith("__") and name != "__init__":
+                raise self.fail(f"defining '{name}' in a class is not supported in gradcalc (of the "
+                                "double-underscore names, only '__init__' is)", statement)
 
     def parameters(self, meta, children):
         return self.check_params(children)

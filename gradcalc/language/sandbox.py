@@ -7,12 +7,14 @@ from types import GetSetDescriptorType, MemberDescriptorType, MethodType
 from typing import Any, Optional
 
 from ..display.names import shown_method
+from .classes import Object, Super, is_user_class
 
 # Types whose public attributes a program may read (None: all of them; a set: only those).
 # Everything else (functions, classes, generators, modules of the host) exposes nothing.
 _PLAIN_TYPES = (str, int, float, complex, bool, list, tuple, dict, set, frozenset, range, slice, type(None))
 _READABLE: dict = {cls: None for cls in _PLAIN_TYPES}
-_WRITABLE: set = set()
+_READABLE[Object] = None  # instances of the program's plain classes
+_WRITABLE: set = {Object}
 _C_BASES: dict = {}  # class -> the C class PyTorch defines its properties on, as its messages name it
 _PRIVATE_ALLOWED = {"_version"}
 
@@ -33,6 +35,8 @@ def _readable(value: Any, name: str) -> bool:
     if isinstance(value, type):
         # a plain type's own methods (`dict.fromkeys`, `str.lower`), none of `type`'s (`mro`);
         # str.format unbound would skip the sandbox's formatter
+        if is_user_class(value):  # what the program's classes define, not what Module or type does
+            return any(name in vars(base) for base in value.__mro__ if is_user_class(base))
         return (value in _PLAIN_TYPES and any(name in vars(base) for base in value.__mro__)
                 and name not in ("format", "format_map"))
     for cls, only in _READABLE.items():
@@ -47,6 +51,8 @@ def _check_name(name: str) -> None:
 
 
 def get_attribute(value: Any, name: str) -> Any:
+    if type(value) is Super:
+        return _super_attribute(value, name)
     if name in ("__name__", "__qualname__"):
         return _name_of(value, name)
     _check_name(name)
@@ -60,8 +66,21 @@ def get_attribute(value: Any, name: str) -> Any:
     return shown_method(attribute) if type(attribute) is MethodType else attribute
 
 
+def _super_attribute(proxy: Super, name: str) -> Any:
+    """`super().__init__` and the public attributes the instance itself would show: the one
+    dunder a program may reach, and only through super()."""
+    if name != "__init__":
+        _check_name(name)
+        if not _readable(proxy.instance, name):
+            raise AttributeError(f"'super' object has no attribute '{name}'")
+    attribute = proxy.attribute(name)
+    return shown_method(attribute) if type(attribute) is MethodType else attribute
+
+
 def _name_of(value: Any, name: str) -> str:
     """`f.__name__`, `type(x).__name__`: the two dunders decorators and messages use, strings only."""
+    if is_user_class(value):
+        return getattr(value, name)
     if isinstance(value, type):
         return value.__qualname__  # a C type's __name__ is its full name, for Python's messages
     shown = getattr(value, name, None) if callable(value) else None

@@ -12,14 +12,14 @@ from typing import Any, Optional
 import numpy as np
 
 from ..autograd.tensor import Tensor, _wrap_dim  # first: tensor.py completes functions.py's import
-from ..autograd import dtypes, functions as ops
+from ..autograd import dtypes, functions as ops, random
 from ..autograd.dtypes import DType
 from ..autograd.functions import _c10_short
 from ..warnings import warn
 
 __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
            "l1_loss", "logsigmoid", "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss",
-           "cross_entropy"]
+           "cross_entropy", "gelu", "silu", "softplus", "elu", "elu_", "hardtanh", "hardtanh_", "relu6", "dropout"]
 
 
 def _require_tensor(value: Any, function: str, argument: str, position: int) -> None:
@@ -344,6 +344,92 @@ def _legacy_or(size_average: Any, reduce: Any, reduction: str) -> str:
         return legacy_reduction(size_average, reduce)
     _reduction_enum(reduction)
     return reduction
+
+
+# ------------------------------------------------------------------ more activations and dropout
+
+def _floating(input: Tensor, kernel: str) -> None:
+    if input.dtype.category != dtypes.FLOATING:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_c10_short(input.dtype)}'")
+
+
+def _activation(input: Tensor, op: Any, data: np.ndarray, inplace: bool, **params: Any) -> Tensor:
+    """The op's output, or with inplace=True the same values written into input."""
+    data = np.asarray(data, dtype=input.dtype.numpy)
+    if not inplace:
+        return ops.record(op, (input,), data, input.dtype, **params)
+    ops.check_inplace(input)
+    return ops.commit_inplace(input, ops.record(op, (input,), data, input.dtype, **params))
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    _require_tensor(input, "gelu", "input", 1)
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _floating(input, "GeluKernelImpl")
+    data = ops.gelu_forward(input._data, approximate)
+    return _activation(input, ops.GELU, data, False, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    _require_tensor(input, "silu", "input", 1)
+    _floating(input, "silu_cpu")
+    x = input._data
+    return _activation(input, ops.SILU, x / (1 + ops.libm(np.exp, -x)), inplace)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    _require_tensor(input, "softplus", "input", 1)
+    _floating(input, "softplus_cpu")
+    data = ops.softplus_forward(input._data, beta, threshold)
+    return _activation(input, ops.SOFTPLUS, data, False, beta=beta, threshold=threshold)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    _require_tensor(input, "elu", "input", 1)
+    _floating(input, "elu_cpu")
+    data = ops.elu_forward(input._data, alpha)
+    # in place, the input is gone: the gradient is found from the result (EluBackward1)
+    return _activation(input, ops.ELU_INPLACE if inplace else ops.ELU, data, inplace, alpha=alpha)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    _require_tensor(input, "hardtanh", "input", 1)
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    x = input._data
+    data = np.minimum(np.maximum(x, np.asarray(min_val).astype(x.dtype)), np.asarray(max_val).astype(x.dtype))
+    data = np.where(np.isnan(x), x, data) if x.dtype.kind == "f" else data
+    return _activation(input, ops.HARDTANH, data, inplace, min_val=min_val, max_val=max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """ATen's CPU dropout: a keep mask from bernoulli_(1 - p), divided by 1 - p in place, times
+    the input (MulBackward0); the input itself when nothing is dropped."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _require_tensor(input, "dropout", "input", 1)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        noise = Tensor._make(np.zeros((), dtype=input.dtype.numpy), input.dtype)
+    else:
+        noise = Tensor._make(random.bernoulli_(input.shape, 1 - p, input.dtype.name), input.dtype)
+        noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
 
 for _name in __all__:
     globals()[_name].__module__ = "torch.nn.functional"  # as torch.typename names them

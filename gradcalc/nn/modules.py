@@ -17,7 +17,8 @@ from .init import ZERO_ELEMENT_WARNING
 from .parameter import Parameter
 
 __all__ = ["Module", "Linear", "Identity", "Sequential", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
-           "LogSoftmax", "Flatten", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss"]
+           "LogSoftmax", "Flatten", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
+           "GELU", "SiLU", "Softplus", "ELU", "Hardtanh", "ReLU6", "Dropout", "ModuleList"]
 
 
 def typename(obj: Any) -> str:
@@ -64,21 +65,26 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value: Any) -> None:
-        params, modules = self.__dict__["_parameters"], self.__dict__["_modules"]
+        # a subclass whose __init__ forgot super().__init__() has no registries yet
+        params, modules = self.__dict__.get("_parameters"), self.__dict__.get("_modules")
         if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
             self.__dict__.pop(name, None)
             modules.pop(name, None)
             params[name] = value
-        elif name in params:
+        elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' (torch.nn.Parameter or "
                                 "None expected)")
             params[name] = None
         elif isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
             self.__dict__.pop(name, None)
             params.pop(name, None)
             modules[name] = value
-        elif name in modules:
+        elif modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' (torch.nn.Module or "
                                 "None expected)")
@@ -599,3 +605,186 @@ class CrossEntropyLoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+# ------------------------------------------------------------------ more activations, dropout, ModuleList
+
+class GELU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class SiLU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Softplus(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class ELU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Hardtanh(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError()
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class ReLU6(Hardtanh):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Dropout(Module):
+    __module__ = "torch.nn.modules.dropout"
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        # the mode set by .train() / .eval() decides whether anything is dropped
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class ModuleList(Module):
+    """A list of submodules, registered under the names "0", "1", ...; it has no forward."""
+
+    __module__ = "torch.nn.modules.container"
+
+    def __init__(self, modules: Any = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def _index(self, index: Any) -> str:
+        size = len(self)
+        position = operator.index(index)
+        if not -size <= position < size:
+            raise IndexError(f"index {position} is out of range")
+        return str(position % size)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return ModuleList(list(self._modules.values())[index])
+        return self._modules[self._index(index)]
+
+    def __setitem__(self, index: Any, module: Module) -> None:
+        setattr(self, self._index(index), module)
+
+    def __delitem__(self, index: Any) -> None:
+        if isinstance(index, slice):
+            for name in list(self._modules)[index]:
+                del self._modules[name]
+        else:
+            del self._modules[self._index(index)]
+        items = list(self._modules.values())
+        self._modules.clear()
+        for position, module in enumerate(items):
+            self._modules[str(position)] = module
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> "ModuleList":
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Any) -> "ModuleList":
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for position, item in enumerate(items):
+            self.add_module(str(position), item)
+
+    def __repr__(self) -> str:
+        # runs of equal entries print once, as "(0-2): 3 x Linear(...)", as torch's ModuleList does
+        reprs = [repr(module) for module in self]
+        if not reprs:
+            return self._get_name() + "()"
+        runs: list = []
+        for index, text in enumerate(reprs):
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = index
+            else:
+                runs.append([index, index, text])
+        lines = []
+        for start, end, text in runs:
+            label = f"({start})" if start == end else f"({start}-{end})"
+            count = "" if start == end else f"{end - start + 1} x "
+            lines.append(_add_indent(f"{label}: {count}{text}", 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
