@@ -202,7 +202,7 @@ class Tensor:
         if base is not None:
             tensor._vc = base._vc
             tensor._base = base._base if base._base is not None else base
-            if view_kind == VIEW_DEFAULT or base._view_kind == VIEW_INFERENCE:
+            if base._view_kind == VIEW_INFERENCE or (base._base is not None and view_kind == VIEW_DEFAULT):
                 view_kind = base._view_kind  # a view of a restricted view keeps its restriction
             tensor._view_version = base._vc.value
         else:
