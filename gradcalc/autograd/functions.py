@@ -40,6 +40,13 @@ class OpNode(Node):
 
     def apply(self, grads: list) -> list:
         op = self.op
+        if not (op.multi_output or op.variadic):  # the common case, kept short: it runs once per node
+            grad, nexts = grads[0], self.next_functions
+            if grad is None:
+                return [None] * len(nexts)
+            return [formula(grad, *[self._value(name) for name in names])
+                    if formula is not None and nexts[index][0] is not None else None
+                    for index, (formula, names) in enumerate(zip(op.formulas, op.formula_names))]
         # a multi-output op's formula takes the list of its outputs' gradients (None where none came)
         grad = grads if op.multi_output and builtins.any(g is not None for g in grads) else grads[0]
         results = []
@@ -110,7 +117,7 @@ def record(op: OpDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType,
     """The output tensor of `op` on `inputs` (a view sharing storage with `view_of`, if given),
     with a grad_fn when the graph is being recorded."""
     out = Tensor._make(data, dtype, base=view_of, view_kind=_view_kind(VIEW_DEFAULT))
-    if not grad_mode.is_grad_enabled() or not builtins.any(t.requires_grad for t in inputs):
+    if not grad_mode.is_grad_enabled() or not builtins.any([t.requires_grad for t in inputs]):
         return out
     node = new_node(op, inputs, params)
     needed = set()
@@ -134,7 +141,7 @@ def record(op: OpDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType,
 def new_node(op: OpDef, inputs: Sequence[Tensor], params: dict) -> OpNode:
     """A grad_fn of `op` on `inputs`, before anything is saved in it."""
     node = op.node_class()
-    node.next_functions = tuple(gradient_edge(t) for t in inputs)
+    node.next_functions = tuple([gradient_edge(t) for t in inputs])
     node.input_meta = [(t._data.shape, t._dtype) for t in inputs]
     node.params = params
     node.released = False
