@@ -1040,6 +1040,12 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: Optional[DTyp
     return record(MEAN_DIM, (a,), data, out_dtype, self_shape=a.shape, dims=dims, keepdim=keepdim, count=count)
 
 
+def _one_dim(name: str, dim: Any) -> None:
+    """Ops that reduce along one dim refuse a tuple as PyTorch's argument parser does."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+
+
 def prod(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: Optional[DType] = None) -> Tensor:
     out_dtype = _sum_dtype(a, dtype)
     (x,) = _arrays((a,), out_dtype)
@@ -3050,6 +3056,7 @@ MEDIAN_DIM = defop("MedianBackward1", ("self",), None, freed=("indices",),
 
 def median(a: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:
     """The lower median; with a dim, its position in a stable sort (a nan, the first nan, wins)."""
+    _one_dim("median", dim)
     if dim is None:
         _check_not_bool("median_cpu", a)
         flat = np.sort(a._data.reshape(-1))  # nan sorts last
