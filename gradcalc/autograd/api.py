@@ -97,12 +97,13 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Opti
     if not inputs_t:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grad_outputs_t = _as_tuple(grad_outputs) or (None,) * len(outputs_t)
-    for tensor in inputs_t:
-        if not isinstance(tensor, Tensor):
-            raise TypeError(f"grad(): argument 'inputs' must be tuple of Tensors, not {type(tensor).__name__}")
     grads = _make_grads(outputs_t, grad_outputs_t)
     _check_counts(outputs_t, grads)
     _check_outputs(outputs_t)
+    # torch checks the inputs only on handing them to its engine, after the outputs
+    for tensor in inputs_t:
+        if not isinstance(tensor, Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(tensor).__name__}")
     for tensor in inputs_t:
         if not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")

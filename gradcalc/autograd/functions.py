@@ -1047,6 +1047,7 @@ def _one_dim(name: str, dim: Any) -> None:
 
 
 def prod(a: Tensor, dim: Any = None, keepdim: bool = False, dtype: Optional[DType] = None) -> Tensor:
+    _one_dim("prod", dim)  # unlike sum, prod has no overload taking a list of dims
     out_dtype = _sum_dtype(a, dtype)
     (x,) = _arrays((a,), out_dtype)
     if dim is None:
@@ -1135,17 +1136,19 @@ def _check_reduced_size(a: Tensor, dim: Optional[int], name: str) -> None:
 
 
 def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    dims = _normalize_dims(dim, a.ndim) or tuple(range(a.ndim))
+    # each dim's size is checked before the list of dims is checked for repeats
     for d in (tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)) if dim not in ((), None) else (None,):
         _check_reduced_size(a, d, "amax")  # no dim given (None): the whole tensor
+    dims = _normalize_dims(dim, a.ndim) or tuple(range(a.ndim))
     data = np.asarray(np.max(a._data, axis=dims, keepdims=keepdim))
     return record(AMAX, (a,), data, a._dtype, dims=dims, keepdim=keepdim)
 
 
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    dims = _normalize_dims(dim, a.ndim) or tuple(range(a.ndim))
+    # each dim's size is checked before the list of dims is checked for repeats
     for d in (tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)) if dim not in ((), None) else (None,):
         _check_reduced_size(a, d, "amin")  # no dim given (None): the whole tensor
+    dims = _normalize_dims(dim, a.ndim) or tuple(range(a.ndim))
     data = np.asarray(np.min(a._data, axis=dims, keepdims=keepdim))
     return record(AMIN, (a,), data, a._dtype, dims=dims, keepdim=keepdim)
 
@@ -3036,12 +3039,13 @@ def argsort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = F
 
 
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
-    if a._dtype is dtypes.bool_:
-        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _wrap_dim(dim, a.ndim)
     size = a.shape[d] if a.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError(f"selected index k out of range")
+    # the shape checks come first: the dtype is refused only by the CPU kernel
+    if a._dtype is dtypes.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     order = _sort_order(a._data, d, descending=largest)
     order = order[_slice_key(a.ndim, d, slice(0, k))] if a.ndim else order
     values = np.take_along_axis(a._data, order, axis=d) if a.ndim else a._data.copy()
@@ -3298,14 +3302,21 @@ def lerp(a: Tensor, end: Tensor, weight: Any) -> Tensor:
             raise RuntimeError(f"expected dtype {_c10_name(a._dtype)} for `{name}` but got dtype "
                                f"{_c10_name(other._dtype)}")
     _check_broadcast(a, end)
+    # a 0-dim weight tensor takes part in type promotion; a number weight does not
+    tensor_weight = isinstance(weight, Tensor)
+    dtype = dtypes.result_type([a, weight]) if tensor_weight else a._dtype
+    if not (dtype.is_floating_point or dtype.is_complex):
+        kernel = "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_c10_short(dtype)}'")
     start, stop = np.broadcast_arrays(a._data, end._data)
-    if not isinstance(weight, Tensor):
-        return record(LERP, (a, end), kernels.lerp(start, stop, weight), a._dtype, weight=weight)
+    if not tensor_weight:
+        return record(LERP, (a, end), kernels.lerp(start, stop, weight), dtype, weight=weight)
     _check_broadcast(a, weight)
-    start, stop, w = np.broadcast_arrays(start, stop, weight._data.astype(a._dtype.numpy))
+    start, stop, w = np.broadcast_arrays(start.astype(dtype.numpy), stop.astype(dtype.numpy),
+                                         weight._data.astype(dtype.numpy))
     near = np.abs(w) < 0.5  # from the nearer end, as one fused multiply-add
     data = kernels._fused(np.where(near, w, w - 1), stop - start, np.where(near, start, stop))
-    return record(LERP_TENSOR, (a, end, weight), np.asarray(data, dtype=a._dtype.numpy), a._dtype)
+    return record(LERP_TENSOR, (a, end, weight), np.asarray(data, dtype=dtype.numpy), dtype)
 
 
 NAN_TO_NUM = defop("NanToNumBackward0", ("self",), None, self=lambda g, self: g * _finite(self))

@@ -3,7 +3,7 @@ Nothing else: gradcalc never imports host modules on a program's behalf."""
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from . import sandbox
 from .builtins import Builtin
@@ -15,6 +15,32 @@ _PYTHON_FUNCTIONS = frozenset({
     "block_diag", "cdist", "chain_matmul", "einsum", "istft", "lu", "norm", "meshgrid", "pca_lowrank", "split",
     "stft", "svd_lowrank", "tensordot", "unique", "unique_consecutive", "unravel_index",
 })
+
+
+# torch's functions whose argument parser, given nothing but a non-tensor input, names that input;
+# with more arguments several overloads may fit, and it lists them instead
+_TENSOR_INPUT = frozenset({
+    "abs", "absolute", "acos", "allclose", "amax", "amin", "argmax", "argmin", "argsort", "asin", "atan", "atan2",
+    "bernoulli", "ceil", "chunk", "clone", "conj", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "detach",
+    "diag", "dot", "equal", "erf", "exp", "exp2", "expm1", "flatten", "flip", "floor", "frac", "gather", "ger",
+    "imag", "isclose", "isnan", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or",
+    "logsumexp", "matmul", "max", "maximum", "mean", "median", "min", "minimum", "mul", "mv", "nan_to_num",
+    "nansum", "neg", "negative", "outer", "permute", "prod", "real", "reciprocal", "relu", "reshape", "roll",
+    "round", "rsqrt", "select", "sgn", "sigmoid", "sign", "sin", "sinh", "sort", "sqrt", "square", "squeeze",
+    "sum", "t", "tan", "tanh", "topk", "transpose", "tril", "triu", "trunc", "unbind", "unsqueeze",
+})
+
+
+def _checking_input(name: str, function: Callable) -> Callable:
+    """`function` refusing a lone non-tensor input as torch's argument parser does."""
+    from ..nn.functional import _require_tensor
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs:
+            _require_tensor(args[0], name, "input", 1)
+        return function(*args, **kwargs)
+
+    return call
 
 
 @sandbox.allow
@@ -91,7 +117,8 @@ def _build() -> dict:
     cuda_ns = Namespace("torch.cuda", dict(is_available=lambda: False, device_count=lambda: 0))
 
     functions = {name: getattr(creation, name) for name in creation.__all__}
-    functions.update({name: getattr(ops, name) for name in ops.TORCH_FUNCTIONS})
+    functions.update({name: _checking_input(name, getattr(ops, name)) if name in _TENSOR_INPUT else getattr(ops, name)
+                      for name in ops.TORCH_FUNCTIONS})
     functions.update(
         promote_types=dtypes.promote_types, result_type=lambda a, b: dtypes.result_type([a, b]),
         is_floating_point=lambda t: t.is_floating_point(), is_complex=lambda t: t.is_complex(),
