@@ -374,23 +374,8 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
-class Sequential(Module):
-    """Modules run in order, registered under the names "0", "1", ..."""
-
-    __module__ = "torch.nn.modules.container"
-
-    def __init__(self, *args: Module) -> None:
-        super().__init__()
-        for index, module in enumerate(args):
-            self.add_module(str(index), module)
-
-    @classmethod
-    def _from_items(cls, items: list) -> "Sequential":
-        # a slice keeps the original names, as torch's does
-        sequential = cls()
-        for name, module in items:
-            sequential.add_module(name, module)
-        return sequential
+class _ModuleSequence(Module):
+    """What Sequential and ModuleList share: submodules in order, named "0", "1", ..."""
 
     def _index(self, index: Any) -> str:
         size = len(self)
@@ -398,11 +383,6 @@ class Sequential(Module):
         if not -size <= position < size:
             raise IndexError(f"index {position} is out of range")
         return list(self._modules)[position % size]
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return Sequential._from_items(list(self._modules.items())[index])
-        return self._modules[self._index(index)]
 
     def __setitem__(self, index: Any, module: Module) -> None:
         setattr(self, self._index(index), module)
@@ -425,14 +405,38 @@ class Sequential(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
-    def append(self, module: Module) -> "Sequential":
+    def append(self, module: Module) -> "_ModuleSequence":
         self.add_module(str(len(self)), module)
         return self
 
-    def extend(self, sequential: Any) -> "Sequential":
-        for module in sequential:
+    def extend(self, modules: Any) -> "_ModuleSequence":
+        for module in modules:
             self.append(module)
         return self
+
+
+class Sequential(_ModuleSequence):
+    """Modules run in order, registered under the names "0", "1", ..."""
+
+    __module__ = "torch.nn.modules.container"
+
+    def __init__(self, *args: Module) -> None:
+        super().__init__()
+        for index, module in enumerate(args):
+            self.add_module(str(index), module)
+
+    @classmethod
+    def _from_items(cls, items: list) -> "Sequential":
+        # a slice keeps the original names, as torch's does
+        sequential = cls()
+        for name, module in items:
+            sequential.add_module(name, module)
+        return sequential
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return Sequential._from_items(list(self._modules.items())[index])
+        return self._modules[self._index(index)]
 
     def forward(self, input: Any) -> Any:
         for module in self:
@@ -713,7 +717,7 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of submodules, registered under the names "0", "1", ...; it has no forward."""
 
     __module__ = "torch.nn.modules.container"
@@ -723,46 +727,10 @@ class ModuleList(Module):
         if modules is not None:
             self.extend(modules)
 
-    def _index(self, index: Any) -> str:
-        size = len(self)
-        position = operator.index(index)
-        if not -size <= position < size:
-            raise IndexError(f"index {position} is out of range")
-        return str(position % size)
-
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return ModuleList(list(self._modules.values())[index])
         return self._modules[self._index(index)]
-
-    def __setitem__(self, index: Any, module: Module) -> None:
-        setattr(self, self._index(index), module)
-
-    def __delitem__(self, index: Any) -> None:
-        if isinstance(index, slice):
-            for name in list(self._modules)[index]:
-                del self._modules[name]
-        else:
-            del self._modules[self._index(index)]
-        items = list(self._modules.values())
-        self._modules.clear()
-        for position, module in enumerate(items):
-            self._modules[str(position)] = module
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
-
-    def append(self, module: Module) -> "ModuleList":
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules: Any) -> "ModuleList":
-        for module in modules:
-            self.append(module)
-        return self
 
     def insert(self, index: int, module: Module) -> None:
         items = list(self._modules.values())
