@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import os
 import re
+import warnings as python_warnings
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Iterator, Optional
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
@@ -22,9 +23,9 @@ from prompt_toolkit.output import ColorDepth, Output as TerminalOutput, create_o
 from prompt_toolkit.styles import Style
 from pygments.lexers.python import PythonLexer
 
-from . import __version__, warnings
+from . import __version__
 from .display.console import make_output, use_color
-from .language import sandbox
+from .language import guard, limits
 from .language.parser import is_complete
 from .session import Session, TextOutput, format_error
 
@@ -78,38 +79,30 @@ def complete(session: Session, text: str) -> list[str]:
         return []
     chain, prefix = match.group(1), match.group(2) or ""
     if chain:
-        # reading a property such as a non-leaf's .grad may warn: not while typing
-        warnings.set_sink(lambda category, message: None)
-        try:
+        # reading a property such as a non-leaf's .grad may warn: not while typing; and a
+        # program's property or __dir__ may run: behind the sandbox's wall, as when it runs
+        with python_warnings.catch_warnings(), limits.wall_up():
+            python_warnings.simplefilter("ignore")
             names = _attributes(session, chain[:-1].split("."))
-        finally:
-            warnings.set_sink(session.output.warning)
     else:
-        scope = set(session.namespace) | set(session.interpreter.builtins) | set(KEYWORDS)
-        names = [name for name in scope if not name.startswith("_")]
+        scope = set(session.namespace) | set(session.builtins) | set(KEYWORDS)
+        names = [name for name in scope if not name.startswith(("_", "$"))]
     return sorted(name for name in names if name.startswith(prefix))
 
 
 def _attributes(session: Session, chain: list[str]) -> list[str]:
     first, rest = chain[0], chain[1:]
-    scope = session.namespace if first in session.namespace else session.interpreter.builtins
+    scope = session.namespace if first in session.namespace else session.builtins
     if first not in scope:
         return []
     try:
         value = scope[first]
         for name in rest:
-            value = sandbox.get_attribute(value, name)
+            value = guard.guarded_getattr(value, name)
         candidates = [name for name in dir(value) if not name.startswith("_")]
     except Exception:  # a property that fails, an attribute that isn't there: nothing to offer
         return []
-    return [name for name in candidates if _readable(value, name)]
-
-
-def _readable(value: Any, name: str) -> bool:
-    try:
-        return sandbox.has_attribute(value, name)
-    except Exception:  # a property that raises something else still isn't worth offering
-        return False
+    return [name for name in candidates if guard.readable_name(value, name)]
 
 
 def _split_comment(line: str) -> tuple[str, str, bool]:
@@ -300,7 +293,7 @@ class Repl:
         except Exception as error:  # a fault of gradcalc's own: one line, and the session goes on
             self.output.error(format_error(error))
         self.output.stdout.flush()
-        return True
+        return self.session.exit_status is None  # sys.exit() leaves, as in Python's REPL
 
 
 def run_repl(color: Optional[bool]) -> None:

@@ -2,30 +2,35 @@
 
 A Session keeps the program's variables between calls to `run` (the REPL's inputs) and
 reports everything through an Output: stdout text, echoed values, warnings and errors.
+Each top-level statement is compiled (language/compiler.py) and run as Python's interactive
+interpreter runs it, in the session's namespace, behind the sandbox's policy and its wall.
 """
 from __future__ import annotations
 
+import linecache
+import os
+import random
 import sys
-import traceback
-from typing import Any, Protocol
+import warnings as python_warnings
+from contextlib import contextmanager
+from typing import Any, Iterator, Optional, Protocol
 
 from . import warnings
+from .language import limits, policy
 from .language.builtins import make_builtins, prelude
-from .language.compile_checks import CompileError, check
-from .language.interpreter import Interpreter
-from .language.modules import modules
+from .language.compiler import PolicyError, compile_statement
+from .language.modules import ModuleTable
+from .language.modules.stdlib import session_members
 from .language.parser import GradcalcSyntaxError, parse
-
-# Each call of a user function costs the interpreter a dozen or so Python frames, and Python's
-# default limit of 1000 would stop user recursion early: the depth of user calls is limited by
-# the interpreter's MAX_CALL_DEPTH instead. Much higher, C-level recursion (the repr of a
-# deeply nested list) could overflow the host's stack before Python's check stops it.
-RECURSION_LIMIT = 20_000
+from .language.syntax_errors import make_error
 
 
 class Output(Protocol):
     def write(self, text: str) -> None:
         """Text a program prints on stdout."""
+
+    def write_stderr(self, text: str) -> None:
+        """Text a program writes to sys.stderr."""
 
     def echo(self, value: Any) -> None:
         """A value echoed by an expression statement."""
@@ -47,6 +52,11 @@ class TextOutput:
     def write(self, text: str) -> None:
         self.stdout.write(text)
 
+    def write_stderr(self, text: str) -> None:
+        self.stdout.flush()
+        self.stderr.write(text)
+        self.stderr.flush()
+
     def echo(self, value: Any) -> None:
         self.stdout.write(repr(value) + "\n")
 
@@ -61,6 +71,95 @@ class TextOutput:
         self.stderr.flush()
 
 
+class OutputStream:
+    """`sys.stdout` and `sys.stderr` as a program (and `print`) sees them: text to the session's output."""
+
+    encoding = "utf-8"
+
+    def __init__(self, write: Any, name: str) -> None:
+        self._write = write
+        self.name = name
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._write(text)
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"<_io.TextIOWrapper name='{self.name}' mode='w' encoding='utf-8'>"
+
+
+# ------------------------------------------------------------------ error lines
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# the guard and the builtins do what the program asked (`x.y`, `a ** b`): their errors are the program's
+_LANGUAGE = os.path.join(_PACKAGE, "language") + os.sep
+# errors that, raised by gradcalc's own code other than by a `raise`, are gradcalc's faults
+_FAULTS = (AttributeError, KeyError, IndexError, NameError, AssertionError, ZeroDivisionError)
+
+
+def _exception_line(error: BaseException) -> str:
+    """The last lines of a traceback, as Python 3.11's traceback module prints them."""
+    cls = type(error)
+    name = cls.__qualname__
+    module = cls.__module__
+    if module not in ("__main__", "builtins"):
+        name = f"{module if isinstance(module, str) else '<unknown>'}.{name}"
+    try:
+        text = str(error)
+    except Exception:  # a program's __str__ may fail too
+        text = "<exception str() failed>"
+    lines = [f"{name}: {text}" if text else name]
+    notes = getattr(error, "__notes__", None)
+    if isinstance(notes, (list, tuple)):
+        for note in notes:
+            try:
+                lines.append(str(note))
+            except Exception:
+                lines.append("<note str() failed>")
+    elif notes is not None:
+        lines.append(repr(notes))
+    return "\n".join(lines).rstrip("\n")
+
+
+def _is_fault(error: BaseException) -> bool:
+    """Whether gradcalc's own code failed: an error of the kinds above, or one of numpy's, raised
+    in gradcalc's code by something other than a `raise` statement."""
+    if not (isinstance(error, _FAULTS) or type(error).__module__.startswith("numpy")):
+        return False
+    trace = error.__traceback__
+    if trace is None:
+        return False
+    while trace.tb_next is not None:
+        trace = trace.tb_next
+    filename = trace.tb_frame.f_code.co_filename
+    if filename.startswith(_LANGUAGE):
+        return False
+    if not filename.startswith(_PACKAGE):
+        return type(error).__module__.startswith("numpy") and _raised_in_gradcalc(error)
+    return not linecache.getline(filename, trace.tb_lineno).lstrip().startswith("raise")
+
+
+def _raised_in_gradcalc(error: BaseException) -> bool:
+    trace = error.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename.startswith(_PACKAGE):
+            return True
+        trace = trace.tb_next
+    return False
+
+
 def format_error(error: BaseException) -> str:
     """`ErrorType: message`, as Python's interpreter prints the last line of a traceback."""
     if isinstance(error, GradcalcSyntaxError):
@@ -68,62 +167,102 @@ def format_error(error: BaseException) -> str:
             # only a SyntaxError may tell more than Python (SPEC §1): an IndentationError is Python's line
             return f"{error.type_name}: {error}"
         return f"{error.type_name}: {error}\n{error.detail()}"
-    if isinstance(error, RecursionError):
-        return "RecursionError: maximum recursion depth exceeded"
-    return "".join(traceback.format_exception_only(type(error), error)).rstrip("\n")
+    if isinstance(error, RecursionError) and "during compilation" not in str(error):
+        return _exception_line(error)
+    if _is_fault(error):
+        return f"gradcalc: internal error: {_exception_line(error)}"
+    return _exception_line(error)
 
 
 def reset_global_state() -> None:
     """Back to a fresh start: grad mode on, float32 default, default print options, reseeded RNG."""
-    from .autograd import dtypes, grad_mode, random
+    from .autograd import dtypes, grad_mode, random as torch_random
     from .display import tensor_repr
 
     grad_mode._set_enabled(True)
     grad_mode._set_inference(False)
     dtypes.set_default_dtype(dtypes.float32)
     tensor_repr.set_printoptions(profile="default")
-    random.seed()
+    torch_random.seed()
     warnings.forget_once()
 
+
+# ------------------------------------------------------------------ the session
 
 class Session:
     def __init__(self, output: Output) -> None:
         self.output = output
-        sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
-        namespace = {"__name__": "__main__"}
-        namespace.update(prelude(modules()))
-        self.interpreter = Interpreter(namespace, make_builtins(output.write), output.echo)
+        self.exit_status: Optional[int] = None  # set when the program calls sys.exit()
+        self.stdout = OutputStream(lambda text: self.output.write(text), "<stdout>")
+        self.stderr = OutputStream(lambda text: self.output.write_stderr(text), "<stderr>")
+        self.modules = ModuleTable(session_members(random.Random(), self.stdout, self.stderr))
+        self.namespace: dict = {"__name__": "__main__", "$program": True}
+        self.builtins = make_builtins(self.namespace, self.modules, lambda value: self.output.echo(value))
+        self.namespace["__builtins__"] = self.builtins
+        self.namespace.update(prelude(self.modules.get))
+        policy.install()  # gradcalc's classes are loaded by the prelude's imports
+        python_warnings.resetwarnings()
+        python_warnings.simplefilter("always")
 
-    @property
-    def namespace(self) -> dict:
-        return self.interpreter.globals
+    @contextmanager
+    def _running(self) -> Iterator[None]:
+        """The host's streams and warnings point at this session while its program runs."""
+        saved = sys.stdout, sys.stderr, python_warnings.showwarning
+        sys.stdout, sys.stderr = self.stdout, self.stderr
+        python_warnings.showwarning = warnings.showing_through(self.output.warning)
+        try:
+            yield
+        finally:
+            sys.stdout, sys.stderr, python_warnings.showwarning = saved
 
     def run(self, source: str, filename: str = "<string>") -> bool:
-        """Run a whole program (or one REPL input); False if it ended in an error."""
-        warnings.set_sink(self.output.warning)
-        try:
-            module = parse(source, filename)
-        except GradcalcSyntaxError as error:
-            self.output.error(format_error(error))
-            return False
-        for category, message in module.warnings:
-            warnings.warn(category, message)
-        for statement in module.body:
+        """Run a whole program (or one REPL input); False if it ended in an error or an exit."""
+        with self._running():
             try:
-                # compiled just before it runs, as in Python's interactive interpreter
-                check(statement, _syntax_warning)
-                self.interpreter.run_statement(statement)
-            except CompileError as error:
-                lines = source.splitlines()
-                source_line = lines[error.line - 1] if 0 < error.line <= len(lines) else ""
-                located = GradcalcSyntaxError(error.message, error.line, error.column, source_line, filename=filename)
-                self.output.error(format_error(located))
-                return False
-            except Exception as error:  # every error of a program is shown, never a traceback
+                parsed = parse(source, filename)
+            except GradcalcSyntaxError as error:
                 self.output.error(format_error(error))
                 return False
+            for category, message in parsed.warnings:
+                self.output.warning(category, message)
+            for statement in parsed.module.body:
+                if not self._run_statement(statement, source, filename):
+                    return False
         return True
 
+    def _run_statement(self, statement: Any, source: str, filename: str) -> bool:
+        try:
+            code = compile_statement(statement, filename)
+        except SyntaxError as error:  # what Python's compiler finds: `return` outside a function, ...
+            self.output.error(format_error(make_error(source, filename, error.msg, error.lineno or 1,
+                                                      error.offset or 1)))
+            return False
+        except PolicyError as error:
+            self.output.error(format_error(make_error(source, filename, error.message, error.node.lineno,
+                                                      error.node.col_offset + 1)))
+            return False
+        except RecursionError as error:
+            self.output.error(format_error(error))
+            return False
+        try:
+            with limits.wall_up():
+                exec(code, self.namespace)
+        except SystemExit as exit:
+            self._exit(exit.code)
+            return False
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:  # every error of a program is shown, never a traceback
+            self.output.error(format_error(error))
+            return False
+        return True
 
-def _syntax_warning(message: str) -> None:
-    warnings.warn("SyntaxWarning", message)
+    def _exit(self, code: Any) -> None:
+        """`sys.exit(code)`, as Python ends: None is 0, an int is itself, anything else is printed."""
+        if code is None:
+            self.exit_status = 0
+        elif isinstance(code, int):
+            self.exit_status = code & 0xFF
+        else:
+            self.output.write_stderr(f"{code}\n")
+            self.exit_status = 1

@@ -1,27 +1,29 @@
-"""Warnings a program raises, shown one line each as `UserWarning: message`.
+"""Warnings, shown one line each as `UserWarning: message`.
 
-The runner decides where they go (stderr, coloured or not); the autograd core only calls `warn`.
+They go through Python's warnings machinery, as PyTorch's do, so a program's
+`warnings.filterwarnings(...)` and `warnings.catch_warnings()` act on them; the runner decides
+where the shown ones go (stderr, coloured or not).
 """
 from __future__ import annotations
 
-import sys
-from typing import Callable, Optional
+import warnings as python_warnings
+from typing import Any, Callable, Optional
 
-_sink: Optional[Callable[[str, str], None]] = None
+_CATEGORIES = {cls.__name__: cls for cls in (
+    UserWarning, DeprecationWarning, FutureWarning, RuntimeWarning, SyntaxWarning, PendingDeprecationWarning,
+    ResourceWarning, ImportWarning, UnicodeWarning, BytesWarning, Warning)}
 _shown_once: set = set()  # warnings PyTorch gives once per process (TORCH_WARN_ONCE)
+_DEFAULT_SHOWWARNING = python_warnings.showwarning
 
 
 def warn(category: str, message: str) -> None:
-    if _sink is not None:
-        _sink(category, message)
-    else:
-        sys.stderr.write(f"{category}: {message}\n")
+    python_warnings.warn(message, _CATEGORIES.get(category, UserWarning), stacklevel=2)
 
 
 def warn_once(category: str, message: str) -> None:
     if message not in _shown_once:
         _shown_once.add(message)
-        warn(category, message)
+        python_warnings.warn(message, _CATEGORIES.get(category, UserWarning), stacklevel=2)
 
 
 def forget_once() -> None:
@@ -29,6 +31,21 @@ def forget_once() -> None:
     _shown_once.clear()
 
 
+def showing_through(sink: Callable[[str, str], None]) -> Callable[..., None]:
+    """A `warnings.showwarning` that hands each warning to `sink(category, message)`."""
+
+    def show(message: Any, category: type, filename: Any = None, lineno: Any = None, file: Any = None,
+             line: Any = None) -> None:
+        sink(category.__name__, str(message))
+
+    return show
+
+
 def set_sink(sink: Optional[Callable[[str, str], None]]) -> None:
-    global _sink
-    _sink = sink
+    """Show every warning (as the reference runner does) through `sink`; None: Python's default."""
+    python_warnings.resetwarnings()
+    if sink is None:
+        python_warnings.showwarning = _DEFAULT_SHOWWARNING
+        return
+    python_warnings.simplefilter("always")
+    python_warnings.showwarning = showing_through(sink)

@@ -42,8 +42,10 @@ def _name(program: Path) -> str:
 def run_in_process(program: Path) -> dict:
     reset_global_state()
     stdout, stderr = io.StringIO(), io.StringIO()
-    ok = Session(TextOutput(stdout, stderr)).run(program.read_text(encoding="utf-8"), program.name)
-    return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": 0 if ok else 1}
+    session = Session(TextOutput(stdout, stderr))
+    ok = session.run(program.read_text(encoding="utf-8"), program.name)
+    status = session.exit_status if session.exit_status is not None else 0 if ok else 1
+    return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": status}
 
 
 def assert_same(expected: dict, got: dict) -> None:
@@ -56,9 +58,22 @@ def assert_same(expected: dict, got: dict) -> None:
 
 
 PROGRAMS = _programs()
+# programs that reach parts of PyTorch gradcalc does not have yet, and which part; strict, so that
+# a program that starts passing must leave this list
+KNOWN_GAPS = json.loads((GOLDEN / "known_gaps.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=[_name(p) for p in PROGRAMS])
+def _param(program: Path) -> object:
+    gap = KNOWN_GAPS.get(_name(program))
+    marks = [pytest.mark.xfail(reason=f"not yet in gradcalc: {gap}", strict=True)] if gap else []
+    return pytest.param(program, id=_name(program), marks=marks)
+
+
+def test_known_gaps_name_existing_programs() -> None:
+    assert set(KNOWN_GAPS) <= {_name(p) for p in PROGRAMS}
+
+
+@pytest.mark.parametrize("program", [_param(p) for p in PROGRAMS])
 def test_program(program: Path) -> None:
     expected = json.loads(program.with_suffix(".expected.json").read_text(encoding="utf-8"))
     assert_same(expected, run_in_process(program))
@@ -69,7 +84,7 @@ def _console_script() -> list:
     return [found] if found else [sys.executable, "-m", "gradcalc"]
 
 
-SCRIPT_PROGRAMS = [p for p in PROGRAMS if not p.is_relative_to(CORPUS)][::10]
+SCRIPT_PROGRAMS = [p for p in PROGRAMS if not p.is_relative_to(CORPUS) and _name(p) not in KNOWN_GAPS][::10]
 
 
 @pytest.mark.parametrize("program", SCRIPT_PROGRAMS, ids=[_name(p) for p in SCRIPT_PROGRAMS])

@@ -14,7 +14,7 @@ import pytest
 
 from gradcalc import warnings as gradcalc_warnings
 from gradcalc.autograd import dtypes, grad_mode
-from gradcalc.language.modules import import_module
+from gradcalc.language.modules import ModuleTable
 from gradcalc.nn import functional, init, modules
 
 CASES_DIR = Path(__file__).parent / "nn_cases"
@@ -51,8 +51,8 @@ def clean_state():
 
 @pytest.mark.parametrize("case", [_param(case) for case in CASES])
 def test_case_prints_what_pytorch_prints(case: dict) -> None:
-    namespace = {"torch": import_module("torch"), "nn": import_module("torch.nn"),
-                 "F": import_module("torch.nn.functional")}
+    modules = ModuleTable()
+    namespace = {"torch": modules.get("torch"), "nn": modules.get("torch.nn"), "F": modules.get("torch.nn.functional")}
     got = runner.run_program(case["code"], namespace, gradcalc_warnings.set_sink)
     assert got == case["output"], f"--- program:\n{case['code']}"
 

@@ -62,21 +62,14 @@ def test_installed_wheel_runs_without_the_source_tree(site: Path, tmp_path: Path
 # What the parser makes of a few programs, valid or not, as JSON: run by an installed gradcalc and
 # by the source tree's, which use the generated parser and the lark package respectively.
 _PARSE_REPORT = """
-import json, sys
-from gradcalc.language import ast, parser
-
-def positions(node):
-    if isinstance(node, list):
-        return [positions(item) for item in node]
-    if not isinstance(node, ast.Node):
-        return None
-    return [node.line, node.column, [positions(getattr(node, name)) for name in node._fields]]
+import ast, json, sys
+from gradcalc.language import parser
 
 report = []
 for source in json.load(sys.stdin):
     try:
-        tree = parser.parse(source)
-        report.append([repr(tree), positions(tree)])
+        tree = parser.parse(source).module
+        report.append(ast.dump(tree, include_attributes=True))
     except parser.GradcalcSyntaxError as error:
         report.append([error.type_name, str(error), error.line, error.column, list(error.expected),
                        error.input_ended])

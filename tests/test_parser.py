@@ -1,7 +1,7 @@
 """Tests of the language front end: grammar, tree building, syntax errors, is_complete.
 
-Most tree checks compare against Python's own parser: a snippet is parsed by
-both and Python's tree is translated into gradcalc's ast nodes.
+The tree gradcalc builds is Python's own `ast`: every check compares it, positions included,
+with what CPython's parser builds from the same source.
 """
 from __future__ import annotations
 
@@ -13,225 +13,51 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradcalc.language import ast
 from gradcalc.language.parser import GradcalcSyntaxError, is_complete, parse
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO.parent / "shared" / "oracle" / "corpus"
+GOLDEN = REPO / "tests" / "golden"
 
 
-# ------------------------------------------------------- Python ast -> ours
-
-_BINOPS = {py.Add: "+", py.Sub: "-", py.Mult: "*", py.Div: "/", py.FloorDiv: "//", py.Mod: "%",
-           py.Pow: "**", py.MatMult: "@", py.BitAnd: "&", py.BitOr: "|", py.BitXor: "^",
-           py.LShift: "<<", py.RShift: ">>"}
-_UNARY = {py.USub: "-", py.UAdd: "+", py.Invert: "~", py.Not: "not"}
-_CMP = {py.Lt: "<", py.Gt: ">", py.Eq: "==", py.NotEq: "!=", py.LtE: "<=", py.GtE: ">=",
-        py.In: "in", py.NotIn: "not in", py.Is: "is", py.IsNot: "is not"}
+def dump(tree: py.AST) -> str:
+    return py.dump(tree, include_attributes=True)
 
 
-def convert(node):
-    """Python's tree for a snippet, as gradcalc's nodes (positions 1-based)."""
-    if isinstance(node, list):
-        return [convert(item) for item in node]
-    if node is None:
-        return None
-    result = _convert(node)
-    if hasattr(node, "lineno") and isinstance(result, ast.Node):
-        result.line, result.column = node.lineno, node.col_offset + 1
-    return result
+def same_as_python(source: str) -> None:
+    assert dump(parse(source).module) == dump(py.parse(source))
 
 
-def _params(args: py.arguments) -> list:
-    out = []
-    defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
-    for arg, default in zip(args.args, defaults):
-        out.append(ast.Param(arg.arg, convert(default), "normal"))
-    if args.vararg:
-        out.append(ast.Param(args.vararg.arg, None, "varargs"))
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-        out.append(ast.Param(arg.arg, convert(default), "kwonly"))
-    if args.kwarg:
-        out.append(ast.Param(args.kwarg.arg, None, "kwargs"))
-    return out
+def body(source: str) -> list:
+    return parse(source).module.body
 
 
-def _fstring(node: py.JoinedStr) -> ast.FString:
-    parts = []
-    for value in node.values:
-        if isinstance(value, py.Constant):
-            parts.append(value.value)
-        else:
-            spec = _fstring(value.format_spec) if value.format_spec is not None else None
-            conversion = None if value.conversion == -1 else chr(value.conversion)
-            parts.append(ast.FormattedValue(convert(value.value), conversion, spec, None))
-    return ast.FString(parts)
+# ------------------------------------------------------------ real programs
 
-
-def _convert(node):
-    kind = type(node)
-    if kind is py.Module:
-        return ast.Module(convert(node.body))
-    if kind is py.Expr:
-        return ast.ExprStmt(convert(node.value))
-    if kind is py.Assign:
-        return ast.Assign(convert(node.targets), convert(node.value))
-    if kind is py.AugAssign:
-        return ast.AugAssign(convert(node.target), _BINOPS[type(node.op)], convert(node.value))
-    if kind is py.Delete:
-        return ast.Delete(convert(node.targets))
-    if kind in (py.Pass, py.Break, py.Continue):
-        return {py.Pass: ast.Pass, py.Break: ast.Break, py.Continue: ast.Continue}[kind]()
-    if kind is py.Return:
-        return ast.Return(convert(node.value))
-    if kind is py.If:
-        return ast.If(convert(node.test), convert(node.body), convert(node.orelse))
-    if kind is py.While:
-        return ast.While(convert(node.test), convert(node.body), convert(node.orelse))
-    if kind is py.For:
-        return ast.For(convert(node.target), convert(node.iter), convert(node.body), convert(node.orelse))
-    if kind is py.With:
-        items = [ast.WithItem(convert(i.context_expr), convert(i.optional_vars)) for i in node.items]
-        return ast.With(items, convert(node.body))
-    if kind is py.FunctionDef:
-        return ast.FunctionDef(node.name, _params(node.args), convert(node.body), convert(node.decorator_list))
-    if kind is py.Assert:
-        return ast.Assert(convert(node.test), convert(node.msg))
-    if kind is py.Raise:
-        return ast.Raise(convert(node.exc))
-    if kind is py.Global:
-        return ast.Global(list(node.names))
-    if kind is py.Nonlocal:
-        return ast.Nonlocal(list(node.names))
-    if kind is py.Import:
-        return ast.Import([ast.Alias(a.name, a.asname) for a in node.names])
-    if kind is py.ImportFrom:
-        return ast.ImportFrom(node.module, [ast.Alias(a.name, a.asname) for a in node.names])
-    if kind is py.Constant:
-        return ast.Constant(node.value)
-    if kind is py.JoinedStr:
-        return _fstring(node)
-    if kind is py.Name:
-        return ast.Name(node.id)
-    if kind is py.List:
-        return ast.ListExpr(convert(node.elts))
-    if kind is py.Tuple:
-        return ast.TupleExpr(convert(node.elts))
-    if kind is py.Set:
-        return ast.SetExpr(convert(node.elts))
-    if kind is py.Dict:
-        return ast.DictExpr(convert(node.keys), convert(node.values))
-    if kind is py.Starred:
-        return ast.Starred(convert(node.value))
-    if kind is py.BinOp:
-        return ast.BinOp(_BINOPS[type(node.op)], convert(node.left), convert(node.right))
-    if kind is py.UnaryOp:
-        return ast.UnaryOp(_UNARY[type(node.op)], convert(node.operand))
-    if kind is py.BoolOp:
-        return ast.BoolOp("and" if isinstance(node.op, py.And) else "or", convert(node.values))
-    if kind is py.Compare:
-        return ast.Compare(convert(node.left), [_CMP[type(op)] for op in node.ops], convert(node.comparators))
-    if kind is py.IfExp:
-        return ast.IfExp(convert(node.test), convert(node.body), convert(node.orelse))
-    if kind is py.Attribute:
-        return ast.Attribute(convert(node.value), node.attr)
-    if kind is py.Slice:
-        return ast.Slice(convert(node.lower), convert(node.upper), convert(node.step))
-    if kind is py.Subscript:
-        return ast.Subscript(convert(node.value), convert(node.slice))
-    if kind is py.Call:
-        return ast.Call(convert(node.func), convert(node.args),
-                        [ast.Keyword(k.arg, convert(k.value)) for k in node.keywords])
-    if kind is py.Lambda:
-        return ast.Lambda(_params(node.args), convert(node.body))
-    if kind in (py.ListComp, py.GeneratorExp, py.SetComp):
-        gens = [ast.Comprehension(convert(g.target), convert(g.iter), convert(g.ifs)) for g in node.generators]
-        cls = {py.ListComp: ast.ListComp, py.GeneratorExp: ast.GeneratorExp, py.SetComp: ast.SetComp}[kind]
-        return cls(convert(node.elt), gens)
-    if kind is py.DictComp:
-        gens = [ast.Comprehension(convert(g.target), convert(g.iter), convert(g.ifs)) for g in node.generators]
-        return ast.DictComp(convert(node.key), convert(node.value), gens)
-    raise AssertionError(f"no translation for {kind.__name__}")
-
-
-def expand_debug(node):
-    """Our `{x=}` keeps "x=" on the field; Python puts it in the literal text before."""
-    if isinstance(node, list):
-        return [expand_debug(item) for item in node]
-    if isinstance(node, ast.FString):
-        parts = []
-        for part in node.parts:
-            if isinstance(part, ast.FormattedValue) and part.debug_text is not None:
-                if parts and isinstance(parts[-1], str):
-                    parts[-1] += part.debug_text
-                else:
-                    parts.append(part.debug_text)
-                part = ast.FormattedValue(expand_debug(part.value), part.conversion,
-                                          expand_debug(part.format_spec), None)
-            parts.append(expand_debug(part))
-        node.parts = parts
-        return node
-    if isinstance(node, ast.Node):
-        for name, value in vars(node).items():
-            if name not in ("line", "column"):
-                setattr(node, name, expand_debug(value))
-    return node
-
-
-# Nodes whose positions Python records differently or not at all.
-_NO_POSITION = (ast.FString, ast.FormattedValue, ast.Comprehension, ast.WithItem, ast.Param,
-                ast.Keyword, ast.Alias, ast.Module, ast.GeneratorExp)
-
-
-def positions(node, out=None) -> list:
-    """(type, line, column) of every node that Python positions the same way."""
-    out = [] if out is None else out
-    if isinstance(node, list):
-        for item in node:
-            positions(item, out)
-    elif isinstance(node, ast.FString):
-        out.append(("FString", node.line, node.column))  # its insides are not compared
-    elif isinstance(node, ast.Node):
-        if not isinstance(node, _NO_POSITION):
-            out.append((type(node).__name__, node.line, node.column))
-        for name, value in vars(node).items():
-            if name not in ("line", "column"):
-                positions(value, out)
-    return out
-
-
-def same_as_python(source: str, check_positions: bool = True) -> None:
-    ours = parse(source)
-    theirs = convert(py.parse(source))
-    if check_positions:
-        assert positions(ours) == positions(theirs)
-    assert expand_debug(ours) == theirs
-
-
-# ------------------------------------------------------------------- corpus
-
-def _corpus_programs() -> list:
-    if not CORPUS.is_dir():
-        return []
-    return sorted(CORPUS.rglob("*.grad"))
+def _programs() -> list:
+    found = sorted(GOLDEN.rglob("*.grad")) + sorted((REPO / "examples").glob("*.grad"))
+    if CORPUS.is_dir():
+        found += sorted(CORPUS.rglob("*.grad"))
+    return found
 
 
 def _expects_syntax_error(program: Path) -> bool:
-    expected = program.with_name(program.name[:-len(".grad")] + ".expected.json")
+    expected = program.with_suffix(".expected.json")
     if not expected.is_file():
         return False
     return json.loads(expected.read_text(encoding="utf-8"))["stderr"].startswith("SyntaxError")
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared oracle corpus is not here")
-@pytest.mark.parametrize("program", _corpus_programs(), ids=lambda p: p.stem)
-def test_corpus_program_parses(program: Path) -> None:
+@pytest.mark.parametrize("program", _programs(), ids=lambda p: str(p.relative_to(p.parents[1]).with_suffix("")))
+def test_program_parses_as_python_does(program: Path) -> None:
     source = program.read_text(encoding="utf-8")
-    if _expects_syntax_error(program):
+    try:
+        expected = py.parse(source)
+    except SyntaxError:
         with pytest.raises(GradcalcSyntaxError):
             parse(source, str(program))
-    else:
-        same_as_python(source)
+        return
+    assert dump(parse(source, str(program)).module) == dump(expected)
 
 
 def test_corpus_syntax_error_message() -> None:
@@ -303,96 +129,63 @@ SNIPPETS = [
     "f'{lambda_}'", "f'{x:}'", "f'{{{x}}}'", "f'{x=!s}'", "f'{x = !r:>10}'", "f'\\N{BULLET} {x}'",
 ]
 
+# the rest of Python 3.11 that tutorials write
+SNIPPETS += [
+    "try:\n    f()\nexcept (A, B) as e:\n    raise C from e\nexcept:\n    pass\nelse:\n    x = 1\n"
+    "finally:\n    y = 2\n",
+    "try:\n    x\nfinally:\n    y\n", "try:\n    f()\nexcept* ValueError as e:\n    pass\n",
+    "raise E from None", "def g():\n    x = yield\n    y = yield 1, 2\n    z = (yield)\n    yield from h()\n",
+    "if (n := len(a)) > 10: pass", "[y := f(x), y ** 2]", "a[b := 1]", "f(x := 1)", "while (line := f()):\n    pass\n",
+    "def f(a, b=2, /, c=3, *args: int, d, e: str = 'x', **kw) -> int:\n    return a\n", "lambda a, /, b: a",
+    "x: int", "x: int = 3", "(a): int = 1", "a.b: int = 3", "a[0]: float",
+    "class A(B, C, metaclass=M):\n    x: int = 3\n    def f(self) -> None: ...\n",
+    "@dataclass(frozen=True)\nclass C:\n    a: int = 1\n", "@x.setter\ndef x(self, v): pass\n",
+    "from . import x", "from ..a.b import (c as d, e,)", "from ... import y", "import a.b.c as d, e",
+    "from __future__ import annotations", "x = b'ab' b'cd'", "x = rb'\\d' + Br'x'", "u'x'",
+    "print(*a, sep='')", "f(**a, b=1)", "{**a, 'b': 1}", "async_ = 1", "match = re.match(p, s)",
+    "def f():\n    global a\n    nonlocal b\n", "async_def = 2", "__name__ == '__main__'",
+    "α = 0.5\nβ = tensor(2.)\nloss = α * β",
+]
+
 
 @pytest.mark.parametrize("source", SNIPPETS)
 def test_same_tree_as_python(source: str) -> None:
-    same_as_python(source, check_positions="f'" not in source.lower() and 'f"' not in source)
+    same_as_python(source)
 
 
-# ----------------------------------------------------------- selected trees
-
-def body(source: str) -> list:
-    return parse(source).body
-
-
-def test_power_binds_tighter_than_unary_minus() -> None:
-    assert body("-2 ** 2") == [ast.ExprStmt(ast.UnaryOp("-", ast.BinOp("**", ast.Constant(2), ast.Constant(2))))]
-    assert body("2 ** -1") == [ast.ExprStmt(ast.BinOp("**", ast.Constant(2), ast.UnaryOp("-", ast.Constant(1))))]
+def test_long_operator_chain() -> None:
+    (stmt,) = body("x = " + " + ".join(["1"] * 3000))
+    depth, node = 0, stmt.value
+    while isinstance(node, py.BinOp):
+        depth, node = depth + 1, node.left
+    assert depth == 2999
 
 
-def test_chained_comparison_is_one_node() -> None:
-    (stmt,) = body("a < b <= c")
-    assert stmt.value == ast.Compare(ast.Name("a"), ["<", "<="], [ast.Name("b"), ast.Name("c")])
-
-
-def test_not_in_and_is_not() -> None:
-    (stmt,) = body("a not in b is not c")
-    assert stmt.value.ops == ["not in", "is not"]
-
-
-def test_elif_is_nested_if() -> None:
-    (stmt,) = body("if a:\n    b\nelif c:\n    d\nelse:\n    e\n")
-    assert stmt == ast.If(ast.Name("a"), [ast.ExprStmt(ast.Name("b"))],
-                          [ast.If(ast.Name("c"), [ast.ExprStmt(ast.Name("d"))], [ast.ExprStmt(ast.Name("e"))])])
-
-
-def test_parameters_kinds() -> None:
-    (stmt,) = body("def f(a, b=1, *args, c, d=2, **kw): pass")
-    assert [(p.name, p.kind) for p in stmt.params] == [
-        ("a", "normal"), ("b", "normal"), ("args", "varargs"), ("c", "kwonly"), ("d", "kwonly"), ("kw", "kwargs")]
-    (stmt,) = body("def f(a, *, b): pass")
-    assert [(p.name, p.kind) for p in stmt.params] == [("a", "normal"), ("b", "kwonly")]
-
-
-def test_decorators_are_kept() -> None:
-    (stmt,) = body("@torch.no_grad()\ndef f(t):\n    return t\n")
-    assert stmt.decorators == [ast.Call(ast.Attribute(ast.Name("torch"), "no_grad"), [], [])]
-    assert (stmt.line, stmt.column) == (2, 1)
-
-
-def test_fstring_fields() -> None:
-    (stmt,) = body("f'{x=} {y!r:>{w}} {{z}}'")
-    x, y = stmt.value.parts[0], stmt.value.parts[2]
-    assert x == ast.FormattedValue(ast.Name("x"), "r", None, "x=")
-    assert y == ast.FormattedValue(ast.Name("y"), "r", ast.FString([">", ast.FormattedValue(ast.Name("w"), None, None, None)]), None)
-    assert stmt.value.parts[1] == " " and stmt.value.parts[3] == " {z}"
-
-
-def test_fstring_debug_text_is_verbatim() -> None:
-    (stmt,) = body('print(f"{name = }")')
-    field = stmt.value.args[0].parts[0]
-    assert field.debug_text == "name = " and field.conversion == "r"
-    (stmt,) = body('f"{x.item()=:.2f}"')
-    field = stmt.value.parts[0]
-    assert field.debug_text == "x.item()=" and field.conversion is None
-    assert field.format_spec == ast.FString([".2f"])
-
-
-def test_fstring_field_positions_point_into_the_file() -> None:
-    stmt = body("y = 1\nz = f'ab{x + 1}'")[1]
-    field = stmt.value.parts[1]
-    assert (field.value.line, field.value.column) == (2, 10)
-    assert (field.value.right.line, field.value.right.column) == (2, 14)
-
-
-def test_adjacent_strings_concatenate() -> None:
-    assert body("'a' \"b\" '''c'''") == [ast.ExprStmt(ast.Constant("abc"))]
-
-
-def test_strings_with_hash_and_brackets_do_not_confuse_layout() -> None:
-    (stmt,) = body("s = '# ( [ {'  # real comment")
-    assert stmt.value == ast.Constant("# ( [ {")
-
-
-def test_positions_are_one_based() -> None:
-    (stmt,) = body("\n  \nx = y + 1")
-    assert (stmt.line, stmt.column) == (3, 1)
-    assert (stmt.value.line, stmt.value.column) == (3, 5)
-    assert (stmt.value.right.line, stmt.value.right.column) == (3, 9)
+def test_windows_newlines_and_byte_order_mark() -> None:
+    assert py.dump(parse("\ufeffif x:\r\n    y\r\n").module) == py.dump(parse("if x:\n    y\n").module)
 
 
 def test_empty_program() -> None:
     assert body("") == [] and body("\n\n# only a comment\n") == []
+
+
+@pytest.mark.parametrize("source, message", [
+    ("async def f(): pass", "'async' is not supported in gradcalc"),
+    ("await x", "'await' is not supported in gradcalc"),
+    ("match x:\n    case 1: pass\n", "'match' is not supported in gradcalc"),
+])
+def test_what_gradcalc_leaves_out_says_so(source: str, message: str) -> None:
+    with pytest.raises(GradcalcSyntaxError) as caught:
+        parse(source)
+    assert str(caught.value) == message
+
+
+def test_bracket_depth_is_pythons() -> None:
+    # Python's tokenizer stops at 200 nested brackets; so does gradcalc, long before the host's stack would
+    assert body("(" * 199 + "1" + ")" * 199)
+    with pytest.raises(GradcalcSyntaxError) as caught:
+        parse("(" * 12000 + "x for x in y" + ")" * 12000)
+    assert str(caught.value) == "too many nested parentheses"
 
 
 # ----------------------------------------------------------- syntax errors
@@ -510,7 +303,7 @@ def test_detail_expected_colon() -> None:
     assert error_of("if x\n    y\n").detail().endswith("expected ':'")
 
 
-def test_runtime_syntax_errors_are_left_to_the_interpreter() -> None:
+def test_compile_time_syntax_errors_are_left_to_the_compiler() -> None:
     # Python reports these only when it compiles the statement, after running those before it
     for source in ("return 1", "break", "f(a=1, a=2)", "def f(a, a): pass", "x = *a", "*a", "a, *b, *c = d",
                    "*a = b"):
@@ -558,7 +351,7 @@ def test_unwritable_cache_directory_still_parses(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
     monkeypatch.setattr(parser_module, "_lark", None)
     assert parser_module._cache_file("parser.lark-cache") is None
-    assert parse("x = 1").body == [ast.Assign([ast.Name("x")], ast.Constant(1))]
+    same_as_python("x = 1")
 
 
 def test_cache_file_name_follows_the_grammar(tmp_path, monkeypatch) -> None:
@@ -594,6 +387,8 @@ def _compose(children):
         st.builds(lambda p: f"[{p[0]}, *{p[1]}]", pair),
         st.builds(lambda p: f"{{{p[0]}: {p[1]}}}", pair),
         st.builds(lambda p: f"[{p[0]} for v in {p[1]} if {p[0]}]", pair),
+        st.builds(lambda p: f"(v := {p[0]})", pair),
+        st.builds(lambda e: f"(yield {e})", children),
         st.builds(lambda p: f"{p[0]}, {p[1]}", pair),
     )
 
@@ -605,23 +400,22 @@ _EXPRESSIONS = st.recursive(_ATOMS, _compose, max_leaves=8)
 @given(_EXPRESSIONS)
 def test_generated_expressions_match_python(source: str) -> None:
     try:
-        expected = convert(py.parse(source))
+        expected = py.parse(source)
     except SyntaxError:
         with pytest.raises(GradcalcSyntaxError):
             parse(source)
         return
-    ours = parse(source)
-    assert positions(ours) == positions(expected)
-    assert ours == expected
+    assert dump(parse(source).module) == dump(expected)
 
 
 _SIMPLE = st.sampled_from([
     "x = a", "a, b = b, a", "x[0] += 1", "del x", "pass", "return a", "print(f'{a=}')",
     "y = [1,\n  2]", "z = a + \\\n  b", "break", "assert a, 'm'", "import torch.nn as nn",
-    "s = '#('  # )", "a; b",
+    "s = '#('  # )", "a; b", "x: int = 1", "y = yield a", "raise E from e", "nonlocal a", "b = (c := 2)",
 ])
 _HEADERS = st.sampled_from(["if a:", "elif b:", "else:", "for v in a:", "while b:", "def f(p, q=1):",
-                            "with a as w, b:", "@dec\ndef g():", "for (i, j) in a:"])
+                            "with a as w, b:", "@dec\ndef g():", "for (i, j) in a:", "try:", "except E as e:",
+                            "except:", "finally:", "class K(B):", "def h(a, /, *, b) -> int:"])
 
 
 def _block(children):
@@ -645,16 +439,14 @@ _PROGRAMS = st.lists(st.recursive(_SIMPLE, _block, max_leaves=6), min_size=1, ma
 def test_generated_programs_match_python(program: str, tail: str) -> None:
     source = program + tail
     try:
-        expected = convert(py.parse(source))
+        expected = py.parse(source)
     except SyntaxError as error:
         with pytest.raises(GradcalcSyntaxError) as caught:
             parse(source)
         if isinstance(error, IndentationError):
             assert caught.value.type_name == "IndentationError"
         return
-    ours = parse(source)
-    assert positions(ours) == positions(expected)
-    assert expand_debug(ours) == expected
+    assert dump(parse(source).module) == dump(expected)
 
 
 # ------------------------------------------------------------ grammar health
@@ -687,21 +479,9 @@ def test_cached_tables_are_reused(tmp_path, monkeypatch) -> None:
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(parser_module, "_lark", None)
-    assert parse("x = 1").body
+    assert body("x = 1")
     (cache,) = (tmp_path / "gradcalc").iterdir()
     written = cache.stat().st_mtime_ns
     monkeypatch.setattr(parser_module, "_lark", None)
-    assert parse("y = f'{x=}'").body
+    assert body("y = f'{x=}'")
     assert cache.stat().st_mtime_ns == written
-
-
-def test_long_operator_chain() -> None:
-    (stmt,) = body("x = " + " + ".join(["1"] * 3000))
-    depth, node = 0, stmt.value
-    while isinstance(node, ast.BinOp):
-        depth, node = depth + 1, node.left
-    assert depth == 2999
-
-
-def test_windows_newlines_and_byte_order_mark() -> None:
-    assert body("\ufeffif x:\r\n    y\r\n") == body("if x:\n    y\n")

@@ -26,6 +26,9 @@ def _set_enabled(mode: bool) -> None:
     _enabled = bool(mode)
 
 
+_GENERATOR = 0x20  # inspect.CO_GENERATOR, without importing inspect
+
+
 class _GradMode:
     """A context manager that is also a decorator, as torch's grad modes are."""
 
@@ -58,11 +61,40 @@ class _GradMode:
     def __call__(self, function: Callable) -> Callable:
         mode_type, mode, inference = type(self), self.mode, self.inference
 
-        @functools.wraps(function)
-        def run_in_mode(*args: Any, **kwargs: Any) -> Any:
+        def fresh() -> "_GradMode":
             context = mode_type.__new__(mode_type)
             context.mode, context.inference = mode, inference
-            with context:
+            return context
+
+        if getattr(getattr(function, "__code__", None), "co_flags", 0) & _GENERATOR:
+            @functools.wraps(function)
+            def generate_in_mode(*args: Any, **kwargs: Any) -> Any:
+                # each step of the generator runs in the mode, as torch's decorator does
+                generator = function(*args, **kwargs)
+                try:
+                    with fresh():
+                        response = generator.send(None)
+                    while True:
+                        try:
+                            request = yield response
+                        except GeneratorExit:
+                            with fresh():
+                                generator.close()
+                            raise
+                        except BaseException as error:
+                            with fresh():
+                                response = generator.throw(error)
+                        else:
+                            with fresh():
+                                response = generator.send(request)
+                except StopIteration as stop:
+                    return stop.value
+
+            return generate_in_mode
+
+        @functools.wraps(function)
+        def run_in_mode(*args: Any, **kwargs: Any) -> Any:
+            with fresh():
                 return function(*args, **kwargs)
 
         return run_in_mode

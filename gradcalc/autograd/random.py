@@ -15,11 +15,14 @@ from __future__ import annotations
 import math
 import os
 import struct
-from typing import Union
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
 from ..display.names import torch_class
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 Shape = Union[int, tuple[int, ...]]
 DType = Union[str, type, np.dtype]
@@ -125,8 +128,15 @@ class Generator:
         raw = self._random(2 * n)
         return (raw[0::2] << np.uint64(32)) | raw[1::2]
 
-    def get_state(self) -> np.ndarray:
-        """The 5056-byte state torch.Generator.get_state() returns, as uint8."""
+    def get_state(self) -> "Tensor":
+        """The 5056-byte state torch.Generator.get_state() returns, as a uint8 tensor."""
+        from .dtypes import uint8
+        from .tensor import Tensor
+
+        return Tensor._make(self._state_bytes(), uint8)
+
+    def _state_bytes(self) -> np.ndarray:
+        """The state as torch lays it out, in a uint8 array."""
         if self._bits is None:
             key, left, nxt = _mt_key(self._seed), 1, 0
         else:
@@ -151,8 +161,8 @@ class Generator:
         )
         return np.frombuffer(head + body + tail, dtype=np.uint8).copy()
 
-    def set_state(self, state: np.ndarray) -> "Generator":
-        data = np.asarray(state, dtype=np.uint8).tobytes()
+    def set_state(self, state: Any) -> "Generator":
+        data = np.asarray(getattr(state, "_data", state), dtype=np.uint8).tobytes()
         if len(data) != 5056:
             raise RuntimeError(
                 "Expected a CPUGeneratorImplState of size 5056 but found the input RNG state size to be "
@@ -189,7 +199,7 @@ def seed() -> int:
     return default_generator.seed()
 
 
-def get_rng_state() -> np.ndarray:
+def get_rng_state() -> "Tensor":
     return default_generator.get_state()
 
 

@@ -184,7 +184,7 @@ class Tensor:
         "share_memory_", "resize", "resize_as", "to_sparse_coo", "module_load"})
     __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_node", "_output_nr", "_grad",
                  "_retains_grad", "_base", "_view_kind", "_view_version", "_is_inference", "_hooks",
-                 "_accumulator", "__weakref__")
+                 "_accumulator", "__weakref__", "__dict__")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("use torch.tensor(...) to create a tensor")

@@ -1,14 +1,18 @@
-"""Python's everyday builtins as a program sees them, and the prelude of SPEC §3.
+"""Python's builtins as a program sees them, and the prelude of SPEC §3.
 
-Only harmless builtins are offered: no eval, exec, open, getattr, __import__, globals or vars.
+Most are Python's own. Those that reach past an object's public face (getattr, setattr,
+hasattr, delattr, vars, dir, type) go through the guard; those that would reach the host
+(open, eval, exec, compile, globals, locals, input, breakpoint, help) refuse in one line.
+The guard's own entries (`$getattr`, ...) have names no program can write.
 """
 from __future__ import annotations
 
+import ast
 import builtins as host
+import operator
 from typing import Any, Callable, Optional
 
-from . import sandbox
-from .classes import explicit_super
+from . import compiler, guard, limits, policy
 from ..display.names import torch_class
 
 PRELUDE_FROM_TORCH = (
@@ -18,14 +22,25 @@ PRELUDE_FROM_TORCH = (
 )
 
 _PLAIN = (
-    "len", "range", "abs", "min", "max", "sum", "round", "float", "int", "bool", "complex", "str", "repr", "list",
-    "tuple", "dict", "set", "frozenset", "isinstance", "issubclass", "enumerate", "zip", "sorted", "reversed", "any",
-    "all", "map", "filter", "divmod", "pow", "id", "hex", "oct", "bin", "chr", "ord", "format", "iter", "next",
-    "slice", "callable", "hash", "ascii",
-    "Exception", "ArithmeticError", "AssertionError", "AttributeError", "IndexError", "KeyError", "LookupError",
-    "NameError", "NotImplementedError", "RuntimeError", "StopIteration", "TypeError", "ValueError",
-    "ZeroDivisionError",
+    "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "bytearray", "bytes", "callable", "chr",
+    "classmethod", "complex", "dict", "divmod", "enumerate", "filter", "float", "format", "frozenset", "hash", "hex",
+    "id", "int", "isinstance", "issubclass", "iter", "len", "list", "map", "max", "min", "next", "object", "oct",
+    "ord", "print", "property", "range", "repr", "reversed", "round", "set", "slice", "sorted", "staticmethod", "str",
+    "sum", "super", "tuple", "zip", "memoryview", "None", "Ellipsis", "NotImplemented", "False", "True",
 )
+
+# What is refused, and why, in the words of the one line a program gets.
+_REFUSED = {
+    "open": "a program cannot read or write files",
+    "input": "a program reads no input",
+    "eval": "a program cannot run code from strings",
+    "exec": "a program cannot run code from strings",
+    "compile": "a program cannot compile code from strings",
+    "globals": "a program cannot reach its namespace as a dictionary",
+    "locals": "a program cannot reach its namespace as a dictionary",
+    "breakpoint": "there is no debugger",
+    "help": "there is no interactive help",
+}
 
 
 @torch_class("builtin_function_or_method")
@@ -53,52 +68,166 @@ class Builtin:
         return f"<built-in method {self.name} of {self.owner} object at {hex(id(Builtin))}>"
 
 
-class _Type(Builtin):
-    """`type` or `super`, classes in Python, and shown as such."""
+def _refusal(name: str, why: str) -> Builtin:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(f"{name}() is not available in gradcalc: {why}")
+
+    return Builtin(name, refuse)
+
+
+@torch_class("Quitter")
+class Quitter:
+    """`exit` and `quit`, as the site module gives them: calling one ends the program."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def __repr__(self) -> str:
-        return f"<class '{self.name}'>"
+        return f"Use {self.name}() or Ctrl-D (i.e. EOF) to exit"
+
+    def __call__(self, code: Any = None) -> None:
+        raise SystemExit(code)
 
 
-class SuperBuiltin(_Type):
-    """`super`: the interpreter answers a call without arguments, which needs the method it is in."""
+_METACLASSES: dict = {}  # the proxy a program holds -> the metaclass it stands for
+_PROXIES: dict = {}  # and back
 
 
-def make_builtins(write: Callable[[str], None]) -> dict:
-    """The builtins of one session; `print` writes through `write`."""
+def guarded_metaclass(real: type) -> type:
+    """What a program holds for a metaclass (`type`, `abc.ABCMeta`): a class that answers
+    `isinstance` and `issubclass` as the real one, makes classes only through the class guard,
+    and, for `type`, tells an object's type (the metaclass of any class shows as `type`)."""
 
-    def print_(*values: Any, sep: Any = " ", end: Any = "\n", file: Any = None, flush: bool = False) -> None:
-        if file is not None:
-            raise TypeError("print() of gradcalc writes to standard output only (file= is not supported)")
-        sep = " " if sep is None else sep
-        end = "\n" if end is None else end
-        if not isinstance(sep, str):
-            raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
-        if not isinstance(end, str):
-            raise TypeError(f"end must be None or a string, not {type(end).__name__}")
-        write(sep.join(str(value) for value in values) + end)
+    class Metaclass(host.type):
+        def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            if real is host.type and len(args) == 1 and not kwargs:
+                result = host.type(args[0])
+                return _PROXIES.get(result, Type) if issubclass(result, host.type) else result
+            if len(args) == 3:
+                return guard.make_class(*args, metaclass=real)
+            raise TypeError(f"{real.__name__}() takes 1 or 3 arguments" if real is host.type
+                            else f"{real.__name__}() takes 3 arguments")
 
-    def type_(*args: Any) -> type:
-        if len(args) == 3:  # Python would make a new class: a way out of the sandbox
-            raise TypeError("type() with 3 arguments (making a class) is not supported in gradcalc")
-        if len(args) != 1:
-            raise TypeError("type() takes 1 or 3 arguments")
-        cls = type(args[0])
-        # the type of a class is a metaclass, which would make classes: the builtin stands in for it
-        return table["type"] if issubclass(cls, type) else cls
+        def __instancecheck__(cls, value: Any) -> bool:
+            return isinstance(value, real) or value in _METACLASSES
 
-    def hasattr_(value: Any, name: str) -> bool:
-        return sandbox.has_attribute(value, name)
+        def __subclasscheck__(cls, subclass: Any) -> bool:
+            return issubclass(_METACLASSES.get(subclass, subclass), real)
 
-    table = {name: getattr(host, name) for name in _PLAIN}
-    table.update(print=Builtin("print", print_), type=_Type("type", type_), hasattr=Builtin("hasattr", hasattr_),
-                 super=SuperBuiltin("super", explicit_super))
+        def __repr__(cls) -> str:
+            return repr(real)
+
+    proxy = Metaclass(real.__name__, (), {"__module__": real.__module__, "__qualname__": real.__qualname__,
+                                          "__doc__": real.__doc__})
+    _METACLASSES[proxy] = real
+    _PROXIES[real] = proxy
+    policy.allow_module_types([Metaclass], kind=policy.CLASS)
+    return proxy
+
+
+Type = guarded_metaclass(host.type)
+
+
+def metaclass_for(value: Any) -> Any:
+    """The real metaclass for one a program names in `class C(metaclass=...)`, or None."""
+    real = _METACLASSES.get(value, value)
+    return real if real in _METACLASSES.values() else None
+
+
+def _getattr(obj: Any, name: Any, *default: Any) -> Any:
+    if not isinstance(name, str):
+        raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
+    if len(default) > 1:
+        raise TypeError(f"getattr expected at most 3 arguments, got {2 + len(default)}")
+    try:
+        return guard.guarded_getattr(obj, name)
+    except AttributeError:
+        if default:
+            return default[0]
+        raise
+
+
+def _hasattr(obj: Any, name: Any) -> bool:
+    if not isinstance(name, str):
+        raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
+    try:
+        guard.guarded_getattr(obj, name)
+    except AttributeError:
+        return False
+    return True
+
+
+def _setattr(obj: Any, name: Any, value: Any) -> None:
+    if not isinstance(name, str):
+        raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
+    guard.guarded_setattr(value, obj, name)
+
+
+def _delattr(obj: Any, name: Any) -> None:
+    if not isinstance(name, str):
+        raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
+    guard.guarded_delattr(obj, name)
+
+
+def _vars(*args: Any) -> Any:
+    if not args:
+        raise PermissionError("vars() without an argument is not available in gradcalc: "
+                              "a program cannot reach its namespace as a dictionary")
+    if len(args) > 1:
+        raise TypeError(f"vars expected at most 1 argument, got {len(args)}")
+    try:
+        return guard.guarded_getattr(args[0], "__dict__")
+    except AttributeError:
+        raise TypeError("vars() argument must have __dict__ attribute") from None
+
+
+def make_builtins(namespace: dict, modules: Any, echo: Callable[[Any], None]) -> dict:
+    """The builtins of one session, whose globals are `namespace`."""
+
+    def dir_(*args: Any) -> list:
+        if not args:
+            return sorted(name for name in namespace if not name.startswith("$") and name != "__builtins__")
+        if len(args) > 1:
+            raise TypeError(f"dir expected at most 1 argument, got {len(args)}")
+        return sorted(name for name in host.dir(args[0]) if guard.readable_name(args[0], name))
+
+    def echo_(value: Any) -> None:
+        # as sys.displayhook: None is not shown, and `_` holds the last value shown
+        if value is None:
+            return
+        table["_"] = None
+        echo(value)
+        table["_"] = value
+
+    table: dict = {name: getattr(host, name) for name in _PLAIN}
+    table.update({name: value for name, value in vars(host).items()
+                  if isinstance(value, type) and issubclass(value, BaseException)})
+    table.update({name: _refusal(name, why) for name, why in _REFUSED.items()})
+    table.update(
+        type=Type, getattr=Builtin("getattr", _getattr), hasattr=Builtin("hasattr", _hasattr),
+        setattr=Builtin("setattr", _setattr), delattr=Builtin("delattr", _delattr), vars=Builtin("vars", _vars),
+        dir=Builtin("dir", dir_), pow=Builtin("pow", limits.guarded_pow), exit=Quitter("exit"), quit=Quitter("quit"),
+        # C code a program calls looks these up here (time.strptime imports _strptime); a program
+        # cannot name them, and its import statements go through `$import`
+        __build_class__=guard.make_build_class(metaclass_for), __import__=host.__import__,
+    )
+    table.update({
+        compiler.GETATTR: guard.guarded_getattr, compiler.SETATTR: guard.guarded_setattr,
+        compiler.DELATTR: guard.guarded_delattr, compiler.ECHO: echo_,
+        compiler.POW: limits.guarded_pow, compiler.LSHIFT: limits.guarded_lshift,
+        compiler.IMPORT: modules.import_name, compiler.IMPORT_FROM: modules.import_from,
+        compiler.IMPORT_STAR: lambda name, level: modules.import_star(namespace, name, level),
+    })
+    inplace = {ast_op: getattr(operator, name[1:]) for ast_op, name in compiler.INPLACE.items()}
+    table.update({name: inplace[ast_op] for ast_op, name in compiler.INPLACE.items()})
+    table[compiler.INPLACE[ast.Pow]] = limits.guarded_ipow
+    table[compiler.INPLACE[ast.LShift]] = limits.guarded_ilshift
     return table
 
 
-def prelude(modules: dict) -> dict:
+def prelude(import_module: Callable[[str], Any]) -> dict:
     """The names in scope before a program's first line."""
-    torch = modules["torch"]
-    names = {"torch": torch, "nn": modules["torch.nn"], "F": modules["torch.nn.functional"]}
+    torch = import_module("torch")
+    names = {"torch": torch, "nn": import_module("torch.nn"), "F": import_module("torch.nn.functional")}
     names.update({name: getattr(torch, name) for name in PRELUDE_FROM_TORCH})
     return names

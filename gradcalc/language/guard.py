@@ -1,0 +1,416 @@
+"""The guard: every attribute a program's code reads, writes or deletes, and getattr, setattr,
+hasattr, delattr, str.format and class creation, go through these functions, which apply the
+policy (policy.py).
+
+The read path is kept short, since it runs for every `x.attr` of a program: an exact-type rule
+lookup, a name test, Python's getattr, and a check that the value's type may be held.
+"""
+from __future__ import annotations
+
+import builtins
+from types import MethodType
+from typing import Any, Callable
+
+from ..display.names import shown_method
+from .policy import (CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, FORBIDDEN_CLASS_NAMES, GUARDED_DUNDERS, PROGRAM,
+                     READABLE_DUNDERS, RULES, SUPER, USER_DUNDERS, class_rule, derivable, is_dunder,
+                     is_program_class, private_allowed, register_program_class, resolve)
+
+_getattr, _setattr, _delattr, _type = builtins.getattr, builtins.setattr, builtins.delattr, builtins.type
+_FORMAT_NAMES = ("format", "format_map")
+_GETSET = _type(_type.__dict__["__dict__"])
+_MEMBER = _type(_type.__dict__["__dictoffset__"])
+
+
+def _type_name(value: Any) -> str:
+    return _type(value).__name__
+
+
+# ------------------------------------------------------------------ reading
+
+def guarded_getattr(obj: Any, name: str) -> Any:
+    """`obj.name` as a program may see it."""
+    rule = RULES.get(_type(obj))
+    if rule is None:
+        rule = resolve(_type(obj))
+    elif name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny):
+        value = _getattr(obj, name)
+        value_type = _type(value)
+        if value_type in RULES:
+            if value_type is MethodType and rule.c_methods:
+                return shown_method(value)
+            return value
+        return admit(value, obj, name)
+    return _slow_getattr(obj, name, rule)
+
+
+def admit(value: Any, obj: Any, name: str) -> Any:
+    """`value`, read as `obj.name`, if the program may hold its type."""
+    if resolve(_type(value)) is None:
+        raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' holds a "
+                             f"'{_type(value).__qualname__}' object, which gradcalc does not give to programs")
+    return value
+
+
+def _slow_getattr(obj: Any, name: str, rule: Any) -> Any:
+    if rule is None:
+        _refuse(obj, name)
+    if rule.kind == CLASS:
+        return _class_getattr(obj, name)
+    if rule.kind == SUPER:
+        return _super_getattr(obj, name)
+    if name in _FORMAT_NAMES and isinstance(obj, str):
+        return _SafeFormatter.bound(obj, name)
+    if not _readable(obj, name, rule):
+        _refuse(obj, name)
+    if name in GUARDED_DUNDERS:
+        return _guarded_special(obj, name, _getattr(obj, name))
+    value = _getattr(obj, name)
+    if _type(value) is MethodType and rule.c_methods:
+        return shown_method(value)
+    return admit(value, obj, name)
+
+
+def _readable(obj: Any, name: str, rule: Any) -> bool:
+    """The names the fast path leaves: dunders, private names and denied public names."""
+    if name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny):
+        return True
+    if is_dunder(name):
+        return name in READABLE_DUNDERS
+    if name[0] == "_":
+        if rule.kind == PROGRAM and private_allowed(_type(obj), name):
+            rule.read.add(name)  # learnt once per class, then the fast path takes it
+            return True
+        return rule.private is not None and rule.private(name)
+    return False
+
+
+def readable_name(obj: Any, name: str) -> bool:
+    """Whether the policy lets a program read `obj.name`, decided without reading it (so that
+    `dir()` and the REPL's completion run no property)."""
+    rule = RULES.get(_type(obj)) or resolve(_type(obj))
+    if rule is None:
+        return False
+    if rule.kind == CLASS:
+        if not isinstance(obj, type):
+            return False
+        if is_dunder(name):
+            return name in CLASS_DUNDERS
+        if name[0] == "_":
+            return is_program_class(obj) and private_allowed(obj, name)
+        return class_rule(obj) is not None or is_program_class(obj)
+    if rule.kind == SUPER:
+        return False
+    return _readable(obj, name, rule)
+
+
+def _refuse(obj: Any, name: str) -> None:
+    """Python's own AttributeError for a missing attribute, else gradcalc's refusal."""
+    try:
+        _getattr(obj, name)
+    except AttributeError as error:
+        if not str(error).startswith("gradcalc's sandbox refused"):  # the wall: a frame, say
+            raise AttributeError(str(error)) from None
+    if isinstance(obj, type):
+        raise AttributeError(f"type object '{obj.__name__}' attribute '{name}' is not accessible in gradcalc")
+    raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is not accessible in gradcalc")
+
+
+def _class_getattr(cls: Any, name: str) -> Any:
+    """An attribute of a class: its public ones, its special methods, and for a program's class
+    its own private names; never the type machinery (`__mro__`, `__subclasses__`, `__dict__`)."""
+    if not isinstance(cls, type):
+        _refuse(cls, name)
+    known = class_rule(cls) is not None
+    program = is_program_class(cls)
+    if is_dunder(name):
+        allowed = name in CLASS_DUNDERS
+    elif name[0] == "_":
+        allowed = program and private_allowed(cls, name)
+    else:
+        allowed = program or known
+    if allowed and not is_dunder(name):
+        # what the class and its bases define; not what its metaclass does (`mro`)
+        allowed = (any(name in vars(base) for base in cls.__mro__) or not hasattr(type(cls), name)
+                   or name == "mro"  # the one of type's own that shows nothing new
+                   # what a metaclass of the standard library adds (`ABC.register`)
+                   or any(name in vars(meta) for meta in type(cls).__mro__ if meta not in (type, object)))
+    if not allowed:
+        _refuse(cls, name)
+    if name in _FORMAT_NAMES and issubclass(cls, str):
+        return _SafeFormatter.unbound(name)
+    if name == "__name__" and not program:
+        return cls.__qualname__  # a C type's __name__ is its full name, kept for Python's messages
+    value = _getattr(cls, name)
+    if name in GUARDED_DUNDERS:
+        return _guarded_special(None, name, value)
+    return admit(value, cls, name)
+
+
+def _super_getattr(proxy: super, name: str) -> Any:
+    """`super().name`: what the instance itself may show, read from the classes after the owner."""
+    instance = proxy.__self__
+    if instance is None:
+        _refuse(proxy, name)
+    if name in _FORMAT_NAMES and isinstance(instance, str):
+        return _SafeFormatter.bound(instance, name)
+    if isinstance(instance, type):  # in a classmethod
+        allowed = (name in CLASS_DUNDERS) if is_dunder(name) else (
+            name[0] != "_" or (is_program_class(instance) and private_allowed(instance, name)))
+    else:
+        rule = RULES.get(_type(instance)) or resolve(_type(instance))
+        allowed = rule is not None and _readable(instance, name, rule)
+    if not allowed:
+        _refuse(proxy, name)
+    value = _getattr(proxy, name)
+    if name in GUARDED_DUNDERS:
+        return _guarded_special(instance, name, value)
+    return admit(value, proxy, name)
+
+
+def _guarded_special(instance: Any, name: str, method: Callable) -> Callable:
+    """`__setattr__` and its kin read from an object, a class or super(): the same method, with
+    the guard's check of the name first (`object.__setattr__(self, "_x", 1)` in a dataclass)."""
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if name == "__new__":
+            made = args[0] if args else None
+            # a new object of the program's class or of a plain Python type; never an uninitialised
+            # object of gradcalc's own, nor a class made behind the class guard
+            if isinstance(made, type) and not issubclass(made, type) and (
+                    is_program_class(made) or made.__module__ == "builtins"):
+                return method(*args, **kwargs)
+            shown = made.__qualname__ if isinstance(made, type) else _type_name(made)
+            raise TypeError(f"__new__ of {shown} is not available in gradcalc")
+        target, rest = (instance, args) if instance is not None else (args[0] if args else None, args[1:])
+        if not rest or not isinstance(rest[0], str):
+            return method(*args)  # Python's own TypeError
+        attribute = rest[0]
+        if name in ("__setattr__", "__delattr__"):
+            check_writable(target, attribute)
+            return method(*args)
+        rule = RULES.get(_type(target)) or resolve(_type(target))
+        if rule is None or not _readable(target, attribute, rule):
+            _refuse(target, attribute)
+        return admit(method(*args), target, attribute)
+
+    checked.__name__ = checked.__qualname__ = name
+    return checked
+
+
+# ------------------------------------------------------------------ writing
+
+def guarded_setattr(value: Any, obj: Any, name: str) -> None:
+    """`obj.name = value` (the value comes first: Python evaluates it first)."""
+    rule = RULES.get(_type(obj))
+    if rule is None or name not in rule.write:
+        check_writable(obj, name)
+    _setattr(obj, name, value)
+
+
+def guarded_delattr(obj: Any, name: str) -> None:
+    rule = RULES.get(_type(obj))
+    if rule is None or name not in rule.write:
+        check_writable(obj, name)
+    _delattr(obj, name)
+
+
+def check_writable(obj: Any, name: str) -> None:
+    """Raise unless a program may assign `obj.name`: its own objects' attributes, what the
+    policy lists, and the public attributes of objects that take new ones (a tensor, a module),
+    unless a read-only property of their class has that name (then PyTorch's or Python's message)."""
+    cls = _type(obj)
+    rule = RULES.get(cls) or resolve(cls)
+    if rule is None:
+        raise AttributeError(f"'{cls.__name__}' object attribute '{name}' cannot be set in gradcalc")
+    if rule.kind == CLASS:
+        _check_class_writable(obj, name)
+        return
+    if name in rule.write:
+        return
+    if rule.kind == PROGRAM and not is_dunder(name):
+        if name[0] != "_" or private_allowed(cls, name):
+            rule.write.add(name)  # learnt once; Python's own errors (a property without setter) still apply
+            return
+    elif cls is _FUNCTION:
+        if name in _FUNCTION_WRITABLE or (name[0] != "_" and "$program" in obj.__globals__):
+            return  # a program's function may carry attributes (`f.calls = 0`)
+    elif rule.public_write and name[0] != "_":
+        _check_descriptor(obj, name, rule)
+        return
+    if is_dunder(name) or name[0] == "_":
+        raise AttributeError(f"'{cls.__name__}' object attribute '{name}' cannot be set in gradcalc")
+    _check_descriptor(obj, name, rule)
+    raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
+
+
+_FUNCTION = _type(check_writable)
+_FUNCTION_WRITABLE = frozenset({"__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
+                                "__annotations__", "__defaults__", "__kwdefaults__"})
+
+
+def _check_descriptor(obj: Any, name: str, rule: Any) -> None:
+    """Python's message (or PyTorch's) for an attribute its class makes read-only."""
+    cls = _type(obj)
+    owner = next((base for base in cls.__mro__ if name in vars(base)), None)
+    if owner is None:
+        return
+    descriptor = vars(owner)[name]
+    if isinstance(descriptor, property):
+        if descriptor.fset is not None:
+            return
+        shown = rule.shown_base or owner.__name__
+    elif _type(descriptor) is _GETSET:
+        shown = rule.shown_base or owner.__name__
+    elif _type(descriptor) is _MEMBER:
+        raise AttributeError("readonly attribute")
+    elif hasattr(descriptor, "__set__") or not hasattr(obj, "__dict__"):
+        raise AttributeError(f"'{cls.__name__}' object attribute '{name}' is read-only")
+    else:
+        return  # a method or a plain class attribute: the instance's own attribute shadows it
+    raise AttributeError(f"attribute '{name}' of '{shown}' objects is not writable")
+
+
+def _check_class_writable(cls: Any, name: str) -> None:
+    if is_program_class(cls):
+        if name in FORBIDDEN_CLASS_NAMES or (is_dunder(name) and name not in CLASS_BODY_DUNDERS | {"__name__"}):
+            raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' cannot be set in gradcalc")
+        if name[0] == "_" and not is_dunder(name) and not private_allowed(cls, name):
+            raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' cannot be set in gradcalc")
+        return
+    if isinstance(cls, type) and cls.__module__ == "builtins":
+        raise TypeError(f"cannot set '{name}' attribute of immutable type '{cls.__name__}'")
+    shown = cls.__name__ if isinstance(cls, type) else _type_name(cls)
+    raise AttributeError(f"attributes of class '{shown}' cannot be set in gradcalc")
+
+
+# ------------------------------------------------------------------ str.format
+
+def _format(template: str, args: tuple, kwargs: Any) -> str:
+    """str.format, with `{0.attr}` read through the guard: a format string is a program too.
+    Python's own parser splits the fields; numbering and errors are str.format's."""
+    import _string
+
+    counter: list = [0]  # the next automatic index; None once a field was numbered by hand
+
+    def render(text: str, depth: int) -> str:
+        if depth < 0:
+            raise ValueError("Max string recursion exceeded")
+        out = []
+        for literal, field, spec, conversion in _string.formatter_parser(text):
+            out.append(literal)
+            if field is None:
+                continue
+            first, rest = _string.formatter_field_name_split(field)
+            if first == "":
+                if counter[0] is None:
+                    raise ValueError("cannot switch from manual field specification to automatic field numbering")
+                first = counter[0]
+                counter[0] += 1
+            elif isinstance(first, int):
+                if counter[0]:
+                    raise ValueError("cannot switch from automatic field numbering to manual field specification")
+                counter[0] = None
+            if isinstance(first, int):
+                if first >= len(args):
+                    raise IndexError(f"Replacement index {first} out of range for positional args tuple")
+                value = args[first]
+            else:
+                value = kwargs[first]
+            for is_attribute, key in rest:
+                value = guarded_getattr(value, key) if is_attribute else value[key]
+            if conversion is not None:
+                converters = {"r": repr, "s": str, "a": ascii}
+                if conversion not in converters:
+                    raise ValueError(f"Unknown conversion specifier {conversion}")
+                value = converters[conversion](value)
+            out.append(format(value, render(spec, depth - 1) if spec else ""))
+        return "".join(out)
+
+    return render(template, 2)
+
+
+class _SafeFormatter:
+    """str.format and str.format_map as a program gets them (see _format)."""
+
+    @staticmethod
+    def bound(template: str, name: str) -> Callable:
+        if name == "format":
+            def format(*args: Any, **kwargs: Any) -> str:
+                return _format(template, args, kwargs)
+            return format
+
+        def format_map(mapping: Any) -> str:
+            return _format(template, (), mapping)
+        return format_map
+
+    @staticmethod
+    def unbound(name: str) -> Callable:
+        def method(template: Any, *args: Any, **kwargs: Any) -> str:
+            if not isinstance(template, str):
+                raise TypeError(f"descriptor '{name}' for 'str' objects doesn't apply to a "
+                                f"'{_type_name(template)}' object")
+            return _SafeFormatter.bound(template, name)(*args, **kwargs)
+        method.__name__ = method.__qualname__ = name
+        return method
+
+
+# ------------------------------------------------------------------ classes
+
+def check_class_namespace(name: str, namespace: Any) -> None:
+    """What a class body (or `type(name, bases, dict)`) may define."""
+    for key, value in namespace.items():
+        if not isinstance(key, str) or (key in ("__dict__", "__weakref__") and _type(value) is _GETSET):
+            continue  # what Python itself adds to a class
+        if key in FORBIDDEN_CLASS_NAMES or (is_dunder(key) and key not in CLASS_BODY_DUNDERS):
+            raise TypeError(f"defining '{key}' in a class is not supported in gradcalc")
+
+
+def check_bases(bases: tuple) -> None:
+    for base in bases:
+        if not derivable(base):
+            shown = base.__qualname__ if isinstance(base, type) else _type_name(base) + " object"
+            raise TypeError(f"a class in gradcalc cannot derive from {shown}")
+
+
+_build_class = builtins.__build_class__
+
+
+def make_build_class(metaclasses: Callable[[Any], Any]) -> Callable:
+    """The `__build_class__` of a session's builtins: the class statement's one way in.
+    `metaclasses(m)` maps a metaclass a program names to the real one, or None if refused."""
+
+    def build_class(body: Callable, name: str, *bases: Any, **keywords: Any) -> type:
+        import types
+
+        if "metaclass" in keywords:
+            metaclass = metaclasses(keywords["metaclass"])
+            if metaclass is None:
+                raise TypeError("a metaclass other than abc.ABCMeta is not supported in gradcalc")
+            keywords["metaclass"] = metaclass
+        check_bases(types.resolve_bases(bases))
+        cls = _build_class(body, name, *bases, **keywords)  # the body's names were checked when compiled
+        if isinstance(cls, type):
+            register_program_class(cls)
+        return cls
+
+    return build_class
+
+
+def make_class(name: Any, bases: Any, namespace: Any, metaclass: Any = type) -> type:
+    """`type(name, bases, dict)`: the same checks as a class statement."""
+    if not isinstance(name, str):
+        raise TypeError(f"type.__new__() argument 1 must be str, not {_type_name(name)}")
+    if not isinstance(bases, tuple):
+        raise TypeError(f"type.__new__() argument 2 must be tuple, not {_type_name(bases)}")
+    if not isinstance(namespace, dict):
+        raise TypeError(f"type.__new__() argument 3 must be dict, not {_type_name(namespace)}")
+    check_bases(bases)
+    check_class_namespace(name, namespace)
+    cls = metaclass(name, bases, {"__module__": "__main__", **namespace})
+    register_program_class(cls)
+    return cls
+
+
+__all__ = ["guarded_getattr", "guarded_setattr", "guarded_delattr", "check_writable", "admit",
+           "make_build_class", "make_class", "check_class_namespace", "USER_DUNDERS"]

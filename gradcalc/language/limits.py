@@ -1,0 +1,224 @@
+"""What keeps a runaway or hostile program from harming the host, behind the policy:
+
+* integer `**` and `<<` that could not fit in memory end at once, in one line;
+* a memory ceiling for the whole process (`--max-memory`), so a program ends in MemoryError
+  rather than in the machine's swap;
+* a second wall: a Python audit hook (PEP 578) that, while a program runs (and, in the command
+  line, from its first line to the end of the process), refuses opening files for writing or
+  outside Python's and gradcalc's installation, starting processes, sockets, ctypes and frame
+  introspection. A gap in the policy is then not yet an escape.
+"""
+from __future__ import annotations
+
+import operator
+import os
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator, Optional
+
+# Integers of more bits than this (4 MiB, about 10 million digits) are refused.
+MAX_INTEGER_BITS = 1 << 25
+
+
+def _too_large(description: str, bits: int) -> MemoryError:
+    digits = int(bits * 0.30103)
+    return MemoryError(f"{description} would have about {digits:,} digits: too large an integer for gradcalc")
+
+
+def _check_power(base: Any, exponent: Any) -> None:
+    if type(base) in (int, bool) and type(exponent) in (int, bool) and exponent > 1:
+        bits = abs(base).bit_length()
+        if bits > 1 and (bits - 1) * exponent > MAX_INTEGER_BITS:
+            raise _too_large(f"{base} ** {exponent}", (bits - 1) * exponent)
+
+
+def guarded_pow(base: Any, exponent: Any, modulus: Any = None) -> Any:
+    """`base ** exponent` and `pow()`, refusing integers that could not fit in memory."""
+    if modulus is not None:
+        return pow(base, exponent, modulus)
+    _check_power(base, exponent)
+    return base ** exponent
+
+
+def guarded_ipow(base: Any, exponent: Any) -> Any:
+    _check_power(base, exponent)
+    return operator.ipow(base, exponent)
+
+
+def _check_shift(value: Any, count: Any) -> None:
+    if type(value) in (int, bool) and type(count) in (int, bool) and value and count > MAX_INTEGER_BITS:
+        raise _too_large(f"{value} << {count}", count)
+
+
+def guarded_lshift(value: Any, count: Any) -> Any:
+    _check_shift(value, count)
+    return value << count
+
+
+def guarded_ilshift(value: Any, count: Any) -> Any:
+    _check_shift(value, count)
+    return operator.ilshift(value, count)
+
+
+# ------------------------------------------------------------------ memory
+
+def default_memory_limit() -> int:
+    """A quarter of the machine's memory, at least 1 GiB."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 4 << 30
+    return max(total // 4, 1 << 30)
+
+
+def parse_size(text: str) -> int:
+    """`2G`, `512M`, `1000000` (bytes); 0 means no limit."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    text = text.strip().upper().removesuffix("B").removesuffix("I")
+    scale = units.get(text[-1:], 1)
+    number = text[:-1] if text[-1:] in units else text
+    value = float(number)
+    if value < 0:
+        raise ValueError(text)
+    return int(value * scale)
+
+
+def set_memory_limit(limit: int) -> None:
+    """Cap the process's address space at `limit` bytes (0: no cap), where the OS allows it."""
+    if limit <= 0:
+        return
+    try:
+        import resource
+
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, ValueError, OSError):  # not on this system: the limit is best effort
+        pass
+
+
+# ------------------------------------------------------------------ the audit hook
+
+_REFUSED_EVENTS = (
+    "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.kill", "os.killpg",
+    "os.startfile", "subprocess.", "pty.", "socket.", "ctypes.", "os.remove", "os.rename", "os.rmdir", "os.mkdir",
+    "os.chmod", "os.chown", "os.lchown", "os.chflags", "os.link", "os.symlink", "os.truncate", "os.utime",
+    "os.chdir", "os.putenv", "os.unsetenv", "os.setxattr", "os.removexattr", "os.mkfifo", "os.mknod", "shutil.",
+    "tempfile.", "sys.settrace", "sys.setprofile", "sys.addaudithook", "gc.get_", "code.__new__",
+    "function.__new__", "mmap.", "resource.setrlimit", "resource.prlimit", "fcntl.", "webbrowser.", "urllib.",
+    "http.", "ftplib.", "smtplib.", "poplib.", "imaplib.", "nntplib.", "telnetlib.", "sqlite3.", "pickle.find_class",
+    "builtins.input", "builtins.breakpoint", "winreg.", "msvcrt.",
+)
+_FRAME_EVENTS = ("sys._getframe", "sys._current_frames", "sys._current_exceptions")
+# `object.__getattr__` is also raised for a function's `__code__`, which dataclasses reads: only
+# the attributes that lead to frames are refused
+_FRAME_ATTRIBUTES = frozenset({"tb_frame", "f_back", "f_code", "gi_frame", "gi_code", "cr_frame", "cr_code",
+                               "ag_frame", "ag_code"})
+_LISTING_EVENTS = ("os.listdir", "os.scandir", "glob.glob", "os.getxattr", "os.listxattr")
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+class _Wall:
+    """The audit hook's state: whether a program runs, and what it may still read."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.forever = False
+        self.installed = False
+        self.roots: tuple = ()
+
+    def hook(self, event: str, args: tuple) -> None:
+        if not (self.depth or self.forever):
+            return
+        if event == "open":
+            self._check_open(*args[:3])
+        elif event.startswith(_REFUSED_EVENTS):
+            raise PermissionError(f"gradcalc's sandbox refused {event}")
+        elif event.startswith(_FRAME_EVENTS) or (event == "object.__getattr__" and args[1] in _FRAME_ATTRIBUTES):
+            # AttributeError: the standard library falls back where frames are unavailable (typing, enum)
+            raise AttributeError(f"gradcalc's sandbox refused {event}")
+        elif event.startswith(_LISTING_EVENTS) and args and not self._inside(args[0]):
+            raise PermissionError(f"gradcalc's sandbox refused {event}")
+
+    def _check_open(self, path: Any, mode: Any, flags: Any) -> None:
+        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            isinstance(flags, int) and flags & _WRITE_FLAGS)
+        if writing:
+            raise PermissionError("gradcalc's sandbox refused to open a file for writing")
+        if not self._inside(path):
+            raise PermissionError("gradcalc's sandbox refused to open a file outside Python's installation")
+
+    def _inside(self, path: Any) -> bool:
+        if isinstance(path, int) or path is None:
+            return path is None
+        try:
+            full = os.path.realpath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return False
+        return any(full == root or full.startswith(root + os.sep) for root in self.roots)
+
+
+_WALL = _Wall()
+
+
+def _readable_roots() -> tuple:
+    """Python's installation, the site-packages gradcalc and its dependencies live in, and
+    gradcalc itself: where lazy imports read their files."""
+    import site
+    import sysconfig
+
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, here, *sysconfig.get_paths().values()}
+    try:
+        candidates.update(site.getsitepackages())
+        candidates.add(site.getusersitepackages())
+    except AttributeError:
+        pass
+    candidates.update(path for path in sys.path if path and os.path.isdir(path) and "site-packages" in path)
+    return tuple(sorted({os.path.realpath(path) for path in candidates if path}))
+
+
+def install_wall() -> None:
+    """Add the audit hook (once per process; it cannot be removed, only kept idle)."""
+    if not _WALL.installed:
+        _WALL.roots = _readable_roots()
+        sys.addaudithook(_WALL.hook)
+        _WALL.installed = True
+
+
+@contextmanager
+def wall_paused() -> Iterator[None]:
+    """gradcalc's own work inside a program's statement (loading a standard module, which reads
+    its own code): no program code runs meanwhile. Not in the command line's last phase."""
+    saved = _WALL.depth
+    _WALL.depth = 0
+    try:
+        yield
+    finally:
+        _WALL.depth = saved
+
+
+@contextmanager
+def wall_up() -> Iterator[None]:
+    """The audit hook refuses while this block runs (a program's statements)."""
+    install_wall()
+    _WALL.depth += 1
+    try:
+        yield
+    finally:
+        _WALL.depth -= 1
+
+
+def wall_up_for_good() -> None:
+    """From now on until the process ends (the command line, once the program has started)."""
+    install_wall()
+    _WALL.forever = True
+
+
+def wall_is_up() -> bool:
+    return bool(_WALL.depth or _WALL.forever)
+
+
+def memory_limit_from(option: Optional[str]) -> int:
+    return default_memory_limit() if option is None else parse_size(option)

@@ -1,0 +1,492 @@
+"""The standard modules tutorials import, each a table of the real module's harmless members.
+
+A builder returns a module's members and lists, in the policy, the types of the values they
+make (a `re.Pattern`, a `datetime`). What reads members by name from a string (operator's
+attrgetter), builds classes behind the class statement (namedtuple, dataclass) or prints to
+the host (pprint) is wrapped so that it goes through the guard or the session's output.
+"""
+from __future__ import annotations
+
+import functools
+import sys as host_sys
+from types import ModuleType
+from typing import Any, Callable, Iterable
+
+from .. import guard, policy
+from ..builtins import Builtin
+from .namespace import Submodule
+
+
+def _public(module: Any, names: Iterable[str] = (), without: Iterable[str] = ()) -> dict:
+    """The module's public members (or only `names`), less `without` and the modules it imported."""
+    chosen = list(names) or [name for name in vars(module) if not name.startswith("_")]
+    refused = set(without)
+    return {name: getattr(module, name) for name in chosen
+            if name not in refused and hasattr(module, name) and not isinstance(getattr(module, name), ModuleType)}
+
+
+def _allow(*types_: Any, **options: Any) -> None:
+    policy.allow_module_types([t for t in types_ if isinstance(t, type)], **options)
+
+
+def _public_read(*types_: Any) -> None:
+    _allow(*types_, public=True)
+
+
+def _registered(make: Callable) -> Callable:
+    """`make` (namedtuple, dataclass, make_dataclass), whose classes become the program's."""
+
+    @functools.wraps(make)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        result = make(*args, **kwargs)
+        if isinstance(result, type):  # made by the standard library from the program's names and values
+            policy.register_program_class(result)
+        elif callable(result):  # `@dataclass(frozen=True)` gives the decorator first
+            return _registered(result)
+        return result
+
+    return wrapper
+
+
+# ------------------------------------------------------------------ the builders
+
+def _math() -> dict:
+    import math
+
+    return _public(math)
+
+
+def _cmath() -> dict:
+    import cmath
+
+    return _public(cmath)
+
+
+def _itertools() -> dict:
+    import itertools
+
+    members = _public(itertools)
+    _allow(*[v for v in members.values() if isinstance(v, type)])
+    _allow(type(itertools.groupby([]).__next__), type(itertools.tee([])[0]))
+    import operator
+
+    _allow(type(next(itertools.groupby([1]))[1]))
+    del operator
+    return members
+
+
+def _functools() -> dict:
+    import functools as module
+
+    members = _public(module, ("partial", "partialmethod", "reduce", "wraps", "update_wrapper", "lru_cache", "cache",
+                               "cached_property", "total_ordering", "cmp_to_key", "singledispatch",
+                               "singledispatchmethod", "WRAPPER_ASSIGNMENTS", "WRAPPER_UPDATES"))
+    _allow(module.partial, read={"func", "args", "keywords", "__call__"}, subclasses=False)
+    cached = module.lru_cache()(lambda: None)
+    _allow(type(cached), read={"cache_info", "cache_clear", "cache_parameters", "__wrapped__", "__name__",
+                               "__qualname__", "__doc__", "__module__", "__call__"}, public=True)
+    _allow(type(cached.cache_info()), public=True)
+    _allow(module.cached_property, module.partialmethod, module.singledispatchmethod, read={"__doc__"})
+    _allow(type(module.cmp_to_key(lambda a, b: 0)(1)), read=set())
+    return members
+
+
+def _attrgetter(*names: str) -> Callable:
+    """operator.attrgetter, reading through the guard."""
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError("attribute name must be a string")
+
+    def get(obj: Any) -> Any:
+        values = []
+        for dotted in names:
+            value = obj
+            for part in dotted.split("."):
+                value = guard.guarded_getattr(value, part)
+            values.append(value)
+        return values[0] if len(values) == 1 else tuple(values)
+
+    return get
+
+
+def _methodcaller(name: str, *args: Any, **kwargs: Any) -> Callable:
+    """operator.methodcaller, reading the method through the guard."""
+    if not isinstance(name, str):
+        raise TypeError("method name must be a string")
+    return lambda obj: guard.guarded_getattr(obj, name)(*args, **kwargs)
+
+
+def _operator() -> dict:
+    import operator
+
+    from .. import limits
+
+    members = _public(operator)
+    members.update(attrgetter=Builtin("attrgetter", _attrgetter), methodcaller=Builtin("methodcaller", _methodcaller),
+                   pow=Builtin("pow", limits.guarded_pow), ipow=Builtin("ipow", limits.guarded_ipow),
+                   lshift=Builtin("lshift", limits.guarded_lshift), ilshift=Builtin("ilshift", limits.guarded_ilshift),
+                   __pow__=Builtin("pow", limits.guarded_pow), __lshift__=Builtin("lshift", limits.guarded_lshift))
+    _allow(operator.itemgetter, read={"__call__"})
+    return members
+
+
+def _collections() -> dict:
+    import collections
+
+    members = _public(collections, ("OrderedDict", "defaultdict", "Counter", "deque", "ChainMap", "UserDict",
+                                    "UserList", "UserString"))
+    members.update(namedtuple=_registered(_namedtuple(collections.namedtuple)), abc=Submodule("collections.abc"))
+    return members  # their types are in the policy from the start: gradcalc's API returns them
+
+
+def _namedtuple(make: Callable) -> Callable:
+    def namedtuple(typename: Any, field_names: Any, *, rename: bool = False, defaults: Any = None,
+                   module: Any = None) -> type:
+        # the module is the program's: namedtuple would otherwise look for it in the caller's frame
+        return make(typename, field_names, rename=rename, defaults=defaults, module=module or "__main__")
+
+    return namedtuple
+
+
+def _collections_abc() -> dict:
+    import collections.abc
+
+    members = _public(collections.abc)
+    _allow(*members.values(), read=set(), derivable=True)
+    return members
+
+
+def _copy() -> dict:
+    import copy
+
+    return _public(copy, ("copy", "deepcopy", "Error"))
+
+
+def _dataclasses() -> dict:
+    import dataclasses
+
+    members = _public(dataclasses, ("field", "fields", "asdict", "astuple", "replace", "is_dataclass",
+                                    "FrozenInstanceError", "MISSING", "InitVar", "KW_ONLY", "Field"))
+    members.update(dataclass=_registered(dataclasses.dataclass), make_dataclass=_registered(dataclasses.make_dataclass))
+    _allow(dataclasses.Field, read={"name", "type", "default", "default_factory", "init", "repr", "hash", "compare",
+                                    "metadata", "kw_only"})
+    _allow(type(dataclasses.MISSING), type(dataclasses.KW_ONLY), dataclasses.InitVar, read=set())
+    return members
+
+
+def _typing() -> dict:
+    import typing
+
+    members = _public(typing, without=("get_type_hints", "get_overloads", "clear_overloads", "TYPE_CHECKING",
+                                       "ForwardRef", "no_type_check_decorator", "io", "re"))
+    members["TYPE_CHECKING"] = False
+    members["get_type_hints"] = Builtin("get_type_hints", _get_type_hints)
+    # the values typing makes: aliases, forms, type variables; they show their parts, nothing more
+    samples = [typing.List[int], typing.Optional[int], typing.Callable[[int], int], typing.Union, typing.Any,
+               typing.TypeVar("T"), typing.List, typing.Tuple[int, ...], typing.Literal[1], typing.Dict[str, int],
+               typing.Annotated[int, 1], list[int], int | None, typing.Generic, typing.Protocol, typing.Final,
+               typing.ClassVar[int], typing.NewType("N", int), typing.ParamSpec("P"), typing.Tuple, typing.Literal,
+               typing.Callable]
+    _allow(*[type(sample) for sample in samples],
+           read={"__origin__", "__args__", "__name__", "__qualname__", "__module__", "__doc__", "__parameters__",
+                 "__metadata__", "__supertype__", "__getitem__", "__call__", "__or__", "__ror__"})
+    # what `class C(NamedTuple)` and its kin derive from (their __mro_entries__)
+    for cls in (typing.Generic, typing.Protocol, getattr(typing, "_NamedTuple", None),
+                getattr(typing, "_TypedDict", None)):
+        if isinstance(cls, type):
+            _allow(cls, read=set(), derivable=True)
+    return members
+
+
+def _get_type_hints(obj: Any, globalns: Any = None, localns: Any = None, include_extras: bool = False) -> dict:
+    """typing.get_type_hints for annotations that are objects already. A string annotation
+    would be evaluated by Python's own eval, outside the guard: it is refused instead."""
+    import typing
+
+    def check(annotation: Any) -> None:
+        if isinstance(annotation, (str, typing.ForwardRef)):
+            raise TypeError(f"gradcalc does not evaluate string annotations ({annotation!r})")
+        for argument in getattr(annotation, "__args__", None) or ():
+            check(argument)
+
+    owners = obj.__mro__ if isinstance(obj, type) else (obj,)
+    for owner in owners:
+        for annotation in (vars(owner).get("__annotations__", {}) if isinstance(obj, type)
+                           else getattr(owner, "__annotations__", {}) or {}).values():
+            check(annotation)
+    return typing.get_type_hints(obj, globalns={"__builtins__": {}}, localns={}, include_extras=include_extras)
+
+
+def _abc() -> dict:
+    import abc
+
+    from ..builtins import guarded_metaclass
+
+    members = _public(abc, ("ABC", "abstractmethod", "abstractproperty", "abstractclassmethod",
+                            "abstractstaticmethod"))
+    members["ABCMeta"] = guarded_metaclass(abc.ABCMeta)
+    _allow(abc.ABC, derivable=True)
+    _allow(abc.ABCMeta, kind=policy.CLASS)
+    return members
+
+
+def _enum() -> dict:
+    import enum
+
+    members = _public(enum, ("Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "auto", "unique", "verify",
+                             "nonmember", "member", "EnumCheck"))
+    for cls in (enum.Enum, enum.IntEnum, enum.Flag, enum.IntFlag, getattr(enum, "StrEnum", None)):
+        if cls is not None:
+            _allow(cls, public=True, read={"name", "value", "__members__"}, derivable=True)
+    _allow(type(enum.Enum), kind=policy.CLASS)
+    _allow(enum.auto, read={"value"})
+    return members
+
+
+def _string() -> dict:
+    import string
+
+    members = _public(string, ("ascii_letters", "ascii_lowercase", "ascii_uppercase", "digits", "hexdigits",
+                               "octdigits", "punctuation", "printable", "whitespace", "capwords", "Template"))
+    _allow(string.Template, read={"substitute", "safe_substitute", "template", "is_valid", "get_identifiers"},
+           derivable=True)
+    return members
+
+
+def _statistics() -> dict:
+    import statistics
+
+    members = _public(statistics)
+    _allow(statistics.NormalDist, public=True)
+    return members
+
+
+def _time() -> dict:
+    import time
+
+    members = _public(time, ("time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns",
+                             "process_time", "process_time_ns", "sleep", "strftime", "strptime", "gmtime",
+                             "localtime", "mktime", "asctime", "ctime", "struct_time", "timezone", "altzone",
+                             "daylight", "tzname"))
+    _public_read(time.struct_time)
+    return members
+
+
+def _datetime() -> dict:
+    import datetime
+
+    members = _public(datetime, ("date", "datetime", "time", "timedelta", "timezone", "tzinfo", "MINYEAR",
+                                 "MAXYEAR"))
+    _public_read(datetime.date, datetime.datetime, datetime.time, datetime.timedelta, datetime.timezone,
+                 datetime.tzinfo, type(datetime.date(2000, 1, 1).isocalendar()))
+    return members
+
+
+def _re() -> dict:
+    import re
+
+    members = _public(re, ("compile", "search", "match", "fullmatch", "split", "findall", "finditer", "sub", "subn",
+                           "escape", "purge", "error", "Pattern", "Match", "I", "IGNORECASE", "M", "MULTILINE",
+                           "S", "DOTALL", "X", "VERBOSE", "A", "ASCII", "L", "LOCALE", "U", "UNICODE", "NOFLAG",
+                           "RegexFlag"))
+    _public_read(re.Pattern, re.Match, re.RegexFlag, type(re.compile("").scanner("")))
+    return members
+
+
+def _json() -> dict:
+    import json
+
+    members = _public(json, ("dumps", "loads", "JSONDecodeError", "JSONEncoder", "JSONDecoder"))
+    _allow(json.JSONEncoder, json.JSONDecoder, public=True, derivable=True)
+    return members
+
+
+def _heapq() -> dict:
+    import heapq
+
+    return _public(heapq)
+
+
+def _bisect() -> dict:
+    import bisect
+
+    return _public(bisect)
+
+
+def _numbers() -> dict:
+    import numbers
+
+    members = _public(numbers)
+    _allow(*members.values(), read=set(), derivable=True)
+    return members
+
+
+def _contextlib() -> dict:
+    import contextlib
+
+    members = _public(contextlib, ("contextmanager", "nullcontext", "suppress", "ExitStack", "closing",
+                                   "ContextDecorator", "AbstractContextManager", "redirect_stdout",
+                                   "redirect_stderr"))
+    _allow(contextlib.ContextDecorator, contextlib.AbstractContextManager, read=set(), derivable=True)
+    _allow(contextlib.ExitStack, read={"enter_context", "push", "callback", "pop_all", "close", "__enter__",
+                                       "__exit__"})
+    _allow(contextlib.nullcontext, contextlib.suppress, contextlib.closing, contextlib.redirect_stdout,
+           contextlib.redirect_stderr, type(contextlib.contextmanager(lambda: iter([None]))()),
+           read={"__enter__", "__exit__", "__call__"})
+    return members
+
+
+def _types() -> dict:
+    import types
+
+    members = _public(types, ("SimpleNamespace", "FunctionType", "LambdaType", "MethodType", "GeneratorType",
+                              "BuiltinFunctionType", "BuiltinMethodType", "MappingProxyType", "NoneType",
+                              "EllipsisType", "NotImplementedType", "GenericAlias", "UnionType"))
+    _allow(types.SimpleNamespace, public=True, public_write=True, read={"__dict__"}, derivable=True)
+    return members
+
+
+def _pprint() -> dict:
+    import pprint
+
+    members = _public(pprint, ("pformat", "isreadable", "isrecursive", "saferepr", "PrettyPrinter"))
+
+    def pprint_(obj: Any, stream: Any = None, **options: Any) -> None:
+        # at print time, not import time: the session's sys.stdout
+        pprint.pprint(obj, stream=stream if stream is not None else host_sys.stdout, **options)
+
+    members.update(pprint=Builtin("pprint", pprint_), pp=Builtin("pp", pprint_))
+    _allow(pprint.PrettyPrinter, read={"pprint", "pformat", "isreadable", "isrecursive", "format"})
+    return members
+
+
+def _textwrap() -> dict:
+    import textwrap
+
+    members = _public(textwrap, ("dedent", "indent", "fill", "wrap", "shorten", "TextWrapper"))
+    _public_read(textwrap.TextWrapper)
+    return members
+
+
+class _ArgumentParserMixin:
+    """An ArgumentParser whose command line is empty: a script from pytorch/examples runs on its defaults."""
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        return super().parse_args([] if args is None else args, namespace)  # type: ignore[misc]
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        return super().parse_known_args([] if args is None else args, namespace)  # type: ignore[misc]
+
+
+def _argparse() -> dict:
+    import argparse
+
+    parser_class = type("ArgumentParser", (_ArgumentParserMixin, argparse.ArgumentParser), {"__module__": "argparse"})
+
+    def make_parser(*args: Any, prog: Any = None, **kwargs: Any) -> Any:
+        return parser_class(*args, prog=prog or "main.py", **kwargs)
+
+    members = _public(argparse, ("Namespace", "Action", "ArgumentTypeError", "ArgumentError", "HelpFormatter",
+                                 "RawTextHelpFormatter", "RawDescriptionHelpFormatter",
+                                 "ArgumentDefaultsHelpFormatter", "MetavarTypeHelpFormatter", "SUPPRESS",
+                                 "OPTIONAL", "ZERO_OR_MORE", "ONE_OR_MORE", "REMAINDER", "BooleanOptionalAction"))
+    members["ArgumentParser"] = Builtin("ArgumentParser", make_parser)
+    _allow(argparse.Namespace, public=True, public_write=True, read={"__dict__"})
+    _allow(parser_class, read={"add_argument", "add_argument_group", "add_mutually_exclusive_group",
+                               "set_defaults", "get_default", "parse_args", "parse_known_args", "print_help",
+                               "print_usage", "format_help", "format_usage", "error", "exit", "description",
+                               "prog", "epilog", "add_subparsers"})
+    group = argparse.ArgumentParser().add_argument_group()
+    _allow(type(group), type(argparse.ArgumentParser().add_mutually_exclusive_group()),
+           read={"add_argument", "add_argument_group", "add_mutually_exclusive_group", "title", "description"})
+    _allow(argparse.Action, public=True, derivable=True)
+    _allow(type(argparse.ArgumentParser().add_subparsers()), read={"add_parser"})
+    _allow(type(argparse.ArgumentParser().add_argument("--x")), public=True)
+    return members
+
+
+def _warnings() -> dict:
+    import warnings
+
+    return _public(warnings, ("warn", "warn_explicit", "filterwarnings", "simplefilter", "resetwarnings",
+                              "catch_warnings", "formatwarning", "Warning", "UserWarning", "DeprecationWarning",
+                              "PendingDeprecationWarning", "SyntaxWarning", "RuntimeWarning", "FutureWarning",
+                              "ImportWarning", "UnicodeWarning", "BytesWarning", "ResourceWarning"))
+
+
+def _sys() -> dict:
+    members = _public(host_sys, ("version_info", "version", "hexversion", "maxsize", "maxunicode", "float_info",
+                                 "int_info", "byteorder", "float_repr_style", "getrecursionlimit", "getsizeof",
+                                 "intern", "getdefaultencoding", "exit", "api_version"))
+    members.update(platform="linux", argv=["main.py"], executable="", modules={}, path=[])
+    _public_read(type(host_sys.version_info), type(host_sys.float_info), type(host_sys.int_info))
+    return members
+
+
+def _future() -> dict:
+    import __future__
+
+    members = _public(__future__, __future__.all_feature_names)
+    _allow(__future__._Feature, read={"getOptionalRelease", "getMandatoryRelease", "compiler_flag"})
+    return members
+
+
+def _random() -> dict:
+    import random
+
+    # the module-level functions are the session's (see SESSION_MEMBERS)
+    _public_read(random.Random)
+    policy.RULES[random.Random].derivable = True
+    return {"Random": random.Random}
+
+
+def _io() -> dict:
+    import io
+
+    members = {"StringIO": io.StringIO, "BytesIO": io.BytesIO}
+    _allow(io.StringIO, read=policy.public_names(io.StringIO) - {"buffer", "detach", "fileno", "reconfigure"})
+    _allow(io.BytesIO, read=policy.public_names(io.BytesIO) - {"fileno", "detach"})
+    return members
+
+
+def _fractions() -> dict:
+    import fractions
+
+    _public_read(fractions.Fraction)
+    return {"Fraction": fractions.Fraction}
+
+
+def _decimal() -> dict:
+    import decimal
+
+    members = _public(decimal, ("Decimal", "getcontext", "localcontext", "Context", "ROUND_HALF_UP",
+                                "ROUND_HALF_EVEN", "ROUND_DOWN", "ROUND_UP", "ROUND_FLOOR", "ROUND_CEILING",
+                                "InvalidOperation", "DivisionByZero"))
+    _public_read(decimal.Decimal, decimal.Context, decimal.DecimalTuple)
+    _allow(type(decimal.localcontext()), read={"__enter__", "__exit__"})
+    return members
+
+
+BUILDERS: dict = {
+    "math": _math, "cmath": _cmath, "itertools": _itertools, "functools": _functools, "operator": _operator,
+    "collections": _collections, "collections.abc": _collections_abc, "copy": _copy, "dataclasses": _dataclasses,
+    "typing": _typing, "abc": _abc, "enum": _enum, "string": _string, "statistics": _statistics, "time": _time,
+    "datetime": _datetime, "re": _re, "json": _json, "heapq": _heapq, "bisect": _bisect, "numbers": _numbers,
+    "contextlib": _contextlib, "types": _types, "pprint": _pprint, "textwrap": _textwrap, "argparse": _argparse,
+    "warnings": _warnings, "sys": _sys, "__future__": _future, "random": _random, "io": _io,
+    "fractions": _fractions, "decimal": _decimal,
+}
+
+# random's module-level functions, each session's own generator's methods
+RANDOM_FUNCTIONS = ("seed", "random", "uniform", "triangular", "randint", "randrange", "choice", "choices",
+                    "shuffle", "sample", "gauss", "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate",
+                    "gammavariate", "betavariate", "paretovariate", "weibullvariate", "getrandbits", "getstate",
+                    "setstate", "randbytes", "binomialvariate")
+
+
+def session_members(generator: Any, stdout: Any, stderr: Any) -> dict:
+    """What a session adds to the standard modules: its random generator, its output streams."""
+    return {
+        "random": {name: getattr(generator, name) for name in RANDOM_FUNCTIONS if hasattr(generator, name)},
+        "sys": {"stdout": stdout, "stderr": stderr, "__stdout__": stdout, "__stderr__": stderr},
+    }

@@ -1,0 +1,347 @@
+"""The sandbox policy: for each type a program may hold, matched exactly, what it may read,
+write and call. The guard (guard.py) applies it to every attribute access.
+
+Threat model: the program text is untrusted. It must not reach files, processes, sockets, the
+environment, host memory, host modules, or any object from which those follow (modules,
+frames, code objects, function globals, class internals, raw numpy objects, the `type`/`object`
+machinery). Hence allow-lists by exact type, never block-lists, and a type absent from this
+module cannot be held: an attribute whose value is of such a type is refused.
+
+A type's rule:
+  read          names it may read (dunders and private names only if listed here)
+  public        every name without a leading underscore may be read, except `deny`
+  write         names it may assign and delete; `public_write`: every public name
+  subclasses    the rule covers classes gradcalc derives from the type (grad_fn classes,
+                nn modules); a program's own classes get rules of their own
+  private       a predicate for private names (`grad_fn._saved_self`)
+  shown_base    the class PyTorch names for read-only properties (`torch._C.TensorBase`)
+  c_methods     bound methods print as C built-ins (`<built-in method sum of Tensor ...>`)
+"""
+from __future__ import annotations
+
+import builtins
+import re
+import types
+from typing import Any, Callable, Iterable, Optional
+
+VALUE, CLASS, SUPER, PROGRAM = "value", "class", "super", "program"
+
+
+class Rule:
+    __slots__ = ("kind", "read", "public", "deny", "write", "public_write", "subclasses", "private", "c_methods",
+                 "derivable", "shown_base")
+
+    def __init__(self, kind: str = VALUE, read: Iterable[str] = (), public: bool = False, deny: Iterable[str] = (),
+                 write: Iterable[str] = (), public_write: bool = False, subclasses: bool = False,
+                 private: Optional[Callable[[str], bool]] = None, derivable: bool = False,
+                 shown_base: Optional[str] = None) -> None:
+        self.kind = kind
+        # program classes learn the private names they may use as they go: mutable sets
+        self.read: Any = set(read) if kind == PROGRAM else frozenset(read)
+        self.public = public
+        self.deny = frozenset(deny)
+        self.write: Any = set(write) if kind == PROGRAM else frozenset(write)
+        self.public_write = public_write
+        self.subclasses = subclasses
+        self.private = private
+        self.c_methods = False
+        self.derivable = derivable  # a program's class may derive from it
+        self.shown_base = shown_base  # the C class PyTorch's messages name for its read-only properties
+
+
+# ------------------------------------------------------------------ dunders
+
+# The special methods a program's class may define, which may also be read on objects that have
+# them (`x.__len__()`, `super().__init__()`).
+USER_DUNDERS = frozenset("""
+    __init__ __new__ __call__ __repr__ __str__ __format__ __bytes__ __hash__ __bool__ __len__ __length_hint__
+    __getitem__ __setitem__ __delitem__ __missing__ __iter__ __next__ __reversed__ __contains__ __enter__ __exit__
+    __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __add__ __sub__ __mul__ __matmul__ __truediv__ __floordiv__ __mod__
+    __divmod__ __pow__ __lshift__ __rshift__ __and__ __xor__ __or__ __radd__ __rsub__ __rmul__ __rmatmul__
+    __rtruediv__ __rfloordiv__ __rmod__ __rdivmod__ __rpow__ __rlshift__ __rrshift__ __rand__ __rxor__ __ror__
+    __iadd__ __isub__ __imul__ __imatmul__ __itruediv__ __ifloordiv__ __imod__ __ipow__ __ilshift__ __irshift__
+    __iand__ __ixor__ __ior__ __neg__ __pos__ __abs__ __invert__ __complex__ __int__ __float__ __index__ __round__
+    __trunc__ __floor__ __ceil__ __getattr__ __getattribute__ __setattr__ __delattr__ __dir__ __get__ __set__
+    __delete__ __set_name__ __init_subclass__ __class_getitem__ __post_init__ __copy__ __deepcopy__ __getstate__
+    __setstate__ __reduce__ __reduce_ex__ __getnewargs__ __getnewargs_ex__ __sizeof__ __torch_function__
+    __array__ __instancecheck__ __subclasscheck__
+""".split())
+# What a class body may also assign among the dunder names.
+CLASS_BODY_DUNDERS = USER_DUNDERS | frozenset(
+    {"__slots__", "__doc__", "__module__", "__qualname__", "__annotations__", "__match_args__", "__classcell__"})
+# Never in a program's class: `__del__` would run program code whenever the collector decides.
+FORBIDDEN_CLASS_NAMES = frozenset({"__del__", "__class__", "__dict__", "__weakref__"})
+# Objects' pickling hooks give host callables (copyreg's, numpy's): only a program's own may be read.
+_PICKLING = frozenset({"__reduce__", "__reduce_ex__", "__getstate__", "__setstate__", "__getnewargs__",
+                       "__getnewargs_ex__"})
+# Dunders any object may show; the result is still checked (`x.__class__` is a class the policy knows).
+_METADATA = frozenset({"__class__", "__doc__", "__module__", "__name__", "__qualname__"})
+READABLE_DUNDERS = (USER_DUNDERS - _PICKLING - {"__instancecheck__", "__subclasscheck__"}) | _METADATA
+# Reading these gives a version that goes through the guard: `object.__setattr__(self, "x", 1)`.
+GUARDED_DUNDERS = frozenset({"__getattribute__", "__getattr__", "__setattr__", "__delattr__", "__new__"})
+# What a class object may show besides its public attributes.
+CLASS_DUNDERS = (USER_DUNDERS - _PICKLING - {"__instancecheck__", "__subclasscheck__"}) | frozenset(
+    {"__name__", "__qualname__", "__doc__", "__module__", "__annotations__", "__members__", "__slots__",
+     "__match_args__", "__abstractmethods__", "__dataclass_fields__", "__mro__", "__required_keys__",
+     "__optional_keys__", "__total__"}) - {"__class__"}
+
+
+def is_dunder(name: str) -> bool:
+    return len(name) > 4 and name[:2] == "__" and name[-2:] == "__"
+
+
+# ------------------------------------------------------------------ the rules
+
+RULES: dict = {}  # type -> Rule; every type here may be held by a program
+_PENDING: list = []  # (module, class name, rule) of gradcalc's classes, resolved on first use
+_INSTALLED: list = []
+
+
+def public_names(cls: type) -> frozenset:
+    return frozenset(name for name in dir(cls) if not name.startswith("_"))
+
+
+def _allow(types_: Iterable[type], **options: Any) -> None:
+    for cls in types_:
+        RULES[cls] = Rule(**options)
+
+
+def _allow_methods(types_: Iterable[type], deny: Iterable[str] = (), extra: Iterable[str] = ()) -> None:
+    """Types whose public methods (as `dir` lists them) may all be called."""
+    for cls in types_:
+        RULES[cls] = Rule(read=(public_names(cls) - frozenset(deny)) | frozenset(extra))
+
+
+def _named_types() -> dict:
+    """Host types met only through a value: iterators, views, descriptors."""
+    samples = {
+        "list_iterator": iter([]), "list_reverseiterator": reversed([]), "tuple_iterator": iter(()),
+        "range_iterator": iter(range(0)), "longrange_iterator": iter(range(2 ** 64)), "str_ascii_iterator": iter(""),
+        "str_iterator": iter("é"), "set_iterator": iter(set()), "bytes_iterator": iter(b""),
+        "bytearray_iterator": iter(bytearray()), "dict_keyiterator": iter({}), "dict_valueiterator": iter({}.values()),
+        "dict_itemiterator": iter({}.items()), "dict_reversekeyiterator": reversed({}),
+        "dict_reversevalueiterator": reversed({}.values()), "dict_reverseitemiterator": reversed({}.items()),
+        "callable_iterator": iter(int, 1), "iterator": iter(type("S", (), {"__getitem__": lambda s, i: 1})()),
+        "method-wrapper": (1).__add__, "wrapper_descriptor": int.__add__, "method_descriptor": str.join,
+        "classmethod_descriptor": dict.__dict__["fromkeys"],
+        "getset_descriptor": types.FunctionType.__dict__["__name__"],
+        "member_descriptor": type.__dict__["__dictoffset__"], "builtin_method": re.compile("").finditer,
+    }
+    types_ = {name: type(value) for name, value in samples.items()}
+    return types_
+
+
+def _install_python() -> None:
+    """Python's own types, as a program meets them."""
+    none_type, ellipsis_type, notimplemented_type = type(None), type(...), type(NotImplemented)
+    # plain values: every public method; str.format is the guard's own (a format string reads attributes)
+    _allow_methods([int, float, complex, bool, bytes, bytearray, list, tuple, dict, set, frozenset, range, slice,
+                    none_type, ellipsis_type, notimplemented_type, object])
+    _allow_methods([str], deny={"format", "format_map"})
+    _allow_methods([type({}.keys()), type({}.values()), type({}.items())], deny={"mapping"})
+    _allow([memoryview], read=public_names(memoryview) - {"obj"})
+    for cls in _named_types().values():
+        RULES.setdefault(cls, Rule(read=public_names(cls) - {"obj"}))
+    _allow([zip, map, filter, enumerate, reversed, types.MappingProxyType])
+    RULES[types.MappingProxyType] = Rule(read={"get", "keys", "values", "items", "copy"})
+    _allow([types.GeneratorType], read={"send", "throw", "close"})
+    # callables: their names and documentation; a program's functions carry attributes of its own
+    function_dunders = {"__name__", "__qualname__", "__doc__", "__module__", "__defaults__", "__kwdefaults__",
+                        "__annotations__", "__wrapped__", "__dict__", "__call__", "__get__"}
+    _allow([types.FunctionType], read=function_dunders, public=True)
+    _allow([types.MethodType], read={"__name__", "__qualname__", "__doc__", "__module__", "__call__", "__wrapped__"},
+           public=True)
+    _allow([types.BuiltinFunctionType],
+           read={"__name__", "__qualname__", "__doc__", "__module__", "__text_signature__", "__call__"})
+    _allow([property], read={"fget", "fset", "fdel", "getter", "setter", "deleter", "__doc__", "__isabstractmethod__",
+                             "__get__", "__set__", "__delete__"})
+    _allow([staticmethod, classmethod], read={"__doc__", "__isabstractmethod__", "__get__", "__wrapped__"})
+    _allow([super], kind=SUPER)
+    import abc
+    import enum
+
+    _allow([type, abc.ABCMeta, enum.EnumType], kind=CLASS)
+    import __future__
+    import warnings
+
+    _allow([__future__._Feature], read={"getOptionalRelease", "getMandatoryRelease", "compiler_flag"})
+    _allow([warnings.WarningMessage], read={"message", "category", "filename", "lineno", "line", "source"})
+    # exceptions: their arguments and chaining, never their traceback; a few carry data of their own
+    exception_read = {"args", "add_note", "with_traceback", "__cause__", "__context__", "__suppress_context__",
+                      "__notes__", "__class__", "__str__", "__repr__", "__init__"}
+    exception_write = {"args", "__cause__", "__context__", "__suppress_context__", "__notes__"}
+    extra = {StopIteration: {"value"}, StopAsyncIteration: {"value"}, SystemExit: {"code"},
+             OSError: {"errno", "strerror", "filename", "filename2"}, ImportError: {"name", "msg"},
+             NameError: {"name"}, AttributeError: {"name"}, KeyboardInterrupt: set(),
+             SyntaxError: {"msg", "filename", "lineno", "offset", "text", "end_lineno", "end_offset"},
+             UnicodeError: {"encoding", "object", "start", "end", "reason"},
+             BaseExceptionGroup: {"exceptions", "message", "split", "subgroup", "derive"}}
+    for value in vars(builtins).values():
+        if isinstance(value, type) and issubclass(value, BaseException):
+            read = set(exception_read)
+            for base, names in extra.items():
+                if issubclass(value, base):
+                    read |= names
+            # their own attributes too (`e.extra = 1`), but not the object an AttributeError was
+            # about nor the file an ImportError came from
+            RULES[value] = Rule(read=read, public=True, deny={"obj", "path"}, write=exception_write,
+                                public_write=True, derivable=True)
+    for cls in (object, dict, list, tuple, set, frozenset, int, float, str, complex, bytes):
+        RULES[cls].derivable = True
+    # collections' containers: gradcalc's own API returns some (state_dict is an OrderedDict)
+    import collections
+
+    for cls in (collections.OrderedDict, collections.Counter, collections.defaultdict, collections.deque,
+                collections.ChainMap, collections.UserDict, collections.UserList, collections.UserString):
+        RULES[cls] = Rule(read=public_names(cls), derivable=True,
+                          write={"default_factory"} if cls is collections.defaultdict else ())
+    ordered = collections.OrderedDict(a=1)
+    for value in (ordered.keys(), ordered.values(), ordered.items(), iter(ordered), reversed(ordered),
+                  iter(ordered.values()), iter(ordered.items()), iter(collections.deque()),
+                  reversed(collections.deque())):
+        RULES[type(value)] = Rule(read=public_names(type(value)) - {"mapping"})
+
+
+# gradcalc's classes: public attributes are PyTorch's API by construction; internals are private.
+def _gradcalc(module: str, name: str, **options: Any) -> None:
+    _PENDING.append((module, name, options))
+
+
+def _saved_names(name: str) -> bool:
+    return name.startswith(("_saved_", "_raw_saved_"))
+
+
+_gradcalc("gradcalc.autograd.tensor", "Tensor", public=True, read={"_version", "_base", "__dict__"}, public_write=True,
+          subclasses=True, derivable=True, shown_base="torch._C.TensorBase")
+_gradcalc("gradcalc.autograd.tensor", "Size", public=True, read={"__getitem__", "__len__"})
+_gradcalc("gradcalc.autograd.tensor", "Device", public=True)
+_gradcalc("gradcalc.autograd.tensor", "RemovableHandle", public=True)
+_gradcalc("gradcalc.autograd.dtypes", "DType", public=True, deny={"numpy"})
+_gradcalc("gradcalc.autograd.engine", "Node", subclasses=True, private=_saved_names,
+          read={"next_functions", "name", "metadata", "register_hook", "register_prehook", "variable", "__call__"})
+_gradcalc("gradcalc.autograd.random", "Generator", public=True)
+_gradcalc("gradcalc.autograd.grad_mode", "_GradMode", public=True, subclasses=True)
+_gradcalc("gradcalc.autograd.grad_mode", "set_detect_anomaly", public=True)
+_gradcalc("gradcalc.autograd.functions", "ReturnTypes", public=True, subclasses=True)
+_gradcalc("gradcalc.nn.modules", "Module", public=True, public_write=True, subclasses=True, derivable=True,
+          read={"_parameters", "_buffers", "_modules", "__call__", "__getattr__", "__setattr__", "__delattr__",
+                "__dict__"})
+_gradcalc("gradcalc.optim", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)
+_gradcalc("gradcalc.display.names", "BuiltinMethod", read={"__name__", "__qualname__", "__call__"})
+_gradcalc("gradcalc.language.builtins", "Builtin", read={"__name__", "__qualname__", "__module__", "__call__"},
+          subclasses=True)
+_gradcalc("gradcalc.language.builtins", "Quitter", read={"__call__"})
+_gradcalc("gradcalc.language.modules.torch", "Variable", read=set())
+_gradcalc("gradcalc.session", "OutputStream", read={"write", "writelines", "flush", "isatty", "encoding", "name"})
+_gradcalc("gradcalc.language.modules.namespace", "Namespace", public=True, public_write=True,
+          read={"__name__", "__version__", "__doc__", "__all__"})
+
+
+def install() -> None:
+    """Fill the table (once): Python's types, then gradcalc's, whose modules are loaded by now."""
+    if _INSTALLED:
+        return
+    _INSTALLED.append(True)
+    _install_python()
+    import importlib
+
+    for module, name, options in _PENDING:
+        cls = getattr(importlib.import_module(module), name)
+        RULES[cls] = rule = Rule(**options)
+        rule.c_methods = _c_methods(cls)
+
+
+def _c_methods(cls: type) -> bool:
+    """Whether PyTorch writes the class in C (its methods print as built-ins): see display/names.py."""
+    return any("_python_methods" in vars(base) for base in cls.__mro__)
+
+
+def allow_module_types(types_: Iterable[type], **options: Any) -> None:
+    """Types of an importable module's values (datetime, re.Pattern, ...): see modules/."""
+    for cls in types_:
+        if cls not in RULES:
+            RULES[cls] = Rule(**options)
+
+
+def resolve(cls: type) -> Optional[Rule]:
+    """The rule of a type met for the first time: a class gradcalc derives from a type whose rule
+    covers subclasses (a grad_fn class, an nn module). None: the program may not hold it."""
+    rule = RULES.get(cls)
+    if rule is not None:
+        return rule
+    if _made_by_enum(cls):
+        register_program_class(cls)
+        return RULES[cls]
+    for base in cls.__mro__[1:]:
+        base_rule = RULES.get(base)
+        if base_rule is not None:
+            if not base_rule.subclasses or base_rule.kind == PROGRAM:
+                return None
+            RULES[cls] = rule = Rule(base_rule.kind, base_rule.read, base_rule.public, base_rule.deny,
+                                     base_rule.write, base_rule.public_write, True, base_rule.private,
+                                     base_rule.derivable, base_rule.shown_base)
+            rule.c_methods = _c_methods(cls)
+            return rule
+    return None
+
+
+def _made_by_enum(cls: type) -> bool:
+    """A class made by Enum's functional API (`Enum("Animal", "ANT BEE")`) from a program's names."""
+    import enum
+
+    return isinstance(cls, enum.EnumType) and all(derivable(base) for base in cls.__bases__)
+
+
+# ------------------------------------------------------------------ a program's classes
+
+def is_program_class(cls: Any) -> bool:
+    if not isinstance(cls, type):
+        return False
+    rule = RULES.get(cls)
+    if rule is None and any(_is_registered_program_class(base) for base in cls.__mro__[1:]):
+        # a subclass of a program's class, met while Python makes it (in __init_subclass__)
+        register_program_class(cls)
+        return True
+    return rule is not None and rule.kind == PROGRAM
+
+
+def _is_registered_program_class(cls: type) -> bool:
+    rule = RULES.get(cls)
+    return rule is not None and rule.kind == PROGRAM
+
+
+def register_program_class(cls: type) -> None:
+    """A class the program made: its instances show their public names, their own private ones
+    (micrograd keeps `self._prev`) and the special methods it defines."""
+    deny = ("format", "format_map") if issubclass(cls, str) else ()
+    own_dunders = {name for base in cls.__mro__ if _is_registered_program_class(base) or base is cls
+                   for name in vars(base) if is_dunder(name)}
+    RULES[cls] = Rule(PROGRAM, read=READABLE_DUNDERS | (own_dunders & USER_DUNDERS) | {"__dict__"}, public=True,
+                      deny=deny, public_write=True, derivable=True)
+    # its metaclass (abc.ABCMeta, TypedDict's) was checked when the class was made
+    if type(cls) not in RULES:
+        RULES[type(cls)] = Rule(CLASS)
+
+
+def private_allowed(cls: type, name: str) -> bool:
+    """A private name of a program's object is the program's own unless a class gradcalc or
+    Python wrote (a base of the program's class) uses it: `Tensor._data` stays gradcalc's."""
+    for base in cls.__mro__:
+        if base is object or is_program_class(base):
+            continue
+        if name in vars(base) or name in getattr(base, "__slots__", ()):
+            return False
+    return True
+
+
+def class_rule(cls: type) -> Optional[Rule]:
+    """The rule for the objects a class makes, resolving it if needed."""
+    return RULES.get(cls) or resolve(cls)
+
+
+def derivable(cls: Any) -> bool:
+    """Whether a program's class may derive from `cls`."""
+    if not isinstance(cls, type):
+        return False
+    rule = class_rule(cls)
+    return rule is not None and rule.derivable
