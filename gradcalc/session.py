@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import linecache
 import os
-import random
 import sys
 import warnings as python_warnings
 from contextlib import contextmanager
@@ -20,7 +19,6 @@ from .language import limits, policy
 from .language.builtins import make_builtins, prelude
 from .language.compiler import PolicyError, compile_statement
 from .language.modules import ModuleTable
-from .language.modules.stdlib import session_members
 from .language.parser import GradcalcSyntaxError, parse
 from .language.syntax_errors import make_error
 
@@ -195,7 +193,7 @@ class Session:
         self.exit_status: Optional[int] = None  # set when the program calls sys.exit()
         self.stdout = OutputStream(lambda text: self.output.write(text), "<stdout>")
         self.stderr = OutputStream(lambda text: self.output.write_stderr(text), "<stderr>")
-        self.modules = ModuleTable(session_members(random.Random(), self.stdout, self.stderr))
+        self.modules = ModuleTable(self._module_members)
         self.namespace: dict = {"__name__": "__main__", "$program": True}
         self.builtins = make_builtins(self.namespace, self.modules, lambda value: self.output.echo(value))
         self.namespace["__builtins__"] = self.builtins
@@ -203,6 +201,13 @@ class Session:
         policy.install()  # gradcalc's classes are loaded by the prelude's imports
         python_warnings.resetwarnings()
         python_warnings.simplefilter("always")
+
+    def _module_members(self, name: str) -> dict:
+        if name not in ("random", "sys"):
+            return {}
+        from .language.modules.stdlib import session_members  # not at start: few programs import these
+
+        return session_members(name, self.stdout, self.stderr)
 
     @contextmanager
     def _running(self) -> Iterator[None]:

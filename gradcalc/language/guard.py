@@ -28,20 +28,20 @@ def _type_name(value: Any) -> str:
 
 # ------------------------------------------------------------------ reading
 
-def guarded_getattr(obj: Any, name: str) -> Any:
-    """`obj.name` as a program may see it."""
-    rule = RULES.get(_type(obj))
-    if rule is None:
-        rule = resolve(_type(obj))
-    elif name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny):
-        value = _getattr(obj, name)
+def guarded_getattr(obj: Any, name: str, _rules: dict = RULES, _type: type = type, _read: Any = getattr,
+                    _method: type = MethodType) -> Any:
+    """`obj.name` as a program may see it. (The defaults bind globals as locals: this runs for
+    every attribute a program reads; the compiled code passes two arguments only.)"""
+    rule = _rules.get(_type(obj))
+    if rule is not None and (name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny)):
+        value = _read(obj, name)
         value_type = _type(value)
-        if value_type in RULES:
-            if value_type is MethodType and rule.c_methods:
+        if value_type in _rules:
+            if value_type is _method and rule.c_methods:
                 return shown_method(value)
             return value
         return admit(value, obj, name)
-    return _slow_getattr(obj, name, rule)
+    return _slow_getattr(obj, name, rule if rule is not None else resolve(_type(obj)))
 
 
 def admit(value: Any, obj: Any, name: str) -> Any:
@@ -200,12 +200,13 @@ def _guarded_special(instance: Any, name: str, method: Callable) -> Callable:
 
 # ------------------------------------------------------------------ writing
 
-def guarded_setattr(value: Any, obj: Any, name: str) -> None:
+def guarded_setattr(value: Any, obj: Any, name: str, _rules: dict = RULES, _type: type = type,
+                    _write: Any = setattr) -> None:
     """`obj.name = value` (the value comes first: Python evaluates it first)."""
-    rule = RULES.get(_type(obj))
+    rule = _rules.get(_type(obj))
     if rule is None or name not in rule.write:
         check_writable(obj, name)
-    _setattr(obj, name, value)
+    _write(obj, name, value)
 
 
 def guarded_delattr(obj: Any, name: str) -> None:

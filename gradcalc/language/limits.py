@@ -165,17 +165,9 @@ _WALL = _Wall()
 def _readable_roots() -> tuple:
     """Python's installation, the site-packages gradcalc and its dependencies live in, and
     gradcalc itself: where lazy imports read their files."""
-    import site
-    import sysconfig
-
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, here, *sysconfig.get_paths().values()}
-    try:
-        candidates.update(site.getsitepackages())
-        candidates.add(site.getusersitepackages())
-    except AttributeError:
-        pass
-    candidates.update(path for path in sys.path if path and os.path.isdir(path) and "site-packages" in path)
+    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, here}
+    candidates.update(path for path in sys.path if "site-packages" in path or "dist-packages" in path)
     return tuple(sorted({os.path.realpath(path) for path in candidates if path}))
 
 

@@ -45,6 +45,8 @@ def run(source, filename):
     warnings.showwarning = show_warning
     namespace = {"__name__": "__main__"}
     exec(compile(PRELUDE, "<prelude>", "exec"), namespace)
+    # one thread, as the shared oracle runner: multi-threaded conv and matmul move last digits
+    namespace["torch"].set_num_threads(1)
     try:
         tree = ast.parse(source, filename)
     except SyntaxError as error:
@@ -52,7 +54,9 @@ def run(source, filename):
     for statement in tree.body:
         try:
             exec(compile(ast.Interactive(body=[statement]), filename, "single"), namespace)
-        except Exception as error:
+        except SystemExit:  # sys.exit() ends the run with its own status, as in Python
+            raise
+        except BaseException as error:  # noqa: BLE001 - every error of the program, as the interpreter
             fail(error)
     sys.stdout.flush()
 

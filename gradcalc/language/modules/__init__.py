@@ -7,7 +7,7 @@ refused in one line saying why; any other name is Python's ModuleNotFoundError.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from ..limits import wall_paused
 from .namespace import Namespace, Submodule
@@ -69,10 +69,10 @@ def _refusal(name: str) -> Optional[str]:
 class ModuleTable:
     """The modules one session has imported; also its `__import__`."""
 
-    def __init__(self, extra: Optional[dict] = None) -> None:
+    def __init__(self, extra: Optional[Callable[[str], dict]] = None) -> None:
         self.loaded: dict = {}
-        # members a session adds to a module (sys.stdout is the session's output)
-        self.extra = extra or {}
+        # what a session adds to a module, by its name (sys.stdout is the session's output)
+        self.extra = extra or (lambda name: {})
 
     def get(self, name: str) -> Namespace:
         module = self.loaded.get(name)
@@ -87,7 +87,7 @@ class ModuleTable:
         module = self.loaded[name] = Namespace(name, {})
         members = {key: self.get(value.name) if isinstance(value, Submodule) else value
                    for key, value in template.items()}
-        members.update(self.extra.get(name, {}))
+        members.update(self.extra(name))
         vars(module).update(members)
         return module
 

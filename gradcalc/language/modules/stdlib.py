@@ -484,9 +484,14 @@ RANDOM_FUNCTIONS = ("seed", "random", "uniform", "triangular", "randint", "randr
                     "setstate", "randbytes", "binomialvariate")
 
 
-def session_members(generator: Any, stdout: Any, stderr: Any) -> dict:
-    """What a session adds to the standard modules: its random generator, its output streams."""
-    return {
-        "random": {name: getattr(generator, name) for name in RANDOM_FUNCTIONS if hasattr(generator, name)},
-        "sys": {"stdout": stdout, "stderr": stderr, "__stdout__": stdout, "__stderr__": stderr},
-    }
+def session_members(name: str, stdout: Any, stderr: Any) -> dict:
+    """What a session adds to a standard module: random's functions are those of a generator of
+    its own, sys's streams are its output."""
+    if name == "random":
+        import random
+
+        generator = random.Random()
+        return {function: getattr(generator, function) for function in RANDOM_FUNCTIONS if hasattr(generator, function)}
+    if name == "sys":
+        return {"stdout": stdout, "stderr": stderr, "__stdout__": stdout, "__stderr__": stderr}
+    return {}
