@@ -117,28 +117,31 @@ def _refuse(obj: Any, name: str) -> None:
 
 
 def _class_getattr(cls: Any, name: str) -> Any:
-    """An attribute of a class: its public ones, its special methods, and for a program's class
-    its own private names; never the type machinery (`__mro__`, `__subclasses__`, `__dict__`)."""
+    """An attribute of a class: what its objects may show, its special methods, and for a
+    program's class its own private names; never the type machinery (`__subclasses__`,
+    `__dict__`), and no way round the policy through the class (`Tensor._data`, `dtype.numpy`)."""
     if not isinstance(cls, type):
         _refuse(cls, name)
-    known = class_rule(cls) is not None
+    if name in _FORMAT_NAMES and issubclass(cls, str):
+        return _SafeFormatter.unbound(name)
     program = is_program_class(cls)
     if is_dunder(name):
         allowed = name in CLASS_DUNDERS
     elif name[0] == "_":
         allowed = program and private_allowed(cls, name)
+    elif program:
+        allowed = True
     else:
-        allowed = program or known
+        rule = class_rule(cls)  # a class the policy does not list shows nothing
+        allowed = rule is not None and (name in rule.read or (rule.public and name not in rule.deny))
     if allowed and not is_dunder(name):
-        # what the class and its bases define; not what its metaclass does (`mro`)
+        # what the class and its bases define; of its metaclass's, only what the standard library's
+        # metaclasses add (`ABC.register`) and `mro`, which shows nothing new
         allowed = (any(name in vars(base) for base in cls.__mro__) or not hasattr(type(cls), name)
-                   or name == "mro"  # the one of type's own that shows nothing new
-                   # what a metaclass of the standard library adds (`ABC.register`)
-                   or any(name in vars(meta) for meta in type(cls).__mro__ if meta not in (type, object)))
+                   or name == "mro" or any(name in vars(meta) for meta in type(cls).__mro__
+                                           if meta not in (type, object)))
     if not allowed:
         _refuse(cls, name)
-    if name in _FORMAT_NAMES and issubclass(cls, str):
-        return _SafeFormatter.unbound(name)
     if name == "__name__" and not program:
         return cls.__qualname__  # a C type's __name__ is its full name, kept for Python's messages
     value = _getattr(cls, name)

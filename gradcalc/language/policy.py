@@ -76,7 +76,11 @@ _PICKLING = frozenset({"__reduce__", "__reduce_ex__", "__getstate__", "__setstat
                        "__getnewargs_ex__"})
 # Dunders any object may show; the result is still checked (`x.__class__` is a class the policy knows).
 _METADATA = frozenset({"__class__", "__doc__", "__module__", "__name__", "__qualname__"})
-READABLE_DUNDERS = (USER_DUNDERS - _PICKLING - {"__instancecheck__", "__subclasscheck__"}) | _METADATA
+# A descriptor's `__get__` would read, from an object, what the class-level policy denies: only a
+# program's own descriptors show theirs.
+_DESCRIBING = frozenset({"__get__", "__set__", "__delete__", "__set_name__", "__instancecheck__",
+                         "__subclasscheck__"})
+READABLE_DUNDERS = (USER_DUNDERS - _PICKLING - _DESCRIBING) | _METADATA
 # Reading these gives a version that goes through the guard: `object.__setattr__(self, "x", 1)`.
 GUARDED_DUNDERS = frozenset({"__getattribute__", "__getattr__", "__setattr__", "__delattr__", "__new__"})
 # What a class object may show besides its public attributes.
@@ -153,9 +157,8 @@ def _install_python() -> None:
            public=True)
     _allow([types.BuiltinFunctionType],
            read={"__name__", "__qualname__", "__doc__", "__module__", "__text_signature__", "__call__"})
-    _allow([property], read={"fget", "fset", "fdel", "getter", "setter", "deleter", "__doc__", "__isabstractmethod__",
-                             "__get__", "__set__", "__delete__"})
-    _allow([staticmethod, classmethod], read={"__doc__", "__isabstractmethod__", "__get__", "__wrapped__"})
+    _allow([property], read={"fget", "fset", "fdel", "getter", "setter", "deleter", "__doc__", "__isabstractmethod__"})
+    _allow([staticmethod, classmethod], read={"__doc__", "__isabstractmethod__", "__wrapped__"})
     _allow([super], kind=SUPER)
     import abc
     import enum
