@@ -23,7 +23,14 @@ _MEMBER = _type(_type.__dict__["__dictoffset__"])
 
 
 def _type_name(value: Any) -> str:
-    return _type(value).__name__
+    """A type's name as Python's messages show it: a C type's full name (`_io.StringIO`)."""
+    cls = _type(value)
+    if cls.__flags__ & _HEAP_TYPE or cls.__module__ == "builtins":
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
 
 
 # ------------------------------------------------------------------ reading
@@ -105,12 +112,23 @@ def readable_name(obj: Any, name: str) -> bool:
 
 
 def _refuse(obj: Any, name: str) -> None:
-    """Python's own AttributeError for a missing attribute, else gradcalc's refusal."""
-    try:
-        _getattr(obj, name)
-    except AttributeError as error:
-        if not str(error).startswith("gradcalc's sandbox refused"):  # the wall: a frame, say
-            raise AttributeError(str(error)) from None
+    """Python's own AttributeError for a missing attribute, else gradcalc's refusal. Whether it
+    exists is read from the classes, without evaluating it (a property may import, compute or
+    fail); only a class's own `__getattr__` (a module's, nn.Module's) is asked, for its message."""
+    owners = obj.__mro__ if isinstance(obj, type) else _type(obj).__mro__
+    instance_dict = getattr(obj, "__dict__", None) if not isinstance(obj, type) else None
+    exists = any(name in vars(owner) for owner in owners) or (
+        isinstance(instance_dict, dict) and name in instance_dict) or (
+        isinstance(obj, type) and any(name in vars(meta) for meta in _type(obj).__mro__))
+    if not exists:
+        if not isinstance(obj, type) and any("__getattr__" in vars(owner) for owner in owners[:-1]):
+            try:
+                _getattr(obj, name)
+            except AttributeError as error:
+                raise AttributeError(str(error)) from None
+        if isinstance(obj, type):
+            raise AttributeError(f"type object '{obj.__name__}' has no attribute '{name}'")
+        raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
     if isinstance(obj, type):
         raise AttributeError(f"type object '{obj.__name__}' attribute '{name}' is not accessible in gradcalc")
     raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is not accessible in gradcalc")
