@@ -17,7 +17,8 @@ from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from gradcalc.autograd import api, creation, dtypes
+from gradcalc.autograd import api, dtypes
+from gradcalc.autograd.ops import creation
 from gradcalc.autograd.tensor import Tensor
 
 # torch.autograd.gradcheck's defaults
@@ -111,7 +112,7 @@ def analytical_jacobians(fn: Function, inputs: Sequence[Input]) -> list:
                 # an output that does not depend on any input: a zero row
                 grads: tuple = (None,) * len(leaves)
             else:
-                one_hot = np.zeros(out.numel(), dtype=out.dtype.numpy)
+                one_hot = np.zeros(out.numel(), dtype=out.dtype._numpy)
                 one_hot[position] = 1
                 grad_output = creation.tensor(one_hot.reshape(out.shape).tolist(), dtype=out.dtype)
                 grads = api.grad([out], leaves, [grad_output], retain_graph=True, allow_unused=True)

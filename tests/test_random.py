@@ -81,9 +81,9 @@ def replay(call: dict[str, Any], gen: R.Generator) -> Any:
     if op == "manual_seed":
         return gen.manual_seed(call["seed"]).initial_seed()
     if op == "get_state":
-        return gen.get_state().tobytes().hex()
+        return gen._state_bytes().tobytes().hex()
     if op == "set_state":
-        gen.set_state(np.frombuffer(bytes.fromhex(call["state"]), dtype=np.uint8))
+        gen._load_state(np.frombuffer(bytes.fromhex(call["state"]), dtype=np.uint8))
         return None
     raise ValueError(op)
 

@@ -13,14 +13,18 @@ BOOL, INTEGRAL, FLOATING, COMPLEX = range(4)
 class DType:
     """A torch dtype: `torch.float32` and friends."""
 
-    __slots__ = ("name", "numpy", "category", "tensor_type", "is_signed")
+    __slots__ = ("name", "_numpy", "category", "tensor_type", "is_signed", "_scalar_name", "_cpp_name")
 
-    def __init__(self, name: str, numpy_dtype: str, category: int, tensor_type: str, is_signed: bool = True):
+    def __init__(self, name: str, numpy_dtype: str, category: int, tensor_type: str, scalar_name: str,
+                 cpp_name: str, is_signed: bool = True):
         self.name = name
-        self.numpy = np.dtype(numpy_dtype)
+        self._numpy = np.dtype(numpy_dtype)
         self.category = category
         self.tensor_type = tensor_type  # the legacy name in error messages: torch.FloatTensor
         self.is_signed = is_signed
+        # the names PyTorch's messages give it: its ScalarType (`Float`) and its C++ type (`float`)
+        self._scalar_name = scalar_name
+        self._cpp_name = cpp_name
 
     @property
     def is_floating_point(self) -> bool:
@@ -32,7 +36,7 @@ class DType:
 
     @property
     def itemsize(self) -> int:
-        return self.numpy.itemsize
+        return self._numpy.itemsize
 
     def to_real(self) -> "DType":
         return {"complex64": float32, "complex128": float64}.get(self.name, self)
@@ -47,21 +51,22 @@ class DType:
         return (by_name, (self.name,))
 
 
-float16 = DType("float16", "float16", FLOATING, "HalfTensor")
-float32 = DType("float32", "float32", FLOATING, "FloatTensor")
-float64 = DType("float64", "float64", FLOATING, "DoubleTensor")
-complex64 = DType("complex64", "complex64", COMPLEX, "ComplexFloatTensor")
-complex128 = DType("complex128", "complex128", COMPLEX, "ComplexDoubleTensor")
-uint8 = DType("uint8", "uint8", INTEGRAL, "ByteTensor", is_signed=False)
-int8 = DType("int8", "int8", INTEGRAL, "CharTensor")
-int16 = DType("int16", "int16", INTEGRAL, "ShortTensor")
-int32 = DType("int32", "int32", INTEGRAL, "IntTensor")
-int64 = DType("int64", "int64", INTEGRAL, "LongTensor")
-bool_ = DType("bool", "bool", BOOL, "BoolTensor", is_signed=False)
+float16 = DType("float16", "float16", FLOATING, "HalfTensor", "Half", "c10::Half")
+float32 = DType("float32", "float32", FLOATING, "FloatTensor", "Float", "float")
+float64 = DType("float64", "float64", FLOATING, "DoubleTensor", "Double", "double")
+complex64 = DType("complex64", "complex64", COMPLEX, "ComplexFloatTensor", "ComplexFloat", "c10::complex<float>")
+complex128 = DType("complex128", "complex128", COMPLEX, "ComplexDoubleTensor", "ComplexDouble",
+                   "c10::complex<double>")
+uint8 = DType("uint8", "uint8", INTEGRAL, "ByteTensor", "Byte", "unsigned char", is_signed=False)
+int8 = DType("int8", "int8", INTEGRAL, "CharTensor", "Char", "signed char")
+int16 = DType("int16", "int16", INTEGRAL, "ShortTensor", "Short", "short int")
+int32 = DType("int32", "int32", INTEGRAL, "IntTensor", "Int", "int")
+int64 = DType("int64", "int64", INTEGRAL, "LongTensor", "Long", "long int")
+bool_ = DType("bool", "bool", BOOL, "BoolTensor", "Bool", "bool", is_signed=False)
 
 ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_)
 _BY_NAME = {d.name: d for d in ALL}
-_BY_NUMPY = {d.numpy: d for d in ALL}
+_BY_NUMPY = {d._numpy: d for d in ALL}
 
 # The names torch exposes for each dtype (torch.float is torch.float32, ...).
 ALIASES = {
@@ -113,7 +118,7 @@ def promote_types(a: DType, b: DType) -> DType:
     if a.category == INTEGRAL and (a is uint8 or b is uint8):
         other = b if a is uint8 else a
         return int16 if other is int8 else other
-    return _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]
+    return _BY_NUMPY[np.promote_types(a._numpy, b._numpy)]
 
 
 def scalar_dtype(value: object) -> DType:

@@ -15,10 +15,12 @@ from __future__ import annotations
 import math
 import os
 import struct
-from typing import Union
+from typing import Any, Union
 
 import numpy as np
 
+from . import dtypes
+from .tensor import CPU, Device, Tensor
 from ..display.names import torch_class
 
 Shape = Union[int, tuple[int, ...]]
@@ -125,8 +127,26 @@ class Generator:
         raw = self._random(2 * n)
         return (raw[0::2] << np.uint64(32)) | raw[1::2]
 
-    def get_state(self) -> np.ndarray:
-        """The 5056-byte state torch.Generator.get_state() returns, as uint8."""
+    @property
+    def device(self) -> Device:
+        return CPU
+
+    def get_state(self) -> Tensor:
+        """The 5056-byte state, as the uint8 tensor torch.Generator.get_state() returns."""
+        return Tensor._make(self._state_bytes(), dtypes.uint8)
+
+    def set_state(self, new_state: Any) -> "Generator":
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        if new_state._dtype is not dtypes.uint8:
+            raise TypeError(f"expected a torch.ByteTensor, but got {new_state.type()}")
+        return self._load_state(new_state._data)
+
+    def clone_state(self) -> "Generator":
+        return Generator()._load_state(self._state_bytes())
+
+    def _state_bytes(self) -> np.ndarray:
+        """The 5056 bytes of CPUGeneratorImplState."""
         if self._bits is None:
             key, left, nxt = _mt_key(self._seed), 1, 0
         else:
@@ -151,7 +171,7 @@ class Generator:
         )
         return np.frombuffer(head + body + tail, dtype=np.uint8).copy()
 
-    def set_state(self, state: np.ndarray) -> "Generator":
+    def _load_state(self, state: np.ndarray) -> "Generator":
         data = np.asarray(state, dtype=np.uint8).tobytes()
         if len(data) != 5056:
             raise RuntimeError(
@@ -189,12 +209,12 @@ def seed() -> int:
     return default_generator.seed()
 
 
-def get_rng_state() -> np.ndarray:
+def get_rng_state() -> Tensor:
     return default_generator.get_state()
 
 
-def set_rng_state(state: np.ndarray) -> None:
-    default_generator.set_state(state)
+def set_rng_state(new_state: Tensor) -> None:
+    default_generator.set_state(new_state)
 
 
 # ---------------------------------------------------------------- exact FMA

@@ -1,0 +1,105 @@
+"""Random sampling into tensors: uniform_, normal_, bernoulli, normal, with PyTorch's numbers."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, grad_mode, random as rng
+from ..tensor import Tensor
+from .common import broadcast_shapes, check_broadcast, zeros_like
+from .inplace import check_inplace, commit_inplace
+from .registry import LINEAR, NodeDef, node, op, record
+
+
+def _zero(grad: Tensor) -> Tensor:
+    return zeros_like(grad)
+
+
+# The values carry no gradient: each fill is recorded as an op whose formulas give zeros, so
+# that a filled tensor has PyTorch's grad_fn and version.
+UNIFORM = node("UniformBackward0", ("self",), jvp=LINEAR, self=_zero)
+NORMAL = node("NormalBackward0", ("self",), jvp=LINEAR, self=_zero)
+BERNOULLI_FLOAT = node("BernoulliBackward2", ("self",), jvp=LINEAR, self=_zero)
+BERNOULLI_TENSOR = node("BernoulliBackward1", ("self", "p"), jvp=LINEAR, self=_zero, p=_zero)
+BERNOULLI = node("BernoulliBackward0", ("self",), jvp=LINEAR, self=_zero)
+NORMAL_MEAN = node("NormalBackward1", ("mean",), jvp=LINEAR, saved=("mean_sym_sizes",), mean=_zero)
+NORMAL_STD = node("NormalBackward2", ("std",), jvp=LINEAR, saved=("std_sym_sizes",), std=_zero)
+NORMAL_BOTH = node("NormalBackward3", ("mean", "std"), jvp=LINEAR, saved=("mean_sym_sizes", "std_sym_sizes"),
+                   mean=_zero, std=_zero)
+
+
+def _write_random(a: Tensor, data: np.ndarray, node_def: NodeDef, *others: Tensor) -> Tensor:
+    """Put freshly drawn `data` into `a`: recorded when `a` (or a tensor parameter) requires grad."""
+    if grad_mode.is_grad_enabled() and any(t.requires_grad for t in (a, *others)):
+        return commit_inplace(a, record(node_def, (a, *others), data, a._dtype))
+    a._data[...] = data
+    a._vc.value += 1
+    return a
+
+
+@op(function=False, nodes=(UNIFORM,))
+def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **named: Any) -> Tensor:
+    from_ = named.get("from", from_)  # PyTorch's parameter is `from`, a Python keyword
+    check_inplace(input)  # before drawing: a refused fill leaves the random stream where it was
+    return _write_random(input, rng.uniform_(input.shape, from_, to, input._dtype.name, generator), UNIFORM)
+
+
+@op(function=False, nodes=(NORMAL,))
+def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    check_inplace(input)
+    return _write_random(input, rng.normal_(input.shape, mean, std, input._dtype.name, generator), NORMAL)
+
+
+@op(function=False, nodes=(BERNOULLI_FLOAT, BERNOULLI_TENSOR))
+def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    check_inplace(input, p)
+    if isinstance(p, Tensor):
+        # one draw per element of input, from p broadcast to input's shape and read in p's dtype
+        hits = rng.bernoulli(np.broadcast_to(p._data, input._data.shape), generator)
+        return _write_random(input, hits.astype(input._dtype._numpy), BERNOULLI_TENSOR, p)
+    return _write_random(input, rng.bernoulli_(input.shape, p, input._dtype.name, generator), BERNOULLI_FLOAT)
+
+
+@op(nodes=(BERNOULLI,))
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    if p is not None:
+        return _bernoulli_p(input, p, generator)
+    return record(BERNOULLI, (input,), rng.bernoulli(input._data, generator), input._dtype)
+
+
+def _bernoulli_p(input: Tensor, p: float, generator: Any) -> Tensor:
+    out = Tensor._make(np.empty(input.shape, dtype=input._dtype._numpy), input._dtype)
+    out._data[...] = rng.bernoulli_(input.shape, p, input._dtype.name, generator)
+    return out
+
+
+@op(method=False, nodes=(NORMAL_MEAN, NORMAL_STD, NORMAL_BOTH))
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, dtype: Any = None,
+           layout: Any = None, device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    """torch.normal: numbers and a size, or tensors. A tensor form draws N(0, std) and adds
+    mean, or draws N(0, 1) and multiplies by std, then adds mean, as ATen's normal does."""
+    if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+        dtype = dtype or dtypes.get_default_dtype()
+        data = rng.normal_(tuple(size), mean, std, dtype.name, generator)
+        return Tensor._make(np.asarray(data, dtype=dtype._numpy), dtype).requires_grad_(bool(requires_grad))
+    if isinstance(std, Tensor) and std.numel() and not bool(np.all(std._data >= 0)):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    like = mean if isinstance(mean, Tensor) else std
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        check_broadcast(mean, std)
+    shape = broadcast_shapes(tuple(mean.shape) if isinstance(mean, Tensor) else (),
+                             tuple(std.shape) if isinstance(std, Tensor) else ())
+    kind = like._dtype._numpy
+    if isinstance(std, Tensor):
+        noise = rng.normal_(shape, 0.0, 1.0, like._dtype.name, generator)
+        data = noise * std._data.astype(kind) + np.asarray(mean._data if isinstance(mean, Tensor) else mean, kind)
+    else:
+        data = rng.normal_(shape, 0.0, std, like._dtype.name, generator) + mean._data
+    data = np.asarray(data, dtype=kind)
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        return record(NORMAL_BOTH, (mean, std), data, like._dtype, mean_sym_sizes=mean.shape,
+                      std_sym_sizes=std.shape)
+    if isinstance(mean, Tensor):
+        return record(NORMAL_MEAN, (mean,), data, like._dtype, mean_sym_sizes=mean.shape)
+    return record(NORMAL_STD, (std,), data, like._dtype, std_sym_sizes=std.shape)

@@ -1,0 +1,190 @@
+"""Norms, standard deviation and variance, in the order of PyTorch's CPU kernels."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import dtypes, kernels
+from ..dtypes import DType
+from ..tensor import Tensor
+from ...warnings import warn
+from .common import normalize_dims, unsqueeze_reduced, zeros_like
+from .indexing import where
+from .pointwise import sgn
+from .reduction import MISSING, mean
+from .registry import node, op, record
+
+NORM = node("LinalgVectorNormBackward0", ("self",),
+            self=lambda grad, self, result, ord, dim, keepdim: _norm_grad(grad, self, result, ord,
+                                                                          normalize_dims(dim, self.ndim), keepdim))
+STD = node("StdBackward0", ("self",),
+           self=lambda grad, self, result, dim, correction, keepdim: _var_grad(
+               (grad / (result * 2)).masked_fill(result == 0, 0), self, normalize_dims(dim, self.ndim), correction,
+               keepdim))
+VAR = node("VarBackward0", ("self",),
+           self=lambda grad, self, dim, correction, keepdim: _var_grad(grad, self, normalize_dims(dim, self.ndim),
+                                                                       correction, keepdim))
+
+
+def _norm_grad(grad: Tensor, self: Tensor, result: Tensor, ord: float, dims: Optional[tuple],
+               keepdim: bool) -> Tensor:
+    # PyTorch's norm_backward, one branch per order
+    grad, result = (unsqueeze_reduced(t, dims, self.ndim, keepdim) for t in (grad, result))
+    if ord == 0:
+        return zeros_like(self)
+    if ord == 1:
+        return sgn(self) * grad
+    if ord == 2:
+        return grad * (self / result).masked_fill(result == 0, 0)
+    if math.isinf(ord):
+        self_abs = self.abs()
+        mask = (self_abs == result) | (self_abs != self_abs)
+        counts = mask.sum(dims, keepdim=True) if dims is not None else mask.sum()
+        return sgn(self) * ((grad / counts) * mask)
+    if ord < 1:
+        scaled = sgn(self) * self.abs().pow(ord - 1).masked_fill(self == 0, 0)
+        return scaled * grad * result.pow(1 - ord)
+    scaled = sgn(self) * self.abs().pow(ord - 1) if ord < 2 else self * self.abs().pow(ord - 2)
+    return scaled * (grad / result.pow(ord - 1)).masked_fill(result == 0, 0)
+
+
+def _var_grad(grad: Tensor, self: Tensor, dims: Optional[tuple], correction: float, keepdim: bool) -> Tensor:
+    # PyTorch's var_backward: (2 / (n - correction)) * grad * (self - mean)
+    if self.ndim == 0 or dims is None:
+        dof = self.numel() - correction
+        if dof <= 0:
+            return grad * where(self == self.mean(), math.nan, math.inf)
+        return (2.0 / dof) * grad * (self - self.mean())
+    if self.ndim > 1:
+        grad = unsqueeze_reduced(grad, dims, self.ndim, keepdim)
+    count = int(np.prod([self.shape[d] for d in dims]))
+    dof = count - correction
+    scale = 2.0 / dof if dof else math.inf  # a C++ double division: no degrees of freedom give inf
+    return scale * grad * (self - self.mean(dims, keepdim=True))
+
+
+def _norm_python(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,
+                 dtype: Optional[DType] = None) -> Tensor:
+    """torch.norm: a vector norm (p='fro' is the 2-norm), recorded as linalg.vector_norm."""
+    if isinstance(p, str):
+        if p != "fro" or (isinstance(dim, (tuple, list)) and len(dim) > 2):
+            raise NotImplementedError(f"gradcalc supports vector norms only, not p='{p}'")
+        p = 2
+    if isinstance(dim, int):
+        dim = (dim,)
+    return vector_norm(input, 2.0 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+def _norm_method(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+                 dtype: Optional[DType] = None) -> Tensor:
+    return _norm_python(self, p, dim, keepdim, dtype=dtype)
+
+
+_norm_python.__name__ = _norm_python.__qualname__ = "norm"
+op("norm", nodes=(NORM,), python="torch.functional", method=_norm_method)(_norm_python)
+
+
+def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
+                dtype: Optional[DType] = None) -> Tensor:
+    if a._dtype.category < dtypes.FLOATING:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{a._dtype._scalar_name}")
+    out_dtype = dtype or (dtypes.float32 if a._dtype is dtypes.complex64 else
+                          dtypes.float64 if a._dtype is dtypes.complex128 else a._dtype)
+    dims = normalize_dims(dim, a.ndim)
+    axes = tuple(range(a.ndim)) if dims is None else dims
+    magnitude = np.abs(a._data)
+    ord = float(ord)
+    reduced_shape = np.sum(magnitude, axis=axes, keepdims=keepdim).shape
+    # the reduced elements of each output along the last axis, in the order the kernel visits them
+    moved = np.moveaxis(magnitude, axes, range(-len(axes), 0)) if axes else magnitude[..., None]
+    rows = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (-1,)) if axes else moved
+    if ord == 1 or (ord == 2 and magnitude.dtype.type is np.float32 and rows.shape[-1]):
+        last = axes == (a.ndim - 1,) or len(axes) == a.ndim
+        data = _norm2_rows(rows, contiguous=last and a.is_contiguous()) if ord == 2 else (
+            np.cumsum(rows, axis=-1)[..., -1] if rows.shape[-1] else np.zeros(rows.shape[:-1], rows.dtype))
+        data = data.reshape(reduced_shape)
+    elif math.isinf(ord):
+        reduce = np.max if ord > 0 else np.min
+        data = reduce(magnitude, axis=axes, keepdims=keepdim) if magnitude.size else np.full(
+            np.sum(magnitude, axis=axes, keepdims=keepdim).shape, 0.0 if ord > 0 else math.inf)
+    elif ord == 0:
+        data = np.sum(magnitude != 0, axis=axes, keepdims=keepdim)
+    else:
+        wide = magnitude.astype(np.float64)
+        data = np.power(np.sum(np.power(wide, ord), axis=axes, keepdims=keepdim), 1.0 / ord)
+    data = np.asarray(data, dtype=out_dtype._numpy)
+    source = a if dtype is None or a._dtype is dtype else a.to(dtype)
+    return record(NORM, (source,), data, out_dtype, ord=ord, dim=dim, keepdim=keepdim)
+
+
+def _norm2_rows(rows: np.ndarray, contiguous: bool) -> np.ndarray:
+    """The float32 2-norm of each row (last axis). Along contiguous memory PyTorch's kernel squares
+    eight at a time into eight running sums, adds those in order, then fuses in the leftover
+    squares; otherwise it keeps one running sum per output."""
+    if not contiguous:
+        total = np.zeros(rows.shape[:-1], rows.dtype)
+        for k in range(rows.shape[-1]):
+            total = total + rows[..., k] * rows[..., k]
+        return np.sqrt(total)
+    lanes, size = 8, rows.shape[-1]
+    full = size - size % lanes
+    acc = np.zeros(rows.shape[:-1] + (lanes,), rows.dtype)
+    for start in range(0, full, lanes):
+        block = rows[..., start:start + lanes]
+        acc = acc + block * block
+    total = acc[..., 0]
+    for k in range(1, lanes):
+        total = total + acc[..., k]
+    for k in range(full, size):
+        total = kernels.fused_multiply_add(rows[..., k], rows[..., k], total)
+    return np.sqrt(total)
+
+
+def _std_var(a: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, take_sqrt: bool) -> Tensor:
+    name = "std" if take_sqrt else "var"
+    if dim is MISSING:
+        dim = None
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    if a._dtype.category < dtypes.FLOATING:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims = normalize_dims(dim, a.ndim)
+    axes = tuple(range(a.ndim)) if dims is None else dims
+    count = int(np.prod([a.shape[d] for d in axes])) if axes else 1
+    if count - correction <= 0:
+        warn("UserWarning", f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                            "reduction factor (input numel divided by output numel).")
+    wide = a._data.astype(np.float64)
+    if len(axes) == a.ndim:
+        # all dimensions: the tensor's own mean, then squared deviations summed in double precision
+        deviation = wide - float(mean(a.detach()).item())
+        squares = np.cumsum((deviation * deviation).reshape(-1))
+        total = np.full(np.sum(wide, axis=axes, keepdims=keepdim).shape, squares[-1] if squares.size else 0.0)
+    else:
+        # Welford's running mean and sum of squared deviations, in double precision
+        moved = np.moveaxis(wide, axes, range(-len(axes), 0))
+        rows = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (count,))  # not -1: sizes may be 0
+        running, total = np.zeros(rows.shape[:-1]), np.zeros(rows.shape[:-1])
+        for k in range(rows.shape[-1]):
+            delta = rows[..., k] - running
+            running = running + delta / (k + 1)
+            total = total + delta * (rows[..., k] - running)
+        total = total.reshape(np.sum(wide, axis=axes, keepdims=keepdim).shape)
+    result = total / max(0, count - correction)
+    data = np.asarray(np.sqrt(result) if take_sqrt else result, dtype=a._dtype._numpy)
+    return record(STD if take_sqrt else VAR, (a,), data, a._dtype, dim=dim, correction=correction, keepdim=keepdim)
+
+
+@op(nodes=(STD,))
+def std(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    return _std_var(input, dim, unbiased, keepdim, correction, take_sqrt=True)
+
+
+@op(nodes=(VAR,))
+def var(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    return _std_var(input, dim, unbiased, keepdim, correction, take_sqrt=False)
