@@ -121,16 +121,17 @@ def promote_types(a: DType, b: DType) -> DType:
     return _BY_NUMPY[np.promote_types(a._numpy, b._numpy)]
 
 
-def scalar_dtype(value: object) -> DType:
-    """The dtype a Python number takes as a tensor of its own."""
+def scalar_dtype(value: object, wrapped: bool = False) -> DType:
+    """The dtype a Python number takes as a tensor of its own (`wrapped`: as PyTorch wraps a number
+    passed where a tensor is expected, float64 and complex128 for floats and complex numbers)."""
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
         return int64
     if isinstance(value, float):
-        return _default_float
+        return float64 if wrapped else _default_float
     if isinstance(value, complex):
-        return default_complex()
+        return complex128 if wrapped else default_complex()
     raise TypeError(f"not a number: {type(value).__name__}")
 
 

@@ -9,7 +9,8 @@ import numpy as np
 from .. import dtypes, kernels
 from ..dtypes import DType
 from ..tensor import Tensor
-from .common import arrays, as_tensor, check_broadcast, check_not_bool, check_number, float_result, zeros_like
+from .common import (arrays, as_tensor, check_broadcast, check_not_bool, check_number, float_result,
+                     not_implemented_for, zeros_like)
 from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record
 
 
@@ -258,6 +259,7 @@ def remainder(input: Any = None, other: Any = None, self: Any = None) -> Tensor:
     b = other
     check_number(b, "%")
     check_not_bool("remainder_cpu", a, b)
+    _check_not_complex("remainder_cpu", a, b)
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         return binary(REMAINDER, a, b)
     dtype = dtypes.result_type([a, b])
@@ -270,10 +272,17 @@ def remainder(input: Any = None, other: Any = None, self: Any = None) -> Tensor:
     return record(NOT_IMPLEMENTED, (b,), data, dtype, _aten="remainder")  # remainder(Scalar, Tensor): none
 
 
+def _check_not_complex(kernel: str, *operands: Any) -> None:
+    dtype = dtypes.result_type(list(operands))
+    if dtype.is_complex:
+        raise not_implemented_for(kernel, dtype)
+
+
 def _rounded_divide(node_def: NodeDef, a: Any, b: Any, function: Callable, symbol: str, kernel: str,
                     **params: Any) -> Tensor:
     check_number(b, symbol)
     check_not_bool(kernel, a, b)
+    _check_not_complex(kernel, a, b)
     dtype = dtypes.result_type([a, b])
     ta, tb = as_tensor(a), as_tensor(b)
     check_broadcast(ta, tb)

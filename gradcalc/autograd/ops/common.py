@@ -71,6 +71,12 @@ def not_implemented_for(kernel: str, dtype: DType) -> NotImplementedError:
     return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._scalar_name}'")
 
 
+def check_real_scalar(value: Any, dtype: DType) -> None:
+    """A complex number where the kernel takes a real one: PyTorch's conversion refuses it."""
+    if isinstance(value, complex) and not dtype.is_complex:
+        raise RuntimeError("value cannot be converted to type double without overflow")
+
+
 def shape_text(shape: Sequence) -> str:
     """A shape as PyTorch's messages write it: `[2, 3]`."""
     return f"[{', '.join(map(str, shape))}]"

@@ -7,14 +7,16 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
-from .common import arrays, as_tensor, check_broadcast
+from .common import arrays, as_tensor, check_broadcast, not_implemented_for
 from .registry import ELEMENT_WISE, OPS, node, op, record
 
 
-def _compare(a: Any, b: Any, function: Callable) -> Tensor:
+def _compare(a: Any, b: Any, function: Callable, ordering: str = "") -> Tensor:
     if not isinstance(b, (Tensor, bool, int, float, complex)):
         return NotImplemented
     dtype = dtypes.result_type([a, b])
+    if ordering and dtype.is_complex:  # complex numbers have no order
+        raise not_implemented_for(f"{ordering}_cpu", dtype)
     ta, tb = as_tensor(a), as_tensor(b)
     check_broadcast(ta, tb)
     x, y = arrays((ta, tb), dtype)
@@ -22,8 +24,10 @@ def _compare(a: Any, b: Any, function: Callable) -> Tensor:
 
 
 def _comparison(name: str, function: Callable, aliases: tuple = ()) -> None:
+    ordering = name if name not in ("eq", "ne") else ""
+
     def compare(input: Tensor, other: Any) -> Tensor:
-        return _compare(input, other, function)
+        return _compare(input, other, function, ordering)
 
     compare.__name__ = compare.__qualname__ = name
     op(name, aliases=aliases)(compare)
@@ -81,7 +85,7 @@ def logical_not(input: Tensor) -> Tensor:
 def _bitwise(a: Any, b: Any, function: Callable, symbol: str) -> Tensor:
     dtype = dtypes.result_type([a, b])
     if dtype.category > dtypes.INTEGRAL:
-        raise RuntimeError(f"\"{symbol}_cpu\" not implemented for '{dtype._scalar_name}'")
+        raise not_implemented_for(f"{symbol}_cpu", dtype)
     ta, tb = as_tensor(a), as_tensor(b)
     x, y = arrays((ta, tb), dtype)
     return Tensor._make(np.asarray(function(x, y), dtype=dtype._numpy), dtype)
@@ -126,7 +130,7 @@ def _check_shift(a: Any, b: Any, symbol: str) -> None:
 @op()
 def bitwise_not(input: Tensor) -> Tensor:
     if input._dtype.category > dtypes.INTEGRAL:
-        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{input._dtype._scalar_name}'")
+        raise not_implemented_for("bitwise_not_cpu", input._dtype)
     return Tensor._make(np.invert(input._data), input._dtype)
 
 

@@ -39,7 +39,8 @@ def to(input: Tensor, device: Any = None, dtype: Optional[DType] = None, non_blo
        copy: bool = False, *, memory_format: Any = None, tensor: Optional[Tensor] = None) -> Tensor:
     check_device(device)
     if tensor is not None:
-        dtype = tensor._dtype
+        # a Python number stands for a tensor of its own: float64 for a float, as PyTorch wraps it
+        dtype = tensor._dtype if isinstance(tensor, Tensor) else dtypes.scalar_dtype(tensor, wrapped=True)
     return to_dtype(input, dtype, copy) if dtype is not None else (input.clone() if copy else input)
 
 
@@ -59,8 +60,8 @@ for _name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64), ("h
 del _name, _dtype
 
 
-@op(function=False)
-def type(input: Tensor, dtype: Any = None, non_blocking: bool = False, *, memory_format: Any = None) -> Any:
+@op("type", function=False)
+def tensor_type(input: Tensor, dtype: Any = None, non_blocking: bool = False, *, memory_format: Any = None) -> Any:
     if dtype is None:
         return f"torch.{input._dtype.tensor_type}"
     if isinstance(dtype, str):  # a legacy name: x.type("torch.DoubleTensor")
@@ -68,8 +69,12 @@ def type(input: Tensor, dtype: Any = None, non_blocking: bool = False, *, memory
         if not named:
             raise ValueError(f"invalid type: '{dtype}'")
         dtype = named[0]
+    elif dtype in (float, int, bool, complex):
+        dtype = dtypes.scalar_dtype(dtype(), wrapped=True)
+    elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), DType):  # x.type(torch.FloatTensor)
+        dtype = dtype.dtype
     elif not isinstance(dtype, DType):
-        dtype = getattr(dtype, "dtype", dtype)  # a legacy tensor type: x.type(torch.FloatTensor)
+        raise TypeError("dtype must be a type, str, or dtype object")
     return to_dtype(input, dtype)
 
 

@@ -11,7 +11,7 @@ from .. import dtypes, kernels, random
 from ..dtypes import DType
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...warnings import warn
-from .common import shape_text
+from .common import check_real_scalar, shape_text
 from .registry import op
 
 COPY_CONSTRUCT_WARNING = (
@@ -26,46 +26,92 @@ def finish(data: np.ndarray, dtype: DType, requires_grad: Any, device: Any = Non
     return Tensor._make(data, dtype, requires_grad=bool(requires_grad))
 
 
-def _infer(data: Any, dim: int = 0) -> tuple:
-    """(shape, dtype) of nested Python data, checking it is rectangular as PyTorch does."""
+def _is_sequence(data: Any) -> bool:
+    return isinstance(data, (list, tuple, range))
+
+
+def infer_dtype(data: Any) -> DType:
+    """PyTorch's infer_scalar_type: the dtype nested Python data takes, every element counted."""
     if isinstance(data, Tensor):
-        return data.shape, data.dtype
-    if isinstance(data, (list, tuple)):
-        if not data:
-            return (0,), None
-        shapes, kinds = [], None
-        for item in data:
-            shape, kind = _infer(item, dim + 1)
-            shapes.append(shape)
-            kinds = kind if kinds is None else (kinds if kind is None else dtypes.promote_types(kinds, kind))
-        first = shapes[0]
-        for shape in shapes[1:]:
-            if len(shape) != len(first) or (len(shape) and shape[0] != first[0]):
-                if len(first) == 0 or len(shape) == 0:
-                    raise TypeError("Expected a sequence of numbers, got " + ("list" if len(first) else "float"))
-                raise ValueError(f"expected sequence of length {first[0]} at dim {dim + 1} (got {shape[0]})")
-        return (len(data),) + tuple(first), kinds
+        return data._dtype
     if isinstance(data, (bool, int, float, complex)):
-        return (), dtypes.scalar_dtype(data)
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        return dtypes.scalar_dtype(data)
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if _is_sequence(data):
+        found = None
+        for item in data:
+            kind = infer_dtype(item)
+            found = kind if found is None else dtypes.promote_types(found, kind)
+        return found or dtypes.get_default_dtype()
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
-def _values(data: Any) -> Any:
+def _holds_tensor(data: Any) -> bool:
     if isinstance(data, Tensor):
-        return data._data
-    if isinstance(data, (list, tuple)):
-        return [_values(item) for item in data]
-    return data
+        return True
+    return _is_sequence(data) and any(_holds_tensor(item) for item in data)
+
+
+def _sizes(data: Any) -> tuple:
+    """PyTorch's compute_sizes: each dim's length, read from the first element down."""
+    sizes = []
+    while _is_sequence(data):
+        sizes.append(len(data))
+        if not data:
+            break
+        data = data[0]
+    return tuple(sizes)
+
+
+def _store(data: Any, sizes: tuple, dim: int, dtype: DType, flat: list) -> None:
+    """PyTorch's recursive_store: every element checked against the sizes, in order."""
+    if dim == len(sizes):
+        flat.append(_element(data, dtype))
+        return
+    if not _is_sequence(data):
+        raise TypeError("not a sequence")
+    if len(data) != sizes[dim]:
+        raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(data)})")
+    for item in data:
+        _store(item, sizes, dim + 1, dtype, flat)
+
+
+def _element(value: Any, dtype: DType) -> Any:
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return value.item()
+    if isinstance(value, (bool, int, float, complex)):
+        if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
+        return value
+    if dtype.category <= dtypes.INTEGRAL:
+        raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
+    raise TypeError(f"must be real number, not {type(value).__name__}")
 
 
 def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     """(array, dtype) of nested Python data, in `dtype` or the one PyTorch infers."""
-    shape, inferred = _infer(data)
-    dtype = dtype or inferred or dtypes.get_default_dtype()
-    array = np.array(_values(data), dtype=dtype._numpy if dtype.category != dtypes.BOOL else bool)
-    if array.shape != shape:
-        array = array.reshape(shape)
-    return array, dtype
+    inferred = infer_dtype(data)
+    dtype = dtype or inferred
+    sizes = _sizes(data)
+    if (inferred.category <= dtypes.FLOATING and not _holds_tensor(data)
+            and not (dtype.category <= dtypes.INTEGRAL < inferred.category)):
+        # the common case, rectangular lists of numbers: numpy reads them at once
+        try:
+            values = np.array(data, dtype=dtype._numpy if dtype.category != dtypes.BOOL else bool)
+        except (ValueError, TypeError, OverflowError):
+            values = None
+        if values is not None and values.shape == sizes and values.dtype != object:
+            return values, dtype
+    flat: list = []
+    if int(np.prod(sizes, dtype=np.int64)):
+        _store(data, sizes, 0, dtype, flat)
+    values = np.array(flat, dtype=np.complex128 if any(isinstance(v, complex) for v in flat) else None)
+    if dtype.category <= dtypes.INTEGRAL and values.dtype.kind == "f" and not np.all(np.isfinite(values)):
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    return np.asarray(values, dtype=dtype._numpy).reshape(sizes), dtype
 
 
 @op()
@@ -103,6 +149,8 @@ def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: An
 @op()
 def zeros(size: Sequence[int], *, dtype: Optional[DType] = None, layout: Any = None, device: Any = None,
           pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    if any(n < 0 for n in size):  # zeros checks its sizes itself, in its own words
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return filled(size, 0, dtype, requires_grad, device)
 
 
@@ -151,6 +199,8 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
     if start is None:
         start = 0
     bounds = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    for bound in bounds:
+        check_real_scalar(bound, dtypes.float64)
     start, end, step = bounds
     if step == 0:
         raise RuntimeError("step must be nonzero")
@@ -199,6 +249,9 @@ def _linspace_fused(start: Any, end: Any, steps: int, kind: type) -> np.ndarray:
 @op()
 def eye(n: int, m: Optional[int] = None, *, dtype: Optional[DType] = None, layout: Any = None, device: Any = None,
         pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    for name, count in (("n", n), ("m", m)):
+        if count is not None and count < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {count}")
     dtype = dtype or dtypes.get_default_dtype()
     return finish(np.eye(n, m if m is not None else n, dtype=dtype._numpy), dtype, requires_grad, device)
 

@@ -3,7 +3,6 @@ signatures: each op gets the variants PyTorch has for its name and its aliases (
 `x.exp()`, `x.exp_()`, `torch.exp_`, `out=`), each parsing its arguments as PyTorch does."""
 from __future__ import annotations
 
-import os
 from typing import Any, Callable
 
 import numpy as np
@@ -13,38 +12,10 @@ from ..tensor import Tensor
 from ...display.names import torch_class
 from ...warnings import warn
 from .inplace import check_inplace, check_overlap, commit_inplace
-from .parser import compile_parser
+from .parser import _parsers, has_signature, parser
 from .registry import OPS, Op
 
-_SIGNATURES_FILE = os.path.join(os.path.dirname(__file__), "signatures.txt")
 _PARSER_NAMES = {"torch": "", "Tensor": "", "linalg": "linalg_", "special": "special_", "fft": "fft_", "nn": ""}
-_blocks: dict = {}  # "namespace name" -> its signature strings, one per line, read at the first need
-_parsers: dict = {}
-
-
-def _signature_blocks() -> dict:
-    """PyTorch's signatures by "namespace name", from tools/record_signatures.py's recording."""
-    if not _blocks:
-        with open(_SIGNATURES_FILE, encoding="ascii") as handle:
-            for block in handle.read().split("\n[")[1:]:
-                key, _, lines = block.partition("]\n")
-                _blocks[key] = lines
-    return _blocks
-
-
-def signature_texts(namespace: str, name: str) -> list:
-    return _signature_blocks()[f"{namespace} {name}"].strip("\n").split("\n")
-
-
-def parser(namespace: str, name: str) -> Any:
-    found = _parsers.get((namespace, name))
-    if found is None:
-        found = _parsers[(namespace, name)] = compile_parser(signature_texts(namespace, name))
-    return found
-
-
-def has_signature(namespace: str, name: str) -> bool:
-    return f"{namespace} {name}" in _signature_blocks()
 
 
 @torch_class("builtin_function_or_method")
@@ -59,7 +30,7 @@ class BuiltinFunction:
         self.__name__ = self.__qualname__ = name
         self._shown = shown
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         return self._function(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -151,7 +122,7 @@ def make_method(name: str, impl: Callable, self_name: str) -> Callable:
     key = ("Tensor", name)
     positional = impl.__code__.co_varnames[:1] in ((self_name,), ("self",))
 
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+    def method(self: Tensor, /, *args: Any, **kwargs: Any) -> Any:
         found = _parsers.get(key) or parser(*key)
         bound = found.parse(args, kwargs)[1]
         if positional:

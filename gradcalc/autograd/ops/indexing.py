@@ -247,6 +247,8 @@ def index_put_tensors(input: Tensor, indices: Any, values: Tensor, accumulate: b
 @op()
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     index_array = _index_array(index)
+    if index_array.dtype.kind not in "iu":
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     # a 0-dim tensor gathers its one element (index 0 along dim 0 or -1)
     data = (np.ascontiguousarray(np.take_along_axis(input._data, index_array, axis=dim)) if input.ndim
             else input._data.copy())
@@ -255,12 +257,12 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
 
 @op()
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
-    if mask._dtype is not dtypes.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask._dtype._cpp_name}")
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
+    if mask._dtype is not dtypes.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask._dtype._cpp_name}")
     number = value._data if isinstance(value, Tensor) else value
     data = np.where(mask._data, np.asarray(number).astype(input._dtype._numpy), input._data)
     if isinstance(value, Tensor):
@@ -272,6 +274,9 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 def where(condition: Tensor, input: Any = None, other: Any = None, self: Any = None) -> Any:
     if input is None and self is not None:
         input = self
+    if condition._dtype is not dtypes.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{condition._dtype._scalar_name}")
     if input is None and other is None:
         return tuple(Tensor._make(indices.astype(np.int64), dtypes.int64) for indices in np.nonzero(condition._data))
     dtype = dtypes.result_type([input, other])

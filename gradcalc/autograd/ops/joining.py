@@ -8,6 +8,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
 from .common import arrays, shape_text, zeros
+from .parser import parser
 from .registry import LINEAR, node, op, record, record_views
 from .shape import narrow, select
 
@@ -121,12 +122,20 @@ def split_tensor(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
 
 
 def _split_method(self: Tensor, split_size: Any, dim: int = 0) -> tuple:
-    return split_tensor(self, split_size, dim)
+    # torch/_tensor.py: a number splits by size (torch.split), anything else by sizes (split_with_sizes)
+    if isinstance(split_size, Tensor):
+        try:
+            split_size = int(split_size)
+        except ValueError:
+            pass
+    name = "split" if isinstance(split_size, int) else "split_with_sizes"
+    bound = parser("torch", name).parse((self, split_size, dim), {})[1]
+    return split_tensor(self, bound["split_size" if name == "split" else "split_sizes"], bound.get("dim", 0))
 
 
 @op(nodes=(SPLIT, SPLIT_WITH_SIZES), python="torch.functional", method=_split_method)
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
-    return split_tensor(tensor, split_size_or_sections, dim)
+    return tensor.split(split_size_or_sections, dim)
 
 
 @op()

@@ -11,6 +11,7 @@ are PyTorch's word for word. A signature is compiled on the first call of its fu
 from __future__ import annotations
 
 import operator
+import os
 from typing import Any, Optional
 
 import numpy as np
@@ -255,13 +256,14 @@ class Signature:
 
     def parse(self, args: tuple, kwargs: dict, raise_errors: bool) -> Optional[dict]:
         """The arguments bound to parameter names (only those given), or None if they do not fit
-        (with `raise_errors`, PyTorch's TypeError instead)."""
+        (with `raise_errors`, PyTorch's TypeError instead). Like PyTorch, the match looks at the
+        first element of a list only; the others are read (and refused) once it matched."""
         nargs = len(args)
         if nargs > self.max_pos_args and not self.varargs_intlist:
             if raise_errors:
                 self._extra_args(nargs)
             return None
-        bound = {}
+        matched = []
         remaining = len(kwargs)
         position = 0
         for index, param in enumerate(self.params):
@@ -286,16 +288,18 @@ class Signature:
                         self._missing_args(index)
                     return None
             elif obj is None and param.allow_none:
-                bound[param.name] = None
+                matched.append((param, None))
             else:
                 fits, failed = param.check(obj, index)
                 if fits:
-                    bound[param.name] = param.convert(obj, self.name)
+                    matched.append((param, obj))
                 elif self.varargs_intlist and position == 0 and not is_keyword and _varargs_fit(args):
-                    bound[param.name] = param.convert(args, self.name)
+                    matched.append((param, args))  # view(2, 3): the positional ints are the one list
                     position = nargs
                     continue
                 elif raise_errors:
+                    if self.varargs_intlist and nargs > self.max_pos_args:
+                        self._extra_args(nargs)
                     self._type_error(param, obj, position, is_keyword, failed, args)
                 else:
                     return None
@@ -307,7 +311,7 @@ class Signature:
             if raise_errors:
                 self._extra_kwargs(kwargs, nargs)
             return None
-        return bound
+        return {param.name: param.convert(obj, self.name) for param, obj in matched}
 
     def _extra_args(self, nargs: int) -> None:
         if self.min_args != self.max_pos_args:
@@ -391,34 +395,43 @@ def invalid_arguments(name: str, args: tuple, kwargs: dict, options: list) -> st
     message = f"{name}() received an invalid combination of arguments - "
     # PyTorch collects the keywords in a std::unordered_map, which gives them back newest first
     keywords = dict(reversed(list(kwargs.items())))
-    if len(options) == 1:
-        option = options[0]
-        unmatched = _unmatched_keywords(option, keywords)
+    shown = [option.shown() for option in options]
+    if len(shown) == 1:
+        arguments = _option_arguments(shown[0])
+        unmatched = _unmatched_keywords(arguments, keywords)
         if unmatched:
             return message + "got unrecognized keyword arguments: " + ", ".join(unmatched)
-        described = (_matched_description(option, args, keywords) if _count_matches(option, args, keywords)
-                     else _description(args, keywords))
-        return message + f"got {described}, but expected {option.shown()}"
+        described = (_matched_description(arguments, args, keywords)
+                     if len(args) + len(keywords) == len(arguments) else _description(args, keywords))
+        return message + f"got {described}, but expected {shown[0]}"
     message += f"got {_description(args, keywords)}, but expected one of:\n"
-    for option in options:
-        message += f" * {option.shown()}\n"
-        if _count_matches(option, args, keywords):
-            unmatched = _unmatched_keywords(option, keywords)
+    for text in shown:
+        message += f" * {text}\n"
+        arguments = _option_arguments(text)
+        if len(args) + len(keywords) == len(arguments):
+            unmatched = _unmatched_keywords(arguments, keywords)
             if unmatched:
                 message += "      didn't match because some of the keywords were incorrect: " + ", ".join(unmatched) + "\n"
             else:
                 message += ("      didn't match because some of the arguments have invalid types: "
-                            + _matched_description(option, args, keywords) + "\n")
+                            + _matched_description(arguments, args, keywords) + "\n")
     return message
 
 
-def _count_matches(option: Signature, args: tuple, keywords: dict) -> bool:
-    return len(args) + len(keywords) == len(option.params)
+def _option_arguments(shown: str) -> list:
+    """(name, type name) of each argument, as invalid_arguments.cpp's _parseOption reads them back
+    from the shown signature: `*` and `type name = default` included, the name being the last word."""
+    arguments = []
+    for piece in shown[1:-1].split(", "):
+        type_end = piece.rfind(" ")
+        type_name = piece if type_end < 0 else piece[:type_end]
+        arguments.append((piece[type_end + 1:], type_name))
+    return arguments
 
 
-def _unmatched_keywords(option: Signature, keywords: dict) -> list:
-    start = max(len(option.params) - len(keywords), 0)
-    names = [p.name for p in option.params[start:]]
+def _unmatched_keywords(arguments: list, keywords: dict) -> list:
+    start = max(len(arguments) - len(keywords), 0)
+    names = [name for name, _ in arguments[start:]]
     return [key for key in keywords if key not in names]
 
 
@@ -432,26 +445,22 @@ def _shown_type(value: Any) -> str:
 
 
 def _description(args: tuple, keywords: dict) -> str:
-    parts = [type(arg).__name__ for arg in args] + [f"{key}={type(value).__name__}" for key, value in keywords.items()]
-    return "(" + ", ".join(parts) + ")"
+    text = "".join(f"{type(arg).__name__}, " for arg in args)
+    text += "".join(f"{key}={type(value).__name__}, " for key, value in keywords.items())
+    # PyTorch drops the last ", " only when there are positional arguments: `(foo=int, )`
+    return "(" + (text[:-2] if args else text) + ")"
 
 
-def _matched_description(option: Signature, args: tuple, keywords: dict) -> str:
+def _matched_description(arguments: list, args: tuple, keywords: dict) -> str:
     """The arguments, each marked `!...!` where its type does not match the option's parameter."""
-    parts = []
+    text = ""
     for index in range(len(args) + len(keywords)):
+        name, type_name = arguments[index]
         is_keyword = index >= len(args)
-        if is_keyword:
-            name = option.params[index].name
-            if name not in keywords:
-                raise RuntimeError("_Map_base::at")  # what PyTorch's own lookup raises here
-            value = keywords[name]
-        else:
-            value = args[index]
-        matching = _matches_shown_type(option.params[index].type_name, value)
-        text = (f"{option.params[index].name}=" if is_keyword else "") + _shown_type(value)
-        parts.append(text if matching else f"!{text}!")
-    return "(" + ", ".join(parts) + ")"
+        value = keywords[name] if is_keyword else args[index]
+        shown = (f"{name}=" if is_keyword else "") + _shown_type(value)
+        text += (shown if _matches_shown_type(type_name, value) else f"!{shown}!") + ", "
+    return "(" + (text[:-2] if args else text) + ")"
 
 
 def _matches_shown_type(type_name: str, value: Any) -> bool:
@@ -485,5 +494,36 @@ def compile_parser(texts: list) -> Any:
     if len(texts) == 1 and texts[0].endswith("|noargs"):
         return NoArguments(texts[0][:texts[0].index("(")])
     return Parser(texts)
+
+
+_SIGNATURES_FILE = os.path.join(os.path.dirname(__file__), "signatures.txt")
+_blocks: dict = {}  # "namespace name" -> its signature strings, one per line, read at the first need
+_parsers: dict = {}  # (namespace, name) -> its parser, compiled at the first call
+
+
+def _signature_blocks() -> dict:
+    """PyTorch's signatures by "namespace name", from tools/record_signatures.py's recording."""
+    if not _blocks:
+        with open(_SIGNATURES_FILE, encoding="ascii") as handle:
+            for block in handle.read().split("\n[")[1:]:
+                key, _, lines = block.partition("]\n")
+                _blocks[key] = lines
+    return _blocks
+
+
+def signature_texts(namespace: str, name: str) -> list:
+    return _signature_blocks()[f"{namespace} {name}"].strip("\n").split("\n")
+
+
+def parser(namespace: str, name: str) -> Any:
+    """The parser of one of PyTorch's functions ("torch", "Tensor", "linalg", ... namespace)."""
+    found = _parsers.get((namespace, name))
+    if found is None:
+        found = _parsers[(namespace, name)] = compile_parser(signature_texts(namespace, name))
+    return found
+
+
+def has_signature(namespace: str, name: str) -> bool:
+    return f"{namespace} {name}" in _signature_blocks()
 
 

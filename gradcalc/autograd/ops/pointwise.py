@@ -10,7 +10,8 @@ from .. import dtypes, kernels, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .arithmetic import pow as power, unary, unary_float
-from .common import arrays, as_tensor, check_broadcast, check_not_bool, float_result, not_implemented_for, zeros_like
+from .common import (arrays, as_tensor, check_broadcast, check_not_bool, check_real_scalar, float_result,
+                     not_implemented_for, zeros_like)
 from .indexing import where
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
 
@@ -213,6 +214,8 @@ def _unbounded(dtype: DType, low: bool) -> Tensor:
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    for bound in (min, max):
+        check_real_scalar(bound, input._dtype)
     dtype = dtypes.result_type([input] + [v for v in (min, max) if v is not None])
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         bounds = [as_tensor(v) if v is not None else _unbounded(dtype, low=i == 0) for i, v in enumerate((min, max))]

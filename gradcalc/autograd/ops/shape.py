@@ -141,11 +141,11 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 @op()
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
-    wrapped = tuple(wrap_dim(d, input.ndim) for d in dims)
-    if len(wrapped) != input.ndim:
+    if len(dims) != input.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
                            f"length of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not equal "
-                           f"to len(dims) = {len(wrapped)}")
+                           f"to len(dims) = {len(dims)}")
+    wrapped = tuple(wrap_dim(d, input.ndim) for d in dims)
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     return record(PERMUTE, (input,), np.transpose(input._data, wrapped), input._dtype, view_of=input, dims=tuple(dims))
