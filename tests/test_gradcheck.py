@@ -13,7 +13,6 @@ import subprocess
 import sys
 import textwrap
 import weakref
-from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Callable
 
@@ -23,7 +22,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gradcheck import LAYOUTS, Input, first_derivatives, gradcheck, gradgradcheck, make_leaf, outputs_of
+from gradcheck import (LAYOUTS, Case, Input, away_from_zero, bool_tensor, constant, distinct, first_derivatives, gradcheck,
+                       gradgradcheck, long_tensor, make_leaf, nonleaf, outputs_of, rand, seeded)
+from breadth_cases import BREADTH_CASES
 from gradcalc.autograd import api, dtypes, random
 from gradcalc.autograd.ops import creation, registry, torch_namespaces
 from gradcalc.autograd.tensor import Tensor
@@ -33,59 +34,7 @@ F = SimpleNamespace(**torch_namespaces()["torch"])  # torch's functions, as prog
 HYPOTHESIS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def rand(*shape: int, low: float = -2.0, high: float = 2.0, seed: int = 0) -> np.ndarray:
-    return np.random.default_rng(seed).uniform(low, high, size=shape)
-
-
-def away_from_zero(*shape: int, seed: int = 0) -> np.ndarray:
-    """Values with magnitudes in [0.3, 2] and random signs: clear of kinks at zero."""
-    rng = np.random.default_rng(seed)
-    return rng.uniform(0.3, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape)
-
-
-def distinct(*shape: int, seed: int = 0) -> np.ndarray:
-    """Values at least 0.1 apart, in random order: no ties for max and min."""
-    n = int(np.prod(shape, dtype=np.int64))
-    return np.random.default_rng(seed).permutation(np.linspace(-2.0, 2.0, n) if n > 1 else np.ones(1)).reshape(shape)
-
-
-def long_tensor(values: list) -> Tensor:
-    return creation.tensor(values, dtype=dtypes.int64)
-
-
-def bool_tensor(values: list) -> Tensor:
-    return creation.tensor(values, dtype=dtypes.bool_)
-
-
-def constant(array: np.ndarray) -> Tensor:
-    """A float64 tensor that does not require grad."""
-    return creation.tensor(array.tolist(), dtype=dtypes.float64)
-
-
-def nonleaf(x: Tensor) -> Tensor:
-    """A fresh non-leaf copy of a leaf, so that in-place operations on it are allowed."""
-    return x * 1
-
-
 # ------------------------------------------------------------------ the case table
-
-
-@dataclass
-class Case:
-    name: str
-    fn: Callable
-    inputs: list
-    second_order: bool = False  # also run gradgradcheck
-    options: dict = field(default_factory=dict)  # eps / atol / rtol overrides
-
-    def __str__(self) -> str:
-        return self.name
-
-
-def _seeded(make: Callable) -> Tensor:
-    """`make()` after seeding PyTorch's stream: the same draws at every evaluation of a check."""
-    random.manual_seed(0)
-    return make()
 
 
 def _setitem(target: Tensor, index: object, value: object) -> Tensor:
@@ -536,14 +485,14 @@ CASES += [
     Case("div rounding modes", lambda x, y: x.div(y, rounding_mode="floor") * x + x.div(0.7, rounding_mode="trunc") * y,
          [np.array([0.2, 1.3, -0.6]), np.array([0.45, -0.8, 1.1])], True),
     # random fills draw from a stream seeded afresh at each evaluation: their values are constants
-    Case("random fills", lambda x: _seeded(lambda: nonleaf(x).uniform_(-1, 1) + nonleaf(x).normal_(0.5, 2.0)
+    Case("random fills", lambda x: seeded(lambda: nonleaf(x).uniform_(-1, 1) + nonleaf(x).normal_(0.5, 2.0)
                                            + nonleaf(x).bernoulli_(0.3) + x * 2), [rand(2, 3)]),
-    Case("bernoulli_ tensor p", lambda x, p: _seeded(lambda: nonleaf(x).bernoulli_(p) * x),
+    Case("bernoulli_ tensor p", lambda x, p: seeded(lambda: nonleaf(x).bernoulli_(p) * x),
          [rand(2, 3), rand(3, low=0.2, high=0.8, seed=1)]),
-    Case("bernoulli", lambda p: _seeded(lambda: F.bernoulli(p) + p), [rand(4, low=0.2, high=0.8)]),
+    Case("bernoulli", lambda p: seeded(lambda: F.bernoulli(p) + p), [rand(4, low=0.2, high=0.8)]),
     # PyTorch gives torch.normal's mean and std zero gradients (not the reparameterised ones): the
     # draws are scaled by 0 so that finite differences agree with that choice
-    Case("normal tensors", lambda m, s: _seeded(lambda: (F.normal(m, 1.0) + F.normal(2.0, s) + F.normal(m, s)) * 0
+    Case("normal tensors", lambda m, s: seeded(lambda: (F.normal(m, 1.0) + F.normal(2.0, s) + F.normal(m, s)) * 0
                                                 + m * s),
          [rand(3), rand(3, low=0.5, seed=1)]),
     Case("cumprod", lambda x: x.cumprod(1) + F.cumprod(x, 0), [away_from_zero(2, 3)], True),
@@ -563,7 +512,7 @@ CASES += [
     Case("elu", lambda x: NF.elu(x) + NF.elu(nonleaf(x), 0.5, inplace=True), [away_from_zero(2, 3)], True),
     Case("hardtanh", lambda x: NF.hardtanh(x) + NF.relu6(x * 4) + NF.hardtanh_(nonleaf(x), -0.5, 0.5),
          [np.array([-1.5, -0.7, -0.2, 0.3, 0.8, 1.9])], True),
-    Case("dropout", lambda x: _seeded(lambda: NF.dropout(x, 0.4) + NF.dropout(x, 1.0) + NF.dropout(x, 0.3, False)),
+    Case("dropout", lambda x: seeded(lambda: NF.dropout(x, 0.4) + NF.dropout(x, 1.0) + NF.dropout(x, 0.3, False)),
          [rand(3, 4)], True),
 ]
 
@@ -582,6 +531,7 @@ CASES += [
     ]
     for layout in ("transposed", "strided")
 ]
+CASES += BREADTH_CASES
 
 
 @pytest.mark.parametrize("layout", ["transposed", "strided"])
@@ -607,7 +557,8 @@ def test_gradgradcheck(case: Case) -> None:
 # Ops that no check above reaches, each with the reason.
 UNCHECKED = {
     "NotImplemented": "an op without a derivative (floor_divide): its backward only raises PyTorch's error",
-    "ConjBackward0": "recorded only for complex tensors; these checks are real float64",
+    **{name: "PyTorch declares no derivative for zeta: its backward raises NotImplementedError"
+       for name in ("SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2")},
 }
 
 

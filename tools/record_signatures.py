@@ -105,7 +105,11 @@ def main() -> None:
             member = getattr(holder, name)
             if type(member).__name__ not in ("builtin_function_or_method", "method_descriptor"):
                 continue
-            parser_name = PREFIX.get(namespace, "") + name
+            # torch._C._linalg holds `linalg_det`: torch.linalg.det, parsed as `linalg_det`
+            parser_name = name
+            name = name[len(PREFIX[namespace]):] if namespace in PREFIX else name
+            if not name or name.startswith("_"):
+                continue
             candidates = by_name.get(parser_name, [])
             function = getattr(tensor, name) if namespace == "Tensor" else member
             message = probe(function)

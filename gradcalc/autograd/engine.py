@@ -323,7 +323,9 @@ def _validate(node: Node, index: int, grad: "Tensor") -> "Tensor":
                 f"[{', '.join(map(str, shape))}]")
         grad = grad.sum_to_size(shape)
     if grad.dtype is not dtype and not (dtype.is_complex and not grad.dtype.is_complex):
-        grad = grad.to(dtype)
+        if grad.dtype.is_complex:  # a real input's gradient is the real part of a complex one
+            grad = grad.real
+        grad = grad.to(dtype) if grad.dtype is not dtype else grad
     return grad
 
 

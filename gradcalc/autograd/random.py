@@ -311,6 +311,26 @@ def _uniform01_double(gen: Generator, n: int) -> np.ndarray:
     return (gen._random64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
 
 
+def uniform_doubles(n: int, generator: Generator | None = None) -> np.ndarray:
+    """n draws of uniform_real_distribution<double>(0, 1), the source of PyTorch's serial samplers."""
+    return _uniform01_double(_gen(generator), n)
+
+
+def normal_doubles(n: int, mean: float, std: float, generator: Generator | None = None) -> np.ndarray:
+    """n draws of normal_distribution<double>(mean, std), one at a time as the serial samplers take them."""
+    return _normal_scalar(_gen(generator), n, "float64", mean, std)
+
+
+def random_upper_bound(dtype: DType) -> int:
+    """The exclusive bound of random_() without arguments: every integer the dtype holds exactly."""
+    name = _dtype_name(dtype)
+    if name in _FLOATS:
+        return (1 << {"float16": 11, "float32": 24, "float64": 53}[name]) + 1
+    if name == "bool":
+        return 2
+    return int(np.iinfo(name).max) + 1
+
+
 def _not_implemented(kernel: str, name: str) -> NotImplementedError:
     return NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAMES.get(name, name)}\'')
 

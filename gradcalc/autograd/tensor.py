@@ -186,9 +186,6 @@ class Tensor:
                  "_retains_grad", "_base", "_view_kind", "_view_version", "_is_inference", "_hooks",
                  "_accumulator", "__weakref__")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("use torch.tensor(...) to create a tensor")
-
     @classmethod
     def _make(cls, data: np.ndarray, dtype: DType, *, base: Optional["Tensor"] = None,
               requires_grad: bool = False, view_kind: str = VIEW_DEFAULT) -> "Tensor":

@@ -30,19 +30,10 @@ class Namespace:
 _MODULES: dict = {}
 
 
-@torch_class("torch.autograd.variable.Variable")
-class Variable:
-    """torch.autograd.Variable, kept by PyTorch for old code: calling it gives a tensor on the
-    data's storage, detached from any graph."""
-
-    def __new__(cls, data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
-        return data.detach().requires_grad_(requires_grad)
-
-
 def _build() -> dict:
     from ..autograd import dtypes, grad_mode, random
     from ..autograd.engine import Node
-    from ..autograd.ops import ReturnTypes, torch_namespaces
+    from ..autograd.ops import ReturnTypes, info, legacy, torch_namespaces
     from ..autograd.tensor import Device, RemovableHandle, Size, Tensor
     from ..nn import functional, init, modules, parameter, utils
     from .. import optim
@@ -50,7 +41,8 @@ def _build() -> dict:
 
     for readable in (Size, dtypes.DType, Device, RemovableHandle, random.Generator, grad_mode._GradMode):
         sandbox.allow(readable)
-    sandbox.allow(ReturnTypes)
+    for readable in (ReturnTypes, info.finfo, info.iinfo, info.Layout, info.MemoryFormat, legacy.UntypedStorage):
+        sandbox.allow(readable)
     sandbox.allow(Node, only={"next_functions", "name", "metadata", "register_hook", "variable"})
     sandbox.allow(Tensor, writable=True, c_base="torch._C.TensorBase")
     sandbox.allow(modules.Module, writable=True)
@@ -68,7 +60,6 @@ def _build() -> dict:
         "torch.autograd.functional", {name: getattr(autograd_functional, name) for name in autograd_functional.__all__})
     namespaces["torch.nn.functional"], namespaces["torch.nn.init"] = functional_ns, init_ns
     namespaces["torch.nn.utils"] = utils_ns
-    namespaces["torch.autograd"].__dict__["Variable"] = Variable
     # a submodule is also an attribute of its parent: torch.linalg, torch.autograd.functional
     for name, namespace in namespaces.items():
         parent, _, child = name.rpartition(".")

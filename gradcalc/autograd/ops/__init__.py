@@ -16,9 +16,9 @@ from typing import Any
 from .. import api, dtypes, grad_mode, random
 from ..tensor import Device, Size, Tensor
 from ...display import tensor_repr
-from . import (activation, arithmetic, common, comparison, conversion, creation, generate, indexing, inplace, joining,
-               linalg, loss, pointwise, queries, reduction, registry, sampling, shape, sorting, statistics,
-               tensor_members)
+from . import (activation, arithmetic, arrangement, common, comparison, conversion, creation, elementwise, generate,
+               geometry, indexing, info, inplace, joining, legacy, linalg, loss, order, pointwise, queries, reduction, registry,
+               sampling, selection, shape, sorting, special, statistics, tensor_members)
 from .common import ReturnTypes
 from .generate import BuiltinFunction, namespace_members, shown_function
 from .parser import register_kind
@@ -26,6 +26,8 @@ from .parser import register_kind
 register_kind("Generator", random.Generator)
 generate.install(Tensor)
 tensor_members.install(Tensor)
+info.install(Tensor)
+Tensor.__new__ = legacy.tensor_new  # torch.Tensor([1, 2]): the legacy constructor
 
 __all__ = ["torch_namespaces", "ReturnTypes", "BuiltinFunction", "activation", "arithmetic", "common", "comparison",
            "conversion", "creation", "indexing", "inplace", "joining", "linalg", "loss", "pointwise", "reduction",
@@ -71,9 +73,13 @@ def torch_namespaces() -> dict:
         # torch's math constants (tutorials write torch.pi where they cannot import math)
         pi=math.pi, e=math.e, inf=math.inf, nan=math.nan, newaxis=None,
     )
+    torch.update(info.members())
+    torch.update({name: shown_function(name, function, module_level=True)
+                  for name, function in info.MODULE_FUNCTIONS.items()})
+    torch.update(legacy.legacy_types())
     autograd = dict(grad=_python("torch.autograd", api.grad), backward=_python("torch.autograd", api.backward),
                     set_detect_anomaly=grad_mode.set_detect_anomaly, detect_anomaly=grad_mode.set_detect_anomaly,
-                    **grad_modes)
+                    Variable=legacy.Variable, **grad_modes)
     return {"torch": torch, "torch.linalg": namespace_members("linalg"), "torch.special": namespace_members("special"),
             "torch.fft": namespace_members("fft"), "torch.autograd": autograd,
             "torch.cuda": dict(is_available=lambda: False, device_count=lambda: 0)}

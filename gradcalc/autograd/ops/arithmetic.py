@@ -47,8 +47,11 @@ DIV = node("DivBackward0", ("self", "other"), forward=np.true_divide,
            self=lambda grad, other: grad / other.conj(),
            other=lambda grad, self, other: -grad * ((self / other) / other).conj())
 NEG = node("NegBackward0", ("self",), forward=np.negative, jvp=LINEAR, self=lambda grad: -grad)
-# division by a number inside backward formulas (C++ Scalar division in PyTorch: DivBackward1)
+# multiplication, division and addition by a C++ Scalar, as PyTorch's composite ops and backward
+# formulas do them (MulBackward1, DivBackward1, AddBackward1)
+MUL_SCALAR = node("MulBackward1", ("self",), jvp=LINEAR, self=lambda grad, other: mul_scalar(grad, other))
 DIV_SCALAR = node("DivBackward1", ("self",), jvp=LINEAR, self=lambda grad, other: div_scalar(grad, other))
+ADD_SCALAR = node("AddBackward1", ("self",), jvp=LINEAR, self=lambda grad: grad)
 RECIPROCAL = node("ReciprocalBackward0", ("self",), forward=np.reciprocal, jvp=ELEMENT_WISE,
                   self=lambda grad, result: -grad * (result * result).conj())
 # div with a rounding mode: piecewise constant, so zero gradients
@@ -184,6 +187,14 @@ def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None) -> Tenso
 
 def div_scalar(a: Tensor, other: Any) -> Tensor:
     return record(DIV_SCALAR, (a,), np.asarray(a._data / other, dtype=a._dtype._numpy), a._dtype, other=other)
+
+
+def mul_scalar(a: Tensor, other: Any) -> Tensor:
+    return record(MUL_SCALAR, (a,), np.asarray(a._data * other, dtype=a._dtype._numpy), a._dtype, other=other)
+
+
+def add_scalar(a: Tensor, other: Any) -> Tensor:
+    return record(ADD_SCALAR, (a,), np.asarray(a._data + other, dtype=a._dtype._numpy), a._dtype)
 
 
 def rdiv(a: Tensor, other: Any) -> Tensor:

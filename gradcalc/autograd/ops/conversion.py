@@ -5,6 +5,7 @@ from typing import Any, Optional
 
 from .. import dtypes
 from ..dtypes import DType
+from ...warnings import warn_once
 from ..tensor import Tensor, check_device
 from .registry import LINEAR, node, op, record
 
@@ -28,9 +29,13 @@ def detach(input: Tensor) -> Tensor:
 def to_dtype(a: Tensor, dtype: DType, copy: bool = False) -> Tensor:
     if dtype is a._dtype and not copy:
         return a
+    values = a._data
+    if a._dtype.is_complex and not dtype.is_complex:
+        warn_once("UserWarning", "Casting complex values to real discards the imaginary part")
+        values = values.real
     if a.requires_grad and dtype.category < dtypes.FLOATING:
-        return Tensor._make(a._data.astype(dtype._numpy), dtype)
-    data = a._data.astype(dtype._numpy)
+        return Tensor._make(values.astype(dtype._numpy), dtype)
+    data = values.astype(dtype._numpy)
     return record(TO_COPY, (a,), data, dtype, _self_dtype=a._dtype)
 
 

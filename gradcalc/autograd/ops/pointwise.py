@@ -50,7 +50,7 @@ SQRT = node("SqrtBackward0", ("self",), forward=np.sqrt, jvp=ELEMENT_WISE,
             self=lambda grad, result: grad / (2 * result.conj()))
 RSQRT = node("RsqrtBackward0", ("self",), forward=lambda x: 1 / np.sqrt(x), jvp=ELEMENT_WISE,
              self=lambda grad, result: -0.5 * grad * result.pow(3).conj())
-ABS = node("AbsBackward0", ("self",), forward=np.abs, jvp=ELEMENT_WISE, self=lambda grad, self: grad * sign(self))
+ABS = node("AbsBackward0", ("self",), forward=np.abs, jvp=ELEMENT_WISE, self=lambda grad, self: grad * sgn(self))
 ASIN = node("AsinBackward0", ("self",), forward=np.arcsin, jvp=ELEMENT_WISE,
             self=lambda grad, self: grad * (-self * self + 1).rsqrt().conj())
 ACOS = node("AcosBackward0", ("self",), forward=np.arccos, jvp=ELEMENT_WISE,
@@ -145,8 +145,18 @@ def _sign(x: np.ndarray) -> np.ndarray:
 
 
 SIGN = node("SignBackward0", ("self",), forward=_sign, jvp=ELEMENT_WISE, self=_zero)
+def _sgn_grad(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    """sgn(z) = z / |z|: zero for real tensors; for complex ones the part of the gradient across
+    the unit direction, over |z| (zero at 0)."""
+    if not self._dtype.is_complex:
+        return zeros_like(grad)
+    magnitude = self.abs()
+    across = (grad - (grad * result.conj()).real * result) / magnitude
+    return across.masked_fill(magnitude == 0, 0)
+
+
 # sgn of a real tensor is sign's values under a node of its own name
-SGN = node("SgnBackward0", ("self",), forward=_sign, jvp=ELEMENT_WISE, saved=("self", "result"), self=_zero)
+SGN = node("SgnBackward0", ("self",), forward=_sign, jvp=ELEMENT_WISE, self=_sgn_grad)
 
 
 @op(nodes=(SIGN,))
@@ -164,21 +174,7 @@ def sgn(input: Tensor) -> Tensor:
         return unary(SGN, input)
     magnitude = np.abs(input._data)
     data = np.where(magnitude == 0, 0, input._data / np.where(magnitude == 0, 1, magnitude))
-    return Tensor._make(data.astype(input._dtype._numpy), input._dtype)
-
-
-@op(method=False)
-def real(input: Tensor) -> Tensor:
-    if not input._dtype.is_complex:
-        return input
-    return Tensor._make(input._data.real, input._dtype.to_real(), base=input)
-
-
-@op(method=False)
-def imag(input: Tensor) -> Tensor:
-    if not input._dtype.is_complex:
-        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return Tensor._make(input._data.imag, input._dtype.to_real(), base=input)
+    return record(SGN, (input,), data.astype(input._dtype._numpy), input._dtype)
 
 
 def _in_range(t: Tensor, low: Any, high: Any) -> Tensor:
@@ -274,13 +270,14 @@ FRAC = node("FracBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad: grad
 
 
 @op(nodes=(ROUND, ROUND_DECIMALS))
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    # halves to even, as nearbyint; with decimals, scaled by 10 ** decimals in the tensor's dtype and back
+def round(input: Tensor, *, decimals: Optional[int] = None) -> Tensor:
+    # halves to even, as nearbyint; with decimals (PyTorch's other overload, even when 0), scaled
+    # by 10 ** decimals in the tensor's dtype and back
     x = input._data
     check_not_bool("round_vml_cpu", input)
     if input._dtype.category < dtypes.FLOATING:
         return record(ROUND, (input,), x.copy(), input._dtype)
-    if decimals == 0:
+    if decimals is None:
         return record(ROUND, (input,), np.rint(x), input._dtype)
     scale = np.asarray(10.0 ** (decimals if decimals > 0 else -decimals), dtype=x.dtype)
     data = np.rint(x * scale) / scale if decimals > 0 else np.rint(x / scale) * scale

@@ -354,3 +354,34 @@ def _cumprod_grad(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> Tenso
         grad_input.select(dim, k).copy_((grad.narrow(dim, k, n - k) * omitted).sum(dim))
     return grad_input
 
+
+
+AMINMAX = node("AminmaxBackward0", ("self",), saved=("min", "max"),
+               self=lambda grad, self, dim, keepdim, _which: _amax_grad(grad, self, _which, dim, keepdim))
+LOGCUMSUMEXP = node("LogcumsumexpBackward0", ("self",),
+                    self=lambda grad, self, result, dim: _logcumsumexp_grad(grad, self, result, dim))
+
+
+@op(nodes=(AMINMAX,))
+def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+    check_reduced_size(input, dim, "aminmax")
+    low = _amax(input.detach(), () if dim is None else (dim,), keepdim, "amin")
+    high = _amax(input.detach(), () if dim is None else (dim,), keepdim, "amax")
+    saved = dict(dim=dim, keepdim=keepdim, min=low, max=high)
+    outs = [record(AMINMAX, (input,), value._data, input._dtype, _which=value, **saved) for value in (low, high)]
+    return ReturnTypes("aminmax", *outs, fields=("min", "max"))
+
+
+def _logcumsumexp_grad(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> Tensor:
+    # d/dx_i of log(sum_{j<=k} e^x_j) summed against grad_k: e^x_i * sum_{k>=i} grad_k / e^result_k
+    weights = (grad * (-result).exp()).flip(dim).cumsum(dim).flip(dim)
+    return weights * self.exp()
+
+
+@op(nodes=(LOGCUMSUMEXP,))
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    d = wrap_dim(dim, input.ndim)
+    dtype = float_result(input._dtype)
+    x = input._data.astype(np.float64)
+    data = np.logaddexp.accumulate(x, axis=d) if input.ndim else x
+    return record(LOGCUMSUMEXP, (input,), np.asarray(data, dtype=dtype._numpy), dtype, dim=dim)

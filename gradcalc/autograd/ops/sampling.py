@@ -103,3 +103,113 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     if isinstance(mean, Tensor):
         return record(NORMAL_MEAN, (mean,), data, like._dtype, mean_sym_sizes=mean.shape)
     return record(NORMAL_STD, (std,), data, like._dtype, std_sym_sizes=std.shape)
+
+
+# The samplers below draw one uniform double per element, serially, as PyTorch's CPU templates
+# (DistributionTemplates.h) do; their values carry no gradient either.
+EXPONENTIAL = node("ExponentialBackward0", ("self",), jvp=LINEAR, self=_zero)
+GEOMETRIC = node("GeometricBackward0", ("self",), jvp=LINEAR, self=_zero)
+CAUCHY = node("CauchyBackward0", ("self",), jvp=LINEAR, self=_zero)
+LOG_NORMAL = node("LogNormalBackward0", ("self",), jvp=LINEAR, self=_zero)
+RANDOM_FROM_TO = node("RandomBackward0", ("self",), jvp=LINEAR, self=_zero)
+RANDOM_TO = node("RandomBackward1", ("self",), jvp=LINEAR, self=_zero)
+RANDOM = node("RandomBackward2", ("self",), jvp=LINEAR, self=_zero)
+
+
+def _uniform(a: Tensor, generator: Any) -> np.ndarray:
+    return rng.uniform_doubles(a.numel(), generator).reshape(a.shape)
+
+
+@op(function=False, nodes=(EXPONENTIAL,))
+def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    check_inplace(input)
+    data = -1.0 / lambd * np.log1p(-_uniform(input, generator))
+    return _write_random(input, data.astype(input._dtype._numpy), EXPONENTIAL)
+
+
+@op(function=False, nodes=(GEOMETRIC,))
+def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    check_inplace(input)
+    data = np.ceil(np.log(_uniform(input, generator)) / np.log1p(-p))
+    return _write_random(input, data.astype(input._dtype._numpy), GEOMETRIC)
+
+
+@op(function=False, nodes=(CAUCHY,))
+def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+    check_inplace(input)
+    data = median + sigma * np.tan(np.pi * (_uniform(input, generator) - 0.5))
+    return _write_random(input, data.astype(input._dtype._numpy), CAUCHY)
+
+
+@op(function=False, nodes=(LOG_NORMAL,))
+def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    check_inplace(input)
+    data = np.exp(rng.normal_doubles(input.numel(), mean, std, generator)).reshape(input.shape)
+    return _write_random(input, data.astype(input._dtype._numpy), LOG_NORMAL)
+
+
+@op(function=False, nodes=(RANDOM_FROM_TO, RANDOM_TO, RANDOM))
+def random_(input: Tensor, to: Any = None, *, generator: Any = None, **named: Any) -> Tensor:
+    """random_(from, to), random_(to) or random_(): integers drawn uniformly, as torch.randint."""
+    check_inplace(input)
+    low = named.get("from")
+    if low is not None:
+        high = (1 << 63) if to is None else to
+        node_def = RANDOM_FROM_TO
+    elif to is not None:
+        low, high, node_def = 0, to, RANDOM_TO
+    else:
+        low, high, node_def = 0, rng.random_upper_bound(input._dtype.name), RANDOM
+    data = rng.randint(low, high, input.shape, input._dtype.name, generator=generator)
+    return _write_random(input, data.astype(input._dtype._numpy), node_def)
+
+
+@op()
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+    """PyTorch's CPU multinomial: one sample, or none repeated, by the largest p / q with q drawn
+    Exp(1) (the Gumbel trick); more with replacement, by a search in the cumulative distribution."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if input._dtype.category != dtypes.FLOATING:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{input._dtype._scalar_name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = input.shape[-1]
+    if not replacement and num_samples > categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    rows = input._data.reshape(-1, categories)
+    if not replacement or num_samples == 1:
+        if not (np.all(rows < np.inf) and np.all(rows >= 0)):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if np.any(rows.sum(axis=1) == 0):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        q = (-np.log1p(-rng.uniform_doubles(rows.size, generator))).astype(rows.dtype).reshape(rows.shape)
+        ratio = rows / q
+        order = np.argsort(-ratio, axis=1, kind="stable")[:, :num_samples]
+        return Tensor._make(order.reshape(input.shape[:-1] + (num_samples,)).astype(np.int64), dtypes.int64)
+    samples = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+    for row_index, row in enumerate(rows):
+        total = row.dtype.type(0)
+        cumulative = np.empty(categories, dtype=row.dtype)
+        for j, value in enumerate(row):
+            if not value >= 0:
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+            if not np.isfinite(value):
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity "
+                                   "or NaN)")
+            total = row.dtype.type(total + value)
+            cumulative[j] = total
+        if not total > 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        cumulative = (cumulative / total).astype(row.dtype)
+        cumulative[-1] = 1
+        uniforms = rng.uniform_doubles(num_samples, generator)
+        samples[row_index] = np.searchsorted(cumulative.astype(np.float64), uniforms, side="left")
+    return Tensor._make(samples.reshape(input.shape[:-1] + (num_samples,)), dtypes.int64)

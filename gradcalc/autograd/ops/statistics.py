@@ -188,3 +188,111 @@ def std(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: bool =
 def var(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     return _std_var(input, dim, unbiased, keepdim, correction, take_sqrt=False)
+
+
+DIST = node("DistBackward0", ("self", "other"),
+            self=lambda grad, self, other, p, result: _norm_grad(grad, self - other, result, float(p), None, False),
+            other=lambda grad, self, other, p, result: -_norm_grad(grad, self - other, result, float(p), None, False))
+RENORM = node("RenormBackward0", ("self",),
+              self=lambda grad, self, p, dim, maxnorm: _renorm_grad(grad, self, p, dim, maxnorm))
+
+
+@op()
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Optional[DType] = None) -> Tensor:
+    if (dtype or input._dtype).category < dtypes.FLOATING:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{input._dtype._scalar_name}")
+    counted = input.isnan().logical_not().sum(dim, keepdim) if dim is not None else input.isnan().logical_not().sum()
+    total = input.nansum(dim, keepdim, dtype=dtype) if dim is not None else input.nansum(dtype=dtype)
+    return total / counted
+
+
+def _std_var_mean(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, take_sqrt: bool) -> Any:
+    spread = _std_var(input, dim, unbiased, keepdim, correction, take_sqrt)
+    center = input.mean() if dim is MISSING or dim is None else input.mean(dim, keepdim)
+    return spread, center
+
+
+@op(method=False)
+def std_mean(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> Any:
+    return _std_var_mean(input, dim, unbiased, keepdim, correction, take_sqrt=True)
+
+
+@op(method=False)
+def var_mean(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> Any:
+    return _std_var_mean(input, dim, unbiased, keepdim, correction, take_sqrt=False)
+
+
+@op(nodes=(DIST,))
+def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    difference = (input._data - other._data).astype(np.float64)
+    dtype = dtypes.result_type([input, other])
+    norm = vector_norm(Tensor._make(np.asarray(difference, dtype=dtype._numpy), dtype), float(p))
+    return record(DIST, (input, other), norm._data, dtype, p=p)
+
+
+def _renorm_grad(grad: Tensor, self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    d = dim % self.ndim
+    reduced = tuple(i for i in range(self.ndim) if i != d)
+    norms = self.norm(p, reduced, keepdim=True)
+    scale = (maxnorm / (norms + 1e-7)).masked_fill(norms <= maxnorm, 1.0)
+    # the scale is a function of self too, where it applies
+    inner = (grad * self).sum(reduced, keepdim=True)
+    correction = (inner * (-maxnorm / ((norms + 1e-7) ** 2))
+                  * _norm_grad(Tensor._make(np.ones(norms.shape, dtype=norms._dtype._numpy), norms._dtype), self,
+                               norms, float(p), reduced, True))
+    return grad * scale + correction.masked_fill(norms <= maxnorm, 0)
+
+
+@op(nodes=(RENORM,))
+def renorm(input: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = dim % input.ndim
+    x = input._data.astype(np.float64)
+    reduced = tuple(i for i in range(input.ndim) if i != d)
+    norms = np.sum(np.abs(x) ** float(p), axis=reduced, keepdims=True) ** (1 / float(p))
+    scale = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    data = np.asarray(x * scale, dtype=input._dtype._numpy)
+    return record(RENORM, (input,), data, input._dtype, p=p, dim=dim, maxnorm=maxnorm)
+
+
+@op()
+def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None,
+        aweights: Optional[Tensor] = None) -> Tensor:
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    observations = input if input.ndim == 2 else input.reshape((1, -1))
+    count = observations.shape[1]
+    weights = None
+    if fweights is not None:
+        weights = fweights
+    if aweights is not None:
+        weights = aweights if weights is None else weights * aweights
+    if weights is None:
+        average = observations.mean(1, keepdim=True)
+        total_weight = count
+        correction_term = correction
+    else:
+        total_weight = weights.sum()
+        average = (observations * weights).sum(1, keepdim=True) / total_weight
+        correction_term = correction if aweights is None else correction * (weights * aweights).sum() / total_weight
+    centered = observations - average
+    weighted = centered if weights is None else centered * weights
+    result = weighted.mm(centered.t().conj()) / (total_weight - correction_term)
+    return result.squeeze()
+
+
+@op()
+def corrcoef(input: Tensor) -> Tensor:
+    covariance = cov(input)
+    if covariance.ndim == 0:
+        return covariance / covariance
+    deviations = covariance.diagonal().sqrt()
+    result = covariance / deviations.unsqueeze(1) / deviations.unsqueeze(0)
+    return result.clamp(-1, 1)

@@ -16,7 +16,8 @@ from .indexing import getitem
 from .inplace import setitem
 from .joining import unbind
 from .linalg import matmul
-from .pointwise import abs as absolute, conj, imag, real
+from .arrangement import imag, real
+from .pointwise import abs as absolute, conj
 from .shape import permute, transpose
 
 T_DEPRECATED_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
