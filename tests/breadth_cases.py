@@ -125,3 +125,64 @@ BREADTH_CASES += [
          .squeeze_((0,)).unsqueeze_(2).squeeze_(2), [rand(2, 3)], True),
     Case("resize", lambda x: x.resize(3, 2) * 2, [rand(2, 3)], True),
 ]
+
+L = SimpleNamespace(**torch_namespaces()["torch.linalg"])
+FFT = SimpleNamespace(**torch_namespaces()["torch.fft"])
+
+
+def spd(n: int, seed: int = 0) -> np.ndarray:
+    """A symmetric positive-definite matrix."""
+    a = rand(n, n, seed=seed)
+    return a @ a.T + n * np.eye(n)
+
+
+def symmetric(x):
+    return (x + x.mT) / 2
+
+
+def _first(values):
+    return values[0] if isinstance(values, tuple) else values
+
+
+# products, decompositions and transforms
+BREADTH_CASES += [
+    Case("addmv addr", lambda b, m, v, w: F.addmv(b, m, v, beta=0.5, alpha=2) + F.addr(m, b, v).sum(1),
+         [rand(2), rand(2, 3, seed=1), rand(3, seed=2), rand(3, seed=3)], True),
+    Case("baddbmm addbmm", lambda b, x, y: F.baddbmm(b, x, y, alpha=0.5).sum(0) + F.addbmm(b[0], x, y, beta=2),
+         [rand(2, 2, 2), rand(2, 2, 3, seed=1), rand(2, 3, 2, seed=2)], True),
+    Case("vdot cross", lambda a, b: F.vdot(a.reshape(-1), b.reshape(-1)) + L.cross(a, b).sum(),
+         [rand(2, 3), rand(2, 3, seed=1)], True),
+    Case("einsum tensordot multi_dot", lambda a, b: F.einsum("ij,jk->ik", a, b).sum() + F.einsum("ii", a @ b)
+         + F.tensordot(a, b, 1).sum() + L.multi_dot([a, b, a]).sum(), [rand(2, 3), rand(3, 2, seed=1)], True),
+    Case("det slogdet inv", lambda a: L.det(a) + L.slogdet(a)[1] + L.inv(a).sum(), [rand(3, 3) + 3 * np.eye(3)],
+         True),
+    Case("det singular", lambda a: L.det(a), [np.array([[1.0, 2.0], [2.0, 4.0]])]),
+    Case("solve", lambda a, b: L.solve(a, b).sum() + L.solve(a, b[:, 0]).sum() + L.solve(a, b.mT, left=False).sum(),
+         [rand(3, 3) + 3 * np.eye(3), rand(3, 2, seed=1)], True),
+    Case("solve_triangular triangular_solve", lambda a, b: L.solve_triangular(a.triu(), b, upper=True)
+         + F.triangular_solve(b, a.tril(), upper=False).solution, [rand(3, 3) + 3 * np.eye(3), rand(3, 2, seed=1)],
+         True),
+    Case("cholesky", lambda a: L.cholesky(symmetric(a)) + L.cholesky_ex(symmetric(a), upper=True).L
+         + F.cholesky(symmetric(a)), [spd(3)], True),
+    Case("cholesky_solve cholesky_inverse", lambda a, b: F.cholesky_solve(b, L.cholesky(symmetric(a))).sum()
+         + F.cholesky_inverse(L.cholesky(symmetric(a))).sum(), [spd(3), rand(3, 2, seed=1)], True),
+    Case("qr", lambda a: L.qr(a)[0].sum() + L.qr(a)[1].sum(), [rand(3, 2)], True),
+    Case("svd", lambda a: L.svd(a, full_matrices=False)[0].abs().sum() + L.svdvals(a).sum()
+         + L.svd(a, full_matrices=False)[2].abs().sum(), [rand(3, 2)], True),
+    Case("eigh", lambda a: L.eigh(symmetric(a))[0] + L.eigh(symmetric(a))[1].abs().sum(0), [spd(3)], True),
+    Case("eig", lambda a: L.eig(a)[0].real + L.eigvals(a).imag, [np.array([[2.0, 1.0], [0.5, 3.0]])], True),
+    Case("matrix_exp", lambda a: L.matrix_exp(a), [rand(2, 2)], True),
+    Case("pinv lstsq", lambda a, b: L.pinv(a).sum() + L.lstsq(a, b).solution.sum(), [rand(3, 2), rand(3, 2, seed=1)],
+         True),
+    Case("lu lu_factor lu_solve lu_unpack", lambda a, b: L.lu(a).L.sum() + L.lu(a).U.sum()
+         + L.lu_factor(a).LU.sum() + L.lu_solve(*L.lu_factor(a), b).sum() + F.lu_unpack(*L.lu_factor(a)).U.sum(),
+         [rand(3, 3) + 3 * np.eye(3), rand(3, 2, seed=1)], True),
+    Case("householder_product ormqr", lambda a, t: L.householder_product(a, t).sum()
+         + F.ormqr(a, t, constant(np.eye(3))).sum(), [rand(3, 2), rand(2, seed=1)]),
+    Case("matrix norms", lambda a: L.matrix_norm(a, 1) + L.norm(a, "nuc") + L.cond(a), [rand(3, 3) + 3 * np.eye(3)],
+         True),
+    Case("fft c2c r2c", lambda x: FFT.fft(x).abs().sum() + FFT.rfft(x, norm="ortho").real.sum()
+         + FFT.ifft(FFT.fft(x)).real.sum() + FFT.fft2(x.view(2, 3)).imag.sum(), [rand(6)], True),
+    Case("fft c2r", lambda x: FFT.irfft(FFT.rfft(x)) * x + FFT.hfft(FFT.ihfft(x), n=6), [rand(6)], True),
+    Case("constant_pad_nd", lambda x: F.constant_pad_nd(x, (1, -1, 2, 0), 3.0), [rand(2, 3)], True),
+]

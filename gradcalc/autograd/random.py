@@ -61,6 +61,7 @@ _CPP_NAMES = {
     "bool": "bool",
 }
 _FLOATS = ("float16", "float32", "float64")
+_COMPLEX = {"complex64": "float32", "complex128": "float64"}
 _INTS = ("int64", "int32", "int16", "int8", "uint8")
 
 
@@ -342,6 +343,9 @@ def uniform_(shape: Shape, low: float, high: float, dtype: DType = "float32",
              generator: Generator | None = None) -> np.ndarray:
     """What ``torch.empty(shape, dtype=dtype).uniform_(low, high)`` holds."""
     name = _dtype_name(dtype)
+    if name in _COMPLEX:  # the real and imaginary parts drawn as pairs of reals
+        pairs = uniform_(tuple(_shape(shape)) + (2,), low, high, _COMPLEX[name], generator)
+        return np.ascontiguousarray(pairs).view(name).reshape(_shape(shape))
     if name not in _FLOATS:
         raise _not_implemented("check_uniform_bounds", name)
     low, high = float(low), float(high)
@@ -503,6 +507,9 @@ def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "f
             generator: Generator | None = None) -> np.ndarray:
     """What ``torch.empty(shape, dtype=dtype).normal_(mean, std)`` holds."""
     name = _dtype_name(dtype)
+    if name in _COMPLEX:  # pairs of reals, each part with std / sqrt(2): the complex value has std `std`
+        pairs = normal_(tuple(_shape(shape)) + (2,), mean, float(std) / math.sqrt(2), _COMPLEX[name], generator)
+        return np.ascontiguousarray(pairs).view(name).reshape(_shape(shape))
     if name not in _FLOATS:
         raise _not_implemented("normal_kernel_cpu", name)
     mean, std = float(mean), float(std)

@@ -16,9 +16,10 @@ from typing import Any
 from .. import api, dtypes, grad_mode, random
 from ..tensor import Device, Size, Tensor
 from ...display import tensor_repr
-from . import (activation, arithmetic, arrangement, common, comparison, conversion, creation, elementwise, generate,
-               geometry, indexing, info, inplace, joining, legacy, linalg, loss, order, pointwise, queries, reduction, registry,
-               sampling, selection, shape, sorting, special, statistics, tensor_members)
+from . import (activation, arithmetic, arrangement, common, comparison, conversion, creation, decompositions,
+               elementwise, generate, geometry, indexing, info, inplace, joining, legacy, linalg, loss,
+               matrix_functions, order, pointwise, products, queries, reduction, registry, sampling, selection, shape,
+               sorting, special, spectral, statistics, tensor_members)
 from .common import ReturnTypes
 from .generate import BuiltinFunction, namespace_members, shown_function
 from .parser import register_kind
@@ -80,6 +81,6 @@ def torch_namespaces() -> dict:
     autograd = dict(grad=_python("torch.autograd", api.grad), backward=_python("torch.autograd", api.backward),
                     set_detect_anomaly=grad_mode.set_detect_anomaly, detect_anomaly=grad_mode.set_detect_anomaly,
                     Variable=legacy.Variable, **grad_modes)
-    return {"torch": torch, "torch.linalg": namespace_members("linalg"), "torch.special": namespace_members("special"),
+    return {"torch": torch, "torch.linalg": dict(namespace_members("linalg"), LinAlgError=decompositions.LinAlgError), "torch.special": namespace_members("special"),
             "torch.fft": namespace_members("fft"), "torch.autograd": autograd,
             "torch.cuda": dict(is_available=lambda: False, device_count=lambda: 0)}

@@ -413,7 +413,9 @@ def trace(input: Tensor) -> Tensor:
 def view_as_real(input: Tensor) -> Tensor:
     if not input._dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
-    data = input._data.view(input._dtype.to_real()._numpy).reshape(input.shape + (2,))
+    # the real parts with one more axis, of stride one element, reaching the imaginary parts
+    real = input._data.real
+    data = np.lib.stride_tricks.as_strided(real, real.shape + (2,), real.strides + (real.itemsize,))
     return record(VIEW_AS_REAL, (input,), data, input._dtype.to_real(), view_of=input)
 
 
@@ -568,3 +570,29 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: Optional[int] = N
     out_shape[d] *= count
     return result.view(tuple(out_shape))
 
+
+
+CONSTANT_PAD = node("ConstantPadNdBackward0", ("self",), jvp=LINEAR,
+                    self=lambda grad, pad: constant_pad_nd(grad, [-p for p in pad]))
+
+
+@op(nodes=(CONSTANT_PAD,), method=False)
+def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor:
+    """Pads (before, after) per dim from the last dim backwards; negative pads cut."""
+    pad = list(pad)
+    if len(pad) % 2:
+        raise RuntimeError("Length of pad must be even but instead it equals " + str(len(pad)))
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(f"Length of pad should be no more than twice the number of dimensions of the input. "
+                           f"Pad length is {len(pad)} while the input has {input.ndim} dimensions.")
+    widths = [(0, 0)] * input.ndim
+    for k in range(len(pad) // 2):
+        widths[input.ndim - 1 - k] = (pad[2 * k], pad[2 * k + 1])
+    for d, ((before, after), size) in enumerate(zip(widths, input.shape)):
+        if size + before + after < 0:
+            raise RuntimeError(f"The input size {size}, plus negative padding {before} and {after} resulted in a "
+                               f"negative output size, which is invalid. Check dimension {d} of your input.")
+    cut = tuple(slice(max(-before, 0), size - max(-after, 0)) for (before, after), size in zip(widths, input.shape))
+    data = np.pad(input._data[cut], [(max(before, 0), max(after, 0)) for before, after in widths],
+                  constant_values=value)
+    return record(CONSTANT_PAD, (input,), np.asarray(data, dtype=input._dtype._numpy), input._dtype, pad=tuple(pad))

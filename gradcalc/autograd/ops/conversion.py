@@ -10,7 +10,14 @@ from ..tensor import Tensor, check_device
 from .registry import LINEAR, node, op, record
 
 CLONE = node("CloneBackward0", ("self",), jvp=LINEAR, self=lambda grad: grad)
-TO_COPY = node("ToCopyBackward0", ("self",), jvp=LINEAR, self=lambda grad, _self_dtype: grad.to(_self_dtype))
+def _to_copy_grad(grad: Tensor, dtype: DType) -> Tensor:
+    # a real tensor made complex takes the real part of its gradient, without a warning
+    if grad._dtype.is_complex and not dtype.is_complex:
+        grad = grad.real
+    return grad.to(dtype)
+
+
+TO_COPY = node("ToCopyBackward0", ("self",), jvp=LINEAR, self=lambda grad, _self_dtype: _to_copy_grad(grad, _self_dtype))
 
 
 @op()

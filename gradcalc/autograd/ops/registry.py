@@ -265,6 +265,31 @@ def view_kind(recorded: str) -> str:
     return recorded if grad_mode.is_grad_enabled() else VIEW_NO_GRAD
 
 
+def record_outputs(op: NodeDef, inputs: Sequence[Tensor], outputs: Sequence[tuple], names: Sequence[Optional[str]],
+                   **params: Any) -> tuple:
+    """The outputs of one multi-output op (`(data, dtype)` each) sharing one grad_fn. `names` are
+    PyTorch's names of the differentiable outputs (None for pivots, infos, ranks: no grad_fn),
+    under which the backward formulas ask for them."""
+    outs = tuple(Tensor._make(data, dtype) for data, dtype in outputs)
+    if not grad_mode._enabled or not any(t.requires_grad for t in inputs):
+        return outs
+    node = new_node(op, inputs, params)
+    needed: set = set()
+    for tensor, formula_names in zip(inputs, op.formula_args):
+        if tensor.requires_grad:
+            needed.update(formula_names)
+    for index, (out, name) in enumerate(zip(outs, names)):
+        if name is None:
+            continue
+        out._node, out._output_nr = node, index
+        if name in needed:
+            node._saved[name] = SavedTensor(out, is_output=True, output_nr=index)
+    for name in needed:
+        if name in op.inputs and name not in params:
+            node._saved[name] = SavedTensor(inputs[op.inputs.index(name)])
+    return outs
+
+
 def record_views(op: NodeDef, a: Tensor, datas: Sequence[np.ndarray], **params: Any) -> tuple:
     """The views of `a` that one multi-output op (unbind, split) makes, sharing one grad_fn."""
     kind = view_kind(VIEW_MULTI_OUTPUT)

@@ -65,27 +65,6 @@ def _var_grad(grad: Tensor, self: Tensor, dims: Optional[tuple], correction: flo
     return scale * grad * (self - self.mean(dims, keepdim=True))
 
 
-def _norm_python(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,
-                 dtype: Optional[DType] = None) -> Tensor:
-    """torch.norm: a vector norm (p='fro' is the 2-norm), recorded as linalg.vector_norm."""
-    if isinstance(p, str):
-        if p != "fro" or (isinstance(dim, (tuple, list)) and len(dim) > 2):
-            raise NotImplementedError(f"gradcalc supports vector norms only, not p='{p}'")
-        p = 2
-    if isinstance(dim, int):
-        dim = (dim,)
-    return vector_norm(input, 2.0 if p is None else p, dim, keepdim, dtype=dtype)
-
-
-def _norm_method(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
-                 dtype: Optional[DType] = None) -> Tensor:
-    return _norm_python(self, p, dim, keepdim, dtype=dtype)
-
-
-_norm_python.__name__ = _norm_python.__qualname__ = "norm"
-op("norm", nodes=(NORM,), python="torch.functional", method=_norm_method)(_norm_python)
-
-
 def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
                 dtype: Optional[DType] = None) -> Tensor:
     if a._dtype.category < dtypes.FLOATING:
