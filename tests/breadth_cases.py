@@ -186,3 +186,22 @@ BREADTH_CASES += [
     Case("fft c2r", lambda x: FFT.irfft(FFT.rfft(x)) * x + FFT.hfft(FFT.ihfft(x), n=6), [rand(6)], True),
     Case("constant_pad_nd", lambda x: F.constant_pad_nd(x, (1, -1, 2, 0), 3.0), [rand(2, 3)], True),
 ]
+
+# copies of views, unsafe splits, calculus, the remaining samplers
+BREADTH_CASES += [
+    Case("view copies", lambda x: F.alias_copy(x) + F.as_strided_copy(x, (2, 3), (3, 1)) + F.expand_copy(x[0], (2, 3))
+         + F.permute_copy(x, (1, 0)).t() + F.select_copy(x, 0, 1) + F.slice_copy(x, 1, 0, 3) + F.t_copy(x).t()
+         + F.transpose_copy(x, 0, 1).t() + F.unsqueeze_copy(x, 0)[0] + F.view_copy(x, (3, 2)).view(2, 3),
+         [rand(2, 3)], True),
+    Case("view copies of pieces", lambda x: F.split_copy(x, 1)[1] + F.split_with_sizes_copy(x, [1, 1])[0]
+         + F.unbind_copy(x)[0] + F.squeeze_copy(x.unsqueeze(0)) [0] + F.squeeze_copy(x.unsqueeze(0), 0)[1]
+         + F.squeeze_copy(x.unsqueeze(0), (0,))[0] + F.unfold_copy(x, 1, 3, 1).sum(-1)
+         + F.view_as_real_copy(F.view_as_complex(x[:, :2].contiguous())).sum(), [rand(2, 3)], True),
+    Case("unsafe splits", lambda x: x.unsafe_split(2, 1)[0].sum() + F.unsafe_chunk(x, 2)[1].sum()
+         + x.unsafe_split_with_sizes([1, 2], 1)[1].sum() * x, [rand(2, 3)], True),
+    Case("trapezoid gradient", lambda y, x: F.trapezoid(y, x) + F.cumulative_trapezoid(y, dx=0.5).sum()
+         + F.gradient(y, spacing=(x,))[0].sum() + F.gradient(y, edge_order=2)[0].sum(),
+         [rand(5), np.array([0.0, 0.5, 1.5, 2.0, 3.5])], True),
+    Case("poisson binomial", lambda r, p: seeded(lambda: F.poisson(r) * 0 + F.binomial(r * 0 + 20, p) * 0) + r * p,
+         [rand(3, low=1.0, high=5.0), rand(3, low=0.2, high=0.8, seed=1)]),
+]

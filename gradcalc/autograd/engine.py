@@ -188,6 +188,7 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
             if isinstance(node, AccumulateGrad):
                 if accumulate and 0 in grads:
                     node.accumulate(grads[0], create_graph)
+                    _run_post_accumulate_hooks(node.variable)
                 continue
             if needed is not None and node not in needed:
                 continue
@@ -274,12 +275,28 @@ class _ReadyQueue:
         heap[hole] = node
 
 
+class PostAccumulateGradHook:
+    """A leaf's hook that runs after its .grad is updated (kept with the leaf's other hooks)."""
+
+    __slots__ = ("hook",)
+
+    def __init__(self, hook: Callable) -> None:
+        self.hook = hook
+
+
+def _run_post_accumulate_hooks(leaf: "Tensor") -> None:
+    for hook in list(leaf._hooks or ()):
+        if isinstance(hook, PostAccumulateGradHook):
+            hook.hook(leaf)
+
+
 def _run_pre_hooks(node: Node, grads: dict) -> dict:
     """Hooks registered on the tensor (a leaf's are kept on it), then retain_grad, run before
     the node: they see the gradient first and may replace it."""
     if isinstance(node, AccumulateGrad) and node.variable._hooks and grads.get(0) is not None:
         for hook in list(node.variable._hooks):
-            grads[0] = _call_hook(hook, grads[0])
+            if not isinstance(hook, PostAccumulateGradHook):
+                grads[0] = _call_hook(hook, grads[0])
     if node._tensor_hooks:
         for output_nr, hooks in node._tensor_hooks.items():
             for hook in list(hooks):

@@ -290,7 +290,7 @@ def _shape(shape: Shape) -> tuple[int, ...]:
 
 
 def _dtype_name(dtype) -> str:
-    return np.dtype(dtype).name
+    return dtype if dtype == "bfloat16" else np.dtype(dtype).name
 
 
 def _gen(generator: Generator | None) -> Generator:
@@ -343,6 +343,8 @@ def uniform_(shape: Shape, low: float, high: float, dtype: DType = "float32",
              generator: Generator | None = None) -> np.ndarray:
     """What ``torch.empty(shape, dtype=dtype).uniform_(low, high)`` holds."""
     name = _dtype_name(dtype)
+    if name == "bfloat16":  # drawn as float, then rounded
+        return dtypes.round_to_bfloat16(uniform_(shape, low, high, "float32", generator))
     if name in _COMPLEX:  # the real and imaginary parts drawn as pairs of reals
         pairs = uniform_(tuple(_shape(shape)) + (2,), low, high, _COMPLEX[name], generator)
         return np.ascontiguousarray(pairs).view(name).reshape(_shape(shape))
@@ -468,7 +470,7 @@ def _box_muller16_double(u: np.ndarray, mean: float, std: float) -> np.ndarray:
 def _normal_fill(gen: Generator, n: int, name: str, mean: float, std: float) -> np.ndarray:
     """normal_fill: Box-Muller over blocks of 16, redoing the last 16 with fresh draws."""
     full, tail = divmod(n, 16)
-    out = np.empty(n, dtype=name)
+    out = np.empty(n, dtype="float32" if name == "bfloat16" else name)  # bfloat16 is rounded by the caller
     if name == "float64":
         u = _uniform01_double(gen, n)
         out[: full * 16] = _box_muller16_double(u[: full * 16], mean, std)
@@ -499,7 +501,9 @@ def _normal_scalar(gen: Generator, n: int, name: str, mean: float, std: float) -
         gen._normal_cache = r * math.sin(theta)
         values.append(r * math.cos(theta))
     out = _fma64(np.array(values, dtype=np.float64), std, mean)
-    # Half is reached through float, as c10::Half(double) converts via float.
+    # Half (and bfloat16) is reached through float, as c10::Half(double) converts via float.
+    if name == "bfloat16":
+        return out.astype(np.float32)
     return out.astype(np.float32).astype(name) if name == "float16" else out.astype(name)
 
 
@@ -510,7 +514,7 @@ def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "f
     if name in _COMPLEX:  # pairs of reals, each part with std / sqrt(2): the complex value has std `std`
         pairs = normal_(tuple(_shape(shape)) + (2,), mean, float(std) / math.sqrt(2), _COMPLEX[name], generator)
         return np.ascontiguousarray(pairs).view(name).reshape(_shape(shape))
-    if name not in _FLOATS:
+    if name not in _FLOATS and name != "bfloat16":
         raise _not_implemented("normal_kernel_cpu", name)
     mean, std = float(mean), float(std)
     if not std >= 0.0:
@@ -522,6 +526,8 @@ def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "f
             out = _normal_fill(gen, n, name, mean, std)
         else:
             out = _normal_scalar(gen, n, name, mean, std)
+    if name == "bfloat16":  # drawn as half is, rounded to bfloat16 instead
+        out = dtypes.round_to_bfloat16(out)
     return out.reshape(_shape(shape))
 
 

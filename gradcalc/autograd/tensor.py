@@ -11,8 +11,8 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from . import dtypes, grad_mode
-from .dtypes import DType
-from .engine import AccumulateGrad, Node
+from .dtypes import DType, bfloat16 as BFLOAT16
+from .engine import AccumulateGrad, Node, PostAccumulateGradHook
 from ..display.names import torch_class
 from ..warnings import warn, warn_once
 
@@ -195,6 +195,10 @@ class Tensor:
         tensor = object.__new__(cls)
         # numpy arithmetic on 0-d arrays gives numpy scalars, which are immutable: keep an array
         tensor._data = data if type(data) is np.ndarray else np.asarray(data, dtype=dtype._numpy)
+        if dtype is BFLOAT16:  # new values rounded; views and aliases of rounded storage kept as they are
+            rounded = dtypes.round_to_bfloat16(tensor._data)
+            if not np.array_equal(rounded, tensor._data, equal_nan=True):
+                tensor._data = rounded
         tensor._dtype = dtype
         if base is not None:
             tensor._vc = base._vc
@@ -401,6 +405,16 @@ class Tensor:
         hooks = node._tensor_hooks.setdefault(self._output_nr, [])
         hooks.append(hook)
         return RemovableHandle(lambda: _remove(hooks, hook))
+
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> "RemovableHandle":
+        """`hook(tensor)` after a backward pass has accumulated into this leaf's .grad."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        entry = PostAccumulateGradHook(hook)
+        self._hooks = (self._hooks or []) + [entry]
+        return RemovableHandle(lambda: _remove(self._hooks, entry))
 
     # -------------------------------------------------------------- numbers
 

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..autograd import dtypes, random
+from ..autograd import autocast, dtypes, random
 from ..autograd.dtypes import DType
 from ..autograd.ops import activation, linalg, loss, shape
 from ..autograd.ops.inplace import check_inplace, commit_inplace
@@ -38,6 +38,7 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     _require_tensor(weight, "linear", "weight", 2)
     if bias is not None:
         _require_tensor(bias, "linear", "bias", 3)
+    input, weight, bias = autocast.lower_precision(input, weight, bias)
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
                            f"{weight.ndim}D")

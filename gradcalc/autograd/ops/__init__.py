@@ -16,9 +16,9 @@ from typing import Any
 from .. import api, dtypes, grad_mode, random
 from ..tensor import Device, Size, Tensor
 from ...display import tensor_repr
-from . import (activation, arithmetic, arrangement, common, comparison, conversion, creation, decompositions,
-               elementwise, generate, geometry, indexing, info, inplace, joining, legacy, linalg, loss,
-               matrix_functions, order, pointwise, products, queries, reduction, registry, sampling, selection, shape,
+from . import (activation, arithmetic, arrangement, calculus, common, comparison, conversion, copies, creation, decompositions,
+               elementwise, factories, generate, geometry, indexing, info, inplace, joining, legacy, linalg, loss,
+               matrix_functions, order, pointwise, products, queries, reduction, registry, removed, sampling, selection, settings, shape,
                sorting, special, spectral, statistics, tensor_members)
 from .common import ReturnTypes
 from .generate import BuiltinFunction, namespace_members, shown_function
@@ -28,6 +28,7 @@ register_kind("Generator", random.Generator)
 generate.install(Tensor)
 tensor_members.install(Tensor)
 info.install(Tensor)
+settings.install(Tensor)
 Tensor.__new__ = legacy.tensor_new  # torch.Tensor([1, 2]): the legacy constructor
 
 __all__ = ["torch_namespaces", "ReturnTypes", "BuiltinFunction", "activation", "arithmetic", "common", "comparison",
@@ -75,6 +76,7 @@ def torch_namespaces() -> dict:
         pi=math.pi, e=math.e, inf=math.inf, nan=math.nan, newaxis=None,
     )
     torch.update(info.members())
+    torch.update(settings.members())
     torch.update({name: shown_function(name, function, module_level=True)
                   for name, function in info.MODULE_FUNCTIONS.items()})
     torch.update(legacy.legacy_types())

@@ -168,3 +168,14 @@ def maximum(input: Tensor, other: Tensor) -> Tensor:
 @op()
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     return _elementwise_extreme(MINIMUM, input, other)
+
+
+@op()
+def isin(elements: Any = None, test_elements: Any = None, *, assume_unique: bool = False, invert: bool = False,
+         element: Any = None, test_element: Any = None) -> Tensor:
+    # the scalar overloads name their number `element` or `test_element`
+    first = element if elements is None else elements
+    second = test_element if test_elements is None else test_elements
+    a = first._data if isinstance(first, Tensor) else np.asarray(first)
+    b = second._data if isinstance(second, Tensor) else np.asarray(second)
+    return Tensor._make(np.isin(a, b, invert=invert), dtypes.bool_)

@@ -65,6 +65,7 @@ def _cast(name: str, dtype: DType) -> None:
 
 
 for _name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
+                      ("bfloat16", dtypes.bfloat16),
                       ("long", dtypes.int64), ("int", dtypes.int32), ("short", dtypes.int16), ("char", dtypes.int8),
                       ("byte", dtypes.uint8), ("bool", dtypes.bool_), ("cfloat", dtypes.complex64),
                       ("cdouble", dtypes.complex128)):

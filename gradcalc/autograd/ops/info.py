@@ -96,6 +96,12 @@ class finfo:
         if not isinstance(dtype, DType) or dtype.category < dtypes.FLOATING:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
+        if dtype is dtypes.bfloat16:  # float32's range with 8 bits of precision
+            self.bits, self.eps, self.resolution = 16, 2.0 ** -7, 0.01
+            self.max = float(np.float32(dtypes.round_to_bfloat16(np.float32(3.3895313892515355e38))))
+            self.min, self.tiny = -self.max, float(np.finfo(np.float32).tiny)
+            self.smallest_normal, self.dtype = self.tiny, "bfloat16"
+            return
         info = np.finfo(dtype.to_real()._numpy)
         self.bits = int(info.bits)
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)

@@ -9,7 +9,7 @@ from .. import dtypes
 from ..tensor import Tensor, wrap_dim
 from .common import arrays, shape_text, zeros
 from .parser import parser
-from .registry import LINEAR, node, op, record, record_views
+from .registry import LINEAR, node, op, record, record_outputs, record_views
 from .shape import narrow, select
 
 STACK = node("StackBackward0", ("tensors",), jvp=LINEAR,
@@ -93,7 +93,13 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return record_views(UNBIND, input, datas, _self_sizes=input.shape, dim=dim)
 
 
-def split_tensor(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+UNSAFE_SPLIT = node("UnsafeSplitBackward0", ("self",), multi_output=True, jvp=LINEAR, saved=("split_size",),
+                    self=SPLIT.formulas[0])
+UNSAFE_SPLIT_WITH_SIZES = node("UnsafeSplitWithSizesBackward0", ("self",), multi_output=True, jvp=LINEAR,
+                               self=SPLIT_WITH_SIZES.formulas[0])
+
+
+def split_tensor(a: Tensor, split_size_or_sections: Any, dim: int = 0, unsafe: bool = False) -> tuple:
     if a.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, a.ndim)
@@ -118,6 +124,10 @@ def split_tensor(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     for length in sizes:
         datas.append(a._data[(slice(None),) * d + (slice(start, start + length),)])
         start += length
+    if unsafe:  # the same pieces, not marked as views of the input
+        node_def = UNSAFE_SPLIT if node_def is SPLIT else UNSAFE_SPLIT_WITH_SIZES
+        return record_outputs(node_def, (a,), [(data, a._dtype) for data in datas], ["piece"] * len(datas),
+                              self_sym_sizes=a.shape, dim=dim, **params)
     return record_views(node_def, a, datas, self_sym_sizes=a.shape, dim=dim, **params)
 
 
@@ -139,12 +149,32 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
 
 
 @op()
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+    return split_tensor(input, list(split_sizes), dim)
+
+
+@op()
+def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple:
+    return split_tensor(input, split_size, dim, unsafe=True)
+
+
+@op()
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+    return split_tensor(input, list(split_sizes), dim, unsafe=True)
+
+
+@op()
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    return chunk(input, chunks, dim, unsafe=True)
+
+
+@op()
+def chunk(input: Tensor, chunks: int, dim: int = 0, unsafe: bool = False) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, input.ndim)
     if input.shape[d] == 0:  # PyTorch makes `chunks` empty pieces, with split_with_sizes
-        return split_tensor(input, [0] * chunks, dim)
-    return split_tensor(input, -(-input.shape[d] // chunks) if input.shape[d] else 0, dim)
+        return split_tensor(input, [0] * chunks, dim, unsafe)
+    return split_tensor(input, -(-input.shape[d] // chunks) if input.shape[d] else 0, dim, unsafe)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import kernels
+from .. import autocast, kernels
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import broadcast_shapes, check_not_bool
@@ -83,6 +83,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 @op(nodes=(MM,))
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    input, mat2 = autocast.lower_precision(input, mat2)
     a, b = input, mat2
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -99,6 +100,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 @op(nodes=(BMM,))
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    input, mat2 = autocast.lower_precision(input, mat2)
     a, b = input, mat2
     for name, t in (("batch1", a), ("batch2", b)):
         if t.ndim != 3:
@@ -114,6 +116,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 @op(nodes=(ADDMM,))
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha: object = 1) -> Tensor:
+    input, mat1, mat2 = autocast.lower_precision(input, mat1, mat2)
     a, b = mat1, mat2
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
@@ -132,6 +135,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha:
 @op()
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul, decomposed into the same ops as PyTorch's, so its graph shows the same nodes."""
+    input, other = autocast.lower_precision(input, other)
     a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")

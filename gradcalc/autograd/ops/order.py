@@ -325,3 +325,22 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
     counts = np.bincount(input._data, weights=weights._data.astype(np.float64), minlength=minlength)
     return Tensor._make(counts.astype(dtype._numpy), dtype)
 
+
+
+@op()
+def histogramdd(input: Tensor, bins: Any, range: Any = None, weight: Optional[Tensor] = None,
+                density: bool = False) -> Any:
+    """Counts of the rows of input (points with input.shape[-1] coordinates) in a grid of bins."""
+    dims = input.shape[-1]
+    points = input._data.reshape(-1, dims).astype(np.float64)
+    if isinstance(bins, int):
+        edges: Any = [bins] * dims
+    else:
+        edges = [b._data.astype(np.float64) if isinstance(b, Tensor) else b for b in bins]
+    ranges = None if range is None else list(zip(range[0::2], range[1::2]))
+    counts, bin_edges = np.histogramdd(points, bins=edges, range=ranges, density=density,
+                                       weights=None if weight is None else weight._data.reshape(-1))
+    dtype = input._dtype
+    return ReturnTypes("histogramdd", Tensor._make(counts.astype(dtype._numpy), dtype),
+                       tuple(Tensor._make(e.astype(dtype._numpy), dtype) for e in bin_edges),
+                       fields=("hist", "bin_edges"))

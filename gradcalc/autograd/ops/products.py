@@ -7,7 +7,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes, simd
+from .. import autocast, dtypes, simd
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
 from .common import broadcast_shapes, check_not_bool
@@ -88,6 +88,7 @@ def _check_batches(batch1: Tensor, batch2: Tensor) -> None:
 
 @op(nodes=(BADDBMM,))
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    input, batch1, batch2 = autocast.lower_precision(input, batch1, batch2)
     _check_batches(batch1, batch2)
     dtype = batch1._dtype
     broadcast_shapes(tuple(input.shape), (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
@@ -100,6 +101,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
 
 @op(nodes=(ADDBMM,))
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    input, batch1, batch2 = autocast.lower_precision(input, batch1, batch2)
     _check_batches(batch1, batch2)
     dtype = batch1._dtype
     broadcast_shapes(tuple(input.shape), (batch1.shape[1], batch2.shape[2]))

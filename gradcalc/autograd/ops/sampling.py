@@ -1,13 +1,16 @@
 """Random sampling into tensors: uniform_, normal_, bernoulli, normal, with PyTorch's numbers."""
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Optional
 
 import numpy as np
 
 from .. import dtypes, grad_mode, random as rng
+from ..dtypes import DType
 from ..tensor import Tensor
 from .common import broadcast_shapes, check_broadcast, zeros_like
+from .creation import randint
 from .inplace import check_inplace, commit_inplace
 from .registry import LINEAR, NodeDef, node, op, record
 
@@ -213,3 +216,133 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         uniforms = rng.uniform_doubles(num_samples, generator)
         samples[row_index] = np.searchsorted(cumulative.astype(np.float64), uniforms, side="left")
     return Tensor._make(samples.reshape(input.shape[:-1] + (num_samples,)), dtypes.int64)
+
+
+# ------------------------------------------------------------------ Poisson and binomial counts
+
+POISSON = node("PoissonBackward0", ("self",), jvp=LINEAR, self=_zero)
+BINOMIAL = node("BinomialBackward0", ("count", "prob"), jvp=LINEAR,
+                count=lambda grad: zeros_like(grad), prob=lambda grad: zeros_like(grad))
+
+
+def _poisson_draw(rate: float, uniform: Any) -> float:
+    """PyTorch's sample_poisson: Hormann's transformed rejection (PTRS) from rate 10 on, the
+    product of uniforms below it."""
+    if rate >= 10:
+        slam, loglam = math.sqrt(rate), math.log(rate)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = uniform() - 0.5
+            v = uniform()
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + rate + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+                    <= -rate + k * loglam - math.lgamma(k + 1)):
+                return k
+    if rate == 0:
+        return 0
+    threshold, count, product = math.exp(-rate), 0, 1.0
+    while True:
+        product *= uniform()
+        if product > threshold:
+            count += 1
+        else:
+            return count
+
+
+def _stirling_tail(k: float) -> float:
+    table = (0.08106146679532726, 0.04134069595540929, 0.02767792568499834, 0.02079067210376509,
+             0.01664469118982119, 0.01387612882307075, 0.01189670994589177, 0.01041126526197209,
+             0.009255462182712733, 0.008330563433362871)
+    if k <= 9:
+        return table[int(k)]
+    square = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / square) / square) / (k + 1)
+
+
+def _binomial_btrs(count: float, prob: float, uniform: Any) -> float:
+    """Hormann's BTRS rejection sampler, as PyTorch's."""
+    stddev = math.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor((count + 1) * prob)
+    while True:
+        u = uniform() - 0.5
+        v = uniform()
+        us = 0.5 - abs(u)
+        k = math.floor((2 * a / us + b) * u + c)
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                 + (count + 1) * math.log((count - m + 1) / (count - k + 1))
+                 + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+                 + _stirling_tail(m) + _stirling_tail(count - m) - _stirling_tail(k) - _stirling_tail(count - k))
+        if v <= bound:
+            return k
+
+
+def _binomial_inversion(count: float, prob: float, uniform: Any) -> float:
+    geometric_sum, successes = 0.0, 0
+    log_failure = math.log1p(-prob)
+    while True:
+        geometric_sum += math.ceil(math.log(uniform()) / log_failure)
+        if geometric_sum > count:
+            return successes
+        successes += 1
+
+
+def _binomial_draw(count: float, prob: float, uniform: Any) -> float:
+    if count <= 0 or prob <= 0:
+        return 0
+    if prob >= 1:
+        return count
+    if prob <= 0.5:
+        return (_binomial_btrs if count * prob >= 10 else _binomial_inversion)(count, prob, uniform)
+    failure = 1 - prob
+    return count - (_binomial_btrs if count * failure >= 10 else _binomial_inversion)(count, failure, uniform)
+
+
+def _uniform_source(generator: Any) -> Any:
+    return lambda: float(rng.uniform_doubles(1, generator)[0])
+
+
+@op(nodes=(POISSON,))
+def poisson(input: Tensor, generator: Any = None) -> Tensor:
+    if input._dtype.category != dtypes.FLOATING:
+        raise NotImplementedError(f'"poisson_cpu" not implemented for \'{input._dtype._scalar_name}\'')
+    uniform = _uniform_source(generator)
+    values = [_poisson_draw(float(rate), uniform) for rate in input._data.reshape(-1)]
+    data = np.asarray(values, dtype=input._dtype._numpy).reshape(input.shape)
+    return record(POISSON, (input,), data, input._dtype)
+
+
+@op(nodes=(BINOMIAL,))
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    uniform = _uniform_source(generator)
+    counts, probs = np.broadcast_arrays(count._data, prob._data)
+    values = [_binomial_draw(float(n), float(p), uniform) for n, p in zip(counts.reshape(-1), probs.reshape(-1))]
+    data = np.asarray(values, dtype=count._dtype._numpy).reshape(counts.shape)
+    return record(BINOMIAL, (count, prob), data, count._dtype)
+
+
+@op()
+def randint_like(input: Tensor, low: Any = 0, high: Any = None, *, generator: Any = None, memory_format: Any = None,
+                 dtype: Optional[DType] = None, layout: Any = None, device: Any = None, pin_memory: Any = False,
+                 requires_grad: Any = False) -> Tensor:
+    high = int(high.item()) if isinstance(high, Tensor) else high
+    return randint(low, high, input.shape, generator=generator, dtype=dtype or input._dtype, device=device,
+                   requires_grad=requires_grad)

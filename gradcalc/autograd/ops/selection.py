@@ -373,3 +373,22 @@ def _fill_diagonal(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
 
 
 op("fill_diagonal_", function=False, method=_fill_diagonal)(_fill_diagonal)
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple:
+    """The coordinates in `shape` of flat indices, as a tuple of int64 tensors (torch.functional)."""
+    indices = indices if isinstance(indices, Tensor) else int64_tensor(np.asarray(indices))
+    if indices._dtype.category != dtypes.INTEGRAL or indices._dtype is dtypes.bool_:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices._dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(size < 0 for size in shape):
+        raise ValueError("'shape' cannot have negative values, but got " + str(shape))
+    total = int(np.prod(shape, dtype=np.int64))
+    flat = indices._data.astype(np.int64)
+    if np.any((flat < -total) | (flat >= total)):
+        raise RuntimeError("'indices' must be in range [-" + str(total) + ", " + str(total - 1) + "]")
+    coordinates = np.unravel_index(np.where(flat < 0, flat + total, flat), shape)
+    return tuple(int64_tensor(c) for c in coordinates)
+
+
+op("unravel_index", python="torch.functional", method=False)(unravel_index)

@@ -74,7 +74,7 @@ def _view_shape(a: Tensor, shape: Sequence) -> tuple:
 @op(function=False)
 def view(input: Tensor, size: Any = None, *, dtype: Any = None) -> Tensor:
     if dtype is not None:
-        raise RuntimeError("view(dtype) is not supported by gradcalc")
+        return _view_dtype(input, dtype)
     shape = _view_shape(input, shape_args(size) if isinstance(size, tuple) else size)
     data = input._data.view()
     try:
@@ -83,6 +83,25 @@ def view(input: Tensor, size: Any = None, *, dtype: Any = None) -> Tensor:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
     return record(VIEW, (input,), data, input._dtype, view_of=input, self_sym_sizes=input.shape)
+
+
+def _view_dtype(input: Tensor, dtype: Any) -> Tensor:
+    """The same bytes read as another dtype (the last dim scaled by the ratio of element sizes).
+    PyTorch does not track it for autograd: no grad_fn, no base."""
+    old, new = input._dtype.itemsize, dtype.itemsize
+    if old != new:
+        if input.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {input._dtype._scalar_name} as "
+                               f"{dtype._scalar_name} (different element sizes)")
+        if input.stride(-1) != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {input._dtype._scalar_name} as "
+                               f"{dtype._scalar_name} (different element sizes), but got {input.stride(-1)}")
+        if new > old and (input.shape[-1] * old) % new:
+            raise RuntimeError(f"self.size(-1) must be divisible by {new // old} to view "
+                               f"{input._dtype._scalar_name} as {dtype._scalar_name} (different element sizes), "
+                               f"but got {input.shape[-1]}")
+    data = (input._data if input.ndim else input._data.reshape(1)).view(dtype._numpy)
+    return Tensor._make(data if input.ndim or old != new else data.reshape(()), dtype)
 
 
 @op()
