@@ -205,3 +205,10 @@ BREADTH_CASES += [
     Case("poisson binomial", lambda r, p: seeded(lambda: F.poisson(r) * 0 + F.binomial(r * 0 + 20, p) * 0) + r * p,
          [rand(3, low=1.0, high=5.0), rand(3, low=0.2, high=0.8, seed=1)]),
 ]
+
+# out-of-place fill and the deprecated norm aliases
+BREADTH_CASES += [
+    Case("fill", lambda x, v: F.fill(x, 2.0) * x + F.fill(x, v) * x, [rand(2, 3), rand(seed=1)], True),
+    Case("frobenius_norm", lambda x: F.frobenius_norm(x, (0, 1)) + F.frobenius_norm(x, [1], True).sum(), [rand(2, 3)],
+         True),
+]

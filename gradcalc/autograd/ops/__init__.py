@@ -79,7 +79,7 @@ def torch_namespaces() -> dict:
     torch.update(settings.members())
     torch.update({name: shown_function(name, function, module_level=True)
                   for name, function in info.MODULE_FUNCTIONS.items()})
-    torch.update(legacy.legacy_types())
+    torch.update(legacy.legacy_types(), UntypedStorage=legacy.UntypedStorage, TypedStorage=legacy.TypedStorage)
     autograd = dict(grad=_python("torch.autograd", api.grad), backward=_python("torch.autograd", api.backward),
                     set_detect_anomaly=grad_mode.set_detect_anomaly, detect_anomaly=grad_mode.set_detect_anomaly,
                     Variable=legacy.Variable, **grad_modes)

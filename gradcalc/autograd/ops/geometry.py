@@ -139,7 +139,7 @@ def _as_strided_(self: Tensor, size: Sequence[int], stride: Sequence[int], stora
 for _name, _method in (("t_", _t_), ("transpose_", _transpose_), ("swapaxes_", _swapaxes_),
                        ("swapdims_", _swapdims_), ("unsqueeze_", _unsqueeze_), ("squeeze_", _squeeze_),
                        ("as_strided_", _as_strided_)):
-    op(_name, function=False, inplace=False)(_method)
+    op(_name, function=None if _name == "as_strided_" else False, inplace=False)(_method)  # torch.as_strided_ too
 del _name, _method
 
 

@@ -27,6 +27,10 @@ FILL = node("FillBackward2", ("self",), jvp=LINEAR, self=lambda grad: zeros_like
 FILL_TENSOR = node("FillBackward3", ("self", "value"), jvp=LINEAR, self=lambda grad: zeros_like(grad),
                    value=lambda grad: grad.sum())
 ZERO = node("ZeroBackward0", ("self",), jvp=LINEAR, self=lambda grad: zeros_like(grad))
+# torch.fill, out of place
+FILL_COPY = node("FillBackward0", ("self",), jvp=LINEAR, self=lambda grad: zeros_like(grad))
+FILL_COPY_TENSOR = node("FillBackward1", ("self", "value"), jvp=LINEAR, self=lambda grad: zeros_like(grad),
+                        value=lambda grad: grad.sum())
 
 
 def check_inplace(a: Tensor, *others: Any) -> None:
@@ -290,12 +294,12 @@ def copy_(input: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
     return commit_inplace(a, record(COPY, (a, out), np.array(out._data), a._dtype))
 
 
-@op(function=False)
+@op()
 def zero_(input: Tensor) -> Tensor:
     return fill_(input, 0, ZERO)
 
 
-@op(function=False)
+@op()
 def fill_(input: Tensor, value: Any, node_def: Any = None) -> Tensor:
     a = input
     check_inplace(a, value)
@@ -323,3 +327,14 @@ def inplace(function: Callable, overlap_checked: bool = True) -> Callable:
 
     method.__name__ = function.__name__ + "_"
     return method
+
+
+@op(method=False, inplace=False)
+def fill(input: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
+    number = value._data if isinstance(value, Tensor) else value
+    data = np.full(input.shape, number, dtype=input._dtype._numpy)
+    if isinstance(value, Tensor):
+        return record(FILL_COPY_TENSOR, (input, value), data, input._dtype)
+    return record(FILL_COPY, (input,), data, input._dtype)

@@ -12,10 +12,10 @@ from .. import api, dtypes, grad_mode
 from ..tensor import Tensor
 from ...warnings import warn_once
 from .common import ReturnTypes, int64_tensor, zeros_like
-from .decompositions import (LinAlgError, check_matrix, eye_like, inv, lu_factor_arrays, output_grads,
-                             permutation_matrix, solve, solve_triangular, svdvals)
+from .decompositions import (LinAlgError, check_matrix, eigh, eye_like, inv, linalg_cholesky, linalg_qr, linalg_svd,
+                             lu_factor_arrays, output_grads, permutation_matrix, solve, solve_triangular, svdvals)
 from .joining import cat
-from .registry import NOT_IMPLEMENTED, node, op, record, record_outputs
+from .registry import NOT_IMPLEMENTED, OPS, node, op, record, record_outputs
 from .statistics import NORM, vector_norm as statistics_vector_norm
 
 
@@ -600,3 +600,101 @@ def _norm_method(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = 
 
 _norm_python.__name__ = _norm_python.__qualname__ = "norm"
 op("norm", nodes=(NORM,), python="torch.functional", method=_norm_method)(_norm_python)
+
+
+# at::norm(self, p, dim, keepdim), which the deprecated frobenius_norm still calls
+NORM_P = node("NormBackward1", ("self",), self=lambda grad, self, result, p, dim, keepdim: NORM.formulas[0](
+    grad, self, result, p, dim, keepdim))
+
+
+@op(nodes=(NORM_P,))
+def frobenius_norm(input: Tensor, dim: Sequence[int], keepdim: bool = False) -> Tensor:
+    warn_once("UserWarning", "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be "
+                             "removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, "
+                             "keepdim)` instead")
+    result = statistics_vector_norm(input.detach(), 2.0, tuple(dim), keepdim)
+    return record(NORM_P, (input,), result._data, result._dtype, p=2.0, dim=tuple(dim), keepdim=keepdim)
+
+
+@op()
+def nuclear_norm(input: Tensor, dim: Optional[Sequence[int]] = None, keepdim: bool = False) -> Tensor:
+    warn_once("UserWarning", "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be "
+                             "removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, "
+                             "keepdim)` instead")
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+
+
+# ------------------------------------------------------------------ randomised low-rank factorisations
+
+def _approximate_basis(A: Tensor, q: int, niter: int, M: Optional[Tensor]) -> Tensor:
+    """An orthonormal basis of A's range from q random directions and niter power iterations."""
+    dtype = A._dtype if A._dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
+    R = OPS[("torch", "randn")].impl((A.shape[-1], q), dtype=dtype)
+    X = A.matmul(R) if M is None else A.matmul(R) - M.matmul(R)
+    Q = linalg_qr(X).Q
+    for _ in range(niter):
+        X = A.mH.matmul(Q) if M is None else A.mH.matmul(Q) - M.mH.matmul(Q)
+        Q = linalg_qr(X).Q
+        X = A.matmul(Q) if M is None else A.matmul(Q) - M.matmul(Q)
+        Q = linalg_qr(X).Q
+    return Q
+
+
+def _svd_lowrank(A: Tensor, q: Optional[int], niter: Optional[int], M: Optional[Tensor]) -> tuple:
+    q = 6 if q is None else q
+    niter = 2 if niter is None else niter
+    m, n = A.shape[-2:]
+    if M is not None:
+        M = M.broadcast_to(A.shape)
+    if m < n:  # a wide matrix: work on its transpose
+        A = A.mH
+        M = M.mH if M is not None else None
+    Q = _approximate_basis(A, q, niter, M)
+    B = Q.mH.matmul(A) if M is None else Q.mH.matmul(A - M)
+    U, S, Vh = linalg_svd(B, full_matrices=False)
+    V, U = Vh.mH, Q.matmul(U)
+    return (V, S, U) if m < n else (U, S, V)
+
+
+def svd_lowrank(A: Tensor, q: Optional[int] = 6, niter: Optional[int] = 2, M: Optional[Tensor] = None) -> tuple:
+    return _svd_lowrank(A, q, niter, M)
+
+
+def pca_lowrank(A: Tensor, q: Optional[int] = None, center: bool = True, niter: int = 2) -> tuple:
+    m, n = A.shape[-2:]
+    q = min(6, m, n) if q is None else q
+    if not 0 <= q <= min(m, n):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if not center:
+        return _svd_lowrank(A, q, niter, None)
+    return _svd_lowrank(A - A.mean(dim=(-2,), keepdim=True), q, niter, None)
+
+
+def lobpcg(A: Tensor, k: Optional[int] = None, B: Optional[Tensor] = None, X: Optional[Tensor] = None,
+           n: Optional[int] = None, iK: Any = None, niter: Optional[int] = None, tol: Optional[float] = None,
+           largest: Optional[bool] = None, method: Optional[str] = None, tracker: Any = None,
+           ortho_iparams: Any = None, ortho_fparams: Any = None, ortho_bparams: Any = None) -> tuple:
+    """The k extreme eigenpairs of the symmetric (generalised) problem A x = lambda B x, to which
+    LOBPCG converges, computed here by a full decomposition."""
+    size = A.shape[-1]
+    k = (1 if X is None else X.shape[-1]) if k is None else k
+    if size < 3 * (n or k):
+        raise ValueError(f"LPBPCG algorithm is not applicable when the number of A rows (={size}) is smaller than "
+                         f"3 x the number of requested eigenpairs (={n or k})")
+    largest = True if largest is None else largest
+    if B is None:
+        values, vectors = eigh(A)
+    else:
+        L = linalg_cholesky(B)
+        C = solve_triangular(L, solve_triangular(L, A, upper=False).mH, upper=False)
+        values, W = eigh((C + C.mH) / 2)
+        vectors = solve_triangular(L.mH, W, upper=True)
+    order = list(range(size - 1, size - 1 - k, -1)) if largest else list(range(k))
+    index = int64_tensor(order)
+    return values.index_select(-1, index), vectors.index_select(-1, index)
+
+
+for _function in (svd_lowrank, pca_lowrank):
+    op(_function.__name__, python="torch._lowrank", method=False)(_function)
+op("lobpcg", python="torch._lobpcg", method=False)(lobpcg)
+del _function

@@ -10,8 +10,9 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .. import dtypes
+from ...warnings import warn_once
 from ..tensor import Tensor, wrap_dim
-from .arrangement import constant_pad_nd
+from .arrangement import constant_pad_nd, view_as_real
 from .common import zeros
 from .joining import cat
 from .registry import node, op, record
@@ -35,6 +36,20 @@ def _scale(data: np.ndarray, sizes: Sequence[int], normalization: int) -> np.nda
     return data
 
 
+def _single(data: np.ndarray, dtype: Any) -> np.ndarray:
+    """A float64 spectrum in a single-precision dtype: parts that are float64 rounding noise
+    (far below what single precision resolves) become the exact zeros they stand for."""
+    if dtype._numpy.itemsize > 8 or dtype is dtypes.float64 or not data.size:
+        return data.astype(dtype._numpy)
+    noise = 1e-12 * float(np.max(np.abs(data)))
+    if np.iscomplexobj(data):
+        data = np.where(np.abs(data.real) < noise, 0.0, data.real) + 1j * np.where(np.abs(data.imag) < noise, 0.0,
+                                                                                 data.imag)
+    else:
+        data = np.where(np.abs(data) < noise, 0.0, data)
+    return data.astype(dtype._numpy)
+
+
 def _complex_dtype(dtype: Any) -> Any:
     return dtype if dtype.is_complex else dtype.to_complex()
 
@@ -45,7 +60,7 @@ def fft_c2c(input: Tensor, dim: Sequence[int], normalization: int, forward: bool
     data = np.fft.fftn(x, axes=dims) if forward else np.fft.ifftn(x, axes=dims) * np.prod(
         [input.shape[d] for d in dims])
     data = _scale(data, [input.shape[d] for d in dims], normalization)
-    return record(C2C, (input,), data.astype(input._dtype._numpy), input._dtype, dim=dims,
+    return record(C2C, (input,), _single(data, input._dtype), input._dtype, dim=dims,
                   normalization=normalization, forward=forward)
 
 
@@ -63,7 +78,7 @@ def fft_r2c(input: Tensor, dim: Sequence[int], normalization: int, onesided: boo
         half = size // 2 + 1
         rest = np.take(reflected, np.arange(size - half, 0, -1), axis=last)  # X[k] = conj(X[size - k])
         data = np.concatenate([data, rest], axis=last)
-    return record(R2C, (input,), data.astype(dtype._numpy), dtype, dim=dims, normalization=normalization,
+    return record(R2C, (input,), _single(data, dtype), dtype, dim=dims, normalization=normalization,
                   onesided=onesided)
 
 
@@ -72,7 +87,7 @@ def fft_c2r(input: Tensor, dim: Sequence[int], normalization: int, last_dim_size
     dtype = input._dtype.to_real()
     sizes = [input.shape[d] for d in dims[:-1]] + [last_dim_size]
     data = np.fft.irfftn(input._data.astype(np.complex128), s=sizes, axes=dims) * np.prod(sizes)
-    return record(C2R, (input,), _scale(data, sizes, normalization).astype(dtype._numpy), dtype, dim=dims,
+    return record(C2R, (input,), _single(_scale(data, sizes, normalization), dtype), dtype, dim=dims,
                   normalization=normalization)
 
 
@@ -308,3 +323,136 @@ def fftshift(input: Tensor, dim: Any = None) -> Tensor:
 @op(module="fft")
 def ifftshift(input: Tensor, dim: Any = None) -> Tensor:
     return _shift(input, dim, True)
+
+
+# ------------------------------------------------------------------ short-time transforms
+
+def _padded_signal(x: Tensor, pad: int, mode: str) -> Tensor:
+    """F.pad of the last dim by `pad` on both sides (reflect, replicate, circular or constant)."""
+    n = x.shape[-1]
+    if mode == "constant":
+        return constant_pad_nd(x, (pad, pad))
+    if mode == "reflect":
+        if pad >= n:
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({pad}, {pad}) at dimension 1 of input {list(x.shape)}")
+        positions = list(range(pad, 0, -1)) + list(range(n)) + list(range(n - 2, n - 2 - pad, -1))
+    elif mode == "replicate":
+        positions = [0] * pad + list(range(n)) + [n - 1] * pad
+    elif mode == "circular":
+        positions = [(i - pad) % n for i in range(n + 2 * pad)]
+    else:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    return x.index_select(-1, Tensor._make(np.asarray(positions, dtype=np.int64), dtypes.int64))
+
+
+def _window_of(window: Optional[Tensor], n_fft: int, win_length: int, dtype: Any, message: str) -> Tensor:
+    if window is None:
+        warn_once("UserWarning", message)
+        window = Tensor._make(np.ones(win_length, dtype=dtype._numpy), dtype)
+    if window.shape != (win_length,):
+        raise RuntimeError(f"stft: expected a 1D window tensor of size equal to win_length={win_length}, but got "
+                           f"window with size {list(window.shape)}")
+    if win_length < n_fft:  # centred in n_fft
+        left = (n_fft - win_length) // 2
+        window = constant_pad_nd(window, (left, n_fft - win_length - left))
+    return window
+
+
+_RECTANGULAR_STFT = ("A window was not provided. A rectangular window will be applied,which is known to cause "
+                     "spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are "
+                     "recommended to reduce spectral leakage.To suppress this warning and use a rectangular window, "
+                     "explicitly set `window=torch.ones(n_fft, device=<device>)`.")
+_RECTANGULAR_ISTFT = ("A window was not provided. A rectangular window will be applied.Please provide the same window "
+                      "used by stft to make the inversion lossless.To suppress this warning and use a rectangular "
+                      "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.")
+
+
+def stft(input: Tensor, n_fft: int, hop_length: Optional[int] = None, win_length: Optional[int] = None,
+         window: Optional[Tensor] = None, center: bool = True, pad_mode: str = "reflect", normalized: bool = False,
+         onesided: Optional[bool] = None, return_complex: Optional[bool] = None) -> Tensor:
+    """torch.stft: frames of n_fft samples hop_length apart (the signal padded by n_fft // 2 at each
+    end when centred), windowed and transformed; frequencies along dim -2, frames along dim -1."""
+    is_complex = input._dtype.is_complex or (window is not None and window._dtype.is_complex)
+    if return_complex is None and not is_complex:
+        raise RuntimeError("stft requires the return_complex parameter be given for real inputs, and will further "
+                           "require that return_complex=True in a future PyTorch release.")
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"stft: expected a 1D or 2D tensor, but got {input.ndim}D tensor")
+    signal = input if input.ndim == 2 else input.unsqueeze(0)
+    if center:
+        signal = _padded_signal(signal, n_fft // 2, pad_mode)
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    length = signal.shape[-1]
+    if not 0 < n_fft <= length:
+        raise RuntimeError(f"stft: expected 0 < n_fft <= {length}, but got n_fft={n_fft}")
+    window = _window_of(window, n_fft, win, signal._dtype, _RECTANGULAR_STFT)
+    count = 1 + (length - n_fft) // hop
+    stride = signal.stride()
+    frames = signal.as_strided((signal.shape[0], count, n_fft), (stride[0], hop * stride[1], stride[1]))
+    frames = frames * window
+    normalization = BY_ROOT_N if normalized else NONE
+    if frames._dtype.is_complex or onesided is False:
+        spectrum = fft_c2c(_promoted(frames, require_complex=True), (2,), normalization, True)
+    else:
+        spectrum = fft_r2c(frames, (2,), normalization, True)
+    spectrum.transpose_(1, 2)
+    if input.ndim == 1:
+        spectrum.squeeze_(0)
+    if not return_complex:
+        warn_once("UserWarning", "stft with return_complex=False is deprecated. In a future pytorch release, stft "
+                                 "will return complex tensors for all inputs, and return_complex=False will raise an "
+                                 "error.\nNote: you can still call torch.view_as_real on the complex output to "
+                                 "recover the old return format.")
+        return view_as_real(spectrum)
+    return spectrum
+
+
+def istft(input: Tensor, n_fft: int, hop_length: Optional[int] = None, win_length: Optional[int] = None,
+          window: Optional[Tensor] = None, center: bool = True, normalized: bool = False,
+          onesided: Optional[bool] = None, length: Optional[int] = None, return_complex: bool = False) -> Tensor:
+    """torch.istft: each frame transformed back, windowed, overlapped and added, and divided by
+    the overlapped squared window."""
+    if not input._dtype.is_complex:
+        raise RuntimeError("istft requires a complex-valued input tensor.")
+    spectra = input if input.ndim == 3 else input.unsqueeze(0)
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    real = input._dtype.to_real()
+    window = _window_of(window, n_fft, win, real, _RECTANGULAR_ISTFT)
+    onesided = spectra.shape[1] != n_fft if onesided is None else onesided
+    frames = spectra.transpose(1, 2)
+    normalization = BY_ROOT_N if normalized else BY_N
+    if onesided and not return_complex:
+        frames = fft_c2r(_resized(frames, (2,), (n_fft // 2 + 1,)), (2,), normalization, n_fft)
+    else:
+        frames = fft_c2c(frames, (2,), normalization, False)
+        frames = frames if return_complex else frames.real
+    frames = frames * window
+    count = frames.shape[1]
+    total = n_fft + hop * (count - 1)
+    positions = Tensor._make((np.arange(count)[:, None] * hop + np.arange(n_fft)).reshape(-1), dtypes.int64)
+    signal = zeros((frames.shape[0], total), dtype=frames.dtype).index_add(1, positions, frames.flatten(1))
+    envelope = zeros((total,), dtype=real).index_add(0, positions, (window * window).expand(count, n_fft).flatten())
+    start = n_fft // 2 if center else 0
+    end = start + length if length is not None else (total - n_fft // 2 if center else total)
+    end = min(end, total)
+    envelope = envelope.narrow(0, start, end - start)
+    if float(envelope.abs().min()) < 1e-11:
+        raise RuntimeError("istft: window overlap add min: " + str(float(envelope.abs().min())))
+    signal = signal.narrow(1, start, end - start) / envelope
+    if length is not None and signal.shape[1] < length:
+        signal = constant_pad_nd(signal, (0, length - signal.shape[1]))
+    return signal.squeeze(0) if input.ndim == 2 else signal
+
+
+def _stft_method(self: Tensor, n_fft: int, hop_length: Optional[int] = None, win_length: Optional[int] = None,
+                 window: Optional[Tensor] = None, center: bool = True, pad_mode: str = "reflect",
+                 normalized: bool = False, onesided: Optional[bool] = None,
+                 return_complex: Optional[bool] = None) -> Tensor:
+    return stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex)
+
+
+op("stft", python="torch.functional", method=_stft_method)(stft)
+op("istft")(istft)
