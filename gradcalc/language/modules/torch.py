@@ -11,14 +11,15 @@ def templates() -> dict:
     from ...autograd.ops import torch_namespaces
     from ...nn import functional, init, modules, parameter, utils
     from ... import optim
-    from ...autograd import functional as autograd_functional
+    from ...autograd import function as autograd_function, functional as autograd_functional
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
     nn.update(Parameter=parameter.Parameter, functional=Submodule("torch.nn.functional"),
               init=Submodule("torch.nn.init"), utils=Submodule("torch.nn.utils"))
     autograd = namespaces.pop("torch.autograd")
-    autograd.update(functional=Submodule("torch.autograd.functional"))
+    autograd.update(functional=Submodule("torch.autograd.functional"), function=Submodule("torch.autograd.function"),
+                    Function=autograd_function.Function)
     torch = namespaces.pop("torch")
     torch.update(
         autograd=Submodule("torch.autograd"), nn=Submodule("torch.nn"), cuda=Submodule("torch.cuda"),
@@ -34,6 +35,7 @@ def templates() -> dict:
         "torch.nn.init": {name: getattr(init, name) for name in init.__all__},
         "torch.nn.utils": {name: getattr(utils, name) for name in utils.__all__},
         "torch.optim": optim.optimizers(),
+        "torch.autograd.function": {name: getattr(autograd_function, name) for name in autograd_function.__all__},
         "torch.autograd.functional": {name: getattr(autograd_functional, name)
                                       for name in autograd_functional.__all__},
         "torch.cuda": dict(is_available=Builtin("is_available", lambda: False),
