@@ -11,7 +11,8 @@ def templates() -> dict:
     from ...autograd.ops import torch_namespaces
     from ...nn import functional, init, modules, parameter, utils
     from ... import optim
-    from ...autograd import function as autograd_function, functional as autograd_functional
+    from ...autograd import (anomaly_mode, function as autograd_function, functional as autograd_functional,
+                             gradcheck)
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
@@ -19,7 +20,8 @@ def templates() -> dict:
               init=Submodule("torch.nn.init"), utils=Submodule("torch.nn.utils"))
     autograd = namespaces.pop("torch.autograd")
     autograd.update(functional=Submodule("torch.autograd.functional"), function=Submodule("torch.autograd.function"),
-                    Function=autograd_function.Function)
+                    Function=autograd_function.Function, anomaly_mode=Submodule("torch.autograd.anomaly_mode"),
+                    gradcheck=gradcheck.gradcheck, gradgradcheck=gradcheck.gradgradcheck)
     torch = namespaces.pop("torch")
     torch.update(
         autograd=Submodule("torch.autograd"), nn=Submodule("torch.nn"), cuda=Submodule("torch.cuda"),
@@ -36,6 +38,8 @@ def templates() -> dict:
         "torch.nn.utils": {name: getattr(utils, name) for name in utils.__all__},
         "torch.optim": optim.optimizers(),
         "torch.autograd.function": {name: getattr(autograd_function, name) for name in autograd_function.__all__},
+        "torch.autograd.gradcheck": {name: getattr(gradcheck, name) for name in gradcheck.__all__},
+        "torch.autograd.anomaly_mode": {name: getattr(anomaly_mode, name) for name in anomaly_mode.__all__},
         "torch.autograd.functional": {name: getattr(autograd_functional, name)
                                       for name in autograd_functional.__all__},
         "torch.cuda": dict(is_available=Builtin("is_available", lambda: False),
