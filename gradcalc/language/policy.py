@@ -243,7 +243,10 @@ _gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter_
 _gradcalc("gradcalc.nn.modules", "Module", public=True, public_write=True, subclasses=True, derivable=True,
           read={"_parameters", "_buffers", "_modules", "__call__", "__getattr__", "__setattr__", "__delattr__",
                 "__dict__"})
-_gradcalc("gradcalc.optim", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)
+_gradcalc("gradcalc.optim.optimizer", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)
+_gradcalc("gradcalc.optim.lr_scheduler", "LRScheduler", public=True, public_write=True, subclasses=True,
+          derivable=True)
+_gradcalc("gradcalc.optim.lr_scheduler", "_CountedStep", read={"__call__"})
 _gradcalc("gradcalc.display.names", "BuiltinMethod", read={"__name__", "__qualname__", "__call__"})
 _gradcalc("gradcalc.language.builtins", "Builtin", read={"__name__", "__qualname__", "__module__", "__call__"},
           subclasses=True)

@@ -33,7 +33,8 @@ def templates() -> dict:
         "torch.nn.functional": {name: getattr(functional, name) for name in functional.__all__},
         "torch.nn.init": {name: getattr(init, name) for name in init.__all__},
         "torch.nn.utils": {name: getattr(utils, name) for name in utils.__all__},
-        "torch.optim": optim.optimizers(),
+        "torch.optim": dict(optim.optimizers(), lr_scheduler=Submodule("torch.optim.lr_scheduler")),
+        "torch.optim.lr_scheduler": optim.schedulers(),
         "torch.autograd.functional": {name: getattr(autograd_functional, name)
                                       for name in autograd_functional.__all__},
         "torch.cuda": dict(is_available=Builtin("is_available", lambda: False),
