@@ -247,6 +247,15 @@ _gradcalc("gradcalc.optim.optimizer", "Optimizer", public=True, public_write=Tru
 _gradcalc("gradcalc.optim.lr_scheduler", "LRScheduler", public=True, public_write=True, subclasses=True,
           derivable=True)
 _gradcalc("gradcalc.optim.lr_scheduler", "_CountedStep", read={"__call__"})
+_gradcalc("gradcalc.utils.data.dataset", "Dataset", public=True, public_write=True, subclasses=True, derivable=True,
+          read={"__getitem__", "__len__", "__iter__", "__add__"})
+_gradcalc("gradcalc.utils.data.sampler", "Sampler", public=True, public_write=True, subclasses=True, derivable=True,
+          read={"__iter__", "__len__"})
+_gradcalc("gradcalc.utils.data.dataloader", "DataLoader", public=True, public_write=True, subclasses=True,
+          derivable=True, read={"__iter__", "__len__"})
+_gradcalc("gradcalc.utils.data.dataloader", "_BaseDataLoaderIter", read={"__next__", "__iter__", "__len__"},
+          subclasses=True)
+_gradcalc("gradcalc.utils.data.dataloader", "WorkerInfo", public=True)
 _gradcalc("gradcalc.display.names", "BuiltinMethod", read={"__name__", "__qualname__", "__call__"})
 _gradcalc("gradcalc.language.builtins", "Builtin", read={"__name__", "__qualname__", "__module__", "__call__"},
           subclasses=True)
