@@ -10,7 +10,7 @@ def templates() -> dict:
     """The members of torch and of each of its modules, submodules named by Submodule."""
     from ...autograd.ops import torch_namespaces
     from ...nn import functional, init, modules, parameter, utils
-    from ... import optim
+    from ... import optim, serialization
     from ...utils import data
     from ...utils.data import dataloader, dataset, sampler
     from ...autograd import functional as autograd_functional
@@ -27,6 +27,7 @@ def templates() -> dict:
         optim=Submodule("torch.optim"), backends=Submodule("torch.backends"),
         accelerator=Submodule("torch.accelerator"), linalg=Submodule("torch.linalg"),
         special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
+        save=serialization.save, load=serialization.load,
     )
     return {
         "torch": torch, "torch.nn": nn, "torch.autograd": autograd,
