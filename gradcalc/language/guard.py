@@ -134,6 +134,8 @@ def _class_getattr(cls: Any, name: str) -> Any:
     `__dict__`), and no way round the policy through the class (`Tensor._data`, `dtype.numpy`)."""
     if not isinstance(cls, type):
         _refuse(cls, name)
+    if not is_dunder(name):
+        cls = proxied(cls)  # a stand-in shows the real class's attributes, its own special methods
     if name in _FORMAT_NAMES and issubclass(cls, str):
         return _SafeFormatter.unbound(name)
     program = is_program_class(cls)

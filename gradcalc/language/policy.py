@@ -297,8 +297,11 @@ def allow_module_types(types_: Iterable[type], **options: Any) -> None:
 
 
 # The rules of a library's types, made when a program first meets one of them: numpy's arrays
-# reach programs that never import numpy (`t.numpy()`), and making them costs start-up time.
-_LIBRARY_RULES = {"numpy": ("gradcalc.language.modules.numpy", "install_types")}
+# reach programs that never import numpy (`t.numpy()`), typing's forms programs that never import
+# typing (`int | None`), and making them costs start-up time.
+_LIBRARY_RULES = {"numpy": ("gradcalc.language.modules.numpy", "install_types"),
+                  "typing": ("gradcalc.language.modules.stdlib", "install_typing_types"),
+                  "types": ("gradcalc.language.modules.stdlib", "install_typing_types")}
 
 
 def _install_library(cls: type) -> bool:

@@ -76,8 +76,9 @@ def _array_rule(cls: type) -> None:
 
 class _ArrayClass(type):
     """The class of `ndarray` as programs hold it (`np.ndarray`, `type(a)`, `a.__class__`): the
-    same answers as numpy's class, but its constructor refuses what would read pointers from raw
-    bytes, a dtype that holds objects over a `buffer=`."""
+    same answers as numpy's class (the guard reads its attributes from numpy's), but its
+    constructor refuses what would read pointers from raw bytes, a dtype that holds objects over
+    a `buffer=`."""
 
     def __call__(cls, shape: Any, dtype: Any = float, buffer: Any = None, *args: Any, **kwargs: Any) -> Any:
         if buffer is not None and np.dtype(dtype).hasobject:
@@ -90,11 +91,14 @@ class _ArrayClass(type):
     def __subclasscheck__(cls, subclass: Any) -> bool:
         return subclass is cls or issubclass(subclass, np.ndarray)
 
-    def __getattr__(cls, name: str) -> Any:
-        return getattr(np.ndarray, name)  # what the guard lets a program read of numpy's class
-
     def __repr__(cls) -> str:
         return repr(np.ndarray)
+
+
+# its methods show as the class's metaclass's (`<bound method type.__call__ of <class 'numpy.ndarray'>>`)
+for _method in (_ArrayClass.__call__, _ArrayClass.__instancecheck__, _ArrayClass.__subclasscheck__):
+    _method.__qualname__ = f"type.{_method.__name__}"
+del _method
 
 
 ARRAY_CLASS = _ArrayClass("ndarray", (), {"__module__": "numpy", "__qualname__": "ndarray",
