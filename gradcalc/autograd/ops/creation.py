@@ -78,10 +78,10 @@ def _store(data: Any, sizes: tuple, dim: int, dtype: DType, flat: list) -> None:
 
 
 def _element(value: Any, dtype: DType) -> Any:
-    if isinstance(value, Tensor):
-        if value.numel() != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        return value.item()
+    if isinstance(value, Tensor):  # read as PyTorch's store_scalar reads it: through __index__, __float__, __complex__
+        if dtype.category <= dtypes.INTEGRAL:
+            return value.__index__()
+        return complex(value) if dtype.is_complex else float(value)
     if isinstance(value, (bool, int, float, complex)):
         if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
             raise ValueError("Overflow when unpacking long long")

@@ -357,6 +357,25 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     return int64_tensor(np.concatenate([found, padding]))
 
 
+@op(module="nn")
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
+    """torch.nn.functional.one_hot: int64 rows with a one at each class value."""
+    if input._dtype is not dtypes.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    values = input._data
+    if values.size == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return int64_tensor(np.zeros(values.shape + (num_classes,), np.int64))
+    if values.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(values.max()) + 1
+    elif num_classes <= values.max():
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return int64_tensor((values[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
 def _fill_diagonal(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     if self.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")

@@ -1,9 +1,12 @@
 """The members of Tensor that are not ops of their own name: Python's operators (`x + y`,
-`x[i]`, `x += y`), the properties that are views (`x.T`, `x.mT`, `x.real`), iteration and
-`backward`."""
+`x[i]`, `x += y`), the properties that are views (`x.T`, `x.mT`, `x.real`), iteration, the copy
+protocol and `backward`."""
 from __future__ import annotations
 
+from copy import deepcopy
 from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
 
 from .. import api, dtypes
 from ..tensor import Tensor
@@ -118,6 +121,59 @@ def _iterate(self: Tensor) -> Any:
     return iter(unbind(self, 0))
 
 
+DEEPCOPY_NON_LEAF_MESSAGE = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If you "
+    "were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, see "
+    "https://github.com/pytorch/pytorch/pull/103001")
+
+
+def _on_storage(data: np.ndarray, storage: np.ndarray) -> np.ndarray:
+    """An array with `data`'s shape, strides and offset, on another copy of its storage."""
+    offset = data.__array_interface__["data"][0] - _owner(data).__array_interface__["data"][0] if data.size else 0
+    return np.ndarray(data.shape, data.dtype, buffer=storage, offset=offset, strides=data.strides)
+
+
+def _owner(data: np.ndarray) -> np.ndarray:
+    while isinstance(data.base, np.ndarray):
+        data = data.base
+    return data
+
+
+def _rebuilt(data: np.ndarray, dtype: dtypes.DType, requires_grad: bool) -> Tensor:
+    # torch rebuilds a copy with set_() on an empty tensor, an in-place change: version 1
+    copy = Tensor._make(data, dtype, requires_grad=requires_grad)
+    copy._vc.value = 1
+    return copy
+
+
+def _copy(self: Tensor) -> Tensor:
+    """copy.copy: a new leaf on the same storage (torch's pickling rebuild), attributes shared."""
+    copy = _rebuilt(self._data, self._dtype, self.requires_grad)
+    copy.__dict__.update(self.__dict__)
+    return copy
+
+
+def _deepcopy(self: Tensor, memo: dict) -> Tensor:
+    """copy.deepcopy: leaves only; tensors on one storage get one new storage between them, and
+    the gradient and attributes are deep copies too."""
+    if not self.is_leaf:
+        raise RuntimeError(DEEPCOPY_NON_LEAF_MESSAGE)
+    if id(self) in memo:
+        return memo[id(self)]
+    owner = _owner(self._data)
+    storage = memo.get(id(owner))
+    if storage is None:
+        storage = memo[id(owner)] = owner.copy()
+        memo.setdefault(id(memo), []).append(owner)  # copy.deepcopy's way of keeping a memo key's object alive
+    copy = _rebuilt(_on_storage(self._data, storage), self._dtype, self.requires_grad)
+    if self._grad is not None:
+        copy._grad = _deepcopy(self._grad, memo)
+    for name, value in self.__dict__.items():
+        copy.__dict__[name] = deepcopy(value, memo)
+    memo[id(self)] = copy
+    return copy
+
+
 def install(cls: type) -> None:
     for name, function in OPERATORS.items():
         setattr(cls, name, function)
@@ -126,4 +182,6 @@ def install(cls: type) -> None:
     for name, getter in (("T", T), ("mT", mT), ("H", H), ("mH", mH), ("real", real), ("imag", imag)):
         setattr(cls, name, property(getter))
     cls.backward = python_method("backward", backward)
+    cls.__copy__ = python_method("__copy__", _copy)
+    cls.__deepcopy__ = python_method("__deepcopy__", _deepcopy)
     cls.__iter__ = _iterate
