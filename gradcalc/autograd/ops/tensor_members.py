@@ -14,6 +14,7 @@ from ...warnings import warn_once
 from .arithmetic import add, div, floor_divide, mul, neg, pow as power, rdiv, remainder, rpow, rsub, sub
 from .comparison import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
                          bitwise_xor, eq, ge, gt, le, logical_not, lt, ne)
+from .common import out_of_memory
 from .generate import make_inplace, python_method
 from .indexing import getitem
 from .inplace import setitem
@@ -36,7 +37,10 @@ def _reflected(function: Callable) -> Callable:
     def operator(a: Tensor, other: Any) -> Any:
         if not isinstance(other, (Tensor, bool, int, float, complex)):
             return NotImplemented
-        return function(a, other)
+        try:
+            return function(a, other)
+        except MemoryError as error:
+            raise out_of_memory(error) from None
 
     return operator
 
@@ -61,7 +65,7 @@ OPERATORS = {
     "__add__": _reflected(add), "__radd__": _reflected(add), "__sub__": _reflected(sub),
     "__rsub__": _reflected(rsub), "__mul__": _reflected(mul), "__rmul__": _reflected(mul),
     "__truediv__": _reflected(div), "__rtruediv__": _reflected(rdiv), "__pow__": _reflected(power),
-    "__rpow__": _reflected(rpow), "__matmul__": _matmul, "__rmatmul__": _rmatmul,
+    "__rpow__": _reflected(rpow), "__matmul__": _reflected(_matmul), "__rmatmul__": _reflected(_rmatmul),
     "__floordiv__": _reflected(floor_divide), "__rfloordiv__": _reflected(_swapped(floor_divide)),
     "__mod__": _reflected(remainder), "__rmod__": _reflected(_swapped(remainder)),
     "__and__": _reflected(bitwise_and), "__rand__": _reflected(bitwise_and), "__or__": _reflected(bitwise_or),
@@ -112,7 +116,10 @@ def mH(self: Tensor) -> Tensor:
 
 def backward(self: Tensor, gradient: Optional[Tensor] = None, retain_graph: Optional[bool] = None,
              create_graph: bool = False, inputs: Optional[Sequence[Tensor]] = None) -> None:
-    api.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+    try:
+        api.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+    except MemoryError as error:
+        raise out_of_memory(error) from None
 
 
 def _iterate(self: Tensor) -> Any:
