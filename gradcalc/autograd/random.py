@@ -574,13 +574,14 @@ def _float_exact_bounds(low: int, high: int, name: str) -> tuple[int, int]:
 
 
 def randint(low: int, high: int, shape: Shape, dtype: DType = "int64",
-            generator: Generator | None = None) -> np.ndarray:
+            generator: Generator | None = None, *, whole_int64: bool = False) -> np.ndarray:
     """``torch.randint(low, high, shape)``: (draw % (high - low)) + low."""
     name = _dtype_name(dtype)
     low, high = int(low), int(high)
-    for v in (low, high):
-        if not -(1 << 63) <= v < (1 << 63):
-            raise ValueError("Overflow when unpacking long long")
+    # random_() of an int64 tensor asks for [from, 2**63): an end one past the largest int64
+    end = (1 << 63) + 1 if whole_int64 else 1 << 63
+    if not (-(1 << 63) <= low < (1 << 63) and -(1 << 63) <= high < end):
+        raise ValueError("Overflow when unpacking long long")
     if not low < high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if name in _FLOATS:

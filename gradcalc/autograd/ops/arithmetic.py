@@ -145,9 +145,23 @@ def _check_sub_bool(a: Any, b: Any) -> None:
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
+def _check_alpha(operands: list, alpha: Any) -> None:
+    """PyTorch's alpha_check: an alpha the result's dtype can hold."""
+    if type(alpha) is int:
+        return
+    dtype = dtypes.result_type(operands)
+    if isinstance(alpha, bool) and dtype is not dtypes.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if dtype.category <= dtypes.INTEGRAL and not isinstance(alpha, (bool, int)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if isinstance(alpha, complex) and not dtype.is_complex:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+
+
 @op()
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     check_number(other, "+")
+    _check_alpha([input, other], alpha)
     return binary(ADD, input, other, alpha=alpha)
 
 
@@ -155,6 +169,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     check_number(other, "-")
     _check_sub_bool(input, other)
+    _check_alpha([input, other], alpha)
     return binary(SUB, input, other, alpha=alpha)
 
 
@@ -162,6 +177,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 def rsub(input: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     """`other - input`."""
     check_number(other, "-")
+    _check_alpha([input, other], alpha)
     if isinstance(other, Tensor):
         _check_sub_bool(other, input)
         dtype = dtypes.result_type([input, other])

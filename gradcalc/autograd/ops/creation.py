@@ -93,6 +93,11 @@ def _element(value: Any, dtype: DType) -> Any:
 
 def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     """(array, dtype) of nested Python data, in `dtype` or the one PyTorch infers."""
+    first = data
+    while _is_sequence(first) and len(first):  # PyTorch reads the sizes down the first elements
+        first = first[0]
+        if isinstance(first, str):
+            raise ValueError("too many dimensions 'str'")
     inferred = infer_dtype(data)
     dtype = dtype or inferred
     sizes = _sizes(data)

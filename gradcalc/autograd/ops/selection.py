@@ -84,9 +84,11 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     positions = _index_vector(index, "index_select")
     d = wrap_dim(dim, max(input.ndim, 1))
     size = input.shape[d] if input.ndim else 1
-    bad = positions[(positions >= size) | (positions < -size)]
+    bad = positions[(positions >= size) | (positions < 0)]
     if bad.size:
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={size}")
+        if input.ndim > 1 and d == 1:  # the kernel for dim 1 of a matrix checks in its own words
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={size}")
+        raise IndexError("index out of range in self")
     data = input._data[_along(positions, d, input.ndim)] if input.ndim else input._data.reshape(1)[positions].reshape(
         index.shape)
     return record(INDEX_SELECT, (input,), np.ascontiguousarray(data), input._dtype, dim=dim, index=index,
