@@ -574,14 +574,14 @@ def _float_exact_bounds(low: int, high: int, name: str) -> tuple[int, int]:
 
 
 def randint(low: int, high: int, shape: Shape, dtype: DType = "int64",
-            generator: Generator | None = None, *, whole_int64: bool = False) -> np.ndarray:
-    """``torch.randint(low, high, shape)``: (draw % (high - low)) + low."""
+            generator: Generator | None = None, *, full_range: bool = False) -> np.ndarray:
+    """``torch.randint(low, high, shape)``: (draw % (high - low)) + low. `full_range`: random_()
+    without bounds, which draws below 2^63 for int64, a bound no argument can give."""
     name = _dtype_name(dtype)
     low, high = int(low), int(high)
-    # random_() of an int64 tensor asks for [from, 2**63): an end one past the largest int64
-    end = (1 << 63) + 1 if whole_int64 else 1 << 63
-    if not (-(1 << 63) <= low < (1 << 63) and -(1 << 63) <= high < end):
-        raise ValueError("Overflow when unpacking long long")
+    for v in (low, high - full_range):
+        if not -(1 << 63) <= v < (1 << 63):
+            raise ValueError("Overflow when unpacking long long")
     if not low < high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if name in _FLOATS:
