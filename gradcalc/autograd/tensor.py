@@ -436,11 +436,19 @@ class Tensor:
     def __float__(self) -> float:
         self._warn_if_requires_grad()
         self._only_one_element()
-        return float(self._data.reshape(()).real if self._dtype.is_complex else self._data.reshape(()))
+        return float(self._real_value("double"))
 
     def __int__(self) -> int:
         self._only_one_element()
-        return int(self._data.reshape(()))
+        return int(self._real_value("int64_t"))
+
+    def _real_value(self, c_type: str) -> Any:
+        value = self._data.reshape(())
+        if self._dtype.is_complex:
+            if value.imag != 0:  # c10's checked conversion of a complex number to a real type
+                raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+            return value.real
+        return value
 
     def __complex__(self) -> complex:
         self._warn_if_requires_grad()

@@ -14,6 +14,7 @@ import numpy as np
 from ..autograd import autocast, dtypes, random
 from ..autograd.dtypes import DType
 from ..autograd.ops import activation, linalg, loss, shape
+from ..autograd.ops.generate import namespace_members
 from ..autograd.ops.inplace import check_inplace, commit_inplace
 from ..autograd.tensor import Tensor
 from ..warnings import warn
@@ -366,3 +367,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 for _name in __all__:
     globals()[_name].__module__ = "torch.nn.functional"  # as torch.typename names them
 del _name
+
+# what torch.nn.functional takes from torch._C._nn: built-in functions with PyTorch's argument parser
+one_hot = namespace_members("nn")["one_hot"]
+__all__ += ["one_hot"]

@@ -34,3 +34,15 @@ class Parameter(Tensor):
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         # everything happened in __new__; Tensor.__init__ would refuse
         pass
+
+    def __copy__(self) -> "Parameter":
+        # torch's pickling rebuild: a Parameter on the same storage, attributes shared
+        copy = type(self)(Tensor._make(self._data, self._dtype), self.requires_grad)
+        copy.__dict__.update(self.__dict__)
+        return copy
+
+    def __deepcopy__(self, memo: dict) -> "Parameter":
+        # torch.nn.Parameter's own: a clone of the data, without the gradient or attributes
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(Tensor._make(self._data.copy(), self._dtype), self.requires_grad)
+        return memo[id(self)]
