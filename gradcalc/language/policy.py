@@ -240,7 +240,7 @@ _gradcalc("gradcalc.autograd.ops.legacy", "TypedStorage", public=True)
 _gradcalc("gradcalc.autograd.ops.registry", "SavedTensorHandle", public=True)
 _gradcalc("gradcalc.autograd.ops.decompositions", "LinAlgError", like=RuntimeError)
 _gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"})
-_gradcalc("gradcalc.nn.modules", "Module", public=True, public_write=True, subclasses=True, derivable=True,
+_gradcalc("gradcalc.nn.modules.module", "Module", public=True, public_write=True, subclasses=True, derivable=True,
           read={"_parameters", "_buffers", "_modules", "__call__", "__getattr__", "__setattr__", "__delattr__",
                 "__dict__"})
 _gradcalc("gradcalc.optim", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)
