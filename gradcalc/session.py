@@ -174,6 +174,7 @@ def format_error(error: BaseException) -> str:
 
 def reset_global_state() -> None:
     """Back to a fresh start: grad mode on, float32 default, default print options, reseeded RNG."""
+    from . import serialization
     from .autograd import dtypes, grad_mode, random as torch_random
     from .display import tensor_repr
 
@@ -183,6 +184,7 @@ def reset_global_state() -> None:
     tensor_repr.set_printoptions(profile="default")
     torch_random.seed()
     warnings.forget_once()
+    serialization.forget_files()
 
 
 # ------------------------------------------------------------------ the session

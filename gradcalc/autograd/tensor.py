@@ -457,8 +457,8 @@ class Tensor:
             raise ValueError("only one element tensors can be converted to Python scalars")
 
     def _warn_if_requires_grad(self) -> None:
-        # float() and complex() warn (once) in PyTorch; int() and item() do not
-        if self.requires_grad:
+        # float() and complex() warn (once) in PyTorch, with grad mode on; int() and item() do not
+        if self.requires_grad and grad_mode.is_grad_enabled():
             warn_once("UserWarning", "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
                                      "behavior.\nConsider using tensor.detach() first.")
 

@@ -172,6 +172,10 @@ def _super_getattr(proxy: super, name: str) -> Any:
     """`super().name`: what the instance itself may show, read from the classes after the owner."""
     instance = proxy.__self__
     if instance is None:
+        if name == "__init__":
+            # `super(Cls).__init__()` (torch.utils.data's IterableDataset example): the unbound
+            # proxy's own __init__, which can only bind it as super() could
+            return _getattr(proxy, name)
         _refuse(proxy, name)
     if name in _FORMAT_NAMES and isinstance(instance, str):
         return _SafeFormatter.bound(instance, name)

@@ -239,11 +239,24 @@ _gradcalc("gradcalc.autograd.ops.legacy", "UntypedStorage", public=True)
 _gradcalc("gradcalc.autograd.ops.legacy", "TypedStorage", public=True)
 _gradcalc("gradcalc.autograd.ops.registry", "SavedTensorHandle", public=True)
 _gradcalc("gradcalc.autograd.ops.decompositions", "LinAlgError", like=RuntimeError)
+_gradcalc("gradcalc.serialization", "UnpicklingError", like=RuntimeError)
 _gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"})
 _gradcalc("gradcalc.nn.modules.module", "Module", public=True, public_write=True, subclasses=True, derivable=True,
           read={"_parameters", "_buffers", "_modules", "__call__", "__getattr__", "__setattr__", "__delattr__",
                 "__dict__"})
-_gradcalc("gradcalc.optim", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)
+_gradcalc("gradcalc.optim.optimizer", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)
+_gradcalc("gradcalc.optim.lr_scheduler", "LRScheduler", public=True, public_write=True, subclasses=True,
+          derivable=True)
+_gradcalc("gradcalc.optim.lr_scheduler", "_CountedStep", read={"__call__"})
+_gradcalc("gradcalc.utils.data.dataset", "Dataset", public=True, public_write=True, subclasses=True, derivable=True,
+          read={"__getitem__", "__len__", "__iter__", "__add__"})
+_gradcalc("gradcalc.utils.data.sampler", "Sampler", public=True, public_write=True, subclasses=True, derivable=True,
+          read={"__iter__", "__len__"})
+_gradcalc("gradcalc.utils.data.dataloader", "DataLoader", public=True, public_write=True, subclasses=True,
+          derivable=True, read={"__iter__", "__len__"})
+_gradcalc("gradcalc.utils.data.dataloader", "_BaseDataLoaderIter", read={"__next__", "__iter__", "__len__"},
+          subclasses=True)
+_gradcalc("gradcalc.utils.data.dataloader", "WorkerInfo", public=True)
 _gradcalc("gradcalc.display.names", "BuiltinMethod", read={"__name__", "__qualname__", "__call__"})
 _gradcalc("gradcalc.language.builtins", "Builtin", read={"__name__", "__qualname__", "__module__", "__call__"},
           subclasses=True)
