@@ -244,6 +244,8 @@ _gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter_
 _gradcalc("gradcalc.nn.modules.module", "Module", public=True, public_write=True, subclasses=True, derivable=True,
           read={"_parameters", "_buffers", "_modules", "__call__", "__getattr__", "__setattr__", "__delattr__",
                 "__dict__"})
+_gradcalc("gradcalc.nn.modules.module", "_IncompatibleKeys",
+          read=public_names(tuple) | {"missing_keys", "unexpected_keys", "_fields"})
 _gradcalc("gradcalc.optim.optimizer", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)
 _gradcalc("gradcalc.optim.lr_scheduler", "LRScheduler", public=True, public_write=True, subclasses=True,
           derivable=True)
