@@ -289,7 +289,9 @@ def _check_descriptor(obj: Any, name: str, rule: Any) -> None:
     elif _type(descriptor) is _GETSET:
         shown = rule.shown_base or owner.__name__
     elif _type(descriptor) is _MEMBER:
-        raise AttributeError("readonly attribute")
+        if rule.shown_base is None:
+            raise AttributeError("readonly attribute")
+        shown = rule.shown_base  # a slot of a class PyTorch writes in C: its getset's message
     elif hasattr(descriptor, "__set__") or not hasattr(obj, "__dict__"):
         raise AttributeError(f"'{cls.__name__}' object attribute '{name}' is read-only")
     else:

@@ -13,7 +13,8 @@ def templates() -> dict:
     from ... import optim, serialization
     from ...utils import data
     from ...utils.data import dataloader, dataset, sampler
-    from ...autograd import functional as autograd_functional
+    from ...autograd import (anomaly_mode, function as autograd_function, functional as autograd_functional,
+                             gradcheck)
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
@@ -22,7 +23,9 @@ def templates() -> dict:
               utils=Submodule("torch.nn.utils"), modules=Submodule("torch.nn.modules"),
               parameter=Submodule("torch.nn.parameter"), parallel=Submodule("torch.nn.parallel"))
     autograd = namespaces.pop("torch.autograd")
-    autograd.update(functional=Submodule("torch.autograd.functional"))
+    autograd.update(functional=Submodule("torch.autograd.functional"), function=Submodule("torch.autograd.function"),
+                    Function=autograd_function.Function, anomaly_mode=Submodule("torch.autograd.anomaly_mode"),
+                    gradcheck=gradcheck.gradcheck, gradgradcheck=gradcheck.gradgradcheck)
     torch = namespaces.pop("torch")
     torch.update(
         autograd=Submodule("torch.autograd"), nn=Submodule("torch.nn"), cuda=Submodule("torch.cuda"),
@@ -51,6 +54,9 @@ def templates() -> dict:
         "torch.utils.data.dataset": {name: getattr(dataset, name) for name in dataset.__all__},
         "torch.utils.data.dataloader": {name: getattr(dataloader, name) for name in dataloader.__all__},
         "torch.utils.data.sampler": {name: getattr(sampler, name) for name in sampler.__all__},
+        "torch.autograd.function": {name: getattr(autograd_function, name) for name in autograd_function.__all__},
+        "torch.autograd.gradcheck": {name: getattr(gradcheck, name) for name in gradcheck.__all__},
+        "torch.autograd.anomaly_mode": {name: getattr(anomaly_mode, name) for name in anomaly_mode.__all__},
         "torch.autograd.functional": {name: getattr(autograd_functional, name)
                                       for name in autograd_functional.__all__},
         "torch.cuda": dict(is_available=Builtin("is_available", lambda: False),
