@@ -16,10 +16,11 @@ from typing import Any
 from .. import anomaly_mode, api, dtypes, grad_mode, random
 from ..tensor import Device, Size, Tensor
 from ...display import tensor_repr
-from . import (activation, arithmetic, arrangement, calculus, common, comparison, conversion, convolution, copies, creation,
-               decompositions, elementwise, embedding, factories, generate, geometry, hooks, indexing, info, inplace, joining, legacy, linalg, loss,
-               matrix_functions, normalization, order, pointwise, pooling, products, queries, reduction, registry, removed, sampling, selection, settings, shape,
-               sorting, special, spectral, statistics, tensor_members)
+from . import (activation, arithmetic, arrangement, calculus, common, comparison, conversion, convolution, copies,
+               creation, decompositions, elementwise, embedding, factories, generate, geometry, hooks, indexing, info,
+               inplace, joining, legacy, linalg, loss, matrix_functions, normalization, order, pointwise, pooling,
+               products, queries, reduction, registry, removed, sampling, selection, settings, shape, sorting, special,
+               spectral, statistics, tensor_members, tensor_numpy)
 from .common import ReturnTypes
 from .generate import BuiltinFunction, namespace_members, shown_function
 from .parser import register_kind
@@ -27,6 +28,7 @@ from .parser import register_kind
 register_kind("Generator", random.Generator)
 generate.install(Tensor)
 tensor_members.install(Tensor)
+tensor_numpy.install(Tensor)
 info.install(Tensor)
 settings.install(Tensor)
 Tensor.__new__ = legacy.tensor_new  # torch.Tensor([1, 2]): the legacy constructor
@@ -58,6 +60,7 @@ def torch_namespaces() -> dict:
     torch.update(dtypes.ALIASES)
     torch.update(grad_modes)
     torch.update(
+        from_numpy=shown_function("from_numpy", tensor_numpy.from_numpy),
         Tensor=Tensor, Size=Size, device=Device, dtype=dtypes.DType, Generator=random.Generator,
         default_generator=random.default_generator, is_tensor=is_tensor,
         is_grad_enabled=shown_function("is_grad_enabled", grad_mode.is_grad_enabled, module_level=True),
