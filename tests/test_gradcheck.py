@@ -25,6 +25,7 @@ from hypothesis.extra import numpy as hnp
 from gradcheck import (LAYOUTS, Case, Input, away_from_zero, bool_tensor, constant, distinct, first_derivatives, gradcheck,
                        gradgradcheck, long_tensor, make_leaf, nonleaf, outputs_of, rand, seeded)
 from breadth_cases import BREADTH_CASES
+from nn_cases_gradcheck import NN_CASES
 from gradcalc.autograd import api, dtypes, random
 from gradcalc.autograd.ops import creation, registry, torch_namespaces
 from gradcalc.autograd.tensor import Tensor
@@ -532,6 +533,7 @@ CASES += [
     for layout in ("transposed", "strided")
 ]
 CASES += BREADTH_CASES
+CASES += NN_CASES
 
 
 @pytest.mark.parametrize("layout", ["transposed", "strided"])

@@ -46,3 +46,30 @@ class Parameter(Tensor):
         if id(self) not in memo:
             memo[id(self)] = type(self)(Tensor._make(self._data.copy(), self._dtype), self.requires_grad)
         return memo[id(self)]
+
+class UninitializedParameter(Parameter):
+    """The parameter of a lazy module before its first call, which gives it its shape."""
+
+    __slots__ = ()
+    __module__ = "torch.nn.parameter"
+
+    def __new__(cls, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> "UninitializedParameter":
+        dtype = dtype or dtypes.get_default_dtype()
+        return super().__new__(cls, Tensor._make(np.empty((0,), dtype=dtype._numpy), dtype), requires_grad)
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__
+
+    def materialize(self, shape: tuple) -> Parameter:
+        """A parameter of `shape` (its values are set by the module's reset_parameters)."""
+        return Parameter(Tensor._make(np.zeros(shape, dtype=self._dtype._numpy), self._dtype), self.requires_grad)
+
+
+def is_lazy(param: Any) -> bool:
+    return isinstance(param, UninitializedParameter)
+

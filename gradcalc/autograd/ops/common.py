@@ -201,3 +201,7 @@ class ReturnTypes(tuple):
 
 def _field_getter(index: int) -> Any:
     return lambda self: self[index]
+
+
+# the input edge of an optional tensor argument left out (a convolution's bias): never requires grad
+ABSENT = Tensor._make(np.zeros((0,), dtype=np.float32), dtypes.float32)

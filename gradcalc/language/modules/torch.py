@@ -18,8 +18,10 @@ def templates() -> dict:
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
-    nn.update(Parameter=parameter.Parameter, functional=Submodule("torch.nn.functional"),
-              init=Submodule("torch.nn.init"), utils=Submodule("torch.nn.utils"))
+    nn.update(Parameter=parameter.Parameter, UninitializedParameter=parameter.UninitializedParameter,
+              functional=Submodule("torch.nn.functional"), init=Submodule("torch.nn.init"),
+              utils=Submodule("torch.nn.utils"), modules=Submodule("torch.nn.modules"),
+              parameter=Submodule("torch.nn.parameter"), parallel=Submodule("torch.nn.parallel"))
     autograd = namespaces.pop("torch.autograd")
     autograd.update(functional=Submodule("torch.autograd.functional"), function=Submodule("torch.autograd.function"),
                     Function=autograd_function.Function, anomaly_mode=Submodule("torch.autograd.anomaly_mode"),
@@ -36,6 +38,10 @@ def templates() -> dict:
         "torch": torch, "torch.nn": nn, "torch.autograd": autograd,
         "torch.linalg": namespaces["torch.linalg"], "torch.special": namespaces["torch.special"],
         "torch.fft": namespaces["torch.fft"],
+        "torch.nn.modules": {name: getattr(modules, name) for name in modules.__all__},
+        "torch.nn.parallel": dict(DataParallel=modules.DataParallel),
+        "torch.nn.parameter": dict(Parameter=parameter.Parameter, is_lazy=parameter.is_lazy,
+                                   UninitializedParameter=parameter.UninitializedParameter),
         "torch.nn.functional": {name: getattr(functional, name) for name in functional.__all__},
         "torch.nn.init": {name: getattr(init, name) for name in init.__all__},
         "torch.nn.utils": {name: getattr(utils, name) for name in utils.__all__},
