@@ -191,16 +191,24 @@ def _single_output(outputs: tuple, is_outputs_tuple: bool, function: str) -> Non
         raise RuntimeError(f"The Tensor returned by the function given to {function} should contain a single element")
 
 
+def _first_derivatives(func: Callable, inputs: Any, v: Any, create_graph: bool, strict: bool, function: str) -> tuple:
+    """What vhp and hvp start from, under enable_grad: the inputs, v, the function's single
+    output and its gradient with a graph of its own."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", function)
+    inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+    v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, function, _OF_INPUT)
+    is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", function)
+    _check_requires_grad(outputs, "outputs", strict)
+    _single_output(outputs, is_outputs_tuple, function)
+    jac = _autograd_grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict)
+    return is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac
+
+
 def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     with grad_mode.enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "vhp", _OF_INPUT)
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "vhp")
-        _check_requires_grad(outputs, "outputs", strict)
-        _single_output(outputs, is_outputs_tuple, "vhp")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
+        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _first_derivatives(
+            func, inputs, v, create_graph, strict, "vhp")
     with grad_mode.set_grad_enabled(True if create_graph else grad_mode.is_grad_enabled()):
         grads = _fill_in_zeros(_autograd_grad(jac, inputs, v, create_graph=create_graph), inputs, strict,
                                create_graph, "double_back")
@@ -211,14 +219,8 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """By the double backward trick, as PyTorch computes it."""
     with grad_mode.enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "hvp", _OF_INPUT)
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "hvp")
-        _check_requires_grad(outputs, "outputs", strict)
-        _single_output(outputs, is_outputs_tuple, "hvp")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
+        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _first_derivatives(
+            func, inputs, v, create_graph, strict, "hvp")
         grad_jac = tuple(zeros_like(t).requires_grad_(True) for t in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)
