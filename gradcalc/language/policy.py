@@ -259,6 +259,17 @@ _gradcalc("gradcalc.autograd.ops.legacy", "LEGACY_TYPES", read={"dtype"})  # wha
 _gradcalc("gradcalc.autograd.ops.legacy", "UntypedStorage", public=True)
 _gradcalc("gradcalc.autograd.ops.legacy", "TypedStorage", public=True)
 _gradcalc("gradcalc.autograd.ops.registry", "SavedTensorHandle", public=True)
+# torch.autograd.graph: the abstract Node shows its API (calling it on a grad_fn raises NotImplementedError, as in
+# PyTorch); a saved_tensors_hooks context shows the program's hooks (save_on_cpu's are closures over two flags)
+_gradcalc("gradcalc.autograd.graph", "Node",
+          read={"name", "next_functions", "metadata", "register_hook", "register_prehook"})
+_gradcalc("gradcalc.autograd.graph", "GradientEdge", public=True, read={"__getitem__", "__len__", "__iter__"})
+_gradcalc("gradcalc.autograd.graph", "saved_tensors_hooks", public=True, subclasses=True,
+          read={"__enter__", "__exit__"})
+_gradcalc("gradcalc.autograd.graph", "_MultiHandle", public=True)
+_gradcalc("gradcalc.autograd.graph", "_AllowMutationOnSavedContext")
+# what a @contextmanager function returns (disable_saved_tensors_hooks): never its generator
+_gradcalc("contextlib", "_GeneratorContextManager", read={"__enter__", "__exit__", "__call__"})
 _gradcalc("gradcalc.autograd.ops.decompositions", "LinAlgError", like=RuntimeError)
 _gradcalc("gradcalc.serialization", "UnpicklingError", like=RuntimeError)
 _gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"})

@@ -8,7 +8,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes, grad_mode
-from ..engine import Node, SavedTensor, forward_name, gradient_edge
+from ..engine import Node, forward_name, gradient_edge
+from ..saved_variable import SavedTensor
 from ..tensor import (LEAF_INPLACE_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD,
                       VIEW_OF_LEAF_INPLACE_MESSAGE, Tensor, VersionCounter)
 from .common import as_tensor, broadcast_shapes, shape_text, zeros_like

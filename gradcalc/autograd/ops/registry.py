@@ -27,7 +27,8 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..dtypes import DType
-from ..engine import FREED_MESSAGE, Node, SavedTensor, gradient_edge
+from ..engine import FREED_MESSAGE, Node, gradient_edge
+from ..saved_variable import SavedTensor, default_hooks, hooked_order
 from ..tensor import VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD, Tensor
 from ...display.names import torch_class
 
@@ -131,7 +132,14 @@ class SavedTensorHandle:
         self._name = name
 
     def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
-        raise RuntimeError("gradcalc does not run hooks on saved tensors")
+        node = self._node
+        saved = node._saved.get(self._name)
+        if saved is None and not node._released:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        if saved is None:
+            saved = SavedTensor.__new__(SavedTensor)  # freed: only its error remains
+            saved.unpack_hook = None
+        saved.register_hooks(pack_hook, unpack_hook, node, node._released)
 
 
 class OpNode(Node):
@@ -237,13 +245,13 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
         for tensor, names in zip(inputs, op.formula_args):
             if tensor.requires_grad:
                 needed.update(names)
+    out._node = node  # before saving: a pack hook sees the output with its grad_fn
     saved = node._saved
-    for name in needed:
+    for name in hooked_order(needed) if default_hooks else needed:
         if name == "result":
             saved[name] = SavedTensor(out, is_output=True)
         elif name in op.inputs and name not in params:
             saved[name] = SavedTensor(inputs[op.inputs.index(name)])
-    out._node = node
     return out
 
 
@@ -279,14 +287,14 @@ def record_outputs(op: NodeDef, inputs: Sequence[Tensor], outputs: Sequence[tupl
         if tensor.requires_grad:
             needed.update(formula_names)
     for index, (out, name) in enumerate(zip(outs, names)):
-        if name is None:
-            continue
-        out._node, out._output_nr = node, index
-        if name in needed:
-            node._saved[name] = SavedTensor(out, is_output=True, output_nr=index)
-    for name in needed:
+        if name is not None:
+            out._node, out._output_nr = node, index
+    for name in hooked_order(needed) if default_hooks else needed:
         if name in op.inputs and name not in params:
             node._saved[name] = SavedTensor(inputs[op.inputs.index(name)])
+    for index, (out, name) in enumerate(zip(outs, names)):
+        if name is not None and name in needed:
+            node._saved[name] = SavedTensor(out, is_output=True, output_nr=index)
     return outs
 
 

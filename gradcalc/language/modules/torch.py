@@ -14,7 +14,7 @@ def templates() -> dict:
     from ...utils import data
     from ...utils.data import dataloader, dataset, sampler
     from ...autograd import (anomaly_mode, function as autograd_function, functional as autograd_functional,
-                             gradcheck)
+                             gradcheck, graph)
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
@@ -25,7 +25,8 @@ def templates() -> dict:
     autograd = namespaces.pop("torch.autograd")
     autograd.update(functional=Submodule("torch.autograd.functional"), function=Submodule("torch.autograd.function"),
                     Function=autograd_function.Function, anomaly_mode=Submodule("torch.autograd.anomaly_mode"),
-                    gradcheck=gradcheck.gradcheck, gradgradcheck=gradcheck.gradgradcheck)
+                    gradcheck=gradcheck.gradcheck, gradgradcheck=gradcheck.gradgradcheck,
+                    graph=Submodule("torch.autograd.graph"))
     torch = namespaces.pop("torch")
     torch.update(
         autograd=Submodule("torch.autograd"), nn=Submodule("torch.nn"), cuda=Submodule("torch.cuda"),
@@ -57,6 +58,7 @@ def templates() -> dict:
         "torch.autograd.function": {name: getattr(autograd_function, name) for name in autograd_function.__all__},
         "torch.autograd.gradcheck": {name: getattr(gradcheck, name) for name in gradcheck.__all__},
         "torch.autograd.anomaly_mode": {name: getattr(anomaly_mode, name) for name in anomaly_mode.__all__},
+        "torch.autograd.graph": {name: getattr(graph, name) for name in graph.__all__},
         "torch.autograd.functional": {name: getattr(autograd_functional, name)
                                       for name in autograd_functional.__all__},
         "torch.cuda": dict(is_available=Builtin("is_available", lambda: False),
