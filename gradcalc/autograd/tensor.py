@@ -12,6 +12,7 @@ import numpy as np
 
 from . import dtypes, grad_mode
 from .dtypes import DType, bfloat16 as BFLOAT16
+from .grad_mode import FORWARD_LEVELS as LEVELS
 from .engine import AccumulateGrad, Node, PostAccumulateGradHook
 from ..display.names import torch_class
 from ..warnings import warn, warn_once
@@ -184,7 +185,7 @@ class Tensor:
         "share_memory_", "resize", "resize_as", "to_sparse_coo", "module_load"})
     __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_node", "_output_nr", "_grad",
                  "_retains_grad", "_base", "_view_kind", "_view_version", "_is_inference", "_hooks",
-                 "_accumulator", "__weakref__", "__dict__")
+                 "_accumulator", "_fw", "__weakref__", "__dict__")
 
     @classmethod
     def _make(cls, data: np.ndarray, dtype: DType, *, base: Optional["Tensor"] = None,
@@ -219,6 +220,7 @@ class Tensor:
         tensor._retains_grad = False
         tensor._hooks = None
         tensor._accumulator = None
+        tensor._fw = None  # forward-mode tangents: {level: tangent}
         return tensor
 
     def _alias(self, grad_fn: Optional[Node] = None, output_nr: int = 0) -> "Tensor":
@@ -227,6 +229,7 @@ class Tensor:
         alias._vc = self._vc
         alias._grad_fn = grad_fn
         alias._output_nr = output_nr
+        alias._fw = self._fw  # a saved output keeps the tangents it has or gets
         return alias
 
     def _grad_accumulator(self) -> AccumulateGrad:
@@ -488,8 +491,10 @@ class Tensor:
         if grad_fn is not None and "::" in grad_fn:
             grad_fn = grad_fn.rsplit("::", 1)[1]
         # requires_grad, not the flag: a view made in no-grad mode requires grad when its base does
+        tangent = self._fw[LEVELS[-1]] if self._fw and LEVELS and LEVELS[-1] in self._fw else None
         text = format_tensor(self._data, self._dtype.name, grad_fn=grad_fn, requires_grad=self.requires_grad,
-                             default_dtype=dtypes.get_default_dtype().name)
+                             default_dtype=dtypes.get_default_dtype().name,
+                             tangent=repr(tangent) if tangent is not None else None)
         if getattr(type(self), "is_parameter", False):
             return "Parameter containing:\n" + text
         return text

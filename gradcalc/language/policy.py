@@ -226,6 +226,8 @@ _gradcalc("gradcalc.autograd.engine", "Node", subclasses=True, private=_saved_na
 _gradcalc("gradcalc.autograd.random", "Generator", public=True)
 _gradcalc("gradcalc.autograd.grad_mode", "_GradMode", public=True, subclasses=True)
 _gradcalc("gradcalc.autograd.grad_mode", "set_detect_anomaly", public=True)
+_gradcalc("gradcalc.autograd.forward_ad", "UnpackedDualTensor", public=True, read={"__getitem__", "__len__", "__iter__"})
+_gradcalc("gradcalc.autograd.forward_ad", "dual_level", read={"__enter__", "__exit__"})
 _gradcalc("gradcalc.autograd.ops.common", "ReturnTypes", public=True, subclasses=True)
 _gradcalc("gradcalc.autograd.ops.generate", "BuiltinFunction", read={"__name__", "__qualname__", "__call__"})
 _gradcalc("gradcalc.autograd.ops.info", "TorchVersion", read=public_names(str) - {"format", "format_map"})

@@ -13,14 +13,15 @@ def templates() -> dict:
     from ... import optim, serialization
     from ...utils import data
     from ...utils.data import dataloader, dataset, sampler
-    from ...autograd import functional as autograd_functional
+    from ...autograd import forward_ad, functional as autograd_functional
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
     nn.update(Parameter=parameter.Parameter, functional=Submodule("torch.nn.functional"),
               init=Submodule("torch.nn.init"), utils=Submodule("torch.nn.utils"))
     autograd = namespaces.pop("torch.autograd")
-    autograd.update(functional=Submodule("torch.autograd.functional"))
+    autograd.update(functional=Submodule("torch.autograd.functional"),
+                    forward_ad=Submodule("torch.autograd.forward_ad"))
     torch = namespaces.pop("torch")
     torch.update(
         autograd=Submodule("torch.autograd"), nn=Submodule("torch.nn"), cuda=Submodule("torch.cuda"),
@@ -47,6 +48,7 @@ def templates() -> dict:
         "torch.utils.data.sampler": {name: getattr(sampler, name) for name in sampler.__all__},
         "torch.autograd.functional": {name: getattr(autograd_functional, name)
                                       for name in autograd_functional.__all__},
+        "torch.autograd.forward_ad": {name: getattr(forward_ad, name) for name in forward_ad.__all__},
         "torch.cuda": dict(is_available=Builtin("is_available", lambda: False),
                            device_count=Builtin("device_count", lambda: 0)),
         # seeded scripts set these; a CPU build has no cuDNN and no MPS
