@@ -22,6 +22,7 @@ from .engine import run_backward
 from .grad_mode import FORWARD_LEVELS as LEVELS
 from .tensor import Tensor
 from ..display.names import torch_class
+from ..warnings import first_time, warn
 
 # forward-mode formulas PyTorch derives itself: an element-wise op's jvp is its backward formula
 # applied to the tangent; a linear op's jvp is the op applied to the tangents
@@ -40,6 +41,16 @@ class UnpackedDualTensor(namedtuple("UnpackedDualTensor", ["primal", "tangent"])
     """What unpack_dual returns: the primal and the tangent (None for a plain tensor)."""
 
     __slots__ = ()
+
+
+class BatchLevel:
+    """A vmap running now: the tensors computed from its examples carry it (as a tangent of
+    True), so that what vmap refuses (`.item()`, control flow on them) can be refused."""
+
+    __slots__ = ("size",)
+
+    def __init__(self, size: int) -> None:
+        self.size = size
 
 
 def enter_level() -> int:
@@ -96,7 +107,20 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: Optional[int] = None) -
     return dual(tensor, tangent, level_id)
 
 
+# PyTorch's first dual tensor of a process imports its jvp decompositions, whose 18 scripted
+# functions each warn
+JIT_SCRIPT_DEPRECATED = "`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`."
+_DECOMPOSITIONS_WARNING = "forward AD decompositions"
+
+
+def _first_dual() -> None:
+    if first_time(_DECOMPOSITIONS_WARNING):
+        for _ in range(18):
+            warn("DeprecationWarning", JIT_SCRIPT_DEPRECATED)
+
+
 def dual(tensor: Tensor, tangent: Tensor, level: int) -> Tensor:
+    _first_dual()
     if tensor._dtype.category < dtypes.FLOATING:
         raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
     if tangent._dtype.category < dtypes.FLOATING:
@@ -140,6 +164,22 @@ def has_tangent(*tensors: Any) -> bool:
     return bool(LEVELS) and any(isinstance(t, Tensor) and t._fw for t in tensors)
 
 
+def follow(out: Tensor, inputs: Sequence[Any]) -> Tensor:
+    """Mark the output of an op without a derivative (a comparison) as batched like its inputs."""
+    for level in LEVELS:
+        if type(level) is BatchLevel and any(isinstance(t, Tensor) and tangent_of(t, level) for t in inputs):
+            _set_tangent(out, level, True)
+    return out
+
+
+def check_inplace(target: Tensor, out: Tensor) -> None:
+    """vmap refuses to write a batched result into a tensor that is not batched."""
+    for level in LEVELS:
+        if type(level) is BatchLevel and tangent_of(out, level) and not tangent_of(target, level):
+            raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+                               f"{[level.size] + list(out.shape)}")
+
+
 def _set_tangent(tensor: Tensor, level: int, tangent: Tensor) -> None:
     if tensor._fw is None:
         tensor._fw = {}
@@ -156,6 +196,11 @@ def propagate(op: Any, inputs: Sequence[Tensor], outs: Sequence[Optional[Tensor]
     for position, level in enumerate(active):
         tangents = [tangent_of(t, level) if isinstance(t, Tensor) else None for t in inputs]
         if all(t is None for t in tangents):
+            continue
+        if type(level) is BatchLevel:
+            for out in outs:
+                if out is not None:
+                    _set_tangent(out, level, True)
             continue
         LEVELS[:] = active[:position]
         try:
@@ -266,6 +311,8 @@ def inplace(target: Tensor, out: Tensor, positions: Optional[np.ndarray]) -> Non
     if base is not None:
         levels |= set(base._fw or ())
     for level in levels:
+        if type(level) is BatchLevel:
+            continue
         tangent = from_out.get(level)
         if tangent is None:
             tangent = Tensor._make(np.zeros(target.shape, dtype=target._dtype._numpy), target._dtype)

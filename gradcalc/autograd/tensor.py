@@ -421,7 +421,16 @@ class Tensor:
 
     # -------------------------------------------------------------- numbers
 
+    def _batched(self) -> bool:
+        """Computed from a running vmap's examples (see forward_ad.BatchLevel)."""
+        return any(type(level) is not int and level in self._fw for level in LEVELS)
+
     def item(self) -> Any:
+        if self._fw and self._batched():
+            raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+                               "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+                               "operations. If error is occurring somewhere inside PyTorch internals, please file a "
+                               "bug report.")
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         return self._data.reshape(()).item()
@@ -430,6 +439,10 @@ class Tensor:
         return self._data.tolist()
 
     def __bool__(self) -> bool:
+        if self._fw and self._batched():
+            raise RuntimeError("vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
+                               "flow. We don't support that yet, please file an issue at "
+                               "https://github.com/pytorch/pytorch/issues .")
         if self._data.size != 1:
             if self._data.size == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
@@ -491,10 +504,11 @@ class Tensor:
         if grad_fn is not None and "::" in grad_fn:
             grad_fn = grad_fn.rsplit("::", 1)[1]
         # requires_grad, not the flag: a view made in no-grad mode requires grad when its base does
-        tangent = self._fw[LEVELS[-1]] if self._fw and LEVELS and LEVELS[-1] in self._fw else None
+        shown = [level for level in LEVELS if type(level) is int]
+        tangent = self._fw.get(shown[-1]) if self._fw and shown else None
         text = format_tensor(self._data, self._dtype.name, grad_fn=grad_fn, requires_grad=self.requires_grad,
                              default_dtype=dtypes.get_default_dtype().name,
-                             tangent=repr(tangent) if tangent is not None else None)
+                             tangent=None if tangent is None else repr(tangent) if tangent.ndim else repr(tangent.item()))
         if getattr(type(self), "is_parameter", False):
             return "Parameter containing:\n" + text
         return text

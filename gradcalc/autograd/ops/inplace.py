@@ -145,6 +145,8 @@ def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
     if out._dtype is not a._dtype and out._dtype.category > a._dtype.category:
         raise RuntimeError(f"result type {out._dtype._scalar_name} can't be cast to the desired output type "
                            f"{a._dtype._scalar_name}")
+    if FORWARD_LEVELS:
+        forward_ad.check_inplace(a, out)
     grad_fn = out._grad_fn
     if grad_fn is not None and isinstance(grad_fn, OpNode):
         for name, saved in grad_fn._saved.items():

@@ -14,6 +14,7 @@ def templates() -> dict:
     from ...utils import data
     from ...utils.data import dataloader, dataset, sampler
     from ...autograd import forward_ad, functional as autograd_functional
+    from ... import func
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
@@ -28,7 +29,7 @@ def templates() -> dict:
         optim=Submodule("torch.optim"), backends=Submodule("torch.backends"),
         accelerator=Submodule("torch.accelerator"), linalg=Submodule("torch.linalg"),
         special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
-        save=serialization.save, load=serialization.load,
+        save=serialization.save, load=serialization.load, func=Submodule("torch.func"), vmap=func.vmap,
     )
     return {
         "torch": torch, "torch.nn": nn, "torch.autograd": autograd,
@@ -48,6 +49,7 @@ def templates() -> dict:
         "torch.utils.data.sampler": {name: getattr(sampler, name) for name in sampler.__all__},
         "torch.autograd.functional": {name: getattr(autograd_functional, name)
                                       for name in autograd_functional.__all__},
+        "torch.func": {name: getattr(func, name) for name in func.__all__},
         "torch.autograd.forward_ad": {name: getattr(forward_ad, name) for name in forward_ad.__all__},
         "torch.cuda": dict(is_available=Builtin("is_available", lambda: False),
                            device_count=Builtin("device_count", lambda: 0)),
