@@ -1,12 +1,18 @@
 """The command line: `gradcalc` (REPL), `gradcalc FILE.grad`, `gradcalc -e CODE`, `gradcalc -`."""
 from __future__ import annotations
 
+import gc
 import sys
 from typing import Optional
 
-import click
+# Start-up (click, numpy, the op registry, the session's modules) makes hundreds of thousands of
+# objects that live as long as the process: collections meanwhile would only walk them again and
+# again. The collector stays off from here until the session is ready (`_started`).
+gc.disable()
 
-from . import __version__
+import click  # noqa: E402
+
+from . import __version__  # noqa: E402
 
 
 def _run(source: str, filename: str, color: Optional[bool]) -> int:
@@ -16,6 +22,7 @@ def _run(source: str, filename: str, color: Optional[bool]) -> int:
 
     try:
         session = Session(make_output(color))
+        _started()
         ok = session.run(source, filename)
         # what is left of the program (generators closed at exit, say) runs behind the wall too
         limits.wall_up_for_good()
@@ -37,6 +44,13 @@ def _run(source: str, filename: str, color: Optional[bool]) -> int:
     if session.exit_status is not None:
         return session.exit_status
     return 0 if ok else 1
+
+
+def _started() -> None:
+    """Start-up is over: what it made is frozen out of the collector's reach, which comes back on
+    for the program."""
+    gc.freeze()
+    gc.enable()
 
 
 def _quiet_pipe() -> None:
@@ -86,4 +100,5 @@ def main(file: Optional[str], code: Optional[str], color: Optional[bool], max_me
         sys.exit(_run(source, file, color))
     from .repl import run_repl
 
+    _started()
     run_repl(color)

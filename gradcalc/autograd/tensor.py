@@ -12,8 +12,12 @@ import numpy as np
 
 from . import dtypes, grad_mode
 from .dtypes import DType, bfloat16 as BFLOAT16
+<<<<<<< HEAD
 from .grad_mode import FORWARD_LEVELS as LEVELS
 from .engine import AccumulateGrad, Node, PostAccumulateGradHook
+=======
+from .engine import AccumulateGrad, Node, PostAccumulateGradHook, RemovableHandle, remove_hook
+>>>>>>> main
 from ..display.names import torch_class
 from ..warnings import warn, warn_once
 
@@ -182,7 +186,7 @@ class Tensor:
     _python_methods = frozenset({
         "backward", "register_hook", "register_post_accumulate_grad_hook", "split", "norm", "unflatten", "unique",
         "unique_consecutive", "lu", "stft", "istft", "dim_order", "storage", "storage_type", "is_shared",
-        "share_memory_", "resize", "resize_as", "to_sparse_coo", "module_load"})
+        "share_memory_", "resize", "resize_as", "to_sparse_coo", "module_load", "__array__", "__array_wrap__"})
     __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_node", "_output_nr", "_grad",
                  "_retains_grad", "_base", "_view_kind", "_view_version", "_is_inference", "_hooks",
                  "_accumulator", "_fw", "__weakref__", "__dict__")
@@ -402,12 +406,12 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:
             self._hooks = (self._hooks or []) + [hook]
-            return RemovableHandle(lambda: _remove(self._hooks, hook))
+            return RemovableHandle(lambda: remove_hook(self._hooks, hook))
         node = self._grad_fn
         node._tensor_hooks = node._tensor_hooks or {}
         hooks = node._tensor_hooks.setdefault(self._output_nr, [])
         hooks.append(hook)
-        return RemovableHandle(lambda: _remove(hooks, hook))
+        return RemovableHandle(lambda: remove_hook(hooks, hook))
 
     def register_post_accumulate_grad_hook(self, hook: Callable) -> "RemovableHandle":
         """`hook(tensor)` after a backward pass has accumulated into this leaf's .grad."""
@@ -417,7 +421,7 @@ class Tensor:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         entry = PostAccumulateGradHook(hook)
         self._hooks = (self._hooks or []) + [entry]
-        return RemovableHandle(lambda: _remove(self._hooks, entry))
+        return RemovableHandle(lambda: remove_hook(self._hooks, entry))
 
     # -------------------------------------------------------------- numbers
 
@@ -571,24 +575,6 @@ class Tensor:
 
     def get_device(self) -> int:
         return -1
-
-
-@torch_class("torch.utils.hooks.RemovableHandle")
-class RemovableHandle:
-    """What register_hook returns: `handle.remove()` takes the hook away."""
-
-    __slots__ = ("_remove",)
-
-    def __init__(self, remove: Callable[[], None]) -> None:
-        self._remove = remove
-
-    def remove(self) -> None:
-        self._remove()
-
-
-def _remove(hooks: Optional[list], hook: Callable) -> None:
-    if hooks and hook in hooks:
-        hooks.remove(hook)
 
 
 def _requires_grad_leaf_error(requires_grad: bool) -> str:

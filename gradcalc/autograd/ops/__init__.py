@@ -13,13 +13,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import api, dtypes, grad_mode, random
+from .. import anomaly_mode, api, dtypes, grad_mode, random
 from ..tensor import Device, Size, Tensor
 from ...display import tensor_repr
 from . import (activation, arithmetic, arrangement, calculus, common, comparison, conversion, copies, creation, decompositions,
                elementwise, factories, generate, geometry, indexing, info, inplace, joining, legacy, linalg, loss,
                matrix_functions, order, pointwise, products, queries, reduction, registry, removed, sampling, selection, settings, shape,
-               sorting, special, spectral, statistics, tensor_members)
+               sorting, special, spectral, statistics, tensor_members, tensor_numpy)
 from .common import ReturnTypes
 from .generate import BuiltinFunction, namespace_members, shown_function
 from .parser import register_kind
@@ -27,6 +27,7 @@ from .parser import register_kind
 register_kind("Generator", random.Generator)
 generate.install(Tensor)
 tensor_members.install(Tensor)
+tensor_numpy.install(Tensor)
 info.install(Tensor)
 settings.install(Tensor)
 Tensor.__new__ = legacy.tensor_new  # torch.Tensor([1, 2]): the legacy constructor
@@ -58,6 +59,7 @@ def torch_namespaces() -> dict:
     torch.update(dtypes.ALIASES)
     torch.update(grad_modes)
     torch.update(
+        from_numpy=shown_function("from_numpy", tensor_numpy.from_numpy),
         Tensor=Tensor, Size=Size, device=Device, dtype=dtypes.DType, Generator=random.Generator,
         default_generator=random.default_generator, is_tensor=is_tensor,
         is_grad_enabled=shown_function("is_grad_enabled", grad_mode.is_grad_enabled, module_level=True),
@@ -81,7 +83,7 @@ def torch_namespaces() -> dict:
                   for name, function in info.MODULE_FUNCTIONS.items()})
     torch.update(legacy.LEGACY_TYPES, UntypedStorage=legacy.UntypedStorage, TypedStorage=legacy.TypedStorage)
     autograd = dict(grad=_python("torch.autograd", api.grad), backward=_python("torch.autograd", api.backward),
-                    set_detect_anomaly=grad_mode.set_detect_anomaly, detect_anomaly=grad_mode.set_detect_anomaly,
+                    set_detect_anomaly=anomaly_mode.set_detect_anomaly, detect_anomaly=anomaly_mode.detect_anomaly,
                     Variable=legacy.Variable, **grad_modes)
     return {"torch": torch, "torch.linalg": dict(namespace_members("linalg"), LinAlgError=decompositions.LinAlgError), "torch.special": namespace_members("special"),
             "torch.fft": namespace_members("fft"), "torch.autograd": autograd,

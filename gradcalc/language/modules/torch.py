@@ -13,16 +13,27 @@ def templates() -> dict:
     from ... import optim, serialization
     from ...utils import data
     from ...utils.data import dataloader, dataset, sampler
+<<<<<<< HEAD
     from ...autograd import forward_ad, functional as autograd_functional
     from ... import func
+=======
+    from ...autograd import (anomaly_mode, function as autograd_function, functional as autograd_functional,
+                             gradcheck)
+>>>>>>> main
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
     nn.update(Parameter=parameter.Parameter, functional=Submodule("torch.nn.functional"),
               init=Submodule("torch.nn.init"), utils=Submodule("torch.nn.utils"))
     autograd = namespaces.pop("torch.autograd")
+<<<<<<< HEAD
     autograd.update(functional=Submodule("torch.autograd.functional"),
                     forward_ad=Submodule("torch.autograd.forward_ad"))
+=======
+    autograd.update(functional=Submodule("torch.autograd.functional"), function=Submodule("torch.autograd.function"),
+                    Function=autograd_function.Function, anomaly_mode=Submodule("torch.autograd.anomaly_mode"),
+                    gradcheck=gradcheck.gradcheck, gradgradcheck=gradcheck.gradgradcheck)
+>>>>>>> main
     torch = namespaces.pop("torch")
     torch.update(
         autograd=Submodule("torch.autograd"), nn=Submodule("torch.nn"), cuda=Submodule("torch.cuda"),
@@ -47,6 +58,9 @@ def templates() -> dict:
         "torch.utils.data.dataset": {name: getattr(dataset, name) for name in dataset.__all__},
         "torch.utils.data.dataloader": {name: getattr(dataloader, name) for name in dataloader.__all__},
         "torch.utils.data.sampler": {name: getattr(sampler, name) for name in sampler.__all__},
+        "torch.autograd.function": {name: getattr(autograd_function, name) for name in autograd_function.__all__},
+        "torch.autograd.gradcheck": {name: getattr(gradcheck, name) for name in gradcheck.__all__},
+        "torch.autograd.anomaly_mode": {name: getattr(anomaly_mode, name) for name in anomaly_mode.__all__},
         "torch.autograd.functional": {name: getattr(autograd_functional, name)
                                       for name in autograd_functional.__all__},
         "torch.func": {name: getattr(func, name) for name in func.__all__},
