@@ -12,12 +12,8 @@ import numpy as np
 
 from . import dtypes, grad_mode
 from .dtypes import DType, bfloat16 as BFLOAT16
-<<<<<<< HEAD
-from .grad_mode import FORWARD_LEVELS as LEVELS
-from .engine import AccumulateGrad, Node, PostAccumulateGradHook
-=======
 from .engine import AccumulateGrad, Node, PostAccumulateGradHook, RemovableHandle, remove_hook
->>>>>>> main
+from .grad_mode import FORWARD_LEVELS as LEVELS
 from ..display.names import torch_class
 from ..warnings import warn, warn_once
 

@@ -13,27 +13,19 @@ def templates() -> dict:
     from ... import optim, serialization
     from ...utils import data
     from ...utils.data import dataloader, dataset, sampler
-<<<<<<< HEAD
-    from ...autograd import forward_ad, functional as autograd_functional
+    from ...autograd import (anomaly_mode, forward_ad, function as autograd_function,
+                             functional as autograd_functional, gradcheck)
     from ... import func
-=======
-    from ...autograd import (anomaly_mode, function as autograd_function, functional as autograd_functional,
-                             gradcheck)
->>>>>>> main
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
     nn.update(Parameter=parameter.Parameter, functional=Submodule("torch.nn.functional"),
               init=Submodule("torch.nn.init"), utils=Submodule("torch.nn.utils"))
     autograd = namespaces.pop("torch.autograd")
-<<<<<<< HEAD
-    autograd.update(functional=Submodule("torch.autograd.functional"),
-                    forward_ad=Submodule("torch.autograd.forward_ad"))
-=======
     autograd.update(functional=Submodule("torch.autograd.functional"), function=Submodule("torch.autograd.function"),
                     Function=autograd_function.Function, anomaly_mode=Submodule("torch.autograd.anomaly_mode"),
-                    gradcheck=gradcheck.gradcheck, gradgradcheck=gradcheck.gradgradcheck)
->>>>>>> main
+                    gradcheck=gradcheck.gradcheck, gradgradcheck=gradcheck.gradgradcheck,
+                    forward_ad=Submodule("torch.autograd.forward_ad"))
     torch = namespaces.pop("torch")
     torch.update(
         autograd=Submodule("torch.autograd"), nn=Submodule("torch.nn"), cuda=Submodule("torch.cuda"),
