@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from gradcheck import (LAYOUTS, Case, Input, away_from_zero, bool_tensor, constant, distinct, first_derivatives, gradcheck,
-                       gradgradcheck, long_tensor, make_leaf, nonleaf, outputs_of, rand, seeded)
+                       gradgradcheck, jvpcheck, long_tensor, make_leaf, nonleaf, outputs_of, rand, seeded)
 from breadth_cases import BREADTH_CASES
 from nn_cases_gradcheck import NN_CASES
 from gradcalc.autograd import api, dtypes, random
@@ -547,6 +547,12 @@ def test_layouts_give_non_contiguous_leaves(layout: str) -> None:
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_gradcheck(case: Case) -> None:
     gradcheck(case.fn, *case.inputs, **case.options)
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_jvpcheck(case: Case) -> None:
+    """Forward mode on every case: every op's forward formula is checked, as its backward is."""
+    jvpcheck(case.fn, *case.inputs, **case.options)
 
 
 @pytest.mark.parametrize("case", [case for case in CASES if case.second_order], ids=str)

@@ -247,6 +247,8 @@ _gradcalc("gradcalc.autograd.grad_mode", "_GradMode", public=True, subclasses=Tr
 _gradcalc("gradcalc.autograd.anomaly_mode", "detect_anomaly", public=True)
 _gradcalc("gradcalc.autograd.anomaly_mode", "set_detect_anomaly", public=True)
 _gradcalc("gradcalc.autograd.gradcheck", "GradcheckError", like=RuntimeError)
+_gradcalc("gradcalc.autograd.forward_ad", "UnpackedDualTensor", public=True, read={"__getitem__", "__len__", "__iter__"})
+_gradcalc("gradcalc.autograd.forward_ad", "dual_level", read={"__enter__", "__exit__"})
 _gradcalc("gradcalc.autograd.ops.common", "ReturnTypes", public=True, subclasses=True)
 _gradcalc("gradcalc.autograd.ops.generate", "BuiltinFunction", read={"__name__", "__qualname__", "__call__"})
 _gradcalc("gradcalc.autograd.ops.info", "TorchVersion", read=public_names(str) - {"format", "format_map"})

@@ -29,13 +29,11 @@ from .. import dtypes, grad_mode
 from ..dtypes import DType
 from ..engine import FREED_MESSAGE, Node, gradient_edge
 from ..saved_variable import SavedTensor, default_hooks, hooked_order
+# the forward-formula markers the op modules declare with, re-exported
+from ..forward_ad import ELEMENT_WISE as ELEMENT_WISE, LINEAR as LINEAR, propagate
+from ..grad_mode import FORWARD_LEVELS
 from ..tensor import VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD, Tensor
 from ...display.names import torch_class
-
-# forward-mode formulas PyTorch derives itself: an element-wise op's jvp is its backward formula
-# applied to the tangent; a linear op's jvp is the op applied to the tangents
-ELEMENT_WISE = "element_wise"
-LINEAR = "linear"
 
 
 class NodeDef:
@@ -230,6 +228,8 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
     with a grad_fn when the graph is being recorded."""
     out = Tensor._make(data, dtype, base=view_of, view_kind=view_kind(VIEW_DEFAULT) if view_of is not None
                        else VIEW_DEFAULT)
+    if FORWARD_LEVELS:
+        propagate(op, inputs, (out,), params)
     if not grad_mode._enabled:
         return out
     for tensor in inputs:
@@ -279,6 +279,9 @@ def record_outputs(op: NodeDef, inputs: Sequence[Tensor], outputs: Sequence[tupl
     PyTorch's names of the differentiable outputs (None for pivots, infos, ranks: no grad_fn),
     under which the backward formulas ask for them."""
     outs = tuple(Tensor._make(data, dtype) for data, dtype in outputs)
+    if FORWARD_LEVELS:
+        propagate(op, inputs, [out if name is not None else None for out, name in zip(outs, names)], params,
+                  {name: out for out, name in zip(outs, names) if name is not None})
     if not grad_mode._enabled or not any(t.requires_grad for t in inputs):
         return outs
     node = new_node(op, inputs, params)
@@ -302,6 +305,8 @@ def record_views(op: NodeDef, a: Tensor, datas: Sequence[np.ndarray], **params: 
     """The views of `a` that one multi-output op (unbind, split) makes, sharing one grad_fn."""
     kind = view_kind(VIEW_MULTI_OUTPUT)
     outs = tuple(Tensor._make(data, a._dtype, base=a, view_kind=kind) for data in datas)
+    if FORWARD_LEVELS:
+        propagate(op, (a,), outs, params)
     if grad_mode.is_grad_enabled() and a.requires_grad:
         node = new_node(op, (a,), params)
         for index, out in enumerate(outs):

@@ -13,8 +13,9 @@ def templates() -> dict:
     from ... import optim, serialization
     from ...utils import data
     from ...utils.data import dataloader, dataset, sampler
-    from ...autograd import (anomaly_mode, function as autograd_function, functional as autograd_functional,
-                             gradcheck, graph)
+    from ...autograd import (anomaly_mode, forward_ad, function as autograd_function,
+                             functional as autograd_functional, gradcheck, graph)
+    from ... import func
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
@@ -26,14 +27,14 @@ def templates() -> dict:
     autograd.update(functional=Submodule("torch.autograd.functional"), function=Submodule("torch.autograd.function"),
                     Function=autograd_function.Function, anomaly_mode=Submodule("torch.autograd.anomaly_mode"),
                     gradcheck=gradcheck.gradcheck, gradgradcheck=gradcheck.gradgradcheck,
-                    graph=Submodule("torch.autograd.graph"))
+                    graph=Submodule("torch.autograd.graph"), forward_ad=Submodule("torch.autograd.forward_ad"))
     torch = namespaces.pop("torch")
     torch.update(
         autograd=Submodule("torch.autograd"), nn=Submodule("torch.nn"), cuda=Submodule("torch.cuda"),
         optim=Submodule("torch.optim"), backends=Submodule("torch.backends"),
         accelerator=Submodule("torch.accelerator"), linalg=Submodule("torch.linalg"),
         special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
-        save=serialization.save, load=serialization.load,
+        save=serialization.save, load=serialization.load, func=Submodule("torch.func"), vmap=func.vmap,
     )
     return {
         "torch": torch, "torch.nn": nn, "torch.autograd": autograd,
@@ -61,6 +62,8 @@ def templates() -> dict:
         "torch.autograd.graph": {name: getattr(graph, name) for name in graph.__all__},
         "torch.autograd.functional": {name: getattr(autograd_functional, name)
                                       for name in autograd_functional.__all__},
+        "torch.func": {name: getattr(func, name) for name in func.__all__},
+        "torch.autograd.forward_ad": {name: getattr(forward_ad, name) for name in forward_ad.__all__},
         "torch.cuda": dict(is_available=Builtin("is_available", lambda: False),
                            device_count=Builtin("device_count", lambda: 0)),
         # seeded scripts set these; a CPU build has no cuDNN and no MPS
