@@ -241,6 +241,8 @@ def _output_tangents(op: Any, inputs: Sequence[Tensor], tangents: list, outs: Se
         return found
 
     jvp = op.jvp
+    if callable(jvp):  # the op's own rule, over all its inputs' tangents at once
+        return jvp(tangents)
     if isinstance(jvp, dict):
         return [_sum(jvp[name](tangent, *values(jvp[name].__code__.co_varnames[1:jvp[name].__code__.co_argcount]))
                      for name, tangent in zip(op.inputs, tangents) if tangent is not None)]

@@ -41,6 +41,12 @@ def _conv_grads(grad: Tensor, input: Tensor, weight: Tensor, stride: tuple, padd
 
 CONVOLUTION = node(
     "ConvolutionBackward0", ("input", "weight", "bias"), saved=("bias_sym_sizes_opt",),
+    # bilinear in input and weight, linear in bias
+    jvp={"input": lambda tangent, weight, stride, padding, dilation, transposed, output_padding, groups: convolution(
+             tangent, weight, None, stride, padding, dilation, transposed, output_padding, groups),
+         "weight": lambda tangent, input, stride, padding, dilation, transposed, output_padding, groups: convolution(
+             input, tangent, None, stride, padding, dilation, transposed, output_padding, groups),
+         "bias": lambda tangent, result: tangent.reshape((1, -1) + (1,) * (result.ndim - 2)).expand(result.shape)},
     input=lambda grad, input, weight, stride, padding, dilation, transposed, output_padding, groups: _conv_grads(
         grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, "input"),
     weight=lambda grad, input, weight, stride, padding, dilation, transposed, output_padding, groups: _conv_grads(

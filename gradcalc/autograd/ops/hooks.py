@@ -7,7 +7,15 @@ from typing import Callable, Sequence
 from ..tensor import Tensor
 from .registry import node, record_outputs
 
-BACKWARD_HOOK = node("BackwardHookFunctionBackward", ("tensors",), multi_output=True,
+
+
+def _no_forward_ad(tangents: list) -> list:
+    # PyTorch's hook identity is a custom Function without a jvp
+    raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                              "forward mode AD.")
+
+
+BACKWARD_HOOK = node("BackwardHookFunctionBackward", ("tensors",), multi_output=True, jvp=_no_forward_ad,
                      tensors=lambda grads, _hook: _hook(grads))
 
 

@@ -38,11 +38,14 @@ def _linear_grad(grad: Tensor, self: Tensor, data: np.ndarray, aten: str) -> Ten
 
 AVG_POOL2D = node(
     "AvgPool2DBackward0", ("self",),
+    jvp={"self": lambda tangent, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+         avg_pool2d(tangent, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)},
     self=lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override: _linear_grad(
         grad, self, _avg_pool_backward(grad._data, self.shape, kernel_size, stride, padding, ceil_mode,
                                        count_include_pad, divisor_override), "avg_pool2d_backward"))
 ADAPTIVE_AVG_POOL2D = node(
     "AdaptiveAvgPool2DBackward0", ("self",),
+    jvp={"self": lambda tangent, result: adaptive_avg_pool2d(tangent, result.shape[-2:])},
     self=lambda grad, self: _linear_grad(grad, self, _adaptive_avg_backward(grad._data, self.shape),
                                          "_adaptive_avg_pool2d_backward"))
 
