@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The engine's and interpreter's cost, against PyTorch eager when it is installed.
 
-Usage:  python benchmarks/engine.py [--nodes N] [--ops N] [--torch PYTHON]
+Usage:  python benchmarks/engine.py [--nodes N] [--ops N] [--steps N] [--torch PYTHON] [--only a|b|c]
 (a) a chain of N nodes `y = y * 1.00001` then `y.backward()`: wall time and peak memory;
-(b) N scalar ops in a loop then one backward: the per-op overhead of interpreter and engine.
+(b) N scalar ops in a loop then one backward: the per-op overhead of interpreter and engine;
+(c) the polynomial fit of the tutorial "Learning PyTorch with Examples" (its autograd version:
+    a third-order polynomial fitted to sin(x) on 2,000 points by plain SGD), N steps.
 Each workload is one gradcalc program run by `gradcalc`, and the same program run under
 PyTorch by tests/golden/reference.py with the Python given by --torch (skipped without it).
 Times exclude start-up (the time of an empty program is subtracted); peak memory is the
@@ -38,6 +40,36 @@ for i in range({n} // 4):
     acc = acc + x * 0.5 - x / 3.0 + 0.1
 acc.backward()
 print(x.grad)
+"""
+# https://pytorch.org/tutorials/beginner/pytorch_with_examples.html, "PyTorch: Tensors and
+# autograd", seeded, on the CPU (the tutorial's device variable left out)
+POLYNOMIAL_FIT = """\
+import math
+_ = torch.manual_seed(0)
+dtype = torch.float
+x = torch.linspace(-math.pi, math.pi, 2000, dtype=dtype)
+y = torch.sin(x)
+a = torch.randn((), dtype=dtype, requires_grad=True)
+b = torch.randn((), dtype=dtype, requires_grad=True)
+c = torch.randn((), dtype=dtype, requires_grad=True)
+d = torch.randn((), dtype=dtype, requires_grad=True)
+learning_rate = 1e-6
+for t in range({n}):
+    y_pred = a + b * x + c * x ** 2 + d * x ** 3
+    loss = (y_pred - y).pow(2).sum()
+    if t % 100 == 99:
+        print(t, loss.item())
+    loss.backward()
+    with torch.no_grad():
+        a -= learning_rate * a.grad
+        b -= learning_rate * b.grad
+        c -= learning_rate * c.grad
+        d -= learning_rate * d.grad
+        a.grad = None
+        b.grad = None
+        c.grad = None
+        d.grad = None
+print(f'Result: y = {{a.item()}} + {{b.item()}} x + {{c.item()}} x^2 + {{d.item()}} x^3')
 """
 
 
@@ -76,23 +108,36 @@ def timed_program(command: list, source: str) -> tuple:
 
 def run_workload(name: str, source: str, gradcalc: str, torch_python: str | None) -> None:
     seconds, peak, out = timed_program([gradcalc], source)
-    print(f"{name}: gradcalc {seconds:7.2f} s, peak {peak:7.1f} MiB -> {out}")
+    print(f"{name}: gradcalc {seconds:7.2f} s, peak {peak:7.1f} MiB -> {_last_line(out)}")
     if torch_python:
         torch_seconds, torch_peak, torch_out = timed_program([torch_python, str(REFERENCE)], source)
-        print(f"{name}: PyTorch  {torch_seconds:7.2f} s, peak {torch_peak:7.1f} MiB -> {torch_out}")
-        print(f"{name}: ratio {seconds / torch_seconds:.2f}x")
+        print(f"{name}: PyTorch  {torch_seconds:7.2f} s, peak {torch_peak:7.1f} MiB -> {_last_line(torch_out)}")
+        print(f"{name}: ratio {seconds / torch_seconds:.2f}x time, {peak / torch_peak:.2f}x peak memory"
+              + ("" if out == torch_out else "; the outputs differ"))
+
+
+def _last_line(out: str) -> str:
+    return out.splitlines()[-1] if out else out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--ops", type=int, default=20_000)
+    parser.add_argument("--steps", type=int, default=2_000)
     parser.add_argument("--torch", help="a Python with torch installed")
+    parser.add_argument("--only", choices=("a", "b", "c"), help="run one workload")
     parser.add_argument("--gradcalc", default=shutil.which("gradcalc", path=os.path.dirname(sys.executable))
                         or shutil.which("gradcalc"))
     args = parser.parse_args()
-    run_workload(f"(a) chain of {args.nodes:,} nodes", CHAIN.format(n=args.nodes), args.gradcalc, args.torch)
-    run_workload(f"(b) {args.ops:,} scalar ops", SCALAR_OPS.format(n=args.ops), args.gradcalc, args.torch)
+    workloads = {
+        "a": (f"(a) chain of {args.nodes:,} nodes", CHAIN.format(n=args.nodes)),
+        "b": (f"(b) {args.ops:,} scalar ops", SCALAR_OPS.format(n=args.ops)),
+        "c": (f"(c) polynomial fit, {args.steps:,} steps", POLYNOMIAL_FIT.format(n=args.steps)),
+    }
+    for key, (name, source) in workloads.items():
+        if args.only in (None, key):
+            run_workload(name, source, args.gradcalc, args.torch)
 
 
 if __name__ == "__main__":

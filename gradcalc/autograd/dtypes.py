@@ -103,16 +103,27 @@ def set_default_dtype(dtype: DType) -> None:
     if not isinstance(dtype, DType) or dtype not in (float32, float64, float16, bfloat16):
         raise TypeError("only floating-point types are supported as the default type")
     _default_float = dtype
+    _WITH_NUMBER.clear()
 
 
 def default_complex() -> DType:
     return complex128 if _default_float is float64 else complex64
 
 
+_PROMOTED: dict = {}  # (a, b) -> promote_types(a, b), filled as pairs are met
+
+
 def promote_types(a: DType, b: DType) -> DType:
     """torch.promote_types: the smallest dtype both convert to without loss of category."""
     if a is b:
         return a
+    promoted = _PROMOTED.get((a, b))
+    if promoted is None:
+        promoted = _PROMOTED[(a, b)] = _promote(a, b)
+    return promoted
+
+
+def _promote(a: DType, b: DType) -> DType:
     if a.category != b.category:
         low, high = (a, b) if a.category < b.category else (b, a)
         if high.category == COMPLEX and low.category == FLOATING:
@@ -146,15 +157,59 @@ def result_type(operands: list) -> DType:
     dim_result = zero_result = wrapped_result = None
     for operand in operands:
         dtype = getattr(operand, "_dtype", None)  # a Tensor (no import of tensor.py here: it imports us)
-        if dtype is not None:
-            if operand._data.ndim > 0:
-                dim_result = dtype if dim_result is None else promote_types(dim_result, dtype)
-            else:
-                zero_result = dtype if zero_result is None else promote_types(zero_result, dtype)
-        else:
+        if dtype is None:
             dtype = scalar_dtype(operand)
-            wrapped_result = dtype if wrapped_result is None else promote_types(wrapped_result, dtype)
+        elif operand._wrapped:
+            dtype = _as_number(dtype)
+        elif operand._data.ndim > 0:
+            dim_result = dtype if dim_result is None else promote_types(dim_result, dtype)
+            continue
+        else:
+            zero_result = dtype if zero_result is None else promote_types(zero_result, dtype)
+            continue
+        wrapped_result = dtype if wrapped_result is None else promote_types(wrapped_result, dtype)
     return _combine(dim_result, _combine(zero_result, wrapped_result))
+
+
+def _as_number(dtype: DType) -> DType:
+    """The dtype a wrapped number takes part in promotion with: a float's or complex's is the default one."""
+    if dtype.category == FLOATING:
+        return _default_float
+    return default_complex() if dtype.category == COMPLEX else dtype
+
+
+_NUMBER_TYPES = frozenset({bool, int, float, complex})
+# (tensor dtype, Python number type) -> their result type under the default dtype in force
+_WITH_NUMBER: dict = {}
+
+
+def pair_result_type(a: object, b: object) -> DType:
+    """result_type([a, b]), the common pairs (two plain tensors, a tensor and a Python number)
+    answered without the general walk."""
+    if type(b) in _NUMBER_TYPES:
+        return _with_number(a, b, a, b)
+    if type(a) in _NUMBER_TYPES:
+        return _with_number(b, a, a, b)
+    a_dtype, b_dtype = getattr(a, "_dtype", None), getattr(b, "_dtype", None)
+    if a_dtype is None or b_dtype is None or a._wrapped or b._wrapped:
+        return result_type([a, b])
+    if a_dtype is b_dtype:
+        return a_dtype
+    a_dims, b_dims = a._data.ndim > 0, b._data.ndim > 0
+    if a_dims == b_dims:
+        return promote_types(a_dtype, b_dtype)
+    return _combine(a_dtype, b_dtype) if a_dims else _combine(b_dtype, a_dtype)
+
+
+def _with_number(tensor: object, number: object, a: object, b: object) -> DType:
+    dtype = getattr(tensor, "_dtype", None)
+    if dtype is None or tensor._wrapped:
+        return result_type([a, b])
+    key = (dtype, type(number))
+    found = _WITH_NUMBER.get(key)
+    if found is None:
+        found = _WITH_NUMBER[key] = result_type([a, b])
+    return found
 
 
 def _combine(higher: DType | None, lower: DType | None) -> DType | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 from . import anomaly_mode, grad_mode
 from .dtypes import FLOATING
@@ -39,7 +39,7 @@ class Node:
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
         self._seq = next(_sequence)
-        self._input_meta: list = []  # (shape, dtype) of each input, to check returned gradients
+        self._input_meta: Sequence = ()  # (shape, dtype) of each input, to check returned gradients
         self._tensor_hooks: Optional[dict] = None  # output_nr -> hooks registered on that output
         self._retained: Optional[dict] = None  # output_nr -> weakref of an output that retains grad
         self._node_hooks: Optional[NodeHooks] = None  # register_prehook and register_hook
@@ -127,7 +127,7 @@ class AccumulateGrad(Node):
         leaf = self.variable
         if leaf._grad is None:
             # with create_graph, PyTorch copies into a fresh tensor: the copy is part of the graph
-            leaf._grad = grad.detach().clone().copy_(grad) if create_graph else grad.detach().clone()
+            leaf._grad = grad.detach().clone().copy_(grad) if create_graph else grad._copy()
         elif create_graph or grad_mode.is_grad_enabled():
             leaf._grad = leaf._grad + grad
         else:
@@ -138,13 +138,18 @@ def forward_name(node: Node) -> str:
     return re.sub(r"Backward\d*$", "", node.name())
 
 
+NO_EDGE = (None, 0)  # the edge of an input that takes no gradient, one tuple for all nodes
+
+
 def gradient_edge(tensor: "Tensor") -> tuple:
     """Where a gradient for `tensor` goes: its grad_fn, or its leaf accumulator."""
-    if tensor._grad_fn is not None:
-        return (tensor._grad_fn, tensor._output_nr)
+    # a view's grad_fn may need refreshing after an in-place change (Tensor._grad_fn); others' is _node
+    node = tensor._node if tensor._base is None else tensor._grad_fn
+    if node is not None:
+        return (node, tensor._output_nr)
     if tensor._requires_grad:
         return (tensor._grad_accumulator(), 0)
-    return (None, 0)
+    return NO_EDGE
 
 
 def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_graph: bool,
@@ -153,20 +158,24 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
     `.grad` (only of `inputs`, when given); without it, the gradients reaching `inputs`
     are returned instead (torch.autograd.grad)."""
     root_edges = [gradient_edge(t) for t in roots]
-    dependencies: dict = {}
-    parents: dict = {}  # node -> nodes that send it a gradient, to prune what grad() needn't run
-    stack = [node for node, _ in root_edges if node is not None]
-    seen = set(stack)
+    root_nodes = list(dict.fromkeys(node for node, _ in root_edges if node is not None))
+    # node -> how many edges lead to it; its keys are the nodes reached
+    dependencies: dict = dict.fromkeys(root_nodes, 0)
+    # node -> nodes that send it a gradient, to prune what grad() needn't run
+    parents: Optional[dict] = {} if inputs is not None else None
+    stack = list(root_nodes)
     while stack:
         node = stack.pop()
         for child, _ in node.next_functions:
             if child is None:
                 continue
-            dependencies[child] = dependencies.get(child, 0) + 1
-            parents.setdefault(child, []).append(node)
-            if child not in seen:
-                seen.add(child)
+            if child in dependencies:
+                dependencies[child] += 1
+            else:
+                dependencies[child] = 1
                 stack.append(child)
+            if parents is not None:
+                parents.setdefault(child, []).append(node)
 
     captures: dict = {}  # (node, output_nr) -> index into inputs
     if inputs is not None:
@@ -174,41 +183,50 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
             # a GradientEdge (torch.autograd.graph) names its node itself
             captures[tuple(tensor[:2]) if isinstance(tensor, tuple) else gradient_edge(tensor)] = index
     targets = {node for node, _ in captures}
-    needed = _nodes_leading_to(targets, parents) if inputs is not None else None
+    needed = _nodes_leading_to(targets, parents) if parents is not None else None
     captured: list = [None] * len(inputs or ())
 
     buffers: dict = {}
     ready = _ReadyQueue()
+    heap = ready.heap
     for (node, output_nr), grad in zip(root_edges, grad_roots):
         if node is not None:
             _add_to_buffer(buffers, node, output_nr, grad)
-    for node in dict.fromkeys(node for node, _ in root_edges if node is not None):
-        if dependencies.get(node, 0) == 0:
+    for node in root_nodes:
+        if dependencies[node] == 0:
             ready.push(node)
 
     previous_mode = grad_mode.is_grad_enabled()
     grad_mode._set_enabled(create_graph)
-    running_tasks.append(GraphTask(seen, needed, targets))
+    running_tasks.append(GraphTask(dependencies, needed, targets))
     try:
-        while ready:
-            node = ready.pop()
+        while heap:
+            # a chain keeps one node ready at a time: no heap to reorder
+            node = heap.pop() if len(heap) == 1 else ready.pop()
             if needed is not None and node not in needed and node not in targets:
                 continue  # leads to no input: not run, its hooks do not fire
             grads = buffers.pop(node, None) or {}
-            grads = _run_pre_hooks(node, grads)
-            for output_nr, grad in grads.items():
-                index = captures.get((node, output_nr))
-                if index is not None:
-                    captured[index] = grad
-            if isinstance(node, AccumulateGrad):
+            is_leaf = node.__class__ is AccumulateGrad
+            if node._tensor_hooks or node._retained or (is_leaf and node.variable._hooks):
+                grads = _run_pre_hooks(node, grads)
+            if captures:
+                for output_nr, grad in grads.items():
+                    index = captures.get((node, output_nr))
+                    if index is not None:
+                        captured[index] = grad
+            if is_leaf:
                 if accumulate and 0 in grads:
                     node.accumulate(grads[0], create_graph)
-                    _run_post_accumulate_hooks(node.variable)
+                    if node.variable._hooks:
+                        _run_post_accumulate_hooks(node.variable)
                 continue
             if needed is not None and node not in needed:
                 continue
             try:
-                grad_outputs = [grads.get(i) for i in range(_output_count(node, grads))]
+                if len(grads) == 1 and 0 in grads:  # one output, the common case
+                    grad_outputs = [grads[0]]
+                else:
+                    grad_outputs = [grads.get(i) for i in range(max(grads, default=0) + 1)]
                 if node._node_hooks is not None:
                     grad_outputs = _run_node_hooks(node, node._node_hooks.pre, (grad_outputs,))
                 input_grads = node.apply(grad_outputs)
@@ -223,15 +241,27 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
                 raise
             if not retain_graph:
                 node.release()
+            meta = node._input_meta
             for i, ((child, output_nr), grad) in enumerate(zip(node.next_functions, input_grads)):
                 if child is None:
                     continue
                 if grad is not None:
-                    grad = _validate(node, i, grad)
-                    _add_to_buffer(buffers, child, output_nr, grad)
-                dependencies[child] -= 1
-                if dependencies[child] == 0:
-                    ready.push(child)
+                    shape, dtype = meta[i]
+                    if grad._dtype is not dtype or grad._data.shape != shape:
+                        grad = _validate(node, i, grad)
+                    slot = buffers.get(child)
+                    if slot is None:
+                        buffers[child] = {output_nr: grad}
+                    else:
+                        previous = slot.get(output_nr)
+                        slot[output_nr] = grad if previous is None else previous + grad
+                remaining = dependencies[child] - 1
+                dependencies[child] = remaining
+                if remaining == 0:
+                    if heap:
+                        ready.push(child)
+                    else:
+                        heap.append(child)
     finally:
         grad_mode._set_enabled(previous_mode)
         running_tasks.pop()
@@ -243,7 +273,7 @@ class GraphTask:
 
     __slots__ = ("reachable", "needed", "targets", "__weakref__")
 
-    def __init__(self, reachable: set, needed: Optional[set], targets: set) -> None:
+    def __init__(self, reachable: Any, needed: Optional[set], targets: set) -> None:
         self.reachable = reachable
         self.needed = needed
         self.targets = targets
@@ -297,10 +327,6 @@ def _nodes_leading_to(targets: set, parents: dict) -> set:
     return needed
 
 
-def _output_count(node: Node, grads: dict) -> int:
-    return max(grads, default=-1) + 1 if grads else 1
-
-
 def _add_to_buffer(buffers: dict, node: Node, output_nr: int, grad: "Tensor") -> None:
     slot = buffers.setdefault(node, {})
     previous = slot.get(output_nr)
@@ -314,9 +340,6 @@ class _ReadyQueue:
 
     def __init__(self) -> None:
         self.heap: list = []
-
-    def __bool__(self) -> bool:
-        return bool(self.heap)
 
     def push(self, node: Node) -> None:
         self.heap.append(node)

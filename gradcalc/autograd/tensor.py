@@ -185,7 +185,7 @@ class Tensor:
         "share_memory_", "resize", "resize_as", "to_sparse_coo", "module_load", "__array__", "__array_wrap__"})
     __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_node", "_output_nr", "_grad",
                  "_retains_grad", "_base", "_view_kind", "_view_version", "_is_inference", "_hooks",
-                 "_accumulator", "_fw", "__weakref__", "__dict__")
+                 "_accumulator", "_fw", "_wrapped", "__weakref__", "__dict__")
 
     @classmethod
     def _make(cls, data: np.ndarray, dtype: DType, *, base: Optional["Tensor"] = None,
@@ -195,24 +195,28 @@ class Tensor:
         CreationMeta: how the view was made decides which in-place changes are allowed)."""
         tensor = object.__new__(cls)
         # numpy arithmetic on 0-d arrays gives numpy scalars, which are immutable: keep an array
-        tensor._data = data if type(data) is np.ndarray else np.asarray(data, dtype=dtype._numpy)
+        if type(data) is not np.ndarray:
+            data = np.asarray(data, dtype=dtype._numpy)
         if dtype is BFLOAT16:  # new values rounded; views and aliases of rounded storage kept as they are
-            rounded = dtypes.round_to_bfloat16(tensor._data)
-            if not np.array_equal(rounded, tensor._data, equal_nan=True):
-                tensor._data = rounded
+            rounded = dtypes.round_to_bfloat16(data)
+            if not np.array_equal(rounded, data, equal_nan=True):
+                data = rounded
+        tensor._data = data
         tensor._dtype = dtype
-        if base is not None:
+        if base is None:
+            tensor._vc = VersionCounter()
+            tensor._base = None
+            tensor._view_kind = view_kind
+            # an inference tensor: made in inference mode, or a view of one (a view takes its base's kind)
+            tensor._is_inference = grad_mode._inference
+        else:
             tensor._vc = base._vc
             tensor._base = base._base if base._base is not None else base
             if base._view_kind == VIEW_INFERENCE or (base._base is not None and view_kind == VIEW_DEFAULT):
                 view_kind = base._view_kind  # a view of a restricted view keeps its restriction
+            tensor._view_kind = view_kind
             tensor._view_version = base._vc.value
-        else:
-            tensor._vc = VersionCounter()
-            tensor._base = None
-        tensor._view_kind = view_kind
-        # an inference tensor: made in inference mode, or a view of one (a view takes its base's kind)
-        tensor._is_inference = base._is_inference if base is not None else grad_mode.is_inference_mode_enabled()
+            tensor._is_inference = base._is_inference
         tensor._requires_grad = requires_grad
         tensor._node = None
         tensor._output_nr = 0
@@ -221,6 +225,9 @@ class Tensor:
         tensor._hooks = None
         tensor._accumulator = None
         tensor._fw = None  # forward-mode tangents: {level: tangent}
+        # a Python number passed where a tensor is expected (PyTorch's wrapped number): it takes
+        # part in type promotion as the number would, here and wherever it is saved for backward
+        tensor._wrapped = False
         return tensor
 
     def _alias(self, grad_fn: Optional[Node] = None, output_nr: int = 0) -> "Tensor":
@@ -231,6 +238,10 @@ class Tensor:
         alias._output_nr = output_nr
         alias._fw = self._fw  # a saved output keeps the tangents it has or gets
         return alias
+
+    def _copy(self) -> "Tensor":
+        """A copy with no history: what `detach().clone()` gives with grad mode off."""
+        return Tensor._make(self._data.copy(), self._dtype)
 
     def _grad_accumulator(self) -> AccumulateGrad:
         node = self._accumulator() if self._accumulator is not None else None

@@ -9,7 +9,7 @@ import numpy as np
 from .. import dtypes, kernels, simd
 from ..dtypes import DType
 from ..tensor import Tensor
-from .common import (arrays, as_tensor, check_broadcast, check_not_bool, check_number, float_result,
+from .common import (arrays, as_tensor, check_broadcast, check_not_bool, check_number, conjugate, float_result,
                      not_implemented_for, zeros_like)
 from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record
 
@@ -21,7 +21,7 @@ def _scaled(grad: Tensor, alpha: Any) -> Tensor:
 def _pow_grad_self(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, (int, float)) and exponent == 0:
         return zeros_like(self)
-    return grad * (exponent * self.pow(exponent - 1)).conj()
+    return grad * conjugate(exponent * self.pow(exponent - 1))
 
 
 def _log_masked(base: Tensor, result: Tensor) -> Tensor:
@@ -40,12 +40,12 @@ RSUB_TENSOR = node("RsubBackward0", ("self", "other"), jvp=LINEAR,
                    self=lambda grad, alpha: -_scaled(grad, alpha), other=lambda grad: grad)
 MUL = node("MulBackward0", ("self", "other"), forward=np.multiply,
            jvp={"self": lambda tangent, other: tangent * other, "other": lambda tangent, self: tangent * self},
-           self=lambda grad, other: grad * other.conj(), other=lambda grad, self: grad * self.conj())
+           self=lambda grad, other: grad * conjugate(other), other=lambda grad, self: grad * conjugate(self))
 DIV = node("DivBackward0", ("self", "other"), forward=np.true_divide,
            jvp={"self": lambda tangent, other: tangent / other,
                 "other": lambda tangent, self, other: -tangent * self / (other * other)},
-           self=lambda grad, other: grad / other.conj(),
-           other=lambda grad, self, other: -grad * ((self / other) / other).conj())
+           self=lambda grad, other: grad / conjugate(other),
+           other=lambda grad, self, other: -grad * conjugate((self / other) / other))
 NEG = node("NegBackward0", ("self",), forward=np.negative, jvp=LINEAR, self=lambda grad: -grad)
 # multiplication, division and addition by a C++ Scalar, as PyTorch's composite ops and backward
 # formulas do them (MulBackward1, DivBackward1, AddBackward1)
@@ -53,7 +53,7 @@ MUL_SCALAR = node("MulBackward1", ("self",), jvp=LINEAR, self=lambda grad, other
 DIV_SCALAR = node("DivBackward1", ("self",), jvp=LINEAR, self=lambda grad, other: div_scalar(grad, other))
 ADD_SCALAR = node("AddBackward1", ("self",), jvp=LINEAR, self=lambda grad: grad)
 RECIPROCAL = node("ReciprocalBackward0", ("self",), forward=np.reciprocal, jvp=ELEMENT_WISE,
-                  self=lambda grad, result: -grad * (result * result).conj())
+                  self=lambda grad, result: -grad * conjugate(result * result))
 # div with a rounding mode: piecewise constant, so zero gradients
 DIV_ROUNDED = node("DivBackward2", ("self", "other"), saved=("rounding_mode",), jvp=ELEMENT_WISE,
                    self=lambda grad, self: zeros_like(grad), other=lambda grad, other: zeros_like(grad))
@@ -113,20 +113,29 @@ def power_tensor(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
 
 POW_SCALAR = node("PowBackward0", ("self",), forward=_power, jvp=ELEMENT_WISE, self=_pow_grad_self)
 POW_TENSOR = node("PowBackward1", ("self", "exponent"), forward=power_tensor, jvp=ELEMENT_WISE,
-                  self=lambda grad, self, exponent: grad * (exponent * self.pow(exponent - 1)).conj(),
-                  exponent=lambda grad, self, result: grad * (result * _log_masked(self, result)).conj())
+                  self=lambda grad, self, exponent: grad * conjugate(exponent * self.pow(exponent - 1)),
+                  exponent=lambda grad, self, result: grad * conjugate(result * _log_masked(self, result)))
 POW_SCALAR_BASE = node("PowBackward2", ("exponent",), jvp=ELEMENT_WISE,
-                       exponent=lambda grad, result, self: grad * (result * math.log(self)).conj()
+                       exponent=lambda grad, result, self: grad * conjugate(result * math.log(self))
                        if self != 0 else zeros_like(result))
 
 
 def binary(node_def: NodeDef, a: Any, b: Any, compute: Optional[DType] = None, **params: Any) -> Tensor:
-    dtype = compute or dtypes.result_type([a, b])
-    ta, tb = as_tensor(a), as_tensor(b)
-    check_broadcast(ta, tb)
-    x, y = arrays((ta, tb), dtype)
+    dtype = compute or dtypes.pair_result_type(a, b)
+    ta = a if isinstance(a, Tensor) else as_tensor(a)
+    tb = b if isinstance(b, Tensor) else as_tensor(b)
+    x, y = ta._data, tb._data
+    if x.shape != y.shape:
+        check_broadcast(ta, tb)
+    numpy_dtype = dtype._numpy
+    if ta._dtype is not dtype:
+        x = x.astype(numpy_dtype)
+    if tb._dtype is not dtype:
+        y = y.astype(numpy_dtype)
     data = node_def.forward(x, y, **params)
-    return record(node_def, (ta, tb), np.asarray(data, dtype=dtype._numpy), dtype, **params)
+    if type(data) is not np.ndarray or data.dtype is not numpy_dtype:  # from 0-d arrays, a numpy scalar
+        data = np.asarray(data, dtype=numpy_dtype)
+    return record(node_def, (ta, tb), data, dtype, **params)
 
 
 def unary(node_def: NodeDef, a: Tensor, **params: Any) -> Tensor:

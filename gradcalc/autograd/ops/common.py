@@ -20,11 +20,20 @@ def as_tensor(value: Any, dtype: Optional[DType] = None) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float, complex)):
-        dtype = dtype or dtypes.scalar_dtype(value, wrapped=True)
-        return Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
+        if dtype is not None:
+            return Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
+        dtype = dtypes.scalar_dtype(value, wrapped=True)
+        wrapped = Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
+        wrapped._wrapped = True
+        return wrapped
     if isinstance(value, np.ndarray):
         return Tensor._make(value, dtypes.from_numpy(value.dtype))
     raise TypeError(f"expected Tensor as element 1 in argument 0, but got {type(value).__name__}")
+
+
+def conjugate(t: Tensor) -> Tensor:
+    """`t.conj()` in backward formulas: a real tensor is its own conjugate, so no call is made."""
+    return t.conj() if t._dtype.category == dtypes.COMPLEX else t
 
 
 def check_number(value: Any, op_name: str) -> None:

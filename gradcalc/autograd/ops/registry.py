@@ -40,7 +40,7 @@ class NodeDef:
     """The grad_fn of one overload of an op."""
 
     __slots__ = ("name", "shown_name", "inputs", "formulas", "formula_args", "jvp", "saved", "saved_tensors",
-                 "multi_output", "variadic", "forward", "_node_class")
+                 "multi_output", "variadic", "forward", "_node_class", "_save_plans")
 
     def __init__(self, name: str, inputs: tuple, formulas: dict, *, jvp: Any = None, saved: tuple = (),
                  saved_tensors: tuple = (), multi_output: bool = False, forward: Optional[Callable] = None,
@@ -61,6 +61,24 @@ class NodeDef:
             shown.update((name, None) for name in names if not name.startswith("_"))
         self.saved = tuple(shown)
         self._node_class: Optional[type] = None
+        self._save_plans: dict = {}
+
+    def save_plan(self, needs_grad: tuple) -> tuple:
+        """The tensors a node saves when `needs_grad` says which inputs need a gradient: (name,
+        index of the input or -1 for the result) for each one its formulas ask for, in the order
+        PyTorch saves them (which pack hooks see), made once per combination."""
+        plan = self._save_plans.get(needs_grad)
+        if plan is None:
+            needed: dict = {}
+            # a variadic op's one formula serves all its inputs
+            flagged = ((True, self.formula_args[0]),) if self.variadic else zip(needs_grad, self.formula_args)
+            for flag, names in flagged:
+                if flag:
+                    needed.update(dict.fromkeys(names))
+            plan = self._save_plans[needs_grad] = tuple(
+                (name, -1 if name == "result" else self.inputs.index(name))
+                for name in hooked_order(needed) if name == "result" or name in self.inputs)
+        return plan
 
     def is_tensor(self, name: str) -> bool:
         return name in self.inputs or name == "result" or name in self.saved_tensors
@@ -147,6 +165,13 @@ class OpNode(Node):
     __slots__ = ("_saved", "_params", "_released")
     _op: NodeDef
 
+    def __init__(self, next_functions: tuple, input_meta: tuple, params: dict) -> None:
+        super().__init__(next_functions)
+        self._input_meta = input_meta
+        self._params = params
+        self._released = False
+        self._saved: dict = {}
+
     def apply(self, grads: list) -> list:
         op = self._op
         if not (op.multi_output or op.variadic):  # the common case, kept short: it runs once per node
@@ -232,38 +257,35 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
         propagate(op, inputs, (out,), params)
     if not grad_mode._enabled:
         return out
-    for tensor in inputs:
-        if tensor.requires_grad:
-            break
-    else:
+    needs_grad = tuple([tensor.requires_grad for tensor in inputs])
+    if True not in needs_grad:
         return out
     node = new_node(op, inputs, params)
-    needed = set()
-    if op.variadic:
-        needed.update(op.formula_args[0])
-    else:
-        for tensor, names in zip(inputs, op.formula_args):
-            if tensor.requires_grad:
-                needed.update(names)
     out._node = node  # before saving: a pack hook sees the output with its grad_fn
     saved = node._saved
-    for name in hooked_order(needed) if default_hooks else needed:
-        if name == "result":
+    for name, index in op.save_plan(needs_grad):
+        if index < 0:
             saved[name] = SavedTensor(out, is_output=True)
-        elif name in op.inputs and name not in params:
-            saved[name] = SavedTensor(inputs[op.inputs.index(name)])
+        elif name not in params:
+            saved[name] = SavedTensor(inputs[index])
     return out
+
+
+# the (shape, dtype) of each input of a node, one tuple for all nodes with the same: a graph of a
+# million nodes then holds a million fewer objects for the memory and the garbage collector
+_INPUT_METAS: dict = {}
+_INPUT_METAS_KEPT = 4096
 
 
 def new_node(op: NodeDef, inputs: Sequence[Tensor], params: dict) -> OpNode:
     """A grad_fn of `op` on `inputs`, before anything is saved in it."""
-    node = op.node_class()
-    node.next_functions = tuple([gradient_edge(t) for t in inputs])
-    node._input_meta = [(t._data.shape, t._dtype) for t in inputs]
-    node._params = params
-    node._released = False
-    node._saved = {}
-    return node
+    meta = tuple([(t._data.shape, t._dtype) for t in inputs])
+    shared = _INPUT_METAS.get(meta)
+    if shared is None:
+        if len(_INPUT_METAS) >= _INPUT_METAS_KEPT:
+            _INPUT_METAS.clear()
+        shared = _INPUT_METAS[meta] = meta
+    return (op._node_class or op.node_class)(tuple([gradient_edge(t) for t in inputs]), shared, params)
 
 
 def view_kind(recorded: str) -> str:

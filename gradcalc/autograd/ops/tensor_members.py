@@ -43,11 +43,15 @@ def _operand(other: Any) -> Any:
     return other if isinstance(other, _OPERANDS) else NotImplemented
 
 
+_PLAIN_OPERANDS = frozenset(_OPERANDS)
+
+
 def _reflected(function: Callable) -> Callable:
     def operator(a: Tensor, other: Any) -> Any:
-        other = _operand(other)
-        if other is NotImplemented:
-            return NotImplemented
+        if type(other) not in _PLAIN_OPERANDS:
+            other = _operand(other)
+            if other is NotImplemented:
+                return NotImplemented
         try:
             return function(a, other)
         except MemoryError as error:
