@@ -81,6 +81,8 @@ ALIASES = {
 }
 
 _default_float = float32
+# the dtypes of Python numbers wrapped as PyTorch wraps them where a tensor is expected
+WRAPPED_DTYPES = {float: float64, int: int64, bool: bool_, complex: complex128}
 
 
 def by_name(name: str) -> DType:
@@ -140,6 +142,8 @@ def _promote(a: DType, b: DType) -> DType:
 def scalar_dtype(value: object, wrapped: bool = False) -> DType:
     """The dtype a Python number takes as a tensor of its own (`wrapped`: as PyTorch wraps a number
     passed where a tensor is expected, float64 and complex128 for floats and complex numbers)."""
+    if wrapped and type(value) in WRAPPED_DTYPES:
+        return WRAPPED_DTYPES[type(value)]
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
@@ -179,33 +183,46 @@ def _as_number(dtype: DType) -> DType:
 
 
 _NUMBER_TYPES = frozenset({bool, int, float, complex})
+_WRAPPED_AS = {float64: float, int64: int, bool_: bool, complex128: complex}  # as Tensor._wrap_number makes them
+_TENSOR = "tensor"
 # (tensor dtype, Python number type) -> their result type under the default dtype in force
 _WITH_NUMBER: dict = {}
 
 
+def _promotes_as(operand: object) -> object:
+    """How an operand takes part in promotion: as a tensor (_TENSOR), as a Python number (its
+    type; a wrapped number's too), or None for anything else."""
+    kind = type(operand)
+    if kind in _NUMBER_TYPES:
+        return kind
+    wrapped = getattr(operand, "_wrapped", None)  # a Tensor (no import of tensor.py here: it imports us)
+    if wrapped is None:
+        return None
+    return _WRAPPED_AS[operand._dtype] if wrapped else _TENSOR
+
+
 def pair_result_type(a: object, b: object) -> DType:
-    """result_type([a, b]), the common pairs (two plain tensors, a tensor and a Python number)
-    answered without the general walk."""
-    if type(b) in _NUMBER_TYPES:
-        return _with_number(a, b, a, b)
-    if type(a) in _NUMBER_TYPES:
-        return _with_number(b, a, a, b)
-    a_dtype, b_dtype = getattr(a, "_dtype", None), getattr(b, "_dtype", None)
-    if a_dtype is None or b_dtype is None or a._wrapped or b._wrapped:
-        return result_type([a, b])
-    if a_dtype is b_dtype:
-        return a_dtype
-    a_dims, b_dims = a._data.ndim > 0, b._data.ndim > 0
-    if a_dims == b_dims:
-        return promote_types(a_dtype, b_dtype)
-    return _combine(a_dtype, b_dtype) if a_dims else _combine(b_dtype, a_dtype)
+    """result_type([a, b]), the common pairs (two tensors, a tensor and a number) answered
+    without the general walk."""
+    a_kind, b_kind = _promotes_as(a), _promotes_as(b)
+    if a_kind is _TENSOR:
+        if b_kind is _TENSOR:
+            a_dtype, b_dtype = a._dtype, b._dtype
+            if a_dtype is b_dtype:
+                return a_dtype
+            a_dims, b_dims = a._data.ndim > 0, b._data.ndim > 0
+            if a_dims == b_dims:
+                return promote_types(a_dtype, b_dtype)
+            return _combine(a_dtype, b_dtype) if a_dims else _combine(b_dtype, a_dtype)
+        if b_kind is not None:
+            return _with_number(a._dtype, b_kind, a, b)
+    elif b_kind is _TENSOR and a_kind is not None:
+        return _with_number(b._dtype, a_kind, a, b)
+    return result_type([a, b])
 
 
-def _with_number(tensor: object, number: object, a: object, b: object) -> DType:
-    dtype = getattr(tensor, "_dtype", None)
-    if dtype is None or tensor._wrapped:
-        return result_type([a, b])
-    key = (dtype, type(number))
+def _with_number(dtype: DType, number_type: type, a: object, b: object) -> DType:
+    key = (dtype, number_type)
     found = _WITH_NUMBER.get(key)
     if found is None:
         found = _WITH_NUMBER[key] = result_type([a, b])

@@ -36,10 +36,10 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_input_meta", "_tensor_hooks", "_retained", "_node_hooks", "_metadata",
                  "__weakref__")
 
-    def __init__(self, next_functions: tuple = ()) -> None:
+    def __init__(self, next_functions: tuple = (), input_meta: Sequence = ()) -> None:
         self.next_functions = next_functions
         self._seq = next(_sequence)
-        self._input_meta: Sequence = ()  # (shape, dtype) of each input, to check returned gradients
+        self._input_meta = input_meta  # (shape, dtype) of each input, to check returned gradients
         self._tensor_hooks: Optional[dict] = None  # output_nr -> hooks registered on that output
         self._retained: Optional[dict] = None  # output_nr -> weakref of an output that retains grad
         self._node_hooks: Optional[NodeHooks] = None  # register_prehook and register_hook

@@ -37,6 +37,11 @@ def _sequential(values: np.ndarray) -> np.ndarray:
     return np.cumsum(values, axis=0)[-1] + values.dtype.type(0)
 
 
+def _chain(start: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """start + v[0] + v[1] + ... from left to right along axis 0 (cumsum adds strictly in order)."""
+    return np.concatenate((start[None], values)).cumsum(axis=0)[-1]
+
+
 def multi_row_sum(values: np.ndarray) -> np.ndarray:
     """Sum along axis 0 by a cascade: blocks of `step` items go into level 0, each full block is
     carried up into level 1, each `step` blocks of that into level 2, and so on."""
@@ -69,12 +74,8 @@ def row_sum(values: np.ndarray) -> np.ndarray:
     rows = size // _ILP
     lanes = values.shape[1:]
     partial = multi_row_sum(values[:rows * _ILP].reshape((rows, _ILP) + lanes))
-    first = partial[0]
-    for index in range(rows * _ILP, size):
-        first = first + values[index]
-    for k in range(1, _ILP):
-        first = first + partial[k]
-    return first
+    # the first accumulator takes the items left over, then the other three
+    return _chain(partial[0], np.concatenate((values[rows * _ILP:], partial[1:])))
 
 
 def _inner_vectorized(rows: np.ndarray, lanes: int) -> np.ndarray:
@@ -84,12 +85,7 @@ def _inner_vectorized(rows: np.ndarray, lanes: int) -> np.ndarray:
     registers = size // lanes
     head = rows[:, :registers * lanes].reshape(count, registers, lanes).transpose(1, 0, 2)
     vector = row_sum(head)
-    total = np.zeros(count, rows.dtype)
-    for k in range(registers * lanes, size):
-        total = total + rows[:, k]
-    for k in range(lanes):
-        total = total + vector[:, k]
-    return total
+    return _chain(np.zeros(count, rows.dtype), np.concatenate((rows[:, registers * lanes:].T, vector.T)))
 
 
 def _outer(columns: np.ndarray, grouped: int) -> np.ndarray:
@@ -157,6 +153,11 @@ def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
     unit = x.itemsize
     reduced = set(dims) if dims else set(range(x.ndim))
     out_shape = tuple(1 if d in reduced else n for d, n in enumerate(x.shape))
+    lanes = VECTOR_BYTES // unit
+    if x.size >= lanes and x.flags.c_contiguous and all(d in reduced or n == 1 for d, n in enumerate(x.shape)):
+        # everything into one value, from memory in order: TensorIterator makes it one row, which
+        # the loop below would sum by _inner_vectorized and add into a zero (a sum from +0 is never -0)
+        return _inner_vectorized(x.reshape(1, -1), lanes).reshape(out_shape)
     out = np.zeros(out_shape, x.dtype)
     if x.size == 0:
         return out

@@ -36,7 +36,7 @@ class SavedTensor:
     """A tensor a node keeps for its backward, with the version it had when saved. With hooks,
     it keeps what the pack hook returned instead, and the unpack hook makes a tensor of it."""
 
-    __slots__ = ("tensor", "version", "is_output", "output_nr", "packed", "unpack_hook")
+    __slots__ = ("tensor", "version", "is_output", "output_nr", "packed", "unpack_hook", "number")
 
     def __init__(self, tensor: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
         if tensor._is_inference:
@@ -45,15 +45,22 @@ class SavedTensor:
                 "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
                 "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
                 "`torch.inference_mode()`.")
-        # A saved output is kept without its grad_fn, so that node and output form no cycle.
-        self.tensor = tensor._alias() if is_output else tensor
         self.version = tensor._vc.value
         self.is_output = is_output
         self.output_nr = output_nr
         self.unpack_hook: Optional[Callable] = None
         if default_hooks:
+            self.tensor = tensor._alias() if is_output else tensor
             check_hooks_enabled()
             self.pack(tensor, *default_hooks[-1])
+        elif tensor._wrapped:
+            # a Python number (`y * 1.00001`) is kept as the number, and wrapped again when first
+            # unpacked: a graph of a million nodes then holds a million fewer tensors
+            self.tensor = None
+            self.number = tensor._data.item()
+        else:
+            # a saved output is kept without its grad_fn, so that node and output form no cycle
+            self.tensor = tensor._alias() if is_output else tensor
 
     def pack(self, tensor: Tensor, pack_hook: Callable, unpack_hook: Callable) -> None:
         """Keep `pack_hook(tensor)`, which runs without recording a graph and must leave its input as it is."""
@@ -72,6 +79,8 @@ class SavedTensor:
         if self.unpack_hook is not None:
             return self._unpack_hooked(node)
         tensor = self.tensor
+        if tensor is None:
+            tensor = self.tensor = Tensor._wrap_number(self.number)
         if tensor._vc.value != self.version:
             if self.is_output:
                 producer = node

@@ -239,6 +239,15 @@ class Tensor:
         alias._fw = self._fw  # a saved output keeps the tangents it has or gets
         return alias
 
+    @staticmethod
+    def _wrap_number(value: Any) -> "Tensor":
+        """A Python number where a tensor is expected, as PyTorch wraps it: float64 for a float,
+        complex128 for a complex number, and promoted as the number would be."""
+        dtype = dtypes.WRAPPED_DTYPES.get(type(value)) or dtypes.scalar_dtype(value, wrapped=True)
+        tensor = Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
+        tensor._wrapped = True
+        return tensor
+
     def _copy(self) -> "Tensor":
         """A copy with no history: what `detach().clone()` gives with grad mode off."""
         return Tensor._make(self._data.copy(), self._dtype)

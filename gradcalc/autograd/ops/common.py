@@ -20,12 +20,9 @@ def as_tensor(value: Any, dtype: Optional[DType] = None) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float, complex)):
-        if dtype is not None:
-            return Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
-        dtype = dtypes.scalar_dtype(value, wrapped=True)
-        wrapped = Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
-        wrapped._wrapped = True
-        return wrapped
+        if dtype is None:
+            return Tensor._wrap_number(value)
+        return Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
     if isinstance(value, np.ndarray):
         return Tensor._make(value, dtypes.from_numpy(value.dtype))
     raise TypeError(f"expected Tensor as element 1 in argument 0, but got {type(value).__name__}")

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes
 from ..dtypes import DType
-from ..tensor import Device, Tensor
+from ..tensor import Device, Size, Tensor
 from ...display.names import type_name
 from .tensor_numpy import python_scalar
 
@@ -248,6 +248,13 @@ class Signature:
         self.max_pos_args = sum(1 for p in self.params if not p.keyword_only)
         self.varargs_intlist = self.max_pos_args == 1 and self.params[0].kind in (INT_LIST, SYM_INT_LIST)
 
+    def keyword_param(self, given: str) -> Optional[Param]:
+        """The parameter a keyword argument binds to: by its name or a NumPy spelling of it."""
+        for param in self.params:
+            if param.name == given or given in param.numpy_names:
+                return param
+        return None
+
     def shown(self) -> str:
         """FunctionSignature::toString: how error messages show this signature."""
         parts, keyword_shown = [], False
@@ -364,26 +371,96 @@ def _varargs_fit(args: tuple) -> bool:
 _MISSING = object()
 
 
-class Parser:
-    """The signatures of one function or method, matched in PyTorch's order (deprecated ones last)."""
+# the parameter kinds whose check of a tensor looks at its values (a 0-dim tensor is a Scalar)
+_TENSOR_CHECKED_BY_VALUE = frozenset({SCALAR, COMPLEX, DOUBLE, INT64, SYM_INT, SYM_INT_LIST})
+# the kinds whose check of a list looks at every item; the others look at the first one, or none
+_LIST_CHECKED_BY_ITEMS = frozenset({TENSOR_LIST, SCALAR_LIST, DIMNAME_LIST})
+_SEQUENCES = frozenset({tuple, list, Size})
 
-    __slots__ = ("signatures", "name", "single")
+
+def _decided_by_type(param: Param, obj: Any) -> bool:
+    """Whether `param.check(obj)` gives the same answer for every object of obj's type (and, for
+    a list, of its first item's type, which the parser's call keys hold)."""
+    if isinstance(obj, Tensor):
+        return param.kind not in _TENSOR_CHECKED_BY_VALUE
+    if isinstance(obj, (tuple, list)):
+        return param.kind not in _LIST_CHECKED_BY_ITEMS and not (obj and isinstance(obj[0], Tensor))
+    return not isinstance(obj, type) or param.kind != SCALARTYPE  # `x.to(float)`: a type judged by itself
+
+
+def _call_key(args: tuple, kwargs: dict) -> tuple:
+    """What decides how a call binds, for the calls whose checks look at types only: the types of
+    the arguments (a list's with its first item's), then the keyword names."""
+    types = tuple(map(type, args))
+    if not _SEQUENCES.isdisjoint(types):
+        types = tuple((type(arg), type(arg[0]) if arg else None) if type(arg) in _SEQUENCES else type(arg)
+                      for arg in args)
+    return (*types, *kwargs) if kwargs else types
+
+
+class Parser:
+    """The signatures of one function or method, matched in PyTorch's order (deprecated ones last).
+
+    A call whose argument types (and keyword names) have matched before, where the match depended
+    on nothing else, binds the same way without matching again (its arguments still converted as
+    the signature says): `x.pow(2)`, `x.sum()` and `torch.mul(a, b)` in a loop."""
+
+    __slots__ = ("signatures", "name", "single", "_bindings")
 
     def __init__(self, texts: list) -> None:
         signatures = [Signature(text) for text in texts]
         self.signatures = [s for s in signatures if not s.deprecated] + [s for s in signatures if s.deprecated]
         self.name = signatures[0].name
         self.single = len(self.signatures) == 1
+        # call key -> (signature index, positional names, keyword names, parameters that convert)
+        self._bindings: dict = {}
 
     def parse(self, args: tuple, kwargs: dict) -> tuple:
         """(index of the matching signature, its bound arguments), or PyTorch's TypeError."""
+        key = _call_key(args, kwargs)
+        binding = self._bindings.get(key)
+        if binding is not None:
+            index, names, keywords, converted = binding
+            bound = dict(zip(names, args))
+            if kwargs:
+                bound.update(zip(keywords, kwargs.values()))
+            for param in converted:
+                bound[param.name] = param.convert(bound[param.name], self.name)
+            return index, bound
         if self.single:
-            return 0, self.signatures[0].parse(args, kwargs, True)
-        for index, signature in enumerate(self.signatures):
-            bound = signature.parse(args, kwargs, False)
-            if bound is not None:
-                return index, bound
-        self._error(args, kwargs)
+            index, bound = 0, self.signatures[0].parse(args, kwargs, True)
+        else:
+            for index, signature in enumerate(self.signatures):
+                bound = signature.parse(args, kwargs, False)
+                if bound is not None:
+                    break
+            else:
+                self._error(args, kwargs)
+        self._remember(key, index, args, kwargs, bound)
+        return index, bound
+
+    def _remember(self, key: tuple, index: int, args: tuple, kwargs: dict, bound: dict) -> None:
+        """Keep how this call bound when every check the signatures up to the match made of its
+        arguments was decided by the call key alone."""
+        for signature in self.signatures[:index + 1]:
+            if signature.varargs_intlist and args and isinstance(args[0], Tensor):
+                return  # `view(n)`: whether a tensor is an int depends on its value
+            params = signature.params
+            for position, obj in enumerate(args):
+                if position < len(params) and not _decided_by_type(params[position], obj):
+                    return
+            for given, obj in kwargs.items():
+                param = signature.keyword_param(given)
+                if param is not None and not _decided_by_type(param, obj):
+                    return
+        signature = self.signatures[index]
+        if signature.varargs_intlist and args and type(args[0]) not in _SEQUENCES:
+            return  # `view(2, 3)`: the positional ints were taken together as the one list
+        params = [*signature.params[:len(args)], *(signature.keyword_param(given) for given in kwargs)]
+        values = (*args, *kwargs.values())
+        converted = tuple(param for param, obj in zip(params, values) if bound[param.name] is not obj)
+        self._bindings[key] = (index, tuple(param.name for param in params[:len(args)]),
+                               tuple(param.name for param in params[len(args):]), converted)
 
     def _error(self, args: tuple, kwargs: dict) -> None:
         count = len(args) + len(kwargs)

@@ -2,7 +2,7 @@
 count_nonzero, logsumexp, and the cumulative cumsum and cumprod."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from .comparison import maximum, minimum
 from .indexing import masked_fill, scatter, where
 from .joining import cat
 from .registry import LINEAR, node, op, record
+from .shape import expand, reshape
 
 # a parameter left out, where leaving it out and passing None choose different overloads
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
@@ -25,7 +26,7 @@ def _dims(dim: Any, shape: tuple) -> Optional[tuple]:
     return normalize_dims(dim, len(shape))
 
 
-SUM = node("SumBackward0", ("self",), jvp=LINEAR, self=lambda grad, self_sym_sizes: grad.expand(self_sym_sizes))
+SUM = node("SumBackward0", ("self",), jvp=LINEAR, self=lambda grad, self_sym_sizes: expand(grad, self_sym_sizes))
 SUM_DIM = node("SumBackward1", ("self",), jvp=LINEAR,
                self=lambda grad, self_sym_sizes, dim, keepdim: expand_reduced(grad, self_sym_sizes,
                                                                               _dims(dim, self_sym_sizes), keepdim))
@@ -133,6 +134,17 @@ def sum(input: Tensor, dim: Any = MISSING, keepdim: bool = False, *, dtype: Opti
     if dim is MISSING:
         return record(SUM, (input,), data, out_dtype, self_sym_sizes=input.shape)
     return record(SUM_DIM, (input,), data, out_dtype, self_sym_sizes=input.shape, dim=dim, keepdim=keepdim)
+
+
+@op(function=False)
+def sum_to_size(input: Tensor, size: Sequence[int]) -> Tensor:
+    shape = tuple(size)
+    if input._data.shape == shape:
+        return input
+    lead = input.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and input.shape[lead + i] != 1)
+    out = sum(input, dims, keepdim=True) if dims else input
+    return reshape(out, shape) if lead else out
 
 
 @op(nodes=(MEAN, MEAN_DIM))

@@ -166,8 +166,7 @@ class OpNode(Node):
     _op: NodeDef
 
     def __init__(self, next_functions: tuple, input_meta: tuple, params: dict) -> None:
-        super().__init__(next_functions)
-        self._input_meta = input_meta
+        super().__init__(next_functions, input_meta)
         self._params = params
         self._released = False
         self._saved: dict = {}
@@ -251,8 +250,8 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
            view_of: Optional[Tensor] = None, **params: Any) -> Tensor:
     """The output tensor of `op` on `inputs` (a view sharing storage with `view_of`, if given),
     with a grad_fn when the graph is being recorded."""
-    out = Tensor._make(data, dtype, base=view_of, view_kind=view_kind(VIEW_DEFAULT) if view_of is not None
-                       else VIEW_DEFAULT)
+    out = (Tensor._make(data, dtype) if view_of is None
+           else Tensor._make(data, dtype, base=view_of, view_kind=view_kind(VIEW_DEFAULT)))
     if FORWARD_LEVELS:
         propagate(op, inputs, (out,), params)
     if not grad_mode._enabled:

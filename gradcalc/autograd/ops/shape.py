@@ -243,17 +243,6 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
     return expand(input, other.shape)
 
 
-@op(function=False)
-def sum_to_size(input: Tensor, size: Sequence[int]) -> Tensor:
-    shape = tuple(size)
-    if input.shape == shape:
-        return input
-    lead = input.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and input.shape[lead + i] != 1)
-    out = input.sum(dim=dims, keepdim=True) if dims else input
-    return out.reshape(shape) if lead else out
-
-
 def _select_key(dim: int, index: int) -> tuple:
     return (slice(None),) * dim + (index,)
 
