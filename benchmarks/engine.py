@@ -8,8 +8,9 @@ Usage:  python benchmarks/engine.py [--nodes N] [--ops N] [--steps N] [--torch P
     a third-order polynomial fitted to sin(x) on 2,000 points by plain SGD), N steps.
 Each workload is one gradcalc program run by `gradcalc`, and the same program run under
 PyTorch by tests/golden/reference.py with the Python given by --torch (skipped without it).
-Times exclude start-up (the time of an empty program is subtracted); peak memory is the
-whole process's.
+Times are CPU time (user and system) of the child process, which the machine's other work does
+not inflate as it does wall time, with the start-up (the time of an empty program) subtracted;
+peak memory is the whole process's.
 """
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 REFERENCE = REPO / "tests" / "golden" / "reference.py"
@@ -74,12 +74,11 @@ print(f'Result: y = {{a.item()}} + {{b.item()}} x + {{c.item()}} x^2 + {{d.item(
 
 
 def measure(command: list) -> tuple:
-    """(seconds, peak resident MiB, stdout) of one run in a child process."""
+    """(CPU seconds, peak resident MiB, stdout) of one run in a child process."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        start = time.perf_counter()
         child = subprocess.Popen(command, stdout=out, stderr=err)
-        _, status, usage = os.wait4(child.pid, 0)  # this child's own peak memory
-        seconds = time.perf_counter() - start
+        _, status, usage = os.wait4(child.pid, 0)  # this child's own time and peak memory
+        seconds = usage.ru_utime + usage.ru_stime
         child.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)

@@ -390,11 +390,12 @@ def _decided_by_type(param: Param, obj: Any) -> bool:
 
 def _call_key(args: tuple, kwargs: dict) -> tuple:
     """What decides how a call binds, for the calls whose checks look at types only: the types of
-    the arguments (a list's with its first item's), then the keyword names."""
-    types = tuple(map(type, args))
+    the arguments, positional then keyword (a list's with its first item's), then the keyword names."""
+    values = (*args, *kwargs.values()) if kwargs else args
+    types = tuple(map(type, values))
     if not _SEQUENCES.isdisjoint(types):
-        types = tuple((type(arg), type(arg[0]) if arg else None) if type(arg) in _SEQUENCES else type(arg)
-                      for arg in args)
+        types = tuple((type(value), type(value[0]) if value else None) if type(value) in _SEQUENCES
+                      else type(value) for value in values)
     return (*types, *kwargs) if kwargs else types
 
 
