@@ -1,15 +1,60 @@
-"""The command line: `gradcalc` (REPL), `gradcalc FILE.grad`, `gradcalc -e CODE`, `gradcalc -`."""
+"""The command line: `gradcalc` (REPL), `gradcalc FILE.grad`, `gradcalc -e CODE`, `gradcalc -`.
+
+A Unix tool: exit status 0 on success, 1 for an error in the program, 2 for a usage error; Ctrl-C
+prints `KeyboardInterrupt` and ends the process by SIGINT (status 130 in the shell, and a shell
+loop stops); a reader that goes away (`gradcalc ... | head`) ends it quietly by SIGPIPE.
+click is imported only when there are arguments, so the REPL's first prompt does not wait for it.
+"""
 from __future__ import annotations
 
+import os
+import signal
 import sys
-from typing import Optional
-
-import click
+from typing import Any, Optional
 
 from . import __version__
 
+USAGE_ERROR = 2
+INTERRUPTED = 130
 
-def _run(source: str, filename: str, color: Optional[bool]) -> int:
+
+def main(args: Optional[list] = None) -> None:
+    """The console script and `python -m gradcalc`."""
+    if hasattr(signal, "SIGPIPE"):
+        # gradcalc's programs cannot open pipes or sockets: a closed pipe is only ever stdout's reader
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    args = sys.argv[1:] if args is None else args
+    try:
+        if not args and sys.stdin.isatty():
+            from .language import limits
+            from .repl import run_repl
+
+            limits.set_memory_limit(limits.default_memory_limit())
+            run_repl(None)
+            return
+        _command().main(args, prog_name="gradcalc")
+    except KeyboardInterrupt:
+        sys.exit(_interrupted())
+
+
+def _interrupted() -> int:
+    """As Python ends on Ctrl-C: `KeyboardInterrupt` on stderr, then death by SIGINT, so that a
+    shell sees status 130 and stops the loop it runs gradcalc in (a plain exit would not stop it)."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        pass
+    sys.stderr.write("KeyboardInterrupt\n")
+    sys.stderr.flush()
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    except (OSError, ValueError):  # no such signal here, or the sandbox's wall is up for good
+        pass
+    return INTERRUPTED
+
+
+def _run(source: str, filename: str, color: Optional[bool], graph: Optional[str]) -> int:
     from .display.console import make_output
     from .language import limits
     from .session import Session, format_error
@@ -17,52 +62,87 @@ def _run(source: str, filename: str, color: Optional[bool]) -> int:
     try:
         session = Session(make_output(color))
         ok = session.run(source, filename)
+        status = session.exit_status if session.exit_status is not None else 0 if ok else 1
+        if graph is not None:  # drawn whatever the program's end: the graph is what it left
+            drawn = _show_graph(session, graph, color)
+            status = status or drawn
         # what is left of the program (generators closed at exit, say) runs behind the wall too
         limits.wall_up_for_good()
-    except KeyboardInterrupt:
         sys.stdout.flush()
-        sys.stderr.write("KeyboardInterrupt\n")
-        return 130
-    except BrokenPipeError:
-        _quiet_pipe()
-        return 0
+    except KeyboardInterrupt:
+        return _interrupted()
     except Exception as error:  # a failure of gradcalc itself: one clean line, never a traceback
         sys.stdout.flush()
         sys.stderr.write(f"gradcalc: internal error: {format_error(error)}\n")
         return 1
+    return status
+
+
+def _show_graph(session: Any, name: str, color: Optional[bool]) -> int:
+    """--graph NAME: the graph behind NAME as the program left it, as `:graph NAME` shows it; a
+    usage error if NAME names no tensor."""
+    import shutil
+
+    from .display import graph
+    from .display.color import use_color
+    from .display.console import show
+
     try:
+        drawn = graph.collect(graph.lookup_tensor(session.namespace, session.builtins, name), name,
+                              session.namespace)
+    except graph.GraphError as error:
         sys.stdout.flush()
-    except BrokenPipeError:
-        _quiet_pipe()
-    if session.exit_status is not None:
-        return session.exit_status
-    return 0 if ok else 1
+        sys.stderr.write(f"gradcalc: --graph: {error}\n")
+        return USAGE_ERROR
+    colour = use_color(color)
+    show(graph.render(drawn), sys.stdout, colour, shutil.get_terminal_size().columns if colour else 80)
+    return 0
 
 
-def _quiet_pipe() -> None:
-    """A reader that went away (`gradcalc ... | head`): end without a word, as Unix tools do."""
-    import os
+def _command() -> Any:
+    """The click command (built on demand: see the module's docstring)."""
+    import click
 
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+    @click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
+    @click.option("-e", "--exec", "code", metavar="CODE", help="Run CODE (statements separated by ';' or newlines).")
+    @click.option("--graph", metavar="NAME",
+                  help="After the program, draw the autograd graph behind tensor NAME (as the REPL's :graph).")
+    @click.option("--color/--no-color", default=None,
+                  help="Colour the output (default: on a terminal; NO_COLOR and FORCE_COLOR are honoured).")
+    @click.option("--history-file", metavar="PATH", default=None,
+                  help="The REPL's history file (default: $GRADCALC_HISTORY, else "
+                       "$XDG_DATA_HOME/gradcalc/history or ~/.local/share/gradcalc/history).")
+    @click.option("--max-memory", metavar="SIZE", default=None,
+                  help="Memory ceiling for the program, such as 2G or 512M; 0 for none (default: a quarter of RAM).")
+    @click.version_option(__version__, "-V", "--version", prog_name="gradcalc", message="%(prog)s %(version)s")
+    def command(file: Optional[str], code: Optional[str], graph: Optional[str], color: Optional[bool],
+                history_file: Optional[str], max_memory: Optional[str]) -> None:
+        """An autograd calculator that prints exactly what PyTorch prints.
+
+        \b
+        gradcalc                 start the interactive REPL (:help there lists its commands)
+        gradcalc FILE.grad       run a script
+        gradcalc -e "CODE"       run one line
+        gradcalc -               read a program from standard input
+
+        \b
+        Exit status: 0 success, 1 an error in the program, 2 a usage error,
+        130 interrupted (Ctrl-C).
+        """
+        try:
+            _dispatch(file, code, graph, color, history_file, max_memory)
+        except KeyboardInterrupt:  # click would say "Aborted!" and exit 1
+            sys.exit(_interrupted())
+
+    return command
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("-e", "--exec", "code", metavar="CODE", help="Run CODE (statements separated by ';' or newlines).")
-@click.option("--color/--no-color", default=None, help="Colour the output (default: only on a terminal).")
-@click.option("--max-memory", metavar="SIZE", default=None,
-              help="Memory ceiling for the program, such as 2G or 512M; 0 for none (default: a quarter of RAM).")
-@click.version_option(__version__, "-V", "--version", prog_name="gradcalc", message="%(prog)s %(version)s")
-def main(file: Optional[str], code: Optional[str], color: Optional[bool], max_memory: Optional[str]) -> None:
-    """An autograd calculator that prints exactly what PyTorch prints.
+def _dispatch(file: Optional[str], code: Optional[str], graph: Optional[str], color: Optional[bool],
+              history_file: Optional[str], max_memory: Optional[str]) -> None:
+    """What the command line asks for, in the order its docstring lists."""
+    import click
 
-    \b
-    gradcalc                 start the interactive REPL
-    gradcalc FILE.grad       run a script
-    gradcalc -e "CODE"       run one line
-    gradcalc -               read a program from standard input
-    """
     if code is not None and file is not None:
         raise click.UsageError("give either FILE or -e CODE, not both")
     from .language import limits
@@ -70,11 +150,12 @@ def main(file: Optional[str], code: Optional[str], color: Optional[bool], max_me
     try:
         limits.set_memory_limit(limits.memory_limit_from(max_memory))
     except ValueError:
-        raise click.BadParameter(f"'{max_memory}' is not a size such as 2G, 512M or 0", param_hint="--max-memory")
+        raise click.BadParameter(f"'{max_memory}' is not a size such as 2G, 512M or 0",
+                                 param_hint="--max-memory") from None
     if code is not None:
-        sys.exit(_run(code, "<string>", color))
+        sys.exit(_run(code, "<string>", color, graph))
     if file == "-" or (file is None and not sys.stdin.isatty()):
-        sys.exit(_run(sys.stdin.read(), "<stdin>", color))
+        sys.exit(_run(sys.stdin.read(), "<stdin>", color, graph))
     if file is not None:
         try:
             with open(file, encoding="utf-8") as handle:
@@ -83,7 +164,9 @@ def main(file: Optional[str], code: Optional[str], color: Optional[bool], max_me
             raise click.UsageError(f"can't open file '{file}': {error.strerror}") from None
         except UnicodeDecodeError:
             raise click.UsageError(f"'{file}' is not UTF-8 text") from None
-        sys.exit(_run(source, file, color))
+        sys.exit(_run(source, file, color, graph))
+    if graph is not None:
+        raise click.UsageError("--graph needs a program to run: a FILE, -e CODE or -")
     from .repl import run_repl
 
-    run_repl(color)
+    run_repl(color, history_file)
