@@ -121,8 +121,8 @@ def _load_standalone(runtime: types.ModuleType):
     from ._lark_tables import Lark_StandAlone
 
     parser = Lark_StandAlone(postlex=_Layout())
-    if path is not None:
-        _store(parser, path)
+    if path is not None and _store(parser, path):
+        _remove_stale(path)
     return parser
 
 
@@ -134,18 +134,37 @@ class _Pickler(pickle.Pickler):
         return NotImplemented
 
 
-def _store(parser, path: str) -> None:
+def _store(parser, path: str) -> bool:
     """Write the pickle beside its final name and rename it, so no reader sees half a file."""
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         with open(temporary, "wb") as handle:
             _Pickler(handle, protocol=pickle.HIGHEST_PROTOCOL).dump(parser)
         os.replace(temporary, path)
+        return True
     except OSError:  # a full disk or a vanished directory only costs the next start a rebuild
         try:
             os.remove(temporary)
         except OSError:
             pass
+        return False
+
+
+def _remove_stale(path: str) -> None:
+    """Remove the parsers other builds of gradcalc pickled for this Python: an upgrade or a
+    reinstall with another grammar would otherwise leave one more in the cache each time."""
+    directory, current = os.path.split(path)
+    suffix = f"-{_python_tag()}.pickle"
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith("parser-") and name.endswith(suffix) and name != current:
+            try:
+                os.remove(os.path.join(directory, name))
+            except OSError:  # another process removed it first, or it is not ours to remove
+                pass
 
 
 def _load_lark(lark: types.ModuleType):
