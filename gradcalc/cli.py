@@ -8,11 +8,14 @@ click is imported only when there are arguments, so the REPL's first prompt does
 from __future__ import annotations
 
 import os
-import signal
 import sys
-from typing import Any, Optional
 
 from . import __version__
+
+# typing and signal cost as much as the rest of what the REPL's first prompt needs: imported when used
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 USAGE_ERROR = 2
 INTERRUPTED = 130
@@ -20,21 +23,44 @@ INTERRUPTED = 130
 
 def main(args: Optional[list] = None) -> None:
     """The console script and `python -m gradcalc`."""
-    if hasattr(signal, "SIGPIPE"):
-        # gradcalc's programs cannot open pipes or sockets: a closed pipe is only ever stdout's reader
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     args = sys.argv[1:] if args is None else args
+    if not args and sys.stdin.isatty():
+        _start_repl(None, None, default_memory_limit=True)
+        return
+    _end_quietly_on_a_closed_pipe()
     try:
-        if not args and sys.stdin.isatty():
-            from .language import limits
-            from .repl import run_repl
-
-            limits.set_memory_limit(limits.default_memory_limit())
-            run_repl(None)
-            return
         _command().main(args, prog_name="gradcalc")
     except KeyboardInterrupt:
         sys.exit(_interrupted())
+
+
+def _end_quietly_on_a_closed_pipe() -> None:
+    import signal
+
+    if hasattr(signal, "SIGPIPE"):
+        # gradcalc's programs cannot open pipes or sockets: a closed pipe is only ever stdout's reader
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+
+def _start_repl(color: Optional[bool], history_file: Optional[str], default_memory_limit: bool = False) -> None:
+    """The REPL, its first prompt shown before anything else is loaded (see repl/early.py)."""
+    from .repl.early import show_first_prompt
+
+    early = show_first_prompt()
+    try:
+        _end_quietly_on_a_closed_pipe()
+        if default_memory_limit:
+            from .language import limits
+
+            limits.set_memory_limit(limits.default_memory_limit())
+        from .repl.app import run_repl
+
+        run_repl(color, history_file, early)
+    except KeyboardInterrupt:  # Ctrl-C before the editor took over the terminal
+        sys.exit(_interrupted())
+    finally:
+        if early is not None:
+            early.restore()
 
 
 def _interrupted() -> int:
@@ -46,6 +72,8 @@ def _interrupted() -> int:
         pass
     sys.stderr.write("KeyboardInterrupt\n")
     sys.stderr.flush()
+    import signal
+
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
@@ -167,6 +195,4 @@ def _dispatch(file: Optional[str], code: Optional[str], graph: Optional[str], co
         sys.exit(_run(source, file, color, graph))
     if graph is not None:
         raise click.UsageError("--graph needs a program to run: a FILE, -e CODE or -")
-    from .repl import run_repl
-
-    run_repl(color, history_file)
+    _start_repl(color, history_file)

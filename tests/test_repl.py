@@ -13,8 +13,7 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from gradcalc.repl import Repl
-from gradcalc.repl.app import Loader, indent_for_next_line
+from gradcalc.repl.app import Loader, Repl, indent_for_next_line
 from gradcalc.repl.commands import HELP
 from gradcalc.repl.completion import SessionCompleter, complete
 from gradcalc.repl.history import SafeFileHistory, history_path, open_history
@@ -243,12 +242,16 @@ def test_history_is_written_between_inputs_not_by_the_program(tmp_path: Path) ->
 
 
 def test_the_first_prompt_waits_for_nothing_heavy() -> None:
-    """The REPL's modules load without numpy, the session, Rich, click or pygments: those come
-    after the first prompt (app.Loader)."""
+    """The banner and first prompt need neither the editor nor anything of the session; the editor's
+    modules load without numpy, the session, Rich, click or pygments: those come after the first
+    prompt (app.Loader)."""
     import subprocess
 
-    code = ("import sys, gradcalc.cli, gradcalc.repl\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'rich', 'click', 'pygments', 'lark'}),"
+    heavy = "{'numpy', 'rich', 'click', 'pygments', 'lark', 'prompt_toolkit'}"
+    code = ("import sys, gradcalc.cli, gradcalc.repl.early\n"
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy}))\n"
+            "import gradcalc.repl.app\n"
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy} - {{'prompt_toolkit'}}),"
             " 'gradcalc.session' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    assert done.stdout == "[] False\n"
+    assert done.stdout == "[]\n[] False\n"

@@ -73,6 +73,27 @@ def test_real_terminal(start, tmp_path: Path) -> None:
     assert "+x = tensor(2.0, requires_grad=True)" in (tmp_path / "gradcalc" / "history").read_text()
 
 
+def test_keys_typed_at_the_first_prompt_wait_for_the_editor(tmp_path: Path) -> None:
+    """The banner and first prompt show before the editor is loaded (repl/early.py): what is typed
+    meanwhile is neither lost nor echoed twice, and the terminal's settings come back at the end."""
+    import termios
+
+    terminal = Terminal(gradcalc_command(), gradcalc_environment(tmp_path))
+    try:
+        at_start = termios.tcgetattr(terminal.fd)
+        terminal.expect("PyTorch 2.13 semantics")
+        terminal.expect(">>>")
+        terminal.send("a = 20\ra + 22\r")  # before the editor has drawn its own prompt
+        terminal.expect("42\n")
+        terminal.expect(">>>")
+        assert terminal.raw.count("a + 22") <= 2  # as typed and as run, not echoed by the terminal too
+        terminal.send("\x04")
+        assert terminal.wait() == 0
+        assert termios.tcgetattr(terminal.fd) == at_start
+    finally:
+        terminal.close()
+
+
 # ------------------------------------------------------------------ :vars and :graph
 
 PROGRAM = [

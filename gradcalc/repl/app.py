@@ -19,12 +19,10 @@ from prompt_toolkit.lexers import DynamicLexer, Lexer
 from prompt_toolkit.output import ColorDepth, Output as TerminalOutput
 from prompt_toolkit.styles import Style
 
-from .. import __version__
 from .commands import run_command
 from .completion import SessionCompleter, split_comment
+from .early import BANNER, EarlyPrompt
 from .transcript import InputLog, strip_prompts
-
-BANNER = f'gradcalc {__version__} (PyTorch 2.13 semantics). Type ":help" for help, Ctrl-D to leave.'
 
 INDENT = 4
 _DEDENT_AFTER = re.compile(r"\s*(?:return|pass|break|continue|raise)\b")
@@ -233,11 +231,15 @@ class Repl:
 
     # -------------------------------------------------------------- the loop
 
-    def run(self) -> None:
-        # on stderr, as Python's banner: stdout holds only what programs print
-        stream = self.banner_stream or sys.stderr
-        stream.write(BANNER + "\n")
-        stream.flush()
+    def run(self, early: Optional[EarlyPrompt] = None) -> None:
+        """The loop; `early` is the banner and prompt already on the screen, if they are."""
+        if early is not None:
+            early.hand_over()
+        else:
+            # on stderr, as Python's banner: stdout holds only what programs print
+            stream = self.banner_stream or sys.stderr
+            stream.write(BANNER + "\n")
+            stream.flush()
         # the session is made while the user types the first input
         self.prompt.app.after_render += self._start_loading
         while True:
@@ -286,8 +288,8 @@ class Repl:
         return self.session.exit_status is None  # sys.exit() leaves, as in Python's REPL
 
 
-def run_repl(color: Optional[bool], history_file: Optional[str] = None) -> None:
-    """The REPL on this terminal; returns when the user leaves (Ctrl-D, exit)."""
+def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: Optional[EarlyPrompt] = None) -> None:
+    """The REPL on this terminal; returns when the user leaves (Ctrl-D, exit). `early`: see early.py."""
     from prompt_toolkit.output import create_output
 
     from ..display.color import use_color
@@ -302,4 +304,4 @@ def run_repl(color: Optional[bool], history_file: Optional[str] = None) -> None:
 
     # prompts go to the terminal even when stdout is redirected, as Python's REPL does
     Repl(Loader(make_output, colour), colour, open_history(history_file),
-         terminal_output=create_output(always_prefer_tty=True)).run()
+         terminal_output=create_output(always_prefer_tty=True)).run(early)
