@@ -172,7 +172,8 @@ class _Reader:
     def _retained_text(self, tensor: Tensor) -> str:
         names = self.names_of_tensor.get(id(tensor))
         grad = inspection.grad_of(tensor)
-        return f"{names[0] if names else 'output'}.grad = {inspection.short_value(grad) if grad is not None else 'None'}"
+        shown = inspection.short_value(grad) if grad is not None else "None"
+        return f"{names[0] if names else 'output'}.grad = {shown}"
 
 
 def _next_functions(node: Any) -> tuple:
