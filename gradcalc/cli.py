@@ -57,6 +57,8 @@ def _start_repl(color: Optional[bool], history_file: Optional[str], default_memo
 
         run_repl(color, history_file, early)
     except KeyboardInterrupt:  # Ctrl-C before the editor took over the terminal
+        if early is not None:
+            early.restore()  # now: _interrupted() ends the process by the signal
         sys.exit(_interrupted())
     finally:
         if early is not None:
