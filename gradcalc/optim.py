@@ -31,11 +31,11 @@ required = _RequiredParameter()
 def _set(tensor: Tensor, data: np.ndarray) -> None:
     """An in-place update of `tensor` (a version bump, as PyTorch's in-place ops make)."""
     with grad_mode.no_grad():
-        tensor.copy_(Tensor._make(np.asarray(data, dtype=tensor.dtype.numpy), tensor.dtype))
+        tensor.copy_(Tensor._make(np.asarray(data, dtype=tensor.dtype._numpy), tensor.dtype))
 
 
 def _zeros_like(tensor: Tensor, value: float = 0) -> Tensor:
-    return Tensor._make(np.full(tensor.shape, value, dtype=tensor.dtype.numpy), tensor.dtype)
+    return Tensor._make(np.full(tensor.shape, value, dtype=tensor.dtype._numpy), tensor.dtype)
 
 
 def _step_counter() -> Tensor:

@@ -206,11 +206,16 @@ class Session:
         python_warnings.simplefilter("always")
 
     def _module_members(self, name: str) -> dict:
-        if name not in ("random", "sys"):
-            return {}
-        from .language.modules.stdlib import session_members  # not at start: few programs import these
+        # not at start: few programs import these
+        if name in ("random", "sys"):
+            from .language.modules.stdlib import session_members
 
-        return session_members(name, self.stdout, self.stderr)
+            return session_members(name, self.stdout, self.stderr)
+        if name == "numpy.random":
+            from .language.modules.numpy import session_random_members
+
+            return session_random_members()
+        return {}
 
     @contextmanager
     def _running(self) -> Iterator[None]:

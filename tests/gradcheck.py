@@ -12,12 +12,13 @@ the leaf's storage, so that the ops under test also see transposed and strided d
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from gradcalc.autograd import api, creation, dtypes
+from gradcalc.autograd import api, dtypes, random
+from gradcalc.autograd.ops import creation
 from gradcalc.autograd.tensor import Tensor
 
 # torch.autograd.gradcheck's defaults
@@ -111,7 +112,7 @@ def analytical_jacobians(fn: Function, inputs: Sequence[Input]) -> list:
                 # an output that does not depend on any input: a zero row
                 grads: tuple = (None,) * len(leaves)
             else:
-                one_hot = np.zeros(out.numel(), dtype=out.dtype.numpy)
+                one_hot = np.zeros(out.numel(), dtype=out.dtype._numpy)
                 one_hot[position] = 1
                 grad_output = creation.tensor(one_hot.reshape(out.shape).tolist(), dtype=out.dtype)
                 grads = api.grad([out], leaves, [grad_output], retain_graph=True, allow_unused=True)
@@ -158,3 +159,57 @@ def gradgradcheck(fn: Function, *inputs: InputLike, seed: int = 0, eps: float = 
     rng = np.random.default_rng(seed)
     grad_outputs = [Input(rng.uniform(-1, 1, size=out.shape)) for out in outs]
     gradcheck(first_derivatives(fn, len(specs)), *specs, *grad_outputs, eps=eps, atol=atol, rtol=rtol)
+
+
+# ------------------------------------------------------------------ cases and their values
+
+def rand(*shape: int, low: float = -2.0, high: float = 2.0, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(low, high, size=shape)
+
+
+def away_from_zero(*shape: int, seed: int = 0) -> np.ndarray:
+    """Values with magnitudes in [0.3, 2] and random signs: clear of kinks at zero."""
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0.3, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+
+
+def distinct(*shape: int, seed: int = 0) -> np.ndarray:
+    """Values at least 0.1 apart, in random order: no ties for max and min."""
+    n = int(np.prod(shape, dtype=np.int64))
+    return np.random.default_rng(seed).permutation(np.linspace(-2.0, 2.0, n) if n > 1 else np.ones(1)).reshape(shape)
+
+
+def long_tensor(values: list) -> Tensor:
+    return creation.tensor(values, dtype=dtypes.int64)
+
+
+def bool_tensor(values: list) -> Tensor:
+    return creation.tensor(values, dtype=dtypes.bool_)
+
+
+def constant(array: np.ndarray) -> Tensor:
+    """A float64 tensor that does not require grad."""
+    return creation.tensor(array.tolist(), dtype=dtypes.float64)
+
+
+def nonleaf(x: Tensor) -> Tensor:
+    """A fresh non-leaf copy of a leaf, so that in-place operations on it are allowed."""
+    return x * 1
+
+
+@dataclass
+class Case:
+    name: str
+    fn: Callable
+    inputs: list
+    second_order: bool = False  # also run gradgradcheck
+    options: dict = field(default_factory=dict)  # eps / atol / rtol overrides
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def seeded(make: Callable) -> Tensor:
+    """`make()` after seeding PyTorch's stream: the same draws at every evaluation of a check."""
+    random.manual_seed(0)
+    return make()

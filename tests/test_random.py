@@ -83,7 +83,7 @@ def replay(call: dict[str, Any], gen: R.Generator) -> Any:
     if op == "get_state":
         return gen._state_bytes().tobytes().hex()
     if op == "set_state":
-        gen.set_state(np.frombuffer(bytes.fromhex(call["state"]), dtype=np.uint8))
+        gen._load_state(np.frombuffer(bytes.fromhex(call["state"]), dtype=np.uint8))
         return None
     raise ValueError(op)
 

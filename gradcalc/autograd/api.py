@@ -34,7 +34,7 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
             if output.requires_grad and output._dtype.is_complex:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{output.dtype}")
-            grads.append(Tensor._make(np.ones(output.shape, dtype=output._dtype.numpy), output._dtype))
+            grads.append(Tensor._make(np.ones(output.shape, dtype=output._dtype._numpy), output._dtype))
             continue
         if not isinstance(grad, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
@@ -116,6 +116,6 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Opti
             raise RuntimeError(f"The differentiated Tensor at index {index} appears to not have been used in the "
                                "graph. Set allow_unused=True if this is the desired behavior.")
     if materialize_grads:
-        results = [r if r is not None else Tensor._make(np.zeros(t.shape, dtype=t._dtype.numpy), t._dtype)
+        results = [r if r is not None else Tensor._make(np.zeros(t.shape, dtype=t._dtype._numpy), t._dtype)
                    for r, t in zip(results, inputs_t)]
     return tuple(results)

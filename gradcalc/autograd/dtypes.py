@@ -13,14 +13,19 @@ BOOL, INTEGRAL, FLOATING, COMPLEX = range(4)
 class DType:
     """A torch dtype: `torch.float32` and friends."""
 
-    __slots__ = ("name", "numpy", "category", "tensor_type", "is_signed")
+    __slots__ = ("name", "_numpy", "category", "tensor_type", "is_signed", "_scalar_name", "_cpp_name", "_itemsize")
 
-    def __init__(self, name: str, numpy_dtype: str, category: int, tensor_type: str, is_signed: bool = True):
+    def __init__(self, name: str, numpy_dtype: str, category: int, tensor_type: str, scalar_name: str,
+                 cpp_name: str, is_signed: bool = True, itemsize: int = 0):
         self.name = name
-        self.numpy = np.dtype(numpy_dtype)
+        self._numpy = np.dtype(numpy_dtype)  # how its values are stored (bfloat16: in float32, rounded)
+        self._itemsize = itemsize or self._numpy.itemsize
         self.category = category
         self.tensor_type = tensor_type  # the legacy name in error messages: torch.FloatTensor
         self.is_signed = is_signed
+        # the names PyTorch's messages give it: its ScalarType (`Float`) and its C++ type (`float`)
+        self._scalar_name = scalar_name
+        self._cpp_name = cpp_name
 
     @property
     def is_floating_point(self) -> bool:
@@ -32,7 +37,7 @@ class DType:
 
     @property
     def itemsize(self) -> int:
-        return self.numpy.itemsize
+        return self._itemsize
 
     def to_real(self) -> "DType":
         return {"complex64": float32, "complex128": float64}.get(self.name, self)
@@ -47,25 +52,28 @@ class DType:
         return (by_name, (self.name,))
 
 
-float16 = DType("float16", "float16", FLOATING, "HalfTensor")
-float32 = DType("float32", "float32", FLOATING, "FloatTensor")
-float64 = DType("float64", "float64", FLOATING, "DoubleTensor")
-complex64 = DType("complex64", "complex64", COMPLEX, "ComplexFloatTensor")
-complex128 = DType("complex128", "complex128", COMPLEX, "ComplexDoubleTensor")
-uint8 = DType("uint8", "uint8", INTEGRAL, "ByteTensor", is_signed=False)
-int8 = DType("int8", "int8", INTEGRAL, "CharTensor")
-int16 = DType("int16", "int16", INTEGRAL, "ShortTensor")
-int32 = DType("int32", "int32", INTEGRAL, "IntTensor")
-int64 = DType("int64", "int64", INTEGRAL, "LongTensor")
-bool_ = DType("bool", "bool", BOOL, "BoolTensor", is_signed=False)
+float16 = DType("float16", "float16", FLOATING, "HalfTensor", "Half", "c10::Half")
+# numpy has no bfloat16: its values live in float32 storage, rounded to bfloat16 by Tensor._make
+bfloat16 = DType("bfloat16", "float32", FLOATING, "BFloat16Tensor", "BFloat16", "c10::BFloat16", itemsize=2)
+float32 = DType("float32", "float32", FLOATING, "FloatTensor", "Float", "float")
+float64 = DType("float64", "float64", FLOATING, "DoubleTensor", "Double", "double")
+complex64 = DType("complex64", "complex64", COMPLEX, "ComplexFloatTensor", "ComplexFloat", "c10::complex<float>")
+complex128 = DType("complex128", "complex128", COMPLEX, "ComplexDoubleTensor", "ComplexDouble",
+                   "c10::complex<double>")
+uint8 = DType("uint8", "uint8", INTEGRAL, "ByteTensor", "Byte", "unsigned char", is_signed=False)
+int8 = DType("int8", "int8", INTEGRAL, "CharTensor", "Char", "signed char")
+int16 = DType("int16", "int16", INTEGRAL, "ShortTensor", "Short", "short int")
+int32 = DType("int32", "int32", INTEGRAL, "IntTensor", "Int", "int")
+int64 = DType("int64", "int64", INTEGRAL, "LongTensor", "Long", "long int")
+bool_ = DType("bool", "bool", BOOL, "BoolTensor", "Bool", "bool", is_signed=False)
 
-ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_)
+ALL = (float16, bfloat16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_)
 _BY_NAME = {d.name: d for d in ALL}
-_BY_NUMPY = {d.numpy: d for d in ALL}
+_BY_NUMPY = {d._numpy: d for d in ALL if d is not bfloat16}
 
 # The names torch exposes for each dtype (torch.float is torch.float32, ...).
 ALIASES = {
-    "float16": float16, "half": float16, "float32": float32, "float": float32,
+    "float16": float16, "half": float16, "bfloat16": bfloat16, "float32": float32, "float": float32,
     "float64": float64, "double": float64, "complex64": complex64, "cfloat": complex64,
     "complex128": complex128, "cdouble": complex128, "uint8": uint8, "int8": int8,
     "int16": int16, "short": int16, "int32": int32, "int": int32, "int64": int64, "long": int64,
@@ -92,7 +100,7 @@ def get_default_dtype() -> DType:
 
 def set_default_dtype(dtype: DType) -> None:
     global _default_float
-    if not isinstance(dtype, DType) or dtype not in (float32, float64, float16):
+    if not isinstance(dtype, DType) or dtype not in (float32, float64, float16, bfloat16):
         raise TypeError("only floating-point types are supported as the default type")
     _default_float = dtype
 
@@ -110,22 +118,25 @@ def promote_types(a: DType, b: DType) -> DType:
         if high.category == COMPLEX and low.category == FLOATING:
             return float64.to_complex() if low is float64 else high
         return high
+    if {a, b} == {float16, bfloat16}:
+        return float32  # neither holds the other's values
     if a.category == INTEGRAL and (a is uint8 or b is uint8):
         other = b if a is uint8 else a
         return int16 if other is int8 else other
-    return _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]
+    return _BY_NUMPY[np.promote_types(a._numpy, b._numpy)]
 
 
-def scalar_dtype(value: object) -> DType:
-    """The dtype a Python number takes as a tensor of its own."""
+def scalar_dtype(value: object, wrapped: bool = False) -> DType:
+    """The dtype a Python number takes as a tensor of its own (`wrapped`: as PyTorch wraps a number
+    passed where a tensor is expected, float64 and complex128 for floats and complex numbers)."""
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
         return int64
     if isinstance(value, float):
-        return _default_float
+        return float64 if wrapped else _default_float
     if isinstance(value, complex):
-        return default_complex()
+        return complex128 if wrapped else default_complex()
     raise TypeError(f"not a number: {type(value).__name__}")
 
 
@@ -156,3 +167,12 @@ def _combine(higher: DType | None, lower: DType | None) -> DType | None:
     if lower.category == COMPLEX and higher.category == FLOATING:
         return higher.to_complex()
     return lower
+
+
+def round_to_bfloat16(values: np.ndarray) -> np.ndarray:
+    """float32 values rounded to the nearest bfloat16 (ties to even), still stored as float32."""
+    values = np.asarray(values, dtype=np.float32)
+    bits = values.view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    rounded = bits.astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(values), values, rounded)

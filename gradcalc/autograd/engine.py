@@ -31,14 +31,14 @@ FREED_MESSAGE = (
 class Node:
     """One recorded operation: `grad_fn` of the tensors it produced."""
 
-    __slots__ = ("next_functions", "sequence_nr", "input_meta", "tensor_hooks", "retained", "__weakref__")
+    __slots__ = ("next_functions", "_seq", "_input_meta", "_tensor_hooks", "_retained", "__weakref__")
 
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
-        self.sequence_nr = next(_sequence)
-        self.input_meta: list = []  # (shape, dtype) of each input, to check returned gradients
-        self.tensor_hooks: Optional[dict] = None  # output_nr -> hooks registered on that output
-        self.retained: Optional[dict] = None  # output_nr -> weakref of an output that retains grad
+        self._seq = next(_sequence)
+        self._input_meta: list = []  # (shape, dtype) of each input, to check returned gradients
+        self._tensor_hooks: Optional[dict] = None  # output_nr -> hooks registered on that output
+        self._retained: Optional[dict] = None  # output_nr -> weakref of an output that retains grad
 
     def name(self) -> str:
         return type(self).__name__
@@ -64,9 +64,9 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: "Tensor") -> None:
         super().__init__(())
-        self.sequence_nr = LAST  # as in PyTorch: a leaf's gradient is accumulated as soon as it is ready
+        self._seq = LAST  # as in PyTorch: a leaf's gradient is accumulated as soon as it is ready
         self.variable = variable
-        self.input_meta = [(variable.shape, variable.dtype)]
+        self._input_meta = [(variable.shape, variable.dtype)]
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -188,6 +188,7 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
             if isinstance(node, AccumulateGrad):
                 if accumulate and 0 in grads:
                     node.accumulate(grads[0], create_graph)
+                    _run_post_accumulate_hooks(node.variable)
                 continue
             if needed is not None and node not in needed:
                 continue
@@ -253,7 +254,7 @@ class _ReadyQueue:
             length, hole, child = len(heap), 0, 0
             while child < (length - 1) // 2:
                 child = 2 * (child + 1)
-                if heap[child].sequence_nr < heap[child - 1].sequence_nr:
+                if heap[child]._seq < heap[child - 1]._seq:
                     child -= 1
                 heap[hole] = heap[child]
                 hole = child
@@ -267,11 +268,26 @@ class _ReadyQueue:
     def _sift_up(self, hole: int, top: int, node: Node) -> None:
         heap = self.heap
         parent = (hole - 1) // 2
-        while hole > top and heap[parent].sequence_nr < node.sequence_nr:
+        while hole > top and heap[parent]._seq < node._seq:
             heap[hole] = heap[parent]
             hole = parent
             parent = (hole - 1) // 2
         heap[hole] = node
+
+
+class PostAccumulateGradHook:
+    """A leaf's hook that runs after its .grad is updated (kept with the leaf's other hooks)."""
+
+    __slots__ = ("hook",)
+
+    def __init__(self, hook: Callable) -> None:
+        self.hook = hook
+
+
+def _run_post_accumulate_hooks(leaf: "Tensor") -> None:
+    for hook in list(leaf._hooks or ()):
+        if isinstance(hook, PostAccumulateGradHook):
+            hook.hook(leaf)
 
 
 def _run_pre_hooks(node: Node, grads: dict) -> dict:
@@ -279,14 +295,15 @@ def _run_pre_hooks(node: Node, grads: dict) -> dict:
     the node: they see the gradient first and may replace it."""
     if isinstance(node, AccumulateGrad) and node.variable._hooks and grads.get(0) is not None:
         for hook in list(node.variable._hooks):
-            grads[0] = _call_hook(hook, grads[0])
-    if node.tensor_hooks:
-        for output_nr, hooks in node.tensor_hooks.items():
+            if not isinstance(hook, PostAccumulateGradHook):
+                grads[0] = _call_hook(hook, grads[0])
+    if node._tensor_hooks:
+        for output_nr, hooks in node._tensor_hooks.items():
             for hook in list(hooks):
                 if grads.get(output_nr) is not None:
                     grads[output_nr] = _call_hook(hook, grads[output_nr])
-    if node.retained:
-        for output_nr, ref in node.retained.items():
+    if node._retained:
+        for output_nr, ref in node._retained.items():
             tensor = ref()
             grad = grads.get(output_nr)
             if tensor is None or grad is None:
@@ -314,7 +331,7 @@ def _call_hook(hook: Callable, grad: "Tensor") -> "Tensor":
 
 def _validate(node: Node, index: int, grad: "Tensor") -> "Tensor":
     """Sum a broadcast gradient back to its input's shape and give it the input's dtype."""
-    shape, dtype = node.input_meta[index]
+    shape, dtype = node._input_meta[index]
     if grad._data.shape != shape:
         if not _expandable(shape, grad.shape):
             raise RuntimeError(
@@ -323,7 +340,9 @@ def _validate(node: Node, index: int, grad: "Tensor") -> "Tensor":
                 f"[{', '.join(map(str, shape))}]")
         grad = grad.sum_to_size(shape)
     if grad.dtype is not dtype and not (dtype.is_complex and not grad.dtype.is_complex):
-        grad = grad.to(dtype)
+        if grad.dtype.is_complex:  # a real input's gradient is the real part of a complex one
+            grad = grad.real
+        grad = grad.to(dtype) if grad.dtype is not dtype else grad
     return grad
 
 

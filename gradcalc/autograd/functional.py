@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import api, functions as ops
+from . import api
+from .ops.common import zeros_like
+from .ops.joining import stack
 from .tensor import Tensor
 
 __all__ = ["jacobian", "hessian"]
@@ -49,8 +51,8 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
             else:
                 grads = (None,) * len(inputs)
             for row, grad, inp in zip(rows, grads, inputs):
-                row.append(grad if grad is not None else ops.zeros_like(inp))
-        result.append(tuple(ops.stack(row, 0).view(*(tuple(out.shape) + tuple(inp.shape)))
+                row.append(grad if grad is not None else zeros_like(inp))
+        result.append(tuple(stack(row, 0).view(*(tuple(out.shape) + tuple(inp.shape)))
                             for row, inp in zip(rows, inputs)))
     if not create_graph:
         result = [tuple(t.detach() for t in row) for row in result]

@@ -15,14 +15,13 @@ from __future__ import annotations
 import math
 import os
 import struct
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Union
 
 import numpy as np
 
+from . import dtypes
+from .tensor import CPU, Device, Tensor
 from ..display.names import torch_class
-
-if TYPE_CHECKING:
-    from .tensor import Tensor
 
 Shape = Union[int, tuple[int, ...]]
 DType = Union[str, type, np.dtype]
@@ -62,6 +61,7 @@ _CPP_NAMES = {
     "bool": "bool",
 }
 _FLOATS = ("float16", "float32", "float64")
+_COMPLEX = {"complex64": "float32", "complex128": "float64"}
 _INTS = ("int64", "int32", "int16", "int8", "uint8")
 
 
@@ -128,15 +128,26 @@ class Generator:
         raw = self._random(2 * n)
         return (raw[0::2] << np.uint64(32)) | raw[1::2]
 
-    def get_state(self) -> "Tensor":
-        """The 5056-byte state torch.Generator.get_state() returns, as a uint8 tensor."""
-        from .dtypes import uint8
-        from .tensor import Tensor
+    @property
+    def device(self) -> Device:
+        return CPU
 
-        return Tensor._make(self._state_bytes(), uint8)
+    def get_state(self) -> Tensor:
+        """The 5056-byte state, as the uint8 tensor torch.Generator.get_state() returns."""
+        return Tensor._make(self._state_bytes(), dtypes.uint8)
+
+    def set_state(self, new_state: Any) -> "Generator":
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        if new_state._dtype is not dtypes.uint8:
+            raise TypeError(f"expected a torch.ByteTensor, but got {new_state.type()}")
+        return self._load_state(new_state._data)
+
+    def clone_state(self) -> "Generator":
+        return Generator()._load_state(self._state_bytes())
 
     def _state_bytes(self) -> np.ndarray:
-        """The state as torch lays it out, in a uint8 array."""
+        """The 5056 bytes of CPUGeneratorImplState."""
         if self._bits is None:
             key, left, nxt = _mt_key(self._seed), 1, 0
         else:
@@ -161,8 +172,8 @@ class Generator:
         )
         return np.frombuffer(head + body + tail, dtype=np.uint8).copy()
 
-    def set_state(self, state: Any) -> "Generator":
-        data = np.asarray(getattr(state, "_data", state), dtype=np.uint8).tobytes()
+    def _load_state(self, state: np.ndarray) -> "Generator":
+        data = np.asarray(state, dtype=np.uint8).tobytes()
         if len(data) != 5056:
             raise RuntimeError(
                 "Expected a CPUGeneratorImplState of size 5056 but found the input RNG state size to be "
@@ -199,12 +210,12 @@ def seed() -> int:
     return default_generator.seed()
 
 
-def get_rng_state() -> "Tensor":
+def get_rng_state() -> Tensor:
     return default_generator.get_state()
 
 
-def set_rng_state(state: np.ndarray) -> None:
-    default_generator.set_state(state)
+def set_rng_state(new_state: Tensor) -> None:
+    default_generator.set_state(new_state)
 
 
 # ---------------------------------------------------------------- exact FMA
@@ -279,7 +290,7 @@ def _shape(shape: Shape) -> tuple[int, ...]:
 
 
 def _dtype_name(dtype) -> str:
-    return np.dtype(dtype).name
+    return dtype if dtype == "bfloat16" else np.dtype(dtype).name
 
 
 def _gen(generator: Generator | None) -> Generator:
@@ -301,6 +312,26 @@ def _uniform01_double(gen: Generator, n: int) -> np.ndarray:
     return (gen._random64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
 
 
+def uniform_doubles(n: int, generator: Generator | None = None) -> np.ndarray:
+    """n draws of uniform_real_distribution<double>(0, 1), the source of PyTorch's serial samplers."""
+    return _uniform01_double(_gen(generator), n)
+
+
+def normal_doubles(n: int, mean: float, std: float, generator: Generator | None = None) -> np.ndarray:
+    """n draws of normal_distribution<double>(mean, std), one at a time as the serial samplers take them."""
+    return _normal_scalar(_gen(generator), n, "float64", mean, std)
+
+
+def random_upper_bound(dtype: DType) -> int:
+    """The exclusive bound of random_() without arguments: every integer the dtype holds exactly."""
+    name = _dtype_name(dtype)
+    if name in _FLOATS:
+        return (1 << {"float16": 11, "float32": 24, "float64": 53}[name]) + 1
+    if name == "bool":
+        return 2
+    return int(np.iinfo(name).max) + 1
+
+
 def _not_implemented(kernel: str, name: str) -> NotImplementedError:
     return NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAMES.get(name, name)}\'')
 
@@ -312,6 +343,11 @@ def uniform_(shape: Shape, low: float, high: float, dtype: DType = "float32",
              generator: Generator | None = None) -> np.ndarray:
     """What ``torch.empty(shape, dtype=dtype).uniform_(low, high)`` holds."""
     name = _dtype_name(dtype)
+    if name == "bfloat16":  # drawn as float, then rounded
+        return dtypes.round_to_bfloat16(uniform_(shape, low, high, "float32", generator))
+    if name in _COMPLEX:  # the real and imaginary parts drawn as pairs of reals
+        pairs = uniform_(tuple(_shape(shape)) + (2,), low, high, _COMPLEX[name], generator)
+        return np.ascontiguousarray(pairs).view(name).reshape(_shape(shape))
     if name not in _FLOATS:
         raise _not_implemented("check_uniform_bounds", name)
     low, high = float(low), float(high)
@@ -434,7 +470,7 @@ def _box_muller16_double(u: np.ndarray, mean: float, std: float) -> np.ndarray:
 def _normal_fill(gen: Generator, n: int, name: str, mean: float, std: float) -> np.ndarray:
     """normal_fill: Box-Muller over blocks of 16, redoing the last 16 with fresh draws."""
     full, tail = divmod(n, 16)
-    out = np.empty(n, dtype=name)
+    out = np.empty(n, dtype="float32" if name == "bfloat16" else name)  # bfloat16 is rounded by the caller
     if name == "float64":
         u = _uniform01_double(gen, n)
         out[: full * 16] = _box_muller16_double(u[: full * 16], mean, std)
@@ -465,7 +501,9 @@ def _normal_scalar(gen: Generator, n: int, name: str, mean: float, std: float) -
         gen._normal_cache = r * math.sin(theta)
         values.append(r * math.cos(theta))
     out = _fma64(np.array(values, dtype=np.float64), std, mean)
-    # Half is reached through float, as c10::Half(double) converts via float.
+    # Half (and bfloat16) is reached through float, as c10::Half(double) converts via float.
+    if name == "bfloat16":
+        return out.astype(np.float32)
     return out.astype(np.float32).astype(name) if name == "float16" else out.astype(name)
 
 
@@ -473,7 +511,10 @@ def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "f
             generator: Generator | None = None) -> np.ndarray:
     """What ``torch.empty(shape, dtype=dtype).normal_(mean, std)`` holds."""
     name = _dtype_name(dtype)
-    if name not in _FLOATS:
+    if name in _COMPLEX:  # pairs of reals, each part with std / sqrt(2): the complex value has std `std`
+        pairs = normal_(tuple(_shape(shape)) + (2,), mean, float(std) / math.sqrt(2), _COMPLEX[name], generator)
+        return np.ascontiguousarray(pairs).view(name).reshape(_shape(shape))
+    if name not in _FLOATS and name != "bfloat16":
         raise _not_implemented("normal_kernel_cpu", name)
     mean, std = float(mean), float(std)
     if not std >= 0.0:
@@ -485,6 +526,8 @@ def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "f
             out = _normal_fill(gen, n, name, mean, std)
         else:
             out = _normal_scalar(gen, n, name, mean, std)
+    if name == "bfloat16":  # drawn as half is, rounded to bfloat16 instead
+        out = dtypes.round_to_bfloat16(out)
     return out.reshape(_shape(shape))
 
 

@@ -11,8 +11,8 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from . import dtypes, grad_mode
-from .dtypes import DType
-from .engine import AccumulateGrad, Node, gradient_edge, run_backward
+from .dtypes import DType, bfloat16 as BFLOAT16
+from .engine import AccumulateGrad, Node, PostAccumulateGradHook
 from ..display.names import torch_class
 from ..warnings import warn, warn_once
 
@@ -186,9 +186,6 @@ class Tensor:
                  "_retains_grad", "_base", "_view_kind", "_view_version", "_is_inference", "_hooks",
                  "_accumulator", "__weakref__", "__dict__")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("use torch.tensor(...) to create a tensor")
-
     @classmethod
     def _make(cls, data: np.ndarray, dtype: DType, *, base: Optional["Tensor"] = None,
               requires_grad: bool = False, view_kind: str = VIEW_DEFAULT) -> "Tensor":
@@ -197,7 +194,11 @@ class Tensor:
         CreationMeta: how the view was made decides which in-place changes are allowed)."""
         tensor = object.__new__(cls)
         # numpy arithmetic on 0-d arrays gives numpy scalars, which are immutable: keep an array
-        tensor._data = data if type(data) is np.ndarray else np.asarray(data, dtype=dtype.numpy)
+        tensor._data = data if type(data) is np.ndarray else np.asarray(data, dtype=dtype._numpy)
+        if dtype is BFLOAT16:  # new values rounded; views and aliases of rounded storage kept as they are
+            rounded = dtypes.round_to_bfloat16(tensor._data)
+            if not np.array_equal(rounded, tensor._data, equal_nan=True):
+                tensor._data = rounded
         tensor._dtype = dtype
         if base is not None:
             tensor._vc = base._vc
@@ -262,7 +263,7 @@ class Tensor:
         # a view whose storage changed in place since its history was set (through itself, its
         # base or another view) gets a fresh history on the base's current one, as PyTorch does
         if self._base is not None and self._view_version != self._vc.value:
-            ops.refresh_view_history(self)
+            self._refresh_view_history()  # the view machinery of ops/inplace.py
         return self._node
 
     @_grad_fn.setter
@@ -274,11 +275,11 @@ class Tensor:
         registered before stay with the old one, as in PyTorch."""
         previous, previous_nr = self._node, self._output_nr
         self._node, self._output_nr = node, output_nr
-        if self._retains_grad and previous is not None and previous.retained:
-            ref = previous.retained.pop(previous_nr, None)
+        if self._retains_grad and previous is not None and previous._retained:
+            ref = previous._retained.pop(previous_nr, None)
             if ref is not None:
-                node.retained = node.retained or {}
-                node.retained[output_nr] = ref
+                node._retained = node._retained or {}
+                node._retained[output_nr] = ref
 
     @property
     def requires_grad(self) -> bool:
@@ -316,7 +317,7 @@ class Tensor:
                                 f"{type(value).__name__}")
             if value._dtype is not self._dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_c10_name(value._dtype)}' to a tensor with "
+                    f"attempting to assign a gradient with dtype '{value._dtype._cpp_name}' to a tensor with "
                     f"grad_dtype '{self._dtype.tensor_type[:-len('Tensor')]}'. The gradient must match the "
                     "tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
                     "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. "
@@ -359,42 +360,7 @@ class Tensor:
     def is_inference(self) -> bool:
         return self._is_inference
 
-    @property
-    def T(self) -> "Tensor":
-        if self.ndim == 0:
-            warn_once("UserWarning", "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
-                                     "cases.")
-        elif self.ndim != 2:
-            warn_once("UserWarning", T_DEPRECATED_WARNING)
-        return ops.permute(self, tuple(reversed(range(self.ndim))))
-
-    @property
-    def mT(self) -> "Tensor":
-        if self.ndim == 0:  # PyTorch returns the tensor itself
-            warn_once("UserWarning", "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
-                                     "cases.")
-            return self
-        if self.ndim == 1:
-            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
-        return ops.transpose(self, -2, -1)
-
-    @property
-    def real(self) -> "Tensor":
-        return ops.real(self)
-
-    @property
-    def imag(self) -> "Tensor":
-        return ops.imag(self)
-
     # -------------------------------------------------------------- autograd
-
-    def backward(self, gradient: Optional["Tensor"] = None, retain_graph: Optional[bool] = None,
-                 create_graph: bool = False, inputs: Optional[Sequence["Tensor"]] = None) -> None:
-        from .api import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
-    def detach(self) -> "Tensor":
-        return ops.detach(self)
 
     def detach_(self) -> "Tensor":
         if self._base is not None:
@@ -424,8 +390,8 @@ class Tensor:
         if self._grad_fn is None or self._retains_grad:
             return
         node = self._grad_fn
-        node.retained = node.retained or {}
-        node.retained[self._output_nr] = weakref.ref(self)
+        node._retained = node._retained or {}
+        node._retained[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
     def register_hook(self, hook: Callable) -> "RemovableHandle":
@@ -435,10 +401,20 @@ class Tensor:
             self._hooks = (self._hooks or []) + [hook]
             return RemovableHandle(lambda: _remove(self._hooks, hook))
         node = self._grad_fn
-        node.tensor_hooks = node.tensor_hooks or {}
-        hooks = node.tensor_hooks.setdefault(self._output_nr, [])
+        node._tensor_hooks = node._tensor_hooks or {}
+        hooks = node._tensor_hooks.setdefault(self._output_nr, [])
         hooks.append(hook)
         return RemovableHandle(lambda: _remove(hooks, hook))
+
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> "RemovableHandle":
+        """`hook(tensor)` after a backward pass has accumulated into this leaf's .grad."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        entry = PostAccumulateGradHook(hook)
+        self._hooks = (self._hooks or []) + [entry]
+        return RemovableHandle(lambda: _remove(self._hooks, entry))
 
     # -------------------------------------------------------------- numbers
 
@@ -491,11 +467,6 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    def __iter__(self):
-        if self.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return iter(ops.unbind(self, 0))
-
     def __contains__(self, element: Any) -> bool:
         return bool((self == element).any())
 
@@ -509,8 +480,19 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __repr__(self) -> str:
-        from ..display.reprs import tensor_repr
-        return tensor_repr(self)
+        from ..display.tensor_repr import format_tensor  # on first use: it costs start-up milliseconds
+        try:
+            grad_fn = self._grad_fn.name() if self._grad_fn is not None else None
+        except RuntimeError:  # a view made in no-grad mode and changed in place has no valid history
+            grad_fn = "Invalid"
+        if grad_fn is not None and "::" in grad_fn:
+            grad_fn = grad_fn.rsplit("::", 1)[1]
+        # requires_grad, not the flag: a view made in no-grad mode requires grad when its base does
+        text = format_tensor(self._data, self._dtype.name, grad_fn=grad_fn, requires_grad=self.requires_grad,
+                             default_dtype=dtypes.get_default_dtype().name)
+        if getattr(type(self), "is_parameter", False):
+            return "Parameter containing:\n" + text
+        return text
 
     __str__ = __repr__
 
@@ -521,7 +503,7 @@ class Tensor:
             return self.shape
         if self.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-        return self._data.shape[_wrap_dim(dim, self.ndim)]
+        return self._data.shape[wrap_dim(dim, self.ndim)]
 
     def dim(self) -> int:
         return self._data.ndim
@@ -540,7 +522,7 @@ class Tensor:
             # numpy gives an empty array zero strides; PyTorch gives it contiguous ones, each size counted as >= 1
             sizes = [builtins.max(size, 1) for size in self._data.shape]
             strides = tuple(int(np.prod(sizes[i + 1:], dtype=np.int64)) for i in range(len(sizes)))
-        return strides if dim is None else strides[_wrap_dim(dim, self.ndim)]
+        return strides if dim is None else strides[wrap_dim(dim, self.ndim)]
 
     def storage_offset(self) -> int:
         if not self._data.size:
@@ -553,7 +535,7 @@ class Tensor:
     def data_ptr(self) -> int:
         return self._data.__array_interface__["data"][0] if self._data.size else 0
 
-    def is_contiguous(self) -> bool:
+    def is_contiguous(self, memory_format: Any = None) -> bool:
         return bool(self._data.flags.c_contiguous)
 
     def is_floating_point(self) -> bool:
@@ -562,20 +544,10 @@ class Tensor:
     def is_complex(self) -> bool:
         return self._dtype.is_complex
 
-    def type(self, dtype: Any = None) -> Any:
-        if dtype is None:
-            return f"torch.{self._dtype.tensor_type}"
-        if isinstance(dtype, str):  # a legacy name: x.type("torch.DoubleTensor")
-            named = [d for d in dtypes.ALL if f"torch.{d.tensor_type}" == dtype]
-            if not named:
-                raise ValueError(f"invalid type: '{dtype}'")
-            dtype = named[0]
-        return self.to(dtype)
-
-    def cpu(self) -> "Tensor":
+    def cpu(self, memory_format: Any = None) -> "Tensor":
         return self
 
-    def cuda(self, *args: Any, **kwargs: Any) -> "Tensor":
+    def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> "Tensor":
         raise AssertionError(NO_CUDA_MESSAGE)
 
     def get_device(self) -> int:
@@ -608,13 +580,7 @@ def _requires_grad_leaf_error(requires_grad: bool) -> str:
     return message
 
 
-def _c10_name(dtype: DType) -> str:
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "bool": "bool", "complex64": "c10::complex<float>",
-            "complex128": "c10::complex<double>"}.get(dtype.name, dtype.name)
-
-
-def _wrap_dim(dim: int, ndim: int) -> int:
+def wrap_dim(dim: int, ndim: int) -> int:
     """A dimension index with negatives counted from the end, checked as PyTorch checks it."""
     low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
     if not low <= dim <= high:
@@ -637,5 +603,3 @@ def to_arguments(args: tuple, kwargs: dict) -> tuple:
             check_device(arg)
     return dtype, copy
 
-# functions builds on Tensor and, once complete, installs Tensor's operation methods
-from . import functions as ops  # noqa: E402

@@ -117,6 +117,9 @@ def guarded_metaclass(real: type) -> type:
         def __repr__(cls) -> str:
             return repr(real)
 
+    # its methods show as the real metaclass's (`<bound method type.__call__ of <class 'type'>>`)
+    for method in (Metaclass.__call__, Metaclass.__instancecheck__, Metaclass.__subclasscheck__):
+        method.__qualname__ = f"{real.__qualname__}.{method.__name__}"
     proxy = Metaclass(real.__name__, (), {"__module__": real.__module__, "__qualname__": real.__qualname__,
                                           "__doc__": real.__doc__})
     _METACLASSES[proxy] = real

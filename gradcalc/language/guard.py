@@ -23,7 +23,14 @@ _MEMBER = _type(_type.__dict__["__dictoffset__"])
 
 
 def _type_name(value: Any) -> str:
-    return _type(value).__name__
+    """A type's name as Python's messages show it: a C type's full name (`_io.StringIO`)."""
+    cls = _type(value)
+    if cls.__flags__ & _HEAP_TYPE or cls.__module__ == "builtins":
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
 
 
 # ------------------------------------------------------------------ reading
@@ -105,40 +112,54 @@ def readable_name(obj: Any, name: str) -> bool:
 
 
 def _refuse(obj: Any, name: str) -> None:
-    """Python's own AttributeError for a missing attribute, else gradcalc's refusal."""
-    try:
-        _getattr(obj, name)
-    except AttributeError as error:
-        if not str(error).startswith("gradcalc's sandbox refused"):  # the wall: a frame, say
-            raise AttributeError(str(error)) from None
+    """Python's own AttributeError for a missing attribute, else gradcalc's refusal. Whether it
+    exists is read from the classes, without evaluating it (a property may import, compute or
+    fail); only a class's own `__getattr__` (a module's, nn.Module's) is asked, for its message."""
+    owners = obj.__mro__ if isinstance(obj, type) else _type(obj).__mro__
+    instance_dict = getattr(obj, "__dict__", None) if not isinstance(obj, type) else None
+    exists = any(name in vars(owner) for owner in owners) or (
+        isinstance(instance_dict, dict) and name in instance_dict) or (
+        isinstance(obj, type) and any(name in vars(meta) for meta in _type(obj).__mro__))
+    if not exists:
+        if not isinstance(obj, type) and any("__getattr__" in vars(owner) for owner in owners[:-1]):
+            try:
+                _getattr(obj, name)
+            except AttributeError as error:
+                raise AttributeError(str(error)) from None
+        if isinstance(obj, type):
+            raise AttributeError(f"type object '{obj.__name__}' has no attribute '{name}'")
+        raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
     if isinstance(obj, type):
         raise AttributeError(f"type object '{obj.__name__}' attribute '{name}' is not accessible in gradcalc")
     raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is not accessible in gradcalc")
 
 
 def _class_getattr(cls: Any, name: str) -> Any:
-    """An attribute of a class: its public ones, its special methods, and for a program's class
-    its own private names; never the type machinery (`__mro__`, `__subclasses__`, `__dict__`)."""
+    """An attribute of a class: what its objects may show, its special methods, and for a
+    program's class its own private names; never the type machinery (`__subclasses__`,
+    `__dict__`), and no way round the policy through the class (`Tensor._data`, `dtype.numpy`)."""
     if not isinstance(cls, type):
         _refuse(cls, name)
-    known = class_rule(cls) is not None
+    if name in _FORMAT_NAMES and issubclass(cls, str):
+        return _SafeFormatter.unbound(name)
     program = is_program_class(cls)
     if is_dunder(name):
         allowed = name in CLASS_DUNDERS
     elif name[0] == "_":
         allowed = program and private_allowed(cls, name)
+    elif program:
+        allowed = True
     else:
-        allowed = program or known
+        rule = class_rule(cls)  # a class the policy does not list shows nothing
+        allowed = rule is not None and (name in rule.read or (rule.public and name not in rule.deny))
     if allowed and not is_dunder(name):
-        # what the class and its bases define; not what its metaclass does (`mro`)
+        # what the class and its bases define; of its metaclass's, only what the standard library's
+        # metaclasses add (`ABC.register`) and `mro`, which shows nothing new
         allowed = (any(name in vars(base) for base in cls.__mro__) or not hasattr(type(cls), name)
-                   or name == "mro"  # the one of type's own that shows nothing new
-                   # what a metaclass of the standard library adds (`ABC.register`)
-                   or any(name in vars(meta) for meta in type(cls).__mro__ if meta not in (type, object)))
+                   or name == "mro" or any(name in vars(meta) for meta in type(cls).__mro__
+                                           if meta not in (type, object)))
     if not allowed:
         _refuse(cls, name)
-    if name in _FORMAT_NAMES and issubclass(cls, str):
-        return _SafeFormatter.unbound(name)
     if name == "__name__" and not program:
         return cls.__qualname__  # a C type's __name__ is its full name, kept for Python's messages
     value = _getattr(cls, name)

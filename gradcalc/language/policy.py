@@ -20,6 +20,7 @@ A type's rule:
 from __future__ import annotations
 
 import builtins
+import copy
 import re
 import types
 from typing import Any, Callable, Iterable, Optional
@@ -76,7 +77,11 @@ _PICKLING = frozenset({"__reduce__", "__reduce_ex__", "__getstate__", "__setstat
                        "__getnewargs_ex__"})
 # Dunders any object may show; the result is still checked (`x.__class__` is a class the policy knows).
 _METADATA = frozenset({"__class__", "__doc__", "__module__", "__name__", "__qualname__"})
-READABLE_DUNDERS = (USER_DUNDERS - _PICKLING - {"__instancecheck__", "__subclasscheck__"}) | _METADATA
+# A descriptor's `__get__` would read, from an object, what the class-level policy denies: only a
+# program's own descriptors show theirs.
+_DESCRIBING = frozenset({"__get__", "__set__", "__delete__", "__set_name__", "__instancecheck__",
+                         "__subclasscheck__"})
+READABLE_DUNDERS = (USER_DUNDERS - _PICKLING - _DESCRIBING) | _METADATA
 # Reading these gives a version that goes through the guard: `object.__setattr__(self, "x", 1)`.
 GUARDED_DUNDERS = frozenset({"__getattribute__", "__getattr__", "__setattr__", "__delattr__", "__new__"})
 # What a class object may show besides its public attributes.
@@ -153,9 +158,8 @@ def _install_python() -> None:
            public=True)
     _allow([types.BuiltinFunctionType],
            read={"__name__", "__qualname__", "__doc__", "__module__", "__text_signature__", "__call__"})
-    _allow([property], read={"fget", "fset", "fdel", "getter", "setter", "deleter", "__doc__", "__isabstractmethod__",
-                             "__get__", "__set__", "__delete__"})
-    _allow([staticmethod, classmethod], read={"__doc__", "__isabstractmethod__", "__get__", "__wrapped__"})
+    _allow([property], read={"fget", "fset", "fdel", "getter", "setter", "deleter", "__doc__", "__isabstractmethod__"})
+    _allow([staticmethod, classmethod], read={"__doc__", "__isabstractmethod__", "__wrapped__"})
     _allow([super], kind=SUPER)
     import abc
     import enum
@@ -222,7 +226,20 @@ _gradcalc("gradcalc.autograd.engine", "Node", subclasses=True, private=_saved_na
 _gradcalc("gradcalc.autograd.random", "Generator", public=True)
 _gradcalc("gradcalc.autograd.grad_mode", "_GradMode", public=True, subclasses=True)
 _gradcalc("gradcalc.autograd.grad_mode", "set_detect_anomaly", public=True)
-_gradcalc("gradcalc.autograd.functions", "ReturnTypes", public=True, subclasses=True)
+_gradcalc("gradcalc.autograd.ops.common", "ReturnTypes", public=True, subclasses=True)
+_gradcalc("gradcalc.autograd.ops.generate", "BuiltinFunction", read={"__name__", "__qualname__", "__call__"})
+_gradcalc("gradcalc.autograd.ops.info", "TorchVersion", read=public_names(str) - {"format", "format_map"})
+_gradcalc("gradcalc.autograd.ops.info", "finfo", public=True)
+_gradcalc("gradcalc.autograd.ops.info", "iinfo", public=True)
+_gradcalc("gradcalc.autograd.ops.info", "Layout")
+_gradcalc("gradcalc.autograd.ops.info", "MemoryFormat")
+_gradcalc("gradcalc.autograd.ops.legacy", "TensorType", kind=CLASS)  # torch.FloatTensor and its kin
+_gradcalc("gradcalc.autograd.ops.legacy", "LEGACY_TYPES", read={"dtype"})  # what those classes show
+_gradcalc("gradcalc.autograd.ops.legacy", "UntypedStorage", public=True)
+_gradcalc("gradcalc.autograd.ops.legacy", "TypedStorage", public=True)
+_gradcalc("gradcalc.autograd.ops.registry", "SavedTensorHandle", public=True)
+_gradcalc("gradcalc.autograd.ops.decompositions", "LinAlgError", like=RuntimeError)
+_gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"})
 _gradcalc("gradcalc.nn.modules", "Module", public=True, public_write=True, subclasses=True, derivable=True,
           read={"_parameters", "_buffers", "_modules", "__call__", "__getattr__", "__setattr__", "__delattr__",
                 "__dict__"})
@@ -231,7 +248,7 @@ _gradcalc("gradcalc.display.names", "BuiltinMethod", read={"__name__", "__qualna
 _gradcalc("gradcalc.language.builtins", "Builtin", read={"__name__", "__qualname__", "__module__", "__call__"},
           subclasses=True)
 _gradcalc("gradcalc.language.builtins", "Quitter", read={"__call__"})
-_gradcalc("gradcalc.language.modules.torch", "Variable", read=set())
+_gradcalc("gradcalc.autograd.ops.legacy", "Variable", read=set())
 _gradcalc("gradcalc.session", "OutputStream", read={"write", "writelines", "flush", "isatty", "encoding", "name"})
 _gradcalc("gradcalc.language.modules.namespace", "Namespace", public=True, public_write=True,
           read={"__name__", "__version__", "__doc__", "__all__"})
@@ -246,9 +263,11 @@ def install() -> None:
     import importlib
 
     for module, name, options in _PENDING:
-        cls = getattr(importlib.import_module(module), name)
-        RULES[cls] = rule = Rule(**options)
-        rule.c_methods = _c_methods(cls)
+        listed = getattr(importlib.import_module(module), name)
+        for cls in listed.values() if isinstance(listed, dict) else (listed,):
+            like = options.get("like")  # an exception: as Python's own exceptions
+            RULES[cls] = rule = copy.copy(RULES[like]) if like else Rule(**options)
+            rule.c_methods = _c_methods(cls)
 
 
 def _c_methods(cls: type) -> bool:

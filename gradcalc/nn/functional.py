@@ -11,10 +11,11 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..autograd.tensor import Tensor, _wrap_dim  # first: tensor.py completes functions.py's import
-from ..autograd import dtypes, functions as ops, random
+from ..autograd import autocast, dtypes, random
 from ..autograd.dtypes import DType
-from ..autograd.functions import _c10_short
+from ..autograd.ops import activation, linalg, loss, shape
+from ..autograd.ops.inplace import check_inplace, commit_inplace
+from ..autograd.tensor import Tensor
 from ..warnings import warn
 
 __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
@@ -37,6 +38,7 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     _require_tensor(weight, "linear", "weight", 2)
     if bias is not None:
         _require_tensor(bias, "linear", "bias", 3)
+    input, weight, bias = autocast.lower_precision(input, weight, bias)
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
                            f"{weight.ndim}D")
@@ -44,31 +46,29 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     if bias is None:
         if input.ndim == 1:
             # matmul of a vector: unsqueeze, mm, then an in-place squeeze_(0)
-            row = ops.mm(input.unsqueeze(0), weight_t)
-            return ops.record(ops.SQUEEZE_INPLACE, (row,), row._data.reshape(row.shape[1:]), row._dtype,
-                              self_shape=row.shape)
-        return ops.matmul(input, weight_t)
+            return shape.squeeze_inplace(linalg.mm(input.unsqueeze(0), weight_t), 0)
+        return linalg.matmul(input, weight_t)
     if input.ndim == 2:
         return _addmm(bias, input, weight_t)
     if input.is_contiguous():
         rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
         out = _addmm(bias, rows, weight_t)
         return out.view(*input.shape[:-1], out.shape[1])
-    return ops.matmul(input, weight_t) + bias
+    return linalg.matmul(input, weight_t) + bias
 
 
 def _addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     if mat1.dtype is not mat2.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_c10_short(mat1.dtype)} and "
-                           f"{_c10_short(mat2.dtype)}")
-    return ops.addmm(bias, mat1, mat2)
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {mat1.dtype._scalar_name} and "
+                           f"{mat2.dtype._scalar_name}")
+    return linalg.addmm(bias, mat1, mat2)
 
 
 # ------------------------------------------------------------------ activations
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     _require_tensor(input, "relu", "input", 1)
-    return input.relu_() if inplace else ops.relu(input)
+    return input.relu_() if inplace else activation.relu(input)
 
 
 def relu_(input: Tensor) -> Tensor:
@@ -78,26 +78,20 @@ def relu_(input: Tensor) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     _require_tensor(input, "leaky_relu", "input", 1)
-    dtype = input.dtype
-    if dtype.category != dtypes.FLOATING:
-        raise NotImplementedError(f"\"leaky_relu_cpu\" not implemented for '{_c10_short(dtype)}'")
-    x = input._data
-    data = np.where(x > 0, x, x * np.asarray(negative_slope, dtype=dtype.numpy)).astype(dtype.numpy)
     if not inplace:
-        return ops.record(ops.LEAKY_RELU, (input,), data, dtype, negative_slope=negative_slope)
-    ops.check_inplace(input)
-    out = ops.record(ops.LEAKY_RELU_INPLACE, (input,), data, dtype, negative_slope=negative_slope)
-    return ops.commit_inplace(input, out)
+        return activation.leaky_relu(input, negative_slope)
+    check_inplace(input)
+    return commit_inplace(input, activation.leaky_relu_in_place_result(input, negative_slope))
 
 
 def sigmoid(input: Tensor) -> Tensor:
     _require_tensor(input, "sigmoid", "input", 1)
-    return ops.sigmoid(input)
+    return input.sigmoid()
 
 
 def tanh(input: Tensor) -> Tensor:
     _require_tensor(input, "tanh", "input", 1)
-    return ops.tanh(input)
+    return input.tanh()
 
 
 # ------------------------------------------------------------------ softmax
@@ -116,42 +110,8 @@ def _softmax(input: Tensor, dim: Optional[int], dtype: Optional[DType], log: boo
     name = "log_softmax" if log else "softmax"
     _require_tensor(input, name, "input", 1)
     if dim is None:
-        warn("UserWarning", f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-                            "include dim=X as an argument.")
-        dim = 0 if input.ndim in (0, 1, 3) else 1
-    if dtype is not None:
-        input = input.to(dtype)
-    d = _wrap_dim(dim, input.ndim)
-    last = d == max(input.ndim - 1, 0)
-    if input.dtype.category != dtypes.FLOATING:
-        kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_c10_short(input.dtype)}'")
-    data = _softmax_kernel(input._data if input.ndim else input._data.reshape(1), d, last, log)
-    op = ops.LOG_SOFTMAX if log else ops.SOFTMAX
-    return ops.record(op, (input,), data.reshape(input.shape), input.dtype, dim=d)
-
-
-def _softmax_kernel(x: np.ndarray, dim: int, last: bool, log: bool) -> np.ndarray:
-    """PyTorch's CPU softmax: along the last dim, a SIMD lane reduction and a multiply by the
-    reciprocal of the sum; along another dim, a running sum and a division."""
-    if x.size == 0:
-        return x.copy()
-    moved = np.moveaxis(x, dim, -1)
-    shifted = moved - moved.max(axis=-1, keepdims=True)
-    exps = ops.vector_exp(shifted) if last else ops.kernel_exp(shifted, x.shape[dim + 1:])
-    total = (ops.lane_sum(exps) if last else np.add.accumulate(exps, axis=-1)[..., -1])[..., None]
-    if log:
-        out = shifted - _log(total)
-    elif last:
-        out = exps * (np.ones((), dtype=x.dtype) / total)
-    else:
-        out = exps / total
-    return np.ascontiguousarray(np.moveaxis(out, -1, dim))
-
-
-def _log(x: np.ndarray) -> np.ndarray:
-    # SLEEF's log is within an ulp of the correctly rounded value; numpy's float32 log often is not
-    return np.log(x.astype(np.float64)).astype(x.dtype)
+        dim = activation.implicit_softmax_dim(name, input.ndim)
+    return activation.log_softmax(input, dim, dtype) if log else activation.softmax(input, dim, dtype)
 
 
 # ------------------------------------------------------------------ losses
@@ -160,17 +120,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
              reduction: str = "mean") -> Tensor:
     reduction = _loss_preamble(input, target, size_average, reduce, reduction)
     input, target = _broadcast_pair(input, target)
-    _reduction_enum(reduction)
-    dtype = dtypes.result_type([input, target])
-    if dtype.category != dtypes.FLOATING:
-        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{_c10_short(dtype)}'")
-    x = input._data.astype(dtype.numpy, copy=False)
-    y = target._data.astype(dtype.numpy, copy=False)
-    squared = Tensor._make(np.asarray((x - y) * (x - y), dtype=dtype.numpy), dtype)
-    if reduction != "none":
-        # the same reduction code as torch.mean / torch.sum, without recording it
-        squared = squared.mean() if reduction == "mean" else squared.sum()
-    return ops.record(ops.MSE_LOSS, (input, target), squared._data, dtype, reduction=reduction)
+    return loss.mse_loss(input, target, loss.reduction_enum(reduction))
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
@@ -238,7 +188,7 @@ def _broadcast_pair(a: Tensor, b: Tensor) -> tuple:
 
 def logsigmoid(input: Tensor) -> Tensor:
     _require_tensor(input, "log_sigmoid", "input", 1)
-    return ops.log_sigmoid(input)
+    return activation.log_sigmoid(input)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Any = None,
@@ -250,8 +200,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
     if weight is not None:
         weight = weight.expand(np.broadcast_shapes(target.shape, weight.shape))
     if target.dtype is not input.dtype:
-        raise RuntimeError(f"Found dtype {_c10_short(target.dtype)} but expected {_c10_short(input.dtype)}")
-    return ops.binary_cross_entropy(input, target, weight, reduction)
+        raise RuntimeError(f"Found dtype {target.dtype._scalar_name} but expected {input.dtype._scalar_name}")
+    return loss.binary_cross_entropy(input, target, weight, loss.reduction_enum(reduction))
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
@@ -263,10 +213,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
     dtype = dtypes.result_type([input, target])
     if target.dtype.category < dtypes.FLOATING:
         # the first step, (1 - target) * input, is computed in place in the target's dtype
-        raise RuntimeError(f"result type {_c10_short(dtype)} can't be cast to the desired output type "
-                           f"{_c10_short(target.dtype)}")
+        raise RuntimeError(f"result type {dtype._scalar_name} can't be cast to the desired output type "
+                           f"{target.dtype._scalar_name}")
     input, target = (t if t.dtype is dtype else t.to(dtype) for t in (input, target))
-    return ops.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+    return loss.binary_cross_entropy_with_logits(input, target, weight, pos_weight, loss.reduction_enum(reduction))
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Any = None,
@@ -292,8 +242,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "
                            f"got weight tensor of shape: [{', '.join(map(str, weight.shape))}]")
     if target.dtype not in (dtypes.int64, dtypes.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_c10_short(target.dtype)}")
-    return ops.nll_loss(input, target, weight, reduction, ignore_index)
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype._scalar_name}")
+    return loss.nll_loss(input, target, weight, loss.reduction_enum(reduction), ignore_index)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Any = None,
@@ -308,7 +258,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     if target.shape == input.shape:
         if target.dtype.category != dtypes.FLOATING:
             raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
-                               f"{_c10_short(target.dtype)}")
+                               f"{target.dtype._scalar_name}")
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         if weight is not None:
@@ -348,49 +298,33 @@ def _legacy_or(size_average: Any, reduce: Any, reduction: str) -> str:
 
 # ------------------------------------------------------------------ more activations and dropout
 
-def _floating(input: Tensor, kernel: str) -> None:
-    if input.dtype.category != dtypes.FLOATING:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_c10_short(input.dtype)}'")
-
-
-def _activation(input: Tensor, op: Any, data: np.ndarray, inplace: bool, **params: Any) -> Tensor:
-    """The op's output, or with inplace=True the same values written into input."""
-    data = np.asarray(data, dtype=input.dtype.numpy)
-    if not inplace:
-        return ops.record(op, (input,), data, input.dtype, **params)
-    ops.check_inplace(input)
-    return ops.commit_inplace(input, ops.record(op, (input,), data, input.dtype, **params))
+def _in_place(input: Tensor, result: Tensor) -> Tensor:
+    """`result` written back into input, for the activations' inplace=True."""
+    check_inplace(input)
+    return commit_inplace(input, result)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     _require_tensor(input, "gelu", "input", 1)
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    _floating(input, "GeluKernelImpl")
-    data = ops.gelu_forward(input._data, approximate)
-    return _activation(input, ops.GELU, data, False, approximate=approximate)
+    return activation.gelu(input, approximate=approximate)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     _require_tensor(input, "silu", "input", 1)
-    _floating(input, "silu_cpu")
-    x = input._data
-    return _activation(input, ops.SILU, x / (1 + ops.libm(np.exp, -x)), inplace)
+    return _in_place(input, activation.silu(input)) if inplace else activation.silu(input)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     _require_tensor(input, "softplus", "input", 1)
-    _floating(input, "softplus_cpu")
-    data = ops.softplus_forward(input._data, beta, threshold)
-    return _activation(input, ops.SOFTPLUS, data, False, beta=beta, threshold=threshold)
+    return activation.softplus(input, beta, threshold)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     _require_tensor(input, "elu", "input", 1)
-    _floating(input, "elu_cpu")
-    data = ops.elu_forward(input._data, alpha)
-    # in place, the input is gone: the gradient is found from the result (EluBackward1)
-    return _activation(input, ops.ELU_INPLACE if inplace else ops.ELU, data, inplace, alpha=alpha)
+    if inplace:
+        # in place, the input is gone: the gradient is found from the result (EluBackward1)
+        return _in_place(input, activation.elu_in_place_result(input, alpha))
+    return activation.elu(input, alpha)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -401,10 +335,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     _require_tensor(input, "hardtanh", "input", 1)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    x = input._data
-    data = np.minimum(np.maximum(x, np.asarray(min_val).astype(x.dtype)), np.asarray(max_val).astype(x.dtype))
-    data = np.where(np.isnan(x), x, data) if x.dtype.kind == "f" else data
-    return _activation(input, ops.HARDTANH, data, inplace, min_val=min_val, max_val=max_val)
+    result = activation.hardtanh(input, min_val, max_val)
+    return _in_place(input, result) if inplace else result
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
@@ -424,7 +356,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 0 or not training or input.numel() == 0:
         return input
     if p == 1:
-        noise = Tensor._make(np.zeros((), dtype=input.dtype.numpy), input.dtype)
+        noise = Tensor._make(np.zeros((), dtype=input.dtype._numpy), input.dtype)
     else:
         noise = Tensor._make(random.bernoulli_(input.shape, 1 - p, input.dtype.name), input.dtype)
         noise.div_(1 - p)

@@ -70,7 +70,7 @@ def zeros_(tensor: Tensor) -> Tensor:
 def eye_(tensor: Tensor) -> Tensor:
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    return _write(tensor, np.eye(*tensor.shape, dtype=tensor.dtype.numpy))
+    return _write(tensor, np.eye(*tensor.shape, dtype=tensor.dtype._numpy))
 
 
 def _fans(tensor: Tensor) -> tuple:

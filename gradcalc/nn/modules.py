@@ -322,9 +322,9 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         # as torch: uninitialised parameters, then reset_parameters draws into them in place
-        self.weight = Parameter(Tensor._make(np.zeros((out_features, in_features), dtype.numpy), dtype))
+        self.weight = Parameter(Tensor._make(np.zeros((out_features, in_features), dtype._numpy), dtype))
         if bias:
-            self.bias = Parameter(Tensor._make(np.zeros((out_features,), dtype.numpy), dtype))
+            self.bias = Parameter(Tensor._make(np.zeros((out_features,), dtype._numpy), dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -19,7 +19,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Any = None, requires_grad: bool = True) -> "Parameter":
         if data is None:
-            data = Tensor._make(np.empty((0,), dtype=dtypes.get_default_dtype().numpy), dtypes.get_default_dtype())
+            data = Tensor._make(np.empty((0,), dtype=dtypes.get_default_dtype()._numpy), dtypes.get_default_dtype())
         if not isinstance(data, Tensor):
             raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
         if not isinstance(requires_grad, bool):

@@ -4,7 +4,10 @@ from __future__ import annotations
 from types import GeneratorType
 from typing import Any
 
-from ..autograd import creation, functions as ops, grad_mode
+from ..autograd import grad_mode
+from ..autograd.ops.creation import tensor
+from ..autograd.ops.joining import stack
+from ..autograd.ops.statistics import vector_norm
 from ..autograd.tensor import Tensor
 from ..warnings import warn
 
@@ -27,14 +30,14 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0, er
         grads = [p.grad for p in _parameter_list(parameters) if p.grad is not None]
         norm_type = float(norm_type)
         if not grads:
-            return creation.tensor(0.0)
+            return tensor(0.0)
         # the norm of each gradient, then the norm of those norms
-        total = ops.vector_norm(ops.stack([ops.vector_norm(g, norm_type) for g in grads]), norm_type)
-        if error_if_nonfinite and bool(ops.logical_or(total != total, total.abs() == float("inf"))):
+        total = vector_norm(stack([vector_norm(g, norm_type) for g in grads]), norm_type)
+        if error_if_nonfinite and bool((total != total) | (total.abs() == float("inf"))):
             raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
                                "so it cannot be clipped. To disable this error and scale the gradients by the "
                                "non-finite norm anyway, set `error_if_nonfinite=False`")
-        coefficient = ops.clamp(max_norm / (total + 1e-6), max=1.0)
+        coefficient = (max_norm / (total + 1e-6)).clamp(max=1.0)
         for g in grads:
             g.mul_(coefficient)
     return total

@@ -37,10 +37,10 @@ REFUSED = {
 _TEMPLATES: dict = {}  # module name -> member table (values may be Submodule markers)
 
 
-def _stdlib_builders() -> dict:
-    from . import stdlib
+def _builders() -> dict:
+    from . import numpy, stdlib
 
-    return stdlib.BUILDERS
+    return {**stdlib.BUILDERS, **numpy.BUILDERS}
 
 
 def _template(name: str) -> Optional[dict]:
@@ -56,7 +56,7 @@ def _build_template(name: str) -> None:
 
         _TEMPLATES.update(templates())
         return
-    builder = _stdlib_builders().get(name)
+    builder = _builders().get(name)
     if builder is not None:
         _TEMPLATES[name] = builder()
 

@@ -66,12 +66,9 @@ def _itertools() -> dict:
     import itertools
 
     members = _public(itertools)
-    _allow(*[v for v in members.values() if isinstance(v, type)])
-    _allow(type(itertools.groupby([]).__next__), type(itertools.tee([])[0]))
-    import operator
-
-    _allow(type(next(itertools.groupby([1]))[1]))
-    del operator
+    for cls in [v for v in members.values() if isinstance(v, type)] + [type(itertools.tee([])[0]),
+                                                                        type(next(itertools.groupby([1]))[1])]:
+        _allow(cls, read=policy.public_names(cls))  # chain.from_iterable, tee's __copy__
     return members
 
 

@@ -1,0 +1,327 @@
+"""Activations: relu, softmax and log_softmax (in the order of PyTorch's SIMD kernels, since a
+softmax gradient is often a difference of nearly equal numbers), leaky_relu, gelu, silu,
+softplus, elu, hardtanh, log_sigmoid. Their backward functions are ops of their own, as in
+PyTorch, so a second derivative shows GeluBackwardBackward0 and its kin."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import dtypes, simd
+from ..dtypes import DType
+from ..tensor import Tensor, wrap_dim
+from ...warnings import warn
+from .common import not_implemented_for, zeros_like
+from .indexing import where
+from .registry import ELEMENT_WISE, node, op, record
+
+RELU = node("ReluBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, result: threshold_backward(grad, result, 0))
+THRESHOLD_BACKWARD = node("ThresholdBackwardBackward0", ("grad_output", "self"),
+                          grad_output=lambda grad, self, threshold: threshold_backward(grad, self, threshold),
+                          self=lambda grad: zeros_like(grad))
+LEAKY_RELU = node("LeakyReluBackward0", ("self",), jvp=ELEMENT_WISE,
+                  self=lambda grad, self, negative_slope: where(self > 0, grad, grad * negative_slope))
+LEAKY_RELU_INPLACE = node("LeakyReluBackward1", ("self",), jvp=ELEMENT_WISE,
+                          self=lambda grad, result, negative_slope: where(result > 0, grad, grad * negative_slope))
+SOFTMAX = node("SoftmaxBackward0", ("self",), self=lambda grad, result, dim: softmax_backward_data(grad, result, dim,
+                                                                                                   log=False))
+LOG_SOFTMAX = node("LogSoftmaxBackward0", ("self",),
+                   self=lambda grad, result, dim: softmax_backward_data(grad, result, dim, log=True))
+# the gradients of those gradients, for create_graph=True
+SOFTMAX_BACKWARD_DATA = node(
+    "SoftmaxBackwardDataBackward0", ("grad_output", "output"),
+    grad_output=lambda grad, output, dim: softmax_backward_data(grad, output, dim, log=False),
+    output=lambda grad, grad_output, output, dim: (grad_output * grad - (output * grad_output).sum(dim, keepdim=True)
+                                                   * grad - grad_output * (output * grad).sum(dim, keepdim=True)))
+LOG_SOFTMAX_BACKWARD_DATA = node(
+    "LogSoftmaxBackwardDataBackward0", ("grad_output", "output"),
+    grad_output=lambda grad, output, dim: grad - (grad * output.exp()).sum(dim, keepdim=True),
+    output=lambda grad, grad_output, output, dim: -grad_output.sum(dim, keepdim=True) * output.exp() * grad)
+GELU = node("GeluBackward0", ("self",), jvp=ELEMENT_WISE,
+            self=lambda grad, self, approximate: gelu_backward(grad, self, approximate))
+SILU = node("SiluBackward0", ("self",), jvp=ELEMENT_WISE,
+            self=lambda grad, self: grad * self.sigmoid() * (1 + self * (1 - self.sigmoid())))
+SOFTPLUS = node("SoftplusBackward0", ("self",), jvp=ELEMENT_WISE,
+                self=lambda grad, self, beta, threshold: softplus_backward(grad, self, beta, threshold))
+ELU = node("EluBackward0", ("self",), jvp=ELEMENT_WISE, saved=("scale", "input_scale"),
+           self=lambda grad, self, alpha: elu_backward(grad, self, alpha, False))
+ELU_INPLACE = node("EluBackward1", ("self",), jvp=ELEMENT_WISE, saved=("scale", "input_scale"),
+                   self=lambda grad, result, alpha: elu_backward(grad, result, alpha, True))
+HARDTANH = node("HardtanhBackward0", ("self",), jvp=ELEMENT_WISE,
+                self=lambda grad, self, min_val, max_val: hardtanh_backward(grad, self, min_val, max_val))
+GELU_BACKWARD = node("GeluBackwardBackward0", ("grad_output", "self"),
+                     grad_output=lambda grad, self, approximate: gelu_backward(grad, self, approximate),
+                     self=lambda grad, grad_output, self, approximate: grad * grad_output
+                     * _gelu_curvature(self, approximate))
+SOFTPLUS_BACKWARD = node(
+    "SoftplusBackwardBackward0", ("grad_output", "self"),
+    grad_output=lambda grad, self, beta, threshold: softplus_backward(grad, self, beta, threshold),
+    self=lambda grad, grad_output, self, beta, threshold: where(
+        self * beta > threshold, zeros_like(grad), grad * grad_output * beta * (self * beta).sigmoid()
+        * (1 - (self * beta).sigmoid())))
+ELU_BACKWARD = node(
+    "EluBackwardBackward0", ("grad_output", "self_or_result"), saved=("scale", "input_scale"),
+    grad_output=lambda grad, self_or_result, alpha, is_result: elu_backward(grad, self_or_result, alpha, is_result),
+    self_or_result=lambda grad, grad_output, self_or_result, alpha, is_result: where(
+        self_or_result > 0, zeros_like(grad),
+        grad * grad_output if is_result else grad * grad_output * alpha * self_or_result.exp()))
+HARDTANH_BACKWARD = node("HardtanhBackwardBackward0", ("grad_output", "self"),
+                         grad_output=lambda grad, self, min_val, max_val: hardtanh_backward(grad, self, min_val,
+                                                                                            max_val),
+                         self=lambda grad: zeros_like(grad))
+LOG_SIGMOID = node("LogSigmoidBackward0", ("self",), jvp=ELEMENT_WISE, saved=("buffer",),
+                   self=lambda grad, self: grad * _log_sigmoid_slope(self))
+# PyTorch's constants, in the opmath type of the kernel
+_GELU_BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5  # M_SQRT2 * M_2_SQRTPI * 0.5
+_GELU_KAPPA = 0.044715
+
+
+def threshold_backward(grad_output: Tensor, self: Tensor, threshold: Any) -> Tensor:
+    data = np.where(self._data <= threshold, np.zeros((), grad_output._data.dtype), grad_output._data)
+    return record(THRESHOLD_BACKWARD, (grad_output, self), data, grad_output._dtype, threshold=threshold)
+
+
+@op(nodes=(RELU,))
+def relu(input: Tensor) -> Tensor:
+    if input._dtype is dtypes.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    # PyTorch's clamp_min keeps what is not below 0: -0. and nan stay as they are
+    data = np.where(input._data < 0, 0, input._data).astype(input._dtype._numpy)
+    return record(RELU, (input,), data, input._dtype)
+
+
+def _check_floating(input: Tensor, kernel: str) -> None:
+    if input._dtype.category != dtypes.FLOATING:
+        raise not_implemented_for(kernel, input._dtype)
+
+
+def _softmax(input: Tensor, dim: Optional[int], dtype: Optional[DType], log: bool) -> Tensor:
+    name = "log_softmax" if log else "softmax"
+    if dtype is not None:
+        input = input.to(dtype)
+    d = wrap_dim(dim, input.ndim)
+    last = d == max(input.ndim - 1, 0)
+    if input._dtype.category != dtypes.FLOATING:
+        raise not_implemented_for(f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl", input._dtype)
+    data = _softmax_kernel(input._data if input.ndim else input._data.reshape(1), d, last, log)
+    return record(LOG_SOFTMAX if log else SOFTMAX, (input,), data.reshape(input.shape), input._dtype, dim=dim)
+
+
+def implicit_softmax_dim(name: str, ndim: int) -> int:
+    """The dim torch.nn.functional picks when none is given, with its warning."""
+    warn("UserWarning", f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                        "include dim=X as an argument.")
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+@op(nodes=(SOFTMAX,))
+def softmax(input: Tensor, dim: int, dtype: Optional[DType] = None) -> Tensor:
+    return _softmax(input, dim, dtype, log=False)
+
+
+@op(nodes=(LOG_SOFTMAX,))
+def log_softmax(input: Tensor, dim: int, dtype: Optional[DType] = None) -> Tensor:
+    return _softmax(input, dim, dtype, log=True)
+
+
+def _softmax_kernel(x: np.ndarray, dim: int, last: bool, log: bool) -> np.ndarray:
+    """PyTorch's CPU softmax: along the last dim, a SIMD lane reduction and a multiply by the
+    reciprocal of the sum; along another dim, a running sum and a division."""
+    if x.size == 0:
+        return x.copy()
+    moved = np.moveaxis(x, dim, -1)
+    shifted = moved - moved.max(axis=-1, keepdims=True)
+    exps = simd.vector_exp(shifted) if last else simd.kernel_exp(shifted, x.shape[dim + 1:])
+    total = (simd.lane_sum(exps) if last else np.add.accumulate(exps, axis=-1)[..., -1])[..., None]
+    if log:
+        # SLEEF's log is within an ulp of the correctly rounded value; numpy's float32 log often is not
+        out = shifted - np.log(total.astype(np.float64)).astype(total.dtype)
+    elif last:
+        out = exps * (np.ones((), dtype=x.dtype) / total)
+    else:
+        out = exps / total
+    return np.ascontiguousarray(np.moveaxis(out, -1, dim))
+
+
+def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> Tensor:
+    """The gradient of (log_)softmax from its output: (g - sum(g * y)) * y, or g - exp(y) * sum(g),
+    computed in the order of PyTorch's kernel, since it often is a difference of nearly equal numbers."""
+    shape = output.shape
+    node_def = LOG_SOFTMAX_BACKWARD_DATA if log else SOFTMAX_BACKWARD_DATA
+    if output.numel() == 0:
+        return record(node_def, (grad, output), np.zeros(shape, dtype=output._dtype._numpy), output._dtype, dim=dim)
+    d = wrap_dim(dim, output.ndim)
+    y = np.moveaxis(output._data.reshape(shape or (1,)), d, -1)
+    g = np.moveaxis(grad._data.astype(output._dtype._numpy, copy=False).reshape(shape or (1,)), d, -1)
+    last = d == max(output.ndim - 1, 0)
+    if last:
+        total = simd.lane_sum(g if log else g * y)[..., None]
+    elif log:
+        total = np.add.accumulate(g, axis=-1)[..., -1:]
+    else:
+        # a running sum of fused products along the softmax dim
+        total = np.zeros(y.shape[:-1], dtype=y.dtype)
+        for i in range(y.shape[-1]):
+            total = simd.fused_multiply_add(g[..., i], y[..., i], total)
+        total = total[..., None]
+    if log:
+        exp_y = simd.vector_exp(y) if last else simd.kernel_exp(y, shape[d + 1:])
+        out = simd.fused_multiply_add(-exp_y, total, g)
+    else:
+        out = (g - total) * y
+    data = np.ascontiguousarray(np.moveaxis(out, -1, d)).reshape(shape)
+    return record(node_def, (grad, output), data, output._dtype, dim=dim)
+
+
+def activation(input: Tensor, node_def: Any, data: np.ndarray, **params: Any) -> Tensor:
+    return record(node_def, (input,), np.asarray(data, dtype=input._dtype._numpy), input._dtype, **params)
+
+
+@op(function=False, method=False, nodes=(LEAKY_RELU,), inplace=False)
+def leaky_relu(input: Tensor, negative_slope: Any = 0.01) -> Tensor:
+    _check_floating(input, "leaky_relu_cpu")
+    x = input._data
+    data = np.where(x > 0, x, x * np.asarray(negative_slope, dtype=x.dtype)).astype(x.dtype)
+    return activation(input, LEAKY_RELU, data, negative_slope=negative_slope)
+
+
+def leaky_relu_in_place_result(input: Tensor, negative_slope: Any) -> Tensor:
+    """What `leaky_relu_` writes back: its node keeps the result, since the input is overwritten."""
+    _check_floating(input, "leaky_relu_cpu")
+    x = input._data
+    data = np.where(x > 0, x, x * np.asarray(negative_slope, dtype=x.dtype)).astype(x.dtype)
+    return activation(input, LEAKY_RELU_INPLACE, data, negative_slope=negative_slope)
+
+
+def gelu_forward(x: np.ndarray, approximate: str) -> np.ndarray:
+    """PyTorch's scalar GELU kernel, step by step in the input's dtype."""
+    kind = x.dtype.type
+    if approximate == "tanh":
+        inner = kind(_GELU_BETA) * (x + kind(_GELU_KAPPA) * (x * x * x))
+        return kind(0.5) * x * (kind(1) + simd.libm(np.tanh, inner))
+    return x * kind(0.5) * (kind(1) + simd.libm(simd.erf, x * kind(math.sqrt(0.5))))
+
+
+@op(function=False, method=False, nodes=(GELU,))
+def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _check_floating(input, "GeluKernelImpl")
+    return activation(input, GELU, gelu_forward(input._data, approximate), approximate=approximate)
+
+
+def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str) -> Tensor:
+    x, dy = self._data, grad_output._data
+    kind = x.dtype.type
+    if approximate == "tanh":
+        beta, kappa = kind(_GELU_BETA), kind(_GELU_KAPPA)
+        inner = beta * (x + kappa * (x * x * x))
+        t = simd.libm(np.tanh, inner)
+        left = kind(0.5) * x
+        right = kind(1) + t
+        left_derivative = kind(0.5) * right
+        right_derivative = left * (kind(1) - t * t) * (beta * (kind(1) + kind(3) * kappa * (x * x)))
+        data = dy * (left_derivative + right_derivative)
+    else:
+        cdf = kind(0.5) * (kind(1) + simd.libm(simd.erf, x * kind(math.sqrt(0.5))))
+        pdf = kind(2.0 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5) * simd.libm(np.exp, x * x * kind(-0.5))
+        data = dy * (cdf + x * pdf)
+    return record(GELU_BACKWARD, (grad_output, self), np.asarray(data, dtype=x.dtype), grad_output._dtype,
+                  approximate=approximate)
+
+
+def _gelu_curvature(x: Tensor, approximate: str) -> Tensor:
+    """The second derivative of gelu."""
+    if approximate == "tanh":
+        c = _GELU_BETA
+        slope = c * (1 + 3 * _GELU_KAPPA * x * x)
+        t = (c * (x + _GELU_KAPPA * x * x * x)).tanh()
+        return (1 - t * t) * (slope - x * t * slope * slope + 3 * c * _GELU_KAPPA * x * x)
+    return (-0.5 * x * x).exp() / math.sqrt(2 * math.pi) * (2 - x * x)
+
+
+@op(function=False, method=False, nodes=(SILU,))
+def silu(input: Tensor) -> Tensor:
+    _check_floating(input, "silu_cpu")
+    x = input._data
+    return activation(input, SILU, x / (1 + simd.libm(np.exp, -x)))
+
+
+@op(function=False, method=False, nodes=(SOFTPLUS,))
+def softplus(input: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:
+    _check_floating(input, "softplus_cpu")
+    x = input._data
+    kind = x.dtype.type
+    scaled = x * kind(beta)
+    data = np.where(scaled > kind(threshold), x, simd.libm(np.log1p, simd.libm(np.exp, scaled)) / kind(beta))
+    return activation(input, SOFTPLUS, data, beta=beta, threshold=threshold)
+
+
+def softplus_backward(grad_output: Tensor, self: Tensor, beta: float, threshold: float) -> Tensor:
+    x, dy = self._data, grad_output._data
+    kind = x.dtype.type
+    z = simd.libm(np.exp, x * kind(beta))
+    data = np.where(x * kind(beta) > kind(threshold), dy, dy * z / (z + kind(1)))
+    return record(SOFTPLUS_BACKWARD, (grad_output, self), np.asarray(data, dtype=x.dtype), grad_output._dtype,
+                  beta=beta, threshold=threshold)
+
+
+def elu_values(input: Tensor, alpha: Any) -> np.ndarray:
+    _check_floating(input, "elu_cpu")
+    x = input._data
+    kind = x.dtype.type
+    return np.where(x <= 0, (simd.libm(np.exp, x) - kind(1)) * kind(alpha), x)
+
+
+@op(function=False, method=False, nodes=(ELU,))
+def elu(input: Tensor, alpha: Any = 1, scale: Any = 1, input_scale: Any = 1) -> Tensor:
+    return activation(input, ELU, elu_values(input, alpha), alpha=alpha, scale=scale, input_scale=input_scale)
+
+
+def elu_in_place_result(input: Tensor, alpha: Any) -> Tensor:
+    """What `elu_` writes back: in place the input is gone, so the gradient is found from the result."""
+    return activation(input, ELU_INPLACE, elu_values(input, alpha), alpha=alpha, scale=1, input_scale=1)
+
+
+def elu_backward(grad_output: Tensor, self_or_result: Tensor, alpha: float, is_result: bool) -> Tensor:
+    x, dy = self_or_result._data, grad_output._data
+    kind = x.dtype.type
+    negative = dy * (x + kind(alpha)) if is_result else dy * simd.libm(np.exp, x) * kind(alpha)
+    data = np.where(x <= 0, negative, dy)
+    return record(ELU_BACKWARD, (grad_output, self_or_result), np.asarray(data, dtype=x.dtype),
+                  grad_output._dtype, alpha=alpha, is_result=is_result, scale=1, input_scale=1)
+
+
+@op(function=False, method=False, nodes=(HARDTANH,))
+def hardtanh(input: Tensor, min_val: Any = -1, max_val: Any = 1) -> Tensor:
+    x = input._data
+    data = np.minimum(np.maximum(x, np.asarray(min_val).astype(x.dtype)), np.asarray(max_val).astype(x.dtype))
+    data = np.where(np.isnan(x), x, data) if x.dtype.kind == "f" else data
+    return activation(input, HARDTANH, data, min_val=min_val, max_val=max_val)
+
+
+def hardtanh_backward(grad_output: Tensor, self: Tensor, min_val: float, max_val: float) -> Tensor:
+    x = self._data
+    data = np.where((x <= min_val) | (x >= max_val), np.zeros((), grad_output._data.dtype), grad_output._data)
+    return record(HARDTANH_BACKWARD, (grad_output, self), data, grad_output._dtype, min_val=min_val,
+                  max_val=max_val)
+
+
+def _log_sigmoid_slope(x: Tensor) -> Tensor:
+    # d/dx log(sigmoid(x)) from z = exp(-|x|), as PyTorch's kernel writes it
+    z = (-x.abs()).exp()
+    ratio = z / (1 + z)
+    return where(x < 0, 1 - ratio, ratio)
+
+
+@op(function=False, method=False, nodes=(LOG_SIGMOID,))
+def log_sigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), with SLEEF's exp as PyTorch's kernel."""
+    x = input._data
+    exp = simd.vector_exp(-np.abs(x)) if x.dtype == np.float32 else np.exp(-np.abs(x))
+    log1p = np.log1p(exp.astype(np.float64)).astype(x.dtype)
+    buffer = Tensor._make(np.empty((0,), dtype=x.dtype), input._dtype)
+    return record(LOG_SIGMOID, (input,), np.asarray(np.minimum(x, 0) - log1p, dtype=x.dtype), input._dtype,
+                  buffer=buffer)

@@ -1,0 +1,306 @@
+"""Arithmetic: add, sub, mul, div, pow, remainder, floor_divide, neg, reciprocal."""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from .. import dtypes, kernels
+from ..dtypes import DType
+from ..tensor import Tensor
+from .common import (arrays, as_tensor, check_broadcast, check_not_bool, check_number, float_result,
+                     not_implemented_for, zeros_like)
+from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record
+
+
+def _scaled(grad: Tensor, alpha: Any) -> Tensor:
+    return grad if alpha == 1 else grad * alpha
+
+
+def _pow_grad_self(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
+    if isinstance(exponent, (int, float)) and exponent == 0:
+        return zeros_like(self)
+    return grad * (exponent * self.pow(exponent - 1)).conj()
+
+
+def _log_masked(base: Tensor, result: Tensor) -> Tensor:
+    # d(b^e)/de = b^e log b, taken as 0 where b == 0 and the power is 0 (PyTorch's convention)
+    return zeros_like(base).where((base == 0) & (result == 0), base.log())
+
+
+# with an alpha, PyTorch's add kernel is one fused multiply-add: x + alpha * y rounded once
+ADD = node("AddBackward0", ("self", "other"), jvp=LINEAR, forward=lambda x, y, alpha=1: kernels.add_scaled(x, y, alpha),
+           self=lambda grad: grad, other=lambda grad, alpha: _scaled(grad, alpha))
+SUB = node("SubBackward0", ("self", "other"), jvp=LINEAR,
+           forward=lambda x, y, alpha=1: kernels.add_scaled(x, y, -alpha) if alpha != 1 else x - y,
+           self=lambda grad: grad, other=lambda grad, alpha: -_scaled(grad, alpha))
+RSUB = node("RsubBackward1", ("self",), jvp=LINEAR, self=lambda grad, alpha: -_scaled(grad, alpha))
+RSUB_TENSOR = node("RsubBackward0", ("self", "other"), jvp=LINEAR,
+                   self=lambda grad, alpha: -_scaled(grad, alpha), other=lambda grad: grad)
+MUL = node("MulBackward0", ("self", "other"), forward=np.multiply,
+           jvp={"self": lambda tangent, other: tangent * other, "other": lambda tangent, self: tangent * self},
+           self=lambda grad, other: grad * other.conj(), other=lambda grad, self: grad * self.conj())
+DIV = node("DivBackward0", ("self", "other"), forward=np.true_divide,
+           jvp={"self": lambda tangent, other: tangent / other,
+                "other": lambda tangent, self, other: -tangent * self / (other * other)},
+           self=lambda grad, other: grad / other.conj(),
+           other=lambda grad, self, other: -grad * ((self / other) / other).conj())
+NEG = node("NegBackward0", ("self",), forward=np.negative, jvp=LINEAR, self=lambda grad: -grad)
+# multiplication, division and addition by a C++ Scalar, as PyTorch's composite ops and backward
+# formulas do them (MulBackward1, DivBackward1, AddBackward1)
+MUL_SCALAR = node("MulBackward1", ("self",), jvp=LINEAR, self=lambda grad, other: mul_scalar(grad, other))
+DIV_SCALAR = node("DivBackward1", ("self",), jvp=LINEAR, self=lambda grad, other: div_scalar(grad, other))
+ADD_SCALAR = node("AddBackward1", ("self",), jvp=LINEAR, self=lambda grad: grad)
+RECIPROCAL = node("ReciprocalBackward0", ("self",), forward=np.reciprocal, jvp=ELEMENT_WISE,
+                  self=lambda grad, result: -grad * (result * result).conj())
+# div with a rounding mode: piecewise constant, so zero gradients
+DIV_ROUNDED = node("DivBackward2", ("self", "other"), saved=("rounding_mode",), jvp=ELEMENT_WISE,
+                   self=lambda grad, self: zeros_like(grad), other=lambda grad, other: zeros_like(grad))
+def _mod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """PyTorch's remainder: for floats, fmod moved into the divisor's sign only when not zero,
+    so a zero keeps the dividend's sign (-4. % 1. is -0.); integers as Python's %."""
+    if x.dtype.kind != "f" and np.broadcast(x, y).size and np.any(y == 0):  # no elements: nothing divided
+        raise RuntimeError("ZeroDivisionError")
+    if x.dtype.kind != "f":
+        return np.mod(x, y)
+    result = np.fmod(x, y)
+    return np.where((result != 0) & ((result < 0) != (y < 0)), result + y, result)
+
+
+REMAINDER_SCALAR = node("RemainderBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad: grad)
+REMAINDER = node("RemainderBackward1", ("self", "other"), forward=_mod, jvp=ELEMENT_WISE, self=lambda grad: grad,
+                 other=lambda grad, self, other: -grad * self.div(other, rounding_mode="floor"))
+
+
+def _power(x: np.ndarray, exponent: Any) -> np.ndarray:
+    """x ** exponent as PyTorch's kernel computes it for float32 and float64: the exponents 2, 3
+    and -2 as products (rounded after each one), 0.5, -0.5 and -1 as sqrt, 1 / sqrt and 1 / x;
+    any other through a correctly rounded power, as its pow nearly always is."""
+    if x.dtype.type not in (np.float32, np.float64) or isinstance(exponent, complex):
+        return np.power(x, exponent)
+    products = {0: lambda: np.ones_like(x), 1: lambda: x.copy(), 2: lambda: x * x, 3: lambda: x * x * x,
+                -2: lambda: 1 / (x * x), 0.5: lambda: np.sqrt(x), -0.5: lambda: 1 / np.sqrt(x), -1: lambda: 1 / x}
+    if exponent in products:
+        return products[exponent]()
+    return power_tensor(x, np.asarray(exponent, dtype=x.dtype))
+
+
+def power_tensor(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu" and np.any(exponent < 0):
+        # PyTorch's integer pow: a negative exponent gives 1 or -1 for a base of 1 or -1, else 0
+        x, exponent = np.broadcast_arrays(x, exponent)
+        safe = np.power(x, np.where(exponent < 0, 0, exponent))
+        odd = (-exponent) % 2 == 1
+        inverse = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0)).astype(x.dtype)
+        return np.where(exponent < 0, inverse, safe)
+    # float32 through float64 and one rounding: what the C library's powf gives, nearly always
+    if x.dtype.type is np.float32:
+        return np.power(x.astype(np.float64), exponent.astype(np.float64)).astype(np.float32)
+    return np.power(x, exponent)
+
+
+POW_SCALAR = node("PowBackward0", ("self",), forward=_power, jvp=ELEMENT_WISE, self=_pow_grad_self)
+POW_TENSOR = node("PowBackward1", ("self", "exponent"), forward=power_tensor, jvp=ELEMENT_WISE,
+                  self=lambda grad, self, exponent: grad * (exponent * self.pow(exponent - 1)).conj(),
+                  exponent=lambda grad, self, result: grad * (result * _log_masked(self, result)).conj())
+POW_SCALAR_BASE = node("PowBackward2", ("exponent",), jvp=ELEMENT_WISE,
+                       exponent=lambda grad, result, self: grad * (result * math.log(self)).conj()
+                       if self != 0 else zeros_like(result))
+
+
+def binary(node_def: NodeDef, a: Any, b: Any, compute: Optional[DType] = None, **params: Any) -> Tensor:
+    dtype = compute or dtypes.result_type([a, b])
+    ta, tb = as_tensor(a), as_tensor(b)
+    check_broadcast(ta, tb)
+    x, y = arrays((ta, tb), dtype)
+    data = node_def.forward(x, y, **params)
+    return record(node_def, (ta, tb), np.asarray(data, dtype=dtype._numpy), dtype, **params)
+
+
+def unary(node_def: NodeDef, a: Tensor, **params: Any) -> Tensor:
+    data = node_def.forward(a._data, **params)
+    return record(node_def, (a,), np.asarray(data, dtype=a._dtype._numpy), a._dtype, **params)
+
+
+def _check_sub_bool(a: Any, b: Any) -> None:
+    """PyTorch refuses `-` when either operand is bool (a Python bool included)."""
+    a_bool, b_bool = (isinstance(v, bool) or (isinstance(v, Tensor) and v._dtype is dtypes.bool_) for v in (a, b))
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+@op()
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    check_number(other, "+")
+    return binary(ADD, input, other, alpha=alpha)
+
+
+@op(aliases=("subtract",))
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    check_number(other, "-")
+    _check_sub_bool(input, other)
+    return binary(SUB, input, other, alpha=alpha)
+
+
+@op(method=False)
+def rsub(input: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    """`other - input`."""
+    check_number(other, "-")
+    if isinstance(other, Tensor):
+        _check_sub_bool(other, input)
+        dtype = dtypes.result_type([input, other])
+        check_broadcast(input, other)
+        x, y = arrays((input, other), dtype)
+        data = kernels.add_scaled(y, x, -alpha) if alpha != 1 else y - x
+        return record(RSUB_TENSOR, (input, other), np.asarray(data, dtype=dtype._numpy), dtype, alpha=alpha)
+    _check_sub_bool(other, input)
+    dtype = dtypes.result_type([input, other])
+    (x,) = arrays((input,), dtype)
+    data = kernels.add_scaled(np.asarray(other, dtype=x.dtype), x, -alpha) if alpha != 1 else other - x
+    return record(RSUB, (input,), np.asarray(data, dtype=dtype._numpy), dtype, alpha=alpha)
+
+
+@op(aliases=("multiply",))
+def mul(input: Any, other: Any) -> Tensor:
+    check_number(other, "*")
+    return binary(MUL, input, other)
+
+
+@op(aliases=("divide", "true_divide"))
+def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None) -> Tensor:
+    check_number(other, "/")
+    if rounding_mode is not None:
+        if rounding_mode not in ("trunc", "floor"):
+            raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                               f"'{rounding_mode}'")
+        function = np.floor_divide if rounding_mode == "floor" else _trunc_divide
+        return _rounded_divide(DIV_ROUNDED, input, other, function, "/", f"div_{rounding_mode}_cpu",
+                               rounding_mode=rounding_mode)
+    dtype = float_result(dtypes.result_type([input, other]))
+    return binary(DIV, input, other, compute=dtype)
+
+
+def div_scalar(a: Tensor, other: Any) -> Tensor:
+    return record(DIV_SCALAR, (a,), np.asarray(a._data / other, dtype=a._dtype._numpy), a._dtype, other=other)
+
+
+def mul_scalar(a: Tensor, other: Any) -> Tensor:
+    return record(MUL_SCALAR, (a,), np.asarray(a._data * other, dtype=a._dtype._numpy), a._dtype, other=other)
+
+
+def add_scalar(a: Tensor, other: Any) -> Tensor:
+    return record(ADD_SCALAR, (a,), np.asarray(a._data + other, dtype=a._dtype._numpy), a._dtype)
+
+
+def rdiv(a: Tensor, other: Any) -> Tensor:
+    """`other / a`: PyTorch computes `a.reciprocal() * other`."""
+    return mul(reciprocal(a), other)
+
+
+@op()
+def reciprocal(input: Tensor) -> Tensor:
+    return unary_float(RECIPROCAL, input)
+
+
+def unary_float(node_def: NodeDef, a: Tensor, **params: Any) -> Tensor:
+    """An element-wise function that gives a floating result for integer input."""
+    dtype = float_result(a._dtype)
+    # PyTorch's float32 exp, log, tanh, ... are correctly rounded far more often than numpy's:
+    # computing in float64 and rounding once gets the same last bits
+    compute = dtypes.float64 if dtype in (dtypes.float32, dtypes.float16) else dtype
+    (x,) = arrays((a,), compute)
+    data = node_def.forward(x, **params)
+    return record(node_def, (a,), np.asarray(data, dtype=dtype._numpy), dtype, **params)
+
+
+@op(aliases=("negative",))
+def neg(input: Tensor) -> Tensor:
+    if input._dtype is dtypes.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return unary(NEG, input)
+
+
+@op()
+def pow(input: Any = None, exponent: Any = None, self: Any = None) -> Tensor:
+    if input is None:
+        return rpow(as_tensor(exponent), self)
+    if not isinstance(input, Tensor):
+        return rpow(as_tensor(exponent), input)
+    a = input
+    if isinstance(exponent, Tensor):
+        check_not_bool("pow", a, exponent)
+        return binary(POW_TENSOR, a, exponent)
+    check_number(exponent, "** or pow()")
+    dtype = dtypes.result_type([a, exponent])
+    if dtype.category == dtypes.INTEGRAL and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    (x,) = arrays((a,), dtype)
+    data = POW_SCALAR.forward(x, exponent=exponent)
+    return record(POW_SCALAR, (a,), np.asarray(data, dtype=dtype._numpy), dtype, exponent=exponent)
+
+
+def rpow(a: Tensor, base: Any) -> Tensor:
+    """`base ** a` for a Python number `base`."""
+    check_not_bool("pow", a, base)
+    dtype = dtypes.result_type([a, base])
+    (x,) = arrays((a,), dtype)
+    data = power_tensor(np.asarray(base, x.dtype), x) if x.dtype.kind in "iu" else np.power(base, x)
+    return record(POW_SCALAR_BASE, (a,), np.asarray(data, dtype=dtype._numpy), dtype, self=base)
+
+
+@op()
+def floor_divide(input: Any, other: Any) -> Tensor:
+    return _rounded_divide(NOT_IMPLEMENTED, input, other, np.floor_divide, "//", "div_floor_cpu",
+                           _aten="floor_divide")
+
+
+def _trunc_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.trunc(x / y).astype(x.dtype)
+
+
+@op()
+def remainder(input: Any = None, other: Any = None, self: Any = None) -> Tensor:
+    a = self if input is None else input
+    b = other
+    check_number(b, "%")
+    check_not_bool("remainder_cpu", a, b)
+    _check_not_complex("remainder_cpu", a, b)
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return binary(REMAINDER, a, b)
+    dtype = dtypes.result_type([a, b])
+    ta, tb = as_tensor(a), as_tensor(b)
+    check_broadcast(ta, tb)
+    x, y = arrays((ta, tb), dtype)
+    data = np.asarray(_mod(x, y), dtype=dtype._numpy)
+    if isinstance(a, Tensor):  # remainder(Tensor, Scalar): a gradient for self only
+        return record(REMAINDER_SCALAR, (a,), data, dtype)
+    return record(NOT_IMPLEMENTED, (b,), data, dtype, _aten="remainder")  # remainder(Scalar, Tensor): none
+
+
+def _check_not_complex(kernel: str, *operands: Any) -> None:
+    dtype = dtypes.result_type(list(operands))
+    if dtype.is_complex:
+        raise not_implemented_for(kernel, dtype)
+
+
+def _rounded_divide(node_def: NodeDef, a: Any, b: Any, function: Callable, symbol: str, kernel: str,
+                    **params: Any) -> Tensor:
+    check_number(b, symbol)
+    check_not_bool(kernel, a, b)
+    _check_not_complex(kernel, a, b)
+    dtype = dtypes.result_type([a, b])
+    ta, tb = as_tensor(a), as_tensor(b)
+    check_broadcast(ta, tb)
+    x, y = arrays((ta, tb), dtype)
+    if dtype.category <= dtypes.INTEGRAL and np.broadcast(x, y).size and np.any(y == 0):
+        raise RuntimeError("ZeroDivisionError")
+    data = np.asarray(function(x, y), dtype=dtype._numpy)
+    # a Python number is a wrapped operand of its own, with no edge: only tensors are inputs
+    inputs = (ta, tb) if node_def is not NOT_IMPLEMENTED else tuple(t for t in (a, b) if isinstance(t, Tensor))
+    return record(node_def, inputs, data, dtype, **params)

@@ -1,0 +1,159 @@
+"""What the op families share: operands and their dtypes, broadcasting, dims, PyTorch's wording."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from .. import dtypes
+from ..dtypes import DType
+from ..tensor import Tensor, wrap_dim
+from ...display.names import torch_class
+
+np.seterr(all="ignore")  # PyTorch computes inf and nan silently; so does gradcalc, once for all ops
+
+
+def as_tensor(value: Any, dtype: Optional[DType] = None) -> Tensor:
+    """A tensor operand; a Python number becomes a 0-dim tensor of its own dtype."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float, complex)):
+        dtype = dtype or dtypes.scalar_dtype(value)
+        return Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
+    if isinstance(value, np.ndarray):
+        return Tensor._make(value, dtypes.from_numpy(value.dtype))
+    raise TypeError(f"expected Tensor as element 1 in argument 0, but got {type(value).__name__}")
+
+
+def check_number(value: Any, op_name: str) -> None:
+    if not isinstance(value, (Tensor, bool, int, float, complex)):
+        raise TypeError(f"unsupported operand type(s) for {op_name}: 'Tensor' and '{type(value).__name__}'")
+
+
+def arrays(tensors: Sequence[Tensor], dtype: DType) -> list:
+    return [t._data if t._dtype is dtype else t._data.astype(dtype._numpy) for t in tensors]
+
+
+def check_broadcast(a: Tensor, b: Tensor) -> None:
+    a_shape, b_shape = a._data.shape, b._data.shape
+    if a_shape == b_shape:
+        return
+    for i, (x, y) in enumerate(zip(reversed(a_shape), reversed(b_shape))):
+        if x != y and x != 1 and y != 1:
+            dim = max(a.ndim, b.ndim) - 1 - i
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {dim}")
+
+
+def broadcast_shapes(a_shape: tuple, b_shape: tuple) -> tuple:
+    """The broadcast of two shapes, or PyTorch's error naming the first dimension that clashes."""
+    ndim = max(len(a_shape), len(b_shape))
+    a_full, b_full = (1,) * (ndim - len(a_shape)) + a_shape, (1,) * (ndim - len(b_shape)) + b_shape
+    for dim in reversed(range(ndim)):
+        x, y = a_full[dim], b_full[dim]
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {dim}")
+    return tuple(y if x == 1 else x for x, y in zip(a_full, b_full))
+
+
+def float_result(dtype: DType) -> DType:
+    """The dtype of a function that gives floats: integers and bools compute in the default dtype."""
+    return dtype if dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
+
+
+def check_not_bool(kernel: str, *operands: Any) -> None:
+    if dtypes.result_type(list(operands)) is dtypes.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def not_implemented_for(kernel: str, dtype: DType) -> NotImplementedError:
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._scalar_name}'")
+
+
+def check_real_scalar(value: Any, dtype: DType) -> None:
+    """A complex number where the kernel takes a real one: PyTorch's conversion refuses it."""
+    if isinstance(value, complex) and not dtype.is_complex:
+        raise RuntimeError("value cannot be converted to type double without overflow")
+
+
+def shape_text(shape: Sequence) -> str:
+    """A shape as PyTorch's messages write it: `[2, 3]`."""
+    return f"[{', '.join(map(str, shape))}]"
+
+
+def normalize_dims(dim: Any, ndim: int) -> Optional[tuple]:
+    if dim is None:
+        return None
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    wrapped = tuple(wrap_dim(d, ndim) for d in dims)
+    repeated = [d for i, d in enumerate(wrapped) if d in wrapped[:i]]
+    if repeated:
+        raise RuntimeError(f"dim {repeated[0]} appears multiple times in the list of dims")
+    # a 0-dim tensor accepts dim 0 (or -1) and reduces over nothing
+    return wrapped if ndim else ()
+
+
+def shape_args(shape: tuple) -> tuple:
+    """`view(2, 3)` and `view((2, 3))` alike."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return shape
+
+
+def unsqueeze_reduced(t: Tensor, dims: Optional[tuple], ndim: int, keepdim: bool) -> Tensor:
+    """A reduction's result with its reduced dims put back (as size 1), to broadcast against its input."""
+    if keepdim or dims is None or ndim == 0:
+        return t
+    for d in sorted(dims):
+        t = t.unsqueeze(d)
+    return t
+
+
+def expand_reduced(g: Tensor, self_shape: tuple, dims: Optional[tuple], keepdim: bool) -> Tensor:
+    return unsqueeze_reduced(g, dims, len(self_shape), keepdim).expand(self_shape)
+
+
+def zeros(shape: Sequence, dtype: Optional[DType] = None) -> Tensor:
+    dtype = dtype or dtypes.get_default_dtype()
+    return Tensor._make(np.zeros(tuple(shape), dtype=dtype._numpy), dtype)
+
+
+def zeros_like(a: Tensor, dtype: Optional[DType] = None) -> Tensor:
+    dtype = dtype or a._dtype
+    return Tensor._make(np.zeros(a.shape, dtype=dtype._numpy), dtype)
+
+
+def ones_like(a: Tensor, dtype: Optional[DType] = None) -> Tensor:
+    dtype = dtype or a._dtype
+    return Tensor._make(np.ones(a.shape, dtype=dtype._numpy), dtype)
+
+
+def int64_tensor(values: Any) -> Tensor:
+    return Tensor._make(np.asarray(values, dtype=np.int64), dtypes.int64)
+
+
+class ReturnTypes(tuple):
+    """torch.return_types.max and friends: a tuple with named fields, of one class per kind as in
+    torch (`<class 'torch.return_types.max'>`)."""
+
+    __slots__ = ()
+    _classes: dict = {}
+    _fields: tuple = ("values", "indices")
+
+    def __new__(cls, kind: str, *items: Any, fields: tuple = ("values", "indices")) -> "ReturnTypes":
+        named = ReturnTypes._classes.get(kind)
+        if named is None:
+            members = {"__slots__": (), "_fields": fields}
+            members.update({field: property(_field_getter(index)) for index, field in enumerate(fields)})
+            named = torch_class(f"torch.return_types.{kind}", c_type=True)(type(kind, (ReturnTypes,), members))
+            ReturnTypes._classes[kind] = named
+        return tuple.__new__(named, items)
+
+    def __repr__(self) -> str:
+        shown = ",\n".join(f"{field}={value!r}" for field, value in zip(self._fields, self))
+        return f"{type(self).__name__}(\n{shown})"
+
+
+def _field_getter(index: int) -> Any:
+    return lambda self: self[index]

@@ -1,0 +1,181 @@
+"""Comparisons, logic and bits: eq, lt, ..., isclose, logical_*, bitwise_*, maximum, minimum."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+from .common import arrays, as_tensor, check_broadcast, not_implemented_for
+from .registry import ELEMENT_WISE, OPS, node, op, record
+
+
+def _compare(a: Any, b: Any, function: Callable, ordering: str = "") -> Tensor:
+    if not isinstance(b, (Tensor, bool, int, float, complex)):
+        return NotImplemented
+    dtype = dtypes.result_type([a, b])
+    if ordering and dtype.is_complex:  # complex numbers have no order
+        raise not_implemented_for(f"{ordering}_cpu", dtype)
+    ta, tb = as_tensor(a), as_tensor(b)
+    check_broadcast(ta, tb)
+    x, y = arrays((ta, tb), dtype)
+    return Tensor._make(np.asarray(function(x, y)), dtypes.bool_)
+
+
+def _comparison(name: str, function: Callable, aliases: tuple = ()) -> None:
+    ordering = name if name not in ("eq", "ne") else ""
+
+    def compare(input: Tensor, other: Any) -> Tensor:
+        return _compare(input, other, function, ordering)
+
+    compare.__name__ = compare.__qualname__ = name
+    op(name, aliases=aliases)(compare)
+
+
+for _name, _function, _aliases in (("eq", np.equal, ()), ("ne", np.not_equal, ("not_equal",)), ("lt", np.less, ("less",)),
+                                   ("le", np.less_equal, ("less_equal",)), ("gt", np.greater, ("greater",)),
+                                   ("ge", np.greater_equal, ("greater_equal",))):
+    _comparison(_name, _function, _aliases)
+del _name, _function, _aliases
+
+
+def _by_name(name: str) -> Callable:
+    return OPS[("torch", name)].impl
+
+
+eq, ne, lt, le, gt, ge = map(_by_name, ("eq", "ne", "lt", "le", "gt", "ge"))
+
+
+@op()
+def equal(input: Tensor, other: Tensor) -> bool:
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
+@op()
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    return _compare(input, other, lambda x, y: np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+@op()
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+@op()
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
+    return _compare(input, other, np.logical_and)
+
+
+@op()
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
+    return _compare(input, other, np.logical_or)
+
+
+@op()
+def logical_xor(input: Tensor, other: Tensor) -> Tensor:
+    return _compare(input, other, np.logical_xor)
+
+
+@op()
+def logical_not(input: Tensor) -> Tensor:
+    return Tensor._make(np.logical_not(input._data), dtypes.bool_)
+
+
+def _bitwise(a: Any, b: Any, function: Callable, symbol: str) -> Tensor:
+    dtype = dtypes.result_type([a, b])
+    if dtype.category > dtypes.INTEGRAL:
+        raise not_implemented_for(f"{symbol}_cpu", dtype)
+    ta, tb = as_tensor(a), as_tensor(b)
+    x, y = arrays((ta, tb), dtype)
+    return Tensor._make(np.asarray(function(x, y), dtype=dtype._numpy), dtype)
+
+
+@op()
+def bitwise_and(input: Any, other: Any = None, self: Any = None) -> Tensor:
+    return _bitwise(self if input is None else input, other, np.bitwise_and, "bitwise_and")
+
+
+@op()
+def bitwise_or(input: Any, other: Any = None, self: Any = None) -> Tensor:
+    return _bitwise(self if input is None else input, other, np.bitwise_or, "bitwise_or")
+
+
+@op()
+def bitwise_xor(input: Any, other: Any = None, self: Any = None) -> Tensor:
+    return _bitwise(self if input is None else input, other, np.bitwise_xor, "bitwise_xor")
+
+
+@op()
+def bitwise_left_shift(input: Any, other: Any = None, self: Any = None) -> Tensor:
+    input = self if input is None else input
+    _check_shift(input, other, "lshift")
+    return _bitwise(input, other, np.left_shift, "lshift")
+
+
+@op()
+def bitwise_right_shift(input: Any, other: Any = None, self: Any = None) -> Tensor:
+    input = self if input is None else input
+    _check_shift(input, other, "rshift")
+    return _bitwise(input, other, np.right_shift, "rshift")
+
+
+def _check_shift(a: Any, b: Any, symbol: str) -> None:
+    # unlike the other bitwise ops, PyTorch's shifts refuse floats with NotImplementedError
+    dtype = dtypes.result_type([a, b])
+    if dtype.category > dtypes.INTEGRAL:
+        raise NotImplementedError(f"\"{symbol}_cpu\" not implemented for '{dtype._scalar_name}'")
+
+
+@op()
+def bitwise_not(input: Tensor) -> Tensor:
+    if input._dtype.category > dtypes.INTEGRAL:
+        raise not_implemented_for("bitwise_not_cpu", input._dtype)
+    return Tensor._make(np.invert(input._data), input._dtype)
+
+
+@op()
+def isnan(input: Tensor) -> Tensor:
+    return Tensor._make(np.isnan(input._data) if input._dtype.category >= dtypes.FLOATING
+                        else np.zeros(input.shape, bool), dtypes.bool_)
+
+
+def _tie_mask(a: Tensor, b: Tensor, how: str) -> Tensor:
+    wins = (a > b) if how == "gt" else (a < b)
+    return wins.to(a.dtype) + (a == b).to(a.dtype) * 0.5
+
+
+MAXIMUM = node("MaximumBackward0", ("self", "other"), forward=np.maximum, jvp=ELEMENT_WISE,
+               self=lambda grad, self, other: grad * _tie_mask(self, other, "gt"),
+               other=lambda grad, self, other: grad * _tie_mask(other, self, "gt"))
+MINIMUM = node("MinimumBackward0", ("self", "other"), forward=np.minimum, jvp=ELEMENT_WISE,
+               self=lambda grad, self, other: grad * _tie_mask(self, other, "lt"),
+               other=lambda grad, self, other: grad * _tie_mask(other, self, "lt"))
+
+
+def _elementwise_extreme(node_def: Any, a: Tensor, b: Tensor) -> Tensor:
+    dtype = dtypes.result_type([a, b])
+    check_broadcast(a, b)
+    x, y = arrays((a, b), dtype)
+    return record(node_def, (a, b), np.asarray(node_def.forward(x, y), dtype=dtype._numpy), dtype)
+
+
+@op()
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    return _elementwise_extreme(MAXIMUM, input, other)
+
+
+@op()
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    return _elementwise_extreme(MINIMUM, input, other)
+
+
+@op()
+def isin(elements: Any = None, test_elements: Any = None, *, assume_unique: bool = False, invert: bool = False,
+         element: Any = None, test_element: Any = None) -> Tensor:
+    # the scalar overloads name their number `element` or `test_element`
+    first = element if elements is None else elements
+    second = test_element if test_elements is None else test_elements
+    a = first._data if isinstance(first, Tensor) else np.asarray(first)
+    b = second._data if isinstance(second, Tensor) else np.asarray(second)
+    return Tensor._make(np.isin(a, b, invert=invert), dtypes.bool_)

@@ -1,0 +1,109 @@
+"""Copies and conversions: clone, detach, `.to(...)`, the dtype shorthands, `.type(...)`."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .. import dtypes
+from ..dtypes import DType
+from ...warnings import warn_once
+from ..tensor import Tensor, check_device
+from .registry import LINEAR, node, op, record
+
+CLONE = node("CloneBackward0", ("self",), jvp=LINEAR, self=lambda grad: grad)
+def _to_copy_grad(grad: Tensor, dtype: DType) -> Tensor:
+    # a real tensor made complex takes the real part of its gradient, without a warning
+    if grad._dtype.is_complex and not dtype.is_complex:
+        grad = grad.real
+    return grad.to(dtype)
+
+
+TO_COPY = node("ToCopyBackward0", ("self",), jvp=LINEAR, self=lambda grad, _self_dtype: _to_copy_grad(grad, _self_dtype))
+
+
+@op()
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    return record(CLONE, (input,), input._data.copy(), input._dtype)
+
+
+@op(inplace=False)  # detach_ is Tensor's own: it changes the history, not the values
+def detach(input: Tensor) -> Tensor:
+    # same storage and version counter, but not a view for autograd: no base to follow
+    out = Tensor._make(input._data, input._dtype)
+    out._vc = input._vc
+    return out
+
+
+def to_dtype(a: Tensor, dtype: DType, copy: bool = False) -> Tensor:
+    if dtype is a._dtype and not copy:
+        return a
+    values = a._data
+    if a._dtype.is_complex and not dtype.is_complex:
+        warn_once("UserWarning", "Casting complex values to real discards the imaginary part")
+        values = values.real
+    if a.requires_grad and dtype.category < dtypes.FLOATING:
+        return Tensor._make(values.astype(dtype._numpy), dtype)
+    data = values.astype(dtype._numpy)
+    return record(TO_COPY, (a,), data, dtype, _self_dtype=a._dtype)
+
+
+@op(function=False)
+def to(input: Tensor, device: Any = None, dtype: Optional[DType] = None, non_blocking: bool = False,
+       copy: bool = False, *, memory_format: Any = None, tensor: Optional[Tensor] = None) -> Tensor:
+    check_device(device)
+    if tensor is not None:
+        # a Python number stands for a tensor of its own: float64 for a float, as PyTorch wraps it
+        dtype = tensor._dtype if isinstance(tensor, Tensor) else dtypes.scalar_dtype(tensor, wrapped=True)
+    return to_dtype(input, dtype, copy) if dtype is not None else (input.clone() if copy else input)
+
+
+def _cast(name: str, dtype: DType) -> None:
+    def cast(input: Tensor, *, memory_format: Any = None) -> Tensor:
+        return to_dtype(input, dtype)
+
+    cast.__name__ = cast.__qualname__ = name
+    op(name, function=False)(cast)
+
+
+for _name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
+                      ("bfloat16", dtypes.bfloat16),
+                      ("long", dtypes.int64), ("int", dtypes.int32), ("short", dtypes.int16), ("char", dtypes.int8),
+                      ("byte", dtypes.uint8), ("bool", dtypes.bool_), ("cfloat", dtypes.complex64),
+                      ("cdouble", dtypes.complex128)):
+    _cast(_name, _dtype)
+del _name, _dtype
+
+
+@op("type", function=False)
+def tensor_type(input: Tensor, dtype: Any = None, non_blocking: bool = False, *, memory_format: Any = None) -> Any:
+    if dtype is None:
+        return f"torch.{input._dtype.tensor_type}"
+    if isinstance(dtype, str):  # a legacy name: x.type("torch.DoubleTensor")
+        named = [d for d in dtypes.ALL if f"torch.{d.tensor_type}" == dtype]
+        if not named:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = named[0]
+    elif dtype in (float, int, bool, complex):
+        dtype = dtypes.scalar_dtype(dtype(), wrapped=True)
+    elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), DType):  # x.type(torch.FloatTensor)
+        dtype = dtype.dtype
+    elif not isinstance(dtype, DType):
+        raise TypeError("dtype must be a type, str, or dtype object")
+    return to_dtype(input, dtype)
+
+
+@op(function=False)
+def type_as(input: Tensor, other: Tensor) -> Tensor:
+    return to_dtype(input, other._dtype)
+
+
+@op(function=False)
+def contiguous(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    return input if input.is_contiguous() else clone(input)
+
+
+@op(function=False)
+def numpy(input: Tensor, *, force: bool = False) -> Any:
+    if input.requires_grad and not force:
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    # a program reaches gradcalc's own objects only, and a NumPy array is not one of them
+    raise NotImplementedError("gradcalc has no NumPy arrays: use .tolist() or .item() to get Python numbers")

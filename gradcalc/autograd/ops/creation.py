@@ -1,0 +1,338 @@
+"""Making tensors: torch.tensor, zeros, ones, full, arange, linspace, eye, rand, randn, randint,
+randperm, the `_like` forms and `x.new_*`, with PyTorch's dtype rules."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from .. import dtypes, kernels, random
+from ..dtypes import DType
+from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
+from ...warnings import warn
+from .common import check_real_scalar, shape_text
+from .registry import op
+
+COPY_CONSTRUCT_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+
+
+def finish(data: np.ndarray, dtype: DType, requires_grad: Any, device: Any = None) -> Tensor:
+    check_device(device)
+    if requires_grad and dtype.category < dtypes.FLOATING:
+        raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
+    return Tensor._make(data, dtype, requires_grad=bool(requires_grad))
+
+
+def _is_sequence(data: Any) -> bool:
+    return isinstance(data, (list, tuple, range))
+
+
+def infer_dtype(data: Any) -> DType:
+    """PyTorch's infer_scalar_type: the dtype nested Python data takes, every element counted."""
+    if isinstance(data, Tensor):
+        return data._dtype
+    if isinstance(data, (bool, int, float, complex)):
+        return dtypes.scalar_dtype(data)
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if _is_sequence(data):
+        found = None
+        for item in data:
+            kind = infer_dtype(item)
+            found = kind if found is None else dtypes.promote_types(found, kind)
+        return found or dtypes.get_default_dtype()
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _holds_tensor(data: Any) -> bool:
+    if isinstance(data, Tensor):
+        return True
+    return _is_sequence(data) and any(_holds_tensor(item) for item in data)
+
+
+def _sizes(data: Any) -> tuple:
+    """PyTorch's compute_sizes: each dim's length, read from the first element down."""
+    sizes = []
+    while _is_sequence(data):
+        sizes.append(len(data))
+        if not data:
+            break
+        data = data[0]
+    return tuple(sizes)
+
+
+def _store(data: Any, sizes: tuple, dim: int, dtype: DType, flat: list) -> None:
+    """PyTorch's recursive_store: every element checked against the sizes, in order."""
+    if dim == len(sizes):
+        flat.append(_element(data, dtype))
+        return
+    if not _is_sequence(data):
+        raise TypeError("not a sequence")
+    if len(data) != sizes[dim]:
+        raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(data)})")
+    for item in data:
+        _store(item, sizes, dim + 1, dtype, flat)
+
+
+def _element(value: Any, dtype: DType) -> Any:
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return value.item()
+    if isinstance(value, (bool, int, float, complex)):
+        if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
+        return value
+    if dtype.category <= dtypes.INTEGRAL:
+        raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
+    raise TypeError(f"must be real number, not {type(value).__name__}")
+
+
+def data_array(data: Any, dtype: Optional[DType]) -> tuple:
+    """(array, dtype) of nested Python data, in `dtype` or the one PyTorch infers."""
+    inferred = infer_dtype(data)
+    dtype = dtype or inferred
+    sizes = _sizes(data)
+    if (inferred.category <= dtypes.FLOATING and not _holds_tensor(data)
+            and not (dtype.category <= dtypes.INTEGRAL < inferred.category)):
+        # the common case, rectangular lists of numbers: numpy reads them at once
+        try:
+            values = np.array(data, dtype=dtype._numpy if dtype.category != dtypes.BOOL else bool)
+        except (ValueError, TypeError, OverflowError):
+            values = None
+        if values is not None and values.shape == sizes and values.dtype != object:
+            return values, dtype
+    flat: list = []
+    if int(np.prod(sizes, dtype=np.int64)):
+        _store(data, sizes, 0, dtype, flat)
+    values = np.array(flat, dtype=np.complex128 if any(isinstance(v, complex) for v in flat) else None)
+    if dtype.category <= dtypes.INTEGRAL and values.dtype.kind == "f" and not np.all(np.isfinite(values)):
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    return np.asarray(values, dtype=dtype._numpy).reshape(sizes), dtype
+
+
+@op()
+def tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None, pin_memory: bool = False,
+           requires_grad: bool = False) -> Tensor:
+    if isinstance(data, Tensor):
+        warn("UserWarning", COPY_CONSTRUCT_WARNING)
+        dtype = dtype or data.dtype
+        return finish(data._data.astype(dtype._numpy, copy=True), dtype, requires_grad, device)
+    array, dtype = data_array(data, dtype)
+    return finish(array, dtype, requires_grad, device)
+
+
+@op()
+def as_tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None) -> Tensor:
+    if isinstance(data, Tensor) and (dtype is None or dtype is data.dtype):
+        return data
+    if isinstance(data, Tensor):
+        return data.to(dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def check_size(size: Sequence) -> tuple:
+    for value in size:
+        if value < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {value}: {shape_text(size)}")
+    return tuple(size)
+
+
+def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: Any, device: Any) -> Tensor:
+    dtype = dtype or dtypes.get_default_dtype()
+    return finish(np.full(check_size(size), value, dtype=dtype._numpy), dtype, requires_grad, device)
+
+
+@op()
+def zeros(size: Sequence[int], *, dtype: Optional[DType] = None, layout: Any = None, device: Any = None,
+          pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    if any(n < 0 for n in size):  # zeros checks its sizes itself, in its own words
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    return filled(size, 0, dtype, requires_grad, device)
+
+
+@op()
+def ones(size: Sequence[int], *, dtype: Optional[DType] = None, layout: Any = None, device: Any = None,
+         pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    return filled(size, 1, dtype, requires_grad, device)
+
+
+@op()
+def empty(size: Sequence[int], *, memory_format: Any = None, dtype: Optional[DType] = None, layout: Any = None,
+          device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    return filled(size, 0, dtype, requires_grad, device)
+
+
+@op()
+def full(size: Sequence[int], fill_value: Any, *, dtype: Optional[DType] = None, layout: Any = None,
+         device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    dtype = dtype or dtypes.scalar_dtype(fill_value)
+    return finish(np.full(check_size(size), fill_value, dtype=dtype._numpy), dtype, requires_grad, device)
+
+
+def _like(name: str, value: Any) -> None:
+    def like(input: Tensor, *, memory_format: Any = None, dtype: Optional[DType] = None, layout: Any = None,
+             device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+        return filled(input.shape, value, dtype or input._dtype, requires_grad, device)
+
+    like.__name__ = like.__qualname__ = name
+    op(name)(like)
+
+
+_like("zeros_like", 0)
+_like("ones_like", 1)
+_like("empty_like", 0)
+
+
+@op()
+def full_like(input: Tensor, fill_value: Any, *, memory_format: Any = None, dtype: Optional[DType] = None,
+              layout: Any = None, device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    return filled(input.shape, fill_value, dtype or input._dtype, requires_grad, device)
+
+
+@op()
+def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional[DType] = None, layout: Any = None,
+           device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    if start is None:
+        start = 0
+    bounds = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    for bound in bounds:
+        check_real_scalar(bound, dtypes.float64)
+    start, end, step = bounds
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dtype is None:
+        dtype = dtypes.int64 if all(isinstance(v, int) for v in bounds) else dtypes.get_default_dtype()
+    count = math.ceil((end - start) / step)
+    data = (start + np.arange(count, dtype=np.float64) * step) if dtype.category >= dtypes.FLOATING else \
+        np.arange(start, end, step)
+    return finish(data.astype(dtype._numpy), dtype, requires_grad, device)
+
+
+@op()
+def linspace(start: Any, end: Any, steps: int, *, dtype: Optional[DType] = None, layout: Any = None,
+             device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = dtype or dtypes.get_default_dtype()
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    # PyTorch fills the first half forwards from start and the second half backwards from end
+    index = np.arange(steps, dtype=np.float64)
+    halfway = steps // 2
+    if dtype in (dtypes.float32, dtypes.float64) and steps > 1:
+        data = _linspace_fused(start, end, steps, dtype._numpy.type)
+    else:
+        step = (end - start) / (steps - 1) if steps > 1 else 0.0
+        # one step is just start (index 0 is in neither half when halfway is 0)
+        data = np.where((index < halfway) | (steps == 1), start + step * index, end - step * (steps - index - 1))
+    if dtype.category <= dtypes.INTEGRAL:
+        data = np.trunc(data)
+    return finish(data.astype(dtype._numpy), dtype, requires_grad, device)
+
+
+def _linspace_fused(start: Any, end: Any, steps: int, kind: type) -> np.ndarray:
+    """The values of PyTorch's float kernel: the ends and the step in the dtype, and each value
+    start + step * i (or end - step * (steps - 1 - i)) rounded once, as its fused multiply-add does."""
+    first, last = kind(start), kind(end)
+    step = (last - first) / kind(steps - 1)
+    index = np.arange(steps)
+    forward = index < steps // 2
+    count = np.where(forward, index, steps - 1 - index).astype(kind)
+    return kernels.fused_multiply_add(np.where(forward, step, -step), count, np.where(forward, first, last))
+
+
+@op()
+def eye(n: int, m: Optional[int] = None, *, dtype: Optional[DType] = None, layout: Any = None, device: Any = None,
+        pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    for name, count in (("n", n), ("m", m)):
+        if count is not None and count < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {count}")
+    dtype = dtype or dtypes.get_default_dtype()
+    return finish(np.eye(n, m if m is not None else n, dtype=dtype._numpy), dtype, requires_grad, device)
+
+
+def _sampled(sampler: Any, size: Sequence, dtype: Optional[DType], device: Any, requires_grad: Any,
+             generator: Any) -> Tensor:
+    dtype = dtype or dtypes.get_default_dtype()
+    check_device(device)
+    return finish(sampler(check_size(size), dtype.name, generator=generator), dtype, requires_grad, device)
+
+
+@op()
+def rand(size: Sequence[int], *, generator: Any = None, dtype: Optional[DType] = None, layout: Any = None,
+         device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    return _sampled(random.rand, size, dtype, device, requires_grad, generator)
+
+
+@op()
+def randn(size: Sequence[int], *, generator: Any = None, dtype: Optional[DType] = None, layout: Any = None,
+          device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    return _sampled(random.randn, size, dtype, device, requires_grad, generator)
+
+
+@op()
+def randint(low: int = 0, high: int = None, size: Sequence[int] = (), *, generator: Any = None,
+            dtype: Optional[DType] = None, layout: Any = None, device: Any = None, pin_memory: Any = False,
+            requires_grad: Any = False) -> Tensor:
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    dtype = dtype or dtypes.int64
+    check_device(device)
+    data = random.randint(low, high, check_size(size), dtype.name, generator=generator)
+    return finish(np.asarray(data, dtype=dtype._numpy), dtype, requires_grad, device)
+
+
+@op()
+def rand_like(input: Tensor, *, generator: Any = None, memory_format: Any = None, dtype: Optional[DType] = None,
+              layout: Any = None, device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    return _sampled(random.rand, input.shape, dtype or input._dtype, device, requires_grad, generator)
+
+
+@op()
+def randn_like(input: Tensor, *, generator: Any = None, memory_format: Any = None, dtype: Optional[DType] = None,
+               layout: Any = None, device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    return _sampled(random.randn, input.shape, dtype or input._dtype, device, requires_grad, generator)
+
+
+@op()
+def randperm(n: int, *, generator: Any = None, dtype: Optional[DType] = None, layout: Any = None, device: Any = None,
+             pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    dtype = dtype or dtypes.int64
+    data = random.randperm(n, dtype.name, generator=generator)
+    return finish(np.asarray(data, dtype=dtype._numpy), dtype, requires_grad, device)
+
+
+def _new(name: str, value: Any) -> None:
+    def new(input: Tensor, size: Sequence[int], *, dtype: Optional[DType] = None, layout: Any = None,
+            device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+        return filled(size, value, dtype or input._dtype, requires_grad, device)
+
+    new.__name__ = new.__qualname__ = name
+    op(name, function=False)(new)
+
+
+_new("new_zeros", 0)
+_new("new_ones", 1)
+_new("new_empty", 0)
+
+
+@op(function=False)
+def new_full(input: Tensor, size: Sequence[int], fill_value: Any, *, dtype: Optional[DType] = None,
+             layout: Any = None, device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    return filled(size, fill_value, dtype or input._dtype, requires_grad, device)
+
+
+@op(function=False)
+def new_tensor(input: Tensor, data: Any, *, dtype: Optional[DType] = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
+    if isinstance(data, Tensor):
+        warn("UserWarning", COPY_CONSTRUCT_WARNING.replace("torch.tensor(sourceTensor)", "tensor.new_tensor(sourceTensor)"))
+        dtype = dtype or data._dtype
+        return finish(data._data.astype(dtype._numpy, copy=True), dtype, requires_grad, device)
+    array, dtype = data_array(data, dtype or input._dtype)
+    return finish(array, dtype, requires_grad, device)

@@ -1,0 +1,648 @@
+"""Matrix decompositions, in torch.linalg and under torch's older names: determinants (over the
+LU factorisation), inverses and solves, Cholesky, QR, SVD and eigen-decompositions, each with
+PyTorch's backward formula. The other matrix functions are in matrix_functions.py."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+from ...display.names import torch_class
+from ...warnings import warn_once
+from .common import ReturnTypes, zeros_like
+from .indexing import where
+from .registry import node, op, record, record_outputs
+
+
+@torch_class("torch._C._LinAlgError")
+class LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a matrix that cannot be factorised (singular, not positive-definite)."""
+
+
+def _check_square(A: Tensor, name: str) -> None:
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+
+
+def _check_floating(A: Tensor, name: str) -> None:
+    if A._dtype.category < dtypes.FLOATING:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{A._dtype._scalar_name}")
+
+
+def check_matrix(A: Tensor, name: str, square: bool = True) -> None:
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if square:
+        _check_square(A, name)
+    _check_floating(A, name)
+
+
+def eye_like(A: Tensor) -> Tensor:
+    n = A.shape[-1]
+    return Tensor._make(np.broadcast_to(np.eye(n, dtype=A._dtype._numpy), A.shape[:-2] + (n, n)).copy(), A._dtype)
+
+
+def output_grads(grads: Any, count: int) -> list:
+    grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
+    return grads + [None] * (count - len(grads))
+
+
+# ------------------------------------------------------------------ LU, the factorisation under det and solve
+
+def lu_factor_arrays(a: np.ndarray) -> tuple:
+    """Partial pivoting LU of each matrix (LAPACK's getrf: the first largest pivot in each
+    column), as (LU, pivots 1-based int32, info)."""
+    a = np.array(a, copy=True)
+    m, n = a.shape[-2], a.shape[-1]
+    batch = a.shape[:-2]
+    flat = a.reshape((-1, m, n))
+    pivots = np.zeros((flat.shape[0], min(m, n)), dtype=np.int32)
+    info = np.zeros(flat.shape[0], dtype=np.int32)
+    rows = np.arange(flat.shape[0])
+    for k in range(min(m, n)):
+        p = k + np.argmax(np.abs(flat[:, k:, k]), axis=1)
+        pivots[:, k] = p + 1
+        swap = flat[rows, p].copy()
+        flat[rows, p] = flat[:, k]
+        flat[:, k] = swap
+        pivot = flat[:, k, k]
+        zero = pivot == 0
+        info = np.where(zero & (info == 0), k + 1, info)
+        safe = np.where(zero, 1, pivot)
+        flat[:, k + 1:, k] = np.where(zero[:, None], flat[:, k + 1:, k], flat[:, k + 1:, k] / safe[:, None])
+        flat[:, k + 1:, k + 1:] -= flat[:, k + 1:, k:k + 1] * flat[:, k:k + 1, k + 1:]
+    return flat.reshape(a.shape), pivots.reshape(batch + (min(m, n),)), info.reshape(batch)
+
+
+def permutation_matrix(pivots: np.ndarray, m: int) -> np.ndarray:
+    """P of A = P L U from LAPACK's row interchanges."""
+    batch = pivots.shape[:-1]
+    flat = pivots.reshape((-1, pivots.shape[-1]))
+    perms = np.tile(np.arange(m), (flat.shape[0], 1))
+    for k in range(flat.shape[1]):
+        p = flat[:, k] - 1
+        rows = np.arange(flat.shape[0])
+        perms[rows, k], perms[rows, p] = perms[rows, p], perms[rows, k].copy()
+    eye = np.eye(m)
+    return eye[perms].transpose(0, 2, 1).reshape(batch + (m, m))
+
+
+# ------------------------------------------------------------------ determinants
+
+def _det_grad(grad: Tensor, A: Tensor, result: Tensor) -> Tensor:
+    scaled = (grad * result.conj()).unsqueeze(-1).unsqueeze(-1)
+    if not np.any(result._data == 0):
+        return scaled * A.inverse().mH
+    # a singular matrix: d det / dA is the adjugate, from the SVD A = U S Vh
+    U, S, Vh = svd(A)
+    others = Tensor._make(np.stack([np.prod(np.delete(S._data, i, axis=-1), axis=-1) for i in range(S.shape[-1])],
+                                   axis=-1), S._dtype)
+    sign = Tensor._make(np.linalg.det(U._data) * np.linalg.det(Vh._data), A._dtype)
+    return (grad * sign).unsqueeze(-1).unsqueeze(-1) * (U * others.unsqueeze(-2)).matmul(Vh).conj()
+
+
+DET = node("LinalgDetBackward0", ("A",), saved=("A", "LU", "pivots", "result"),
+           A=lambda grad, A, result: _det_grad(grad, A, result))
+SLOGDET = node("LinalgSlogdetBackward0", ("A",), multi_output=True, saved=("A", "LU", "pivots", "sign"),
+               A=lambda grads, A, sign: _slogdet_grad(grads, A, sign))
+
+
+def _slogdet_grad(grads: Any, A: Tensor, sign: Tensor) -> Tensor:
+    _, g_logabsdet = output_grads(grads, 2)
+    if g_logabsdet is None:
+        return zeros_like(A)
+    return g_logabsdet.unsqueeze(-1).unsqueeze(-1) * A.inverse().mH
+
+
+def _lu_params(A: Tensor) -> dict:
+    lu, pivots, _ = lu_factor_arrays(A._data)
+    return {"LU": Tensor._make(lu, A._dtype), "pivots": Tensor._make(pivots, dtypes.int32)}
+
+
+@op(module="linalg", nodes=(DET,))
+def det(A: Tensor) -> Tensor:
+    check_matrix(A, "linalg.det")
+    data = np.asarray(np.linalg.det(A._data), dtype=A._dtype._numpy)
+    return record(DET, (A,), data, A._dtype, **_lu_params(A))
+
+
+@op("det")
+def torch_det(input: Tensor) -> Tensor:
+    return det(input)
+
+
+def _slogdet_outputs(A: Tensor, name: str) -> tuple:
+    check_matrix(A, name)
+    sign, logabsdet = np.linalg.slogdet(A._data)
+    real = A._dtype.to_real() if A._dtype.is_complex else A._dtype
+    return record_outputs(SLOGDET, (A,), [(np.asarray(sign, dtype=A._dtype._numpy), A._dtype),
+                                          (np.asarray(logabsdet, dtype=real._numpy), real)],
+                          ("sign", "logabsdet"), **_lu_params(A))
+
+
+@op("slogdet", module="linalg")
+def linalg_slogdet(A: Tensor) -> Any:
+    return ReturnTypes("linalg_slogdet", *_slogdet_outputs(A, "linalg.slogdet"), fields=("sign", "logabsdet"))
+
+
+@op("slogdet")
+def torch_slogdet(input: Tensor) -> Any:
+    return ReturnTypes("slogdet", *_slogdet_outputs(input, "linalg.slogdet"), fields=("sign", "logabsdet"))
+
+
+@op()
+def logdet(input: Tensor) -> Tensor:
+    # PyTorch's composite: nan where the determinant is negative
+    sign, logabsdet = _slogdet_outputs(input, "linalg.slogdet")
+    return where(sign == -1, math.nan, logabsdet)
+
+
+# ------------------------------------------------------------------ inverses and solves
+
+INV = node("LinalgInvExBackward0", ("A",), multi_output=True,
+           A=lambda grads, inverse: -inverse.mH.matmul(output_grads(grads, 2)[0]).matmul(inverse.mH))
+
+
+def _inverse_outputs(A: Tensor, check: bool) -> tuple:
+    check_matrix(A, "linalg.inv")
+    lu, _, info = lu_factor_arrays(A._data)
+    if check and np.any(info):
+        raise LinAlgError(f"linalg.inv: The diagonal element {int(np.max(info))} is zero, the inversion could not be "
+                          "completed because the input matrix is singular.")
+    singular = info != 0
+    safe = np.where(singular[..., None, None], np.eye(A.shape[-1], dtype=A._dtype._numpy), A._data)
+    inverse = np.asarray(np.linalg.inv(safe), dtype=A._dtype._numpy)
+    return record_outputs(INV, (A,), [(inverse, A._dtype), (info.astype(np.int32), dtypes.int32)], ("inverse", None))
+
+
+@op(module="linalg")
+def inv(A: Tensor) -> Tensor:
+    return _inverse_outputs(A, True)[0]
+
+
+@op(module="linalg")
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
+    return ReturnTypes("linalg_inv_ex", *_inverse_outputs(A, check_errors), fields=("inverse", "info"))
+
+
+@op()
+def inverse(input: Tensor) -> Tensor:
+    return inv(input)
+
+
+def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+
+
+def _solveoutput_grads(grads: Any, A: Tensor, result: Tensor, left: bool, which: str) -> Optional[Tensor]:
+    grad = output_grads(grads, 2)[0]
+    if grad is None:
+        return None
+    vector = result.ndim == A.ndim - 1
+    if left:
+        gB = solve(A.mH, grad)
+        if which == "B":
+            return gB
+        return -(gB.unsqueeze(-1) * result.conj().unsqueeze(-2) if vector else gB.matmul(result.mH))
+    gB = solve(A.mH, grad, left=False)
+    if which == "B":
+        return gB
+    return -(result.conj().unsqueeze(-1) * gB.unsqueeze(-2) if vector else result.mH.matmul(gB))
+
+
+SOLVE = node("LinalgSolveExBackward0", ("A", "B"), multi_output=True, saved=("A", "LU", "pivots", "left", "result"),
+             A=lambda grads, A, result, left: _solveoutput_grads(grads, A, result, left, "A"),
+             B=lambda grads, A, result, left: _solveoutput_grads(grads, A, result, left, "B"))
+
+
+def _solve_outputs(A: Tensor, B: Tensor, left: bool, check: bool) -> tuple:
+    check_matrix(A, "linalg.solve")
+    vector = _is_vector_rhs(A, B)
+    rhs = B._data[..., None] if vector else B._data
+    rows = rhs.shape[-2] if left else rhs.shape[-1]
+    if rows != A.shape[-1]:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
+                           f"{rhs.shape[-2]}x{rhs.shape[-1]})")
+    lu, pivots, info = lu_factor_arrays(A._data)
+    if check and np.any(info):
+        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
+    dtype = dtypes.result_type([A, B])
+    if left:
+        x = np.linalg.solve(A._data, rhs)
+    else:
+        x = np.swapaxes(np.linalg.solve(np.swapaxes(A._data, -1, -2), np.swapaxes(rhs, -1, -2)), -1, -2)
+    x = x[..., 0] if vector else x
+    return record_outputs(SOLVE, (A, B), [(np.asarray(x, dtype=dtype._numpy), dtype), (info.astype(np.int32),
+                                                                                       dtypes.int32)],
+                          ("result", None), left=left, LU=Tensor._make(lu, A._dtype),
+                          pivots=Tensor._make(pivots, dtypes.int32))
+
+
+@op(module="linalg")
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    return _solve_outputs(A, B, left, True)[0]
+
+
+@op(module="linalg")
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:
+    return ReturnTypes("linalg_solve_ex", *_solve_outputs(A, B, left, check_errors), fields=("result", "info"))
+
+
+def _triangular_solve_arrays(A: np.ndarray, B: np.ndarray, upper: bool, left: bool, unitriangular: bool) -> np.ndarray:
+    A = np.triu(A) if upper else np.tril(A)
+    if unitriangular:
+        n = A.shape[-1]
+        A = A * (1 - np.eye(n, dtype=A.dtype)) + np.eye(n, dtype=A.dtype)
+    if left:
+        return np.linalg.solve(A, B)
+    return np.swapaxes(np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2)), -1, -2)
+
+
+def _triangle(grad: Tensor, upper: bool, unitriangular: bool) -> Tensor:
+    grad = grad.triu() if upper else grad.tril()
+    return grad.triu(1) if unitriangular and upper else grad.tril(-1) if unitriangular else grad
+
+
+SOLVE_TRIANGULAR = node("LinalgSolveTriangularBackward0", ("self", "B"),
+                        self=lambda grad, self, result, upper, left, unitriangular: _triangle(
+                            -(solve_triangular(self.mH, grad, upper=not upper, left=left, unitriangular=unitriangular)
+                              .matmul(result.mH) if left else result.mH.matmul(solve_triangular(
+                                self.mH, grad, upper=not upper, left=left, unitriangular=unitriangular))),
+                            upper, unitriangular),
+                        B=lambda grad, self, upper, left, unitriangular: solve_triangular(
+                            self.mH, grad, upper=not upper, left=left, unitriangular=unitriangular))
+
+
+@op(module="linalg")
+def solve_triangular(input: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False) -> Tensor:
+    dtype = dtypes.result_type([input, B])
+    data = _triangular_solve_arrays(input._data, B._data, upper, left, unitriangular)
+    return record(SOLVE_TRIANGULAR, (input, B), np.asarray(data, dtype=dtype._numpy), dtype, upper=upper, left=left,
+                  unitriangular=unitriangular)
+
+
+def _triangular_solveoutput_grads(grads: Any, self: Tensor, A: Tensor, solution: Tensor, upper: bool, transpose: bool,
+                            unitriangular: bool, which: str) -> Optional[Tensor]:
+    grad = output_grads(grads, 2)[0]
+    if grad is None:
+        return None
+    coefficient = A.mT if transpose else A
+    g_self = solve_triangular(coefficient.mH, grad, upper=upper == transpose, unitriangular=unitriangular)
+    if which == "self":
+        return g_self
+    g_A = -g_self.matmul(solution.mH)
+    return _triangle(g_A.mT if transpose else g_A, upper, unitriangular)
+
+
+TRIANGULAR_SOLVE = node("TriangularSolveBackward0", ("self", "A"), multi_output=True,
+                        self=lambda grads, self, A, solution, upper, transpose, unitriangular: _triangular_solveoutput_grads(
+                            grads, self, A, solution, upper, transpose, unitriangular, "self"),
+                        A=lambda grads, self, A, solution, upper, transpose, unitriangular: _triangular_solveoutput_grads(
+                            grads, self, A, solution, upper, transpose, unitriangular, "A"))
+
+
+@op()
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False) -> Any:
+    warn_once("UserWarning", "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will "
+                             "be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its "
+                             "arguments reversed and does not return a copy of one of the inputs.\nX = "
+                             "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+                             "torch.linalg.solve_triangular(A, B).")
+    coefficient = np.swapaxes(A._data, -1, -2) if transpose else A._data
+    solution = _triangular_solve_arrays(coefficient, input._data, upper != transpose, True, unitriangular)
+    outs = record_outputs(TRIANGULAR_SOLVE, (input, A), [(np.asarray(solution, dtype=input._dtype._numpy),
+                                                          input._dtype), (A._data.copy(), A._dtype)],
+                          ("solution", "cloned_coefficient"), upper=upper, transpose=transpose,
+                          unitriangular=unitriangular)
+    return ReturnTypes("triangular_solve", *outs, fields=("solution", "cloned_coefficient"))
+
+
+# ------------------------------------------------------------------ Cholesky
+
+def _phi(X: Tensor) -> Tensor:
+    """The lower triangle with the diagonal halved."""
+    return X.tril() - X.diagonal(0, -2, -1).diag_embed() * 0.5
+
+
+def _cholesky_grad(gL: Tensor, L: Tensor, upper: bool) -> Tensor:
+    if upper:
+        L, gL = L.mH, gL.mH
+    # gA = L^-H phi(L^H gL) L^-1, made Hermitian
+    P = _phi(L.mH.matmul(gL.tril()))
+    S = solve_triangular(L.mH, solve_triangular(L, P, upper=False, left=False), upper=True)
+    return (S + S.mH) * 0.5
+
+
+CHOLESKY_EX = node("LinalgCholeskyExBackward0", ("self",), multi_output=True,
+                   self=lambda grads, L, upper: _cholesky_grad(output_grads(grads, 2)[0], L, upper))
+CHOLESKY = node("CholeskyBackward0", ("self",), self=lambda grad, result, upper: _cholesky_grad(grad, result, upper))
+
+
+def _cholesky_arrays(A: Tensor, upper: bool, check: bool, name: str) -> tuple:
+    check_matrix(A, name)
+    flat = A._data.reshape((-1,) + A.shape[-2:])
+    factors = np.zeros_like(flat)
+    info = np.zeros(flat.shape[0], dtype=np.int32)
+    for index, matrix in enumerate(flat):
+        lower = np.tril(matrix)
+        hermitian = lower + np.tril(lower, -1).conj().T
+        try:
+            factors[index] = np.linalg.cholesky(hermitian)
+        except np.linalg.LinAlgError:
+            minors = [k for k in range(1, matrix.shape[0] + 1)
+                      if np.linalg.eigvalsh(hermitian[:k, :k]).min() <= 0]
+            info[index] = minors[0] if minors else matrix.shape[0]
+    if check and np.any(info):
+        raise LinAlgError(f"{name}: The factorization could not be completed because the input is not "
+                          f"positive-definite (the leading minor of order {int(info[info > 0][0])} is not "
+                          "positive-definite).")
+    factors = factors.reshape(A.shape)
+    if upper:
+        factors = np.swapaxes(factors, -1, -2).conj()
+    return np.asarray(factors, dtype=A._dtype._numpy), info.reshape(A.shape[:-2])
+
+
+@op("cholesky", module="linalg")
+def linalg_cholesky(input: Tensor, *, upper: bool = False) -> Tensor:
+    return cholesky_ex(input, upper=upper, check_errors=True)[0]
+
+
+@op(module="linalg")
+def cholesky_ex(input: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:
+    factors, info = _cholesky_arrays(input, upper, check_errors, "linalg.cholesky")
+    outs = record_outputs(CHOLESKY_EX, (input,), [(factors, input._dtype), (info, dtypes.int32)], ("L", None),
+                          upper=upper)
+    return ReturnTypes("linalg_cholesky_ex", *outs, fields=("L", "info"))
+
+
+@op()
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    warn_once("UserWarning", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+                             "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
+                             "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced "
+                             "with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results "
+                             "for all valid (symmetric positive definite) inputs.")
+    factors, _ = _cholesky_arrays(input, upper, True, "cholesky")
+    return record(CHOLESKY, (input,), factors, input._dtype, upper=upper)
+
+
+def _cholesky_solve_arrays(B: np.ndarray, L: np.ndarray, upper: bool) -> np.ndarray:
+    lower = np.swapaxes(L, -1, -2).conj() if upper else L
+    return np.linalg.solve(lower @ np.swapaxes(lower, -1, -2).conj(), B)
+
+
+CHOLESKY_SOLVE = node("CholeskySolveBackward0", ("self", "input2"),
+                      self=lambda grad, input2, upper: cholesky_solve(grad, input2, upper),
+                      input2=lambda grad, self, input2, result, upper: _cholesky_solve_factor_grad(
+                          grad, input2, result, upper))
+
+
+def _cholesky_solve_factor_grad(grad: Tensor, factor: Tensor, result: Tensor, upper: bool) -> Tensor:
+    g_B = cholesky_solve(grad, factor, upper)
+    g_A = -(g_B.matmul(result.mH) + result.matmul(g_B.mH))  # A = L L^H
+    return factor.matmul(g_A) if upper else g_A.matmul(factor)
+
+
+@op(nodes=(CHOLESKY_SOLVE,))
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    data = _cholesky_solve_arrays(input._data, input2._data, upper)
+    return record(CHOLESKY_SOLVE, (input, input2), np.asarray(data, dtype=input._dtype._numpy), input._dtype,
+                  upper=upper)
+
+
+def _cholesky_inverse_grad(grad: Tensor, self: Tensor, result: Tensor, upper: bool) -> Tensor:
+    g_A = -result.mH.matmul(grad).matmul(result.mH)
+    g_A = g_A + g_A.mH
+    return self.matmul(g_A) if upper else g_A.matmul(self)
+
+
+CHOLESKY_INVERSE = node("CholeskyInverseBackward0", ("self",), self=_cholesky_inverse_grad)
+
+
+@op(nodes=(CHOLESKY_INVERSE,))
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
+    n = input.shape[-1]
+    eye = np.broadcast_to(np.eye(n, dtype=input._dtype._numpy), input.shape)
+    data = _cholesky_solve_arrays(eye, input._data, upper)
+    return record(CHOLESKY_INVERSE, (input,), np.asarray(data, dtype=input._dtype._numpy), input._dtype, upper=upper)
+
+
+# ------------------------------------------------------------------ QR, SVD, eigen-decompositions
+
+def _copy_lower_to_upper(M: Tensor) -> Tensor:
+    lower = M.tril(-1)
+    return lower + lower.mH + M.diagonal(0, -2, -1).real.diag_embed().to(M.dtype)
+
+
+def _qr_grad(grads: Any, Q: Tensor, R: Tensor, mode: str) -> Tensor:
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
+                           "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    gQ, gR = output_grads(grads, 2)
+    m, n = Q.shape[-2], R.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if m < n:
+        raise NotImplementedError("The derivative of linalg.qr is not implemented when nrows < ncols.")
+    gQ = zeros_like(Q) if gQ is None else gQ
+    gR = zeros_like(R) if gR is None else gR
+    M = R.matmul(gR.mH) - gQ.mH.matmul(Q)
+    b = gQ + Q.matmul(_copy_lower_to_upper(M))
+    return solve_triangular(R.mH, b, upper=False, left=False)
+
+
+QR = node("LinalgQrBackward0", ("A",), multi_output=True, A=lambda grads, Q, R, mode: _qr_grad(grads, Q, R, mode))
+
+
+def _qr_outputs(A: Tensor, mode: str) -> tuple:
+    check_matrix(A, "linalg.qr", square=False)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           "or 'complete'")
+    flat = A._data.reshape((-1,) + A.shape[-2:])
+    pairs = [np.linalg.qr(matrix, mode="complete" if mode == "complete" else "reduced") for matrix in flat]
+    k = min(A.shape[-2:]) if mode != "complete" else A.shape[-2]
+    q = np.stack([q for q, _ in pairs]).reshape(A.shape[:-2] + (A.shape[-2], k)) if pairs else np.zeros(
+        A.shape[:-2] + (A.shape[-2], k), A._dtype._numpy)
+    r = np.stack([r for _, r in pairs]).reshape(A.shape[:-2] + (k, A.shape[-1])) if pairs else np.zeros(
+        A.shape[:-2] + (k, A.shape[-1]), A._dtype._numpy)
+    if mode == "r":
+        q = np.zeros((0,), dtype=A._dtype._numpy)
+    return record_outputs(QR, (A,), [(np.asarray(q, dtype=A._dtype._numpy), A._dtype),
+                                     (np.asarray(r, dtype=A._dtype._numpy), A._dtype)], ("Q", "R"), mode=mode)
+
+
+@op("qr", module="linalg")
+def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:
+    return ReturnTypes("linalg_qr", *_qr_outputs(A, mode), fields=("Q", "R"))
+
+
+@op()
+def qr(input: Tensor, some: bool = True) -> Any:
+    warn_once("UserWarning", "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+                             "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
+                             "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
+                             "torch.linalg.qr(A, 'reduced' if some else 'complete')")
+    return ReturnTypes("qr", *_qr_outputs(input, "reduced" if some else "complete"), fields=("Q", "R"))
+
+
+def _skew(X: Tensor) -> Tensor:
+    return X - X.mH
+
+
+def _svd_grad(grads: Any, S: Tensor, U: Tensor, Vh: Tensor, full_matrices: bool) -> Tensor:
+    gU, gS, gVh = output_grads(grads, 3)
+    k = S.shape[-1]
+    if full_matrices and (gU is not None or gVh is not None) and U.shape[-1] != Vh.shape[-2]:
+        raise RuntimeError("svd_backward: Setting full_matrices=True in linalg.svd while computing gradients "
+                           "with respect to U or Vh is not supported. Use full_matrices=False instead.")
+    U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+    gU = gU.narrow(-1, 0, k) if gU is not None else None
+    gVh = gVh.narrow(-2, 0, k) if gVh is not None else None
+    V, gV = Vh.mH, (gVh.mH if gVh is not None else None)
+    if gU is None and gV is None:
+        return U.matmul(gS.unsqueeze(-1) * Vh) if gS is not None else zeros_like(U.matmul(Vh))
+    squares = S * S
+    E = squares.unsqueeze(-2) - squares.unsqueeze(-1)
+    E = E + eye_like(E)
+    inner = zeros_like(E)
+    if gU is not None:
+        inner = inner + (_skew(U.mH.matmul(gU)) / E) * S.unsqueeze(-2)
+    if gV is not None:
+        inner = inner + S.unsqueeze(-1) * (_skew(V.mH.matmul(gV)) / E)
+    if gS is not None:
+        inner = inner + gS.diag_embed()
+    gA = U.matmul(inner).matmul(Vh)
+    m, n = U.shape[-2], V.shape[-2]
+    if gU is not None and m > k:
+        gA = gA + (gU - U.matmul(U.mH.matmul(gU))).matmul((1 / S).unsqueeze(-1) * Vh)
+    if gV is not None and n > k:
+        gA = gA + (U * (1 / S).unsqueeze(-2)).matmul((gV - V.matmul(V.mH.matmul(gV))).mH)
+    return gA
+
+
+SVD = node("LinalgSvdBackward0", ("A",), multi_output=True, saved=("S_sym_argsize_minus_1",),
+           A=lambda grads, S, U, Vh, full_matrices: _svd_grad(grads, S, U, Vh, full_matrices))
+
+
+def _svd_outputs(A: Tensor, full_matrices: bool, name: str) -> tuple:
+    check_matrix(A, name, square=False)
+    u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
+    real = A._dtype.to_real() if A._dtype.is_complex else A._dtype
+    return record_outputs(SVD, (A,), [(np.asarray(u, dtype=A._dtype._numpy), A._dtype),
+                                      (np.asarray(s, dtype=real._numpy), real),
+                                      (np.asarray(vh, dtype=A._dtype._numpy), A._dtype)], ("U", "S", "Vh"),
+                          full_matrices=full_matrices, S_sym_argsize_minus_1=s.shape[-1])
+
+
+@op("svd", module="linalg")
+def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Optional[str] = None) -> Any:
+    return ReturnTypes("linalg_svd", *_svd_outputs(A, full_matrices, "linalg.svd"), fields=("U", "S", "Vh"))
+
+
+@op()
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
+    U, S, Vh = _svd_outputs(input, not some, "linalg.svd")
+    if not compute_uv:
+        U, Vh = U.new_zeros(U.shape).detach(), Vh.new_zeros(Vh.shape).detach()
+    return ReturnTypes("svd", U, S, Vh.mH, fields=("U", "S", "V"))
+
+
+@op(module="linalg")
+def svdvals(A: Tensor, *, driver: Optional[str] = None) -> Tensor:
+    return _svd_outputs(A, False, "linalg.svd")[1]
+
+
+def _eigh_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor) -> Tensor:
+    gL, gV = output_grads(grads, 2)
+    V = eigenvectors
+    if gV is None:
+        return (V * gL.unsqueeze(-2).to(V.dtype)).matmul(V.mH)
+    VhgV = V.mH.matmul(gV)
+    VhgV = (VhgV - VhgV.mH) * 0.5  # the skew-Hermitian part: the tangent space of the unitary matrices
+    E = eigenvalues.unsqueeze(-2) - eigenvalues.unsqueeze(-1)
+    E = E + eye_like(E)
+    inner = VhgV / E
+    inner = inner - inner.diagonal(0, -2, -1).diag_embed()
+    if gL is not None:
+        inner = inner + gL.diag_embed().to(inner.dtype)
+    return V.matmul(inner).matmul(V.mH)
+
+
+EIGH = node("LinalgEighBackward0", ("A",), multi_output=True,
+            A=lambda grads, eigenvalues, eigenvectors: _eigh_grad(grads, eigenvalues, eigenvectors))
+
+
+def _eigh_outputs(A: Tensor, UPLO: str, name: str) -> tuple:
+    check_matrix(A, name)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    values, vectors = np.linalg.eigh(A._data, UPLO=UPLO)
+    real = A._dtype.to_real() if A._dtype.is_complex else A._dtype
+    return record_outputs(EIGH, (A,), [(np.asarray(values, dtype=real._numpy), real),
+                                       (np.asarray(vectors, dtype=A._dtype._numpy), A._dtype)],
+                          ("eigenvalues", "eigenvectors"))
+
+
+@op(module="linalg")
+def eigh(input: Tensor, UPLO: str = "L") -> Any:
+    return ReturnTypes("linalg_eigh", *_eigh_outputs(input, UPLO, "linalg.eigh"),
+                       fields=("eigenvalues", "eigenvectors"))
+
+
+@op(module="linalg")
+def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:
+    return _eigh_outputs(input, UPLO, "linalg.eigh")[0]
+
+
+def _eig_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor, complex_input: bool) -> Tensor:
+    gL, gV = output_grads(grads, 2)
+    V, L = eigenvectors, eigenvalues
+    Vh = V.mH
+    if gV is None:
+        inner = gL.diag_embed()
+    else:
+        VhgV = Vh.matmul(gV)
+        # the eigenvectors are normalised: remove the component along them
+        VhgV = VhgV - Vh.matmul(V) * VhgV.real.diagonal(0, -2, -1).unsqueeze(-2).to(VhgV.dtype)
+        E = L.conj().unsqueeze(-2) - L.conj().unsqueeze(-1)
+        E = E + eye_like(E)
+        inner = VhgV / E
+        inner = inner - inner.diagonal(0, -2, -1).diag_embed()
+        if gL is not None:
+            inner = inner + gL.diag_embed()
+    gA = solve(Vh, inner.matmul(Vh))
+    return gA if complex_input else gA.real
+
+
+EIG = node("LinalgEigBackward0", ("A",), multi_output=True,
+           A=lambda grads, eigenvalues, eigenvectors, _complex_input: _eig_grad(grads, eigenvalues, eigenvectors,
+                                                                                 _complex_input))
+
+
+def _eig_outputs(A: Tensor) -> tuple:
+    check_matrix(A, "linalg.eig")
+    values, vectors = np.linalg.eig(A._data)
+    complex_dtype = A._dtype if A._dtype.is_complex else A._dtype.to_complex()
+    return record_outputs(EIG, (A,), [(np.asarray(values, dtype=complex_dtype._numpy), complex_dtype),
+                                       (np.asarray(vectors, dtype=complex_dtype._numpy), complex_dtype)],
+                          ("eigenvalues", "eigenvectors"), _complex_input=A._dtype.is_complex)
+
+
+@op(module="linalg")
+def eig(input: Tensor) -> Any:
+    return ReturnTypes("linalg_eig", *_eig_outputs(input), fields=("eigenvalues", "eigenvectors"))
+
+
+@op(module="linalg")
+def eigvals(input: Tensor) -> Tensor:
+    return _eig_outputs(input)[0]

@@ -1,0 +1,215 @@
+"""Tensor methods and torch functions, generated from the op declarations and PyTorch's recorded
+signatures: each op gets the variants PyTorch has for its name and its aliases (`torch.exp`,
+`x.exp()`, `x.exp_()`, `torch.exp_`, `out=`), each parsing its arguments as PyTorch does."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import grad_mode
+from ..tensor import Tensor
+from ...display.names import torch_class
+from ...warnings import warn
+from .inplace import check_inplace, check_overlap, commit_inplace
+from .parser import _parsers, has_signature, parser
+from .registry import OPS, Op
+
+_PARSER_NAMES = {"torch": "", "Tensor": "", "linalg": "linalg_", "special": "special_", "fft": "fft_", "nn": ""}
+
+
+@torch_class("builtin_function_or_method")
+class BuiltinFunction:
+    """A function PyTorch writes in C, as programs see it: `<built-in method exp of type object at
+    0x...>` for torch's, `<built-in function linalg_norm>` for its submodules'."""
+
+    __slots__ = ("_function", "__name__", "__qualname__", "_shown")
+
+    def __init__(self, name: str, function: Callable, shown: str) -> None:
+        self._function = function
+        self.__name__ = self.__qualname__ = name
+        self._shown = shown
+
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        return self._function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return self._shown.replace("0x", hex(id(BuiltinFunction)), 1)
+
+
+def _torch_function(name: str, function: Callable) -> BuiltinFunction:
+    return BuiltinFunction(name, function, f"<built-in method {name} of type object at 0x>")
+
+
+def _module_function(parser_name: str, function: Callable) -> BuiltinFunction:
+    return BuiltinFunction(parser_name, function, f"<built-in function {parser_name}>")
+
+
+# ------------------------------------------------------------------ out=
+
+def write_out(name: str, result: Any, out: Any) -> Any:
+    """Copy `result` into the tensor(s) given as `out=`, resized as PyTorch resizes them."""
+    if isinstance(out, (tuple, list)):
+        return type(result)(*(write_out(name, r, o) for r, o in zip(result, out))) if hasattr(result, "_fields") \
+            else tuple(write_out(name, r, o) for r, o in zip(result, out))
+    if out.requires_grad and grad_mode.is_grad_enabled():
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    if result._dtype is not out._dtype and result._dtype.category > out._dtype.category:
+        raise RuntimeError(f"result type {result._dtype._scalar_name} can't be cast to the desired output type "
+                           f"{out._dtype._scalar_name}")
+    if out._data.shape != result._data.shape:
+        if out._data.size:
+            warn("UserWarning", f"An output with one or more elements was resized since it had shape "
+                                f"[{', '.join(map(str, out.shape))}], which does not match the required output shape "
+                                f"[{', '.join(map(str, result.shape))}]. This behavior is deprecated, and in a future "
+                                "PyTorch release outputs will not be resized unless they have zero elements. You can "
+                                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+                                "t.resize_(0).")
+        out._data = np.empty(result._data.shape, dtype=out._dtype._numpy)
+    out._data[...] = result._data.astype(out._dtype._numpy, copy=False)
+    out._vc.value += 1
+    return out
+
+
+def _with_out(name: str, impl: Callable, bound: dict) -> Any:
+    out = bound.pop("out")
+    if out is None:
+        return impl(**bound)
+    if grad_mode.is_grad_enabled() and any(isinstance(v, Tensor) and v.requires_grad for v in bound.values()):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    return write_out(name, impl(**bound), out)
+
+
+# ------------------------------------------------------------------ the generated callables
+
+def make_function(namespace: str, name: str, impl: Callable) -> Callable:
+    """`torch.name(...)`: PyTorch's argument parsing, then the implementation."""
+    key = (namespace, name)
+    # a Tensor method declared as an op (`numel`) names its tensor `self`, PyTorch's function `input`
+    by_position = impl.__code__.co_varnames[:1] == ("self",)
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        found = _parsers.get(key) or parser(*key)
+        bound = found.parse(args, kwargs)[1]
+        if by_position:
+            return impl(bound.pop("input"), **bound)
+        if "out" in bound:
+            return _with_out(name, impl, bound)
+        return impl(**bound)
+
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+def make_inplace_function(name: str, impl: Callable) -> Callable:
+    """`torch.name_(input, ...)`: the in-place form as a function."""
+    key = ("torch", name)
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        found = _parsers.get(key) or parser(*key)
+        bound = found.parse(args, kwargs)[1]
+        target = bound.pop("input")
+        return impl(target, **bound)
+
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+def make_method(name: str, impl: Callable, self_name: str) -> Callable:
+    """`x.name(...)`: the tensor binds to `self_name` ("input" for most ops)."""
+    key = ("Tensor", name)
+    positional = impl.__code__.co_varnames[:1] in ((self_name,), ("self",))
+
+    def method(self: Tensor, /, *args: Any, **kwargs: Any) -> Any:
+        found = _parsers.get(key) or parser(*key)
+        bound = found.parse(args, kwargs)[1]
+        if positional:
+            return impl(self, **bound)
+        bound[self_name] = self
+        return impl(**bound)
+
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    return method
+
+
+def make_inplace(impl: Callable, overlap_checked: bool = True) -> Callable:
+    """The in-place form of an out-of-place implementation: `x.add_(y)` from `add`."""
+
+    def inplace(input: Tensor, **bound: Any) -> Tensor:
+        others = tuple(bound.values())
+        check_inplace(input, *others)
+        if overlap_checked:
+            check_overlap(input, *others)
+        return commit_inplace(input, impl(input, **bound))
+
+    return inplace
+
+
+def python_method(name: str, function: Callable) -> Callable:
+    """A method PyTorch writes in Python: CPython's own messages name it `Tensor.name()`."""
+    function.__code__ = function.__code__.replace(co_name=name, co_qualname=f"Tensor.{name}")
+    function.__name__ = name
+    function.__qualname__ = f"Tensor.{name}"
+    return function
+
+
+def _python_function(name: str, function: Callable, module: str) -> Callable:
+    function.__code__ = function.__code__.replace(co_name=name, co_qualname=name)
+    function.__name__ = function.__qualname__ = name
+    function.__module__ = module
+    return function
+
+
+# ------------------------------------------------------------------ installing
+
+def install(cls: type) -> None:
+    """Put every declared op's methods on Tensor."""
+    for op in OPS.values():
+        if op.module != "torch":
+            continue
+        for name in (op.name,) + op.aliases:
+            _install_methods(cls, op, name)
+
+
+def _install_methods(cls: type, op: Op, name: str) -> None:
+    if callable(op.method):
+        setattr(cls, name, python_method(name, op.method))
+    elif op.method is None and has_signature("Tensor", name):
+        setattr(cls, name, make_method(name, op.impl, op.self_name))
+    if op.inplace is False or not has_signature("Tensor", name + "_") or ("torch", name + "_") in OPS:
+        return  # an op declared under the in-place name is its own
+    inplace = op.inplace if callable(op.inplace) else make_inplace(op.impl)
+    setattr(cls, name + "_", make_method(name + "_", inplace, "input"))
+
+
+def namespace_members(module: str) -> dict:
+    """The functions of one of torch's namespaces ("torch", "linalg", "special", "fft"), as
+    programs see them."""
+    members: dict = {}
+    prefix = _PARSER_NAMES[module]
+    for op in OPS.values():
+        if op.module != module or op.function is False:
+            continue
+        for name in (op.name,) + op.aliases:
+            parser_name = prefix + name
+            if op.python is not None:
+                members[name] = _python_function(name, op.impl, op.python) if name == op.name else op.impl
+            elif has_signature(module, name):
+                function = make_function(module, name, op.impl)
+                members[name] = (_torch_function(name, function) if module == "torch"
+                                 else _module_function(parser_name, function))
+            if (module == "torch" and op.inplace is not False and has_signature("torch", name + "_")
+                    and ("torch", name + "_") not in OPS):
+                inplace = op.inplace if callable(op.inplace) else make_inplace(op.impl)
+                members[name + "_"] = _torch_function(name + "_", make_inplace_function(name + "_", inplace))
+    return members
+
+
+def shown_function(name: str, function: Callable, module_level: bool = False) -> BuiltinFunction:
+    """Any other C function of torch, shown as torch shows its own: a method of its functions'
+    class, or (`module_level`) a function of torch._C."""
+    return _module_function(name, function) if module_level else _torch_function(name, function)
+

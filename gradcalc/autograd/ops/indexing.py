@@ -1,0 +1,292 @@
+"""Indexing: `x[...]`, index_put, gather, scatter, masked_fill and where."""
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+from .common import arrays, as_tensor, broadcast_shapes, zeros, zeros_like
+from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record
+from .shape import ALIAS, select, slice_dim, unsqueeze
+
+INDEX = node("IndexBackward0", ("self",), saved_tensors=("indices",), jvp=LINEAR,
+             self=lambda grad, self_sym_sizes, indices: index_put(zeros(self_sym_sizes, dtype=grad.dtype), indices,
+                                                                  grad, True, INDEX_PUT_IMPL))
+INDEX_PUT = node("IndexPutBackward0", ("self", "values"), saved_tensors=("indices",), jvp=LINEAR,
+                 self=lambda grad, indices, accumulate: grad if accumulate else index_put(
+                     grad, indices, zeros_like(grad[indices]), False),
+                 values=lambda grad, indices: grad[indices])
+# the accumulating index_put that the backward of indexing records (torch's _index_put_impl_)
+INDEX_PUT_IMPL = node("IndexPutImplBackward0", ("self", "values"), saved_tensors=("indices",), jvp=LINEAR,
+                      self=INDEX_PUT.formulas[0], values=INDEX_PUT.formulas[1])
+SCATTER_SRC = node("ScatterBackward0", ("self", "src"), saved_tensors=("index",), jvp=LINEAR,
+                   self=lambda grad, dim, index: scatter(grad, dim, index, zeros(index.shape, dtype=grad.dtype)),
+                   src=lambda grad, dim, index: gather(grad, dim, index))
+GATHER = node("GatherBackward0", ("self",), saved_tensors=("index",), saved=("sparse_grad",), jvp=LINEAR,
+              self=lambda grad, self, dim, index: scatter_add(zeros(self.shape, dtype=grad.dtype), dim, index, grad))
+SCATTER_VALUE = node("ScatterBackward1", ("self",), saved_tensors=("index",), jvp=LINEAR,
+                     self=lambda grad, dim, index: scatter(grad, dim, index, value=0))
+SCATTER_ADD = node("ScatterAddBackward0", ("self", "src"), saved_tensors=("index",), jvp=LINEAR,
+                   self=lambda grad: grad, src=lambda grad, dim, index: gather(grad, dim, index))
+MASKED_FILL = node("MaskedFillBackward0", ("self",), saved_tensors=("mask",), jvp=LINEAR,
+                   self=lambda grad, mask: masked_fill(grad, mask, 0))
+MASKED_FILL_TENSOR = node("MaskedFillBackward1", ("self", "value"), saved_tensors=("mask",), jvp=LINEAR,
+                          self=lambda grad, mask: masked_fill(grad, mask, 0),
+                          value=lambda grad, mask: where(mask, grad, zeros_like(grad)).sum())
+WHERE = node("WhereBackward0", ("self", "other"), saved_tensors=("condition",), jvp=LINEAR,
+             self=lambda grad, condition: where(condition, grad, zeros_like(grad)),
+             other=lambda grad, condition: where(condition, zeros_like(grad), grad))
+
+
+def getitem(a: Tensor, index: Any) -> Tensor:
+    items = index if isinstance(index, tuple) else (index,)
+    if _any_advanced(items):
+        return _advanced_index(a, items)
+    out = basic_index(a, index, items)
+    if out is a:
+        return record(ALIAS, (a,), a._data.view(), a._dtype, view_of=a)
+    return out
+
+
+def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) -> Tensor:
+    """The view that integers, slices, None and ... select: `a` itself when they select all of it."""
+    if sum(1 for item in items if item is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    specified = sum(1 for item in items if item is not None and item is not Ellipsis)
+    if a.ndim == 0 and isinstance(index, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if a.ndim == 0 and isinstance(index, int) and not isinstance(index, bool):
+        if index != 0:  # PyTorch's bounds check, for which a 0-dim tensor has size 0
+            raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                         "C++ to convert a 0-dim tensor to a number")
+    if specified > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    out, dim = a, 0
+    for position_in_index, item in enumerate(items):  # PyTorch's out-of-range error names the position
+        if item is Ellipsis:
+            dim += a.ndim - specified
+        elif item is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(item, slice):
+            start, stop, step = _index_int(item.start), _index_int(item.stop), _index_int(item.step)
+            # as PyTorch: a lone slice is always recorded when reading; in a tuple or an
+            # assignment, one that is literally the whole dim (start 0, step 1, stop at or past
+            # the end) is skipped
+            whole = start in (None, 0) and step in (None, 1) and (stop is None or stop >= out.shape[dim])
+            if (isinstance(index, slice) and not assigning) or not whole:
+                out = slice_dim(out, dim, start, stop, step)
+            dim += 1
+        else:
+            position, size = _index_int(item), out.shape[dim]
+            if not -size <= position < size:
+                raise IndexError(f"index {position} is out of bounds for dimension {position_in_index} with size {size}")
+            out = select(out, dim, position)
+    return out
+
+
+def _index_int(value: Any) -> Any:
+    if value is None or isinstance(value, int):
+        return value
+    if isinstance(value, Tensor):
+        return value.__index__()
+    raise TypeError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                    "indices (got " + type(value).__name__ + ")")
+
+
+def _any_advanced(items: tuple) -> bool:
+    for item in items:
+        if isinstance(item, (list, np.ndarray)) or (
+                isinstance(item, Tensor) and (item.ndim > 0 or item._dtype is dtypes.bool_)):
+            return True
+    return False
+
+
+def is_advanced(index: Any) -> bool:
+    return _any_advanced(index if isinstance(index, tuple) else (index,))
+
+
+def numpy_index(items: tuple) -> tuple:
+    key = []
+    for item in items:
+        if isinstance(item, Tensor):
+            if item._dtype is dtypes.bool_ or item._dtype is dtypes.uint8:
+                key.append(item._data.astype(bool))
+            elif item._dtype.category == dtypes.INTEGRAL:
+                key.append(item._data)
+            else:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        elif isinstance(item, list):
+            array = np.asarray(item)
+            if array.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            key.append(array)
+        else:
+            key.append(item)
+    return tuple(key)
+
+
+def check_advanced_bounds(a: Tensor, items: tuple) -> None:
+    """PyTorch's error for an integer index out of range: the dimension it names is the index's
+    position among the tensor (and list) indices, not the dimension of `a`."""
+    specified = sum(_item_dims(item) for item in items if item is not None and item is not Ellipsis)
+    if specified > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    axis, advanced = 0, 0
+    for item in items:
+        if item is Ellipsis:
+            axis += a.ndim - specified
+        elif item is not None:
+            indices = item._data if isinstance(item, Tensor) else np.asarray(item) if isinstance(item, list) else None
+            if indices is not None and indices.dtype.kind in "iu" and axis < a.ndim:
+                size = a.shape[axis]
+                outside = indices[(indices >= size) | (indices < -size)]
+                if outside.size and size == 0:
+                    raise IndexError("index is out of bounds for dimension with size 0")
+                if outside.size:
+                    raise IndexError(f"index {outside.flat[0]} is out of bounds for dimension {advanced} with size "
+                                     f"{size}")
+            if indices is not None:
+                advanced += 1
+            axis += _item_dims(item)
+
+
+def _item_dims(item: Any) -> int:
+    """How many dimensions of the indexed tensor one index item consumes (a bool mask: its own)."""
+    if isinstance(item, Tensor) and item._dtype in (dtypes.bool_, dtypes.uint8):
+        return item.ndim
+    return 1
+
+
+def _advanced_index(a: Tensor, items: tuple) -> Tensor:
+    check_advanced_bounds(a, items)
+    key = numpy_index(items)
+    try:
+        data = a._data[key]
+    except IndexError as error:
+        found = re.match(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", str(error))
+        if found:
+            raise IndexError(f"index {found.group(1)} is out of bounds for dimension {found.group(2)} with size "
+                             f"{found.group(3)}") from None
+        raise
+    return record(INDEX, (a,), np.ascontiguousarray(data), a._dtype, self_sym_sizes=a.shape, indices=key)
+
+
+def index_put(a: Tensor, key: tuple, values: Any, accumulate: bool, node_def: Any = None) -> Tensor:
+    data = a._data.copy()
+    values = as_tensor(values)
+    if accumulate:
+        np.add.at(data, key, values._data)
+    else:
+        data[key] = values._data
+    return record(node_def or INDEX_PUT, (a, values), data, a._dtype, indices=key, accumulate=accumulate)
+
+
+def scatter_positions(grad: Tensor, shape: tuple, positions: np.ndarray) -> Tensor:
+    """Zeros of `shape` with `grad` added at the given flat positions."""
+    flat = zeros((int(np.prod(shape)),), dtype=grad.dtype)
+    return index_put(flat, (positions.reshape(-1),), grad.reshape(-1), True).reshape(shape)
+
+
+def _index_array(index: Any) -> np.ndarray:
+    return index._data if isinstance(index, Tensor) else np.asarray(index)
+
+
+def _check_index(index: Any, name: str) -> np.ndarray:
+    index = _index_array(index)
+    if index.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    return index
+
+
+@op(nodes=(SCATTER_SRC, SCATTER_VALUE))
+def scatter(input: Tensor, dim: int, index: Any, src: Optional[Tensor] = None, *, value: Any = None,
+            reduce: Optional[str] = None) -> Tensor:
+    index = _check_index(index, "scatter")
+    data = input._data.copy()
+    if src is None:
+        values = np.asarray(value, dtype=input._dtype._numpy)
+        if reduce is None:
+            np.put_along_axis(data, index, values, axis=dim)
+            return record(SCATTER_VALUE, (input,), data, input._dtype, dim=dim, index=index)
+    else:
+        values = src._data[tuple(slice(0, n) for n in index.shape)] if src.shape != index.shape else src._data
+    if reduce is None:
+        np.put_along_axis(data, index, values, axis=dim)
+        return record(SCATTER_SRC, (input, src), data, input._dtype, dim=dim, index=index)
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    (np.add if reduce == "add" else np.multiply).at(data, tuple(grids), np.broadcast_to(values, index.shape))
+    return record(NOT_IMPLEMENTED, (input,) if src is None else (input, src), data, input._dtype,
+                  _aten="scatter")
+
+
+@op(nodes=(SCATTER_ADD,))
+def scatter_add(input: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
+    index = _check_index(index, "scatter_add")
+    data = input._data.copy()
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    np.add.at(data, tuple(grids), src._data[tuple(slice(0, n) for n in index.shape)])
+    return record(SCATTER_ADD, (input, src), data, input._dtype, dim=dim, index=index)
+
+
+@op("index_put", nodes=(INDEX_PUT,))
+def index_put_tensors(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """x.index_put((rows, cols), values): indexing by a tuple of index tensors (None keeps a dim whole)."""
+    key = numpy_index(tuple(slice(None) if t is None else t for t in indices))
+    return index_put(input, key, values.to(input._dtype) if values._dtype is not input._dtype else values, accumulate)
+
+
+@op()
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    index_array = _index_array(index)
+    if index_array.dtype.kind not in "iu":
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    # a 0-dim tensor gathers its one element (index 0 along dim 0 or -1)
+    data = (np.ascontiguousarray(np.take_along_axis(input._data, index_array, axis=dim)) if input.ndim
+            else input._data.copy())
+    return record(GATHER, (input,), data, input._dtype, dim=dim, index=index_array, sparse_grad=sparse_grad)
+
+
+@op()
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    if mask._dtype is not dtypes.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask._dtype._cpp_name}")
+    number = value._data if isinstance(value, Tensor) else value
+    data = np.where(mask._data, np.asarray(number).astype(input._dtype._numpy), input._data)
+    if isinstance(value, Tensor):
+        return record(MASKED_FILL_TENSOR, (input, value), data, input._dtype, mask=mask)
+    return record(MASKED_FILL, (input,), data, input._dtype, mask=mask)
+
+
+@op(self_name="input")
+def where(condition: Tensor, input: Any = None, other: Any = None, self: Any = None) -> Any:
+    if input is None and self is not None:
+        input = self
+    if condition._dtype is not dtypes.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{condition._dtype._scalar_name}")
+    if input is None and other is None:
+        return tuple(Tensor._make(indices.astype(np.int64), dtypes.int64) for indices in np.nonzero(condition._data))
+    dtype = dtypes.result_type([input, other])
+    a, b = as_tensor(input), as_tensor(other)
+    broadcast_shapes(broadcast_shapes(tuple(condition.shape), tuple(a.shape)), tuple(b.shape))
+    x, y = arrays((a, b), dtype)
+    data = np.where(condition._data, x, y)
+    return record(WHERE, (a, b), np.asarray(data, dtype=dtype._numpy), dtype, condition=condition)
+
+
+def masked(condition: Tensor, values: Tensor, otherwise: Optional[Tensor] = None) -> Tensor:
+    """`values` where `condition` holds, zeros (or `otherwise`) elsewhere."""
+    return where(condition, values, zeros_like(values) if otherwise is None else otherwise)

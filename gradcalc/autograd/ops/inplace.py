@@ -1,0 +1,340 @@
+"""In-place changes: PyTorch's checks before them, writing a result into a tensor's storage,
+the history of views after their storage changed (CopySlices, AsStridedBackward0), and the
+ops that only exist in place (copy_, fill_, zero_, `x[i] = v`)."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import dtypes, grad_mode
+from ..engine import Node, SavedTensor, forward_name, gradient_edge
+from ..tensor import (LEAF_INPLACE_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD,
+                      VIEW_OF_LEAF_INPLACE_MESSAGE, Tensor, VersionCounter)
+from .common import as_tensor, broadcast_shapes, shape_text, zeros_like
+from .conversion import to_dtype
+from .indexing import basic_index, check_advanced_bounds, index_put, is_advanced, numpy_index, scatter_positions
+from .registry import LINEAR, OpNode, new_node, node, op, record
+from .shape import expand, reshape
+from ...display.names import torch_class
+
+OVERLAP_MESSAGE = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                   "single memory location. Please clone() the tensor before performing the operation.")
+AS_STRIDED = node("AsStridedBackward0", ("self",), jvp=LINEAR, saved=("size", "stride", "storage_offset"),
+                  self=lambda grad, _self_sym_sizes, _positions: scatter_positions(grad, _self_sym_sizes, _positions))
+COPY = node("CopyBackwards", ("self", "src"), jvp=LINEAR, self=lambda grad: zeros_like(grad), src=lambda grad: grad)
+FILL = node("FillBackward2", ("self",), jvp=LINEAR, self=lambda grad: zeros_like(grad))
+FILL_TENSOR = node("FillBackward3", ("self", "value"), jvp=LINEAR, self=lambda grad: zeros_like(grad),
+                   value=lambda grad: grad.sum())
+ZERO = node("ZeroBackward0", ("self",), jvp=LINEAR, self=lambda grad: zeros_like(grad))
+# torch.fill, out of place
+FILL_COPY = node("FillBackward0", ("self",), jvp=LINEAR, self=lambda grad: zeros_like(grad))
+FILL_COPY_TENSOR = node("FillBackward1", ("self", "value"), jvp=LINEAR, self=lambda grad: zeros_like(grad),
+                        value=lambda grad: grad.sum())
+
+
+def check_inplace(a: Tensor, *others: Any) -> None:
+    """PyTorch's checks before an in-place change of `a` that `others` take part in: made only
+    when grad mode is on and some tensor involved requires grad."""
+    if a._is_inference and not grad_mode.is_inference_mode_enabled():
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                           "clone to get a normal tensor before doing inplace update.See "
+                           "https://github.com/pytorch/rfcs/pull/17 for more details.")
+    if grad_mode.is_grad_enabled() and any(t.requires_grad for t in (a,) + others if isinstance(t, Tensor)):
+        if a._base is not None:
+            check_view_rebase(a, indirect=False)
+            if a.requires_grad and a._base.is_leaf:
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
+        if a.requires_grad and a.is_leaf:
+            raise RuntimeError(LEAF_INPLACE_MESSAGE)
+
+
+def check_overlap(a: Tensor, *others: Any) -> None:
+    """The checks of memory overlap that PyTorch's element-wise kernels make when writing to
+    `a`, after the autograd checks and before any check of shapes or dtypes."""
+    if _internal_overlap(a._data):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    for other in others:
+        if isinstance(other, Tensor) and overlap(a._data, other._data) == "partial":
+            raise RuntimeError(OVERLAP_MESSAGE)
+
+
+def _dense(x: np.ndarray) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: the elements fill a block of memory, in some order of dims."""
+    expected = x.itemsize
+    for stride, size in sorted((stride, size) for stride, size in zip(x.strides, x.shape) if size != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _internal_overlap(x: np.ndarray) -> bool:
+    """An expanded array, whose elements share memory: written to, PyTorch refuses it."""
+    return bool(x.size) and not _dense(x) and any(stride == 0 and size > 1 for stride, size in zip(x.strides, x.shape))
+
+
+def overlap(a: np.ndarray, b: np.ndarray) -> str:
+    """PyTorch's get_overlap_status of two dense arrays: "full" (the same elements in the same
+    layout), "partial" (some shared memory otherwise), "none", or "unknown" when not both dense."""
+    if not a.size or not b.size or not np.may_share_memory(a, b):
+        return "none"
+    if not (_dense(a) and _dense(b)):
+        return "unknown"
+    a_begin, b_begin = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
+    a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
+    if (a_begin, a_end) == (b_begin, b_end):
+        return "full" if a.strides == b.strides else "partial"
+    return "partial" if a_begin < b_end and b_begin < a_end else "none"
+
+
+def check_view_rebase(view: Tensor, indirect: bool) -> None:
+    """A view made in no-grad mode, in inference mode or by a multi-output op may not take part
+    in an in-place change recorded by autograd (PyTorch's handle_view_on_rebase)."""
+    kind = view._view_kind
+    if kind == VIEW_DEFAULT:
+        return
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    grad_fn = view._node
+    if kind in (VIEW_NO_GRAD, VIEW_INFERENCE) or grad_fn is None:
+        prefix = (f"Output {view._output_nr} of {forward_name(grad_fn)} is a view of a view which was created in"
+                  if grad_fn is not None else "A view was created in")
+        if kind == VIEW_INFERENCE:
+            message = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            message = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        message = f"Output {view._output_nr} of {forward_name(grad_fn)} is a view and {modified} modified inplace."
+    if kind == VIEW_MULTI_OUTPUT:
+        message += (" This view is the output of a function that returns multiple views. Such functions do not "
+                    "allow the output views to be modified inplace. You should replace the inplace operation by "
+                    "an out-of-place one.")
+    else:
+        mode = "inference_mode" if kind == VIEW_INFERENCE else "no_grad"
+        message += (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                    f"code by moving both the view and the inplace either both inside the {mode} block (if you "
+                    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+                    "tracked).")
+    raise RuntimeError(message)
+
+
+def refresh_view_history(view: Tensor) -> None:
+    """After an in-place change of its storage, a view's grad_fn becomes AsStridedBackward0 on
+    its base's current history (PyTorch recomputes it lazily the same way)."""
+    base = view._base
+    if view._node is None and not base.requires_grad:
+        return
+    check_view_rebase(view, indirect=True)
+    itemsize = view._data.itemsize
+    params = {"_self_sym_sizes": base.shape, "_positions": view_positions(view, base), "size": tuple(view.shape),
+              "stride": tuple(s // itemsize for s in view._data.strides), "storage_offset": view.storage_offset()}
+    view._set_history(new_node(AS_STRIDED, (base,), params), 0)
+    view._view_version = view._vc.value
+
+
+Tensor._refresh_view_history = refresh_view_history
+
+
+def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
+    """Write `out` into `a`'s storage and give `a` out's history (PyTorch's in-place ops)."""
+    if a._data.shape != out._data.shape:  # checked before the dtype, as PyTorch does
+        raise RuntimeError(f"output with shape {shape_text(a.shape)} doesn't match the broadcast shape "
+                           f"{shape_text(out.shape)}")
+    if out._dtype is not a._dtype and out._dtype.category > a._dtype.category:
+        raise RuntimeError(f"result type {out._dtype._scalar_name} can't be cast to the desired output type "
+                           f"{a._dtype._scalar_name}")
+    grad_fn = out._grad_fn
+    if grad_fn is not None and isinstance(grad_fn, OpNode):
+        for name, saved in grad_fn._saved.items():
+            if name == grad_fn._op.inputs[0] and not saved.is_output and saved.tensor is a:
+                # the op needs its self's value from before the change: PyTorch keeps a copy (another
+                # input that is the same tensor stays saved as it is, and is caught as modified)
+                snapshot = a._alias(a._grad_fn, a._output_nr)
+                snapshot._data = a._data.copy()
+                snapshot._vc = VersionCounter()
+                grad_fn._saved[name] = SavedTensor(snapshot)
+    a._data[...] = out._data
+    a._vc.value += 1
+    if grad_fn is None:
+        return a
+    if isinstance(grad_fn, OpNode):
+        for saved in grad_fn._saved.values():
+            if saved.is_output:
+                saved.tensor = a._alias()
+                saved.version = a._vc.value
+    if a._base is None:
+        a._set_history(grad_fn, out._output_nr)
+    else:
+        # the base takes the change into its history; the view follows lazily (refresh_view_history)
+        base = a._base
+        base._set_history(CopySlices(base, a, grad_fn), 0)
+    return a
+
+
+@torch_class("CopySlices", c_type=True)
+class CopySlices(Node):
+    """The base's grad_fn after an in-place change through a view: the change's own grad_fn
+    runs on the view's part of the gradient, the rest of the base's gradient passes unchanged."""
+
+    __slots__ = ("_fn", "_positions", "_view_shape")
+
+    def __init__(self, base: Tensor, view: Tensor, fn: Node) -> None:
+        super().__init__((gradient_edge(base),) + tuple(fn.next_functions[1:]))
+        self._input_meta = [(base._data.shape, base._dtype)] + list(fn._input_meta[1:])
+        self._fn = fn
+        self._positions = view_positions(view, base).reshape(-1)
+        self._view_shape = view._data.shape
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    def apply(self, grads: list) -> list:
+        grad = grads[0]
+        if grad is None:
+            return [None] * len(self.next_functions)
+        flat = grad.reshape(-1)
+        results = self._fn.apply([flat[self._positions].reshape(self._view_shape)])
+        if results[0] is None:
+            return [None] + list(results[1:])
+        flat = index_put(flat, (self._positions,), results[0].reshape(-1), False)
+        return [flat.reshape(grad.shape)] + list(results[1:])
+
+    def release(self) -> None:
+        self._fn.release()
+
+
+def view_positions(view: Tensor, base: Tensor) -> np.ndarray:
+    """For each element of `view`, its flat (row-major) position in `base`."""
+    itemsize = base._data.itemsize
+    base_offsets = _memory_offsets(base._data, base.data_ptr(), itemsize)
+    lookup = np.empty(int(base_offsets.max()) + 1 if base_offsets.size else 0, dtype=np.int64)
+    lookup[base_offsets.reshape(-1)] = np.arange(base_offsets.size)
+    return lookup[_memory_offsets(view._data, base.data_ptr(), itemsize)]
+
+
+def _memory_offsets(array: np.ndarray, origin: int, itemsize: int) -> np.ndarray:
+    start = (array.__array_interface__["data"][0] - origin) // itemsize if array.size else 0
+    offsets = np.full(array.shape, start, dtype=np.int64)
+    for axis, (size, stride) in enumerate(zip(array.shape, array.strides)):
+        shape = [1] * array.ndim
+        shape[axis] = size
+        offsets = offsets + (np.arange(size, dtype=np.int64) * (stride // itemsize)).reshape(shape)
+    return offsets
+
+
+def setitem(a: Tensor, index: Any, value: Any) -> None:
+    items = index if isinstance(index, tuple) else (index,)
+    if isinstance(value, Tensor):
+        source = value
+    else:
+        source = as_tensor(value, a._dtype if not isinstance(value, complex) else None)
+    if is_advanced(index):
+        check_inplace(a, source)  # autograd's checks come before the kernel's
+        check_advanced_bounds(a, items)
+        if overlap(a._data, source._data) == "full":  # index_put_ refuses any overlap
+            raise RuntimeError(OVERLAP_MESSAGE)
+        key = numpy_index(items)
+        target_shape = a._data[key].shape
+        value_shape = list(source.shape)
+        while value_shape and value_shape[0] == 1:  # PyTorch drops the value's leading ones first
+            value_shape.pop(0)
+        if len(value_shape) > len(target_shape) or any(
+                s != t and s != 1 for s, t in zip(reversed(value_shape), reversed(target_shape))):
+            raise RuntimeError(f"shape mismatch: value tensor of shape {value_shape} cannot be broadcast to "
+                               f"indexing result of shape {list(target_shape)}")
+        if len(value_shape) != source.ndim:
+            source = reshape(source, tuple(value_shape))
+        # a single value under one bool mask is masked_fill's, which converts it; index_put_ does not
+        masked = len(items) == 1 and isinstance(items[0], Tensor) and items[0]._dtype is dtypes.bool_
+        if source._dtype is not a._dtype and not (masked and source.ndim == 0):
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{a._dtype._scalar_name} for the destination and {source._dtype._scalar_name} for "
+                               f"the source.")
+        values = to_dtype(source, a._dtype)
+        if values.shape != target_shape:
+            values = expand(values, target_shape)
+        commit_inplace(a, index_put(a, key, values, False))
+        return
+    # an index that selects all of `a` (x[...] = v, x[:] = v) writes to `a` itself, not to a
+    # view of it: a single value with fill_, as PyTorch does
+    view = basic_index(a, index, items, assigning=True)
+    # PyTorch's copy_to: a single value is filled in; another shape loses its leading ones and
+    # is expanded to the view's shape (expand's errors) before the copy
+    if source.ndim == 0 and view.shape != source.shape:
+        fill_(view, source)
+        return
+    if view.shape != source.shape:
+        lead = 0
+        while lead < source.ndim and source.shape[lead] == 1:
+            lead += 1
+        stripped = source.reshape(source.shape[lead:]) if lead else source
+        source = expand(stripped, view.shape)
+    copy_(view, source)
+
+
+@op(function=False)
+def copy_(input: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
+    a = input
+    check_inplace(a, other)
+    check_overlap(a, other)
+    source = as_tensor(other, a._dtype if not isinstance(other, Tensor) else None)
+    if len(source.shape) > len(a.shape) or any(s != t and s != 1 for s, t in zip(reversed(source.shape),
+                                                                               reversed(a.shape))):
+        raise RuntimeError(f"output with shape {shape_text(a.shape)} doesn't match the broadcast shape "
+                           f"{shape_text(broadcast_shapes(tuple(a.shape), tuple(source.shape)))}")
+    converted = to_dtype(source, a._dtype)
+    out = expand(converted, a.shape) if converted.shape != a.shape else converted
+    if not out.requires_grad or not grad_mode.is_grad_enabled():
+        out = Tensor._make(np.broadcast_to(converted._data, a.shape), a._dtype)
+        if not a.requires_grad or not grad_mode.is_grad_enabled():
+            a._data[...] = out._data
+            a._vc.value += 1
+            return a
+    return commit_inplace(a, record(COPY, (a, out), np.array(out._data), a._dtype))
+
+
+@op()
+def zero_(input: Tensor) -> Tensor:
+    return fill_(input, 0, ZERO)
+
+
+@op()
+def fill_(input: Tensor, value: Any, node_def: Any = None) -> Tensor:
+    a = input
+    check_inplace(a, value)
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
+    number = value._data if isinstance(value, Tensor) else value
+    if grad_mode.is_grad_enabled() and (a.requires_grad or isinstance(value, Tensor) and value.requires_grad):
+        data = np.full(a.shape, number, dtype=a._dtype._numpy)
+        out = (record(FILL_TENSOR, (a, value), data, a._dtype) if isinstance(value, Tensor)
+               else record(node_def or FILL, (a,), data, a._dtype))
+        return commit_inplace(a, out)
+    a._data[...] = number
+    a._vc.value += 1
+    return a
+
+
+def inplace(function: Callable, overlap_checked: bool = True) -> Callable:
+    """The in-place form of an out-of-place implementation: `x.add_(y)` from `add`."""
+
+    def method(a: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        check_inplace(a, *args, *kwargs.values())
+        if overlap_checked:
+            check_overlap(a, *args, *kwargs.values())
+        return commit_inplace(a, function(a, *args, **kwargs))
+
+    method.__name__ = function.__name__ + "_"
+    return method
+
+
+@op(method=False, inplace=False)
+def fill(input: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
+    number = value._data if isinstance(value, Tensor) else value
+    data = np.full(input.shape, number, dtype=input._dtype._numpy)
+    if isinstance(value, Tensor):
+        return record(FILL_COPY_TENSOR, (input, value), data, input._dtype)
+    return record(FILL_COPY, (input,), data, input._dtype)

@@ -1,0 +1,204 @@
+"""The API old tutorials use: `torch.Tensor([1, 2])`, `torch.FloatTensor(3, 2)` and their kin,
+`x.new(...)`, `torch.autograd.Variable`, storages (`x.untyped_storage()`, `x.storage()`)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..dtypes import DType
+from ..tensor import Size, Tensor, check_device
+from ...display.names import torch_class
+from ...warnings import warn, warn_once
+from .creation import data_array, filled
+from .parser import parser, register_kind
+from .registry import op
+
+TYPED_STORAGE_WARNING = (
+    "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only storage class. "
+    "This should only matter to you if you are using storages directly.  To access UntypedStorage directly, use "
+    "tensor.untyped_storage() instead of tensor.storage()")
+
+
+def _options(dtype: DType) -> str:
+    return (f"TensorOptions(dtype={dtype._cpp_name}, device=cpu, layout=Strided, requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def construct(dtype: DType, args: tuple, kwargs: dict) -> Tensor:
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], Size):
+        # a lone sequence fits new(size), but PyTorch reads it as data unless it is a torch.Size
+        bound = parser("Tensor", "new").parse((), kwargs)[1]
+        bound.pop("device", None)
+        return constructed(dtype, {"data": args[0], **bound})
+    return constructed(dtype, parser("Tensor", "new").parse(args, kwargs)[1])
+
+
+def constructed(dtype: DType, bound: dict) -> Tensor:
+    """PyTorch's legacy constructor: `Tensor()`, `Tensor(sizes...)`, `Tensor(tensor)`, `Tensor(data)`."""
+    check_device(bound.get("device"))
+    if "other" in bound:
+        other = bound["other"]
+        if other._dtype is not dtype:
+            raise TypeError(f"expected {_options(dtype)} (got {_options(other._dtype)})")
+        alias = Tensor._make(other._data, dtype)
+        alias._vc = other._vc
+        return alias
+    if "storage" in bound:
+        return bound["storage"]._tensor(dtype)
+    if "size" in bound:
+        return filled(bound["size"], 0, dtype, False, None)  # fresh memory: zeros stand for what it holds
+    if "data" in bound:
+        data = bound["data"]
+        if not isinstance(data, (list, tuple, range)):
+            if isinstance(data, str):
+                raise TypeError("new(): invalid data type 'str'")
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        array, dtype = data_array(data, dtype)
+        return Tensor._make(array, dtype)
+    return filled((0,), 0, dtype, False, None)
+
+
+def tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
+    """torch.Tensor(...): the legacy constructor, in the default dtype."""
+    return construct(dtypes.get_default_dtype(), args, kwargs)
+
+
+def _new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """x.new(...): the legacy constructor in x's dtype."""
+    return construct(self._dtype, args, kwargs)
+
+
+op("new", function=False, method=_new)(_new)
+
+
+@torch_class("torch.tensortype", c_type=True)
+class TensorType(type):
+    """The class of the legacy tensor types: `isinstance(x, torch.FloatTensor)` asks for the dtype."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        return isinstance(instance, Tensor) and instance._dtype is cls.dtype
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        return construct(cls.dtype, args, kwargs)
+
+    def __repr__(cls) -> str:
+        return f"<class 'torch.{cls.__name__}'>"
+
+
+# torch.FloatTensor, torch.LongTensor, ...: one per dtype that has a legacy name (none complex)
+LEGACY_TYPES = {dtype.tensor_type: TensorType(dtype.tensor_type, (), {"dtype": dtype, "__module__": "torch"})
+                for dtype in dtypes.ALL if not dtype.tensor_type.startswith("Complex")}
+
+
+@torch_class("torch.autograd.variable.Variable")
+class Variable:
+    """torch.autograd.Variable, kept by PyTorch for old code: calling it gives a tensor on the
+    data's storage, detached from any graph, a leaf of its own."""
+
+    def __new__(cls, data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
+        if not isinstance(data, Tensor):
+            raise TypeError("Variable data has to be a tensor, but got " + type(data).__name__)
+        if volatile:
+            warn("UserWarning", "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.")
+        return data.detach().requires_grad_(requires_grad)
+
+
+@torch_class("torch.storage.UntypedStorage")
+class UntypedStorage:
+    """A tensor's memory as bytes: `x.untyped_storage()`."""
+
+    __slots__ = ("_owner",)
+
+    def __init__(self, owner: Tensor) -> None:
+        self._owner = owner
+
+    def _bytes(self) -> np.ndarray:
+        data = self._owner._data
+        while isinstance(data.base, np.ndarray):  # the whole allocation, not just the tensor's view of it
+            data = data.base
+        return np.frombuffer(np.ascontiguousarray(data).tobytes(), dtype=np.uint8)
+
+    def _tensor(self, dtype: DType) -> Tensor:
+        return Tensor._make(self._bytes().view(dtype._numpy).copy(), dtype)
+
+    def nbytes(self) -> int:
+        return int(self._bytes().size)
+
+    def size(self) -> int:
+        return self.nbytes()
+
+    def __len__(self) -> int:
+        return self.nbytes()
+
+    def data_ptr(self) -> int:
+        return self._owner.data_ptr() - self._owner.storage_offset() * self._owner._data.itemsize
+
+    def element_size(self) -> int:
+        return 1
+
+    @property
+    def device(self) -> Any:
+        return self._owner.device
+
+    def tolist(self) -> list:
+        return self._bytes().tolist()
+
+    def __getitem__(self, index: int) -> int:
+        return int(self._bytes()[index])
+
+    def __repr__(self) -> str:
+        values = "".join(f" {value}\n" for value in self._bytes().tolist())
+        return f"{values}[torch.storage.UntypedStorage(device=cpu) of size {self.nbytes()}]"
+
+
+@torch_class("torch.storage.TypedStorage")
+class TypedStorage(UntypedStorage):
+    """`x.storage()`, deprecated in PyTorch: the memory seen as elements of the tensor's dtype."""
+
+    __slots__ = ()
+
+    def _values(self) -> np.ndarray:
+        return self._bytes().view(self._owner._dtype._numpy)
+
+    def size(self) -> int:
+        return int(self._values().size)
+
+    def __len__(self) -> int:
+        return self.size()
+
+    @property
+    def dtype(self) -> DType:
+        return self._owner._dtype
+
+    def element_size(self) -> int:
+        return self._owner.element_size()
+
+    def tolist(self) -> list:
+        return self._values().tolist()
+
+    def __getitem__(self, index: int) -> Any:
+        return self._values()[index].item()
+
+    def __repr__(self) -> str:
+        shown = [repr(float(v)) if self.dtype.is_floating_point else str(v) for v in self._values().tolist()]
+        values = "".join(f" {value}\n" for value in shown)
+        return (f"{values}[torch.storage.TypedStorage(dtype=torch.{self.dtype.name}, device=cpu) of size "
+                f"{self.size()}]")
+
+
+register_kind("Storage", UntypedStorage)
+
+
+@op(function=False)
+def untyped_storage(input: Tensor) -> UntypedStorage:
+    return UntypedStorage(input)
+
+
+def _storage(self: Tensor) -> TypedStorage:
+    warn_once("UserWarning", TYPED_STORAGE_WARNING)
+    return TypedStorage(self)
+
+
+op("storage", function=False, method=_storage)(_storage)

@@ -1,0 +1,199 @@
+"""Matrix products: dot, mv, mm, bmm, addmm, matmul, outer."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import autocast, kernels
+from ..dtypes import DType
+from ..tensor import Tensor
+from .common import broadcast_shapes, check_not_bool
+from .registry import node, op, record
+from .shape import squeeze, squeeze_inplace, unsafe_view
+
+DOT = node("DotBackward0", ("self", "tensor"),
+           jvp={"self": lambda tangent, tensor: tangent.dot(tensor), "tensor": lambda tangent, self: self.dot(tangent)},
+           self=lambda grad, tensor: grad * tensor.conj(), tensor=lambda grad, self: grad * self.conj())
+MV = node("MvBackward0", ("self", "vec"),
+          jvp={"self": lambda tangent, vec: tangent.mv(vec), "vec": lambda tangent, self: self.mv(tangent)},
+          self=lambda grad, vec: grad.unsqueeze(1) * vec.conj().unsqueeze(0),
+          vec=lambda grad, self: self.conj().t().mv(grad))
+MM = node("MmBackward0", ("self", "mat2"), saved=("self_sym_sizes", "self_sym_strides", "mat2_sym_sizes",
+                                                   "mat2_sym_strides"),
+          jvp={"self": lambda tangent, mat2: tangent.mm(mat2), "mat2": lambda tangent, self: self.mm(tangent)},
+          self=lambda grad, mat2: grad.mm(mat2.conj().t()), mat2=lambda grad, self: self.conj().t().mm(grad))
+ADDMM = node("AddmmBackward0", ("self", "mat1", "mat2"),
+             saved=("mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes", "mat2_sym_strides"),
+             jvp={"self": lambda tangent, beta: tangent * beta,
+                  "mat1": lambda tangent, mat2, alpha: tangent.mm(mat2) * alpha,
+                  "mat2": lambda tangent, mat1, alpha: mat1.mm(tangent) * alpha},
+             self=lambda grad, beta: grad if beta == 1 else grad * beta,
+             mat1=lambda grad, mat2, alpha: _scaled(grad.mm(mat2.conj().t()), alpha),
+             mat2=lambda grad, mat1, alpha: _scaled(mat1.conj().t().mm(grad), alpha))
+BMM = node("BmmBackward0", ("self", "mat2"),
+           jvp={"self": lambda tangent, mat2: tangent.bmm(mat2), "mat2": lambda tangent, self: self.bmm(tangent)},
+           self=lambda grad, mat2: grad.bmm(mat2.conj().transpose(1, 2)),
+           mat2=lambda grad, self: self.conj().transpose(1, 2).bmm(grad))
+
+
+def _scaled(grad: Tensor, alpha: object) -> Tensor:
+    return grad if alpha == 1 else grad * alpha
+
+
+def _sizes_and_strides(name: str, t: Tensor) -> dict:
+    return {f"{name}_sym_sizes": tuple(t.shape), f"{name}_sym_strides": t.stride()}
+
+
+def _same_dtype(a: Tensor, b: Tensor) -> DType:
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a._dtype._cpp_name} != "
+                           f"{b._dtype._cpp_name}")
+    return a._dtype
+
+
+@op(nodes=(DOT,))
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    a, b = input, tensor
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a._dtype is not b._dtype:  # checked before the sizes, as PyTorch does
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {a._dtype._scalar_name} and "
+                           f"{b._dtype._scalar_name}")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number "
+                           "of elements, but got %d and %d elements respectively"
+                           % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
+    check_not_bool("dot", a)
+    return record(DOT, (a, b), np.asarray(np.dot(a._data, b._data), dtype=a._dtype._numpy), a._dtype)
+
+
+@op(nodes=(MV,))
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    a, b = input, vec
+    if a.ndim != 2 or b.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
+                           f"vec ({b.shape[0]})")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {b._dtype._scalar_name}, "
+                           f"{a._dtype._scalar_name}, and {b._dtype._scalar_name}")
+    check_not_bool("addmv_impl_cpu", a)
+    return record(MV, (a, b), np.asarray(a._data @ b._data, dtype=a._dtype._numpy), a._dtype)
+
+
+@op(nodes=(MM,))
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    input, mat2 = autocast.lower_precision(input, mat2)
+    a, b = input, mat2
+    if a.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if b.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+    dtype = _same_dtype(a, b)
+    check_not_bool("addmm_impl_cpu_", a)
+    return record(MM, (a, b), np.asarray(kernels.matmul(a._data, b._data), dtype=dtype._numpy), dtype,
+                  **_sizes_and_strides("self", a), **_sizes_and_strides("mat2", b))
+
+
+@op(nodes=(BMM,))
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    input, mat2 = autocast.lower_precision(input, mat2)
+    a, b = input, mat2
+    for name, t in (("batch1", a), ("batch2", b)):
+        if t.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if b.shape[:2] != (a.shape[0], a.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
+                           f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected scalar type {a._dtype._scalar_name} but found {b._dtype._scalar_name}")
+    check_not_bool("bmm", a)
+    return record(BMM, (a, b), np.asarray(a._data @ b._data, dtype=a._dtype._numpy), a._dtype)
+
+
+@op(nodes=(ADDMM,))
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha: object = 1) -> Tensor:
+    input, mat1, mat2 = autocast.lower_precision(input, mat1, mat2)
+    a, b = mat1, mat2
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+    dtype = _same_dtype(a, b)
+    product = kernels.matmul(a._data, b._data)
+    if alpha != 1:
+        product = product * np.asarray(alpha, dtype=product.dtype)
+    bias = input._data if beta == 1 else input._data * np.asarray(beta, dtype=input._data.dtype)
+    # the bias is added to the finished product, as sgemm adds C (beta = 1) at the end
+    data = np.asarray(bias + product, dtype=dtype._numpy)
+    return record(ADDMM, (input, a, b), data, dtype, beta=beta, alpha=alpha, **_sizes_and_strides("mat1", a),
+                  **_sizes_and_strides("mat2", b))
+
+
+@op()
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """torch.matmul, decomposed into the same ops as PyTorch's, so its graph shows the same nodes."""
+    input, other = autocast.lower_precision(input, other)
+    a, b = input, other
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
+    if a.ndim == 1 and b.ndim == 1:
+        return dot(a, b)
+    if a.ndim == 2 and b.ndim == 1:
+        return mv(a, b)
+    if a.ndim == 1 and b.ndim == 2:
+        return squeeze_inplace(mm(a.unsqueeze(0), b), 0)
+    if a.ndim == 2 and b.ndim == 2:
+        return mm(a, b)
+    if a.ndim == 3 and b.ndim == 3 and (a.shape[0] == 1) != (b.shape[0] == 1):
+        # a single matrix that requires grad is taken out of its batch of one, then folded
+        if a.shape[0] == 1 and a.requires_grad:
+            return matmul(squeeze(a, 0), b)
+        if b.shape[0] == 1 and b.requires_grad:
+            return matmul(a, squeeze(b, 0))
+    if _should_fold(a, b):
+        transpose = b.ndim > a.ndim
+        t1 = b.mT if transpose else a
+        t2 = (a.t() if a.ndim == 2 else a) if transpose else b
+        output_shape = t1.shape[:-1]
+        folded = t1.reshape((int(np.prod(output_shape, dtype=np.int64)), t1.shape[-1]))
+        if t2.ndim == 2:
+            output = unsafe_view(mm(folded, t2), output_shape + (t2.shape[1],))
+            return output.mT.contiguous() if transpose else output
+        return unsafe_view(mv(folded, t2), output_shape)
+    n = a.shape[-2] if a.ndim > 1 else 1
+    p = b.shape[-1] if b.ndim > 1 else 1
+    batch = broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    count = int(np.prod(batch, dtype=np.int64))
+    a3 = a.expand(batch + (n, a.shape[-1])).reshape((count, n, a.shape[-1]))
+    b3 = b.expand(batch + (b.shape[-2] if b.ndim > 1 else b.shape[0], p)).reshape((count, -1, p))
+    shape = batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ())
+    return unsafe_view(bmm(a3, b3), shape)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """PyTorch folds the batch of the larger operand into matrix rows (mm/mv instead of bmm)
+    when that needs no copy, or when the smaller operand requires grad."""
+    a_larger = a.ndim >= b.ndim
+    t1 = a if a_larger else b.mT
+    small_ndim = b.ndim if a_larger else a.ndim
+    if not (t1.ndim >= 3 and small_ndim in (1, 2)):
+        return False
+    if (b if a_larger else a).requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    if t1.numel() == 0:
+        return True
+    shape, strides = t1.shape, t1.stride()
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(t1.ndim - 2))
+
+
+@op(aliases=("ger",))
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return input.reshape((input.shape[0], 1)) * vec2

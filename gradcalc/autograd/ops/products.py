@@ -1,0 +1,435 @@
+"""More products: the fused multiply-adds (addmv, addr, baddbmm, addbmm), vdot and cross, and
+the composite products PyTorch builds from mm, bmm and views (inner, tensordot, einsum,
+multi_dot, matrix_power, vecdot), so their graphs show the nodes PyTorch's show."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from .. import autocast, dtypes, simd
+from ..tensor import Tensor, wrap_dim
+from ...warnings import warn_once
+from .common import broadcast_shapes, check_not_bool
+from .joining import cat
+from .linalg import bmm, matmul, mm
+from .registry import LINEAR, node, op, record
+
+
+def _scaled(grad: Tensor, factor: Any) -> Tensor:
+    return grad if factor == 1 else grad * factor
+
+
+ADDMV = node("AddmvBackward0", ("self", "mat", "vec"), jvp=LINEAR,
+             self=lambda grad, beta: _scaled(grad, beta),
+             mat=lambda grad, vec, alpha: _scaled(grad.unsqueeze(1) * vec.conj().unsqueeze(0), alpha),
+             vec=lambda grad, mat, alpha: _scaled(mat.t().conj().mv(grad), alpha))
+ADDR = node("AddrBackward0", ("self", "vec1", "vec2"), jvp=LINEAR,
+            self=lambda grad, beta: _scaled(grad, beta),
+            vec1=lambda grad, vec2, alpha: _scaled(grad.mv(vec2.conj()), alpha),
+            vec2=lambda grad, vec1, alpha: _scaled(grad.t().mv(vec1.conj()), alpha))
+BADDBMM = node("BaddbmmBackward0", ("self", "batch1", "batch2"), jvp=LINEAR,
+               self=lambda grad, beta: _scaled(grad, beta),
+               batch1=lambda grad, batch2, alpha: _scaled(grad.bmm(batch2.transpose(1, 2).conj()), alpha),
+               batch2=lambda grad, batch1, alpha: _scaled(batch1.transpose(1, 2).conj().bmm(grad), alpha))
+ADDBMM = node("AddbmmBackward0", ("self", "batch1", "batch2"), jvp=LINEAR,
+              saved=("batch1_sym_argsize_0", "batch1_sym_argsize_1", "batch2_sym_argsize_2"),
+              self=lambda grad, beta: _scaled(grad, beta),
+              batch1=lambda grad, batch2, alpha: _scaled(grad.unsqueeze(0).expand(
+                  (batch2.shape[0],) + tuple(grad.shape)).bmm(batch2.transpose(1, 2).conj()), alpha),
+              batch2=lambda grad, batch1, alpha: _scaled(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand(
+                  (batch1.shape[0],) + tuple(grad.shape))), alpha))
+VDOT = node("VdotBackward0", ("self", "other"),
+            jvp={"self": lambda tangent, other: vdot(tangent, other), "other": lambda tangent, self: vdot(self, tangent)},
+            self=lambda grad, other: grad.conj() * other, other=lambda grad, self: grad * self)
+CROSS = node("LinalgCrossBackward0", ("self", "other"), jvp=LINEAR,
+             self=lambda grad, other, dim: linalg_cross(other.conj(), grad, dim=dim),
+             other=lambda grad, self, dim: linalg_cross(grad, self.conj(), dim=dim))
+
+
+def _fused(scalar: Any, dtype: Any) -> Any:
+    return np.asarray(scalar, dtype=dtype._numpy)
+
+
+@op(nodes=(ADDMV,))
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
+    if mat.shape[1] != vec.shape[0] or input.shape not in ((), (1,), (mat.shape[0],)):
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.ndim else 1}), mat "
+                           f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    dtype = mat._dtype
+    data = _fused(beta, dtype) * input._data + _fused(alpha, dtype) * (mat._data @ vec._data) if beta != 0 else \
+        _fused(alpha, dtype) * (mat._data @ vec._data)
+    return record(ADDMV, (input, mat, vec), np.asarray(np.broadcast_to(data, (mat.shape[0],)), dtype=dtype._numpy),
+                  dtype, beta=beta, alpha=alpha)
+
+
+@op(nodes=(ADDR,))
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    if vec1.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D" if vec1.ndim != 1 else
+                           f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    dtype = dtypes.result_type([input, vec1, vec2])
+    broadcast_shapes(tuple(input.shape), (vec1.shape[0], vec2.shape[0]))
+    product = np.multiply.outer(vec1._data, vec2._data)
+    data = product * _fused(alpha, dtype) + (input._data * _fused(beta, dtype) if beta != 0 else 0)
+    return record(ADDR, (input, vec1, vec2), np.asarray(data, dtype=dtype._numpy), dtype, beta=beta, alpha=alpha)
+
+
+def _check_batches(batch1: Tensor, batch2: Tensor) -> None:
+    for name, t in (("batch1", batch1), ("batch2", batch2)):
+        if t.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch1.shape[0]}, "
+                           f"{batch1.shape[2]}] but got: [{batch2.shape[0]}, {batch2.shape[1]}].")
+
+
+@op(nodes=(BADDBMM,))
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    input, batch1, batch2 = autocast.lower_precision(input, batch1, batch2)
+    _check_batches(batch1, batch2)
+    dtype = batch1._dtype
+    broadcast_shapes(tuple(input.shape), (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    data = (batch1._data @ batch2._data) * _fused(alpha, dtype)
+    if beta != 0:
+        data = data + input._data * _fused(beta, dtype)
+    return record(BADDBMM, (input, batch1, batch2), np.asarray(data, dtype=dtype._numpy), dtype, beta=beta,
+                  alpha=alpha)
+
+
+@op(nodes=(ADDBMM,))
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    input, batch1, batch2 = autocast.lower_precision(input, batch1, batch2)
+    _check_batches(batch1, batch2)
+    dtype = batch1._dtype
+    broadcast_shapes(tuple(input.shape), (batch1.shape[1], batch2.shape[2]))
+    data = (batch1._data @ batch2._data).sum(axis=0) * _fused(alpha, dtype)
+    if beta != 0:
+        data = data + input._data * _fused(beta, dtype)
+    return record(ADDBMM, (input, batch1, batch2), np.asarray(data, dtype=dtype._numpy), dtype, beta=beta,
+                  alpha=alpha, batch1_sym_argsize_0=batch1.shape[0], batch1_sym_argsize_1=batch1.shape[1],
+                  batch2_sym_argsize_2=batch2.shape[2])
+
+
+@op(nodes=(VDOT,))
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found {input._dtype._scalar_name} "
+                           f"and {other._dtype._scalar_name}")
+    check_not_bool("dot", input)
+    return record(VDOT, (input, other), np.asarray(np.vdot(input._data, other._data), dtype=input._dtype._numpy),
+                  input._dtype)
+
+
+@op("cross", nodes=(CROSS,), module="linalg")
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, input.ndim)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
+                           f"{other.shape[d]}")
+    dtype = dtypes.result_type([input, other])
+    a, b = np.broadcast_arrays(np.moveaxis(input._data.astype(dtype._numpy), d, 0),
+                               np.moveaxis(other._data.astype(dtype._numpy), d, 0))
+    # each component one fused multiply-add: a_i b_j - round(a_j b_i), as PyTorch's kernel
+    parts = [simd.fused_multiply_add(a[i], b[j], -(a[j] * b[i])) for i, j in ((1, 2), (2, 0), (0, 1))]
+    data = np.moveaxis(np.stack(parts), 0, d)
+    return record(CROSS, (input, other), np.asarray(data, dtype=dtype._numpy), dtype, dim=dim)
+
+
+@op()
+def cross(input: Tensor, other: Tensor, dim: Optional[int] = None) -> Tensor:
+    if dim is None:
+        warn_once("UserWarning", "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+                                 "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+                                 "dim will change to agree with that of linalg.cross in a future release.")
+        dim = next((d for d, size in enumerate(input.shape) if size == 3), -1)
+    return linalg_cross(input, other, dim=dim)
+
+
+# ------------------------------------------------------------------ composites
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Optional[Tensor] = None) -> Tensor:
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+    dims_a = [wrap_dim(d, a.ndim) for d in dims_a]
+    dims_b = [wrap_dim(d, b.ndim) for d in dims_b]
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[da]} in dim {da} "
+                               f"and second has size {b.shape[db]} in dim {db}")
+    free_a = [d for d in range(a.ndim) if d not in dims_a]
+    free_b = [d for d in range(b.ndim) if d not in dims_b]
+    size = int(np.prod([a.shape[d] for d in dims_a], dtype=np.int64))
+    left = a.permute(free_a + dims_a).reshape((-1, size))
+    right = b.permute(dims_b + free_b).reshape((size, -1))
+    shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
+    result = mm(left, right).view(shape)
+    if out is not None:
+        out.resize_(result.shape).copy_(result)
+        return out
+    return result
+
+
+op("tensordot", python="torch.functional", method=False)(tensordot)
+
+
+@op()
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, ([-1], [-1]))
+
+
+@op(module="linalg")
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    return (x.conj() * y).sum(dim)
+
+
+def _chain_order(shapes: list) -> list:
+    """The cheapest parenthesisation of a matrix chain (the classic dynamic program), as nested
+    pairs of indices."""
+    n = len(shapes)
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + shapes[i][0] * shapes[k][1] * shapes[j][1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+
+    def order(i: int, j: int) -> Any:
+        return i if i == j else (order(i, split[i][j]), order(split[i][j] + 1, j))
+
+    return order(0, n - 1)
+
+
+@op(module="linalg")
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    first_1d, last_1d = tensors[0].ndim == 1, tensors[-1].ndim == 1
+    matrices = list(tensors)
+    if first_1d:
+        matrices[0] = matrices[0].unsqueeze(0)
+    if last_1d:
+        matrices[-1] = matrices[-1].unsqueeze(1)
+    for index, m in enumerate(matrices):
+        if m.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {index} must be 2D but got {m.ndim}D")
+
+    def product(plan: Any) -> Tensor:
+        return matrices[plan] if isinstance(plan, int) else mm(product(plan[0]), product(plan[1]))
+
+    result = product(_chain_order([tuple(m.shape) for m in matrices]))
+    shape = tuple(result.shape[i] for i, drop in ((0, first_1d), (1, last_1d)) if not drop)
+    return result.view(shape)
+
+
+def chain_matmul(*matrices: Any, out: Optional[Tensor] = None) -> Tensor:
+    warn_once("UserWarning", "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                             "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather "
+                             "than multiple parameters.")
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return multi_dot(matrices)
+
+
+op("chain_matmul", python="torch.functional", method=False)(chain_matmul)
+
+
+@op(module="linalg")
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{input.shape[-2] if input.ndim > 1 else input.shape[0]} by {input.shape[-1]} matrices")
+    if n == 0:  # identities written into a copy of the input, as PyTorch does
+        eye = Tensor._make(np.broadcast_to(np.eye(input.shape[-1], dtype=input._dtype._numpy), input.shape),
+                           input._dtype)
+        return input.clone().copy_(eye)
+    a = input if n > 0 else input.inverse()
+    n = abs(n)
+    if n == 1:
+        return a.clone()
+    if n == 2:
+        return matmul(a, a)
+    if n == 3:
+        return matmul(matmul(a, a), a)
+    # binary exponentiation, from the lowest bit up, as PyTorch multiplies
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = a if z is None else matmul(z, z)
+        if bit:
+            if n == 0:
+                return z if result is None else matmul(result, z)
+            result = z if result is None else matmul(result, z)
+    return result
+
+
+op("matrix_power", module="torch")(matrix_power)
+
+
+@op("matmul", module="linalg")
+def linalg_matmul(input: Tensor, other: Tensor) -> Tensor:
+    return matmul(input, other)
+
+
+@op("diagonal", module="linalg")
+def linalg_diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    return A.diagonal(offset, dim1, dim2)
+
+
+@op("vander", module="linalg")
+def linalg_vander(x: Tensor, *, N: Optional[int] = None) -> Tensor:
+    if x.ndim < 1:
+        raise RuntimeError("linalg.vander: x must have at least one dimension")
+    count = x.shape[-1] if N is None else N
+    if count <= 1:
+        if count < 0:
+            raise RuntimeError("N must be greater than 1.")
+        return x.new_ones(tuple(x.shape) + (count,))
+    powers = x.unsqueeze(-1).expand(tuple(x.shape) + (count - 1,)).cumprod(-1)
+    return cat([x.new_ones(tuple(x.shape) + (1,)).to(powers.dtype), powers], -1)
+
+
+# ------------------------------------------------------------------ einsum
+
+def _parse_einsum(equation: str, operands: Sequence[Tensor]) -> tuple:
+    equation = equation.replace(" ", "")
+    inputs_text, arrow, output_text = equation.partition("->")
+    terms = inputs_text.split(",")
+    if len(terms) != len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation" if len(terms) <
+                           len(operands) else "einsum(): fewer operands were provided than specified in the equation")
+    ellipsis_dims = 0
+    labels = []
+    for term, t in zip(terms, operands):
+        named = len(term.replace("...", ""))
+        if "..." in term:
+            ellipsis_dims = max(ellipsis_dims, t.ndim - named)
+        elif named != t.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({named}) does not match the "
+                               f"number of dimensions ({t.ndim}) for operand {len(labels)} and no ellipsis was given")
+        labels.append(term)
+    broadcast = [chr(0x100 + i) for i in range(ellipsis_dims)]
+
+    def expand(term: str, ndim: Optional[int]) -> list:
+        if "..." not in term:
+            return list(term)
+        head, _, tail = term.partition("...")
+        count = ellipsis_dims if ndim is None else ndim - len(head) - len(tail)
+        return list(head) + broadcast[ellipsis_dims - count:] + list(tail)
+
+    operand_labels = [expand(term, t.ndim) for term, t in zip(labels, operands)]
+    if arrow:
+        output = expand(output_text, None)
+    else:
+        counts: dict = {}
+        for term in operand_labels:
+            for label in term:
+                counts[label] = counts.get(label, 0) + 1
+        output = broadcast + sorted(label for label, count in counts.items() if count == 1 and label not in broadcast)
+    return operand_labels, output
+
+
+def _take_diagonals(t: Tensor, labels: list) -> tuple:
+    """A label repeated in one operand keeps only the diagonal (moved to its first place)."""
+    labels = list(labels)
+    while len(set(labels)) < len(labels):
+        for i, label in enumerate(labels):
+            j = labels.index(label, i + 1) if labels.count(label) > 1 else -1
+            if j > i:
+                t = t.diagonal(0, i, j).movedim(-1, i)
+                labels.pop(j)
+                break
+    return t, labels
+
+
+def _sum_out(t: Tensor, labels: list, keep: set) -> tuple:
+    drop = [i for i, label in enumerate(labels) if label not in keep]
+    if not drop:
+        return t, labels
+    return t.sum(drop), [label for i, label in enumerate(labels) if i not in drop]
+
+
+def _to_order(t: Tensor, labels: list, order: list) -> Tensor:
+    perm = [labels.index(label) for label in order]
+    return t if perm == list(range(len(perm))) else t.permute(perm)
+
+
+def _contract(a: Tensor, a_labels: list, b: Tensor, b_labels: list, keep: set) -> tuple:
+    """Two operands into one, over their shared labels that nothing later needs: bmm on the
+    batch of labels both keep, then a view (or a broadcast product when nothing is contracted)."""
+    shared = [label for label in a_labels if label in b_labels]
+    contracted = [label for label in shared if label not in keep]
+    batch = [label for label in shared if label in keep]
+    a_only = [label for label in a_labels if label not in b_labels]
+    b_only = [label for label in b_labels if label not in a_labels]
+    sizes = dict(zip(a_labels, a.shape))
+    sizes.update((label, max(size, sizes.get(label, 1))) for label, size in zip(b_labels, b.shape))
+    if not contracted:
+        out_labels = batch + a_only + b_only
+        left = _to_order(a, a_labels, batch + a_only).reshape(
+            tuple(a.shape[a_labels.index(label)] for label in batch + a_only) + (1,) * len(b_only))
+        right = _to_order(b, b_labels, batch + b_only)
+        right = right.reshape(tuple(b.shape[b_labels.index(label)] for label in batch) + (1,) * len(a_only)
+                              + tuple(b.shape[b_labels.index(label)] for label in b_only))
+        return left * right, out_labels
+
+    def size_of(labels: list, t: Tensor, t_labels: list) -> int:
+        return int(np.prod([t.shape[t_labels.index(label)] for label in labels], dtype=np.int64))
+
+    batch_shape = tuple(sizes[label] for label in batch)
+    count = int(np.prod(batch_shape, dtype=np.int64))
+    left = _to_order(a, a_labels, batch + a_only + contracted)
+    left = left.expand(batch_shape + tuple(left.shape[len(batch):])).reshape(
+        (count, size_of(a_only, a, a_labels), size_of(contracted, a, a_labels)))
+    right = _to_order(b, b_labels, batch + contracted + b_only)
+    right = right.expand(batch_shape + tuple(right.shape[len(batch):])).reshape(
+        (count, size_of(contracted, b, b_labels), size_of(b_only, b, b_labels)))
+    out_labels = batch + a_only + b_only
+    result = bmm(left, right).view(batch_shape + tuple(sizes[label] for label in a_only + b_only))
+    return result, out_labels
+
+
+def einsum(*args: Any) -> Tensor:
+    if not args or not isinstance(args[0], str):
+        raise TypeError("einsum(): must specify the equation string and at least one operand, or at least one "
+                        "operand and its subscripts list")
+    equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    operand_labels, output = _parse_einsum(equation, operands)
+    prepared = []
+    for index, (t, labels) in enumerate(zip(operands, operand_labels)):
+        t, labels = _take_diagonals(t, labels)
+        later = set(output).union(*(set(other) for j, other in enumerate(operand_labels) if j != index))
+        prepared.append(_sum_out(t, labels, later))
+    result, labels = prepared[0]
+    for index in range(1, len(prepared)):
+        keep = set(output).union(*(set(lbl) for _, lbl in prepared[index + 1:]))
+        result, labels = _contract(result, labels, *prepared[index], keep)
+    result, labels = _sum_out(result, labels, set(output))
+    return _to_order(result, labels, output)
+
+
+op("einsum", python="torch.functional", method=False)(einsum)

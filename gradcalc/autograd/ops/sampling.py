@@ -1,0 +1,348 @@
+"""Random sampling into tensors: uniform_, normal_, bernoulli, normal, with PyTorch's numbers."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import dtypes, grad_mode, random as rng
+from ..dtypes import DType
+from ..tensor import Tensor
+from .common import broadcast_shapes, check_broadcast, zeros_like
+from .creation import randint
+from .inplace import check_inplace, commit_inplace
+from .registry import LINEAR, NodeDef, node, op, record
+
+
+def _zero(grad: Tensor) -> Tensor:
+    return zeros_like(grad)
+
+
+# The values carry no gradient: each fill is recorded as an op whose formulas give zeros, so
+# that a filled tensor has PyTorch's grad_fn and version.
+UNIFORM = node("UniformBackward0", ("self",), jvp=LINEAR, self=_zero)
+NORMAL = node("NormalBackward0", ("self",), jvp=LINEAR, self=_zero)
+BERNOULLI_FLOAT = node("BernoulliBackward2", ("self",), jvp=LINEAR, self=_zero)
+BERNOULLI_TENSOR = node("BernoulliBackward1", ("self", "p"), jvp=LINEAR, self=_zero, p=_zero)
+BERNOULLI = node("BernoulliBackward0", ("self",), jvp=LINEAR, self=_zero)
+NORMAL_MEAN = node("NormalBackward1", ("mean",), jvp=LINEAR, saved=("mean_sym_sizes",), mean=_zero)
+NORMAL_STD = node("NormalBackward2", ("std",), jvp=LINEAR, saved=("std_sym_sizes",), std=_zero)
+NORMAL_BOTH = node("NormalBackward3", ("mean", "std"), jvp=LINEAR, saved=("mean_sym_sizes", "std_sym_sizes"),
+                   mean=_zero, std=_zero)
+
+
+def _write_random(a: Tensor, data: np.ndarray, node_def: NodeDef, *others: Tensor) -> Tensor:
+    """Put freshly drawn `data` into `a`: recorded when `a` (or a tensor parameter) requires grad."""
+    if grad_mode.is_grad_enabled() and any(t.requires_grad for t in (a, *others)):
+        return commit_inplace(a, record(node_def, (a, *others), data, a._dtype))
+    a._data[...] = data
+    a._vc.value += 1
+    return a
+
+
+@op(function=False, nodes=(UNIFORM,))
+def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **named: Any) -> Tensor:
+    from_ = named.get("from", from_)  # PyTorch's parameter is `from`, a Python keyword
+    check_inplace(input)  # before drawing: a refused fill leaves the random stream where it was
+    return _write_random(input, rng.uniform_(input.shape, from_, to, input._dtype.name, generator), UNIFORM)
+
+
+@op(function=False, nodes=(NORMAL,))
+def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    check_inplace(input)
+    return _write_random(input, rng.normal_(input.shape, mean, std, input._dtype.name, generator), NORMAL)
+
+
+@op(function=False, nodes=(BERNOULLI_FLOAT, BERNOULLI_TENSOR))
+def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    check_inplace(input, p)
+    if isinstance(p, Tensor):
+        # one draw per element of input, from p broadcast to input's shape and read in p's dtype
+        hits = rng.bernoulli(np.broadcast_to(p._data, input._data.shape), generator)
+        return _write_random(input, hits.astype(input._dtype._numpy), BERNOULLI_TENSOR, p)
+    return _write_random(input, rng.bernoulli_(input.shape, p, input._dtype.name, generator), BERNOULLI_FLOAT)
+
+
+@op(nodes=(BERNOULLI,))
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    if p is not None:
+        return _bernoulli_p(input, p, generator)
+    return record(BERNOULLI, (input,), rng.bernoulli(input._data, generator), input._dtype)
+
+
+def _bernoulli_p(input: Tensor, p: float, generator: Any) -> Tensor:
+    out = Tensor._make(np.empty(input.shape, dtype=input._dtype._numpy), input._dtype)
+    out._data[...] = rng.bernoulli_(input.shape, p, input._dtype.name, generator)
+    return out
+
+
+@op(method=False, nodes=(NORMAL_MEAN, NORMAL_STD, NORMAL_BOTH))
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, dtype: Any = None,
+           layout: Any = None, device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    """torch.normal: numbers and a size, or tensors. A tensor form draws N(0, std) and adds
+    mean, or draws N(0, 1) and multiplies by std, then adds mean, as ATen's normal does."""
+    if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+        dtype = dtype or dtypes.get_default_dtype()
+        data = rng.normal_(tuple(size), mean, std, dtype.name, generator)
+        return Tensor._make(np.asarray(data, dtype=dtype._numpy), dtype).requires_grad_(bool(requires_grad))
+    if isinstance(std, Tensor) and std.numel() and not bool(np.all(std._data >= 0)):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    like = mean if isinstance(mean, Tensor) else std
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        check_broadcast(mean, std)
+    shape = broadcast_shapes(tuple(mean.shape) if isinstance(mean, Tensor) else (),
+                             tuple(std.shape) if isinstance(std, Tensor) else ())
+    kind = like._dtype._numpy
+    if isinstance(std, Tensor):
+        noise = rng.normal_(shape, 0.0, 1.0, like._dtype.name, generator)
+        data = noise * std._data.astype(kind) + np.asarray(mean._data if isinstance(mean, Tensor) else mean, kind)
+    else:
+        data = rng.normal_(shape, 0.0, std, like._dtype.name, generator) + mean._data
+    data = np.asarray(data, dtype=kind)
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        return record(NORMAL_BOTH, (mean, std), data, like._dtype, mean_sym_sizes=mean.shape,
+                      std_sym_sizes=std.shape)
+    if isinstance(mean, Tensor):
+        return record(NORMAL_MEAN, (mean,), data, like._dtype, mean_sym_sizes=mean.shape)
+    return record(NORMAL_STD, (std,), data, like._dtype, std_sym_sizes=std.shape)
+
+
+# The samplers below draw one uniform double per element, serially, as PyTorch's CPU templates
+# (DistributionTemplates.h) do; their values carry no gradient either.
+EXPONENTIAL = node("ExponentialBackward0", ("self",), jvp=LINEAR, self=_zero)
+GEOMETRIC = node("GeometricBackward0", ("self",), jvp=LINEAR, self=_zero)
+CAUCHY = node("CauchyBackward0", ("self",), jvp=LINEAR, self=_zero)
+LOG_NORMAL = node("LogNormalBackward0", ("self",), jvp=LINEAR, self=_zero)
+RANDOM_FROM_TO = node("RandomBackward0", ("self",), jvp=LINEAR, self=_zero)
+RANDOM_TO = node("RandomBackward1", ("self",), jvp=LINEAR, self=_zero)
+RANDOM = node("RandomBackward2", ("self",), jvp=LINEAR, self=_zero)
+
+
+def _uniform(a: Tensor, generator: Any) -> np.ndarray:
+    return rng.uniform_doubles(a.numel(), generator).reshape(a.shape)
+
+
+@op(function=False, nodes=(EXPONENTIAL,))
+def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    check_inplace(input)
+    data = -1.0 / lambd * np.log1p(-_uniform(input, generator))
+    return _write_random(input, data.astype(input._dtype._numpy), EXPONENTIAL)
+
+
+@op(function=False, nodes=(GEOMETRIC,))
+def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    check_inplace(input)
+    data = np.ceil(np.log(_uniform(input, generator)) / np.log1p(-p))
+    return _write_random(input, data.astype(input._dtype._numpy), GEOMETRIC)
+
+
+@op(function=False, nodes=(CAUCHY,))
+def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+    check_inplace(input)
+    data = median + sigma * np.tan(np.pi * (_uniform(input, generator) - 0.5))
+    return _write_random(input, data.astype(input._dtype._numpy), CAUCHY)
+
+
+@op(function=False, nodes=(LOG_NORMAL,))
+def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    check_inplace(input)
+    data = np.exp(rng.normal_doubles(input.numel(), mean, std, generator)).reshape(input.shape)
+    return _write_random(input, data.astype(input._dtype._numpy), LOG_NORMAL)
+
+
+@op(function=False, nodes=(RANDOM_FROM_TO, RANDOM_TO, RANDOM))
+def random_(input: Tensor, to: Any = None, *, generator: Any = None, **named: Any) -> Tensor:
+    """random_(from, to), random_(to) or random_(): integers drawn uniformly, as torch.randint."""
+    check_inplace(input)
+    low = named.get("from")
+    if low is not None:
+        high = (1 << 63) if to is None else to
+        node_def = RANDOM_FROM_TO
+    elif to is not None:
+        low, high, node_def = 0, to, RANDOM_TO
+    else:
+        low, high, node_def = 0, rng.random_upper_bound(input._dtype.name), RANDOM
+    data = rng.randint(low, high, input.shape, input._dtype.name, generator=generator)
+    return _write_random(input, data.astype(input._dtype._numpy), node_def)
+
+
+@op()
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+    """PyTorch's CPU multinomial: one sample, or none repeated, by the largest p / q with q drawn
+    Exp(1) (the Gumbel trick); more with replacement, by a search in the cumulative distribution."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if input._dtype.category != dtypes.FLOATING:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{input._dtype._scalar_name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = input.shape[-1]
+    if not replacement and num_samples > categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    rows = input._data.reshape(-1, categories)
+    if not replacement or num_samples == 1:
+        if not (np.all(rows < np.inf) and np.all(rows >= 0)):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if np.any(rows.sum(axis=1) == 0):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        q = (-np.log1p(-rng.uniform_doubles(rows.size, generator))).astype(rows.dtype).reshape(rows.shape)
+        ratio = rows / q
+        order = np.argsort(-ratio, axis=1, kind="stable")[:, :num_samples]
+        return Tensor._make(order.reshape(input.shape[:-1] + (num_samples,)).astype(np.int64), dtypes.int64)
+    samples = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+    for row_index, row in enumerate(rows):
+        total = row.dtype.type(0)
+        cumulative = np.empty(categories, dtype=row.dtype)
+        for j, value in enumerate(row):
+            if not value >= 0:
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+            if not np.isfinite(value):
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity "
+                                   "or NaN)")
+            total = row.dtype.type(total + value)
+            cumulative[j] = total
+        if not total > 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        cumulative = (cumulative / total).astype(row.dtype)
+        cumulative[-1] = 1
+        uniforms = rng.uniform_doubles(num_samples, generator)
+        samples[row_index] = np.searchsorted(cumulative.astype(np.float64), uniforms, side="left")
+    return Tensor._make(samples.reshape(input.shape[:-1] + (num_samples,)), dtypes.int64)
+
+
+# ------------------------------------------------------------------ Poisson and binomial counts
+
+POISSON = node("PoissonBackward0", ("self",), jvp=LINEAR, self=_zero)
+BINOMIAL = node("BinomialBackward0", ("count", "prob"), jvp=LINEAR,
+                count=lambda grad: zeros_like(grad), prob=lambda grad: zeros_like(grad))
+
+
+def _poisson_draw(rate: float, uniform: Any) -> float:
+    """PyTorch's sample_poisson: Hormann's transformed rejection (PTRS) from rate 10 on, the
+    product of uniforms below it."""
+    if rate >= 10:
+        slam, loglam = math.sqrt(rate), math.log(rate)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = uniform() - 0.5
+            v = uniform()
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + rate + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+                    <= -rate + k * loglam - math.lgamma(k + 1)):
+                return k
+    if rate == 0:
+        return 0
+    threshold, count, product = math.exp(-rate), 0, 1.0
+    while True:
+        product *= uniform()
+        if product > threshold:
+            count += 1
+        else:
+            return count
+
+
+def _stirling_tail(k: float) -> float:
+    table = (0.08106146679532726, 0.04134069595540929, 0.02767792568499834, 0.02079067210376509,
+             0.01664469118982119, 0.01387612882307075, 0.01189670994589177, 0.01041126526197209,
+             0.009255462182712733, 0.008330563433362871)
+    if k <= 9:
+        return table[int(k)]
+    square = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / square) / square) / (k + 1)
+
+
+def _binomial_btrs(count: float, prob: float, uniform: Any) -> float:
+    """Hormann's BTRS rejection sampler, as PyTorch's."""
+    stddev = math.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor((count + 1) * prob)
+    while True:
+        u = uniform() - 0.5
+        v = uniform()
+        us = 0.5 - abs(u)
+        k = math.floor((2 * a / us + b) * u + c)
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                 + (count + 1) * math.log((count - m + 1) / (count - k + 1))
+                 + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+                 + _stirling_tail(m) + _stirling_tail(count - m) - _stirling_tail(k) - _stirling_tail(count - k))
+        if v <= bound:
+            return k
+
+
+def _binomial_inversion(count: float, prob: float, uniform: Any) -> float:
+    geometric_sum, successes = 0.0, 0
+    log_failure = math.log1p(-prob)
+    while True:
+        geometric_sum += math.ceil(math.log(uniform()) / log_failure)
+        if geometric_sum > count:
+            return successes
+        successes += 1
+
+
+def _binomial_draw(count: float, prob: float, uniform: Any) -> float:
+    if count <= 0 or prob <= 0:
+        return 0
+    if prob >= 1:
+        return count
+    if prob <= 0.5:
+        return (_binomial_btrs if count * prob >= 10 else _binomial_inversion)(count, prob, uniform)
+    failure = 1 - prob
+    return count - (_binomial_btrs if count * failure >= 10 else _binomial_inversion)(count, failure, uniform)
+
+
+def _uniform_source(generator: Any) -> Any:
+    return lambda: float(rng.uniform_doubles(1, generator)[0])
+
+
+@op(nodes=(POISSON,))
+def poisson(input: Tensor, generator: Any = None) -> Tensor:
+    if input._dtype.category != dtypes.FLOATING:
+        raise NotImplementedError(f'"poisson_cpu" not implemented for \'{input._dtype._scalar_name}\'')
+    uniform = _uniform_source(generator)
+    values = [_poisson_draw(float(rate), uniform) for rate in input._data.reshape(-1)]
+    data = np.asarray(values, dtype=input._dtype._numpy).reshape(input.shape)
+    return record(POISSON, (input,), data, input._dtype)
+
+
+@op(nodes=(BINOMIAL,))
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    uniform = _uniform_source(generator)
+    counts, probs = np.broadcast_arrays(count._data, prob._data)
+    values = [_binomial_draw(float(n), float(p), uniform) for n, p in zip(counts.reshape(-1), probs.reshape(-1))]
+    data = np.asarray(values, dtype=count._dtype._numpy).reshape(counts.shape)
+    return record(BINOMIAL, (count, prob), data, count._dtype)
+
+
+@op()
+def randint_like(input: Tensor, low: Any = 0, high: Any = None, *, generator: Any = None, memory_format: Any = None,
+                 dtype: Optional[DType] = None, layout: Any = None, device: Any = None, pin_memory: Any = False,
+                 requires_grad: Any = False) -> Tensor:
+    high = int(high.item()) if isinstance(high, Tensor) else high
+    return randint(low, high, input.shape, generator=generator, dtype=dtype or input._dtype, device=device,
+                   requires_grad=requires_grad)

@@ -1,0 +1,394 @@
+"""Selecting and placing by index along a dim or in the flattened tensor: index_select,
+index_add / copy / fill / reduce, take, take_along_dim, put, masked_select, masked_scatter,
+scatter_reduce, nonzero, argwhere and fill_diagonal_."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor, wrap_dim
+from ...warnings import warn_once
+from .common import as_tensor, int64_tensor, zeros, zeros_like
+from .indexing import gather
+from .joining import cat
+from .registry import LINEAR, node, op, record
+
+
+def _along(index: np.ndarray, dim: int, ndim: int) -> tuple:
+    return (slice(None),) * dim + (index,) + (slice(None),) * (ndim - dim - 1)
+
+
+def _index_vector(index: Tensor, name: str) -> np.ndarray:
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
+    if index.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    return index._data.reshape(-1).astype(np.int64)
+
+
+def _check_bounds(index: np.ndarray, size: int, dim: int) -> None:
+    bad = index[(index >= size) | (index < -size)]
+    if bad.size:
+        raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {dim} with size {size}")
+
+
+def _source_slices(grad: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """The gradient of a source placed at `index` along `dim`: grad's slices there, in source's shape."""
+    if source.ndim == 0:
+        return grad.index_select(0, index).reshape(())
+    return grad.index_select(dim, index)
+
+
+INDEX_SELECT = node("IndexSelectBackward0", ("self",), saved_tensors=("index",), jvp=LINEAR,
+                    self=lambda grad, dim, index, self_sym_sizes: index_add(
+                        zeros(self_sym_sizes, dtype=grad.dtype), dim, index, grad))
+INDEX_ADD = node("IndexAddBackward0", ("self", "source"), saved_tensors=("index",), saved=("source_dim",), jvp=LINEAR,
+                 self=lambda grad: grad,
+                 source=lambda grad, alpha, dim, index, source: _source_slices(grad, dim, index, source) * alpha)
+INDEX_COPY = node("IndexCopyBackward0", ("self", "source"), saved_tensors=("index",), saved=("source_dim",),
+                  jvp=LINEAR, self=lambda grad, dim, index: grad.index_fill(dim, index, 0),
+                  source=lambda grad, dim, index, source: _source_slices(grad, dim, index, source))
+INDEX_FILL = node("IndexFillBackward0", ("self",), saved_tensors=("index",), jvp=LINEAR,
+                  self=lambda grad, dim, index: grad.index_fill(dim, index, 0))
+INDEX_FILL_TENSOR = node("IndexFillBackward1", ("self", "value"), saved_tensors=("index",), jvp=LINEAR,
+                         self=lambda grad, dim, index: grad.index_fill(dim, index, 0),
+                         value=lambda grad, dim, index: grad.index_select(dim, index).sum())
+TAKE = node("TakeBackward0", ("self",), saved_tensors=("index",), jvp=LINEAR,
+            self=lambda grad, self, index: put(zeros_like(self), index, grad, True))
+PUT = node("PutBackward0", ("self", "source"), saved_tensors=("index",), jvp=LINEAR,
+           self=lambda grad, accumulate, index, source: grad if accumulate else put(grad, index, zeros_like(source)),
+           source=lambda grad, index, source: take(grad, index).reshape(source.shape))
+MASKED_SELECT = node("MaskedSelectBackward0", ("self",), saved_tensors=("mask",), jvp=LINEAR,
+                     self=lambda grad, mask, self: masked_scatter(zeros(self.shape, dtype=grad.dtype), mask.expand(
+                         self.shape) if mask.shape != self.shape else mask, grad))
+MASKED_SCATTER = node("MaskedScatterBackward0", ("self", "source"), saved_tensors=("mask",), jvp=LINEAR,
+                      self=lambda grad, mask: grad.masked_fill(mask, 0),
+                      source=lambda grad, mask, source_sym_sizes: _masked_scatter_source_grad(grad, mask,
+                                                                                               source_sym_sizes))
+SCATTER_REDUCE = node("ScatterReduceBackward0", ("self", "src"), saved_tensors=("index",),
+                      self=lambda grad, dim, index, src, reduce, include_self, self, result: _reduce_grads(
+                          grad, self, dim, index, src, reduce, include_self, result, scatter=True)[0],
+                      src=lambda grad, dim, index, src, reduce, include_self, self, result: _reduce_grads(
+                          grad, self, dim, index, src, reduce, include_self, result, scatter=True)[1])
+INDEX_REDUCE = node("IndexReduceBackward0", ("self", "source"), saved_tensors=("index",),
+                    self=lambda grad, dim, index, source, reduce, include_self, self, result: _reduce_grads(
+                        grad, self, dim, index, source, reduce, include_self, result, scatter=False)[0],
+                    source=lambda grad, dim, index, source, reduce, include_self, self, result: _reduce_grads(
+                        grad, self, dim, index, source, reduce, include_self, result, scatter=False)[1])
+
+
+@op(nodes=(INDEX_SELECT,))
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    positions = _index_vector(index, "index_select")
+    d = wrap_dim(dim, max(input.ndim, 1))
+    size = input.shape[d] if input.ndim else 1
+    bad = positions[(positions >= size) | (positions < -size)]
+    if bad.size:
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={size}")
+    data = input._data[_along(positions, d, input.ndim)] if input.ndim else input._data.reshape(1)[positions].reshape(
+        index.shape)
+    return record(INDEX_SELECT, (input,), np.ascontiguousarray(data), input._dtype, dim=dim, index=index,
+                  self_sym_sizes=input.shape)
+
+
+def _placed(input: Tensor, dim: int, index: Tensor, source: Tensor, name: str, message: str) -> tuple:
+    positions = _index_vector(index, name)
+    d = wrap_dim(dim, max(input.ndim, 1))
+    count = source.shape[d] if source.ndim else 1
+    if positions.size != count:
+        raise (RuntimeError if name == "index_add_" else IndexError)(message.format(positions.size, count, dim))
+    _check_bounds(positions, input.shape[d] if input.ndim else 1, dim)
+    return positions, d
+
+
+@op(nodes=(INDEX_ADD,))
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    positions, d = _placed(input, dim, index, source, "index_add_", "index_add_(): Number of indices ({}) should be "
+                                                                   "equal to source.size(dim): ({}), for dim: {}")
+    data = input._data.copy()
+    values = source._data.astype(input._dtype._numpy) * alpha if alpha != 1 else source._data
+    if input.ndim:
+        np.add.at(data, _along(positions, d, input.ndim), values)
+    else:
+        data += values.reshape(())
+    return record(INDEX_ADD, (input, source), data, input._dtype, alpha=alpha, dim=dim, index=index, source=source,
+                  source_dim=source.ndim)
+
+
+@op(nodes=(INDEX_COPY,))
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    positions, d = _placed(input, dim, index, source, "index_copy_", "index_copy_(): Number of indices ({}) should "
+                                                                     "be equal to source.size(dim) ({})")
+    data = input._data.copy()
+    if input.ndim:
+        data[_along(positions, d, input.ndim)] = source._data
+    else:
+        data[...] = source._data.reshape(())
+    return record(INDEX_COPY, (input, source), data, input._dtype, dim=dim, index=index, source=source,
+                  source_dim=source.ndim)
+
+
+@op(nodes=(INDEX_FILL, INDEX_FILL_TENSOR))
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    positions = _index_vector(index, "index_fill_")
+    d = wrap_dim(dim, max(input.ndim, 1))
+    _check_bounds(positions, input.shape[d] if input.ndim else 1, dim)
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    data = input._data.copy()
+    number = value._data if isinstance(value, Tensor) else value
+    if input.ndim:
+        data[_along(positions, d, input.ndim)] = number
+    elif positions.size:
+        data[...] = number
+    if isinstance(value, Tensor):
+        return record(INDEX_FILL_TENSOR, (input, value), data, input._dtype, dim=dim, index=index)
+    return record(INDEX_FILL, (input,), data, input._dtype, dim=dim, index=index)
+
+
+def _flat_positions(index: Tensor, numel: int) -> np.ndarray:
+    positions = index._data.reshape(-1).astype(np.int64)
+    bad = positions[(positions >= numel) | (positions < -numel)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of {numel} elements.")
+    return np.where(positions < 0, positions + numel, positions)
+
+
+@op(nodes=(TAKE,))
+def take(input: Tensor, index: Tensor) -> Tensor:
+    if index._dtype is not dtypes.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {index._dtype._scalar_name}")
+    positions = _flat_positions(index, input.numel())
+    data = np.ascontiguousarray(input._data).reshape(-1)[positions].reshape(index.shape)
+    return record(TAKE, (input,), data, input._dtype, index=index, self=input)
+
+
+@op(nodes=(PUT,))
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    positions = _flat_positions(index, input.numel())
+    data = np.array(input._data, copy=True, order="C")
+    flat = data.reshape(-1)
+    values = source._data.reshape(-1).astype(input._dtype._numpy)
+    if accumulate:
+        np.add.at(flat, positions, values)
+    else:
+        flat[positions] = values
+    return record(PUT, (input, source), data, input._dtype, accumulate=accumulate, index=index, source=source)
+
+
+@op()
+def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) -> Tensor:
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    d = wrap_dim(dim, input.ndim)
+    shape_in, shape_index = list(input.shape), list(indices.shape)
+    shape_in[d] = shape_index[d] = 1
+    common = np.broadcast_shapes(tuple(shape_in), tuple(shape_index))
+    expanded_in = list(common)
+    expanded_in[d] = input.shape[d]
+    expanded_index = list(common)
+    expanded_index[d] = indices.shape[d]
+    return gather(input.expand(tuple(expanded_in)), d, indices.expand(tuple(expanded_index)))
+
+
+
+def _check_mask(mask: Tensor, name: str) -> None:
+    if mask._dtype is not dtypes.bool_:
+        raise RuntimeError(f"{name}: expected BoolTensor for mask")
+
+
+@op(nodes=(MASKED_SELECT,))
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    _check_mask(mask, "masked_select")
+    data, keep = np.broadcast_arrays(input._data, mask._data)
+    result = record(MASKED_SELECT, (input,), np.ascontiguousarray(data[keep]), input._dtype, mask=mask, self=input)
+    if data.shape != input._data.shape and result.grad_fn is not None:
+        # a broadcast input gathers its gradient back through expand, as PyTorch's composite does
+        return masked_select(input.expand(data.shape), mask.expand(data.shape))
+    return result
+
+
+def _masked_scatter_source_grad(grad: Tensor, mask: Tensor, sizes: tuple) -> Tensor:
+    selected = grad.masked_select(mask)
+    total = int(np.prod(sizes, dtype=np.int64))
+    padding = zeros((total - selected.numel(),), dtype=grad.dtype)
+    return cat([selected, padding]).reshape(sizes)
+
+
+@op(nodes=(MASKED_SCATTER,))
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    if mask._dtype is not dtypes.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{mask._dtype._cpp_name}")
+    keep = np.broadcast_to(mask._data, input.shape)
+    count = int(keep.sum())
+    if source.numel() < count:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    data = input._data.copy()
+    data[keep] = source._data.reshape(-1)[:count]
+    return record(MASKED_SCATTER, (input, source), data, input._dtype, mask=mask, source_sym_sizes=source.shape)
+
+
+# ------------------------------------------------------------------ reductions into places
+
+_REDUCTIONS = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum, "mean": np.add}
+
+
+def _reduce_into(input: Tensor, positions: tuple, values: np.ndarray, reduce: str, include_self: bool) -> np.ndarray:
+    """`input` with `values` reduced into `positions` (a numpy index), as scatter_reduce and index_reduce do."""
+    data = input._data.copy()
+    counts = np.zeros(data.shape, dtype=np.int64)
+    np.add.at(counts, positions, 1)
+    touched = counts > 0
+    if not include_self:
+        identity = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
+        if data.dtype.kind in "iub" and reduce in ("amax", "amin"):
+            info = np.iinfo(data.dtype)
+            identity = info.min if reduce == "amax" else info.max
+        data[touched] = identity
+    _REDUCTIONS[reduce].at(data, positions, values.astype(data.dtype))
+    if reduce == "mean":
+        divisor = counts + (1 if include_self else 0)
+        divisor = np.where(touched, np.maximum(divisor, 1), 1)
+        data = (data // divisor if data.dtype.kind in "iu" else data / divisor).astype(data.dtype)
+    return data
+
+
+def _reduce_grads(grad: Tensor, self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, include_self: bool,
+                  result: Tensor, scatter: bool) -> tuple:
+    """The gradients of scatter_reduce / index_reduce for self and src, as PyTorch defines them:
+    sum and mean spread the gradient, prod divides the product, amax/amin share it among ties."""
+    d = wrap_dim(dim, max(self.ndim, 1))
+    if scatter:
+        def pick(t: Tensor) -> Tensor:
+            return gather(t, d, index)
+    else:
+        def pick(t: Tensor) -> Tensor:
+            return t.index_select(d, index)
+
+    def spread(values: Tensor) -> Tensor:
+        return (zeros_like(self).scatter_add(d, index, values) if scatter
+                else zeros_like(self).index_add(d, index, values))
+
+    touched = spread(pick(zeros_like(grad) + 1)) > 0
+    if reduce == "sum":
+        return grad, pick(grad)
+    if reduce == "mean":
+        counts = spread(pick(zeros_like(grad) + 1)) + (1 if include_self else 0)
+        counts = counts.masked_fill(counts == 0, 1)
+        scaled = grad / counts
+        return (scaled if include_self else scaled.masked_fill(touched, 0)).where(touched, grad), pick(scaled)
+    if reduce == "prod":
+        # zeros handled exactly: a factor's derivative is the product of the others, which is the
+        # product of the non-zero values when it is the only zero, and zero when there are more
+        masked_src = src.masked_fill(src == 0, 1)
+        masked_self = self.masked_fill(self == 0, 1)
+        masked_result = masked_self.where(touched, zeros_like(self) + 1) if not include_self else masked_self
+        masked_result = (masked_result.scatter_reduce(d, index, masked_src, "prod") if scatter
+                         else masked_result.index_reduce(d, index, masked_src, "prod"))
+        zero_count = spread((src == 0).to(grad.dtype)) + ((self == 0).to(grad.dtype) if include_self else 0)
+        only_zero = masked_result.where(zero_count == 1, zeros_like(masked_result))
+        self_grad = grad * (result / masked_self).where(self != 0, only_zero)
+        if not include_self:
+            self_grad = self_grad.masked_fill(touched, 0)
+        src_grad = (pick(grad * result) / masked_src).where(src != 0, pick(grad * only_zero))
+        return self_grad.where(touched, grad), src_grad
+    # amax / amin: the gradient shared evenly among the values equal to the result
+    self_hits = (self == result).to(grad.dtype)
+    if not include_self:
+        self_hits = self_hits.masked_fill(touched, 0)
+    src_hits = (src == pick(result)).to(grad.dtype)
+    share = grad / (self_hits + spread(src_hits)).masked_fill(~touched, 1).clamp_min(1)
+    return (share * self_hits).where(touched, grad), pick(share) * src_hits
+
+
+@op(nodes=(SCATTER_REDUCE,))
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    d = wrap_dim(dim, max(input.ndim, 1))
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[d] = index._data
+    values = src._data[tuple(slice(0, n) for n in index.shape)]
+    data = _reduce_into(input, tuple(grids), values, reduce, include_self)
+    return record(SCATTER_REDUCE, (input, src), data, input._dtype, dim=dim, index=index, src=src, reduce=reduce,
+                  include_self=include_self, self=input)
+
+
+@op(nodes=(INDEX_REDUCE,))
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    warn_once("UserWarning", "index_reduce() is in beta and the API may change at any time.")
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    positions = _index_vector(index, "index_reduce_")
+    d = wrap_dim(dim, max(input.ndim, 1))
+    _check_bounds(positions, input.shape[d] if input.ndim else 1, dim)
+    data = _reduce_into(input, _along(positions, d, input.ndim), source._data, reduce, include_self)
+    return record(INDEX_REDUCE, (input, source), data, input._dtype, dim=dim, index=index, source=source,
+                  reduce=reduce, include_self=include_self, self=input)
+
+
+# ------------------------------------------------------------------ positions of non-zeros
+
+@op()
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    found = np.nonzero(input._data) if input.ndim else np.nonzero(input._data.reshape(1))
+    if as_tuple:
+        return tuple(int64_tensor(axis) for axis in found) if input.ndim else (int64_tensor(found[0]),)
+    return int64_tensor(np.stack(found, axis=1) if input.ndim else np.zeros((int(found[0].size), 0), np.int64))
+
+
+@op()
+def argwhere(input: Tensor) -> Tensor:
+    return nonzero(input)
+
+
+@op()
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got size: {size}")
+    found = nonzero(input)._data[:size]
+    padding = np.full((size - found.shape[0], found.shape[1]), fill_value, dtype=np.int64)
+    return int64_tensor(np.concatenate([found, padding]))
+
+
+def _fill_diagonal(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    # numpy.fill_diagonal's walk over the flat storage: a tall matrix's diagonal stops at its width
+    # unless it wraps
+    if self.ndim == 2:
+        step, end = self.shape[1] + 1, self.numel() if wrap else self.shape[1] * self.shape[1]
+    else:
+        step, end = sum(int(np.prod(self.shape[k + 1:])) for k in range(self.ndim)), self.numel()
+    positions = np.arange(0, min(end, self.numel()), step)
+    return self.put_(int64_tensor(positions), as_tensor(fill_value, self._dtype).expand(positions.shape))
+
+
+op("fill_diagonal_", function=False, method=_fill_diagonal)(_fill_diagonal)
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple:
+    """The coordinates in `shape` of flat indices, as a tuple of int64 tensors (torch.functional)."""
+    indices = indices if isinstance(indices, Tensor) else int64_tensor(np.asarray(indices))
+    if indices._dtype.category != dtypes.INTEGRAL or indices._dtype is dtypes.bool_:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices._dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(size < 0 for size in shape):
+        raise ValueError("'shape' cannot have negative values, but got " + str(shape))
+    total = int(np.prod(shape, dtype=np.int64))
+    flat = indices._data.astype(np.int64)
+    if np.any((flat < -total) | (flat >= total)):
+        raise RuntimeError("'indices' must be in range [-" + str(total) + ", " + str(total - 1) + "]")
+    coordinates = np.unravel_index(np.where(flat < 0, flat + total, flat), shape)
+    return tuple(int64_tensor(c) for c in coordinates)
+
+
+op("unravel_index", python="torch.functional", method=False)(unravel_index)

@@ -1,0 +1,277 @@
+"""Norms, standard deviation and variance, in the order of PyTorch's CPU kernels."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import dtypes, kernels
+from ..dtypes import DType
+from ..tensor import Tensor
+from ...warnings import warn
+from .common import normalize_dims, unsqueeze_reduced, zeros_like
+from .indexing import where
+from .pointwise import sgn
+from .reduction import MISSING, mean
+from .registry import node, op, record
+
+NORM = node("LinalgVectorNormBackward0", ("self",),
+            self=lambda grad, self, result, ord, dim, keepdim: _norm_grad(grad, self, result, ord,
+                                                                          normalize_dims(dim, self.ndim), keepdim))
+STD = node("StdBackward0", ("self",),
+           self=lambda grad, self, result, dim, correction, keepdim: _var_grad(
+               (grad / (result * 2)).masked_fill(result == 0, 0), self, normalize_dims(dim, self.ndim), correction,
+               keepdim))
+VAR = node("VarBackward0", ("self",),
+           self=lambda grad, self, dim, correction, keepdim: _var_grad(grad, self, normalize_dims(dim, self.ndim),
+                                                                       correction, keepdim))
+
+
+def _norm_grad(grad: Tensor, self: Tensor, result: Tensor, ord: float, dims: Optional[tuple],
+               keepdim: bool) -> Tensor:
+    # PyTorch's norm_backward, one branch per order
+    grad, result = (unsqueeze_reduced(t, dims, self.ndim, keepdim) for t in (grad, result))
+    if ord == 0:
+        return zeros_like(self)
+    if ord == 1:
+        return sgn(self) * grad
+    if ord == 2:
+        return grad * (self / result).masked_fill(result == 0, 0)
+    if math.isinf(ord):
+        self_abs = self.abs()
+        mask = (self_abs == result) | (self_abs != self_abs)
+        counts = mask.sum(dims, keepdim=True) if dims is not None else mask.sum()
+        return sgn(self) * ((grad / counts) * mask)
+    if ord < 1:
+        scaled = sgn(self) * self.abs().pow(ord - 1).masked_fill(self == 0, 0)
+        return scaled * grad * result.pow(1 - ord)
+    scaled = sgn(self) * self.abs().pow(ord - 1) if ord < 2 else self * self.abs().pow(ord - 2)
+    return scaled * (grad / result.pow(ord - 1)).masked_fill(result == 0, 0)
+
+
+def _var_grad(grad: Tensor, self: Tensor, dims: Optional[tuple], correction: float, keepdim: bool) -> Tensor:
+    # PyTorch's var_backward: (2 / (n - correction)) * grad * (self - mean)
+    if self.ndim == 0 or dims is None:
+        dof = self.numel() - correction
+        if dof <= 0:
+            return grad * where(self == self.mean(), math.nan, math.inf)
+        return (2.0 / dof) * grad * (self - self.mean())
+    if self.ndim > 1:
+        grad = unsqueeze_reduced(grad, dims, self.ndim, keepdim)
+    count = int(np.prod([self.shape[d] for d in dims]))
+    dof = count - correction
+    scale = 2.0 / dof if dof else math.inf  # a C++ double division: no degrees of freedom give inf
+    return scale * grad * (self - self.mean(dims, keepdim=True))
+
+
+def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
+                dtype: Optional[DType] = None) -> Tensor:
+    if a._dtype.category < dtypes.FLOATING:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{a._dtype._scalar_name}")
+    out_dtype = dtype or (dtypes.float32 if a._dtype is dtypes.complex64 else
+                          dtypes.float64 if a._dtype is dtypes.complex128 else a._dtype)
+    dims = normalize_dims(dim, a.ndim)
+    axes = tuple(range(a.ndim)) if dims is None else dims
+    magnitude = np.abs(a._data)
+    ord = float(ord)
+    reduced_shape = np.sum(magnitude, axis=axes, keepdims=keepdim).shape
+    # the reduced elements of each output along the last axis, in the order the kernel visits them
+    moved = np.moveaxis(magnitude, axes, range(-len(axes), 0)) if axes else magnitude[..., None]
+    rows = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (-1,)) if axes else moved
+    if ord == 1 or (ord == 2 and magnitude.dtype.type is np.float32 and rows.shape[-1]):
+        last = axes == (a.ndim - 1,) or len(axes) == a.ndim
+        data = _norm2_rows(rows, contiguous=last and a.is_contiguous()) if ord == 2 else (
+            np.cumsum(rows, axis=-1)[..., -1] if rows.shape[-1] else np.zeros(rows.shape[:-1], rows.dtype))
+        data = data.reshape(reduced_shape)
+    elif math.isinf(ord):
+        reduce = np.max if ord > 0 else np.min
+        data = reduce(magnitude, axis=axes, keepdims=keepdim) if magnitude.size else np.full(
+            np.sum(magnitude, axis=axes, keepdims=keepdim).shape, 0.0 if ord > 0 else math.inf)
+    elif ord == 0:
+        data = np.sum(magnitude != 0, axis=axes, keepdims=keepdim)
+    else:
+        wide = magnitude.astype(np.float64)
+        data = np.power(np.sum(np.power(wide, ord), axis=axes, keepdims=keepdim), 1.0 / ord)
+    data = np.asarray(data, dtype=out_dtype._numpy)
+    source = a if dtype is None or a._dtype is dtype else a.to(dtype)
+    return record(NORM, (source,), data, out_dtype, ord=ord, dim=dim, keepdim=keepdim)
+
+
+def _norm2_rows(rows: np.ndarray, contiguous: bool) -> np.ndarray:
+    """The float32 2-norm of each row (last axis). Along contiguous memory PyTorch's kernel squares
+    eight at a time into eight running sums, adds those in order, then fuses in the leftover
+    squares; otherwise it keeps one running sum per output."""
+    if not contiguous:
+        total = np.zeros(rows.shape[:-1], rows.dtype)
+        for k in range(rows.shape[-1]):
+            total = total + rows[..., k] * rows[..., k]
+        return np.sqrt(total)
+    lanes, size = 8, rows.shape[-1]
+    full = size - size % lanes
+    acc = np.zeros(rows.shape[:-1] + (lanes,), rows.dtype)
+    for start in range(0, full, lanes):
+        block = rows[..., start:start + lanes]
+        acc = acc + block * block
+    total = acc[..., 0]
+    for k in range(1, lanes):
+        total = total + acc[..., k]
+    for k in range(full, size):
+        total = kernels.fused_multiply_add(rows[..., k], rows[..., k], total)
+    return np.sqrt(total)
+
+
+def _std_var(a: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, take_sqrt: bool) -> Tensor:
+    name = "std" if take_sqrt else "var"
+    if dim is MISSING:
+        dim = None
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    if a._dtype.category < dtypes.FLOATING:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims = normalize_dims(dim, a.ndim)
+    axes = tuple(range(a.ndim)) if dims is None else dims
+    count = int(np.prod([a.shape[d] for d in axes])) if axes else 1
+    if count - correction <= 0:
+        warn("UserWarning", f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                            "reduction factor (input numel divided by output numel).")
+    wide = a._data.astype(np.float64)
+    if len(axes) == a.ndim:
+        # all dimensions: the tensor's own mean, then squared deviations summed in double precision
+        deviation = wide - float(mean(a.detach()).item())
+        squares = np.cumsum((deviation * deviation).reshape(-1))
+        total = np.full(np.sum(wide, axis=axes, keepdims=keepdim).shape, squares[-1] if squares.size else 0.0)
+    else:
+        # Welford's running mean and sum of squared deviations, in double precision
+        moved = np.moveaxis(wide, axes, range(-len(axes), 0))
+        rows = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (count,))  # not -1: sizes may be 0
+        running, total = np.zeros(rows.shape[:-1]), np.zeros(rows.shape[:-1])
+        for k in range(rows.shape[-1]):
+            delta = rows[..., k] - running
+            running = running + delta / (k + 1)
+            total = total + delta * (rows[..., k] - running)
+        total = total.reshape(np.sum(wide, axis=axes, keepdims=keepdim).shape)
+    result = total / max(0, count - correction)
+    data = np.asarray(np.sqrt(result) if take_sqrt else result, dtype=a._dtype._numpy)
+    return record(STD if take_sqrt else VAR, (a,), data, a._dtype, dim=dim, correction=correction, keepdim=keepdim)
+
+
+@op(nodes=(STD,))
+def std(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    return _std_var(input, dim, unbiased, keepdim, correction, take_sqrt=True)
+
+
+@op(nodes=(VAR,))
+def var(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    return _std_var(input, dim, unbiased, keepdim, correction, take_sqrt=False)
+
+
+DIST = node("DistBackward0", ("self", "other"),
+            self=lambda grad, self, other, p, result: _norm_grad(grad, self - other, result, float(p), None, False),
+            other=lambda grad, self, other, p, result: -_norm_grad(grad, self - other, result, float(p), None, False))
+RENORM = node("RenormBackward0", ("self",),
+              self=lambda grad, self, p, dim, maxnorm: _renorm_grad(grad, self, p, dim, maxnorm))
+
+
+@op()
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Optional[DType] = None) -> Tensor:
+    if (dtype or input._dtype).category < dtypes.FLOATING:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{input._dtype._scalar_name}")
+    counted = input.isnan().logical_not().sum(dim, keepdim) if dim is not None else input.isnan().logical_not().sum()
+    total = input.nansum(dim, keepdim, dtype=dtype) if dim is not None else input.nansum(dtype=dtype)
+    return total / counted
+
+
+def _std_var_mean(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, take_sqrt: bool) -> Any:
+    spread = _std_var(input, dim, unbiased, keepdim, correction, take_sqrt)
+    center = input.mean() if dim is MISSING or dim is None else input.mean(dim, keepdim)
+    return spread, center
+
+
+@op(method=False)
+def std_mean(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> Any:
+    return _std_var_mean(input, dim, unbiased, keepdim, correction, take_sqrt=True)
+
+
+@op(method=False)
+def var_mean(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> Any:
+    return _std_var_mean(input, dim, unbiased, keepdim, correction, take_sqrt=False)
+
+
+@op(nodes=(DIST,))
+def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    difference = (input._data - other._data).astype(np.float64)
+    dtype = dtypes.result_type([input, other])
+    norm = vector_norm(Tensor._make(np.asarray(difference, dtype=dtype._numpy), dtype), float(p))
+    return record(DIST, (input, other), norm._data, dtype, p=p)
+
+
+def _renorm_grad(grad: Tensor, self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    d = dim % self.ndim
+    reduced = tuple(i for i in range(self.ndim) if i != d)
+    norms = self.norm(p, reduced, keepdim=True)
+    scale = (maxnorm / (norms + 1e-7)).masked_fill(norms <= maxnorm, 1.0)
+    # the scale is a function of self too, where it applies
+    inner = (grad * self).sum(reduced, keepdim=True)
+    correction = (inner * (-maxnorm / ((norms + 1e-7) ** 2))
+                  * _norm_grad(Tensor._make(np.ones(norms.shape, dtype=norms._dtype._numpy), norms._dtype), self,
+                               norms, float(p), reduced, True))
+    return grad * scale + correction.masked_fill(norms <= maxnorm, 0)
+
+
+@op(nodes=(RENORM,))
+def renorm(input: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = dim % input.ndim
+    x = input._data.astype(np.float64)
+    reduced = tuple(i for i in range(input.ndim) if i != d)
+    norms = np.sum(np.abs(x) ** float(p), axis=reduced, keepdims=True) ** (1 / float(p))
+    scale = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    data = np.asarray(x * scale, dtype=input._dtype._numpy)
+    return record(RENORM, (input,), data, input._dtype, p=p, dim=dim, maxnorm=maxnorm)
+
+
+@op()
+def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None,
+        aweights: Optional[Tensor] = None) -> Tensor:
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    observations = input if input.ndim == 2 else input.reshape((1, -1))
+    count = observations.shape[1]
+    weights = None
+    if fweights is not None:
+        weights = fweights
+    if aweights is not None:
+        weights = aweights if weights is None else weights * aweights
+    if weights is None:
+        average = observations.mean(1, keepdim=True)
+        total_weight = count
+        correction_term = correction
+    else:
+        total_weight = weights.sum()
+        average = (observations * weights).sum(1, keepdim=True) / total_weight
+        correction_term = correction if aweights is None else correction * (weights * aweights).sum() / total_weight
+    centered = observations - average
+    weighted = centered if weights is None else centered * weights
+    result = weighted.mm(centered.t().conj()) / (total_weight - correction_term)
+    return result.squeeze()
+
+
+@op()
+def corrcoef(input: Tensor) -> Tensor:
+    covariance = cov(input)
+    if covariance.ndim == 0:
+        return covariance / covariance
+    deviations = covariance.diagonal().sqrt()
+    result = covariance / deviations.unsqueeze(1) / deviations.unsqueeze(0)
+    return result.clamp(-1, 1)

@@ -1,0 +1,129 @@
+"""The members of Tensor that are not ops of their own name: Python's operators (`x + y`,
+`x[i]`, `x += y`), the properties that are views (`x.T`, `x.mT`, `x.real`), iteration and
+`backward`."""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+from .. import api, dtypes
+from ..tensor import Tensor
+from ...warnings import warn_once
+from .arithmetic import add, div, floor_divide, mul, neg, pow as power, rdiv, remainder, rpow, rsub, sub
+from .comparison import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
+                         bitwise_xor, eq, ge, gt, le, logical_not, lt, ne)
+from .generate import make_inplace, python_method
+from .indexing import getitem
+from .inplace import setitem
+from .joining import unbind
+from .linalg import matmul
+from .arrangement import imag, real
+from .pointwise import abs as absolute, conj
+from .shape import permute, transpose
+
+T_DEPRECATED_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+                        "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+                        "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+                        "tensor.")
+
+
+def _reflected(function: Callable) -> Callable:
+    """A binary operator: NotImplemented for operands that are neither tensors nor numbers, so
+    Python tries the other operand and then says `unsupported operand type(s)`."""
+
+    def operator(a: Tensor, other: Any) -> Any:
+        if not isinstance(other, (Tensor, bool, int, float, complex)):
+            return NotImplemented
+        return function(a, other)
+
+    return operator
+
+
+def _swapped(function: Callable) -> Callable:
+    return lambda a, other: function(other, a)
+
+
+def _matmul(a: Tensor, other: Any) -> Any:
+    return matmul(a, other) if isinstance(other, Tensor) else NotImplemented
+
+
+def _rmatmul(a: Tensor, other: Any) -> Any:
+    return matmul(other, a) if isinstance(other, Tensor) else NotImplemented
+
+
+def _invert(a: Tensor) -> Tensor:
+    return logical_not(a) if a._dtype is dtypes.bool_ else bitwise_not(a)
+
+
+OPERATORS = {
+    "__add__": _reflected(add), "__radd__": _reflected(add), "__sub__": _reflected(sub),
+    "__rsub__": _reflected(rsub), "__mul__": _reflected(mul), "__rmul__": _reflected(mul),
+    "__truediv__": _reflected(div), "__rtruediv__": _reflected(rdiv), "__pow__": _reflected(power),
+    "__rpow__": _reflected(rpow), "__matmul__": _matmul, "__rmatmul__": _rmatmul,
+    "__floordiv__": _reflected(floor_divide), "__rfloordiv__": _reflected(_swapped(floor_divide)),
+    "__mod__": _reflected(remainder), "__rmod__": _reflected(_swapped(remainder)),
+    "__and__": _reflected(bitwise_and), "__rand__": _reflected(bitwise_and), "__or__": _reflected(bitwise_or),
+    "__ror__": _reflected(bitwise_or), "__xor__": _reflected(bitwise_xor), "__rxor__": _reflected(bitwise_xor),
+    "__lshift__": _reflected(bitwise_left_shift), "__rlshift__": _reflected(_swapped(bitwise_left_shift)),
+    "__rshift__": _reflected(bitwise_right_shift), "__rrshift__": _reflected(_swapped(bitwise_right_shift)),
+    "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
+    "__neg__": neg, "__pos__": lambda a: a, "__abs__": absolute, "__invert__": _invert,
+    "__getitem__": getitem, "__setitem__": setitem,
+}
+AUGMENTED = {"__iadd__": add, "__isub__": sub, "__imul__": mul, "__itruediv__": div, "__ipow__": power,
+             "__imod__": remainder, "__ifloordiv__": floor_divide}
+
+
+def _augmented(function: Callable) -> Callable:
+    inplace = make_inplace(lambda input, other: function(input, other))
+    return _reflected(lambda a, other: inplace(a, other=other))
+
+
+def T(self: Tensor) -> Tensor:
+    if self.ndim == 0:
+        warn_once("UserWarning", "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+                                 "cases.")
+    elif self.ndim != 2:
+        warn_once("UserWarning", T_DEPRECATED_WARNING)
+    return permute(self, tuple(reversed(range(self.ndim))))
+
+
+def mT(self: Tensor) -> Tensor:
+    if self.ndim == 0:  # PyTorch returns the tensor itself
+        warn_once("UserWarning", "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
+                                 "cases.")
+        return self
+    if self.ndim == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return transpose(self, -2, -1)
+
+
+def H(self: Tensor) -> Tensor:
+    if self.ndim > 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
+    return conj(T(self)) if self.ndim else self
+
+
+def mH(self: Tensor) -> Tensor:
+    return conj(mT(self))
+
+
+def backward(self: Tensor, gradient: Optional[Tensor] = None, retain_graph: Optional[bool] = None,
+             create_graph: bool = False, inputs: Optional[Sequence[Tensor]] = None) -> None:
+    api.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _iterate(self: Tensor) -> Any:
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(unbind(self, 0))
+
+
+def install(cls: type) -> None:
+    for name, function in OPERATORS.items():
+        setattr(cls, name, function)
+    for name, function in AUGMENTED.items():
+        setattr(cls, name, _augmented(function))
+    for name, getter in (("T", T), ("mT", mT), ("H", H), ("mH", mH), ("real", real), ("imag", imag)):
+        setattr(cls, name, property(getter))
+    cls.backward = python_method("backward", backward)
+    cls.__iter__ = _iterate

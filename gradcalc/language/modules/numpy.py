@@ -1,0 +1,135 @@
+"""numpy as a program imports it: the real numpy behind the policy.
+
+Arrays, numpy's scalars and dtypes are numpy's own objects, so they print as numpy prints
+them; the policy lets a program use their everyday attributes and methods and nothing that
+touches files, pickles, raw memory or C (`tofile`, `dump`, `data`, `ctypes`, `save`, `load`,
+`memmap`, `frombuffer`, `ctypeslib`, a bit generator's `ctypes` and `cffi`, ...).
+"""
+from __future__ import annotations
+
+from types import ModuleType
+
+from .. import policy
+from .namespace import Submodule
+
+# numpy's members a program does not get: files, pickles, raw memory, C, global hooks, docs tools
+_NUMPY_REFUSED = frozenset({
+    "save", "savez", "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt", "fromfile", "fromregex",
+    "memmap", "frombuffer", "from_dlpack", "DataSource", "ctypeslib", "f2py", "lib", "core", "testing", "test",
+    "show_config", "show_runtime", "get_include", "info", "lookfor", "source", "seterrcall", "geterrcall",
+    "setbufsize", "getbufsize", "add_docstring", "add_newdoc", "add_newdoc_ufunc", "char", "rec", "ma", "exceptions",
+    "dtypes", "typing", "emath", "polynomial", "matrixlib", "version", "strings", "nditer", "nested_iters",
+    "isnat", "busday_count", "busday_offset", "busdaycalendar", "is_busday", "datetime_data", "recarray", "record",
+    "broadcast", "flatiter", "matrix", "asmatrix", "bmat", "memmap", "format_parser",
+})
+# what arrays and numpy's scalars may not show
+_ARRAY_REFUSED = frozenset({"tofile", "dump", "dumps", "data", "ctypes", "setflags", "getfield", "setfield",
+                            "newbyteorder", "format", "format_map"})
+_DTYPE_READ = frozenset({"name", "kind", "char", "itemsize", "type", "str", "descr", "byteorder", "fields", "names",
+                         "shape", "base", "num", "isbuiltin", "isnative", "hasobject", "alignment", "subdtype",
+                         "newbyteorder", "ndim", "flags", "metadata"})
+_GENERATOR_REFUSED = frozenset({"bit_generator"})
+_BIT_GENERATOR_READ = frozenset({"state", "seed_seq", "spawn", "jumped", "random_raw"})
+RANDOM_FUNCTIONS = (
+    "seed", "rand", "randn", "randint", "random", "random_sample", "ranf", "sample", "random_integers", "choice",
+    "shuffle", "permutation", "normal", "uniform", "standard_normal", "binomial", "poisson", "beta", "exponential",
+    "gamma", "multinomial", "multivariate_normal", "dirichlet", "laplace", "logistic", "lognormal", "geometric",
+    "bytes", "get_state", "set_state", "standard_exponential", "standard_gamma", "triangular", "chisquare",
+)
+
+
+def _members(module: ModuleType, refused: frozenset = frozenset()) -> dict:
+    refused = refused | {"test"}  # numpy's own test runner
+    return {name: value for name, value in vars(module).items()
+            if not name.startswith("_") and name not in refused and not isinstance(value, ModuleType)}
+
+
+def _array_rule(cls: type) -> None:
+    policy.allow_module_types([cls], read=policy.public_names(cls) - _ARRAY_REFUSED, deny=_ARRAY_REFUSED)
+
+
+def _install_types() -> None:
+    """The types of the values numpy gives a program."""
+    import numpy as np
+
+    _array_rule(np.ndarray)
+    scalars = {cls for cls in np.sctypeDict.values()} | {np.bool_, np.str_, np.bytes_, np.void, np.object_}
+    for cls in scalars:
+        _array_rule(cls)
+    for cls in vars(np.dtypes).values():
+        if isinstance(cls, type) and issubclass(cls, np.dtype):
+            policy.allow_module_types([cls], read=_DTYPE_READ)
+    policy.allow_module_types([type(np.dtype), type(np.ndarray)], kind=policy.CLASS)
+    policy.allow_module_types([np.ufunc], read={"nin", "nout", "nargs", "ntypes", "types", "identity", "signature",
+                                                "reduce", "accumulate", "reduceat", "outer", "at", "__name__",
+                                                "__doc__", "__call__"})
+    # numpy's functions: dispatchers of Python functions, and Cython's functions (default_rng)
+    policy.allow_module_types([type(np.sum), type(np.random.default_rng)],
+                              read={"__name__", "__qualname__", "__module__", "__doc__", "__call__"})
+    policy.allow_module_types([np.flatiter], read={"index", "coords", "copy"})
+    policy.allow_module_types([type(np.mgrid), type(np.ogrid), type(np.r_), type(np.c_), type(np.s_)], read=set())
+    policy.allow_module_types([np.finfo, np.iinfo, np.poly1d, np.vectorize, np.ndenumerate, np.ndindex],
+                              public=True)
+    policy.allow_module_types([type(np.ones(1).flags)], read={"writeable", "c_contiguous", "f_contiguous",
+                                                              "owndata", "aligned", "writebackifcopy"})
+    policy.allow_module_types([np.errstate], read={"__enter__", "__exit__", "__call__"})
+    random = np.random
+    policy.allow_module_types([random.Generator], read=policy.public_names(random.Generator) - _GENERATOR_REFUSED)
+    policy.allow_module_types([random.RandomState], read=policy.public_names(random.RandomState))
+    bit_generators = [random.PCG64, random.MT19937, random.Philox, random.SFC64, random.PCG64DXSM]
+    policy.allow_module_types(bit_generators, read=_BIT_GENERATOR_READ)
+    policy.allow_module_types([random.SeedSequence], read={"entropy", "spawn_key", "pool_size",
+                                                           "n_children_spawned", "generate_state", "spawn"})
+    for error in (np.linalg.LinAlgError, np.exceptions.AxisError, np.exceptions.ComplexWarning):
+        policy.allow_module_types([error], read=policy.RULES[ValueError].read, public=True,
+                                  deny={"obj", "path"})
+
+
+def numpy() -> dict:
+    import numpy as np
+
+    _install_types()
+    members = _members(np, _NUMPY_REFUSED)
+    members.update(linalg=Submodule("numpy.linalg"), random=Submodule("numpy.random"), fft=Submodule("numpy.fft"),
+                   testing=Submodule("numpy.testing"), __version__=np.__version__)
+    return members
+
+
+def linalg() -> dict:
+    import numpy.linalg
+
+    return _members(numpy.linalg)
+
+
+def fft() -> dict:
+    import numpy.fft
+
+    return _members(numpy.fft, frozenset({"helper"}))
+
+
+def random() -> dict:
+    import numpy.random as random
+
+    # the module-level functions are a session's own generator's (see session_members)
+    return {name: getattr(random, name) for name in ("Generator", "RandomState", "SeedSequence", "PCG64", "MT19937",
+                                                      "Philox", "SFC64", "default_rng")}
+
+
+def testing() -> dict:
+    import numpy.testing as testing
+
+    return {name: getattr(testing, name) for name in (
+        "assert_allclose", "assert_array_equal", "assert_array_almost_equal", "assert_almost_equal", "assert_equal",
+        "assert_array_less", "assert_approx_equal", "assert_string_equal", "assert_raises", "assert_warns")}
+
+
+def session_random_members() -> dict:
+    """np.random's module-level functions, bound to a generator of the session's own."""
+    import numpy as np
+
+    generator = np.random.RandomState()
+    return {name: getattr(generator, name) for name in RANDOM_FUNCTIONS if hasattr(generator, name)}
+
+
+BUILDERS = {"numpy": numpy, "numpy.linalg": linalg, "numpy.fft": fft, "numpy.random": random,
+            "numpy.testing": testing}
