@@ -111,8 +111,6 @@ def _run(source: str, filename: str, color: Optional[bool], graph: Optional[str]
 def _show_graph(session: Any, name: str, color: Optional[bool]) -> int:
     """--graph NAME: the graph behind NAME as the program left it, as `:graph NAME` shows it; a
     usage error if NAME names no tensor."""
-    import shutil
-
     from .display import graph
     from .display.color import use_color
     from .display.console import show
@@ -125,7 +123,7 @@ def _show_graph(session: Any, name: str, color: Optional[bool]) -> int:
         sys.stderr.write(f"gradcalc: --graph: {error}\n")
         return USAGE_ERROR
     colour = use_color(color)
-    show(graph.render(drawn), sys.stdout, colour, shutil.get_terminal_size().columns if colour else 80)
+    show(graph.render(drawn), sys.stdout, colour, whole_lines=True)
     return 0
 
 

@@ -28,6 +28,13 @@ def text_of(renderable: Any, width: int = 100) -> str:
     return out.getvalue()
 
 
+def graph_text(drawn: graph.Graph) -> str:
+    """As :graph and --graph print it: each line whole."""
+    out = io.StringIO()
+    show(graph.render(drawn), out, False, whole_lines=True)
+    return out.getvalue()
+
+
 # ------------------------------------------------------------------ :vars
 
 def expected_tensor_row(name: str, tensor: Any) -> tuple:
@@ -179,7 +186,7 @@ def test_graph_of_a_shared_sub_graph_draws_it_once() -> None:
     drawn = assert_graph_matches(session, "out")
     shared = [node for node in drawn.nodes if node.uses > 1]
     assert sorted(node.name for node in shared) == ["AccumulateGrad", "MulBackward0"]
-    text = text_of(graph.render(drawn))
+    text = graph_text(drawn)
     assert text.count("MulBackward0") == 2 and "MulBackward0 #" in text and "(drawn above)" in text
     assert text.count("AccumulateGrad") == 3  # a, b, and a drawn above
     assert "grad_fn of s" in text and "grad_fn of out" in text
@@ -196,7 +203,7 @@ def test_graph_after_backward_retain_grad_and_hooks() -> None:
     assert [node for node in before.nodes if node.name == "MulBackward0"][0].retained == ["y.grad = None"]
     leaf = after.nodes[-1].leaf
     assert leaf.names == ["x"] and leaf.hooks == 1 and leaf.grad == "tensor([2., 2.])"
-    text = text_of(graph.render(after))
+    text = graph_text(after)
     assert "retains grad: y.grad = tensor([1., 1.])  1 hook" in text and "1 hook" in text.split("AccumulateGrad")[1]
 
 
@@ -241,7 +248,7 @@ def test_a_ten_thousand_node_chain_is_summarised() -> None:
                             "for i in range(10_000):\n    y = y * 1.0001\n")
     drawn = graph.collect(session.namespace["y"], "y", session.namespace)
     assert len(drawn.nodes) == len(reference_walk(session.namespace["y"].grad_fn)) == 10_001
-    text = text_of(graph.render(drawn))
+    text = graph_text(drawn)
     lines = text.splitlines()
     assert len(lines) < graph.MAX_SHOWN + 12
     assert lines[1] == "10,001 nodes, 1 leaf"
@@ -276,7 +283,7 @@ def test_saved_values_and_what_backward_freed() -> None:
     node.freed = True
     drawn = graph.collect(node, "node", session.namespace)
     assert drawn.nodes[0].saved == [("self", graph.FREED), ("exponent", "2")]
-    assert "saved: self=freed by backward, exponent=2" in text_of(graph.render(drawn))
+    assert "saved: self=freed by backward, exponent=2" in graph_text(drawn)
 
 
 def test_saved_values_of_pytorchs_nodes_as_far_as_they_are_exposed() -> None:

@@ -115,10 +115,11 @@ def make_output(color: Optional[bool] = None) -> TextOutput:
     return RichOutput() if use_color(color) else TextOutput()
 
 
-def show(renderable: Any, stream: Any, color: bool, width: Optional[int] = None) -> None:
-    """Print one of gradcalc's own views (a Rich renderable) on `stream`: coloured or plain text."""
+def show(renderable: Any, stream: Any, color: bool, width: Optional[int] = None, whole_lines: bool = False) -> None:
+    """Print one of gradcalc's own views (a Rich renderable) on `stream`: coloured or plain text.
+    `whole_lines`: text lines are not wrapped at `width` (a terminal wraps them, a file keeps them)."""
     from rich.console import Console
 
     console = Console(file=stream, force_terminal=color, no_color=not color, color_system="auto" if color else None,
                       markup=False, highlight=False, emoji=False, width=width or 80)
-    console.print(renderable)
+    console.print(renderable, soft_wrap=whole_lines)

@@ -75,9 +75,7 @@ def version_of(tensor: Tensor) -> Optional[int]:
 def short_value(tensor: Tensor) -> str:
     """The tensor's repr when it is small and flat enough for one line, else its shape and dtype."""
     if Tensor.numel(tensor) <= SMALL_TENSOR and len(tensor_property(tensor, "shape")) <= 1:
-        from .reprs import tensor_repr
-
-        text = tensor_repr(tensor)
+        text = Tensor.__repr__(tensor)  # gradcalc's own: never a repr a program's subclass defined
         if "\n" not in text:
             return text
     return f"{describe_shape(tensor)} {describe_dtype(tensor)}"

@@ -87,7 +87,7 @@ def _graph(context: Context, argument: str) -> None:
     except graph.GraphError as error:
         context.output.error(f":graph: {error}")
         return
-    show(graph.render(drawn), context.output.stdout, context.color, context.width())
+    show(graph.render(drawn), context.output.stdout, context.color, context.width(), whole_lines=True)
 
 
 def _reset(context: Context, argument: str) -> None:
