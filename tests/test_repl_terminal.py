@@ -38,6 +38,15 @@ def run(term: Terminal, line: str) -> str:
     return term.expect(">>>")
 
 
+def run_block(term: Terminal, keys: str) -> None:
+    """Type a block (its lines and the blank line that ends it) and wait until it has run. Each
+    line typed redraws the prompt, and keys typed while a program runs are echoed by the terminal:
+    neither can be taken for the end; the output of a print that needs the block done can."""
+    term.send(keys + "\r\rprint('block' + ' done')\r")
+    term.expect("block done\n")
+    term.expect(">>>")
+
+
 def test_real_terminal(start, tmp_path: Path) -> None:
     terminal = start()
     terminal.send("x = tensor(2.0, requires_grad=True)\r")
@@ -153,9 +162,8 @@ def test_graph_shows_what_the_program_reads(start) -> None:
     # the nodes, depth first, as the program walks next_functions from z.grad_fn
     run(terminal, "order, stack = [], [z.grad_fn]")
     run(terminal, "inputs = lambda n: [f for f, _ in n.next_functions if f is not None]")
-    terminal.send("while stack: n = stack.pop(); new = n not in order; order += [n] * new; "
-                  "stack += reversed(inputs(n) * new)\r\r")
-    terminal.expect(">>>")
+    run_block(terminal, "while stack: n = stack.pop(); new = n not in order; order += [n] * new; "
+                        "stack += reversed(inputs(n) * new)")
     walked = run(terminal, "print(*[type(n).__name__ for n in order])")
     assert names == walked.split()
     assert "grad_fn of y" in drawn[4] and "retains grad: y.grad = None" in drawn[4]
@@ -169,8 +177,7 @@ def test_graph_shows_what_the_program_reads(start) -> None:
 def test_big_graph_is_summarised_on_the_terminal(start) -> None:
     terminal = start()
     run(terminal, "x = tensor(1., requires_grad=True); y = x")
-    terminal.send("for i in range(10_000):\ry = y * 1.0001\r\r")
-    terminal.expect(">>>")
+    run_block(terminal, "for i in range(10_000):\ry = y * 1.0001")
     text = run(terminal, ":graph y")
     assert "10,001 nodes, 1 leaf" in text and "9,951 more nodes not drawn: MulBackward0 x9,950, AccumulateGrad x1" \
         in text
