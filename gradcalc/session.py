@@ -174,15 +174,18 @@ def format_error(error: BaseException) -> str:
 
 def reset_global_state() -> None:
     """Back to a fresh start: grad mode on, float32 default, default print options, reseeded RNG."""
-    from .autograd import dtypes, grad_mode, random as torch_random
+    from . import serialization
+    from .autograd import anomaly_mode, dtypes, grad_mode, random as torch_random
     from .display import tensor_repr
 
     grad_mode._set_enabled(True)
     grad_mode._set_inference(False)
+    anomaly_mode.reset()
     dtypes.set_default_dtype(dtypes.float32)
     tensor_repr.set_printoptions(profile="default")
     torch_random.seed()
     warnings.forget_once()
+    serialization.forget_files()
 
 
 # ------------------------------------------------------------------ the session

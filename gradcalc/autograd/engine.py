@@ -11,8 +11,10 @@ import itertools
 import re
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from . import grad_mode
+from . import anomaly_mode, grad_mode
+from .dtypes import FLOATING
 from ..display.names import torch_class
+from ..warnings import warn
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -31,7 +33,8 @@ FREED_MESSAGE = (
 class Node:
     """One recorded operation: `grad_fn` of the tensors it produced."""
 
-    __slots__ = ("next_functions", "_seq", "_input_meta", "_tensor_hooks", "_retained", "__weakref__")
+    __slots__ = ("next_functions", "_seq", "_input_meta", "_tensor_hooks", "_retained", "_node_hooks", "_metadata",
+                 "__weakref__")
 
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
@@ -39,6 +42,8 @@ class Node:
         self._input_meta: list = []  # (shape, dtype) of each input, to check returned gradients
         self._tensor_hooks: Optional[dict] = None  # output_nr -> hooks registered on that output
         self._retained: Optional[dict] = None  # output_nr -> weakref of an output that retains grad
+        self._node_hooks: Optional[NodeHooks] = None  # register_prehook and register_hook
+        self._metadata: Optional[dict] = None
 
     def name(self) -> str:
         return type(self).__name__
@@ -49,11 +54,58 @@ class Node:
     def release(self) -> None:
         """Free saved values once a backward without retain_graph has passed."""
 
-    def register_hook(self, hook: Callable) -> None:
-        raise RuntimeError("register_hook on a grad_fn is not supported by gradcalc")
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn: Callable) -> "RemovableHandle":
+        """`fn(grad_inputs, grad_outputs)` after the node has run; it may replace grad_inputs."""
+        return self._add_hook(fn, pre=False)
+
+    def register_prehook(self, fn: Callable) -> "RemovableHandle":
+        """`fn(grad_outputs)` before the node runs; it may replace grad_outputs."""
+        return self._add_hook(fn, pre=True)
+
+    def _add_hook(self, fn: Callable, pre: bool) -> "RemovableHandle":
+        if self._node_hooks is None:
+            self._node_hooks = NodeHooks()
+        hooks = self._node_hooks.pre if pre else self._node_hooks.post
+        hooks.append(fn)
+        return RemovableHandle(lambda: remove_hook(hooks, fn))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+class NodeHooks:
+    """A node's own hooks: prehooks see and may replace its gradients before it runs, hooks
+    see its results (and its gradients) after."""
+
+    __slots__ = ("pre", "post")
+
+    def __init__(self) -> None:
+        self.pre: list = []
+        self.post: list = []
+
+
+@torch_class("torch.utils.hooks.RemovableHandle")
+class RemovableHandle:
+    """What register_hook returns: `handle.remove()` takes the hook away."""
+
+    __slots__ = ("_remove",)
+
+    def __init__(self, remove: Callable[[], None]) -> None:
+        self._remove = remove
+
+    def remove(self) -> None:
+        self._remove()
+
+
+def remove_hook(hooks: Optional[list], hook: Callable) -> None:
+    if hooks and hook in hooks:
+        hooks.remove(hook)
 
 
 @torch_class("AccumulateGrad", c_type=True)
@@ -113,9 +165,10 @@ class SavedTensor:
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: [torch.{tensor.dtype.tensor_type} [{', '.join(map(str, tensor.shape))}]]{where} "
-                f"is at version {tensor._vc.value}; expected version {self.version} instead. Hint: enable "
-                "anomaly detection to find the operation that failed to compute its gradient, with "
-                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+                f"is at version {tensor._vc.value}; expected version {self.version} instead. "
+                + (anomaly_mode.ANOMALY_HINT if anomaly_mode._enabled else
+                   "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+                   "with torch.autograd.set_detect_anomaly(True, check_nan=False)."))
         if self.is_output:
             return tensor._alias(grad_fn=node, output_nr=self.output_nr)
         return tensor
@@ -192,7 +245,20 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
                 continue
             if needed is not None and node not in needed:
                 continue
-            input_grads = node.apply([grads.get(i) for i in range(_output_count(node, grads))])
+            try:
+                grad_outputs = [grads.get(i) for i in range(_output_count(node, grads))]
+                if node._node_hooks is not None:
+                    grad_outputs = _run_node_hooks(node, node._node_hooks.pre, (grad_outputs,))
+                input_grads = node.apply(grad_outputs)
+                if node._node_hooks is not None and node._node_hooks.post:
+                    input_grads = _run_node_hooks(node, node._node_hooks.post, (input_grads, grad_outputs))
+                if anomaly_mode._enabled and anomaly_mode._check_nan:
+                    _check_nan(node, input_grads)
+            except Exception:
+                if anomaly_mode._enabled:
+                    warn("UserWarning", f"Error detected in {node.name()}. Traceback of forward call that caused "
+                                        "the error:")
+                raise
             if not retain_graph:
                 node.release()
             for i, ((child, output_nr), grad) in enumerate(zip(node.next_functions, input_grads)):
@@ -207,6 +273,32 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
     finally:
         grad_mode._set_enabled(previous_mode)
     return None if accumulate else captured
+
+
+def _run_node_hooks(node: Node, hooks: list, arguments: tuple) -> list:
+    """Each hook sees the gradients as tuples; what it returns (a tuple as long) replaces the first."""
+    values = list(arguments[0])
+    # the Tensor class, known from the gradients themselves (engine.py comes before tensor.py)
+    tensor_type = next((type(value) for group in arguments for value in group if value is not None), None)
+    for hook in list(hooks):
+        result = hook(*[tuple(values)] + [tuple(rest) for rest in arguments[1:]])
+        if result is None:
+            continue
+        result = result if isinstance(result, (tuple, list)) else (result,)
+        if len(result) != len(values):
+            raise RuntimeError(f"hook '{getattr(hook, '__name__', type(hook).__name__)}' has returned an incorrect "
+                               f"number of values (got {len(result)}, but expected {len(values)})")
+        for value in result:
+            if value is not None and not (tensor_type is None or isinstance(value, tensor_type)):
+                raise RuntimeError(f"expected Variable or None (got {type(value).__name__})")
+        values = list(result)
+    return values
+
+
+def _check_nan(node: Node, grads: list) -> None:
+    for index, grad in enumerate(grads):
+        if grad is not None and grad._dtype.category >= FLOATING and grad.isnan().any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {index}th output.")
 
 
 def _nodes_leading_to(targets: set, parents: dict) -> set:

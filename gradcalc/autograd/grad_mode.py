@@ -138,15 +138,3 @@ class set_grad_enabled(_GradMode):
     def __repr__(self) -> str:
         return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
-
-class set_detect_anomaly:
-    """Accepted for compatibility: gradcalc's errors already name the operation at fault."""
-
-    def __init__(self, mode: bool = True, check_nan: bool = True) -> None:
-        self.mode = mode
-
-    def __enter__(self) -> None:
-        pass
-
-    def __exit__(self, *exc_info: Any) -> bool:
-        return False

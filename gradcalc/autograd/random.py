@@ -574,11 +574,12 @@ def _float_exact_bounds(low: int, high: int, name: str) -> tuple[int, int]:
 
 
 def randint(low: int, high: int, shape: Shape, dtype: DType = "int64",
-            generator: Generator | None = None) -> np.ndarray:
-    """``torch.randint(low, high, shape)``: (draw % (high - low)) + low."""
+            generator: Generator | None = None, *, full_range: bool = False) -> np.ndarray:
+    """``torch.randint(low, high, shape)``: (draw % (high - low)) + low. `full_range`: random_()
+    without bounds, which draws below 2^63 for int64, a bound no argument can give."""
     name = _dtype_name(dtype)
     low, high = int(low), int(high)
-    for v in (low, high):
+    for v in (low, high - full_range):
         if not -(1 << 63) <= v < (1 << 63):
             raise ValueError("Overflow when unpacking long long")
     if not low < high:

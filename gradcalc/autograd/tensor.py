@@ -12,7 +12,7 @@ import numpy as np
 
 from . import dtypes, grad_mode
 from .dtypes import DType, bfloat16 as BFLOAT16
-from .engine import AccumulateGrad, Node, PostAccumulateGradHook
+from .engine import AccumulateGrad, Node, PostAccumulateGradHook, RemovableHandle, remove_hook
 from ..display.names import torch_class
 from ..warnings import warn, warn_once
 
@@ -399,12 +399,12 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:
             self._hooks = (self._hooks or []) + [hook]
-            return RemovableHandle(lambda: _remove(self._hooks, hook))
+            return RemovableHandle(lambda: remove_hook(self._hooks, hook))
         node = self._grad_fn
         node._tensor_hooks = node._tensor_hooks or {}
         hooks = node._tensor_hooks.setdefault(self._output_nr, [])
         hooks.append(hook)
-        return RemovableHandle(lambda: _remove(hooks, hook))
+        return RemovableHandle(lambda: remove_hook(hooks, hook))
 
     def register_post_accumulate_grad_hook(self, hook: Callable) -> "RemovableHandle":
         """`hook(tensor)` after a backward pass has accumulated into this leaf's .grad."""
@@ -414,7 +414,7 @@ class Tensor:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         entry = PostAccumulateGradHook(hook)
         self._hooks = (self._hooks or []) + [entry]
-        return RemovableHandle(lambda: _remove(self._hooks, entry))
+        return RemovableHandle(lambda: remove_hook(self._hooks, entry))
 
     # -------------------------------------------------------------- numbers
 
@@ -457,8 +457,8 @@ class Tensor:
             raise ValueError("only one element tensors can be converted to Python scalars")
 
     def _warn_if_requires_grad(self) -> None:
-        # float() and complex() warn (once) in PyTorch; int() and item() do not
-        if self.requires_grad:
+        # float() and complex() warn (once) in PyTorch, with grad mode on; int() and item() do not
+        if self.requires_grad and grad_mode.is_grad_enabled():
             warn_once("UserWarning", "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
                                      "behavior.\nConsider using tensor.detach() first.")
 
@@ -552,24 +552,6 @@ class Tensor:
 
     def get_device(self) -> int:
         return -1
-
-
-@torch_class("torch.utils.hooks.RemovableHandle")
-class RemovableHandle:
-    """What register_hook returns: `handle.remove()` takes the hook away."""
-
-    __slots__ = ("_remove",)
-
-    def __init__(self, remove: Callable[[], None]) -> None:
-        self._remove = remove
-
-    def remove(self) -> None:
-        self._remove()
-
-
-def _remove(hooks: Optional[list], hook: Callable) -> None:
-    if hooks and hook in hooks:
-        hooks.remove(hook)
 
 
 def _requires_grad_leaf_error(requires_grad: bool) -> str:

@@ -172,6 +172,10 @@ def _super_getattr(proxy: super, name: str) -> Any:
     """`super().name`: what the instance itself may show, read from the classes after the owner."""
     instance = proxy.__self__
     if instance is None:
+        if name == "__init__":
+            # `super(Cls).__init__()` (torch.utils.data's IterableDataset example): the unbound
+            # proxy's own __init__, which can only bind it as super() could
+            return _getattr(proxy, name)
         _refuse(proxy, name)
     if name in _FORMAT_NAMES and isinstance(instance, str):
         return _SafeFormatter.bound(instance, name)
@@ -285,7 +289,9 @@ def _check_descriptor(obj: Any, name: str, rule: Any) -> None:
     elif _type(descriptor) is _GETSET:
         shown = rule.shown_base or owner.__name__
     elif _type(descriptor) is _MEMBER:
-        raise AttributeError("readonly attribute")
+        if rule.shown_base is None:
+            raise AttributeError("readonly attribute")
+        shown = rule.shown_base  # a slot of a class PyTorch writes in C: its getset's message
     elif hasattr(descriptor, "__set__") or not hasattr(obj, "__dict__"):
         raise AttributeError(f"'{cls.__name__}' object attribute '{name}' is read-only")
     else:

@@ -219,13 +219,20 @@ _gradcalc("gradcalc.autograd.tensor", "Tensor", public=True, read={"_version", "
           subclasses=True, derivable=True, shown_base="torch._C.TensorBase")
 _gradcalc("gradcalc.autograd.tensor", "Size", public=True, read={"__getitem__", "__len__"})
 _gradcalc("gradcalc.autograd.tensor", "Device", public=True)
-_gradcalc("gradcalc.autograd.tensor", "RemovableHandle", public=True)
+_gradcalc("gradcalc.autograd.engine", "RemovableHandle", public=True)
 _gradcalc("gradcalc.autograd.dtypes", "DType", public=True, deny={"numpy"})
 _gradcalc("gradcalc.autograd.engine", "Node", subclasses=True, private=_saved_names,
           read={"next_functions", "name", "metadata", "register_hook", "register_prehook", "variable", "__call__"})
+# a custom Function's ctx is its grad_fn: the program's own attributes, PyTorch's API, never the engine's entry points
+_gradcalc("gradcalc.autograd.function", "Function", public=True, derivable=True)
+_gradcalc("gradcalc.autograd.function", "FunctionCtx", public=True, public_write=True)
+_gradcalc("gradcalc.autograd.function", "BackwardCFunction", public=True, public_write=True, subclasses=True,
+          deny={"apply", "release"}, shown_base="torch._C._FunctionBase")
 _gradcalc("gradcalc.autograd.random", "Generator", public=True)
 _gradcalc("gradcalc.autograd.grad_mode", "_GradMode", public=True, subclasses=True)
-_gradcalc("gradcalc.autograd.grad_mode", "set_detect_anomaly", public=True)
+_gradcalc("gradcalc.autograd.anomaly_mode", "detect_anomaly", public=True)
+_gradcalc("gradcalc.autograd.anomaly_mode", "set_detect_anomaly", public=True)
+_gradcalc("gradcalc.autograd.gradcheck", "GradcheckError", like=RuntimeError)
 _gradcalc("gradcalc.autograd.ops.common", "ReturnTypes", public=True, subclasses=True)
 _gradcalc("gradcalc.autograd.ops.generate", "BuiltinFunction", read={"__name__", "__qualname__", "__call__"})
 _gradcalc("gradcalc.autograd.ops.info", "TorchVersion", read=public_names(str) - {"format", "format_map"})
@@ -239,11 +246,24 @@ _gradcalc("gradcalc.autograd.ops.legacy", "UntypedStorage", public=True)
 _gradcalc("gradcalc.autograd.ops.legacy", "TypedStorage", public=True)
 _gradcalc("gradcalc.autograd.ops.registry", "SavedTensorHandle", public=True)
 _gradcalc("gradcalc.autograd.ops.decompositions", "LinAlgError", like=RuntimeError)
+_gradcalc("gradcalc.serialization", "UnpicklingError", like=RuntimeError)
 _gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"})
 _gradcalc("gradcalc.nn.modules", "Module", public=True, public_write=True, subclasses=True, derivable=True,
           read={"_parameters", "_buffers", "_modules", "__call__", "__getattr__", "__setattr__", "__delattr__",
                 "__dict__"})
-_gradcalc("gradcalc.optim", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)
+_gradcalc("gradcalc.optim.optimizer", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)
+_gradcalc("gradcalc.optim.lr_scheduler", "LRScheduler", public=True, public_write=True, subclasses=True,
+          derivable=True)
+_gradcalc("gradcalc.optim.lr_scheduler", "_CountedStep", read={"__call__"})
+_gradcalc("gradcalc.utils.data.dataset", "Dataset", public=True, public_write=True, subclasses=True, derivable=True,
+          read={"__getitem__", "__len__", "__iter__", "__add__"})
+_gradcalc("gradcalc.utils.data.sampler", "Sampler", public=True, public_write=True, subclasses=True, derivable=True,
+          read={"__iter__", "__len__"})
+_gradcalc("gradcalc.utils.data.dataloader", "DataLoader", public=True, public_write=True, subclasses=True,
+          derivable=True, read={"__iter__", "__len__"})
+_gradcalc("gradcalc.utils.data.dataloader", "_BaseDataLoaderIter", read={"__next__", "__iter__", "__len__"},
+          subclasses=True)
+_gradcalc("gradcalc.utils.data.dataloader", "WorkerInfo", public=True)
 _gradcalc("gradcalc.display.names", "BuiltinMethod", read={"__name__", "__qualname__", "__call__"})
 _gradcalc("gradcalc.language.builtins", "Builtin", read={"__name__", "__qualname__", "__module__", "__call__"},
           subclasses=True)

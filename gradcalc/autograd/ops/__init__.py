@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import api, dtypes, grad_mode, random
+from .. import anomaly_mode, api, dtypes, grad_mode, random
 from ..tensor import Device, Size, Tensor
 from ...display import tensor_repr
 from . import (activation, arithmetic, arrangement, calculus, common, comparison, conversion, copies, creation, decompositions,
@@ -81,7 +81,7 @@ def torch_namespaces() -> dict:
                   for name, function in info.MODULE_FUNCTIONS.items()})
     torch.update(legacy.LEGACY_TYPES, UntypedStorage=legacy.UntypedStorage, TypedStorage=legacy.TypedStorage)
     autograd = dict(grad=_python("torch.autograd", api.grad), backward=_python("torch.autograd", api.backward),
-                    set_detect_anomaly=grad_mode.set_detect_anomaly, detect_anomaly=grad_mode.set_detect_anomaly,
+                    set_detect_anomaly=anomaly_mode.set_detect_anomaly, detect_anomaly=anomaly_mode.detect_anomaly,
                     Variable=legacy.Variable, **grad_modes)
     return {"torch": torch, "torch.linalg": dict(namespace_members("linalg"), LinAlgError=decompositions.LinAlgError), "torch.special": namespace_members("special"),
             "torch.fft": namespace_members("fft"), "torch.autograd": autograd,

@@ -207,6 +207,10 @@ def _check_index(index: Any, name: str) -> np.ndarray:
 def scatter(input: Tensor, dim: int, index: Any, src: Optional[Tensor] = None, *, value: Any = None,
             reduce: Optional[str] = None) -> Tensor:
     index = _check_index(index, "scatter")
+    if index.ndim != max(input.ndim, 1) and max(index.ndim, 1) != max(input.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if index.ndim == 0:  # PyTorch takes a 0-dim index as one of 1 dim
+        index = index.reshape(1)
     data = input._data.copy()
     if src is None:
         values = np.asarray(value, dtype=input._dtype._numpy)

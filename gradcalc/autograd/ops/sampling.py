@@ -169,7 +169,7 @@ def random_(input: Tensor, to: Any = None, *, generator: Any = None, **named: An
         low, high, node_def = 0, to, RANDOM_TO
     else:
         low, high, node_def = 0, rng.random_upper_bound(input._dtype.name), RANDOM
-    data = rng.randint(low, high, input.shape, input._dtype.name, generator=generator)
+    data = rng.randint(low, high, input.shape, input._dtype.name, generator=generator, full_range=node_def is RANDOM)
     return _write_random(input, data.astype(input._dtype._numpy), node_def)
 
 

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import autocast, dtypes
+from .. import anomaly_mode, autocast, dtypes
 from ..tensor import Device, Tensor
 from ...warnings import warn
 from .generate import shown_function
 from .info import MEMORY_FORMATS
 from .legacy import LEGACY_TYPES
 
-_SETTINGS: dict = {"deterministic": False, "warn_only": False, "warn_always": False, "matmul_precision": "highest",
-                   "anomaly": False, "anomaly_check_nan": True}
+_SETTINGS: dict = {"deterministic": False, "warn_only": False, "warn_always": False, "matmul_precision": "highest"}
 
 
 def _python(function: Callable) -> Callable:
@@ -97,18 +96,6 @@ def compiled_with_cxx11_abi() -> bool:
     return True
 
 
-def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
-    _SETTINGS["anomaly"], _SETTINGS["anomaly_check_nan"] = bool(enabled), bool(check_nan)
-
-
-def is_anomaly_enabled() -> bool:
-    return _SETTINGS["anomaly"]
-
-
-def is_anomaly_check_nan_enabled() -> bool:
-    return _SETTINGS["anomaly_check_nan"]
-
-
 def set_flush_denormal(mode: bool) -> bool:
     return True  # numpy keeps denormals either way; PyTorch reports that the CPU supports the switch
 
@@ -137,8 +124,9 @@ def members() -> dict:
                         get_float32_matmul_precision, set_float32_matmul_precision, get_default_device,
                         set_default_device, set_default_tensor_type, compiled_with_cxx11_abi)
     members: dict = {function.__name__: _python(function) for function in python_functions}
-    c_functions = dict(set_anomaly_enabled=set_anomaly_enabled, is_anomaly_enabled=is_anomaly_enabled,
-                       is_anomaly_check_nan_enabled=is_anomaly_check_nan_enabled,
+    c_functions = dict(set_anomaly_enabled=anomaly_mode.set_anomaly_enabled,
+                       is_anomaly_enabled=anomaly_mode.is_anomaly_enabled,
+                       is_anomaly_check_nan_enabled=anomaly_mode.is_anomaly_check_nan_enabled,
                        set_flush_denormal=set_flush_denormal, init_num_threads=init_num_threads,
                        is_autocast_enabled=autocast.is_autocast_enabled,
                        set_autocast_enabled=autocast.set_autocast_enabled,

@@ -10,21 +10,27 @@ def templates() -> dict:
     """The members of torch and of each of its modules, submodules named by Submodule."""
     from ...autograd.ops import torch_namespaces
     from ...nn import functional, init, modules, parameter, utils
-    from ... import optim
-    from ...autograd import functional as autograd_functional
+    from ... import optim, serialization
+    from ...utils import data
+    from ...utils.data import dataloader, dataset, sampler
+    from ...autograd import (anomaly_mode, function as autograd_function, functional as autograd_functional,
+                             gradcheck)
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
     nn.update(Parameter=parameter.Parameter, functional=Submodule("torch.nn.functional"),
               init=Submodule("torch.nn.init"), utils=Submodule("torch.nn.utils"))
     autograd = namespaces.pop("torch.autograd")
-    autograd.update(functional=Submodule("torch.autograd.functional"))
+    autograd.update(functional=Submodule("torch.autograd.functional"), function=Submodule("torch.autograd.function"),
+                    Function=autograd_function.Function, anomaly_mode=Submodule("torch.autograd.anomaly_mode"),
+                    gradcheck=gradcheck.gradcheck, gradgradcheck=gradcheck.gradgradcheck)
     torch = namespaces.pop("torch")
     torch.update(
         autograd=Submodule("torch.autograd"), nn=Submodule("torch.nn"), cuda=Submodule("torch.cuda"),
         optim=Submodule("torch.optim"), backends=Submodule("torch.backends"),
         accelerator=Submodule("torch.accelerator"), linalg=Submodule("torch.linalg"),
-        special=Submodule("torch.special"), fft=Submodule("torch.fft"),
+        special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
+        save=serialization.save, load=serialization.load,
     )
     return {
         "torch": torch, "torch.nn": nn, "torch.autograd": autograd,
@@ -33,7 +39,18 @@ def templates() -> dict:
         "torch.nn.functional": {name: getattr(functional, name) for name in functional.__all__},
         "torch.nn.init": {name: getattr(init, name) for name in init.__all__},
         "torch.nn.utils": {name: getattr(utils, name) for name in utils.__all__},
-        "torch.optim": optim.optimizers(),
+        "torch.optim": dict(optim.optimizers(), lr_scheduler=Submodule("torch.optim.lr_scheduler")),
+        "torch.optim.lr_scheduler": optim.schedulers(),
+        "torch.utils": dict(data=Submodule("torch.utils.data")),
+        "torch.utils.data": dict(data.members(), dataset=Submodule("torch.utils.data.dataset"),
+                                 dataloader=Submodule("torch.utils.data.dataloader"),
+                                 sampler=Submodule("torch.utils.data.sampler")),
+        "torch.utils.data.dataset": {name: getattr(dataset, name) for name in dataset.__all__},
+        "torch.utils.data.dataloader": {name: getattr(dataloader, name) for name in dataloader.__all__},
+        "torch.utils.data.sampler": {name: getattr(sampler, name) for name in sampler.__all__},
+        "torch.autograd.function": {name: getattr(autograd_function, name) for name in autograd_function.__all__},
+        "torch.autograd.gradcheck": {name: getattr(gradcheck, name) for name in gradcheck.__all__},
+        "torch.autograd.anomaly_mode": {name: getattr(anomaly_mode, name) for name in anomaly_mode.__all__},
         "torch.autograd.functional": {name: getattr(autograd_functional, name)
                                       for name in autograd_functional.__all__},
         "torch.cuda": dict(is_available=Builtin("is_available", lambda: False),

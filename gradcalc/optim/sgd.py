@@ -1,0 +1,41 @@
+"""torch.optim.sgd: stochastic gradient descent, with momentum, dampening and Nesterov."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ..autograd import kernels
+from ..autograd.tensor import Tensor
+from .optimizer import Optimizer, _check, _decayed, _set
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    __module__ = "torch.optim.sgd"
+
+    def __init__(self, params: Any, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: Optional[bool] = None, differentiable: bool = False, fused: Optional[bool] = None) -> None:
+        _check(lr, 0.0, "Invalid learning rate: {}")
+        _check(momentum, 0.0, "Invalid momentum value: {}")
+        _check(weight_decay, 0.0, "Invalid weight_decay value: {}")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov,
+                        maximize=maximize, foreach=foreach, differentiable=differentiable, fused=fused)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def _update(self, group: dict, param: Tensor, grad: np.ndarray, state: dict) -> None:
+        grad = _decayed(group, param, grad)
+        momentum = group["momentum"]
+        if momentum != 0:
+            buffer = state.get("momentum_buffer")
+            if buffer is None:
+                buffer = state["momentum_buffer"] = Tensor._make(np.array(grad), param.dtype)
+            else:
+                scaled = buffer._data * np.asarray(momentum, dtype=grad.dtype)
+                _set(buffer, kernels.add_scaled(scaled, grad, 1 - group["dampening"]))
+            grad = kernels.add_scaled(grad, buffer._data, momentum) if group["nesterov"] else buffer._data
+        _set(param, kernels.add_scaled(param._data, grad, -group["lr"]))

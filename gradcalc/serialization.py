@@ -1,0 +1,138 @@
+"""torch.save and torch.load, kept in memory: a program's files and buffers hold a short token and
+the saved object lives in this process for the program's run, so nothing reaches the host's disk
+and no bytes a program writes are ever unpickled.
+
+A save takes a snapshot (tensors become new leaf tensors holding a copy of the data, the objects
+around them copies, shared tensors stay shared); each load gives a fresh copy of the snapshot.
+`weights_only` (True by default, as in PyTorch 2.6 and later) refuses what PyTorch's weights-only
+unpickler refuses, with its message: a whole nn.Module, an optimizer, a program's objects.
+"""
+from __future__ import annotations
+
+import collections
+import copy
+import itertools
+from typing import Any, Optional
+
+from .autograd import dtypes
+from .autograd.tensor import Device, Size, Tensor
+from .nn.parameter import Parameter
+
+__all__ = ["save", "load"]
+
+_MAGIC = b"PK\x03\x04gradcalc-saved-object:"
+_files: dict = {}  # a program's file name -> the bytes it holds
+_saved: dict = {}  # token -> snapshot
+_tokens = itertools.count(1)
+
+# what PyTorch's weights-only unpickler accepts (besides tensors and parameters)
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, dtypes.DType, Size, Device, slice, range)
+_CONTAINERS = (dict, list, tuple, set, frozenset, collections.OrderedDict)
+
+
+class UnpicklingError(Exception):
+    """pickle's UnpicklingError, which torch.load raises for what it will not load."""
+
+    __module__ = "_pickle"
+
+
+_WEIGHTS_ONLY = (
+    "Weights only load failed. This file can still be loaded, to do so you have two options, \x1b[1mdo those "
+    "steps only if you trust the source of the checkpoint\x1b[0m. \n\t(1) In PyTorch 2.6, we changed the default "
+    "value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running `torch.load` with "
+    "`weights_only` set to `False` will likely succeed, but it can result in arbitrary code execution. Do it only "
+    "if you got the file from a trusted source.\n\t(2) Alternatively, to load with `weights_only=True` please check "
+    "the recommended steps in the following error message.\n\tWeightsUnpickler error: Unsupported global: GLOBAL "
+    "{name} was not an allowed global by default. Please use `torch.serialization.add_safe_globals([{name}])` or "
+    "the `torch.serialization.safe_globals([{name}])` context manager to allowlist this global if you trust this "
+    "class/function.\n\nCheck the documentation of torch.load to learn more about types accepted by default with "
+    "weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
+
+
+def forget_files() -> None:
+    """A new run starts with no files."""
+    _files.clear()
+    _saved.clear()
+
+
+def _copy(obj: Any, memo: dict) -> Any:
+    """A deep copy in which tensors become leaves with their own data, as a save and load make them."""
+    key = id(obj)
+    if key in memo:
+        return memo[key]
+    if isinstance(obj, _PLAIN):
+        return obj
+    if isinstance(obj, Tensor):
+        data = Tensor._make(obj._data.copy(), obj._dtype, requires_grad=obj.requires_grad and type(obj) is Tensor)
+        made = Parameter(data, obj.requires_grad) if isinstance(obj, Parameter) else data
+    elif isinstance(obj, dict):
+        made = copy.copy(obj)  # its type and (a defaultdict's) factory
+        made.clear()
+        memo[key] = made
+        made.update((_copy(k, memo), _copy(v, memo)) for k, v in obj.items())
+    elif isinstance(obj, list):
+        made = memo[key] = []
+        made.extend(_copy(item, memo) for item in obj)
+    elif isinstance(obj, tuple):
+        items = [_copy(item, memo) for item in obj]
+        made = type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
+    elif isinstance(obj, (set, frozenset)):
+        made = type(obj)(_copy(item, memo) for item in obj)
+    elif hasattr(obj, "__dict__") and not isinstance(obj, type):
+        made = memo[key] = type(obj).__new__(type(obj))
+        state = obj.__getstate__() if hasattr(type(obj), "__setstate__") else vars(obj)
+        copied = _copy(state, memo)
+        made.__setstate__(copied) if hasattr(type(obj), "__setstate__") else vars(made).update(copied)
+    else:
+        made = copy.deepcopy(obj, memo)
+    memo[key] = made
+    return made
+
+
+def _unsupported(obj: Any, seen: set) -> Optional[type]:
+    """The first class in `obj` that a weights-only load refuses."""
+    if id(obj) in seen or isinstance(obj, (Tensor,) + _PLAIN):
+        return None
+    seen.add(id(obj))
+    if type(obj) not in _CONTAINERS:
+        return type(obj)
+    items = itertools.chain.from_iterable(obj.items()) if isinstance(obj, dict) else obj
+    for item in items:
+        found = _unsupported(item, seen)
+        if found is not None:
+            return found
+    return None
+
+
+def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
+    token = next(_tokens)
+    _saved[token] = _copy(obj, {})
+    payload = _MAGIC + str(token).encode()
+    if isinstance(f, str):
+        _files[f] = payload
+    else:
+        f.write(payload)
+
+
+def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: Optional[bool] = None,
+         mmap: Optional[bool] = None, **pickle_load_args: Any) -> Any:
+    if isinstance(f, str):
+        if f not in _files:
+            raise FileNotFoundError(2, "No such file or directory", f)
+        payload = _files[f]
+    else:
+        payload = f.read()
+    if not payload:
+        raise EOFError()
+    if not payload.startswith(_MAGIC) or int(payload[len(_MAGIC):] or 0) not in _saved:
+        raise UnpicklingError(f"invalid load key, {chr(payload[0])!r}.")
+    snapshot = _saved[int(payload[len(_MAGIC):])]
+    if weights_only is not False:
+        refused = _unsupported(snapshot, set())
+        if refused is not None:
+            raise UnpicklingError(_WEIGHTS_ONLY.format(name=f"{refused.__module__}.{refused.__qualname__}"))
+    return _copy(snapshot, {})
+
+
+save.__module__ = load.__module__ = "torch.serialization"

@@ -1,0 +1,1 @@
+"""torch.utils: the data utilities programs import (torch.utils.data)."""

@@ -1,0 +1,1 @@
+"""torch.utils.data._utils: batching of samples (collate)."""
