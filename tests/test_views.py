@@ -205,6 +205,10 @@ def test_graph_after_backward_retain_grad_and_hooks() -> None:
     assert leaf.names == ["x"] and leaf.hooks == 1 and leaf.grad == "tensor([2., 2.])"
     text = graph_text(after)
     assert "retains grad: y.grad = tensor([1., 1.])  1 hook" in text and "1 hook" in text.split("AccumulateGrad")[1]
+    # the grad_fn's own hooks count with those on its output
+    assert session.run("h3 = y.grad_fn.register_hook(lambda gi, go: None)\n"
+                       "h4 = y.grad_fn.register_prehook(lambda go: None)")
+    assert [node for node in assert_graph_matches(session, "z").nodes if node.name == "MulBackward0"][0].hooks == 3
 
 
 def test_graph_after_detach_() -> None:

@@ -192,18 +192,21 @@ def _saved_names(node: Any) -> list[str]:
 
 
 # PyTorch has no public reader for a tensor's hooks or a node's retained outputs: these two read
-# where gradcalc keeps them (a tensor's `_hooks`; a node's `_tensor_hooks` and `_retained`), through
-# gradcalc's own slots, whatever a program's subclass defines.
+# where gradcalc keeps them (a tensor's `_hooks`; a node's `_tensor_hooks`, `_node_hooks` and
+# `_retained`), through gradcalc's own slots, whatever a program's subclass defines.
 
 def _leaf_hooks(tensor: Tensor) -> int:
     return len(Tensor._hooks.__get__(tensor, Tensor) or ())
 
 
 def _hooks_and_retained(node: Any) -> tuple[int, list[Tensor]]:
-    """How many hooks wait on the node's outputs, and its outputs that retain their grad."""
+    """How many hooks wait on the node and its outputs, and its outputs that retain their grad."""
     if not isinstance(node, Node):
         return 0, []
     hooks = sum(len(entries) for entries in (Node._tensor_hooks.__get__(node, Node) or {}).values())
+    own = Node._node_hooks.__get__(node, Node)  # the node's register_prehook and register_hook
+    if own is not None:
+        hooks += len(own.pre) + len(own.post)
     retained = [ref() for ref in (Node._retained.__get__(node, Node) or {}).values()]
     return hooks, [tensor for tensor in retained if tensor is not None]
 
