@@ -86,7 +86,8 @@ class StandaloneParserHook(BuildHookInterface):
         # names the parser cache: the digest changes with the grammar, the options and Lark's code
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         modules = {
-            "_lark_runtime.py": f'{runtime}{ACTIONS}TABLES_DIGEST = "{digest}"\n',
+            # annotations left unevaluated: evaluating Lark's typing generics is most of its import
+            "_lark_runtime.py": f'from __future__ import annotations\n{runtime}{ACTIONS}TABLES_DIGEST = "{digest}"\n',
             "_lark_tables.py": f"from ._lark_runtime import Lark\n{start}{tables}",
         }
         self._directory = tempfile.mkdtemp(prefix="gradcalc-build-")

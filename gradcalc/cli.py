@@ -7,10 +7,16 @@ click is imported only when there are arguments, so the REPL's first prompt does
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
-from . import __version__
+# Start-up (click, numpy, the op registry, the session's modules) makes hundreds of thousands of
+# objects that live as long as the process: collections meanwhile would only walk them again and
+# again. The collector stays off from here until the session is ready (`_started`).
+gc.disable()
+
+from . import __version__  # noqa: E402
 
 # typing and signal cost as much as the rest of what the REPL's first prompt needs: imported when used
 TYPE_CHECKING = False
@@ -55,7 +61,7 @@ def _start_repl(color: Optional[bool], history_file: Optional[str], default_memo
             limits.set_memory_limit(limits.default_memory_limit())
         from .repl.app import run_repl
 
-        run_repl(color, history_file, early)
+        run_repl(color, history_file, early, loaded=_started)  # the session loads behind the first prompt
     except KeyboardInterrupt:  # Ctrl-C before the editor took over the terminal
         if early is not None:
             early.restore()  # now: _interrupted() ends the process by the signal
@@ -91,6 +97,7 @@ def _run(source: str, filename: str, color: Optional[bool], graph: Optional[str]
 
     try:
         session = Session(make_output(color))
+        _started()
         ok = session.run(source, filename)
         status = session.exit_status if session.exit_status is not None else 0 if ok else 1
         if graph is not None:  # drawn whatever the program's end: the graph is what it left
@@ -125,6 +132,13 @@ def _show_graph(session: Any, name: str, color: Optional[bool]) -> int:
     colour = use_color(color)
     show(graph.render(drawn), sys.stdout, colour, whole_lines=True)
     return 0
+
+
+def _started() -> None:
+    """Start-up is over: what it made is frozen out of the collector's reach, which comes back on
+    for the program."""
+    gc.freeze()
+    gc.enable()
 
 
 def _command() -> Any:

@@ -14,7 +14,7 @@ import warnings as python_warnings
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional, Protocol
 
-from . import warnings
+from . import numpy_state, warnings
 from .language import limits, policy
 from .language.builtins import make_builtins, prelude
 from .language.compiler import PolicyError, compile_statement
@@ -150,9 +150,14 @@ def _is_fault(error: BaseException) -> bool:
 
 
 def _raised_in_gradcalc(error: BaseException) -> bool:
+    """Whether gradcalc's code (not the runner, the language or the program) called what raised it."""
     trace = error.__traceback__
+    in_program = False
     while trace is not None:
-        if trace.tb_frame.f_code.co_filename.startswith(_PACKAGE):
+        filename = trace.tb_frame.f_code.co_filename
+        if not filename.startswith(_PACKAGE):
+            in_program = True
+        elif in_program and not filename.startswith(_LANGUAGE):
             return True
         trace = trace.tb_next
     return False
@@ -185,6 +190,7 @@ def reset_global_state() -> None:
     tensor_repr.set_printoptions(profile="default")
     torch_random.seed()
     warnings.forget_once()
+    numpy_state.restore()
     serialization.forget_files()
 
 

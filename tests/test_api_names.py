@@ -80,7 +80,7 @@ EXCLUDED: dict = {
         "poisson_nll_loss", "triplet_margin_loss", "norm_except_dim", "is_distributed"],
         "torch.Tensor": ["hardshrink", "prelu"]},
     "files, processes and memory buffers of the host": {"torch": [
-        "save", "load", "from_file", "from_numpy", "frombuffer", "from_dlpack", "to_dlpack", "PyTorchFileReader",
+        "save", "load", "from_file", "frombuffer", "from_dlpack", "to_dlpack", "PyTorchFileReader",
         "PyTorchFileWriter", "SerializationStorageContext", "DeserializationStorageContext",
         "prepare_multiprocessing_environment"]},
     "the legacy typed storage classes (tensor.storage() and untyped_storage() are there)": {"torch": [

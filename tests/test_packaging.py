@@ -2,6 +2,7 @@
 from the source tree."""
 from __future__ import annotations
 
+import _sre
 import json
 import os
 import subprocess
@@ -112,15 +113,18 @@ def test_generated_parser_parses_as_the_lark_package_does(site: Path, tmp_path: 
     cache = tmp_path / "cache" / "gradcalc"
     cache.mkdir(parents=True)
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
-    # what an earlier build left, for this Python and for another one
-    (cache / f"parser-0123456789abcdef-{tag}.pickle").write_bytes(b"stale")
+    # what earlier builds left, for this Python (before and since the name had the compiled
+    # expressions' format) and for another one
+    stale = [f"parser-0123456789abcdef-{tag}.pickle", f"parser-fedcba9876543210-{tag}-sre{_sre.MAGIC}.pickle"]
+    for name in stale:
+        (cache / name).write_bytes(b"stale")
     (cache / "parser-0123456789abcdef-py30.pickle").write_bytes(b"another Python's")
     for _ in range(2):  # built from the tables, then unpickled from the cache
         installed = _parse_report(env)
         assert installed == {"runtime": "gradcalc.language._lark_runtime", "report": source_tree["report"]}
-    assert not (cache / f"parser-0123456789abcdef-{tag}.pickle").exists()
+    assert not any((cache / name).exists() for name in stale)
     assert (cache / "parser-0123456789abcdef-py30.pickle").exists()
-    (pickled,) = cache.glob(f"parser-*-{tag}.pickle")
+    (pickled,) = cache.glob(f"parser-*-{tag}-sre*.pickle")
     pickled.write_bytes(b"not a pickle")  # a damaged cache is rebuilt
     assert _parse_report(env)["report"] == source_tree["report"]
     assert pickled.read_bytes() != b"not a pickle"

@@ -181,7 +181,7 @@ class Tensor:
     _python_methods = frozenset({
         "backward", "register_hook", "register_post_accumulate_grad_hook", "split", "norm", "unflatten", "unique",
         "unique_consecutive", "lu", "stft", "istft", "dim_order", "storage", "storage_type", "is_shared",
-        "share_memory_", "resize", "resize_as", "to_sparse_coo", "module_load"})
+        "share_memory_", "resize", "resize_as", "to_sparse_coo", "module_load", "__array__", "__array_wrap__"})
     __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_node", "_output_nr", "_grad",
                  "_retains_grad", "_base", "_view_kind", "_view_version", "_is_inference", "_hooks",
                  "_accumulator", "__weakref__", "__dict__")

@@ -12,16 +12,16 @@ from ..session import TextOutput
 from .color import use_color
 
 # Spans of PyTorch's text worth a colour. At each position the first group that matches wins,
-# so a quoted string is taken whole before anything inside it could match.
-_SPANS = re.compile(
+# so a quoted string is taken whole before anything inside it could match. Compiled (and kept in
+# re's cache) when colour is first used: a pipe never needs it.
+_SPANS = (
     r"(?P<string>'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\")"
     r"|(?P<autograd>grad_fn=<[^>\n]*>|requires_grad=True|<\w+ object at 0x[0-9a-fA-F]+>)"
     r"|(?P<meta>(?:dtype=)?torch\.(?:u?int\d*|float\d*|bfloat16|half|double|long|short|bool"
     r"|complex\d*|cfloat|cdouble|chalf)\b|size=\([^)\n]*\)|device='[^'\n]*')"
     r"|(?P<head>\btensor(?=\()|^Parameter containing:|torch\.Size\b|torch\.return_types\.\w+)"
     r"|(?P<constant>\b(?:True|False|None)\b)"
-    r"|(?P<number>(?<![\w.])-?(?:inf|nan|\d+\.?\d*(?:e[+-]?\d+)?(?:[+-]\d*\.?\d*(?:e[+-]?\d+)?j)?)(?![\w.]))",
-    re.MULTILINE,
+    r"|(?P<number>(?<![\w.])-?(?:inf|nan|\d+\.?\d*(?:e[+-]?\d+)?(?:[+-]\d*\.?\d*(?:e[+-]?\d+)?j)?)(?![\w.]))"
 )
 
 STYLES = {
@@ -45,7 +45,7 @@ def spans(text: str, strings: bool = True) -> Iterator[tuple[str, Optional[str]]
     as likely an apostrophe of prose as the start of a string.
     """
     end = 0
-    for match in _SPANS.finditer(text):
+    for match in re.finditer(_SPANS, text, re.MULTILINE):
         if match.start() > end:
             yield text[end:match.start()], None
         kind = match.lastgroup

@@ -11,6 +11,16 @@ from types import MethodType
 from typing import Any, Callable, TypeVar
 
 Class = TypeVar("Class", bound=type)
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
+
+
+def type_name(value: Any) -> str:
+    """The name Python's and PyTorch's messages give a value's type (its `tp_name`): a C type's
+    full name (`numpy.ndarray`, `_io.StringIO`), a class statement's bare name."""
+    cls = type(value)
+    if cls.__flags__ & _HEAP_TYPE or cls.__module__ == "builtins":
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def torch_class(qualified: str, *, c_type: bool = False) -> Callable[[Class], Class]:

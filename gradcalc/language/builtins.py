@@ -102,7 +102,10 @@ def guarded_metaclass(real: type) -> type:
         def __call__(cls, *args: Any, **kwargs: Any) -> Any:
             if real is host.type and len(args) == 1 and not kwargs:
                 result = host.type(args[0])
-                return _PROXIES.get(result, Type) if issubclass(result, host.type) else result
+                if issubclass(result, host.type):
+                    return _PROXIES.get(result, Type)
+                policy.resolve(result)  # a library's rules, and its classes' stand-ins, made on first use
+                return policy.CLASS_PROXIES.get(result, result)
             if len(args) == 3:
                 return guard.make_class(*args, metaclass=real)
             raise TypeError(f"{real.__name__}() takes 1 or 3 arguments" if real is host.type

@@ -11,26 +11,16 @@ import builtins
 from types import MethodType
 from typing import Any, Callable
 
-from ..display.names import shown_method
-from .policy import (CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, FORBIDDEN_CLASS_NAMES, GUARDED_DUNDERS, PROGRAM,
-                     READABLE_DUNDERS, RULES, SUPER, USER_DUNDERS, class_rule, derivable, is_dunder,
-                     is_program_class, private_allowed, register_program_class, resolve)
+from ..display.names import shown_method, type_name
+from .policy import (CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES, FORBIDDEN_CLASS_NAMES, GUARDED_DUNDERS,
+                     PROGRAM, READABLE_DUNDERS, RULES, SUPER, USER_DUNDERS, class_rule, derivable, is_dunder,
+                     is_program_class, private_allowed, proxied, register_program_class, resolve)
 
 _getattr, _setattr, _delattr, _type = builtins.getattr, builtins.setattr, builtins.delattr, builtins.type
 _FORMAT_NAMES = ("format", "format_map")
 _GETSET = _type(_type.__dict__["__dict__"])
 _MEMBER = _type(_type.__dict__["__dictoffset__"])
 
-
-def _type_name(value: Any) -> str:
-    """A type's name as Python's messages show it: a C type's full name (`_io.StringIO`)."""
-    cls = _type(value)
-    if cls.__flags__ & _HEAP_TYPE or cls.__module__ == "builtins":
-        return cls.__name__
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
 
 
 # ------------------------------------------------------------------ reading
@@ -54,7 +44,7 @@ def guarded_getattr(obj: Any, name: str, _rules: dict = RULES, _type: type = typ
 def admit(value: Any, obj: Any, name: str) -> Any:
     """`value`, read as `obj.name`, if the program may hold its type."""
     if resolve(_type(value)) is None:
-        raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' holds a "
+        raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' holds a "
                              f"'{_type(value).__qualname__}' object, which gradcalc does not give to programs")
     return value
 
@@ -68,6 +58,8 @@ def _slow_getattr(obj: Any, name: str, rule: Any) -> Any:
         return _super_getattr(obj, name)
     if name in _FORMAT_NAMES and isinstance(obj, str):
         return _SafeFormatter.bound(obj, name)
+    if rule.replaced is not None and name in rule.replaced:
+        return rule.replaced[name](obj)
     if not _readable(obj, name, rule):
         _refuse(obj, name)
     if name in GUARDED_DUNDERS:
@@ -75,6 +67,8 @@ def _slow_getattr(obj: Any, name: str, rule: Any) -> Any:
     value = _getattr(obj, name)
     if _type(value) is MethodType and rule.c_methods:
         return shown_method(value)
+    if name == "__class__":
+        value = CLASS_PROXIES.get(value, value)
     return admit(value, obj, name)
 
 
@@ -115,7 +109,7 @@ def _refuse(obj: Any, name: str) -> None:
     """Python's own AttributeError for a missing attribute, else gradcalc's refusal. Whether it
     exists is read from the classes, without evaluating it (a property may import, compute or
     fail); only a class's own `__getattr__` (a module's, nn.Module's) is asked, for its message."""
-    owners = obj.__mro__ if isinstance(obj, type) else _type(obj).__mro__
+    owners = proxied(obj).__mro__ if isinstance(obj, type) else _type(obj).__mro__
     instance_dict = getattr(obj, "__dict__", None) if not isinstance(obj, type) else None
     exists = any(name in vars(owner) for owner in owners) or (
         isinstance(instance_dict, dict) and name in instance_dict) or (
@@ -128,10 +122,10 @@ def _refuse(obj: Any, name: str) -> None:
                 raise AttributeError(str(error)) from None
         if isinstance(obj, type):
             raise AttributeError(f"type object '{obj.__name__}' has no attribute '{name}'")
-        raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
+        raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'")
     if isinstance(obj, type):
         raise AttributeError(f"type object '{obj.__name__}' attribute '{name}' is not accessible in gradcalc")
-    raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is not accessible in gradcalc")
+    raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is not accessible in gradcalc")
 
 
 def _class_getattr(cls: Any, name: str) -> Any:
@@ -140,6 +134,8 @@ def _class_getattr(cls: Any, name: str) -> Any:
     `__dict__`), and no way round the policy through the class (`Tensor._data`, `dtype.numpy`)."""
     if not isinstance(cls, type):
         _refuse(cls, name)
+    if not is_dunder(name):
+        cls = proxied(cls)  # a stand-in shows the real class's attributes, its own special methods
     if name in _FORMAT_NAMES and issubclass(cls, str):
         return _SafeFormatter.unbound(name)
     program = is_program_class(cls)
@@ -205,7 +201,7 @@ def _guarded_special(instance: Any, name: str, method: Callable) -> Callable:
             if isinstance(made, type) and not issubclass(made, type) and (
                     is_program_class(made) or made.__module__ == "builtins"):
                 return method(*args, **kwargs)
-            shown = made.__qualname__ if isinstance(made, type) else _type_name(made)
+            shown = made.__qualname__ if isinstance(made, type) else type_name(made)
             raise TypeError(f"__new__ of {shown} is not available in gradcalc")
         target, rest = (instance, args) if instance is not None else (args[0] if args else None, args[1:])
         if not rest or not isinstance(rest[0], str):
@@ -308,7 +304,7 @@ def _check_class_writable(cls: Any, name: str) -> None:
         return
     if isinstance(cls, type) and cls.__module__ == "builtins":
         raise TypeError(f"cannot set '{name}' attribute of immutable type '{cls.__name__}'")
-    shown = cls.__name__ if isinstance(cls, type) else _type_name(cls)
+    shown = cls.__name__ if isinstance(cls, type) else type_name(cls)
     raise AttributeError(f"attributes of class '{shown}' cannot be set in gradcalc")
 
 
@@ -377,7 +373,7 @@ class _SafeFormatter:
         def method(template: Any, *args: Any, **kwargs: Any) -> str:
             if not isinstance(template, str):
                 raise TypeError(f"descriptor '{name}' for 'str' objects doesn't apply to a "
-                                f"'{_type_name(template)}' object")
+                                f"'{type_name(template)}' object")
             return _SafeFormatter.bound(template, name)(*args, **kwargs)
         method.__name__ = method.__qualname__ = name
         return method
@@ -397,7 +393,7 @@ def check_class_namespace(name: str, namespace: Any) -> None:
 def check_bases(bases: tuple) -> None:
     for base in bases:
         if not derivable(base):
-            shown = base.__qualname__ if isinstance(base, type) else _type_name(base) + " object"
+            shown = base.__qualname__ if isinstance(base, type) else type_name(base) + " object"
             raise TypeError(f"a class in gradcalc cannot derive from {shown}")
 
 
@@ -428,11 +424,11 @@ def make_build_class(metaclasses: Callable[[Any], Any]) -> Callable:
 def make_class(name: Any, bases: Any, namespace: Any, metaclass: Any = type) -> type:
     """`type(name, bases, dict)`: the same checks as a class statement."""
     if not isinstance(name, str):
-        raise TypeError(f"type.__new__() argument 1 must be str, not {_type_name(name)}")
+        raise TypeError(f"type.__new__() argument 1 must be str, not {type_name(name)}")
     if not isinstance(bases, tuple):
-        raise TypeError(f"type.__new__() argument 2 must be tuple, not {_type_name(bases)}")
+        raise TypeError(f"type.__new__() argument 2 must be tuple, not {type_name(bases)}")
     if not isinstance(namespace, dict):
-        raise TypeError(f"type.__new__() argument 3 must be dict, not {_type_name(namespace)}")
+        raise TypeError(f"type.__new__() argument 3 must be dict, not {type_name(namespace)}")
     check_bases(bases)
     check_class_namespace(name, namespace)
     cls = metaclass(name, bases, {"__module__": "__main__", **namespace})

@@ -6,13 +6,16 @@ on the first parse so that importing this module stays cheap.
 """
 from __future__ import annotations
 
+import _sre
 import ast
 import gc
 import importlib
 import os
 import pickle
+import re
 import sys
 import types
+from re import _compiler, _parser
 from typing import Any, Optional
 
 from .builder import Builder
@@ -110,8 +113,9 @@ def _layout() -> _Layout:
 
 def _load_standalone(runtime: types.ModuleType):
     """The parser of the generated modules, unpickled from the cache or built and cached."""
-    # the digest covers the tables and Lark's code; the pickle also depends on Python
-    path = _cache_file(f"parser-{runtime.TABLES_DIGEST[:16]}-{_python_tag()}.pickle")
+    # the digest covers the tables and Lark's code; the pickle also depends on Python and on the
+    # format of its compiled regular expressions
+    path = _cache_file(f"parser-{runtime.TABLES_DIGEST[:16]}-{_python_tag()}-sre{_sre.MAGIC}.pickle")
     if path is not None:
         try:
             with open(path, "rb") as handle:
@@ -121,9 +125,22 @@ def _load_standalone(runtime: types.ModuleType):
     from ._lark_tables import Lark_StandAlone
 
     parser = Lark_StandAlone(postlex=_Layout())
-    if path is not None and _store(parser, path):
-        _remove_stale(path)
+    if path is not None:
+        _prepare_to_store(parser)
+        if _store(parser, path):
+            _remove_stale(path)
     return parser
+
+
+def _prepare_to_store(parser) -> None:
+    """Do once, before pickling, what every start would otherwise do: build the lexer's scanner
+    (compile its regular expressions), and make the parse table's equal actions one object, which
+    the pickle then stores and loads once (a few hundred instead of thirteen thousand)."""
+    parser.parser.lexer.lexer.scanner  # a property: builds the scanner on first access
+    shared: dict = {}
+    for actions in parser.parser.parser.parser.parse_table.states.values():
+        for token, action in actions.items():
+            actions[token] = shared.setdefault(action, action)
 
 
 class _Pickler(pickle.Pickler):
@@ -131,7 +148,27 @@ class _Pickler(pickle.Pickler):
         # the lexer keeps the `re` module it compiles with; a module pickles as its name
         if isinstance(obj, types.ModuleType):
             return importlib.import_module, (obj.__name__,)
+        if isinstance(obj, re.Pattern):
+            return _compiled_pattern(obj)
         return NotImplemented
+
+
+def _compiled_pattern(pattern: re.Pattern) -> Any:
+    """A compiled regular expression pickled as its compiled program, so loading it does not
+    compile it again (re's own pickling does, at the cost of most of a start's parsing). The cache
+    file's name has the program format's number (_sre.MAGIC); a program that does not give back the
+    same expression here is pickled as re pickles it."""
+    try:
+        code = [int(op) for op in _compiler._code(_parser.parse(pattern.pattern, pattern.flags), pattern.flags)]
+        names = [None] * (pattern.groups + 1)
+        for name, index in pattern.groupindex.items():
+            names[index] = name
+        arguments = (pattern.pattern, pattern.flags, code, pattern.groups, dict(pattern.groupindex), tuple(names))
+        if _sre.compile(*arguments) == pattern:
+            return _sre.compile, arguments
+    except Exception:  # another Python's compiler internals
+        pass
+    return NotImplemented
 
 
 def _store(parser, path: str) -> bool:
@@ -154,13 +191,14 @@ def _remove_stale(path: str) -> None:
     """Remove the parsers other builds of gradcalc pickled for this Python: an upgrade or a
     reinstall with another grammar would otherwise leave one more in the cache each time."""
     directory, current = os.path.split(path)
-    suffix = f"-{_python_tag()}.pickle"
+    # this Python's, whatever the build and the format of compiled expressions (older builds had none)
+    ours = re.compile(rf"parser-[0-9a-f]+-{_python_tag()}(-sre\d+)?\.pickle")
     try:
         names = os.listdir(directory)
     except OSError:
         return
     for name in names:
-        if name.startswith("parser-") and name.endswith(suffix) and name != current:
+        if ours.fullmatch(name) and name != current:
             try:
                 os.remove(os.path.join(directory, name))
             except OSError:  # another process removed it first, or it is not ours to remove

@@ -16,6 +16,8 @@ A type's rule:
   private       a predicate for private names (`grad_fn._saved_self`)
   shown_base    the class PyTorch names for read-only properties (`torch._C.TensorBase`)
   c_methods     bound methods print as C built-ins (`<built-in method sum of Tensor ...>`)
+  replaced      names read through a function of the object instead (`ndarray.resize`, whose
+                `refcheck=False` would free memory that other arrays still show)
 """
 from __future__ import annotations
 
@@ -30,12 +32,12 @@ VALUE, CLASS, SUPER, PROGRAM = "value", "class", "super", "program"
 
 class Rule:
     __slots__ = ("kind", "read", "public", "deny", "write", "public_write", "subclasses", "private", "c_methods",
-                 "derivable", "shown_base")
+                 "derivable", "shown_base", "replaced")
 
     def __init__(self, kind: str = VALUE, read: Iterable[str] = (), public: bool = False, deny: Iterable[str] = (),
                  write: Iterable[str] = (), public_write: bool = False, subclasses: bool = False,
                  private: Optional[Callable[[str], bool]] = None, derivable: bool = False,
-                 shown_base: Optional[str] = None) -> None:
+                 shown_base: Optional[str] = None, replaced: Optional[dict] = None) -> None:
         self.kind = kind
         # program classes learn the private names they may use as they go: mutable sets
         self.read: Any = set(read) if kind == PROGRAM else frozenset(read)
@@ -48,6 +50,7 @@ class Rule:
         self.c_methods = False
         self.derivable = derivable  # a program's class may derive from it
         self.shown_base = shown_base  # the C class PyTorch's messages name for its read-only properties
+        self.replaced = replaced
 
 
 # ------------------------------------------------------------------ dunders
@@ -98,6 +101,17 @@ def is_dunder(name: str) -> bool:
 # ------------------------------------------------------------------ the rules
 
 RULES: dict = {}  # type -> Rule; every type here may be held by a program
+# classes a program holds a stand-in for (numpy's ndarray, whose constructor reads raw buffers):
+# the real class -> the class the program gets from `type(x)`, `x.__class__` and its module
+CLASS_PROXIES: dict = {}
+
+
+def proxied(cls: Any) -> Any:
+    """The real class a stand-in stands for (itself if none)."""
+    for real, proxy in CLASS_PROXIES.items():
+        if proxy is cls:
+            return real
+    return cls
 _PENDING: list = []  # (module, class name, rule) of gradcalc's classes, resolved on first use
 _INSTALLED: list = []
 
@@ -302,12 +316,34 @@ def allow_module_types(types_: Iterable[type], **options: Any) -> None:
             RULES[cls] = Rule(**options)
 
 
+# The rules of a library's types, made when a program first meets one of them: numpy's arrays
+# reach programs that never import numpy (`t.numpy()`), typing's forms programs that never import
+# typing (`int | None`), and making them costs start-up time.
+_LIBRARY_RULES = {"numpy": ("gradcalc.language.modules.numpy", "install_types"),
+                  "typing": ("gradcalc.language.modules.stdlib", "install_typing_types"),
+                  "types": ("gradcalc.language.modules.stdlib", "install_typing_types")}
+
+
+def _install_library(cls: type) -> bool:
+    """Install the rules of the library `cls` comes from, once; whether there were any to install."""
+    module = cls.__module__.partition(".")[0] if isinstance(cls.__module__, str) else ""
+    installer = _LIBRARY_RULES.pop(module, None)
+    if installer is None:
+        return False
+    import importlib
+
+    getattr(importlib.import_module(installer[0]), installer[1])()
+    return True
+
+
 def resolve(cls: type) -> Optional[Rule]:
     """The rule of a type met for the first time: a class gradcalc derives from a type whose rule
     covers subclasses (a grad_fn class, an nn module). None: the program may not hold it."""
     rule = RULES.get(cls)
     if rule is not None:
         return rule
+    if _install_library(cls):
+        return resolve(cls)
     if _made_by_enum(cls):
         register_program_class(cls)
         return RULES[cls]

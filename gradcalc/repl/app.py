@@ -52,9 +52,10 @@ class Loader:
     background thread started once the prompt is on the screen, while the user types; whatever
     needs them first waits for them."""
 
-    def __init__(self, make_output: Callable[[], Any], color: bool) -> None:
+    def __init__(self, make_output: Callable[[], Any], color: bool, loaded: Callable[[], None] = lambda: None) -> None:
         self._make_output = make_output
         self._color = color
+        self._loaded = loaded  # told once everything is made (the command line turns the collector on)
         self._thread: Optional[threading.Thread] = None
         self._lock = threading.Lock()
         self._failure: Optional[BaseException] = None
@@ -90,6 +91,7 @@ class Loader:
                 from pygments.lexers.python import PythonLexer
 
                 self.lexer = PygmentsLexer(PythonLexer)  # the first instance compiles the lexer's rules
+            self._loaded()
             when_done()
         except BaseException as error:  # shown by the first input that waits for it
             self._failure = error
@@ -288,8 +290,10 @@ class Repl:
         return self.session.exit_status is None  # sys.exit() leaves, as in Python's REPL
 
 
-def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: Optional[EarlyPrompt] = None) -> None:
-    """The REPL on this terminal; returns when the user leaves (Ctrl-D, exit). `early`: see early.py."""
+def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: Optional[EarlyPrompt] = None,
+             loaded: Callable[[], None] = lambda: None) -> None:
+    """The REPL on this terminal; returns when the user leaves (Ctrl-D, exit). `early`: see early.py;
+    `loaded` is called once the session is made."""
     from prompt_toolkit.output import create_output
 
     from ..display.color import use_color
@@ -303,5 +307,5 @@ def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: O
         return output_for(colour)
 
     # prompts go to the terminal even when stdout is redirected, as Python's REPL does
-    Repl(Loader(make_output, colour), colour, open_history(history_file),
+    Repl(Loader(make_output, colour, loaded), colour, open_history(history_file),
          terminal_output=create_output(always_prefer_tty=True)).run(early)

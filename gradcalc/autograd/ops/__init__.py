@@ -19,7 +19,7 @@ from ...display import tensor_repr
 from . import (activation, arithmetic, arrangement, calculus, common, comparison, conversion, copies, creation, decompositions,
                elementwise, factories, generate, geometry, indexing, info, inplace, joining, legacy, linalg, loss,
                matrix_functions, order, pointwise, products, queries, reduction, registry, removed, sampling, selection, settings, shape,
-               sorting, special, spectral, statistics, tensor_members)
+               sorting, special, spectral, statistics, tensor_members, tensor_numpy)
 from .common import ReturnTypes
 from .generate import BuiltinFunction, namespace_members, shown_function
 from .parser import register_kind
@@ -27,6 +27,7 @@ from .parser import register_kind
 register_kind("Generator", random.Generator)
 generate.install(Tensor)
 tensor_members.install(Tensor)
+tensor_numpy.install(Tensor)
 info.install(Tensor)
 settings.install(Tensor)
 Tensor.__new__ = legacy.tensor_new  # torch.Tensor([1, 2]): the legacy constructor
@@ -58,6 +59,7 @@ def torch_namespaces() -> dict:
     torch.update(dtypes.ALIASES)
     torch.update(grad_modes)
     torch.update(
+        from_numpy=shown_function("from_numpy", tensor_numpy.from_numpy),
         Tensor=Tensor, Size=Size, device=Device, dtype=dtypes.DType, Generator=random.Generator,
         default_generator=random.default_generator, is_tensor=is_tensor,
         is_grad_enabled=shown_function("is_grad_enabled", grad_mode.is_grad_enabled, module_level=True),

@@ -8,17 +8,19 @@ import numpy as np
 from .. import dtypes
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
+from ... import numpy_state
 from ...display.names import torch_class
 
-np.seterr(all="ignore")  # PyTorch computes inf and nan silently; so does gradcalc, once for all ops
+numpy_state.quiet()
 
 
 def as_tensor(value: Any, dtype: Optional[DType] = None) -> Tensor:
-    """A tensor operand; a Python number becomes a 0-dim tensor of its own dtype."""
+    """A tensor operand; a Python number becomes a 0-dim tensor of the dtype PyTorch wraps it in
+    (double for a float: its value stays whole until the op casts it to the result's dtype)."""
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float, complex)):
-        dtype = dtype or dtypes.scalar_dtype(value)
+        dtype = dtype or dtypes.scalar_dtype(value, wrapped=True)
         return Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
     if isinstance(value, np.ndarray):
         return Tensor._make(value, dtypes.from_numpy(value.dtype))

@@ -99,11 +99,3 @@ def type_as(input: Tensor, other: Tensor) -> Tensor:
 @op(function=False)
 def contiguous(input: Tensor, *, memory_format: Any = None) -> Tensor:
     return input if input.is_contiguous() else clone(input)
-
-
-@op(function=False)
-def numpy(input: Tensor, *, force: bool = False) -> Any:
-    if input.requires_grad and not force:
-        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-    # a program reaches gradcalc's own objects only, and a NumPy array is not one of them
-    raise NotImplementedError("gradcalc has no NumPy arrays: use .tolist() or .item() to get Python numbers")

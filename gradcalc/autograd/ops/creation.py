@@ -10,13 +10,17 @@ import numpy as np
 from .. import dtypes, kernels, random
 from ..dtypes import DType
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
-from ...warnings import warn
+from ...warnings import warn, warn_once
 from .common import check_real_scalar, shape_text
 from .registry import op
+from .tensor_numpy import numpy_dtype, tensor_from_numpy
 
 COPY_CONSTRUCT_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
     "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+LIST_OF_ARRAYS_WARNING = (
+    "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting the list to a "
+    "single numpy.ndarray with numpy.array() before converting to a tensor.")
 
 
 def finish(data: np.ndarray, dtype: DType, requires_grad: Any, device: Any = None) -> Tensor:
@@ -27,13 +31,15 @@ def finish(data: np.ndarray, dtype: DType, requires_grad: Any, device: Any = Non
 
 
 def _is_sequence(data: Any) -> bool:
-    return isinstance(data, (list, tuple, range))
+    return isinstance(data, (list, tuple, range, np.ndarray))
 
 
 def infer_dtype(data: Any) -> DType:
     """PyTorch's infer_scalar_type: the dtype nested Python data takes, every element counted."""
     if isinstance(data, Tensor):
         return data._dtype
+    if isinstance(data, (np.ndarray, np.generic)):  # before Python's numbers: np.float64 is a float
+        return numpy_dtype(data.dtype)
     if isinstance(data, (bool, int, float, complex)):
         return dtypes.scalar_dtype(data)
     if isinstance(data, str):
@@ -58,7 +64,7 @@ def _sizes(data: Any) -> tuple:
     sizes = []
     while _is_sequence(data):
         sizes.append(len(data))
-        if not data:
+        if not len(data):
             break
         data = data[0]
     return tuple(sizes)
@@ -81,6 +87,8 @@ def _element(value: Any, dtype: DType) -> Any:
     if isinstance(value, Tensor):
         if value.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        return value.item()
+    if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, (bool, int, float, complex)):
         if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
@@ -121,12 +129,26 @@ def tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None, pin_
         warn("UserWarning", COPY_CONSTRUCT_WARNING)
         dtype = dtype or data.dtype
         return finish(data._data.astype(dtype._numpy, copy=True), dtype, requires_grad, device)
+    if isinstance(data, (np.ndarray, np.generic)):
+        source = numpy_tensor(data, warn_if_not_writeable=False)
+        dtype = dtype or source._dtype
+        return finish(source._data.astype(dtype._numpy, copy=True), dtype, requires_grad, device)
+    if isinstance(data, list) and data and isinstance(data[0], np.ndarray):
+        warn_once("UserWarning", LIST_OF_ARRAYS_WARNING)
     array, dtype = data_array(data, dtype)
     return finish(array, dtype, requires_grad, device)
 
 
+def numpy_tensor(data: Any, warn_if_not_writeable: bool = True) -> Tensor:
+    """An array, or a numpy scalar as a 0-dim array, as a tensor on its memory."""
+    return tensor_from_numpy(data if isinstance(data, np.ndarray) else np.array(data), warn_if_not_writeable)
+
+
 @op()
 def as_tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None) -> Tensor:
+    if isinstance(data, (np.ndarray, np.generic)):
+        check_device(device)
+        data = numpy_tensor(data)
     if isinstance(data, Tensor) and (dtype is None or dtype is data.dtype):
         return data
     if isinstance(data, Tensor):

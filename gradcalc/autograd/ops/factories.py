@@ -11,8 +11,8 @@ import numpy as np
 from .. import dtypes, special_functions as special
 from ..dtypes import DType
 from ..tensor import Tensor, check_device
-from ...warnings import warn
-from .creation import check_size, data_array, finish
+from ...warnings import warn, warn_once
+from .creation import check_size, data_array, finish, numpy_tensor
 from .registry import op
 
 
@@ -99,11 +99,25 @@ def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype
     return finish(np.transpose(physical, np.argsort(order)), dtype, requires_grad, device)
 
 
+ASARRAY_REQUIRES_GRAD_WARNING = (
+    "torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. Pass "
+    "requires_grad=False explicitly to get the old behavior and silence this warning.")
+
+
 @op()
 def asarray(obj: Any, *, dtype: Optional[DType] = None, device: Any = None, copy: Optional[bool] = None,
             requires_grad: Optional[bool] = None) -> Tensor:
     check_device(device)
+    if isinstance(obj, (np.ndarray, np.generic)):
+        obj = numpy_tensor(obj, warn_if_not_writeable=not copy)
+        if copy is False and dtype is not None and dtype is not obj._dtype:
+            raise ValueError(f"can't alias tensor with dtype '{obj._dtype._scalar_name}' into dtype "
+                             f"'{dtype._scalar_name}'.")
+        result = asarray(obj, dtype=dtype, copy=copy)
+        return result.requires_grad_() if requires_grad else result
     if isinstance(obj, Tensor):
+        if requires_grad is None and obj.requires_grad:
+            warn_once("UserWarning", ASARRAY_REQUIRES_GRAD_WARNING)
         result = obj if dtype is None or dtype is obj._dtype else obj.to(dtype)
         if copy:
             result = result.clone()

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
+from ...display.names import type_name
 from .common import arrays, as_tensor, broadcast_shapes, zeros, zeros_like
 from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record
 from .shape import ALIAS, select, slice_dim, unsqueeze
@@ -92,10 +93,12 @@ def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) ->
 def _index_int(value: Any) -> Any:
     if value is None or isinstance(value, int):
         return value
+    if isinstance(value, np.integer):  # PyTorch reads numpy's integers as Python's
+        return int(value)
     if isinstance(value, Tensor):
         return value.__index__()
     raise TypeError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
-                    "indices (got " + type(value).__name__ + ")")
+                    "indices (got " + type_name(value) + ")")
 
 
 def _any_advanced(items: tuple) -> bool:

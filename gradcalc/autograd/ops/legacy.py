@@ -9,11 +9,12 @@ import numpy as np
 from .. import dtypes
 from ..dtypes import DType
 from ..tensor import Size, Tensor, check_device
-from ...display.names import torch_class
+from ...display.names import torch_class, type_name
 from ...warnings import warn, warn_once
 from .creation import data_array, filled
 from .parser import parser, register_kind
 from .registry import op
+from .tensor_numpy import tensor_from_numpy
 
 TYPED_STORAGE_WARNING = (
     "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only storage class. "
@@ -51,10 +52,12 @@ def constructed(dtype: DType, bound: dict) -> Tensor:
         return filled(bound["size"], 0, dtype, False, None)  # fresh memory: zeros stand for what it holds
     if "data" in bound:
         data = bound["data"]
+        if isinstance(data, np.ndarray):  # on the array's memory when the dtypes agree
+            return Tensor._make(tensor_from_numpy(data)._data.astype(dtype._numpy, copy=False), dtype)
         if not isinstance(data, (list, tuple, range)):
             if isinstance(data, str):
                 raise TypeError("new(): invalid data type 'str'")
-            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+            raise TypeError(f"new(): data must be a sequence (got {type_name(data)})")
         array, dtype = data_array(data, dtype)
         return Tensor._make(array, dtype)
     return filled((0,), 0, dtype, False, None)

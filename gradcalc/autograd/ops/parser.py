@@ -19,6 +19,8 @@ import numpy as np
 from .. import dtypes
 from ..dtypes import DType
 from ..tensor import Device, Tensor
+from ...display.names import type_name
+from .tensor_numpy import python_scalar
 
 # ParameterType: the kinds of parameter a signature string names
 (TENSOR, SCALAR, INT64, SYM_INT, DOUBLE, COMPLEX, TENSOR_LIST, INT_LIST, SYM_INT_LIST, FLOAT_LIST, GENERATOR, BOOL,
@@ -71,7 +73,7 @@ def _is_double(obj: Any) -> bool:
 
 
 def _is_scalar(obj: Any) -> bool:
-    return isinstance(obj, (float, int, complex, np.number))
+    return isinstance(obj, (float, int, complex, np.number, np.bool_))
 
 
 def _is_index(obj: Any) -> bool:
@@ -149,7 +151,7 @@ class Param:
             for index, item in enumerate(obj):
                 if not isinstance(item, Tensor):
                     raise TypeError(f"expected Tensor as element {index} in argument {position}, but got "
-                                    f"{type(item).__name__}")
+                                    f"{type_name(item)}")
             return True, -1
         if kind == BOOL:
             return isinstance(obj, bool), -1
@@ -189,6 +191,8 @@ class Param:
             return None
         if kind in (SCALAR, DOUBLE, COMPLEX) and isinstance(obj, Tensor):
             obj = obj.item()
+        elif kind in (SCALAR, TENSOR, COMPLEX) and isinstance(obj, np.generic):
+            obj = python_scalar(obj)
         if kind == DOUBLE:
             return float(obj)
         if kind == INT64:
@@ -214,7 +218,7 @@ class Param:
             return operator.index(item)
         except TypeError:
             raise TypeError(f"{signature_name}(): argument '{self.name}' failed to unpack the object at pos "
-                            f"{index + 1} with error \"type must be tuple of ints,but got {type(item).__name__}\"") \
+                            f"{index + 1} with error \"type must be tuple of ints,but got {type_name(item)}\"") \
                 from None
 
 
@@ -331,14 +335,14 @@ class Signature:
     def _type_error(self, param: Param, obj: Any, position: int, is_keyword: bool, failed: int, args: tuple) -> None:
         if is_keyword:
             raise TypeError(f"{self.name}(): argument '{param.name}' must be {param.type_name}, not "
-                            f"{type(obj).__name__}")
+                            f"{type_name(obj)}")
         if failed != -1:
             sequence = obj if isinstance(obj, (tuple, list)) else args
             raise TypeError(f"{self.name}(): argument '{param.name}' (position {position + 1}) must be "
-                            f"{param.type_name}, but found element of type {type(sequence[failed]).__name__} at pos "
+                            f"{param.type_name}, but found element of type {type_name(sequence[failed])} at pos "
                             f"{failed}")
         raise TypeError(f"{self.name}(): argument '{param.name}' (position {position + 1}) must be {param.type_name}, "
-                        f"not {type(obj).__name__}")
+                        f"not {type_name(obj)}")
 
     def _extra_kwargs(self, kwargs: dict, nargs: int) -> None:
         names = [p.name for p in self.params]
@@ -437,16 +441,16 @@ def _unmatched_keywords(arguments: list, keywords: dict) -> list:
 
 def _shown_type(value: Any) -> str:
     if isinstance(value, (tuple, list)):
-        items = ", ".join(type(item).__name__ for item in value)
+        items = ", ".join(type_name(item) for item in value)
         if isinstance(value, tuple):
-            return f"{type(value).__name__} of ({items}{',' if len(value) == 1 else ''})"
-        return f"{type(value).__name__} of [{items}]"
-    return type(value).__name__
+            return f"{type_name(value)} of ({items}{',' if len(value) == 1 else ''})"
+        return f"{type_name(value)} of [{items}]"
+    return type_name(value)
 
 
 def _description(args: tuple, keywords: dict) -> str:
-    text = "".join(f"{type(arg).__name__}, " for arg in args)
-    text += "".join(f"{key}={type(value).__name__}, " for key, value in keywords.items())
+    text = "".join(f"{type_name(arg)}, " for arg in args)
+    text += "".join(f"{key}={type_name(value)}, " for key, value in keywords.items())
     # PyTorch drops the last ", " only when there are positional arguments: `(foo=int, )`
     return "(" + (text[:-2] if args else text) + ")"
 
@@ -463,14 +467,14 @@ def _matched_description(arguments: list, args: tuple, keywords: dict) -> str:
     return "(" + (text[:-2] if args else text) + ")"
 
 
-def _matches_shown_type(type_name: str, value: Any) -> bool:
+def _matches_shown_type(shown: str, value: Any) -> bool:
     """invalid_arguments.cpp's test: the Python type's name against the shown type name."""
-    python_name = type(value).__name__
-    if type_name == "float":
+    python_name = type_name(value)
+    if shown == "float":
         return python_name in ("float", "int", "long")
-    if type_name == "int":
+    if shown == "int":
         return python_name in ("int", "long")
-    return python_name == type_name
+    return python_name == shown
 
 
 class NoArguments:

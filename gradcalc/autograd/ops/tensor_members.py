@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
+import numpy as np
+
 from .. import api, dtypes
 from ..tensor import Tensor
 from ...warnings import warn_once
@@ -19,6 +21,7 @@ from .linalg import matmul
 from .arrangement import imag, real
 from .pointwise import abs as absolute, conj
 from .shape import permute, transpose
+from .tensor_numpy import python_scalar, tensor_from_numpy
 
 T_DEPRECATED_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
                         "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
@@ -26,16 +29,39 @@ T_DEPRECATED_WARNING = ("The use of `x.T` on tensors of dimension other than 2 t
                         "tensor.")
 
 
-def _reflected(function: Callable) -> Callable:
-    """A binary operator: NotImplemented for operands that are neither tensors nor numbers, so
-    Python tries the other operand and then says `unsupported operand type(s)`."""
+_OPERANDS = (Tensor, bool, int, float, complex)
 
+
+def _operand(other: Any) -> Any:
+    """An operator's other operand as PyTorch's parser reads it: a tensor or a number, numpy's
+    scalars as Python's; NotImplemented for anything else, so that Python tries the other
+    operand (an array's numpy) and then says `unsupported operand type(s)`."""
+    if isinstance(other, np.generic):
+        return python_scalar(other) if isinstance(other, (np.number, np.bool_)) else NotImplemented
+    return other if isinstance(other, _OPERANDS) else NotImplemented
+
+
+def _reflected(function: Callable) -> Callable:
     def operator(a: Tensor, other: Any) -> Any:
-        if not isinstance(other, (Tensor, bool, int, float, complex)):
+        other = _operand(other)
+        if other is NotImplemented:
             return NotImplemented
         return function(a, other)
 
     return operator
+
+
+_eq = _reflected(eq)
+
+
+def _equal(a: Tensor, other: Any) -> Any:
+    """`==`, the one operator of PyTorch's that also takes an array, as a tensor on its memory."""
+    if isinstance(other, np.ndarray):
+        try:
+            other = tensor_from_numpy(other, warn_if_not_writeable=False)
+        except TypeError:
+            return NotImplemented
+    return _eq(a, other)
 
 
 def _swapped(function: Callable) -> Callable:
@@ -65,7 +91,8 @@ OPERATORS = {
     "__ror__": _reflected(bitwise_or), "__xor__": _reflected(bitwise_xor), "__rxor__": _reflected(bitwise_xor),
     "__lshift__": _reflected(bitwise_left_shift), "__rlshift__": _reflected(_swapped(bitwise_left_shift)),
     "__rshift__": _reflected(bitwise_right_shift), "__rrshift__": _reflected(_swapped(bitwise_right_shift)),
-    "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
+    "__eq__": _equal, "__ne__": _reflected(ne), "__lt__": _reflected(lt), "__le__": _reflected(le),
+    "__gt__": _reflected(gt), "__ge__": _reflected(ge),
     "__neg__": neg, "__pos__": lambda a: a, "__abs__": absolute, "__invert__": _invert,
     "__getitem__": getitem, "__setitem__": setitem,
 }

@@ -8,15 +8,19 @@ touches files, pickles, raw memory or C (`tofile`, `dump`, `data`, `ctypes`, `sa
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
+
+import numpy as np
 
 from .. import policy
+from ...display.names import torch_class
 from .namespace import Submodule
 
 # numpy's members a program does not get: files, pickles, raw memory, C, global hooks, docs tools
 _NUMPY_REFUSED = frozenset({
     "save", "savez", "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt", "fromfile", "fromregex",
     "memmap", "frombuffer", "from_dlpack", "DataSource", "ctypeslib", "f2py", "lib", "core", "testing", "test",
-    "show_config", "show_runtime", "get_include", "info", "lookfor", "source", "seterrcall", "geterrcall",
+    "show_config", "show_runtime", "get_include", "info", "lookfor", "source",
     "setbufsize", "getbufsize", "add_docstring", "add_newdoc", "add_newdoc_ufunc", "char", "rec", "ma", "exceptions",
     "dtypes", "typing", "emath", "polynomial", "matrixlib", "version", "strings", "nditer", "nested_iters",
     "isnat", "busday_count", "busday_offset", "busdaycalendar", "is_busday", "datetime_data", "recarray", "record",
@@ -44,15 +48,72 @@ def _members(module: ModuleType, refused: frozenset = frozenset()) -> dict:
             if not name.startswith("_") and name not in refused and not isinstance(value, ModuleType)}
 
 
+# what a program may assign on an array: values and shape, which numpy checks; never `strides`,
+# `dtype` or `data`, which would reinterpret memory
+_ARRAY_WRITABLE = frozenset({"shape", "real", "imag", "flat"})
+
+
+@torch_class("builtin_function_or_method")
+class _Resize:
+    """`a.resize` as a program holds it: numpy's, always with its check that no other array
+    shows the memory (`refcheck=False` would free memory that views still read)."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array: np.ndarray) -> None:
+        self._array = array
+
+    def __call__(self, *new_shape: Any, refcheck: bool = True) -> None:
+        return self._array.resize(*new_shape)
+
+    def __repr__(self) -> str:
+        return f"<built-in method resize of numpy.ndarray object at {hex(id(self._array))}>"
+
+
 def _array_rule(cls: type) -> None:
     policy.allow_module_types([cls], read=policy.public_names(cls) - _ARRAY_REFUSED, deny=_ARRAY_REFUSED)
 
 
-def _install_types() -> None:
-    """The types of the values numpy gives a program."""
-    import numpy as np
+class _ArrayClass(type):
+    """The class of `ndarray` as programs hold it (`np.ndarray`, `type(a)`, `a.__class__`): the
+    same answers as numpy's class (the guard reads its attributes from numpy's), but its
+    constructor refuses what would read pointers from raw bytes, a dtype that holds objects over
+    a `buffer=`."""
 
-    _array_rule(np.ndarray)
+    def __call__(cls, shape: Any, dtype: Any = float, buffer: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if buffer is not None and np.dtype(dtype).hasobject:
+            raise ValueError("cannot create an OBJECT array from memory buffer")
+        return np.ndarray(shape, dtype, buffer, *args, **kwargs)
+
+    def __instancecheck__(cls, value: Any) -> bool:
+        return isinstance(value, np.ndarray)
+
+    def __subclasscheck__(cls, subclass: Any) -> bool:
+        return subclass is cls or issubclass(subclass, np.ndarray)
+
+    def __repr__(cls) -> str:
+        return repr(np.ndarray)
+
+
+# its methods show as the class's metaclass's (`<bound method type.__call__ of <class 'numpy.ndarray'>>`)
+for _method in (_ArrayClass.__call__, _ArrayClass.__instancecheck__, _ArrayClass.__subclasscheck__):
+    _method.__qualname__ = f"type.{_method.__name__}"
+del _method
+
+
+ARRAY_CLASS = _ArrayClass("ndarray", (), {"__module__": "numpy", "__qualname__": "ndarray",
+                                           "__doc__": np.ndarray.__doc__})
+
+
+def install_types() -> None:
+    """The types of the values numpy gives a program."""
+    refused = _ARRAY_REFUSED | {"resize"}
+    policy.allow_module_types([np.ndarray], read=policy.public_names(np.ndarray) - refused, deny=refused,
+                              write=_ARRAY_WRITABLE, replaced={"resize": _Resize})
+    policy.allow_module_types([_Resize], read={"__call__"})
+    policy.RULES[ARRAY_CLASS] = policy.RULES[np.ndarray]  # its attributes are numpy's class's
+    policy.allow_module_types([_ArrayClass], kind=policy.CLASS)
+    policy.CLASS_PROXIES[np.ndarray] = ARRAY_CLASS
     scalars = {cls for cls in np.sctypeDict.values()} | {np.bool_, np.str_, np.bytes_, np.void, np.object_}
     for cls in scalars:
         _array_rule(cls)
@@ -71,7 +132,8 @@ def _install_types() -> None:
     policy.allow_module_types([np.finfo, np.iinfo, np.poly1d, np.vectorize, np.ndenumerate, np.ndindex],
                               public=True)
     policy.allow_module_types([type(np.ones(1).flags)], read={"writeable", "c_contiguous", "f_contiguous",
-                                                              "owndata", "aligned", "writebackifcopy"})
+                                                              "owndata", "aligned", "writebackifcopy"},
+                              write={"writeable"})
     policy.allow_module_types([np.errstate], read={"__enter__", "__exit__", "__call__"})
     random = np.random
     policy.allow_module_types([random.Generator], read=policy.public_names(random.Generator) - _GENERATOR_REFUSED)
@@ -86,10 +148,9 @@ def _install_types() -> None:
 
 
 def numpy() -> dict:
-    import numpy as np
-
-    _install_types()
+    policy.resolve(np.ndarray)  # the rules of numpy's types
     members = _members(np, _NUMPY_REFUSED)
+    members["ndarray"] = ARRAY_CLASS
     members.update(linalg=Submodule("numpy.linalg"), random=Submodule("numpy.random"), fft=Submodule("numpy.fft"),
                    testing=Submodule("numpy.testing"), __version__=np.__version__)
     return members
@@ -125,8 +186,6 @@ def testing() -> dict:
 
 def session_random_members() -> dict:
     """np.random's module-level functions, bound to a generator of the session's own."""
-    import numpy as np
-
     generator = np.random.RandomState()
     return {name: getattr(generator, name) for name in RANDOM_FUNCTIONS if hasattr(generator, name)}
 

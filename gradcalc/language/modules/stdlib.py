@@ -178,7 +178,15 @@ def _typing() -> dict:
                                        "ForwardRef", "no_type_check_decorator", "io", "re"))
     members["TYPE_CHECKING"] = False
     members["get_type_hints"] = Builtin("get_type_hints", _get_type_hints)
-    # the values typing makes: aliases, forms, type variables; they show their parts, nothing more
+    install_typing_types()
+    return members
+
+
+def install_typing_types() -> None:
+    """The values typing makes (aliases, forms, type variables; `int | None` in an annotation
+    without `import typing`): they show their parts, nothing more."""
+    import typing
+
     samples = [typing.List[int], typing.Optional[int], typing.Callable[[int], int], typing.Union, typing.Any,
                typing.TypeVar("T"), typing.List, typing.Tuple[int, ...], typing.Literal[1], typing.Dict[str, int],
                typing.Annotated[int, 1], list[int], int | None, typing.Generic, typing.Protocol, typing.Final,
@@ -192,7 +200,6 @@ def _typing() -> dict:
                 getattr(typing, "_TypedDict", None)):
         if isinstance(cls, type):
             _allow(cls, read=set(), derivable=True)
-    return members
 
 
 def _get_type_hints(obj: Any, globalns: Any = None, localns: Any = None, include_extras: bool = False) -> dict:
