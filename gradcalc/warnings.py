@@ -26,6 +26,14 @@ def warn_once(category: str, message: str) -> None:
         python_warnings.warn(message, _CATEGORIES.get(category, UserWarning), stacklevel=2)
 
 
+def first_time(key: str) -> bool:
+    """Whether `key` (an event PyTorch reports once per process) happens for the first time."""
+    if key in _shown_once:
+        return False
+    _shown_once.add(key)
+    return True
+
+
 def forget_once() -> None:
     """A fresh run shows the once-only warnings again."""
     _shown_once.clear()

@@ -17,7 +17,7 @@ from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from gradcalc.autograd import api, dtypes, random
+from gradcalc.autograd import api, dtypes, forward_ad, random
 from gradcalc.autograd.ops import creation
 from gradcalc.autograd.tensor import Tensor
 
@@ -136,6 +136,50 @@ def gradcheck(fn: Function, *inputs: InputLike, eps: float = EPS, atol: float = 
         if not np.allclose(a, n, rtol=rtol, atol=atol):
             raise AssertionError(f"Jacobian mismatch for input {index} ({specs[index].layout}, shape "
                                  f"{specs[index].array.shape}):\nnumerical:\n{n}\nanalytical:\n{a}")
+
+
+def forward_jacobians(fn: Function, inputs: Sequence[Input]) -> list:
+    """d(outputs)/d(input) for each input, one column per input element, from forward mode: the
+    input carries a one-hot tangent, the outputs' tangents are the column."""
+    primals = [make_leaf(spec.array, spec.layout) for spec in inputs]
+    jacobians = []
+    for index, primal in enumerate(primals):
+        columns = []
+        for position in range(primal.numel()):
+            one_hot = np.zeros(primal.numel())
+            one_hot[position] = 1
+            level = forward_ad.enter_level()
+            try:
+                tangent = creation.tensor(one_hot.reshape(primal.shape).tolist(), dtype=dtypes.float64)
+                duals = [forward_ad.dual(p, tangent, level) if i == index else p for i, p in enumerate(primals)]
+                outs = outputs_of(fn(*duals))
+                column = []
+                for out in outs:
+                    out_tangent = forward_ad.tangent_of(out, level)
+                    if out_tangent is None:
+                        column.append(np.zeros(out.numel()))
+                        continue
+                    assert out_tangent.shape == out.shape, f"tangent of shape {out_tangent.shape}, not {out.shape}"
+                    assert out_tangent.dtype is out.dtype, f"tangent of dtype {out_tangent.dtype}, not {out.dtype}"
+                    column.append(to_numpy(out_tangent).reshape(-1))
+            finally:
+                forward_ad.exit_level(level)
+            columns.append(np.concatenate(column) if column else np.zeros(0))
+        n_out = _evaluate(fn, inputs, [spec.array for spec in inputs]).size
+        jacobians.append(np.stack(columns, axis=1) if columns else np.zeros((n_out, 0)))
+    return jacobians
+
+
+def jvpcheck(fn: Function, *inputs: InputLike, eps: float = EPS, atol: float = ATOL, rtol: float = RTOL) -> None:
+    """Assert that the Jacobian forward mode computes for `fn` at `inputs` matches finite differences."""
+    specs = [as_input(value) for value in inputs]
+    numerical = numerical_jacobians(fn, specs, eps)
+    forward = forward_jacobians(fn, specs)
+    for index, (n, a) in enumerate(zip(numerical, forward)):
+        assert n.shape == a.shape, f"input {index}: Jacobian shapes differ: numerical {n.shape}, forward {a.shape}"
+        if not np.allclose(a, n, rtol=rtol, atol=atol):
+            raise AssertionError(f"forward Jacobian mismatch for input {index} ({specs[index].layout}, shape "
+                                 f"{specs[index].array.shape}):\nnumerical:\n{n}\nforward:\n{a}")
 
 
 def first_derivatives(fn: Function, n_inputs: int) -> Function:

@@ -9,6 +9,7 @@ node declared in the op registry is reached by some check, so a new op cannot go
 """
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -23,8 +24,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from gradcheck import (LAYOUTS, Case, Input, away_from_zero, bool_tensor, constant, distinct, first_derivatives, gradcheck,
-                       gradgradcheck, long_tensor, make_leaf, nonleaf, outputs_of, rand, seeded)
+                       gradgradcheck, jvpcheck, long_tensor, make_leaf, nonleaf, outputs_of, rand, seeded)
 from breadth_cases import BREADTH_CASES
+from nn_cases_gradcheck import NN_CASES
 from gradcalc.autograd import api, dtypes, random
 from gradcalc.autograd.ops import creation, registry, torch_namespaces
 from gradcalc.autograd.tensor import Tensor
@@ -532,6 +534,7 @@ CASES += [
     for layout in ("transposed", "strided")
 ]
 CASES += BREADTH_CASES
+CASES += NN_CASES
 
 
 @pytest.mark.parametrize("layout", ["transposed", "strided"])
@@ -545,6 +548,23 @@ def test_layouts_give_non_contiguous_leaves(layout: str) -> None:
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_gradcheck(case: Case) -> None:
     gradcheck(case.fn, *case.inputs, **case.options)
+
+
+# Cases PyTorch refuses in forward mode, with its error.
+NO_FORWARD_AD = {
+    "module backward hook": "You must implement the jvp function for custom autograd.Function to use it with "
+                            "forward mode AD.",
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_jvpcheck(case: Case) -> None:
+    """Forward mode on every case: every op's forward formula is checked, as its backward is."""
+    if case.name in NO_FORWARD_AD:
+        with pytest.raises(NotImplementedError, match=re.escape(NO_FORWARD_AD[case.name])):
+            jvpcheck(case.fn, *case.inputs, **case.options)
+        return
+    jvpcheck(case.fn, *case.inputs, **case.options)
 
 
 @pytest.mark.parametrize("case", [case for case in CASES if case.second_order], ids=str)

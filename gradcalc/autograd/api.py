@@ -6,6 +6,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .engine import run_backward
+from .graph import GradientEdge
 from ..warnings import warn_once
 from .tensor import Tensor
 
@@ -20,7 +21,7 @@ CREATE_GRAPH_WARNING = (
 def _as_tuple(value: Any) -> tuple:
     if value is None:
         return ()
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, GradientEdge)):
         return (value,)
     return tuple(value)
 
@@ -102,10 +103,10 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Opti
     _check_outputs(outputs_t)
     # torch checks the inputs only on handing them to its engine, after the outputs
     for tensor in inputs_t:
-        if not isinstance(tensor, Tensor):
+        if not isinstance(tensor, (Tensor, GradientEdge)):
             raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(tensor).__name__}")
     for tensor in inputs_t:
-        if not tensor.requires_grad:
+        if isinstance(tensor, Tensor) and not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph

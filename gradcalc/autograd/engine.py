@@ -134,46 +134,6 @@ class AccumulateGrad(Node):
             leaf._grad.add_(grad)
 
 
-class SavedTensor:
-    """A tensor a node keeps for its backward, with the version it had when saved."""
-
-    __slots__ = ("tensor", "version", "is_output", "output_nr")
-
-    def __init__(self, tensor: "Tensor", is_output: bool = False, output_nr: int = 0) -> None:
-        if tensor._is_inference:
-            raise RuntimeError(
-                "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
-                "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
-                "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
-                "`torch.inference_mode()`.")
-        # A saved output is kept without its grad_fn, so that node and output form no cycle.
-        self.tensor = tensor._alias() if is_output else tensor
-        self.version = tensor._vc.value
-        self.is_output = is_output
-        self.output_nr = output_nr
-
-    def unpack(self, node: Node) -> "Tensor":
-        tensor = self.tensor
-        if tensor._vc.value != self.version:
-            if self.is_output:
-                producer = node
-                output_nr = self.output_nr
-            else:
-                producer = tensor._grad_fn
-                output_nr = tensor._output_nr
-            where = f", which is output {output_nr} of {forward_name(producer)}," if producer else ""
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an inplace "
-                f"operation: [torch.{tensor.dtype.tensor_type} [{', '.join(map(str, tensor.shape))}]]{where} "
-                f"is at version {tensor._vc.value}; expected version {self.version} instead. "
-                + (anomaly_mode.ANOMALY_HINT if anomaly_mode._enabled else
-                   "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-                   "with torch.autograd.set_detect_anomaly(True, check_nan=False)."))
-        if self.is_output:
-            return tensor._alias(grad_fn=node, output_nr=self.output_nr)
-        return tensor
-
-
 def forward_name(node: Node) -> str:
     return re.sub(r"Backward\d*$", "", node.name())
 
@@ -211,7 +171,8 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
     captures: dict = {}  # (node, output_nr) -> index into inputs
     if inputs is not None:
         for index, tensor in enumerate(inputs):
-            captures[gradient_edge(tensor)] = index
+            # a GradientEdge (torch.autograd.graph) names its node itself
+            captures[tuple(tensor[:2]) if isinstance(tensor, tuple) else gradient_edge(tensor)] = index
     targets = {node for node, _ in captures}
     needed = _nodes_leading_to(targets, parents) if inputs is not None else None
     captured: list = [None] * len(inputs or ())
@@ -227,6 +188,7 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
 
     previous_mode = grad_mode.is_grad_enabled()
     grad_mode._set_enabled(create_graph)
+    running_tasks.append(GraphTask(seen, needed, targets))
     try:
         while ready:
             node = ready.pop()
@@ -272,7 +234,29 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
                     ready.push(child)
     finally:
         grad_mode._set_enabled(previous_mode)
+        running_tasks.pop()
     return None if accumulate else captured
+
+
+class GraphTask:
+    """One backward pass, as its hooks may ask about it (torch.autograd.graph.register_multi_grad_hook)."""
+
+    __slots__ = ("reachable", "needed", "targets", "__weakref__")
+
+    def __init__(self, reachable: set, needed: Optional[set], targets: set) -> None:
+        self.reachable = reachable
+        self.needed = needed
+        self.targets = targets
+
+    def will_execute(self, node: Optional[Node]) -> bool:
+        if node is None or node not in self.reachable:
+            return False
+        if self.needed is None:
+            return True
+        return node in self.targets if isinstance(node, AccumulateGrad) else node in self.needed
+
+
+running_tasks: list = []  # the backward passes under way, innermost last (a hook may run a backward)
 
 
 def _run_node_hooks(node: Node, hooks: list, arguments: tuple) -> list:

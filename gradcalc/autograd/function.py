@@ -13,7 +13,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import grad_mode
-from .engine import FREED_MESSAGE, Node, SavedTensor, gradient_edge
+from .engine import FREED_MESSAGE, Node, gradient_edge
+from .saved_variable import SavedTensor
 from .tensor import Tensor
 from ..display.names import torch_class
 from ..warnings import warn

@@ -6,6 +6,9 @@ from typing import Any, Callable, Optional
 
 _enabled = True
 _inference = False
+# the forward-AD levels whose tangents ops propagate now, outermost first (see forward_ad.py);
+# the op path only asks whether it is empty
+FORWARD_LEVELS: list = []
 
 
 def is_grad_enabled() -> bool:

@@ -293,7 +293,15 @@ def _dtype_name(dtype) -> str:
     return dtype if dtype == "bfloat16" else np.dtype(dtype).name
 
 
+# the randomness modes of the vmaps running now, innermost last: in "error" mode no draw is allowed
+VMAP_RANDOMNESS: list = []
+
+
 def _gen(generator: Generator | None) -> Generator:
+    if VMAP_RANDOMNESS and VMAP_RANDOMNESS[-1] == "error":
+        raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use the "
+                           "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
+                           "of vmap")
     return default_generator if generator is None else generator
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from . import dtypes, grad_mode
 from .dtypes import DType, bfloat16 as BFLOAT16
 from .engine import AccumulateGrad, Node, PostAccumulateGradHook, RemovableHandle, remove_hook
+from .grad_mode import FORWARD_LEVELS as LEVELS
 from ..display.names import torch_class
 from ..warnings import warn, warn_once
 
@@ -184,7 +185,7 @@ class Tensor:
         "share_memory_", "resize", "resize_as", "to_sparse_coo", "module_load", "__array__", "__array_wrap__"})
     __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_node", "_output_nr", "_grad",
                  "_retains_grad", "_base", "_view_kind", "_view_version", "_is_inference", "_hooks",
-                 "_accumulator", "__weakref__", "__dict__")
+                 "_accumulator", "_fw", "__weakref__", "__dict__")
 
     @classmethod
     def _make(cls, data: np.ndarray, dtype: DType, *, base: Optional["Tensor"] = None,
@@ -219,6 +220,7 @@ class Tensor:
         tensor._retains_grad = False
         tensor._hooks = None
         tensor._accumulator = None
+        tensor._fw = None  # forward-mode tangents: {level: tangent}
         return tensor
 
     def _alias(self, grad_fn: Optional[Node] = None, output_nr: int = 0) -> "Tensor":
@@ -227,6 +229,7 @@ class Tensor:
         alias._vc = self._vc
         alias._grad_fn = grad_fn
         alias._output_nr = output_nr
+        alias._fw = self._fw  # a saved output keeps the tangents it has or gets
         return alias
 
     def _grad_accumulator(self) -> AccumulateGrad:
@@ -418,7 +421,16 @@ class Tensor:
 
     # -------------------------------------------------------------- numbers
 
+    def _batched(self) -> bool:
+        """Computed from a running vmap's examples (see forward_ad.BatchLevel)."""
+        return any(type(level) is not int and level in self._fw for level in LEVELS)
+
     def item(self) -> Any:
+        if self._fw and self._batched():
+            raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+                               "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+                               "operations. If error is occurring somewhere inside PyTorch internals, please file a "
+                               "bug report.")
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         return self._data.reshape(()).item()
@@ -427,6 +439,10 @@ class Tensor:
         return self._data.tolist()
 
     def __bool__(self) -> bool:
+        if self._fw and self._batched():
+            raise RuntimeError("vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
+                               "flow. We don't support that yet, please file an issue at "
+                               "https://github.com/pytorch/pytorch/issues .")
         if self._data.size != 1:
             if self._data.size == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
@@ -436,11 +452,19 @@ class Tensor:
     def __float__(self) -> float:
         self._warn_if_requires_grad()
         self._only_one_element()
-        return float(self._data.reshape(()).real if self._dtype.is_complex else self._data.reshape(()))
+        return float(self._real_value("double"))
 
     def __int__(self) -> int:
         self._only_one_element()
-        return int(self._data.reshape(()))
+        return int(self._real_value("int64_t"))
+
+    def _real_value(self, c_type: str) -> Any:
+        value = self._data.reshape(())
+        if self._dtype.is_complex:
+            if value.imag != 0:  # c10's checked conversion of a complex number to a real type
+                raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+            return value.real
+        return value
 
     def __complex__(self) -> complex:
         self._warn_if_requires_grad()
@@ -488,8 +512,11 @@ class Tensor:
         if grad_fn is not None and "::" in grad_fn:
             grad_fn = grad_fn.rsplit("::", 1)[1]
         # requires_grad, not the flag: a view made in no-grad mode requires grad when its base does
+        shown = [level for level in LEVELS if type(level) is int]
+        tangent = self._fw.get(shown[-1]) if self._fw and shown else None
         text = format_tensor(self._data, self._dtype.name, grad_fn=grad_fn, requires_grad=self.requires_grad,
-                             default_dtype=dtypes.get_default_dtype().name)
+                             default_dtype=dtypes.get_default_dtype().name,
+                             tangent=None if tangent is None else repr(tangent) if tangent.ndim else repr(tangent.item()))
         if getattr(type(self), "is_parameter", False):
             return "Parameter containing:\n" + text
         return text

@@ -110,13 +110,15 @@ def format_tensor(
     grad_fn: str | None = None,
     requires_grad: bool = False,
     default_dtype: str = "float32",
+    tangent: str | None = None,
 ) -> str:
     """Return what ``repr`` prints for a CPU tensor holding ``values``.
 
     ``values`` holds the elements in the numpy dtype matching ``dtype``
     (bfloat16 elements come as float32).  ``grad_fn`` is the class name of the
     tensor's autograd node; ``requires_grad`` marks a leaf that requires grad.
-    ``default_dtype`` is the name of the current default floating dtype.
+    ``default_dtype`` is the name of the current default floating dtype;
+    ``tangent`` the repr of a dual tensor's tangent at the current level.
     """
     if dtype not in _DTYPE_KINDS:
         raise ValueError(f"unsupported dtype {dtype!r}")
@@ -145,6 +147,8 @@ def format_tensor(
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")
     return _add_suffixes(_PREFIX + body, suffixes, indent, opts.linewidth)
 
 

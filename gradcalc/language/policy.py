@@ -247,6 +247,8 @@ _gradcalc("gradcalc.autograd.grad_mode", "_GradMode", public=True, subclasses=Tr
 _gradcalc("gradcalc.autograd.anomaly_mode", "detect_anomaly", public=True)
 _gradcalc("gradcalc.autograd.anomaly_mode", "set_detect_anomaly", public=True)
 _gradcalc("gradcalc.autograd.gradcheck", "GradcheckError", like=RuntimeError)
+_gradcalc("gradcalc.autograd.forward_ad", "UnpackedDualTensor", public=True, read={"__getitem__", "__len__", "__iter__"})
+_gradcalc("gradcalc.autograd.forward_ad", "dual_level", read={"__enter__", "__exit__"})
 _gradcalc("gradcalc.autograd.ops.common", "ReturnTypes", public=True, subclasses=True)
 _gradcalc("gradcalc.autograd.ops.generate", "BuiltinFunction", read={"__name__", "__qualname__", "__call__"})
 _gradcalc("gradcalc.autograd.ops.info", "TorchVersion", read=public_names(str) - {"format", "format_map"})
@@ -259,12 +261,25 @@ _gradcalc("gradcalc.autograd.ops.legacy", "LEGACY_TYPES", read={"dtype"})  # wha
 _gradcalc("gradcalc.autograd.ops.legacy", "UntypedStorage", public=True)
 _gradcalc("gradcalc.autograd.ops.legacy", "TypedStorage", public=True)
 _gradcalc("gradcalc.autograd.ops.registry", "SavedTensorHandle", public=True)
+# torch.autograd.graph: the abstract Node shows its API (calling it on a grad_fn raises NotImplementedError, as in
+# PyTorch); a saved_tensors_hooks context shows the program's hooks (save_on_cpu's are closures over two flags)
+_gradcalc("gradcalc.autograd.graph", "Node",
+          read={"name", "next_functions", "metadata", "register_hook", "register_prehook"})
+_gradcalc("gradcalc.autograd.graph", "GradientEdge", public=True, read={"__getitem__", "__len__", "__iter__"})
+_gradcalc("gradcalc.autograd.graph", "saved_tensors_hooks", public=True, subclasses=True,
+          read={"__enter__", "__exit__"})
+_gradcalc("gradcalc.autograd.graph", "_MultiHandle", public=True)
+_gradcalc("gradcalc.autograd.graph", "_AllowMutationOnSavedContext")
+# what a @contextmanager function returns (disable_saved_tensors_hooks): never its generator
+_gradcalc("contextlib", "_GeneratorContextManager", read={"__enter__", "__exit__", "__call__"})
 _gradcalc("gradcalc.autograd.ops.decompositions", "LinAlgError", like=RuntimeError)
 _gradcalc("gradcalc.serialization", "UnpicklingError", like=RuntimeError)
 _gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"})
-_gradcalc("gradcalc.nn.modules", "Module", public=True, public_write=True, subclasses=True, derivable=True,
+_gradcalc("gradcalc.nn.modules.module", "Module", public=True, public_write=True, subclasses=True, derivable=True,
           read={"_parameters", "_buffers", "_modules", "__call__", "__getattr__", "__setattr__", "__delattr__",
                 "__dict__"})
+_gradcalc("gradcalc.nn.modules.module", "_IncompatibleKeys",
+          read=public_names(tuple) | {"missing_keys", "unexpected_keys", "_fields"})
 _gradcalc("gradcalc.optim.optimizer", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)
 _gradcalc("gradcalc.optim.lr_scheduler", "LRScheduler", public=True, public_write=True, subclasses=True,
           derivable=True)

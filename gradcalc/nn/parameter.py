@@ -34,3 +34,42 @@ class Parameter(Tensor):
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         # everything happened in __new__; Tensor.__init__ would refuse
         pass
+
+    def __copy__(self) -> "Parameter":
+        # torch's pickling rebuild: a Parameter on the same storage, attributes shared
+        copy = type(self)(Tensor._make(self._data, self._dtype), self.requires_grad)
+        copy.__dict__.update(self.__dict__)
+        return copy
+
+    def __deepcopy__(self, memo: dict) -> "Parameter":
+        # torch.nn.Parameter's own: a clone of the data, without the gradient or attributes
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(Tensor._make(self._data.copy(), self._dtype), self.requires_grad)
+        return memo[id(self)]
+
+class UninitializedParameter(Parameter):
+    """The parameter of a lazy module before its first call, which gives it its shape."""
+
+    __slots__ = ()
+    __module__ = "torch.nn.parameter"
+
+    def __new__(cls, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> "UninitializedParameter":
+        dtype = dtype or dtypes.get_default_dtype()
+        return super().__new__(cls, Tensor._make(np.empty((0,), dtype=dtype._numpy), dtype), requires_grad)
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__
+
+    def materialize(self, shape: tuple) -> Parameter:
+        """A parameter of `shape` (its values are set by the module's reset_parameters)."""
+        return Parameter(Tensor._make(np.zeros(shape, dtype=self._dtype._numpy), self._dtype), self.requires_grad)
+
+
+def is_lazy(param: Any) -> bool:
+    return isinstance(param, UninitializedParameter)
+

@@ -6,7 +6,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import dtypes, kernels
+from .. import dtypes, kernels, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import (arrays, as_tensor, check_broadcast, check_not_bool, check_number, float_result,
@@ -86,6 +86,10 @@ def _power(x: np.ndarray, exponent: Any) -> np.ndarray:
     return power_tensor(x, np.asarray(exponent, dtype=x.dtype))
 
 
+# elements per step of pow's SIMD loop: two AVX2 registers of float32
+_POW_SIMD_STEP = 16
+
+
 def power_tensor(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu" and np.any(exponent < 0):
         # PyTorch's integer pow: a negative exponent gives 1 or -1 for a base of 1 or -1, else 0
@@ -94,9 +98,16 @@ def power_tensor(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
         odd = (-exponent) % 2 == 1
         inverse = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0)).astype(x.dtype)
         return np.where(exponent < 0, inverse, safe)
-    # float32 through float64 and one rounding: what the C library's powf gives, nearly always
     if x.dtype.type is np.float32:
-        return np.power(x.astype(np.float64), exponent.astype(np.float64)).astype(np.float32)
+        # the C library's powf (through float64 and one rounding, as it nearly always is) for the
+        # elements the kernel's scalar loop takes; SLEEF's powf for those its SIMD loop takes
+        out = np.power(x.astype(np.float64), exponent.astype(np.float64)).astype(np.float32)
+        count = out.size - out.size % _POW_SIMD_STEP
+        if count and (exponent.ndim == 0 or exponent.shape == x.shape == out.shape):  # else a strided loop
+            flat = out.reshape(-1)
+            flat[:count] = simd.vector_pow(x.reshape(-1)[:count], exponent if exponent.ndim == 0
+                                           else exponent.reshape(-1)[:count])
+        return out
     return np.power(x, exponent)
 
 
@@ -134,9 +145,23 @@ def _check_sub_bool(a: Any, b: Any) -> None:
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
+def _check_alpha(operands: list, alpha: Any) -> None:
+    """PyTorch's alpha_check: an alpha the result's dtype can hold."""
+    if type(alpha) is int:
+        return
+    dtype = dtypes.result_type(operands)
+    if isinstance(alpha, bool) and dtype is not dtypes.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if dtype.category <= dtypes.INTEGRAL and not isinstance(alpha, (bool, int)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if isinstance(alpha, complex) and not dtype.is_complex:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+
+
 @op()
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     check_number(other, "+")
+    _check_alpha([input, other], alpha)
     return binary(ADD, input, other, alpha=alpha)
 
 
@@ -144,6 +169,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     check_number(other, "-")
     _check_sub_bool(input, other)
+    _check_alpha([input, other], alpha)
     return binary(SUB, input, other, alpha=alpha)
 
 
@@ -151,6 +177,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 def rsub(input: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     """`other - input`."""
     check_number(other, "-")
+    _check_alpha([input, other], alpha)
     if isinstance(other, Tensor):
         _check_sub_bool(other, input)
         dtype = dtypes.result_type([input, other])

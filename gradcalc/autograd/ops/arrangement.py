@@ -176,24 +176,33 @@ def _stacked(tensors: Sequence[Tensor], prepare: Any, dim: int) -> Tensor:
     return cat([prepare(t) for t in tensors], dim)
 
 
+def _check_not_empty(tensors: Sequence[Tensor], name: str) -> None:
+    if not len(tensors):
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
 @op()
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    _check_not_empty(tensors, "hstack")
     pieces = [t.reshape((1,)) if t.ndim == 0 else t for t in tensors]
     return cat(pieces, 0 if pieces and pieces[0].ndim == 1 else 1)
 
 
 @op(aliases=("row_stack",))
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    _check_not_empty(tensors, "vstack")
     return _stacked(tensors, lambda t: _at_least(t, 2), 0)
 
 
 @op()
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    _check_not_empty(tensors, "dstack")
     return _stacked(tensors, lambda t: _at_least(t, 3), 2)
 
 
 @op()
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    _check_not_empty(tensors, "column_stack")
     return _stacked(tensors, lambda t: t.reshape((t.numel(), 1)) if t.ndim <= 1 else t, 1)
 
 

@@ -79,6 +79,48 @@ def check_real_scalar(value: Any, dtype: DType) -> None:
         raise RuntimeError("value cannot be converted to type double without overflow")
 
 
+# ------------------------------------------------------------------ memory
+
+_INT64_MAX = (1 << 63) - 1
+# a new tensor at least this large is allocated once beforehand, so that a failure names its own size
+_LARGE_ALLOCATION = 1 << 28
+
+
+def allocation_error(nbytes: int) -> RuntimeError:
+    """PyTorch's CPU allocator refusing `nbytes`."""
+    return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+                        f"you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)")
+
+
+def out_of_memory(error: MemoryError) -> BaseException:
+    """The error an op gives when an array it needs cannot be allocated: PyTorch's allocator
+    error for numpy's; any other MemoryError (an integer too large) stays as it is."""
+    nbytes = getattr(error, "_total_size", None)
+    return allocation_error(nbytes) if isinstance(nbytes, int) else error
+
+
+def check_allocation(size: Sequence[int], dtype: DType) -> tuple:
+    """The sizes of a new tensor, checked as PyTorch's empty() checks them: the byte count and the
+    strides within int64, and the memory to be had."""
+    size = tuple(size)
+    nbytes = dtype.itemsize
+    for n in size:
+        nbytes *= n
+    if nbytes > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={shape_text(size)}")
+    stride = 1
+    for n in reversed(size[1:]):
+        stride *= max(n, 1)
+        if stride > _INT64_MAX:
+            raise RuntimeError("Stride calculation overflowed")
+    if nbytes >= _LARGE_ALLOCATION:
+        try:
+            np.empty(nbytes, dtype=np.uint8)
+        except MemoryError:
+            raise allocation_error(nbytes) from None
+    return size
+
+
 def shape_text(shape: Sequence) -> str:
     """A shape as PyTorch's messages write it: `[2, 3]`."""
     return f"[{', '.join(map(str, shape))}]"
@@ -159,3 +201,7 @@ class ReturnTypes(tuple):
 
 def _field_getter(index: int) -> Any:
     return lambda self: self[index]
+
+
+# the input edge of an optional tensor argument left out (a convolution's bias): never requires grad
+ABSENT = Tensor._make(np.zeros((0,), dtype=np.float32), dtypes.float32)

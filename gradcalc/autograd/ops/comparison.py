@@ -6,6 +6,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes
+from ..forward_ad import follow
+from ..grad_mode import FORWARD_LEVELS
 from ..tensor import Tensor
 from .common import arrays, as_tensor, check_broadcast, not_implemented_for
 from .registry import ELEMENT_WISE, OPS, node, op, record
@@ -20,7 +22,8 @@ def _compare(a: Any, b: Any, function: Callable, ordering: str = "") -> Tensor:
     ta, tb = as_tensor(a), as_tensor(b)
     check_broadcast(ta, tb)
     x, y = arrays((ta, tb), dtype)
-    return Tensor._make(np.asarray(function(x, y)), dtypes.bool_)
+    out = Tensor._make(np.asarray(function(x, y)), dtypes.bool_)
+    return follow(out, (ta, tb)) if FORWARD_LEVELS else out
 
 
 def _comparison(name: str, function: Callable, aliases: tuple = ()) -> None:

@@ -11,7 +11,7 @@ from .. import dtypes, kernels, random
 from ..dtypes import DType
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...warnings import warn, warn_once
-from .common import check_real_scalar, shape_text
+from .common import check_allocation, check_real_scalar, shape_text
 from .registry import op
 from .tensor_numpy import numpy_dtype, tensor_from_numpy
 
@@ -84,10 +84,10 @@ def _store(data: Any, sizes: tuple, dim: int, dtype: DType, flat: list) -> None:
 
 
 def _element(value: Any, dtype: DType) -> Any:
-    if isinstance(value, Tensor):
-        if value.numel() != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        return value.item()
+    if isinstance(value, Tensor):  # read as PyTorch's store_scalar reads it: through __index__, __float__, __complex__
+        if dtype.category <= dtypes.INTEGRAL:
+            return value.__index__()
+        return complex(value) if dtype.is_complex else float(value)
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, (bool, int, float, complex)):
@@ -101,6 +101,11 @@ def _element(value: Any, dtype: DType) -> Any:
 
 def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     """(array, dtype) of nested Python data, in `dtype` or the one PyTorch infers."""
+    first = data
+    while _is_sequence(first) and len(first):  # PyTorch reads the sizes down the first elements
+        first = first[0]
+        if isinstance(first, str):
+            raise ValueError("too many dimensions 'str'")
     inferred = infer_dtype(data)
     dtype = dtype or inferred
     sizes = _sizes(data)
@@ -156,16 +161,16 @@ def as_tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None) -
     return tensor(data, dtype=dtype, device=device)
 
 
-def check_size(size: Sequence) -> tuple:
+def check_size(size: Sequence, dtype: DType) -> tuple:
     for value in size:
         if value < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {value}: {shape_text(size)}")
-    return tuple(size)
+    return check_allocation(size, dtype)
 
 
 def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: Any, device: Any) -> Tensor:
     dtype = dtype or dtypes.get_default_dtype()
-    return finish(np.full(check_size(size), value, dtype=dtype._numpy), dtype, requires_grad, device)
+    return finish(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype, requires_grad, device)
 
 
 @op()
@@ -192,7 +197,7 @@ def empty(size: Sequence[int], *, memory_format: Any = None, dtype: Optional[DTy
 def full(size: Sequence[int], fill_value: Any, *, dtype: Optional[DType] = None, layout: Any = None,
          device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
     dtype = dtype or dtypes.scalar_dtype(fill_value)
-    return finish(np.full(check_size(size), fill_value, dtype=dtype._numpy), dtype, requires_grad, device)
+    return finish(np.full(check_size(size, dtype), fill_value, dtype=dtype._numpy), dtype, requires_grad, device)
 
 
 def _like(name: str, value: Any) -> None:
@@ -231,6 +236,7 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
     if dtype is None:
         dtype = dtypes.int64 if all(isinstance(v, int) for v in bounds) else dtypes.get_default_dtype()
     count = math.ceil((end - start) / step)
+    check_allocation((count,), dtype)
     data = (start + np.arange(count, dtype=np.float64) * step) if dtype.category >= dtypes.FLOATING else \
         np.arange(start, end, step)
     return finish(data.astype(dtype._numpy), dtype, requires_grad, device)
@@ -242,6 +248,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Optional[DType] = None,
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or dtypes.get_default_dtype()
+    check_allocation((steps,), dtype)
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     # PyTorch fills the first half forwards from start and the second half backwards from end
     index = np.arange(steps, dtype=np.float64)
@@ -275,6 +282,7 @@ def eye(n: int, m: Optional[int] = None, *, dtype: Optional[DType] = None, layou
         if count is not None and count < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {count}")
     dtype = dtype or dtypes.get_default_dtype()
+    check_allocation((n, m if m is not None else n), dtype)
     return finish(np.eye(n, m if m is not None else n, dtype=dtype._numpy), dtype, requires_grad, device)
 
 
@@ -282,7 +290,7 @@ def _sampled(sampler: Any, size: Sequence, dtype: Optional[DType], device: Any, 
              generator: Any) -> Tensor:
     dtype = dtype or dtypes.get_default_dtype()
     check_device(device)
-    return finish(sampler(check_size(size), dtype.name, generator=generator), dtype, requires_grad, device)
+    return finish(sampler(check_size(size, dtype), dtype.name, generator=generator), dtype, requires_grad, device)
 
 
 @op()
@@ -305,7 +313,7 @@ def randint(low: int = 0, high: int = None, size: Sequence[int] = (), *, generat
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dtype = dtype or dtypes.int64
     check_device(device)
-    data = random.randint(low, high, check_size(size), dtype.name, generator=generator)
+    data = random.randint(low, high, check_size(size, dtype), dtype.name, generator=generator)
     return finish(np.asarray(data, dtype=dtype._numpy), dtype, requires_grad, device)
 
 

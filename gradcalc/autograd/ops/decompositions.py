@@ -129,7 +129,14 @@ def _lu_params(A: Tensor) -> dict:
 @op(module="linalg", nodes=(DET,))
 def det(A: Tensor) -> Tensor:
     check_matrix(A, "linalg.det")
-    data = np.asarray(np.linalg.det(A._data), dtype=A._dtype._numpy)
+    # as torch: the product of U's diagonal from the LU factorisation, signed by the row interchanges
+    if A._data.size:
+        lu, pivots, _ = lu_factor_arrays(A._data)
+        swaps = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1), axis=-1)
+        product = np.where(swaps % 2, -1, 1) * np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
+    else:  # the determinant of an empty matrix is 1
+        product = np.ones(A.shape[:-2])
+    data = np.asarray(product, dtype=A._dtype._numpy)
     return record(DET, (A,), data, A._dtype, **_lu_params(A))
 
 

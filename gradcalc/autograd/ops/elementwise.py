@@ -294,7 +294,7 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
 @op()
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     if input._dtype is not values._dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     check_broadcast(input, values)
     data = np.where(input._data == 0, values._data, (input._data > 0).astype(input._dtype._numpy))
     return record(NOT_IMPLEMENTED, (input, values), np.asarray(data, dtype=input._dtype._numpy), input._dtype,

@@ -63,7 +63,7 @@ def scalar_tensor(s: Any, *, dtype: Optional[DType] = None, layout: Any = None, 
 
 
 def _strided_zeros(size: Sequence[int], stride: Sequence[int], dtype: DType) -> np.ndarray:
-    size, stride = check_size(size), tuple(stride)
+    size, stride = check_size(size, dtype), tuple(stride)
     needed = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
     storage = np.zeros(needed, dtype=dtype._numpy)
     itemsize = storage.itemsize
@@ -90,11 +90,11 @@ def new_empty_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],
 def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype: Optional[DType] = None,
                    layout: Any = None, device: Any = None, pin_memory: Any = False,
                    requires_grad: Any = False) -> Tensor:
-    size, order = check_size(size), tuple(physical_layout)
+    dtype = dtype or dtypes.get_default_dtype()
+    size, order = check_size(size, dtype), tuple(physical_layout)
     if sorted(order) != list(range(len(size))):
         raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
                            f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}")
-    dtype = dtype or dtypes.get_default_dtype()
     physical = np.zeros(tuple(size[d] for d in order), dtype=dtype._numpy)
     return finish(np.transpose(physical, np.argsort(order)), dtype, requires_grad, device)
 

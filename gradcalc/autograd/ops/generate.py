@@ -11,6 +11,7 @@ from .. import grad_mode
 from ..tensor import Tensor
 from ...display.names import torch_class
 from ...warnings import warn
+from .common import out_of_memory
 from .inplace import check_inplace, check_overlap, commit_inplace
 from .parser import _parsers, has_signature, parser
 from .registry import OPS, Op
@@ -93,11 +94,14 @@ def make_function(namespace: str, name: str, impl: Callable) -> Callable:
     def function(*args: Any, **kwargs: Any) -> Any:
         found = _parsers.get(key) or parser(*key)
         bound = found.parse(args, kwargs)[1]
-        if by_position:
-            return impl(bound.pop("input"), **bound)
-        if "out" in bound:
-            return _with_out(name, impl, bound)
-        return impl(**bound)
+        try:
+            if by_position:
+                return impl(bound.pop("input"), **bound)
+            if "out" in bound:
+                return _with_out(name, impl, bound)
+            return impl(**bound)
+        except MemoryError as error:
+            raise out_of_memory(error) from None
 
     function.__name__ = function.__qualname__ = name
     return function
@@ -111,7 +115,10 @@ def make_inplace_function(name: str, impl: Callable) -> Callable:
         found = _parsers.get(key) or parser(*key)
         bound = found.parse(args, kwargs)[1]
         target = bound.pop("input")
-        return impl(target, **bound)
+        try:
+            return impl(target, **bound)
+        except MemoryError as error:
+            raise out_of_memory(error) from None
 
     function.__name__ = function.__qualname__ = name
     return function
@@ -125,10 +132,13 @@ def make_method(name: str, impl: Callable, self_name: str) -> Callable:
     def method(self: Tensor, /, *args: Any, **kwargs: Any) -> Any:
         found = _parsers.get(key) or parser(*key)
         bound = found.parse(args, kwargs)[1]
-        if positional:
-            return impl(self, **bound)
-        bound[self_name] = self
-        return impl(**bound)
+        try:
+            if positional:
+                return impl(self, **bound)
+            bound[self_name] = self
+            return impl(**bound)
+        except MemoryError as error:
+            raise out_of_memory(error) from None
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"

@@ -8,6 +8,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .. import grad_mode
+from ..forward_ad import has_tangent, propagate
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
 from .common import int64_tensor, normalize_dims
@@ -58,11 +59,10 @@ def _strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_
 @op(inplace=False)
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
     data = _strided(input, size, stride, storage_offset)
-    out = record(AS_STRIDED, (input,), data, input._dtype, view_of=input, size=tuple(size), stride=tuple(stride),
-                 storage_offset=input.storage_offset() if storage_offset is None else storage_offset)
-    if out.grad_fn is not None:
-        out.grad_fn._params.update(_self_sym_sizes=input.shape, _positions=view_positions(out, input))
-    return out
+    positions = view_positions(Tensor._make(data, input._dtype), input)
+    return record(AS_STRIDED, (input,), data, input._dtype, view_of=input, size=tuple(size), stride=tuple(stride),
+                  storage_offset=input.storage_offset() if storage_offset is None else storage_offset,
+                  _self_sym_sizes=input.shape, _positions=positions)
 
 
 @op(nodes=(AS_STRIDED_SCATTER,))
@@ -88,8 +88,14 @@ def _restride(self: Tensor, node_def: Any, data: np.ndarray, **params: Any) -> T
     _check_leaf(self)
     recorded = grad_mode.is_grad_enabled() and self.requires_grad
     history = new_node(node_def, (self,), params) if recorded else None
+    before = None
+    if has_tangent(self):  # the tangents take the new geometry too
+        before = Tensor._make(self._data, self._dtype)
+        before._fw = dict(self._fw)
     self._data = data
     self._vc.value += 1
+    if before is not None:
+        propagate(node_def, (before,), (self,), params)
     if history is not None:
         self._set_history(history, 0)
     return self

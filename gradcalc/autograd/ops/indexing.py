@@ -7,9 +7,10 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import dtypes
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
-from .common import arrays, as_tensor, broadcast_shapes, zeros, zeros_like
+from ...warnings import warn_once
+from .common import arrays, as_tensor, broadcast_shapes, shape_text, zeros, zeros_like
 from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record
 from .shape import ALIAS, select, slice_dim, unsqueeze
 
@@ -144,6 +145,12 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
         if item is Ellipsis:
             axis += a.ndim - specified
         elif item is not None:
+            if isinstance(item, Tensor) and item._dtype in (dtypes.bool_, dtypes.uint8):
+                covered = a.shape[axis:axis + item.ndim]
+                for j, (n, m) in enumerate(zip(item.shape, covered)):
+                    if n != m:
+                        raise IndexError(f"The shape of the mask {shape_text(item.shape)} at index {j} does not match "
+                                         f"the shape of the indexed tensor {shape_text(a.shape)} at index {axis + j}")
             indices = item._data if isinstance(item, Tensor) else np.asarray(item) if isinstance(item, list) else None
             if indices is not None and indices.dtype.kind in "iu" and axis < a.ndim:
                 size = a.shape[axis]
@@ -201,35 +208,79 @@ def _index_array(index: Any) -> np.ndarray:
 
 def _check_index(index: Any, name: str) -> np.ndarray:
     index = _index_array(index)
-    if index.dtype.kind not in "iu":
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     return index
+
+
+def _size(shape: tuple, d: int) -> int:
+    """PyTorch's ensure_nonempty_size: a 0-dim tensor has size 1 along its one dim."""
+    return shape[wrap_dim(d, len(shape))] if shape else 1
+
+
+def _check_scatter(input: Tensor, dim: int, index: np.ndarray, src: Optional[Tensor]) -> int:
+    """PyTorch's scatter_shape_check; the dim, wrapped."""
+    dim = wrap_dim(dim, input.ndim)
+    if src is not None and src._dtype is not input._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if not index.size:
+        return dim
+    if max(input.ndim, 1) != max(index.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    dims = range(max(input.ndim, 1))
+    wrong = any(d != dim and _size(index.shape, d) > _size(input.shape, d) for d in dims)
+    if not wrong and src is not None:
+        wrong = any(_size(index.shape, d) > _size(src.shape, d) for d in dims)
+    if wrong:
+        message = (f"Expected index {shape_text(index.shape)} to be no larger than self {shape_text(input.shape)} "
+                   f"apart from dimension {dim}")
+        raise RuntimeError(message + (f" and to be no larger size than src {shape_text(src.shape)}"
+                                      if src is not None else ""))
+    return dim
+
+
+def _check_positions(index: np.ndarray, input: Tensor, dim: int) -> None:
+    size = _size(input.shape, dim)
+    bad = index[(index < 0) | (index >= size)]
+    if bad.size:
+        raise RuntimeError(f"index {int(bad.flat[0])} is out of bounds for dimension {dim} with size {size}")
+
+
+def _positions(index: np.ndarray, dim: int) -> tuple:
+    """The places in self that the elements of `index` name along `dim`."""
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    return tuple(grids)
+
+
+def _flat_dims(data: np.ndarray) -> np.ndarray:
+    return data.reshape(1) if data.ndim == 0 else data
 
 
 @op(nodes=(SCATTER_SRC, SCATTER_VALUE))
 def scatter(input: Tensor, dim: int, index: Any, src: Optional[Tensor] = None, *, value: Any = None,
             reduce: Optional[str] = None) -> Tensor:
     index = _check_index(index, "scatter")
-    if index.ndim != max(input.ndim, 1) and max(index.ndim, 1) != max(input.ndim, 1):
-        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    if index.ndim == 0:  # PyTorch takes a 0-dim index as one of 1 dim
-        index = index.reshape(1)
+    dim = _check_scatter(input, dim, index, src)
+    if src is not None and reduce is not None:
+        warn_once("UserWarning", "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+                                 "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
+                                 "reduction options.")
+    if reduce not in (None, "add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    _check_positions(index, input, dim)
     data = input._data.copy()
+    target, positions = _flat_dims(data), _positions(_flat_dims(index), dim)
     if src is None:
         values = np.asarray(value, dtype=input._dtype._numpy)
-        if reduce is None:
-            np.put_along_axis(data, index, values, axis=dim)
-            return record(SCATTER_VALUE, (input,), data, input._dtype, dim=dim, index=index)
     else:
-        values = src._data[tuple(slice(0, n) for n in index.shape)] if src.shape != index.shape else src._data
+        values = _flat_dims(src._data)[tuple(slice(0, n) for n in _flat_dims(index).shape)]
     if reduce is None:
-        np.put_along_axis(data, index, values, axis=dim)
+        target[positions] = values
+        if src is None:
+            return record(SCATTER_VALUE, (input,), data, input._dtype, dim=dim, index=index)
         return record(SCATTER_SRC, (input, src), data, input._dtype, dim=dim, index=index)
-    if reduce not in ("add", "multiply"):
-        raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
-    grids = list(np.indices(index.shape, sparse=True))
-    grids[dim] = index
-    (np.add if reduce == "add" else np.multiply).at(data, tuple(grids), np.broadcast_to(values, index.shape))
+    (np.add if reduce == "add" else np.multiply).at(target, positions, np.broadcast_to(values, _flat_dims(index).shape))
     return record(NOT_IMPLEMENTED, (input,) if src is None else (input, src), data, input._dtype,
                   _aten="scatter")
 
@@ -237,10 +288,12 @@ def scatter(input: Tensor, dim: int, index: Any, src: Optional[Tensor] = None, *
 @op(nodes=(SCATTER_ADD,))
 def scatter_add(input: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
     index = _check_index(index, "scatter_add")
+    dim = _check_scatter(input, dim, index, src)
+    _check_positions(index, input, dim)
     data = input._data.copy()
-    grids = list(np.indices(index.shape, sparse=True))
-    grids[dim] = index
-    np.add.at(data, tuple(grids), src._data[tuple(slice(0, n) for n in index.shape)])
+    flat_index = _flat_dims(index)
+    np.add.at(_flat_dims(data), _positions(flat_index, dim),
+              _flat_dims(src._data)[tuple(slice(0, n) for n in flat_index.shape)])
     return record(SCATTER_ADD, (input, src), data, input._dtype, dim=dim, index=index)
 
 
@@ -254,12 +307,22 @@ def index_put_tensors(input: Tensor, indices: Any, values: Tensor, accumulate: b
 @op()
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     index_array = _index_array(index)
-    if index_array.dtype.kind not in "iu":
+    if index_array.dtype not in (np.int64, np.int32):
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
-    # a 0-dim tensor gathers its one element (index 0 along dim 0 or -1)
-    data = (np.ascontiguousarray(np.take_along_axis(input._data, index_array, axis=dim)) if input.ndim
-            else input._data.copy())
-    return record(GATHER, (input,), data, input._dtype, dim=dim, index=index_array, sparse_grad=sparse_grad)
+    dim = wrap_dim(dim, input.ndim)
+    if max(input.ndim, 1) != max(index_array.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d in range(max(input.ndim, 1)):
+        if d != dim and _size(index_array.shape, d) > _size(input.shape, d):
+            raise RuntimeError(f"Size does not match at dimension {d} expected index {shape_text(index_array.shape)} "
+                               f"to be no larger than self {shape_text(input.shape)} apart from dimension {dim}")
+    _check_positions(index_array, input, dim)
+    source, flat_index = _flat_dims(input._data), _flat_dims(index_array)
+    # the output has the index's shape: along the other dims, only the first positions of input are read
+    window = source[tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(flat_index.shape))]
+    data = np.take_along_axis(window, flat_index.astype(np.int64), axis=dim).reshape(index_array.shape)
+    return record(GATHER, (input,), data, input._dtype, dim=dim, index=index_array,
+                  sparse_grad=sparse_grad)
 
 
 @op()

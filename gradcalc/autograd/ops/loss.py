@@ -11,7 +11,7 @@ from .. import dtypes, grad_mode, kernels
 from ..tensor import Tensor
 from .activation import log_sigmoid
 from .common import arrays, not_implemented_for, zeros
-from .indexing import scatter
+from .indexing import scatter, where
 from .reduction import sum_data
 from .registry import node, op, record
 
@@ -185,3 +185,53 @@ def reduction_enum(reduction: Any) -> int:
     if reduction not in REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return REDUCTIONS[reduction]
+
+
+def _smooth_l1_grad(grad: Tensor, self: Tensor, target: Tensor, reduction: int, beta: float, huber: bool) -> Tensor:
+    """PyTorch's kernel, in its order: norm * grad (times delta for huber) outside the quadratic
+    zone, norm * x * grad (divided by beta for smooth_l1) inside it."""
+    x = self - target
+    norm = 1.0 / self.numel() if reduction == MEAN else 1.0
+    scaled = grad * norm if norm != 1.0 else grad
+    outside = scaled * beta if huber else scaled
+    inside = x * norm * grad if huber else x * norm * grad / beta
+    return where(x <= -beta, -outside, where(x >= beta, outside, inside))
+
+
+SMOOTH_L1 = node("SmoothL1LossBackward0", ("self", "target"),
+                 self=lambda grad, self, target, reduction, beta: _smooth_l1_grad(grad, self, target, reduction, beta,
+                                                                                  False),
+                 target=lambda grad, self, target, reduction, beta: -_smooth_l1_grad(grad, self, target, reduction,
+                                                                                     beta, False))
+HUBER = node("HuberLossBackward0", ("self", "target"),
+             self=lambda grad, self, target, reduction, delta: _smooth_l1_grad(grad, self, target, reduction, delta,
+                                                                               True),
+             target=lambda grad, self, target, reduction, delta: -_smooth_l1_grad(grad, self, target, reduction, delta,
+                                                                                  True))
+
+
+def _piecewise_loss(input: Tensor, target: Tensor, beta: float, huber: bool) -> tuple:
+    dtype = dtypes.result_type([input, target])
+    x, y = arrays((input, target), dtype)
+    kind = dtype._numpy.type
+    absolute = np.abs(x - y)
+    if huber:
+        loss = np.where(absolute < kind(beta), kind(0.5) * (x - y) * (x - y),
+                        kind(beta) * (absolute - kind(0.5 * beta)))
+    else:
+        loss = np.where(absolute < kind(beta), kind(0.5) * (x - y) * (x - y) / kind(beta), absolute - kind(0.5 * beta))
+    return np.asarray(loss, dtype=dtype._numpy), dtype
+
+
+@op(function=False, method=False, nodes=(SMOOTH_L1,))
+def smooth_l1_loss(input: Tensor, target: Tensor, reduction: int = MEAN, beta: float = 1.0) -> Tensor:
+    loss, dtype = _piecewise_loss(input, target, beta, huber=False)
+    return record(SMOOTH_L1, (input, target), np.asarray(_reduce_loss(loss, reduction), dtype=dtype._numpy), dtype,
+                  reduction=reduction, beta=beta)
+
+
+@op(function=False, method=False, nodes=(HUBER,))
+def huber_loss(input: Tensor, target: Tensor, reduction: int = MEAN, delta: float = 1.0) -> Tensor:
+    loss, dtype = _piecewise_loss(input, target, delta, huber=True)
+    return record(HUBER, (input, target), np.asarray(_reduce_loss(loss, reduction), dtype=dtype._numpy), dtype,
+                  reduction=reduction, delta=delta)

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import api, dtypes, grad_mode
+from .. import api, dtypes, forward_ad, grad_mode
 from ..tensor import Tensor
 from ...warnings import warn_once
 from .common import ReturnTypes, int64_tensor, zeros_like
@@ -393,7 +393,23 @@ def _through_reference(reference: Callable, grad: Tensor, inputs: Sequence[Tenso
     return api.grad(out, [leaves[index]], grad, allow_unused=True)[0]
 
 
+def _jvp_through_reference(reference: Callable, tangent: Tensor, inputs: Sequence[Tensor], index: int) -> Tensor:
+    """The forward derivative of `reference` at `inputs` along `tangent` for input `index`."""
+    level = forward_ad.enter_level()
+    try:
+        duals = [forward_ad.dual(t, tangent, level) if i == index else t for i, t in enumerate(inputs)]
+        out = reference(*duals)
+        found = forward_ad.tangent_of(out, level)
+    finally:
+        forward_ad.exit_level(level)
+    return found if found is not None else zeros_like(out)
+
+
 HOUSEHOLDER = node("LinalgHouseholderProductBackward0", ("input", "tau"), saved=("result",),
+                   jvp={"input": lambda tangent, input, tau: _jvp_through_reference(_householder_reference, tangent,
+                                                                                   (input, tau), 0),
+                        "tau": lambda tangent, input, tau: _jvp_through_reference(_householder_reference, tangent,
+                                                                                 (input, tau), 1)},
                    input=lambda grad, input, tau: _through_reference(_householder_reference, grad, (input, tau), 0),
                    tau=lambda grad, input, tau: _through_reference(_householder_reference, grad, (input, tau), 1))
 
@@ -431,7 +447,16 @@ def _ormqr_formula(index: int) -> Callable:
     return formula
 
 
+def _ormqr_jvp(index: int) -> Callable:
+    def jvp(tangent: Tensor, self: Tensor, input2: Tensor, input3: Tensor, left: bool, transpose: bool) -> Tensor:
+        return _jvp_through_reference(lambda a, b, c: _ormqr_reference(a, b, c, left, transpose), tangent,
+                                      (self, input2, input3), index)
+
+    return jvp
+
+
 ORMQR = node("OrmqrBackward0", ("self", "input2", "input3"), saved=("result",), self=_ormqr_formula(0),
+             jvp={"self": _ormqr_jvp(0), "input2": _ormqr_jvp(1), "input3": _ormqr_jvp(2)},
              input2=_ormqr_formula(1), input3=_ormqr_formula(2))
 
 

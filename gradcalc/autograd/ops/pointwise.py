@@ -274,9 +274,11 @@ def round(input: Tensor, *, decimals: Optional[int] = None) -> Tensor:
     # halves to even, as nearbyint; with decimals (PyTorch's other overload, even when 0), scaled
     # by 10 ** decimals in the tensor's dtype and back
     x = input._data
-    check_not_bool("round_vml_cpu", input)
-    if input._dtype.category < dtypes.FLOATING:
+    exact = input._dtype.category < dtypes.FLOATING
+    if decimals is None and exact and input._dtype is not dtypes.bool_:
         return record(ROUND, (input,), x.copy(), input._dtype)
+    if exact or input._dtype.is_complex:  # decimals=0 takes the kernel without decimals, which has no integers
+        raise not_implemented_for("round_cpu" if decimals else "round_vml_cpu", input._dtype)
     if decimals is None:
         return record(ROUND, (input,), np.rint(x), input._dtype)
     scale = np.asarray(10.0 ** (decimals if decimals > 0 else -decimals), dtype=x.dtype)
@@ -287,6 +289,8 @@ def round(input: Tensor, *, decimals: Optional[int] = None) -> Tensor:
 def _integral_copy(node_def: NodeDef, kernel: str, function: Callable) -> Callable:
     def rounding(input: Tensor) -> Tensor:
         check_not_bool(kernel, input)
+        if input._dtype.is_complex:
+            raise NotImplementedError(f"{kernel.split('_')[0]} is not supported for complex inputs")
         data = function(input._data) if input._dtype.category >= dtypes.FLOATING else input._data.copy()
         return record(node_def, (input,), data, input._dtype)
 
@@ -300,7 +304,7 @@ op("trunc", nodes=(TRUNC,), aliases=("fix",))(_integral_copy(TRUNC, "trunc_vml_c
 
 @op(nodes=(FRAC,))
 def frac(input: Tensor) -> Tensor:
-    if input._dtype.category < dtypes.FLOATING:
+    if input._dtype.category < dtypes.FLOATING or input._dtype.is_complex:
         raise not_implemented_for("frac_cpu", input._dtype)
     return record(FRAC, (input,), input._data - np.trunc(input._data), input._dtype)
 

@@ -313,6 +313,10 @@ def linalg_vander(x: Tensor, *, N: Optional[int] = None) -> Tensor:
 
 # ------------------------------------------------------------------ einsum
 
+# the labels of the dims an ellipsis covers: characters no equation can name
+_ELLIPSIS_LABELS = 0x100
+
+
 def _parse_einsum(equation: str, operands: Sequence[Tensor]) -> tuple:
     equation = equation.replace(" ", "")
     inputs_text, arrow, output_text = equation.partition("->")
@@ -330,7 +334,7 @@ def _parse_einsum(equation: str, operands: Sequence[Tensor]) -> tuple:
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({named}) does not match the "
                                f"number of dimensions ({t.ndim}) for operand {len(labels)} and no ellipsis was given")
         labels.append(term)
-    broadcast = [chr(0x100 + i) for i in range(ellipsis_dims)]
+    broadcast = [chr(_ELLIPSIS_LABELS + i) for i in range(ellipsis_dims)]
 
     def expand(term: str, ndim: Optional[int]) -> list:
         if "..." not in term:
@@ -411,6 +415,27 @@ def _contract(a: Tensor, a_labels: list, b: Tensor, b_labels: list, keep: set) -
     return result, out_labels
 
 
+def _broadcast_einsum_operands(operands: tuple, operand_labels: list) -> tuple:
+    """The operands with each subscript's size-1 dims expanded to its size elsewhere, after
+    PyTorch's check that each subscript's sizes broadcast."""
+    seen: dict = {}
+    for index, (t, labels) in enumerate(zip(operands, operand_labels)):
+        for label, size in zip(labels, t.shape):
+            previous = seen.get(label)
+            if previous is not None and size != previous and 1 not in (size, previous):
+                if label.isascii():
+                    raise RuntimeError(f"einsum(): subscript {label} has size {size} for operand {index} which does "
+                                       f"not broadcast with previously seen size {previous}")
+                raise RuntimeError(f"einsum(): dimension {ord(label) - _ELLIPSIS_LABELS} covered by ellipsis in "
+                                   f"operand {index}has size {size} which does not broadcast with previously seen "
+                                   f"ellipsis with size {previous} for the respective dimension")
+            if previous is None or previous == 1:
+                seen[label] = size
+    return tuple(t.expand(*(seen[label] for label in labels))
+                 if any(n != seen[label] for label, n in zip(labels, t.shape)) else t
+                 for t, labels in zip(operands, operand_labels))
+
+
 def einsum(*args: Any) -> Tensor:
     if not args or not isinstance(args[0], str):
         raise TypeError("einsum(): must specify the equation string and at least one operand, or at least one "
@@ -419,6 +444,7 @@ def einsum(*args: Any) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     operand_labels, output = _parse_einsum(equation, operands)
+    operands = _broadcast_einsum_operands(operands, operand_labels)
     prepared = []
     for index, (t, labels) in enumerate(zip(operands, operand_labels)):
         t, labels = _take_diagonals(t, labels)

@@ -27,14 +27,13 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..dtypes import DType
-from ..engine import FREED_MESSAGE, Node, SavedTensor, gradient_edge
+from ..engine import FREED_MESSAGE, Node, gradient_edge
+from ..saved_variable import SavedTensor, default_hooks, hooked_order
+# the forward-formula markers the op modules declare with, re-exported
+from ..forward_ad import ELEMENT_WISE as ELEMENT_WISE, LINEAR as LINEAR, propagate
+from ..grad_mode import FORWARD_LEVELS
 from ..tensor import VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD, Tensor
 from ...display.names import torch_class
-
-# forward-mode formulas PyTorch derives itself: an element-wise op's jvp is its backward formula
-# applied to the tangent; a linear op's jvp is the op applied to the tangents
-ELEMENT_WISE = "element_wise"
-LINEAR = "linear"
 
 
 class NodeDef:
@@ -131,7 +130,14 @@ class SavedTensorHandle:
         self._name = name
 
     def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
-        raise RuntimeError("gradcalc does not run hooks on saved tensors")
+        node = self._node
+        saved = node._saved.get(self._name)
+        if saved is None and not node._released:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        if saved is None:
+            saved = SavedTensor.__new__(SavedTensor)  # freed: only its error remains
+            saved.unpack_hook = None
+        saved.register_hooks(pack_hook, unpack_hook, node, node._released)
 
 
 class OpNode(Node):
@@ -222,6 +228,8 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
     with a grad_fn when the graph is being recorded."""
     out = Tensor._make(data, dtype, base=view_of, view_kind=view_kind(VIEW_DEFAULT) if view_of is not None
                        else VIEW_DEFAULT)
+    if FORWARD_LEVELS:
+        propagate(op, inputs, (out,), params)
     if not grad_mode._enabled:
         return out
     for tensor in inputs:
@@ -237,13 +245,13 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
         for tensor, names in zip(inputs, op.formula_args):
             if tensor.requires_grad:
                 needed.update(names)
+    out._node = node  # before saving: a pack hook sees the output with its grad_fn
     saved = node._saved
-    for name in needed:
+    for name in hooked_order(needed) if default_hooks else needed:
         if name == "result":
             saved[name] = SavedTensor(out, is_output=True)
         elif name in op.inputs and name not in params:
             saved[name] = SavedTensor(inputs[op.inputs.index(name)])
-    out._node = node
     return out
 
 
@@ -271,6 +279,9 @@ def record_outputs(op: NodeDef, inputs: Sequence[Tensor], outputs: Sequence[tupl
     PyTorch's names of the differentiable outputs (None for pivots, infos, ranks: no grad_fn),
     under which the backward formulas ask for them."""
     outs = tuple(Tensor._make(data, dtype) for data, dtype in outputs)
+    if FORWARD_LEVELS:
+        propagate(op, inputs, [out if name is not None else None for out, name in zip(outs, names)], params,
+                  {name: out for out, name in zip(outs, names) if name is not None})
     if not grad_mode._enabled or not any(t.requires_grad for t in inputs):
         return outs
     node = new_node(op, inputs, params)
@@ -279,14 +290,14 @@ def record_outputs(op: NodeDef, inputs: Sequence[Tensor], outputs: Sequence[tupl
         if tensor.requires_grad:
             needed.update(formula_names)
     for index, (out, name) in enumerate(zip(outs, names)):
-        if name is None:
-            continue
-        out._node, out._output_nr = node, index
-        if name in needed:
-            node._saved[name] = SavedTensor(out, is_output=True, output_nr=index)
-    for name in needed:
+        if name is not None:
+            out._node, out._output_nr = node, index
+    for name in hooked_order(needed) if default_hooks else needed:
         if name in op.inputs and name not in params:
             node._saved[name] = SavedTensor(inputs[op.inputs.index(name)])
+    for index, (out, name) in enumerate(zip(outs, names)):
+        if name is not None and name in needed:
+            node._saved[name] = SavedTensor(out, is_output=True, output_nr=index)
     return outs
 
 
@@ -294,6 +305,8 @@ def record_views(op: NodeDef, a: Tensor, datas: Sequence[np.ndarray], **params: 
     """The views of `a` that one multi-output op (unbind, split) makes, sharing one grad_fn."""
     kind = view_kind(VIEW_MULTI_OUTPUT)
     outs = tuple(Tensor._make(data, a._dtype, base=a, view_kind=kind) for data in datas)
+    if FORWARD_LEVELS:
+        propagate(op, (a,), outs, params)
     if grad_mode.is_grad_enabled() and a.requires_grad:
         node = new_node(op, (a,), params)
         for index, out in enumerate(outs):

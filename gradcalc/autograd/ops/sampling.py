@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode, random as rng
 from ..dtypes import DType
+from ..forward_ad import has_tangent
 from ..tensor import Tensor
 from .common import broadcast_shapes, check_broadcast, zeros_like
 from .creation import randint
@@ -34,7 +35,7 @@ NORMAL_BOTH = node("NormalBackward3", ("mean", "std"), jvp=LINEAR, saved=("mean_
 
 def _write_random(a: Tensor, data: np.ndarray, node_def: NodeDef, *others: Tensor) -> Tensor:
     """Put freshly drawn `data` into `a`: recorded when `a` (or a tensor parameter) requires grad."""
-    if grad_mode.is_grad_enabled() and any(t.requires_grad for t in (a, *others)):
+    if (grad_mode.is_grad_enabled() and any(t.requires_grad for t in (a, *others))) or has_tangent(a, *others):
         return commit_inplace(a, record(node_def, (a, *others), data, a._dtype))
     a._data[...] = data
     a._vc.value += 1

@@ -84,9 +84,11 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     positions = _index_vector(index, "index_select")
     d = wrap_dim(dim, max(input.ndim, 1))
     size = input.shape[d] if input.ndim else 1
-    bad = positions[(positions >= size) | (positions < -size)]
+    bad = positions[(positions >= size) | (positions < 0)]
     if bad.size:
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={size}")
+        if input.ndim > 1 and d == 1:  # the kernel for dim 1 of a matrix checks in its own words
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={size}")
+        raise IndexError("index out of range in self")
     data = input._data[_along(positions, d, input.ndim)] if input.ndim else input._data.reshape(1)[positions].reshape(
         index.shape)
     return record(INDEX_SELECT, (input,), np.ascontiguousarray(data), input._dtype, dim=dim, index=index,
@@ -355,6 +357,25 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     found = nonzero(input)._data[:size]
     padding = np.full((size - found.shape[0], found.shape[1]), fill_value, dtype=np.int64)
     return int64_tensor(np.concatenate([found, padding]))
+
+
+@op(module="nn")
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
+    """torch.nn.functional.one_hot: int64 rows with a one at each class value."""
+    if input._dtype is not dtypes.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    values = input._data
+    if values.size == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return int64_tensor(np.zeros(values.shape + (num_classes,), np.int64))
+    if values.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(values.max()) + 1
+    elif num_classes <= values.max():
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return int64_tensor((values[..., None] == np.arange(num_classes)).astype(np.int64))
 
 
 def _fill_diagonal(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:

@@ -1,8 +1,9 @@
 """The members of Tensor that are not ops of their own name: Python's operators (`x + y`,
-`x[i]`, `x += y`), the properties that are views (`x.T`, `x.mT`, `x.real`), iteration and
-`backward`."""
+`x[i]`, `x += y`), the properties that are views (`x.T`, `x.mT`, `x.real`), iteration, the copy
+protocol and `backward`."""
 from __future__ import annotations
 
+from copy import deepcopy
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -13,6 +14,7 @@ from ...warnings import warn_once
 from .arithmetic import add, div, floor_divide, mul, neg, pow as power, rdiv, remainder, rpow, rsub, sub
 from .comparison import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
                          bitwise_xor, eq, ge, gt, le, logical_not, lt, ne)
+from .common import out_of_memory
 from .generate import make_inplace, python_method
 from .indexing import getitem
 from .inplace import setitem
@@ -46,7 +48,10 @@ def _reflected(function: Callable) -> Callable:
         other = _operand(other)
         if other is NotImplemented:
             return NotImplemented
-        return function(a, other)
+        try:
+            return function(a, other)
+        except MemoryError as error:
+            raise out_of_memory(error) from None
 
     return operator
 
@@ -84,7 +89,7 @@ OPERATORS = {
     "__add__": _reflected(add), "__radd__": _reflected(add), "__sub__": _reflected(sub),
     "__rsub__": _reflected(rsub), "__mul__": _reflected(mul), "__rmul__": _reflected(mul),
     "__truediv__": _reflected(div), "__rtruediv__": _reflected(rdiv), "__pow__": _reflected(power),
-    "__rpow__": _reflected(rpow), "__matmul__": _matmul, "__rmatmul__": _rmatmul,
+    "__rpow__": _reflected(rpow), "__matmul__": _reflected(_matmul), "__rmatmul__": _reflected(_rmatmul),
     "__floordiv__": _reflected(floor_divide), "__rfloordiv__": _reflected(_swapped(floor_divide)),
     "__mod__": _reflected(remainder), "__rmod__": _reflected(_swapped(remainder)),
     "__and__": _reflected(bitwise_and), "__rand__": _reflected(bitwise_and), "__or__": _reflected(bitwise_or),
@@ -136,13 +141,69 @@ def mH(self: Tensor) -> Tensor:
 
 def backward(self: Tensor, gradient: Optional[Tensor] = None, retain_graph: Optional[bool] = None,
              create_graph: bool = False, inputs: Optional[Sequence[Tensor]] = None) -> None:
-    api.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+    try:
+        api.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+    except MemoryError as error:
+        raise out_of_memory(error) from None
 
 
 def _iterate(self: Tensor) -> Any:
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
     return iter(unbind(self, 0))
+
+
+DEEPCOPY_NON_LEAF_MESSAGE = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If you "
+    "were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, see "
+    "https://github.com/pytorch/pytorch/pull/103001")
+
+
+def _on_storage(data: np.ndarray, storage: np.ndarray) -> np.ndarray:
+    """An array with `data`'s shape, strides and offset, on another copy of its storage."""
+    offset = data.__array_interface__["data"][0] - _owner(data).__array_interface__["data"][0] if data.size else 0
+    return np.ndarray(data.shape, data.dtype, buffer=storage, offset=offset, strides=data.strides)
+
+
+def _owner(data: np.ndarray) -> np.ndarray:
+    while isinstance(data.base, np.ndarray):
+        data = data.base
+    return data
+
+
+def _rebuilt(data: np.ndarray, dtype: dtypes.DType, requires_grad: bool) -> Tensor:
+    # torch rebuilds a copy with set_() on an empty tensor, an in-place change: version 1
+    copy = Tensor._make(data, dtype, requires_grad=requires_grad)
+    copy._vc.value = 1
+    return copy
+
+
+def _copy(self: Tensor) -> Tensor:
+    """copy.copy: a new leaf on the same storage (torch's pickling rebuild), attributes shared."""
+    copy = _rebuilt(self._data, self._dtype, self.requires_grad)
+    copy.__dict__.update(self.__dict__)
+    return copy
+
+
+def _deepcopy(self: Tensor, memo: dict) -> Tensor:
+    """copy.deepcopy: leaves only; tensors on one storage get one new storage between them, and
+    the gradient and attributes are deep copies too."""
+    if not self.is_leaf:
+        raise RuntimeError(DEEPCOPY_NON_LEAF_MESSAGE)
+    if id(self) in memo:
+        return memo[id(self)]
+    owner = _owner(self._data)
+    storage = memo.get(id(owner))
+    if storage is None:
+        storage = memo[id(owner)] = owner.copy()
+        memo.setdefault(id(memo), []).append(owner)  # copy.deepcopy's way of keeping a memo key's object alive
+    copy = _rebuilt(_on_storage(self._data, storage), self._dtype, self.requires_grad)
+    if self._grad is not None:
+        copy._grad = _deepcopy(self._grad, memo)
+    for name, value in self.__dict__.items():
+        copy.__dict__[name] = deepcopy(value, memo)
+    memo[id(self)] = copy
+    return copy
 
 
 def install(cls: type) -> None:
@@ -153,4 +214,6 @@ def install(cls: type) -> None:
     for name, getter in (("T", T), ("mT", mT), ("H", H), ("mH", mH), ("real", real), ("imag", imag)):
         setattr(cls, name, property(getter))
     cls.backward = python_method("backward", backward)
+    cls.__copy__ = python_method("__copy__", _copy)
+    cls.__deepcopy__ = python_method("__deepcopy__", _deepcopy)
     cls.__iter__ = _iterate

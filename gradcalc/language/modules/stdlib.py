@@ -78,7 +78,7 @@ def _functools() -> dict:
     members = _public(module, ("partial", "partialmethod", "reduce", "wraps", "update_wrapper", "lru_cache", "cache",
                                "cached_property", "total_ordering", "cmp_to_key", "singledispatch",
                                "singledispatchmethod", "WRAPPER_ASSIGNMENTS", "WRAPPER_UPDATES"))
-    _allow(module.partial, read={"func", "args", "keywords", "__call__"}, subclasses=False)
+    _allow(module.partial, read={"func", "args", "keywords", "__call__", "__doc__"}, write={"__doc__"}, subclasses=False)
     cached = module.lru_cache()(lambda: None)
     _allow(type(cached), read={"cache_info", "cache_clear", "cache_parameters", "__wrapped__", "__name__",
                                "__qualname__", "__doc__", "__module__", "__call__"}, public=True)

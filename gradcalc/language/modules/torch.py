@@ -13,29 +13,37 @@ def templates() -> dict:
     from ... import optim, serialization
     from ...utils import data
     from ...utils.data import dataloader, dataset, sampler
-    from ...autograd import (anomaly_mode, function as autograd_function, functional as autograd_functional,
-                             gradcheck)
+    from ...autograd import (anomaly_mode, forward_ad, function as autograd_function,
+                             functional as autograd_functional, gradcheck, graph)
+    from ... import func
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
-    nn.update(Parameter=parameter.Parameter, functional=Submodule("torch.nn.functional"),
-              init=Submodule("torch.nn.init"), utils=Submodule("torch.nn.utils"))
+    nn.update(Parameter=parameter.Parameter, UninitializedParameter=parameter.UninitializedParameter,
+              functional=Submodule("torch.nn.functional"), init=Submodule("torch.nn.init"),
+              utils=Submodule("torch.nn.utils"), modules=Submodule("torch.nn.modules"),
+              parameter=Submodule("torch.nn.parameter"), parallel=Submodule("torch.nn.parallel"))
     autograd = namespaces.pop("torch.autograd")
     autograd.update(functional=Submodule("torch.autograd.functional"), function=Submodule("torch.autograd.function"),
                     Function=autograd_function.Function, anomaly_mode=Submodule("torch.autograd.anomaly_mode"),
-                    gradcheck=gradcheck.gradcheck, gradgradcheck=gradcheck.gradgradcheck)
+                    gradcheck=gradcheck.gradcheck, gradgradcheck=gradcheck.gradgradcheck,
+                    graph=Submodule("torch.autograd.graph"), forward_ad=Submodule("torch.autograd.forward_ad"))
     torch = namespaces.pop("torch")
     torch.update(
         autograd=Submodule("torch.autograd"), nn=Submodule("torch.nn"), cuda=Submodule("torch.cuda"),
         optim=Submodule("torch.optim"), backends=Submodule("torch.backends"),
         accelerator=Submodule("torch.accelerator"), linalg=Submodule("torch.linalg"),
         special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
-        save=serialization.save, load=serialization.load,
+        save=serialization.save, load=serialization.load, func=Submodule("torch.func"), vmap=func.vmap,
     )
     return {
         "torch": torch, "torch.nn": nn, "torch.autograd": autograd,
         "torch.linalg": namespaces["torch.linalg"], "torch.special": namespaces["torch.special"],
         "torch.fft": namespaces["torch.fft"],
+        "torch.nn.modules": {name: getattr(modules, name) for name in modules.__all__},
+        "torch.nn.parallel": dict(DataParallel=modules.DataParallel),
+        "torch.nn.parameter": dict(Parameter=parameter.Parameter, is_lazy=parameter.is_lazy,
+                                   UninitializedParameter=parameter.UninitializedParameter),
         "torch.nn.functional": {name: getattr(functional, name) for name in functional.__all__},
         "torch.nn.init": {name: getattr(init, name) for name in init.__all__},
         "torch.nn.utils": {name: getattr(utils, name) for name in utils.__all__},
@@ -51,8 +59,11 @@ def templates() -> dict:
         "torch.autograd.function": {name: getattr(autograd_function, name) for name in autograd_function.__all__},
         "torch.autograd.gradcheck": {name: getattr(gradcheck, name) for name in gradcheck.__all__},
         "torch.autograd.anomaly_mode": {name: getattr(anomaly_mode, name) for name in anomaly_mode.__all__},
+        "torch.autograd.graph": {name: getattr(graph, name) for name in graph.__all__},
         "torch.autograd.functional": {name: getattr(autograd_functional, name)
                                       for name in autograd_functional.__all__},
+        "torch.func": {name: getattr(func, name) for name in func.__all__},
+        "torch.autograd.forward_ad": {name: getattr(forward_ad, name) for name in forward_ad.__all__},
         "torch.cuda": dict(is_available=Builtin("is_available", lambda: False),
                            device_count=Builtin("device_count", lambda: 0)),
         # seeded scripts set these; a CPU build has no cuDNN and no MPS

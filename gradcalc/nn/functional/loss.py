@@ -1,9 +1,4 @@
-"""torch.nn.functional: activations, softmax, linear and the regression losses.
-
-Each function records the grad_fn PyTorch records for it, so `grad_fn`, `next_functions`
-and errors read the same; softmax reproduces the order of PyTorch's CPU kernel arithmetic,
-since a softmax gradient is often a difference of nearly equal numbers.
-"""
+"""torch.nn.functional's losses, each recording the grad_fn PyTorch records."""
 from __future__ import annotations
 
 import math
@@ -11,107 +6,13 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..autograd import autocast, dtypes, random
-from ..autograd.dtypes import DType
-from ..autograd.ops import activation, linalg, loss, shape
-from ..autograd.ops.inplace import check_inplace, commit_inplace
-from ..autograd.tensor import Tensor
-from ..warnings import warn
-
-__all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
-           "l1_loss", "logsigmoid", "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss",
-           "cross_entropy", "gelu", "silu", "softplus", "elu", "elu_", "hardtanh", "hardtanh_", "relu6", "dropout"]
-
-
-def _require_tensor(value: Any, function: str, argument: str, position: int) -> None:
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be Tensor, not "
-                        f"{type(value).__name__}")
-
-
-# ------------------------------------------------------------------ linear
-
-def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
-    """input @ weight.T + bias, through the same ops as at::linear: addmm for a batch of rows,
-    views around it for other contiguous inputs, matmul otherwise."""
-    _require_tensor(input, "linear", "input", 1)
-    _require_tensor(weight, "linear", "weight", 2)
-    if bias is not None:
-        _require_tensor(bias, "linear", "bias", 3)
-    input, weight, bias = autocast.lower_precision(input, weight, bias)
-    if input.ndim == 0 or weight.ndim == 0:
-        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
-                           f"{weight.ndim}D")
-    weight_t = weight.t()
-    if bias is None:
-        if input.ndim == 1:
-            # matmul of a vector: unsqueeze, mm, then an in-place squeeze_(0)
-            return shape.squeeze_inplace(linalg.mm(input.unsqueeze(0), weight_t), 0)
-        return linalg.matmul(input, weight_t)
-    if input.ndim == 2:
-        return _addmm(bias, input, weight_t)
-    if input.is_contiguous():
-        rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
-        out = _addmm(bias, rows, weight_t)
-        return out.view(*input.shape[:-1], out.shape[1])
-    return linalg.matmul(input, weight_t) + bias
-
-
-def _addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
-    if mat1.dtype is not mat2.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {mat1.dtype._scalar_name} and "
-                           f"{mat2.dtype._scalar_name}")
-    return linalg.addmm(bias, mat1, mat2)
-
-
-# ------------------------------------------------------------------ activations
-
-def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    _require_tensor(input, "relu", "input", 1)
-    return input.relu_() if inplace else activation.relu(input)
-
-
-def relu_(input: Tensor) -> Tensor:
-    _require_tensor(input, "relu_", "input", 1)
-    return input.relu_()
-
-
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    _require_tensor(input, "leaky_relu", "input", 1)
-    if not inplace:
-        return activation.leaky_relu(input, negative_slope)
-    check_inplace(input)
-    return commit_inplace(input, activation.leaky_relu_in_place_result(input, negative_slope))
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    _require_tensor(input, "sigmoid", "input", 1)
-    return input.sigmoid()
-
-
-def tanh(input: Tensor) -> Tensor:
-    _require_tensor(input, "tanh", "input", 1)
-    return input.tanh()
-
-
-# ------------------------------------------------------------------ softmax
-
-# `_stacklevel` only keeps torch's positional order: a third positional argument lands there.
-def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Optional[DType] = None) -> Tensor:
-    return _softmax(input, dim, dtype, log=False)
-
-
-def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
-                dtype: Optional[DType] = None) -> Tensor:
-    return _softmax(input, dim, dtype, log=True)
-
-
-def _softmax(input: Tensor, dim: Optional[int], dtype: Optional[DType], log: bool) -> Tensor:
-    name = "log_softmax" if log else "softmax"
-    _require_tensor(input, name, "input", 1)
-    if dim is None:
-        dim = activation.implicit_softmax_dim(name, input.ndim)
-    return activation.log_softmax(input, dim, dtype) if log else activation.softmax(input, dim, dtype)
+from ...autograd import dtypes
+from ...autograd.ops import activation, loss
+from ...autograd.tensor import Tensor
+from ...warnings import warn
+from ...autograd import grad_mode
+from ...autograd.ops import elementwise as special_ops
+from .activation import _require_tensor, log_softmax
 
 
 # ------------------------------------------------------------------ losses
@@ -296,73 +197,140 @@ def _legacy_or(size_average: Any, reduce: Any, reduction: str) -> str:
     return reduction
 
 
-# ------------------------------------------------------------------ more activations and dropout
 
-def _in_place(input: Tensor, result: Tensor) -> Tensor:
-    """`result` written back into input, for the activations' inplace=True."""
-    check_inplace(input)
-    return commit_inplace(input, result)
+# ------------------------------------------------------------------ regression and margin losses
 
-
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    _require_tensor(input, "gelu", "input", 1)
-    return activation.gelu(input, approximate=approximate)
-
-
-def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    _require_tensor(input, "silu", "input", 1)
-    return _in_place(input, activation.silu(input)) if inplace else activation.silu(input)
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    reduction = _loss_preamble(input, target, size_average, reduce, reduction)
+    input, target = _broadcast_pair(input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return loss.smooth_l1_loss(input, target, loss.reduction_enum(reduction), beta)
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    _require_tensor(input, "softplus", "input", 1)
-    return activation.softplus(input, beta, threshold)
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Optional[Tensor] = None) -> Tensor:
+    reduction = _loss_preamble(input, target, None, None, reduction)
+    input, target = _broadcast_pair(input, target)
+    if weight is None:
+        return loss.huber_loss(input, target, loss.reduction_enum(reduction), delta)
+    return _reduced(loss.huber_loss(input, target, 0, delta) * weight, reduction)
 
 
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    _require_tensor(input, "elu", "input", 1)
-    if inplace:
-        # in place, the input is gone: the gradient is found from the result (EluBackward1)
-        return _in_place(input, activation.elu_in_place_result(input, alpha))
-    return activation.elu(input, alpha)
+def _reduced(values: Tensor, reduction: str) -> Tensor:
+    _reduction_enum(reduction)
+    if reduction == "mean":
+        return values.mean()
+    if reduction == "sum":
+        return values.sum()
+    return values
 
 
-def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    return elu(input, alpha, inplace=True)
-
-
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
-    _require_tensor(input, "hardtanh", "input", 1)
-    if min_val > max_val:
-        raise ValueError("min_val cannot be greater than max_val")
-    result = activation.hardtanh(input, min_val, max_val)
-    return _in_place(input, result) if inplace else result
-
-
-def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
-    return hardtanh(input, min_val, max_val, inplace=True)
-
-
-def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    return hardtanh(input, 0.0, 6.0, inplace)
-
-
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """ATen's CPU dropout: a keep mask from bernoulli_(1 - p), divided by 1 - p in place, times
-    the input (MulBackward0); the input itself when nothing is dropped."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    _require_tensor(input, "dropout", "input", 1)
-    if p == 0 or not training or input.numel() == 0:
-        return input
-    if p == 1:
-        noise = Tensor._make(np.zeros((), dtype=input.dtype._numpy), input.dtype)
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warn("UserWarning", "reduction: 'mean' divides the total loss by both the batch size and the support size."
+                            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                            "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+    if log_target:
+        pointwise = target.exp() * (target - input)
     else:
-        noise = Tensor._make(random.bernoulli_(input.shape, 1 - p, input.dtype.name), input.dtype)
-        noise.div_(1 - p)
-    return input.mul_(noise) if inplace else input * noise
+        pointwise = special_ops.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return pointwise.sum() / input.shape[0] if input.ndim else pointwise.sum()
+    return _reduced(pointwise, reduction)
 
 
-for _name in __all__:
-    globals()[_name].__module__ = "torch.nn.functional"  # as torch.typename names them
-del _name
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: Any = None, eps: float = 1e-8, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    values = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        values = values + stirling.masked_fill(target <= 1, 0)
+    return _reduced(values, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    if not isinstance(var, Tensor):
+        var = input.new_full((), float(var))
+    if var.shape != input.shape and var.ndim == input.ndim - 1:
+        var = var.unsqueeze(-1)
+    var = var.clone()
+    with grad_mode.no_grad():
+        var.clamp_(min=eps)
+    values = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        values = values + 0.5 * math.log(2 * math.pi)
+    return _reduced(values, reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
+    reduction = _legacy_or(size_average, reduce, reduction)
+    return _reduced((-target * input).exp().log1p(), reduction)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
+                        reduce: Any = None, reduction: str = "mean") -> Tensor:
+    reduction = _legacy_or(size_average, reduce, reduction)
+    return _reduced((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    reduction = _legacy_or(size_average, reduce, reduction)
+    margin_clamp = (margin - input).clamp_min(0)
+    values = input.masked_fill(target != 1, 0) + margin_clamp.masked_fill(target != -1, 0)
+    return _reduced(values, reduction)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    product = (x1 * x2).sum(dim)
+    norms = (x1 * x1).sum(dim) * (x2 * x2).sum(dim)
+    return product / norms.clamp_min(eps * eps).sqrt()
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    reduction = _legacy_or(size_average, reduce, reduction)
+    cosine = cosine_similarity(input1, input2, -1, 1e-12)
+    values = (1 - cosine).masked_fill(target != 1, 0) + (cosine - margin).clamp_min(0).masked_fill(target != -1, 0)
+    return _reduced(values, reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:
+    reduction = _legacy_or(size_average, reduce, reduction)
+    positive_distance = pairwise_distance(anchor, positive, p, eps)
+    negative_distance = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        negative_distance = negative_distance.minimum(pairwise_distance(positive, negative, p, eps))
+    return _reduced((margin + positive_distance - negative_distance).clamp_min(0), reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                                size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    reduction = _legacy_or(size_average, reduce, reduction)
+    values = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        values = values * weight
+    return _reduced(values.sum(-1) / input.shape[-1], reduction)
+
+
+__all__ = ["mse_loss", "l1_loss", "legacy_reduction", "logsigmoid", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy", "smooth_l1_loss", "huber_loss",
+           "kl_div", "poisson_nll_loss", "gaussian_nll_loss", "soft_margin_loss", "margin_ranking_loss",
+           "hinge_embedding_loss", "cosine_similarity", "pairwise_distance", "cosine_embedding_loss",
+           "triplet_margin_loss", "multilabel_soft_margin_loss"]

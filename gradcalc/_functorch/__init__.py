@@ -1,0 +1,1 @@
+"""Function transforms (torch.func), laid out as torch/_functorch."""

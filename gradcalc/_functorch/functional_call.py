@@ -1,0 +1,110 @@
+"""torch.func.functional_call and stack_module_state: a module run with tensors in place of its
+parameters and buffers; the parameters of several modules stacked for vmap."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..autograd.ops.joining import stack
+from ..autograd.tensor import Tensor
+
+
+def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = None, kwargs: Any = None, *,
+                    tie_weights: bool = True, strict: bool = False) -> Any:
+    if isinstance(parameter_and_buffer_dicts, dict):
+        replacements = dict(parameter_and_buffer_dicts)
+    elif isinstance(parameter_and_buffer_dicts, (tuple, list)):
+        replacements = {}
+        for mapping in parameter_and_buffer_dicts:
+            for key in mapping:
+                if key in replacements:
+                    raise ValueError(f"{key} appeared in multiple dictionaries; behavior of functional call is "
+                                     "ambiguous")
+            replacements.update(mapping)
+    else:
+        raise ValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
+                         f"{type(parameter_and_buffer_dicts)}")
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    kwargs = kwargs or {}
+    if strict:
+        expected = {name for name, _ in module.named_parameters()} | {name for name, _ in _named_buffers(module)}
+        missing, unexpected = sorted(expected - set(replacements)), sorted(set(replacements) - expected)
+        if missing or unexpected:
+            parts = []
+            if unexpected:
+                parts.append(f"Unexpected key(s): {', '.join(repr(k) for k in unexpected)}.")
+            if missing:
+                parts.append(f"Missing key(s): {', '.join(repr(k) for k in missing)}.")
+            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t" + "\n\t".join(parts))
+    saved = []
+    try:
+        for name, tensor in replacements.items():
+            owner, attribute = _owner(module, name)
+            registry = _registry_of(owner, attribute)
+            saved.append((registry, attribute, registry.get(attribute, _MISSING) if registry is not None else _MISSING,
+                          owner))
+            if registry is None:
+                raise AttributeError(f"'{type(owner).__name__}' object has no attribute '{attribute}'")
+            registry[attribute] = tensor
+        return module(*args, **kwargs)
+    finally:
+        for registry, attribute, previous, _ in reversed(saved):
+            if registry is None:
+                continue
+            if previous is _MISSING:
+                registry.pop(attribute, None)
+            else:
+                registry[attribute] = previous
+
+
+_MISSING = object()
+
+
+def _owner(module: Any, name: str) -> tuple:
+    *path, attribute = name.split(".")
+    owner = module
+    for part in path:
+        owner = getattr(owner, part)
+    return owner, attribute
+
+
+def _registry_of(owner: Any, attribute: str) -> Any:
+    """The dict a module keeps that name in: its parameters or its buffers."""
+    for registry_name in ("_parameters", "_buffers"):
+        registry = owner.__dict__.get(registry_name)
+        if registry is not None and attribute in registry:
+            return registry
+    return None
+
+
+def _named_buffers(module: Any) -> list:
+    named = getattr(module, "named_buffers", None)
+    return list(named()) if named is not None else []
+
+
+def stack_module_state(models: Sequence[Any]) -> tuple:
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    first = type(models[0])
+    if not all(type(m) is first for m in models):
+        raise RuntimeError(f"stack_module_state: Expected all models to be of the same class, got: "
+                           f"{[type(m) for m in models]}")
+    all_params = [dict(m.named_parameters()) for m in models]
+    params = {name: _stacked_leaf([p[name] for p in all_params], name) for name in all_params[0]}
+    all_buffers = [dict(_named_buffers(m)) for m in models]
+    buffers = {name: _stacked_leaf([b[name] for b in all_buffers], name) for name in all_buffers[0]}
+    return params, buffers
+
+
+def _stacked_leaf(tensors: Sequence[Tensor], name: str) -> Tensor:
+    requiring = [t.requires_grad for t in tensors]
+    if any(requiring) and not all(requiring):
+        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+    result = stack(list(tensors))
+    if all(requiring):
+        result = result.detach().requires_grad_()
+    return result

@@ -1,0 +1,313 @@
+"""Convolutions, 1-d to 3-d, plain and transposed, with strides, padding, dilation and groups:
+one node (ConvolutionBackward0) as in PyTorch. The kernels are im2col: the input's windows
+(numpy's sliding_window_view) against the weight in one matrix product per group; the input's
+gradient scatters the windows' gradients back, one strided add per kernel offset."""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any, Optional, Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .. import grad_mode
+from ..tensor import Tensor
+from ...warnings import warn_once
+from .arrangement import constant_pad_nd
+from .common import ABSENT, shape_text
+from .registry import NOT_IMPLEMENTED, node, op, record
+
+
+def _conv_grads(grad: Tensor, input: Tensor, weight: Tensor, stride: tuple, padding: tuple, dilation: tuple,
+                transposed: bool, output_padding: tuple, groups: int, which: str) -> Optional[Tensor]:
+    g = grad._data
+    x, w = input._data, weight._data
+    if not transposed:
+        data = (_grad_input(g, w, x.shape, stride, padding, dilation, groups) if which == "input"
+                else _grad_weight(x, g, w.shape, stride, padding, dilation, groups))
+    elif which == "input":
+        data = _forward(g, w, stride, padding, dilation, groups)
+    else:
+        data = _grad_weight(g, x, w.shape, stride, padding, dilation, groups)
+    like = weight if which == "weight" else input
+    result = Tensor._make(np.asarray(data, dtype=like._dtype._numpy), like._dtype)
+    if grad_mode.is_grad_enabled() and (grad.requires_grad or input.requires_grad or weight.requires_grad):
+        # a second derivative of a convolution is not computed: backward through it says so
+        return record(NOT_IMPLEMENTED, (grad, input, weight), result._data, result._dtype,
+                      _aten="convolution_backward")
+    return result
+
+
+CONVOLUTION = node(
+    "ConvolutionBackward0", ("input", "weight", "bias"), saved=("bias_sym_sizes_opt",),
+    # bilinear in input and weight, linear in bias
+    jvp={"input": lambda tangent, weight, stride, padding, dilation, transposed, output_padding, groups: convolution(
+             tangent, weight, None, stride, padding, dilation, transposed, output_padding, groups),
+         "weight": lambda tangent, input, stride, padding, dilation, transposed, output_padding, groups: convolution(
+             input, tangent, None, stride, padding, dilation, transposed, output_padding, groups),
+         "bias": lambda tangent, result: tangent.reshape((1, -1) + (1,) * (result.ndim - 2)).expand(result.shape)},
+    input=lambda grad, input, weight, stride, padding, dilation, transposed, output_padding, groups: _conv_grads(
+        grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, "input"),
+    weight=lambda grad, input, weight, stride, padding, dilation, transposed, output_padding, groups: _conv_grads(
+        grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, "weight"),
+    bias=lambda grad: grad.sum((0,) + tuple(range(2, grad.ndim))))
+
+
+# ------------------------------------------------------------------ kernels
+
+def _windows(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple) -> np.ndarray:
+    """The input's windows: (N, C, *output positions, *kernel offsets), a strided view."""
+    spatial = len(kernel)
+    if any(padding):
+        x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    extent = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    view = sliding_window_view(x, extent, axis=tuple(range(2, 2 + spatial)))
+    return view[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride)
+                + tuple(slice(None, None, d) for d in dilation)]
+
+
+def _columns(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, groups: int) -> tuple:
+    """im2col per group: (groups, N * positions, C/groups * kernel size), and the output positions' shape."""
+    windows = _windows(x, kernel, stride, padding, dilation)
+    n, c = x.shape[:2]
+    spatial = len(kernel)
+    out_shape = windows.shape[2:2 + spatial]
+    grouped = windows.reshape((n, groups, c // groups) + windows.shape[2:])
+    # (groups, N, *positions, C/groups, *kernel)
+    order = (1, 0) + tuple(range(3, 3 + spatial)) + (2,) + tuple(range(3 + spatial, 3 + 2 * spatial))
+    columns = grouped.transpose(order).reshape(groups, n * math.prod(out_shape), -1)
+    return columns, out_shape
+
+
+def _forward(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple, dilation: tuple,
+             groups: int) -> np.ndarray:
+    kernel = w.shape[2:]
+    columns, out_shape = _columns(x, kernel, stride, padding, dilation, groups)
+    out_channels = w.shape[0]
+    weights = w.reshape(groups, out_channels // groups, -1)
+    product = np.matmul(columns, weights.transpose(0, 2, 1))  # (groups, N * positions, O/groups)
+    n = x.shape[0]
+    product = product.reshape((groups, n) + out_shape + (out_channels // groups,))
+    spatial = len(kernel)
+    order = (1, 0, 2 + spatial) + tuple(range(2, 2 + spatial))
+    return np.ascontiguousarray(product.transpose(order)).reshape((n, out_channels) + out_shape)
+
+
+def _output_columns(g: np.ndarray, groups: int) -> np.ndarray:
+    """A gradient (N, O, *positions) as (groups, N * positions, O/groups)."""
+    n, out_channels = g.shape[:2]
+    spatial = g.ndim - 2
+    grouped = g.reshape((n, groups, out_channels // groups) + g.shape[2:])
+    order = (1, 0) + tuple(range(3, 3 + spatial)) + (2,)
+    return grouped.transpose(order).reshape(groups, -1, out_channels // groups)
+
+
+def _grad_input(g: np.ndarray, w: np.ndarray, input_shape: tuple, stride: tuple, padding: tuple,
+                dilation: tuple, groups: int) -> np.ndarray:
+    """The gradient of the input from the output's: each window's share, added back in place."""
+    kernel = w.shape[2:]
+    spatial = len(kernel)
+    n, channels = input_shape[:2]
+    out_shape = g.shape[2:]
+    weights = w.reshape(groups, w.shape[0] // groups, -1)
+    columns = np.matmul(_output_columns(g, groups), weights)  # (groups, N * positions, C/groups * kernel)
+    columns = columns.reshape((groups, n) + out_shape + (channels // groups,) + kernel)
+    # (N, C, *positions, *kernel)
+    order = (1, 0, 2 + spatial) + tuple(range(2, 2 + spatial)) + tuple(range(3 + spatial, 3 + 2 * spatial))
+    columns = columns.transpose(order).reshape((n, channels) + out_shape + kernel)
+    padded = np.zeros((n, channels) + tuple(size + 2 * p for size, p in zip(input_shape[2:], padding)),
+                      dtype=g.dtype)
+    for offsets in itertools.product(*(range(k) for k in kernel)):
+        target = tuple(slice(o * d, o * d + s * (size - 1) + 1, s)
+                       for o, d, s, size in zip(offsets, dilation, stride, out_shape))
+        padded[(slice(None), slice(None)) + target] += columns[(Ellipsis,) + offsets]
+    return padded[(slice(None), slice(None)) + tuple(slice(p, p + size) for p, size in zip(padding,
+                                                                                          input_shape[2:]))]
+
+
+def _grad_weight(x: np.ndarray, g: np.ndarray, weight_shape: tuple, stride: tuple, padding: tuple,
+                 dilation: tuple, groups: int) -> np.ndarray:
+    kernel = weight_shape[2:]
+    columns, out_shape = _columns(x, kernel, stride, padding, dilation, groups)
+    # the positions past the last full window of the gradient's extent take no part
+    grads = _output_columns(g[(slice(None), slice(None)) + tuple(slice(0, size) for size in out_shape)], groups)
+    return np.matmul(grads.transpose(0, 2, 1), columns).reshape(weight_shape)
+
+
+# ------------------------------------------------------------------ checks
+
+def _expand(value: Any, spatial: int) -> tuple:
+    values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    return values * spatial if len(values) == 1 else values
+
+
+def _check(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple, padding: tuple, dilation: tuple,
+           transposed: bool, output_padding: tuple, groups: int) -> None:
+    if input._dtype is not weight._dtype:
+        raise RuntimeError(f"expected scalar type {input._dtype._scalar_name} but found {weight._dtype._scalar_name}")
+    if bias is not None and bias._dtype is not input._dtype:
+        raise RuntimeError(f"Input type ({input._dtype._cpp_name}) and bias type ({bias._dtype._cpp_name}) should be "
+                           "the same")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if input.ndim != weight.ndim:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                           f"{shape_text(weight.shape)}, but got {input.ndim}-dimensional input of size "
+                           f"{shape_text(input.shape)} instead")
+    channels = input.shape[1]
+    if not transposed:
+        if weight.shape[0] % groups:
+            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                               f"but got weight of size {shape_text(weight.shape)} instead")
+        if channels != weight.shape[1] * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {shape_text(weight.shape)}, expected "
+                               f"input{shape_text(input.shape)} to have {weight.shape[1] * groups} channels, but got "
+                               f"{channels} channels instead")
+        if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[0]):
+            raise RuntimeError(f"Given weight of size {shape_text(weight.shape)}, expected bias to be 1-dimensional "
+                               f"with {weight.shape[0]} elements, but got bias of size {shape_text(bias.shape)} "
+                               "instead")
+        padded = tuple(size + 2 * p for size, p in zip(input.shape[2:], padding))
+        extent = tuple(d * (k - 1) + 1 for k, d in zip(weight.shape[2:], dilation))
+        if any(e > p for e, p in zip(extent, padded)):
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                               f"size: ({' x '.join(map(str, extent))}). Kernel size can't be greater than actual "
+                               "input size")
+    else:
+        if channels != weight.shape[0]:
+            raise RuntimeError(f"Given transposed={int(transposed)}, weight of size {shape_text(weight.shape)}, "
+                               f"expected input{shape_text(input.shape)} to have {weight.shape[0]} channels, but got "
+                               f"{channels} channels instead")
+        if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[1] * groups):
+            raise RuntimeError(f"Given transposed={int(transposed)}, weight of size {shape_text(weight.shape)}, "
+                               f"expected bias to be 1-dimensional with {weight.shape[1] * groups} elements, but got "
+                               f"bias of size {shape_text(bias.shape)} instead")
+        for op_, s, d in zip(output_padding, stride, dilation):
+            if op_ >= s and op_ >= d:
+                raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
+                                   f"output_padding_height: {output_padding[0]} output_padding_width: "
+                                   f"{output_padding[-1]} stride_height: {stride[0]} stride_width: {stride[-1]} "
+                                   f"dilation_height: {dilation[0]} dilation_width: {dilation[-1]}")
+
+
+@op(nodes=(CONVOLUTION,), method=False)
+def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Sequence[int],
+                padding: Sequence[int], dilation: Sequence[int], transposed: bool, output_padding: Sequence[int],
+                groups: int) -> Tensor:
+    spatial = weight.ndim - 2
+    stride, padding, dilation = _expand(stride, spatial), _expand(padding, spatial), _expand(dilation, spatial)
+    output_padding = _expand(output_padding, spatial)
+    _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    x, w = input._data, weight._data
+    if not transposed:
+        data = _forward(x, w, stride, padding, dilation, groups)
+        out_channels = w.shape[0]
+    else:
+        out_channels = w.shape[1] * groups
+        sizes = tuple((size - 1) * s - 2 * p + d * (k - 1) + o + 1 for size, s, p, d, k, o in zip(
+            x.shape[2:], stride, padding, dilation, w.shape[2:], output_padding))
+        data = _grad_input(x, w, (x.shape[0], out_channels) + sizes, stride, padding, dilation, groups)
+    if bias is not None:
+        data = data + bias._data.reshape((out_channels,) + (1,) * spatial)
+    inputs = (input, weight, bias if bias is not None else ABSENT)
+    return record(CONVOLUTION, inputs, np.asarray(data, dtype=input._dtype._numpy), input._dtype,
+                  stride=stride, padding=padding, dilation=dilation, transposed=transposed,
+                  output_padding=output_padding, groups=groups,
+                  bias_sym_sizes_opt=tuple(bias.shape) if bias is not None else None)
+
+
+def _batched(input: Tensor, weight_dims: int, name: str) -> tuple:
+    """An unbatched input gets a batch dim of 1 (taken away again after)."""
+    if input.ndim == weight_dims:
+        return input, False
+    if input.ndim == weight_dims - 1:
+        return input.unsqueeze(0), True
+    raise RuntimeError(f"Expected {weight_dims - 1}D (unbatched) or {weight_dims}D (batched) input to {name}, but got "
+                       f"input of size: {shape_text(input.shape)}")
+
+
+def _same_padding(input: Tensor, weight: Tensor, stride: tuple, dilation: tuple) -> tuple:
+    """'same' padding: the total d (k - 1) per dim, split evenly; an odd total pads the input's end by one first."""
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    if any(d % 2 == 1 and k % 2 == 0 for k, d in zip(weight.shape[2:], dilation)):
+        warn_once("UserWarning", "Using padding='same' with even kernel lengths and odd dilation may require a "
+                                 "zero-padded copy of the input be created")
+    padding, extra = [], []
+    for k, d in zip(weight.shape[2:], dilation):
+        total = d * (k - 1)
+        padding.append(total // 2)
+        extra.append(total - 2 * (total // 2))
+    if any(extra):
+        pad: list = []
+        for e in reversed(extra):
+            pad += [0, e]
+        input = constant_pad_nd(input, pad)
+    return input, tuple(padding)
+
+
+def conv_nd(name: str, spatial: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Any,
+            padding: Any, dilation: Any, groups: int) -> Tensor:
+    input, unbatched = _batched(input, spatial + 2, name)
+    stride, dilation = _expand(stride, spatial), _expand(dilation, spatial)
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = (0,) * spatial
+        elif padding == "same":
+            input, padding = _same_padding(input, weight, stride, dilation)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    out = convolution(input, weight, bias, stride, _expand(padding, spatial), dilation, False, (0,) * spatial, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose_nd(name: str, spatial: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Any,
+                      padding: Any, output_padding: Any, groups: int, dilation: Any) -> Tensor:
+    input, unbatched = _batched(input, spatial + 2, name)
+    out = convolution(input, weight, bias, _expand(stride, spatial), _expand(padding, spatial),
+                      _expand(dilation, spatial), True, _expand(output_padding, spatial), groups)
+    return out.squeeze(0) if unbatched else out
+
+
+@op(method=False)
+def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    return conv_nd("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+@op(method=False)
+def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    return conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+@op(method=False)
+def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    return conv_nd("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+@op(method=False)
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    return conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups,
+                             dilation)
+
+
+@op(method=False)
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    return conv_transpose_nd("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups,
+                             dilation)
+
+
+@op(method=False)
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    return conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups,
+                             dilation)

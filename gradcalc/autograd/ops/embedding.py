@@ -1,0 +1,64 @@
+"""Embedding lookups: rows of a weight picked by integer indices (EmbeddingBackward0), and the
+in-place renormalisation that max_norm asks for."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes, grad_mode
+from ..tensor import Tensor
+from .common import zeros
+from .registry import node, op, record
+
+
+def _embedding_grad(grad: Tensor, indices: Tensor, weight_sym_argsize_0: int, padding_idx: int,
+                    scale_grad_by_freq: bool) -> Tensor:
+    flat = indices._data.reshape(-1)
+    rows = grad.reshape(-1, grad.shape[-1])
+    keep = flat != padding_idx
+    if scale_grad_by_freq:
+        counts = np.bincount(flat, minlength=weight_sym_argsize_0)[flat]
+        keep = keep / counts
+    if not np.all(keep == 1):
+        rows = rows * Tensor._make(np.asarray(keep, dtype=grad._dtype._numpy)[:, None], grad._dtype)
+    index = Tensor._make(flat.astype(np.int64), dtypes.int64)
+    return zeros((weight_sym_argsize_0, grad.shape[-1]), dtype=grad.dtype).index_add(0, index, rows)
+
+
+EMBEDDING = node("EmbeddingBackward0", ("weight",), saved_tensors=("indices",), saved=("sparse",),
+                 weight=lambda grad, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq: _embedding_grad(
+                     grad, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq))
+
+
+def _check_indices(indices: Tensor, name: str) -> None:
+    if indices._dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got torch.{indices._dtype.tensor_type} instead (while checking arguments "
+                           f"for {name})")
+
+
+@op(nodes=(EMBEDDING,), method=False)
+def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    _check_indices(indices, "embedding")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    rows = indices._data
+    if rows.size and (rows.min() < 0 or rows.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    data = weight._data[rows]
+    return record(EMBEDDING, (weight,), data, weight._dtype, indices=indices, padding_idx=padding_idx,
+                  scale_grad_by_freq=scale_grad_by_freq, sparse=sparse, weight_sym_argsize_0=weight.shape[0])
+
+
+def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    """Rows of `input` picked by `indices` whose norm passes max_norm scaled down to it, in place."""
+    _check_indices(indices, "embedding_renorm_")
+    rows = np.unique(indices._data.reshape(-1))
+    with grad_mode.no_grad():
+        data = input._data
+        picked = data[rows].astype(np.float64)
+        norms = np.linalg.norm(picked, ord=norm_type, axis=1) if norm_type != 2 else np.sqrt((picked ** 2).sum(1))
+        scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        data[rows] = (data[rows] * scale[:, None].astype(data.dtype)).astype(data.dtype)
+        input._vc.value += 1
+    return input

@@ -1,0 +1,189 @@
+"""Normalization: batch norm (with its running statistics updated in place), layer norm and
+group norm, each one node as in PyTorch (NativeBatchNormBackward0 and its kin), whose
+backward formulas are written with Tensor operations so that they differentiate again."""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+from .. import grad_mode
+from ..tensor import Tensor
+from .common import ABSENT, shape_text
+from .registry import node, record
+
+
+def _standardized(x: Tensor, dims: tuple, eps: float) -> tuple:
+    """(x - mean) * rstd and rstd over `dims`, recomputed with Tensor operations: with
+    create_graph=True the statistics' own dependence on x is differentiated too."""
+    centered = x - x.mean(dims, keepdim=True)
+    rstd = ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
+    return centered * rstd, rstd
+
+
+def _normalized_grads(grad: Tensor, x: Tensor, weight: Optional[Tensor], dims: tuple, eps: float) -> tuple:
+    """The input's gradient when the statistics were taken over `dims` of the input itself, and x_hat."""
+    x_hat, rstd = _standardized(x, dims, eps)
+    g = grad if weight is None else grad * weight
+    return rstd * (g - g.mean(dims, keepdim=True) - x_hat * (g * x_hat).mean(dims, keepdim=True)), x_hat
+
+
+def _channel_shape(x: Tensor) -> tuple:
+    return (1, -1) + (1,) * (x.ndim - 2)
+
+
+def _batch_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], running_mean: Optional[Tensor],
+                      running_var: Optional[Tensor], training: bool, eps: float, which: str) -> Tensor:
+    shape = _channel_shape(input)
+    dims = (0,) + tuple(range(2, input.ndim))
+    if training:
+        w = None if weight is None or which == "weight" else weight.reshape(shape)
+        dx, x_hat = _normalized_grads(grad, input, w, dims, eps)
+        return dx if which == "input" else (grad * x_hat).sum(dims)
+    rstd = (running_var + eps).rsqrt().reshape(shape)
+    if which == "weight":
+        return (grad * ((input - running_mean.reshape(shape)) * rstd)).sum(dims)
+    return grad * rstd if weight is None else grad * (weight.reshape(shape) * rstd)
+
+
+BATCH_NORM = node(
+    "NativeBatchNormBackward0", ("input", "weight", "bias"), saved=("result1", "result2"),
+    saved_tensors=("running_mean", "running_var", "result1", "result2", "weight"),
+    input=lambda grad, input, weight, running_mean, running_var, training, eps: _batch_norm_grads(
+        grad, input, weight, running_mean, running_var, training, eps, "input"),
+    weight=lambda grad, input, running_mean, running_var, training, eps: _batch_norm_grads(
+        grad, input, None, running_mean, running_var, training, eps, "weight"),
+    bias=lambda grad: grad.sum((0,) + tuple(range(2, grad.ndim))))
+
+
+def _layer_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], normalized_shape: tuple, eps: float,
+                      which: str) -> Tensor:
+    axis = input.ndim - len(normalized_shape)
+    dx, x_hat = _normalized_grads(grad, input, weight if which == "input" else None,
+                                  tuple(range(axis, input.ndim)), eps)
+    return dx if which == "input" else (grad * x_hat).sum(tuple(range(axis)))
+
+
+LAYER_NORM = node(
+    "NativeLayerNormBackward0", ("input", "weight", "bias"), saved=("result1", "result2", "bias"),
+    saved_tensors=("result1", "result2", "weight", "bias"),
+    input=lambda grad, input, weight, normalized_shape, _eps: _layer_norm_grads(
+        grad, input, weight, normalized_shape, _eps, "input"),
+    weight=lambda grad, input, normalized_shape, _eps: _layer_norm_grads(grad, input, None, normalized_shape, _eps,
+                                                                         "weight"),
+    bias=lambda grad, input, normalized_shape: grad.sum(tuple(range(input.ndim - len(normalized_shape)))))
+
+
+def _group_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], N: int, C: int, group: int, eps: float,
+                      which: str) -> Tensor:
+    grouped = (N, group, -1)
+    g = grad if weight is None or which == "weight" else grad * weight.reshape(_channel_shape(input))
+    dx, x_hat = _normalized_grads(g.reshape(grouped), input.reshape(grouped), None, (2,), eps)
+    if which == "weight":
+        return (grad * x_hat.reshape(input.shape)).reshape(N, C, -1).sum((0, 2))
+    return dx.reshape(input.shape)
+
+
+GROUP_NORM = node(
+    "NativeGroupNormBackward0", ("input", "weight", "bias"), saved_tensors=("result1", "result2", "weight"),
+    saved=("C", "HxW", "N", "eps", "group", "result1", "result2"),
+    input=lambda grad, input, weight, N, C, group, eps: _group_norm_grads(grad, input, weight, N, C, group, eps,
+                                                                         "input"),
+    weight=lambda grad, input, N, C, group, eps: _group_norm_grads(grad, input, None, N, C, group, eps, "weight"),
+    bias=lambda grad, N, C: grad.reshape(N, C, -1).sum((0, 2)))
+
+
+def _statistics(x: np.ndarray, axes: tuple, eps: float) -> tuple:
+    """Mean and 1/sqrt(biased variance + eps) over `axes`, kept as size-1 dims."""
+    mean = x.mean(axis=axes, keepdims=True, dtype=x.dtype)
+    centered = x - mean
+    variance = (centered * centered).mean(axis=axes, keepdims=True, dtype=x.dtype)
+    return mean, 1 / np.sqrt(variance + x.dtype.type(eps)), variance
+
+
+def native_batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
+                      running_mean: Optional[Tensor], running_var: Optional[Tensor], training: bool, momentum: float,
+                      eps: float) -> Tensor:
+    channels = input.shape[1] if input.ndim > 1 else 1
+    for name, tensor in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                         ("running_var", running_var)):
+        if tensor is not None and tensor.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
+    x = input._data
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, channels) + (1,) * (x.ndim - 2)
+    kind = x.dtype.type
+    if training:
+        mean, rstd, variance = _statistics(x, axes, eps)
+        if running_mean is not None:
+            count = x.size // channels
+            unbiased = variance.reshape(-1) * kind(count / max(count - 1, 1))
+            with grad_mode.no_grad():
+                running_mean._data[...] = (kind(1 - momentum) * running_mean._data
+                                           + kind(momentum) * mean.reshape(-1))
+                running_var._data[...] = kind(1 - momentum) * running_var._data + kind(momentum) * unbiased
+                running_mean._vc.value += 1
+                running_var._vc.value += 1
+        save_mean, save_rstd = mean.reshape(-1), rstd.reshape(-1)
+    else:
+        mean = running_mean._data.reshape(shape)
+        rstd = 1 / np.sqrt(running_var._data.reshape(shape) + kind(eps))
+        save_mean = save_rstd = np.zeros((0,), dtype=x.dtype)
+    scale = rstd if weight is None else rstd * weight._data.reshape(shape)
+    shift = -mean * scale if bias is None else bias._data.reshape(shape) - mean * scale
+    data = x * scale + shift
+    result1 = Tensor._make(np.ascontiguousarray(save_mean), input._dtype)
+    result2 = Tensor._make(np.ascontiguousarray(save_rstd), input._dtype)
+    inputs = (input, weight if weight is not None else ABSENT, bias if bias is not None else ABSENT)
+    return record(BATCH_NORM, inputs, np.asarray(data, dtype=x.dtype), input._dtype, result1=result1,
+                  result2=result2, running_mean=running_mean, running_var=running_var, training=training, eps=eps,
+                  weight=weight)
+
+
+def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor],
+                      bias: Optional[Tensor], eps: float) -> Tensor:
+    normalized_shape = tuple(normalized_shape)
+    count = len(normalized_shape)
+    if input.ndim < count or tuple(input.shape[input.ndim - count:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={shape_text(normalized_shape)}, expected input with shape "
+                           f"[*{''.join(', ' + str(s) for s in normalized_shape)}], but got input of size"
+                           f"{shape_text(input.shape)}")
+    for name, tensor in (("weight", weight), ("bias", bias)):
+        if tensor is not None and tuple(tensor.shape) != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{shape_text(tensor.shape)} and normalized_shape = {shape_text(normalized_shape)}")
+    x = input._data
+    axes = tuple(range(x.ndim - count, x.ndim))
+    mean, rstd, _ = _statistics(x, axes, eps)
+    data = (x - mean) * rstd
+    if weight is not None:
+        data = data * weight._data
+    if bias is not None:
+        data = data + bias._data
+    inputs = (input, weight if weight is not None else ABSENT, bias if bias is not None else ABSENT)
+    return record(LAYER_NORM, inputs, np.asarray(data, dtype=x.dtype), input._dtype,
+                  result1=Tensor._make(mean, input._dtype), result2=Tensor._make(rstd, input._dtype),
+                  normalized_shape=normalized_shape, weight=weight, bias=bias, _eps=eps)
+
+
+def native_group_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], num_groups: int,
+                      eps: float) -> Tensor:
+    n, channels = input.shape[:2]
+    if channels % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {shape_text(input.shape)} and num_groups={num_groups}")
+    x = input._data
+    grouped = x.reshape(n, num_groups, -1)
+    mean, rstd, _ = _statistics(grouped, (2,), eps)
+    data = ((grouped - mean) * rstd).reshape(x.shape)
+    shape = (1, channels) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        data = data * weight._data.reshape(shape)
+    if bias is not None:
+        data = data + bias._data.reshape(shape)
+    inputs = (input, weight if weight is not None else ABSENT, bias if bias is not None else ABSENT)
+    return record(GROUP_NORM, inputs, np.asarray(data, dtype=x.dtype), input._dtype,
+                  result1=Tensor._make(mean.reshape(n, num_groups), input._dtype),
+                  result2=Tensor._make(rstd.reshape(n, num_groups), input._dtype), weight=weight,
+                  N=n, C=channels, HxW=x.size // max(n * channels, 1), group=num_groups, eps=eps)
+

@@ -1,0 +1,256 @@
+"""Pooling: max (with the flat indices of the maxima) and average over sliding windows, and
+their adaptive forms, over the last two dims; the 1-d forms are the 2-d ones on an unsqueezed
+input, as in PyTorch (their grad_fn is SqueezeBackward1)."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .. import dtypes, grad_mode
+from ..tensor import Tensor
+from .common import int64_tensor, shape_text, zeros
+from .registry import NOT_IMPLEMENTED, node, op, record
+
+
+def _scatter_to_input(grad: Tensor, self: Tensor, indices: Tensor) -> Tensor:
+    """The gradient of a max pool: each output's gradient added at its maximum's place."""
+    planes = self.shape[:-2]
+    flat_grad = grad.reshape(planes + (-1,))
+    flat_indices = indices.reshape(planes + (-1,))
+    out = zeros(planes + (self.shape[-2] * self.shape[-1],), dtype=grad.dtype)
+    return out.scatter_add(-1, flat_indices, flat_grad).reshape(self.shape)
+
+
+MAX_POOL2D = node("MaxPool2DWithIndicesBackward0", ("self",), saved_tensors=("result1",),
+                  saved=("ceil_mode", "dilation", "kernel_size", "padding", "stride"),
+                  self=lambda grad, self, result1: _scatter_to_input(grad, self, result1))
+ADAPTIVE_MAX_POOL2D = node("AdaptiveMaxPool2DBackward0", ("self",), saved_tensors=("result1",),
+                           self=lambda grad, self, result1: _scatter_to_input(grad, self, result1))
+
+
+def _linear_grad(grad: Tensor, self: Tensor, data: np.ndarray, aten: str) -> Tensor:
+    if grad_mode.is_grad_enabled() and grad.requires_grad:
+        return record(NOT_IMPLEMENTED, (grad, self), data, grad._dtype, _aten=aten)
+    return Tensor._make(data, grad._dtype)
+
+
+AVG_POOL2D = node(
+    "AvgPool2DBackward0", ("self",),
+    jvp={"self": lambda tangent, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+         avg_pool2d(tangent, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)},
+    self=lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override: _linear_grad(
+        grad, self, _avg_pool_backward(grad._data, self.shape, kernel_size, stride, padding, ceil_mode,
+                                       count_include_pad, divisor_override), "avg_pool2d_backward"))
+ADAPTIVE_AVG_POOL2D = node(
+    "AdaptiveAvgPool2DBackward0", ("self",),
+    jvp={"self": lambda tangent, result: adaptive_avg_pool2d(tangent, result.shape[-2:])},
+    self=lambda grad, self: _linear_grad(grad, self, _adaptive_avg_backward(grad._data, self.shape),
+                                         "_adaptive_avg_pool2d_backward"))
+
+
+# ------------------------------------------------------------------ sizes
+
+def _pair(value: Any, name: str, allow_empty: bool = False) -> tuple:
+    values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if allow_empty and not values:
+        return ()
+    if len(values) not in (1, 2):
+        raise RuntimeError(f"max_pool2d: {name} must either be a single int, or a tuple of two ints")
+    return values * 2 if len(values) == 1 else values
+
+
+def _out_size(size: int, kernel: int, stride: int, padding: int, dilation: int, ceil_mode: bool) -> int:
+    span = size + 2 * padding - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = span // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + padding:
+        out -= 1
+    return out
+
+
+def _geometry(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool) -> tuple:
+    kernel = _pair(kernel_size, "kernel_size")
+    stride = _pair(stride, "stride", allow_empty=True) or kernel
+    padding = _pair(padding, "padding")
+    dilation = _pair(dilation, "dilation")
+    if input.ndim not in (3, 4) or input.numel() == 0:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    for k, p, d in zip(kernel, padding, dilation):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size="
+                               f"{k} and dilation={d}")
+    out = tuple(_out_size(size, k, s, p, d, ceil_mode) for size, k, s, p, d in zip(
+        input.shape[-2:], kernel, stride, padding, dilation))
+    if any(o <= 0 for o in out):
+        channels = input.shape[-3]
+        raise RuntimeError(f"Given input size: ({channels}x{input.shape[-2]}x{input.shape[-1]}). Calculated output "
+                           f"size: ({channels}x{out[0]}x{out[1]}). Output size is too small")
+    return kernel, stride, padding, dilation, out
+
+
+def _padded_windows(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, out: tuple,
+                    fill: Any) -> np.ndarray:
+    """(..., out_h, out_w, k_h, k_w): the windows over the input padded with `fill` (far enough
+    on the right for ceil_mode's last window)."""
+    widths = []
+    for size, k, s, p, d, o in zip(x.shape[-2:], kernel, stride, padding, dilation, out):
+        needed = (o - 1) * s + d * (k - 1) + 1
+        widths.append((p, max(needed - size - p, 0)))
+    padded = np.pad(x, [(0, 0)] * (x.ndim - 2) + widths, constant_values=fill) if any(map(any, widths)) else x
+    extent = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    view = sliding_window_view(padded, extent, axis=(-2, -1))
+    return view[..., :(out[0] - 1) * stride[0] + 1:stride[0], :(out[1] - 1) * stride[1] + 1:stride[1],
+                ::dilation[0], ::dilation[1]]
+
+
+# ------------------------------------------------------------------ max
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False) -> tuple:
+    kernel, stride, padding, dilation, out = _geometry(input, kernel_size, stride, padding, dilation, ceil_mode)
+    x = input._data
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    windows = _padded_windows(x, kernel, stride, padding, dilation, out, low)
+    flat = windows.reshape(windows.shape[:-2] + (-1,))
+    best = flat.argmax(axis=-1)
+    values = np.take_along_axis(flat, best[..., None], axis=-1)[..., 0]
+    # the flat index (row * width + column) of each maximum in its input plane
+    rows = np.arange(out[0])[:, None] * stride[0] - padding[0] + (best // kernel[1]) * dilation[0]
+    cols = np.arange(out[1])[None, :] * stride[1] - padding[1] + (best % kernel[1]) * dilation[1]
+    indices = int64_tensor(rows * x.shape[-1] + cols)
+    output = record(MAX_POOL2D, (input,), np.ascontiguousarray(values), input._dtype, result1=indices,
+                    kernel_size=kernel, stride=stride, padding=padding, dilation=dilation, ceil_mode=ceil_mode)
+    return output, indices
+
+
+@op(nodes=(MAX_POOL2D,), method=False)
+def max_pool2d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
+    return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+# ------------------------------------------------------------------ average
+
+def _divisors(shape: tuple, kernel: tuple, stride: tuple, padding: tuple, out: tuple, count_include_pad: bool,
+               divisor_override: Optional[int]) -> np.ndarray:
+    """PyTorch's divisor of each window: its size within the padded input (or within the input)."""
+    if divisor_override:
+        return np.full(out, divisor_override)
+    sizes = []
+    for size, k, s, p, o in zip(shape[-2:], kernel, stride, padding, out):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, size + p)
+        pool = end - start
+        inner = np.minimum(end, size) - np.maximum(start, 0)
+        sizes.append(pool if count_include_pad else inner)
+    return np.multiply.outer(sizes[0], sizes[1])
+
+
+def _avg_geometry(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool) -> tuple:
+    kernel, stride, padding, _, out = _geometry(input, kernel_size, stride, padding, 1, ceil_mode)
+    return kernel, stride, padding, out
+
+
+@op(nodes=(AVG_POOL2D,), method=False)
+def avg_pool2d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Optional[int] = None) -> Tensor:
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    kernel, stride, padding, out = _avg_geometry(input, kernel_size, stride, padding, ceil_mode)
+    x = input._data
+    windows = _padded_windows(x, kernel, stride, padding, (1, 1), out, 0)
+    total = windows.sum(axis=(-2, -1), dtype=x.dtype)
+    divisor = _divisors(x.shape, kernel, stride, padding, out, count_include_pad, divisor_override)
+    data = total / divisor.astype(x.dtype) if x.dtype.kind == "f" else total // divisor
+    return record(AVG_POOL2D, (input,), np.asarray(data, dtype=x.dtype), input._dtype, kernel_size=kernel,
+                  stride=stride, padding=padding, ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                  divisor_override=divisor_override)
+
+
+def _avg_pool_backward(g: np.ndarray, shape: tuple, kernel: tuple, stride: tuple, padding: tuple, ceil_mode: bool,
+                       count_include_pad: bool, divisor_override: Optional[int]) -> np.ndarray:
+    out = g.shape[-2:]
+    divisor = _divisors(shape, kernel, stride, padding, out, count_include_pad, divisor_override)
+    share = g / divisor.astype(g.dtype)
+    rows = max((out[0] - 1) * stride[0] + kernel[0], shape[-2] + padding[0])
+    cols = max((out[1] - 1) * stride[1] + kernel[1], shape[-1] + padding[1])
+    padded = np.zeros(shape[:-2] + (rows + padding[0], cols + padding[1]), dtype=g.dtype)
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            padded[..., i:i + (out[0] - 1) * stride[0] + 1:stride[0], j:j + (out[1] - 1) * stride[1] + 1:stride[1]] \
+                += share
+    return padded[..., padding[0]:padding[0] + shape[-2], padding[1]:padding[1] + shape[-1]]
+
+
+# ------------------------------------------------------------------ adaptive
+
+def _adaptive_bounds(size: int, out: int) -> list:
+    return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
+
+
+def _adaptive_size(input: Tensor, output_size: Any, name: str) -> tuple:
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got {shape_text(input.shape)}")
+    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
+    if len(sizes) != 2:
+        raise RuntimeError(f"{name}: output_size must be 2")
+    return tuple(input.shape[-2 + i] if s is None else s for i, s in enumerate(sizes))
+
+
+def _adaptive_avg(x: np.ndarray, out: tuple) -> np.ndarray:
+    # rectangles are separable: average the rows' windows, then the columns'
+    rows = np.stack([x[..., a:b, :].mean(axis=-2, dtype=x.dtype) for a, b in _adaptive_bounds(x.shape[-2], out[0])],
+                    axis=-2)
+    return np.stack([rows[..., a:b].mean(axis=-1, dtype=x.dtype) for a, b in _adaptive_bounds(x.shape[-1], out[1])],
+                    axis=-1)
+
+
+def _adaptive_avg_backward(g: np.ndarray, shape: tuple) -> np.ndarray:
+    out = g.shape[-2:]
+    result = np.zeros(shape, dtype=g.dtype)
+    for i, (r0, r1) in enumerate(_adaptive_bounds(shape[-2], out[0])):
+        for j, (c0, c1) in enumerate(_adaptive_bounds(shape[-1], out[1])):
+            result[..., r0:r1, c0:c1] += (g[..., i, j] / g.dtype.type((r1 - r0) * (c1 - c0)))[..., None, None]
+    return result
+
+
+@op(nodes=(ADAPTIVE_AVG_POOL2D,), method=False)
+def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
+    out = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
+    if out == (1, 1):
+        # PyTorch takes the mean over the plane
+        return input.mean((-1, -2), keepdim=True)
+    if input._dtype.category != dtypes.FLOATING:
+        raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{input._dtype._scalar_name}'")
+    return record(ADAPTIVE_AVG_POOL2D, (input,), _adaptive_avg(input._data, out), input._dtype)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any) -> tuple:
+    out = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+    x = input._data
+    values = np.empty(x.shape[:-2] + out, dtype=x.dtype)
+    indices = np.empty(x.shape[:-2] + out, dtype=np.int64)
+    for i, (r0, r1) in enumerate(_adaptive_bounds(x.shape[-2], out[0])):
+        for j, (c0, c1) in enumerate(_adaptive_bounds(x.shape[-1], out[1])):
+            window = x[..., r0:r1, c0:c1].reshape(x.shape[:-2] + (-1,))
+            best = window.argmax(axis=-1)
+            values[..., i, j] = np.take_along_axis(window, best[..., None], axis=-1)[..., 0]
+            indices[..., i, j] = (r0 + best // (c1 - c0)) * x.shape[-1] + c0 + best % (c1 - c0)
+    index_tensor = int64_tensor(indices)
+    return record(ADAPTIVE_MAX_POOL2D, (input,), values, input._dtype, result1=index_tensor), index_tensor
+
+
+@op(nodes=(ADAPTIVE_MAX_POOL2D,), method=False, function=False)
+def adaptive_max_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
+    return adaptive_max_pool2d_with_indices(input, output_size)[0]
+
+
+def pooled_1d(pool: Any, input: Tensor, *args: Any) -> Any:
+    """A 1-d pool as PyTorch computes it: the 2-d pool of the input with a dim of 1 before the
+    last, squeezed away again (SqueezeBackward1)."""
+    result = pool(input.unsqueeze(-2), *args)
+    if isinstance(result, tuple):
+        return tuple(t.squeeze(-2) for t in result)
+    return result.squeeze(-2)

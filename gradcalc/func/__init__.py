@@ -1,0 +1,7 @@
+"""torch.func: function transforms over programs' functions."""
+from .._functorch.eager_transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
+from .._functorch.functional_call import functional_call, stack_module_state
+from .._functorch.vmap import vmap
+
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
+           "stack_module_state", "vjp", "vmap"]

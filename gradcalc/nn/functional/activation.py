@@ -1,0 +1,308 @@
+"""torch.nn.functional's activations, softmax and dropout.
+
+Softmax reproduces the order of PyTorch's CPU kernel arithmetic, since a softmax gradient is
+often a difference of nearly equal numbers."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from ...autograd import dtypes, random
+from ...autograd.dtypes import DType
+from ...autograd.ops import activation, linalg
+from ...autograd.ops.inplace import check_inplace, commit_inplace
+from ...autograd.tensor import Tensor
+from ...warnings import warn
+
+
+def _require_tensor(value: Any, function: str, argument: str, position: int) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+# ------------------------------------------------------------------ activations
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    _require_tensor(input, "relu", "input", 1)
+    return input.relu_() if inplace else activation.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    _require_tensor(input, "relu_", "input", 1)
+    return input.relu_()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    _require_tensor(input, "leaky_relu", "input", 1)
+    if not inplace:
+        return activation.leaky_relu(input, negative_slope)
+    check_inplace(input)
+    return commit_inplace(input, activation.leaky_relu_in_place_result(input, negative_slope))
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    _require_tensor(input, "sigmoid", "input", 1)
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    _require_tensor(input, "tanh", "input", 1)
+    return input.tanh()
+
+
+# ------------------------------------------------------------------ softmax
+
+# `_stacklevel` only keeps torch's positional order: a third positional argument lands there.
+def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Optional[DType] = None) -> Tensor:
+    return _softmax(input, dim, dtype, log=False)
+
+
+def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
+                dtype: Optional[DType] = None) -> Tensor:
+    return _softmax(input, dim, dtype, log=True)
+
+
+def _softmax(input: Tensor, dim: Optional[int], dtype: Optional[DType], log: bool) -> Tensor:
+    name = "log_softmax" if log else "softmax"
+    _require_tensor(input, name, "input", 1)
+    if dim is None:
+        dim = activation.implicit_softmax_dim(name, input.ndim)
+    return activation.log_softmax(input, dim, dtype) if log else activation.softmax(input, dim, dtype)
+
+
+# ------------------------------------------------------------------ more activations and dropout
+
+def _in_place(input: Tensor, result: Tensor) -> Tensor:
+    """`result` written back into input, for the activations' inplace=True."""
+    check_inplace(input)
+    return commit_inplace(input, result)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    _require_tensor(input, "gelu", "input", 1)
+    return activation.gelu(input, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    _require_tensor(input, "silu", "input", 1)
+    return _in_place(input, activation.silu(input)) if inplace else activation.silu(input)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    _require_tensor(input, "softplus", "input", 1)
+    return activation.softplus(input, beta, threshold)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    _require_tensor(input, "elu", "input", 1)
+    if inplace:
+        # in place, the input is gone: the gradient is found from the result (EluBackward1)
+        return _in_place(input, activation.elu_in_place_result(input, alpha))
+    return activation.elu(input, alpha)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    _require_tensor(input, "hardtanh", "input", 1)
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    result = activation.hardtanh(input, min_val, max_val)
+    return _in_place(input, result) if inplace else result
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """ATen's CPU dropout: a keep mask from bernoulli_(1 - p), divided by 1 - p in place, times
+    the input (MulBackward0); the input itself when nothing is dropped."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _require_tensor(input, "dropout", "input", 1)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        noise = Tensor._make(np.zeros((), dtype=input.dtype._numpy), input.dtype)
+    else:
+        noise = Tensor._make(random.bernoulli_(input.shape, 1 - p, input.dtype.name), input.dtype)
+        noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, name: str, batched_dims: int) -> Tensor:
+    """Whole channels dropped: one keep draw per (sample, channel), broadcast over the rest."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (batched_dims - 1, batched_dims):
+        warn("UserWarning", f"{name}: Received a {input.ndim}-D input to {name}, which is deprecated and will result "
+                            f"in an error in a future release. To retain the behavior and silence this warning, please "
+                            f"use dropout instead. Note that {name} exists to provide channel-wise dropout on inputs "
+                            f"with {batched_dims - 2} spatial dimensions, a channel dimension, and an optional batch "
+                            "dimension (i.e. 3D or 4D inputs)." if batched_dims == 4 else "")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    unbatched = input.ndim == batched_dims - 1
+    shape = (input.shape[0],) + (1,) * (input.ndim - 1) if unbatched else \
+        tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    if p == 1:
+        noise = Tensor._make(np.zeros(shape, dtype=input.dtype._numpy), input.dtype)
+    else:
+        noise = Tensor._make(random.bernoulli_(shape, 1 - p, input.dtype.name), input.dtype)
+        noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _feature_dropout(input, p, training, inplace, "dropout1d", 3)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    return _feature_dropout(input, p, training, inplace, "dropout2d", 4)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    return _feature_dropout(input, p, training, inplace, "dropout3d", 5)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    alpha = 1.7580993408473766
+    keep = Tensor._make(random.bernoulli_(input.shape, 1 - p, input.dtype.name), input.dtype)
+    a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5
+    b = (keep - 1) * (alpha * a) + alpha * a * p
+    return input * (keep * a) + b
+
+
+# ------------------------------------------------------------------ more activations
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    scale, alpha = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
+    result = activation.elu(input, alpha, scale)
+    return _in_place(input, result) if inplace else result
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    result = activation.elu(input, alpha, 1, 1 / alpha)
+    return _in_place(input, result) if inplace else result
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    shape = (1, -1) + (1,) * (input.ndim - 2) if input.ndim >= 2 and weight.numel() > 1 else (-1,)
+    return input.clamp_min(0) + weight.reshape(shape) * input.clamp_max(0)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    if training:
+        raise NotImplementedError("gradcalc computes rrelu in evaluation mode only")
+    return leaky_relu(input, (lower + upper) / 2, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    result = (input + 3).clamp(0, 6) / 6
+    return _in_place(input, result) if inplace else result
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    result = input * (input + 3).clamp(0, 6) / 6
+    return _in_place(input, result) if inplace else result
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    result = input * softplus(input).tanh()
+    return _in_place(input, result) if inplace else result
+
+
+def softsign(input: Tensor) -> Tensor:
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    return input - input.tanh()
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return input.hardshrink(lambd)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return input - input.clamp(-lambd, lambd)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    result = input.masked_fill(input <= threshold, value)
+    return _in_place(input, result) if inplace else result
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    first, second = input.chunk(2, dim)
+    return first * second.sigmoid()
+
+
+def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Optional[DType] = None) -> Tensor:
+    return _softmax(-input, dim, dtype, log=False)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    gumbels = -Tensor._make(np.empty(logits.shape, dtype=logits.dtype._numpy), logits.dtype).exponential_().log()
+    soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return soft
+    index = soft.max(dim, keepdim=True)[1]
+    hard_values = soft.new_zeros(soft.shape).scatter_(dim, index, 1.0)
+    return hard_values - soft.detach() + soft
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Optional[Tensor] = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: Optional[float] = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """softmax(q k^T / sqrt(d) + mask) v, as torch's math reference computes it."""
+    size = query.shape[-1]
+    scale_factor = 1 / math.sqrt(size) if scale is None else scale
+    scores = linalg.matmul(query, key.transpose(-2, -1)) * scale_factor
+    length, source = query.shape[-2], key.shape[-2]
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
+        causal = np.tril(np.ones((length, source), dtype=bool))
+        scores = scores.masked_fill(Tensor._make(~causal, dtypes.bool_), float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype is dtypes.bool_:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = scores.softmax(-1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    return linalg.matmul(weights, value)
+
+
+__all__ = ["relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "gelu", "silu", "softplus",
+           "elu", "elu_", "hardtanh", "hardtanh_", "relu6", "dropout", "dropout1d", "dropout2d",
+           "dropout3d", "alpha_dropout", "selu", "celu", "prelu", "rrelu", "hardsigmoid", "hardswish",
+           "mish", "softsign", "tanhshrink", "hardshrink", "softshrink", "threshold", "glu", "softmin",
+           "gumbel_softmax", "scaled_dot_product_attention"]

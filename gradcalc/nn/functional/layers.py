@@ -1,0 +1,311 @@
+"""torch.nn.functional's layers: linear, convolutions, pooling, normalization, embeddings,
+padding and attention."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from ...autograd import autocast, dtypes
+from ...autograd import grad_mode
+from ...autograd.ops import convolution, linalg, normalization, pooling, shape
+from ...autograd.ops import embedding as embedding_ops
+from ...autograd.ops.arrangement import constant_pad_nd
+from ...autograd.ops.generate import namespace_members
+from ...autograd.ops.common import shape_text
+from ...autograd.tensor import Tensor
+from .activation import _require_tensor
+
+
+# ------------------------------------------------------------------ linear
+
+def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    """input @ weight.T + bias, through the same ops as at::linear: addmm for a batch of rows,
+    views around it for other contiguous inputs, matmul otherwise."""
+    _require_tensor(input, "linear", "input", 1)
+    _require_tensor(weight, "linear", "weight", 2)
+    if bias is not None:
+        _require_tensor(bias, "linear", "bias", 3)
+    input, weight, bias = autocast.lower_precision(input, weight, bias)
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
+                           f"{weight.ndim}D")
+    weight_t = weight.t()
+    if bias is None:
+        if input.ndim == 1:
+            # matmul of a vector: unsqueeze, mm, then an in-place squeeze_(0)
+            return shape.squeeze_inplace(linalg.mm(input.unsqueeze(0), weight_t), 0)
+        return linalg.matmul(input, weight_t)
+    if input.ndim == 2:
+        return _addmm(bias, input, weight_t)
+    if input.is_contiguous():
+        rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
+        out = _addmm(bias, rows, weight_t)
+        return out.view(*input.shape[:-1], out.shape[1])
+    return linalg.matmul(input, weight_t) + bias
+
+
+def _addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    if mat1.dtype is not mat2.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {mat1.dtype._scalar_name} and "
+                           f"{mat2.dtype._scalar_name}")
+    return linalg.addmm(bias, mat1, mat2)
+
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    out = linalg.matmul(input1.unsqueeze(-2).unsqueeze(-3), weight).squeeze(-2)
+    out = (out * input2.unsqueeze(-2)).sum(-1)
+    return out if bias is None else out + bias
+
+
+# ------------------------------------------------------------------ convolutions (torch's builtins)
+
+conv1d = convolution.conv1d
+conv2d = convolution.conv2d
+conv3d = convolution.conv3d
+conv_transpose1d = convolution.conv_transpose1d
+conv_transpose2d = convolution.conv_transpose2d
+conv_transpose3d = convolution.conv_transpose3d
+
+
+# ------------------------------------------------------------------ pooling
+
+def _single(value: Any) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def _pool1d_sizes(name: str, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+                  dilation: Any = 1) -> tuple:
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"{name}() Expected 2D or 3D input tensor, but got {shape_text(input.shape)}")
+    stride = _single(stride) if stride is not None else ()
+    return ((1,) + _single(kernel_size)[:1], (1,) + stride[:1] if stride else (),
+            (0,) + _single(padding)[:1], (1,) + _single(dilation)[:1])
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    kernel, stride, padding, dilation = _pool1d_sizes("max_pool1d", input, kernel_size, stride, padding, dilation)
+    result = pooling.pooled_1d(pooling.max_pool2d_with_indices, input, kernel, stride, padding, dilation, ceil_mode)
+    return result if return_indices else result[0]
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    result = pooling.max_pool2d_with_indices(input, kernel_size, () if stride is None else stride, padding, dilation,
+                                             ceil_mode)
+    return result if return_indices else result[0]
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    kernel, stride, padding, _ = _pool1d_sizes("avg_pool1d", input, kernel_size, stride, padding)
+    return pooling.pooled_1d(pooling.avg_pool2d, input, kernel, stride, padding, ceil_mode, count_include_pad)
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
+    return pooling.avg_pool2d(input, kernel_size, () if stride is None else stride, padding, ceil_mode,
+                              count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d() argument 'input' (position 1) must be 2D or 3D, got "
+                           f"{input.ndim}D")
+    return pooling.pooled_1d(pooling.adaptive_avg_pool2d, input, (1,) + _single(output_size)[:1])
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    return pooling.adaptive_avg_pool2d(input, output_size)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    result = pooling.pooled_1d(pooling.adaptive_max_pool2d_with_indices, input, (1,) + _single(output_size)[:1])
+    return result if return_indices else result[0]
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    result = pooling.adaptive_max_pool2d_with_indices(input, output_size)
+    return result if return_indices else result[0]
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    kernel = _single(kernel_size) * (2 // len(_single(kernel_size)))
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kernel[0] * kernel[1]).pow(1.0 / norm_type)
+
+
+# ------------------------------------------------------------------ normalization
+
+def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
+               weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    if training:
+        size = input.shape
+        count = math.prod(size) // size[1] if len(size) > 1 else 1
+        if count == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    return normalization.native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None, running_var: Optional[Tensor] = None,
+                  weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Batch norm of the input seen as one sample of N * C channels (ViewBackward0 at the end)."""
+    n, channels = input.shape[:2]
+    folded = input.reshape((1, n * channels) + tuple(input.shape[2:]))
+    mean, var, weight, bias = (None if t is None else t.repeat(n) for t in (running_mean, running_var, weight, bias))
+    out = normalization.native_batch_norm(folded, weight, bias, mean, var, use_input_stats, momentum, eps)
+    if running_mean is not None and use_input_stats:
+        with grad_mode.no_grad():
+            running_mean.copy_(mean.view(n, channels).mean(0))
+            running_var.copy_(var.view(n, channels).mean(0))
+    return out.view(input.shape)
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+               eps: float = 1e-5) -> Tensor:
+    return normalization.native_layer_norm(input, _single(normalized_shape), weight, bias, eps)
+
+
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Optional[Tensor] = None,
+             eps: Optional[float] = None) -> Tensor:
+    dims = tuple(range(-len(_single(normalized_shape)), 0))
+    if eps is None:
+        eps = float(np.finfo(input.dtype._numpy).eps)
+    out = input * (input.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+               eps: float = 1e-5) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    return normalization.native_group_norm(input, weight, bias, num_groups, eps)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    div = input.mul(input).unsqueeze(1)
+    div = constant_pad_nd(div, (0, 0) * (input.ndim - 2) + (size // 2, (size - 1) // 2))
+    div = avg_pool2d(div.flatten(-2) if input.ndim > 3 else div, (size, 1), stride=1).squeeze(1)
+    div = div.reshape(input.shape)
+    return input / div.mul(alpha).add(k).pow(beta)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
+    denominator = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denominator
+
+
+# ------------------------------------------------------------------ embeddings
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, max_norm: Optional[float] = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.shape[0] + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        embedding_ops.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    return embedding_ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+# built-in in torch._C._nn: PyTorch's argument parser
+one_hot = namespace_members("nn")["one_hot"]
+
+
+# ------------------------------------------------------------------ padding and reshaping
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: Optional[float] = None) -> Tensor:
+    if mode == "constant":
+        return constant_pad_nd(input, pad, 0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    out = input
+    for k in range(len(pad) // 2):
+        dim = input.ndim - 1 - k
+        before, after = pad[2 * k], pad[2 * k + 1]
+        size = input.shape[dim]
+        positions = np.arange(-before, size + after)
+        if mode == "reflect":
+            if before >= size or after >= size:
+                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                                   f"but got: padding ({before}, {after}) at dimension {dim} of input "
+                                   f"{shape_text(input.shape)}")
+            period = 2 * (size - 1)
+            positions = np.abs((positions + period) % period if period else positions * 0)
+            positions = np.where(positions >= size, period - positions, positions)
+        elif mode == "replicate":
+            positions = np.clip(positions, 0, size - 1)
+        else:
+            positions = positions % size
+        out = out.index_select(dim, Tensor._make(positions.astype(np.int64), dtypes.int64))
+    return out
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    *batch, channels, height, width = input.shape
+    r = upscale_factor
+    out = input.reshape(tuple(batch) + (channels // (r * r), r, r, height, width))
+    k = len(batch)
+    out = out.permute(tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
+    return out.reshape(tuple(batch) + (channels // (r * r), height * r, width * r))
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    *batch, channels, height, width = input.shape
+    r = downscale_factor
+    out = input.reshape(tuple(batch) + (channels, height // r, r, width // r, r))
+    k = len(batch)
+    out = out.permute(tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
+    return out.reshape(tuple(batch) + (channels * r * r, height // r, width // r))
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """im2col: each sliding block's values as a column (N, C * kernel size, blocks), through a
+    convolution with one-hot kernels so that its gradient comes with it."""
+    kernel = _single(kernel_size) * (2 // len(_single(kernel_size)))
+    channels = input.shape[-3]
+    eye = Tensor._make(np.eye(kernel[0] * kernel[1], dtype=input.dtype._numpy).reshape(-1, 1, *kernel),
+                       input.dtype)
+    weight = eye.repeat(channels, 1, 1, 1)
+    cols = convolution.conv2d(input, weight, None, stride, padding, dilation, channels)
+    return cols.flatten(-2)
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+         stride: Any = 1) -> Tensor:
+    kernel = _single(kernel_size) * (2 // len(_single(kernel_size)))
+    size = _single(output_size) * (2 // len(_single(output_size)))
+    channels = input.shape[-2] // (kernel[0] * kernel[1])
+    eye = Tensor._make(np.eye(kernel[0] * kernel[1], dtype=input.dtype._numpy).reshape(-1, 1, *kernel),
+                       input.dtype)
+    weight = eye.repeat(channels, 1, 1, 1)
+    stride2, padding2, dilation2 = (_single(v) * (2 // len(_single(v))) for v in (stride, padding, dilation))
+    out_hw = tuple((s + 2 * p - d * (k - 1) - 1) // st + 1 for s, p, d, k, st in zip(
+        size, padding2, dilation2, kernel, stride2))
+    # what the transposed convolution leaves short of output_size at the end
+    extra = tuple(s - ((o - 1) * st - 2 * p + d * (k - 1) + 1) for s, o, st, p, d, k in zip(
+        size, out_hw, stride2, padding2, dilation2, kernel))
+    cols = input.reshape(tuple(input.shape[:-1]) + out_hw)
+    return convolution.conv_transpose2d(cols, weight, None, stride2, padding2, extra, channels, dilation2)
+
+
+__all__ = ["linear", "bilinear", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool2d", "batch_norm",
+           "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm", "normalize", "embedding",
+           "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold", "conv1d", "conv2d", "conv3d",
+           "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]

@@ -1,0 +1,387 @@
+"""The activation modules, each calling its torch.nn.functional function."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from ...autograd import dtypes
+from ...autograd.tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .linear import NonDynamicallyQuantizableLinear
+from .module import Module
+
+
+class _InplaceActivation(Module):
+    __module__ = "torch.nn.modules.activation"
+    _function: Any = None
+    _methods_of_its_own = ("__init__", "forward")
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._function(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class ReLU(_InplaceActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.relu)
+
+
+class _SlopeActivation(Module):
+    """An activation with one number besides inplace (LeakyReLU's negative_slope, ELU's alpha)."""
+
+    __module__ = "torch.nn.modules.activation"
+    _function: Any = None
+    _methods_of_its_own = ("__init__", "forward")
+    _parameter = "alpha"
+
+    def __init__(self, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        setattr(self, self._parameter, value)
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._function(input, getattr(self, self._parameter), self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"{self._parameter}={getattr(self, self._parameter)}" + (", inplace=True" if self.inplace else "")
+
+
+class LeakyReLU(_SlopeActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.leaky_relu)
+    _parameter = "negative_slope"
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__(negative_slope, inplace)
+
+
+class ELU(_SlopeActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.elu)
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__(alpha, inplace)
+
+
+class CELU(_SlopeActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.celu)
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__(alpha, inplace)
+
+
+class Sigmoid(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.sigmoid(input)
+
+
+class Tanh(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanh(input)
+
+
+class _DimActivation(Module):
+    """An activation along one dim (softmax and its kin): `dim` is all it holds."""
+
+    __module__ = "torch.nn.modules.activation"
+    _function: Any = None
+    _methods_of_its_own = ("__init__", "forward")
+
+    def __init__(self, dim: Optional[int] = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._function(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax(_DimActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.softmax)
+
+
+class LogSoftmax(_DimActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.log_softmax)
+
+
+class Softmin(_DimActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.softmin)
+
+
+class GLU(_DimActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.glu)
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__(dim)
+
+
+class GELU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class SiLU(_InplaceActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.silu)
+
+
+class Softplus(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError()
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class ReLU6(Hardtanh):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+def _simple_activation(name: str, function: Any, doc: str) -> type:
+    """An activation module without arguments: forward is the function."""
+    return type(name, (Module,), {"__module__": "torch.nn.modules.activation", "__doc__": doc,
+                                  "forward": lambda self, input: function(input)})
+
+
+Softsign = _simple_activation("Softsign", F.softsign, "x / (1 + |x|).")
+Tanhshrink = _simple_activation("Tanhshrink", F.tanhshrink, "x - tanh(x).")
+LogSigmoid = _simple_activation("LogSigmoid", F.logsigmoid, "log(sigmoid(x)).")
+
+
+class SELU(_InplaceActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.selu)
+
+
+class Hardsigmoid(_InplaceActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.hardsigmoid)
+
+
+class Hardswish(_InplaceActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.hardswish)
+
+
+class Mish(_InplaceActivation):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.mish)
+
+
+class Threshold(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class _Shrink(Module):
+    __module__ = "torch.nn.modules.activation"
+    _function: Any = None
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._function(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Hardshrink(_Shrink):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.hardshrink)
+
+
+class Softshrink(_Shrink):
+    __module__ = "torch.nn.modules.activation"
+    _function = staticmethod(F.softshrink)
+
+
+class Softmax2d(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
+        return F.softmax(input, -3)
+
+
+class PReLU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        dtype = dtype or dtypes.get_default_dtype()
+        self.weight = Parameter(Tensor._make(np.full((num_parameters,), init, dtype=dtype._numpy), dtype))
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class MultiheadAttention(Module):
+    """Attention over several heads: one projection of query, key and value (in_proj), then
+    out_proj; initialised as PyTorch does (out_proj's Linear first, then xavier_uniform_)."""
+
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: Optional[int] = None,
+                 vdim: Optional[int] = None, batch_first: bool = False, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        if add_bias_kv or add_zero_attn or (kdim not in (None, embed_dim)) or (vdim not in (None, embed_dim)):
+            raise NotImplementedError("gradcalc's MultiheadAttention has no add_bias_kv, add_zero_attn, kdim or vdim")
+        self.embed_dim = embed_dim
+        self.kdim = self.vdim = embed_dim
+        self._qkv_same_embed_dim = True
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        dtype = dtype or dtypes.get_default_dtype()
+        self.in_proj_weight = Parameter(Tensor._make(np.zeros((3 * embed_dim, embed_dim), dtype._numpy), dtype))
+        self.register_parameter("q_proj_weight", None)
+        self.register_parameter("k_proj_weight", None)
+        self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(Tensor._make(np.zeros((3 * embed_dim,), dtype._numpy), dtype))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        init.xavier_uniform_(self.in_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Optional[Tensor] = None,
+                need_weights: bool = True, attn_mask: Optional[Tensor] = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple:
+        if self.batch_first:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        unbatched = query.ndim == 2
+        if unbatched:
+            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
+        length, batch, embed = query.shape
+        heads, head_dim = self.num_heads, self.head_dim
+        w_q, w_k, w_v = self.in_proj_weight.chunk(3)
+        b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
+        q = F.linear(query, w_q, b_q)
+        k = F.linear(key, w_k, b_k)
+        v = F.linear(value, w_v, b_v)
+        q = q.reshape(length, batch * heads, head_dim).transpose(0, 1)
+        k = k.reshape(k.shape[0], batch * heads, head_dim).transpose(0, 1)
+        v = v.reshape(v.shape[0], batch * heads, head_dim).transpose(0, 1)
+        scores = (q * (1.0 / math.sqrt(head_dim))).bmm(k.transpose(1, 2))
+        mask = None
+        if attn_mask is not None:
+            mask = attn_mask if attn_mask.dtype is not dtypes.bool_ else \
+                attn_mask.float().masked_fill(attn_mask, float("-inf"))
+        if key_padding_mask is not None:
+            padding = key_padding_mask.reshape(batch, 1, 1, -1).expand(-1, heads, -1, -1).reshape(batch * heads, 1, -1)
+            padding = padding.float().masked_fill(padding, float("-inf")) if padding.dtype is dtypes.bool_ \
+                else padding
+            mask = padding if mask is None else mask + padding
+        if mask is not None:
+            scores = scores + mask
+        weights = F.softmax(scores, -1)
+        if self.dropout > 0.0 and self.training:
+            weights = F.dropout(weights, self.dropout)
+        out = weights.bmm(v).transpose(0, 1).reshape(length * batch, embed)
+        out = F.linear(out, self.out_proj.weight, self.out_proj.bias).view(length, batch, embed)
+        if self.batch_first:
+            out = out.transpose(0, 1)
+        if unbatched:
+            out = out.squeeze(1)
+        if not need_weights:
+            return out, None
+        weights = weights.view(batch, heads, length, -1)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        if unbatched:
+            weights = weights.squeeze(0)
+        return out, weights

@@ -1,0 +1,157 @@
+"""Batch normalization with running statistics (buffers), momentum, affine and
+track_running_stats, in training and evaluation modes, and the lazy forms."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ...autograd import dtypes, grad_mode
+from ...autograd.dtypes import DType
+from ...autograd.tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
+from .module import Module
+
+
+def _filled(shape: tuple, value: float, dtype: DType) -> Tensor:
+    return Tensor._make(np.full(shape, value, dtype=dtype._numpy), dtype)
+
+
+class _NormBase(Module):
+    __module__ = "torch.nn.modules.batchnorm"
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Optional[DType] = None, *,
+                 bias: bool = True) -> None:
+        super().__init__()
+        dtype = dtype or dtypes.get_default_dtype()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(_filled((num_features,), 1.0, dtype))
+            if bias:
+                self.bias = Parameter(_filled((num_features,), 0.0, dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", _filled((num_features,), 0.0, dtype))
+            self.register_buffer("running_var", _filled((num_features,), 1.0, dtype))
+            self.register_buffer("num_batches_tracked", Tensor._make(np.zeros((), np.int64), dtypes.int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            with grad_mode.no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    _dims: tuple = ()
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.ndim not in self._dims:
+            expected = " or ".join(f"{d}D" for d in self._dims)
+            raise ValueError(f"expected {expected} input (got {input.ndim}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            with grad_mode.no_grad():
+                self.num_batches_tracked.add_(1)
+            factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        use_stats = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_stats else None,
+                            self.running_var if use_stats else None, self.weight, self.bias, bn_training, factor,
+                            self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    __module__ = "torch.nn.modules.batchnorm"
+    _dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    __module__ = "torch.nn.modules.batchnorm"
+    _dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    __module__ = "torch.nn.modules.batchnorm"
+    _dims = (5,)
+
+
+class _LazyBatchNorm(LazyModuleMixin):
+    def __init__(self, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Optional[DType] = None, *,
+                 bias: bool = True) -> None:
+        type(self).cls_to_become.__init__(self, 0, eps, momentum, False, False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        dtype = dtype or dtypes.get_default_dtype()
+        if affine:
+            self.weight = UninitializedParameter(dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(dtype=dtype)
+        if track_running_stats:
+            self._buffers["running_mean"] = UninitializedParameter(requires_grad=False, dtype=dtype)
+            self._buffers["running_var"] = UninitializedParameter(requires_grad=False, dtype=dtype)
+            self._buffers["num_batches_tracked"] = Tensor._make(np.zeros((), np.int64), dtypes.int64)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor, *args: Any) -> None:
+        self.num_features = input.shape[1]
+        dtype = input.dtype
+        if self.affine:
+            self.weight = self.weight.materialize((self.num_features,))
+            if self.bias is not None:
+                self.bias = self.bias.materialize((self.num_features,))
+        if self.track_running_stats:
+            self._buffers["running_mean"] = _filled((self.num_features,), 0.0, dtype)
+            self._buffers["running_var"] = _filled((self.num_features,), 1.0, dtype)
+        self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyBatchNorm, BatchNorm1d):
+    __module__ = "torch.nn.modules.batchnorm"
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
+    __module__ = "torch.nn.modules.batchnorm"
+    cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyBatchNorm, BatchNorm3d):
+    __module__ = "torch.nn.modules.batchnorm"
+    cls_to_become = BatchNorm3d

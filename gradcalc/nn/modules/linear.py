@@ -1,0 +1,150 @@
+"""Linear layers: Linear, Bilinear, Identity and LazyLinear."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from ...autograd import dtypes, grad_mode, random
+from ...autograd.dtypes import DType
+from ...autograd.tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
+from ...warnings import warn
+from .. import functional as F
+from .. import init
+from ..init import ZERO_ELEMENT_WARNING
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
+from .module import Module
+
+
+def _check_linear_sizes(out_features: Any, in_features: Any) -> None:
+    """The errors torch.empty((out_features, in_features)) gives."""
+    for position, size in ((1, out_features), (2, in_features)):
+        if not isinstance(size, int):
+            raise TypeError(f"empty(): argument 'size' failed to unpack the object at pos {position} with error "
+                            f"\"type must be tuple of ints,but got {type(size).__name__}\"")
+    for size in (out_features, in_features):
+        if size < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {size}: "
+                               f"[{out_features}, {in_features}]")
+
+
+class Linear(Module):
+    """y = x W^T + b, initialised as PyTorch initialises it, draw for draw."""
+
+    __module__ = "torch.nn.modules.linear"
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Optional[DType] = None) -> None:
+        super().__init__()
+        check_device(device)
+        _check_linear_sizes(out_features, in_features)
+        dtype = dtype or dtypes.get_default_dtype()
+        if dtype.category < dtypes.FLOATING:
+            raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
+        self.in_features = in_features
+        self.out_features = out_features
+        # as torch: uninitialised parameters, then reset_parameters draws into them in place
+        self.weight = Parameter(Tensor._make(np.zeros((out_features, in_features), dtype._numpy), dtype))
+        if bias:
+            self.bias = Parameter(Tensor._make(np.zeros((out_features,), dtype._numpy), dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """kaiming_uniform_ on the weight (skipped, with a warning, when it has no elements),
+        then uniform_ on the bias, from PyTorch's random stream."""
+        weight, bias = random.linear_init(self.in_features, self.out_features, self.bias is not None,
+                                          self.weight.dtype.name)
+        with grad_mode.no_grad():
+            if self.weight.numel():
+                self.weight.copy_(Tensor._make(weight, self.weight.dtype))
+            else:
+                warn("UserWarning", ZERO_ELEMENT_WARNING)
+            if bias is not None:
+                self.bias.copy_(Tensor._make(bias, self.bias.dtype))
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Identity(Module):
+    __module__ = "torch.nn.modules.linear"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Any) -> Any:
+        return input
+
+
+class Bilinear(Module):
+    __module__ = "torch.nn.modules.linear"
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Optional[DType] = None) -> None:
+        super().__init__()
+        dtype = dtype or dtypes.get_default_dtype()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        self.weight = Parameter(Tensor._make(np.zeros((out_features, in1_features, in2_features), dtype._numpy),
+                                             dtype))
+        if bias:
+            self.bias = Parameter(Tensor._make(np.zeros((out_features,), dtype._numpy), dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose in_features comes from its first input."""
+
+    __module__ = "torch.nn.modules.linear"
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Optional[DType] = None) -> None:
+        Module.__init__(self)
+        dtype = dtype or dtypes.get_default_dtype()
+        self.in_features = 0
+        self.out_features = out_features
+        self.weight = UninitializedParameter(dtype=dtype)
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+        else:
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor, *args: Any) -> None:
+        self.in_features = input.shape[-1]
+        with grad_mode.no_grad():
+            self.weight = self.weight.materialize((self.out_features, self.in_features))
+            if self.bias is not None:
+                self.bias = self.bias.materialize((self.out_features,))
+        self.reset_parameters()
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The Linear of MultiheadAttention's out_proj, as PyTorch names it."""
+
+    __module__ = "torch.nn.modules.linear"

@@ -1,0 +1,48 @@
+"""Gradient-check cases for torch.nn's ops: convolutions (plain, strided, dilated, grouped,
+transposed), pooling, normalization, embeddings, the piecewise losses and the identity that
+modules' backward hooks put around their inputs and outputs. test_gradcheck.py runs them."""
+from __future__ import annotations
+
+from gradcheck import Case, constant, distinct, long_tensor, rand, seeded
+from gradcalc.nn import functional as NF
+from gradcalc.nn.modules import Linear
+
+
+def _hooked_linear(x):
+    layer = seeded(lambda: Linear(3, 2).double())
+    layer.register_full_backward_hook(lambda module, grad_input, grad_output: None)
+    return layer(x)
+
+
+NN_CASES = [
+    Case("conv2d", lambda x, w, b: NF.conv2d(x, w, b, stride=2, padding=1),
+         [rand(2, 3, 5, 5), rand(4, 3, 3, 3, seed=1), rand(4, seed=2)]),
+    Case("conv2d dilated grouped", lambda x, w: NF.conv2d(x, w, None, 1, (1, 0), 2, 2),
+         [rand(1, 4, 6, 5), rand(2, 2, 2, 2, seed=1)]),
+    Case("conv2d same", lambda x, w: NF.conv2d(x, w, padding="same"), [rand(1, 2, 4, 4), rand(3, 2, 2, 3, seed=1)]),
+    Case("conv1d conv3d", lambda x, w, y, v: NF.conv1d(x, w).sum() + NF.conv3d(y, v).sum(),
+         [rand(2, 2, 6), rand(3, 2, 3, seed=1), rand(1, 1, 3, 3, 3, seed=2), rand(2, 1, 2, 2, 2, seed=3)]),
+    Case("conv_transpose2d", lambda x, w, b: NF.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1),
+         [rand(2, 3, 3, 3), rand(3, 2, 3, 3, seed=1), rand(2, seed=2)]),
+    Case("conv_transpose1d grouped", lambda x, w: NF.conv_transpose1d(x, w, groups=2, dilation=2),
+         [rand(1, 4, 4), rand(4, 1, 2, seed=1)]),
+    Case("max_pool2d", lambda x: NF.max_pool2d(x, 3, 2, 1, ceil_mode=True), [distinct(2, 2, 5, 5)]),
+    Case("max_pool1d dilated", lambda x: NF.max_pool1d(x, 2, dilation=2), [distinct(2, 3, 7)]),
+    Case("avg_pool2d", lambda x: NF.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+         [rand(2, 2, 6, 5)]),
+    Case("adaptive_avg_pool2d", lambda x: NF.adaptive_avg_pool2d(x, (3, 2)), [rand(2, 2, 7, 5)]),
+    Case("adaptive_max_pool2d", lambda x: NF.adaptive_max_pool2d(x, 3), [distinct(1, 2, 5, 7)]),
+    Case("batch_norm training", lambda x, w, b: NF.batch_norm(x, constant(rand(3) * 0), constant(rand(3) * 0 + 1), w,
+                                                              b, True),
+         [rand(4, 3, 2, 2), rand(3, seed=1), rand(3, seed=2)], True),
+    Case("batch_norm eval", lambda x, w: NF.batch_norm(x, constant(rand(3)), constant(rand(3, low=0.5) + 1), w),
+         [rand(4, 3), rand(3, seed=1)], True),
+    Case("layer_norm", lambda x, w, b: NF.layer_norm(x, (2, 3), w, b),
+         [rand(4, 2, 3), rand(2, 3, seed=1), rand(2, 3, seed=2)], True),
+    Case("group_norm", lambda x, w, b: NF.group_norm(x, 2, w, b), [rand(2, 4, 3), rand(4, seed=1), rand(4, seed=2)],
+         True),
+    Case("embedding", lambda w: NF.embedding(long_tensor([[0, 2], [2, 3]]), w), [rand(4, 3)], True),
+    Case("smooth_l1_loss huber_loss", lambda x, y: NF.smooth_l1_loss(x, y, beta=0.5) + NF.huber_loss(x, y, delta=0.7),
+         [rand(2, 3), rand(2, 3, seed=1)], True),
+    Case("module backward hook", _hooked_linear, [rand(2, 3)]),
+]
