@@ -120,9 +120,9 @@ def test_cli_colour_only_when_asked_or_on_a_terminal() -> None:
     assert gradcalc("--no-color", "-e", CODE, env={"FORCE_COLOR": "1"}).stdout == piped.stdout
 
 
-def test_rich_is_not_imported_without_colour() -> None:
+def test_one_line_imports_neither_rich_without_colour_nor_click_nor_the_editor() -> None:
     code = ("import sys, gradcalc.cli; sys.argv = ['gradcalc', '-e', '1']\n"
             "try: gradcalc.cli.main()\nexcept SystemExit: pass\n"
-            "print(sorted(m for m in ('rich', 'prompt_toolkit', 'pygments') if m in sys.modules))")
+            "print(sorted(m for m in ('rich', 'prompt_toolkit', 'pygments', 'click') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=30)
     assert out.stdout == "1\n[]\n"
