@@ -114,6 +114,9 @@ def proxied(cls: Any) -> Any:
     return cls
 _PENDING: list = []  # (module, class name, rule) of gradcalc's classes, resolved on first use
 _INSTALLED: list = []
+# gradcalc's classes from modules that only some programs import (torch.distributions): their
+# rules are made once the module is loaded, when a program first meets one of its objects
+_ON_IMPORT: list = []
 
 
 def public_names(cls: type) -> frozenset:
@@ -225,6 +228,10 @@ def _gradcalc(module: str, name: str, **options: Any) -> None:
     _PENDING.append((module, name, options))
 
 
+def _on_import(module: str, name: str, **options: Any) -> None:
+    _ON_IMPORT.append((module, name, options))
+
+
 def _saved_names(name: str) -> bool:
     return name.startswith(("_saved_", "_raw_saved_"))
 
@@ -301,6 +308,17 @@ _gradcalc("gradcalc.autograd.ops.legacy", "Variable", read=set())
 _gradcalc("gradcalc.session", "OutputStream", read={"write", "writelines", "flush", "isatty", "encoding", "name"})
 _gradcalc("gradcalc.language.modules.namespace", "Namespace", public=True, public_write=True,
           read={"__name__", "__version__", "__doc__", "__all__"})
+# torch.distributions: the private names that PyTorch's own subclasses use and programs' subclasses copy
+_on_import("gradcalc.distributions.distribution", "Distribution", public=True, public_write=True, subclasses=True,
+           derivable=True, write={"_validate_args"},
+           read={"_validate_args", "_batch_shape", "_event_shape", "_extended_shape", "_validate_sample",
+                 "_get_checked_instance", "_param", "_num_events", "_natural_params", "_log_normalizer",
+                 "_mean_carrier_measure", "_unbroadcasted_scale_tril"})
+_on_import("gradcalc.distributions.constraints", "Constraint", public=True, subclasses=True, derivable=True)
+# a dependent property is a property (its fget is the distribution's or the program's own function)
+_on_import("gradcalc.distributions.constraints", "_DependentProperty",
+           read={"is_discrete", "event_dim", "check", "__call__", "__doc__"})
+_on_import("gradcalc.distributions.utils", "_lazy_property_and_property", read={"__doc__"})
 
 
 def install() -> None:
@@ -312,11 +330,26 @@ def install() -> None:
     import importlib
 
     for module, name, options in _PENDING:
-        listed = getattr(importlib.import_module(module), name)
-        for cls in listed.values() if isinstance(listed, dict) else (listed,):
-            like = options.get("like")  # an exception: as Python's own exceptions
-            RULES[cls] = rule = copy.copy(RULES[like]) if like else Rule(**options)
-            rule.c_methods = _c_methods(cls)
+        _install_class(getattr(importlib.import_module(module), name), options)
+
+
+def _install_class(listed: Any, options: dict) -> None:
+    for cls in listed.values() if isinstance(listed, dict) else (listed,):
+        like = options.get("like")  # an exception: as Python's own exceptions
+        RULES[cls] = rule = copy.copy(RULES[like]) if like else Rule(**options)
+        rule.c_methods = _c_methods(cls)
+
+
+def _install_imported() -> bool:
+    """Install the rules of the listed classes whose modules are loaded by now; whether any were."""
+    import sys
+
+    loaded = [entry for entry in _ON_IMPORT if entry[0] in sys.modules]
+    for entry in loaded:
+        _ON_IMPORT.remove(entry)
+        module, name, options = entry
+        _install_class(getattr(sys.modules[module], name), options)
+    return bool(loaded)
 
 
 def _c_methods(cls: type) -> bool:
@@ -357,7 +390,7 @@ def resolve(cls: type) -> Optional[Rule]:
     rule = RULES.get(cls)
     if rule is not None:
         return rule
-    if _install_library(cls):
+    if _install_library(cls) or (_ON_IMPORT and _install_imported()):
         return resolve(cls)
     if _made_by_enum(cls):
         register_program_class(cls)
@@ -406,8 +439,13 @@ def register_program_class(cls: type) -> None:
     deny = ("format", "format_map") if issubclass(cls, str) else ()
     own_dunders = {name for base in cls.__mro__ if _is_registered_program_class(base) or base is cls
                    for name in vars(base) if is_dunder(name)}
-    RULES[cls] = Rule(PROGRAM, read=READABLE_DUNDERS | (own_dunders & USER_DUNDERS) | {"__dict__"}, public=True,
-                      deny=deny, public_write=True, derivable=True)
+    # the private names the instances of its gradcalc bases may read and write (a Distribution's
+    # `_extended_shape`); public ones follow from the program's own rule, dunders from its class
+    inherited = [RULES[base] for base in cls.__mro__[1:] if base in RULES and RULES[base].kind != PROGRAM]
+    read = {name for rule in inherited for name in rule.read if name[0] == "_" and not is_dunder(name)}
+    write = {name for rule in inherited for name in rule.write if name[0] == "_" and not is_dunder(name)}
+    RULES[cls] = Rule(PROGRAM, read=READABLE_DUNDERS | (own_dunders & USER_DUNDERS) | {"__dict__"} | read,
+                      public=True, deny=deny, public_write=True, derivable=True, write=write)
     # its metaclass (abc.ABCMeta, TypedDict's) was checked when the class was made
     if type(cls) not in RULES:
         RULES[type(cls)] = Rule(CLASS)

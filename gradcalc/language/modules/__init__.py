@@ -7,10 +7,11 @@ refused in one line saying why; any other name is Python's ModuleNotFoundError.
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, Optional
 
 from ..limits import wall_paused
-from .namespace import Namespace, Submodule
+from .namespace import LazySubmodule, Namespace, Submodule
 
 # Modules a program may not import, and why.
 _HOST = "it reaches the host's files, processes and environment"
@@ -51,6 +52,11 @@ def _template(name: str) -> Optional[dict]:
 
 
 def _build_template(name: str) -> None:
+    if name == "torch.distributions" or name.startswith("torch.distributions."):
+        from .torch import distribution_templates
+
+        _TEMPLATES.update(distribution_templates())
+        return
     if name == "torch" or name.startswith("torch."):
         from .torch import templates
 
@@ -86,8 +92,12 @@ class ModuleTable:
             raise ModuleNotFoundError(f"No module named '{name}'", name=name)
         module = self.loaded[name] = Namespace(name, {})
         members = {key: self.get(value.name) if isinstance(value, Submodule) else value
-                   for key, value in template.items()}
+                   for key, value in template.items() if not isinstance(value, LazySubmodule)}
         members.update(self.extra(name))
+        lazy = {key: partial(self.get, value.name) for key, value in template.items()
+                if isinstance(value, LazySubmodule)}
+        if lazy:
+            members["_lazy_members"] = lazy
         vars(module).update(members)
         return module
 
@@ -99,7 +109,7 @@ class ModuleTable:
         parts = name.split(".")
         for depth in range(1, len(parts)):
             parent = self.get(".".join(parts[:depth]))
-            if vars(parent).get(parts[depth]) is not self.get(".".join(parts[:depth + 1])):
+            if getattr(parent, parts[depth], None) is not self.get(".".join(parts[:depth + 1])):
                 raise ModuleNotFoundError(f"No module named '{name}'")
         return self.get(parts[0])
 
@@ -110,10 +120,10 @@ class ModuleTable:
         module = self.get(name)
         values = []
         for item in names:
-            members = vars(module)
-            if item not in members:
-                raise ImportError(f"cannot import name '{item}' from '{name}' (unknown location)")
-            values.append(members[item])
+            try:
+                values.append(getattr(module, item))  # a lazy submodule is made here
+            except AttributeError:
+                raise ImportError(f"cannot import name '{item}' from '{name}' (unknown location)") from None
         return tuple(values)
 
     def import_star(self, namespace: dict, name: str, level: int) -> None:
@@ -128,4 +138,4 @@ def importable(name: str) -> bool:
     return _refusal(name) is None and _template(name) is not None
 
 
-__all__ = ["ModuleTable", "Namespace", "Submodule", "REFUSED", "importable"]
+__all__ = ["ModuleTable", "LazySubmodule", "Namespace", "Submodule", "REFUSED", "importable"]

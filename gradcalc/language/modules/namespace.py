@@ -16,13 +16,18 @@ class Namespace:
         self.__dict__["__name__"] = name
 
     def __getattr__(self, name: str) -> Any:
+        load = self.__dict__.get("_lazy_members", {}).pop(name, None)
+        if load is not None:
+            value = self.__dict__[name] = load()
+            return value
         raise AttributeError(f"module '{self.__dict__['__name__']}' has no attribute '{name}'")
 
     def __repr__(self) -> str:
         return f"<module '{self.__dict__['__name__']}'>"
 
     def __dir__(self) -> list:
-        return sorted(name for name in self.__dict__ if not name.startswith("_"))
+        names = set(self.__dict__) | set(self.__dict__.get("_lazy_members", ()))
+        return sorted(name for name in names if not name.startswith("_"))
 
 
 def members(namespace: Namespace) -> dict:
@@ -37,3 +42,10 @@ class Submodule:
 
     def __init__(self, name: str) -> None:
         self.name = name
+
+
+class LazySubmodule(Submodule):
+    """A submodule made when the program first reads it (`torch.distributions`): only the
+    programs that use it pay the start-up time of its code."""
+
+    __slots__ = ()

@@ -3,7 +3,7 @@ as member tables; the session makes each into a Namespace of its own (see __init
 from __future__ import annotations
 
 from ..builtins import Builtin
-from .namespace import Submodule
+from .namespace import LazySubmodule, Submodule
 
 
 def templates() -> dict:
@@ -35,6 +35,7 @@ def templates() -> dict:
         accelerator=Submodule("torch.accelerator"), linalg=Submodule("torch.linalg"),
         special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
         save=serialization.save, load=serialization.load, func=Submodule("torch.func"), vmap=func.vmap,
+        distributions=LazySubmodule("torch.distributions"),
     )
     return {
         "torch": torch, "torch.nn": nn, "torch.autograd": autograd,
@@ -78,3 +79,16 @@ def templates() -> dict:
         "torch.backends.mps": dict(is_available=Builtin("is_available", lambda: False),
                                    is_built=Builtin("is_built", lambda: False)),
     }
+
+
+def distribution_templates() -> dict:
+    """torch.distributions and its modules, made when a program first uses them."""
+    from ... import distributions
+
+    package = {name: getattr(distributions, name) for name in distributions.__all__}
+    package.update({name: Submodule(f"torch.distributions.{name}") for name in distributions.SUBMODULES})
+    tables = {"torch.distributions": package}
+    for name, members in distributions.SUBMODULES.items():
+        module = getattr(distributions, name)
+        tables[f"torch.distributions.{name}"] = {member: getattr(module, member) for member in members}
+    return tables
