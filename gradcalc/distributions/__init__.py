@@ -23,7 +23,8 @@ __all__ = ["Bernoulli", "Binomial", "Categorical", "Distribution", "ExponentialF
 
 # each module as a program imports it (torch.distributions.normal), with the names it defines
 SUBMODULES = {
-    "bernoulli": ("Bernoulli",), "binomial": ("Binomial",), "categorical": ("Categorical",), "constraints": tuple(constraints.__all__),
+    "bernoulli": ("Bernoulli",), "binomial": ("Binomial",), "categorical": ("Categorical",),
+    "constraints": tuple(constraints.__all__),
     "distribution": ("Distribution",), "exp_family": ("ExponentialFamily",), "independent": ("Independent",),
     "kl": ("kl_divergence", "register_kl"), "multinomial": ("Multinomial",),
     "multivariate_normal": ("MultivariateNormal",), "normal": ("Normal",),
