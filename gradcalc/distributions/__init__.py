@@ -9,23 +9,28 @@ from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .gamma import Gamma
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .laplace import Laplace
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .poisson import Poisson
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Binomial", "Categorical", "Distribution", "ExponentialFamily", "Independent", "Multinomial",
-           "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Uniform",
-           "kl_divergence", "register_kl"]
+__all__ = ["Bernoulli", "Binomial", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Gamma",
+           "Independent", "Laplace", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Poisson", "Uniform", "kl_divergence", "register_kl"]
 
 # each module as a program imports it (torch.distributions.normal), with the names it defines
 SUBMODULES = {
     "bernoulli": ("Bernoulli",), "binomial": ("Binomial",), "categorical": ("Categorical",),
     "constraints": tuple(constraints.__all__),
-    "distribution": ("Distribution",), "exp_family": ("ExponentialFamily",), "independent": ("Independent",),
+    "distribution": ("Distribution",), "exp_family": ("ExponentialFamily",), "exponential": ("Exponential",),
+    "gamma": ("Gamma",), "independent": ("Independent",), "laplace": ("Laplace",), "poisson": ("Poisson",),
     "kl": ("kl_divergence", "register_kl"), "multinomial": ("Multinomial",),
     "multivariate_normal": ("MultivariateNormal",), "normal": ("Normal",),
     "one_hot_categorical": ("OneHotCategorical", "OneHotCategoricalStraightThrough"), "uniform": ("Uniform",),

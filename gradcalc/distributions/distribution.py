@@ -153,6 +153,17 @@ class Distribution:
                              f"within the support ({support!r}) of the distribution {self!r}, but found invalid "
                              f"values:\n{value}")
 
+    def _expanded(self, cls: type, batch_shape: Any, _instance: Any, names: tuple) -> Any:
+        """What `expand` returns for a distribution whose parameters `names` all have the batch
+        shape: each expanded (no copy), and no validation again."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        super(cls, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "

@@ -7,7 +7,7 @@ from functools import total_ordering
 from typing import Any, Callable
 
 from ..autograd import api
-from ..autograd.ops import arrangement, creation, decompositions
+from ..autograd.ops import arrangement, creation, decompositions, elementwise
 from ..autograd.tensor import Tensor
 from ..nn.functional import softplus
 from ..warnings import warn
@@ -16,12 +16,16 @@ from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .gamma import Gamma
 from .independent import Independent
+from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .uniform import Uniform
-from .utils import _sum_rightmost
+from .utils import _sum_rightmost, euler_constant as _euler_gamma
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -82,6 +86,10 @@ def _dispatch_kl(type_p: type, type_q: type) -> Any:
 
 def _infinite_like(tensor: Tensor) -> Tensor:
     return creation.full_like(tensor, math.inf)
+
+
+def _x_log_x(tensor: Tensor) -> Tensor:
+    return elementwise.xlogy(tensor, tensor)
 
 
 def _batch_trace_XXT(bmat: Tensor) -> Tensor:
@@ -147,6 +155,13 @@ def _kl_categorical_categorical(p: Any, q: Any) -> Tensor:
     return t.sum(-1)
 
 
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Any, q: Any) -> Tensor:
+    rate_ratio = q.rate / p.rate
+    t1 = -rate_ratio.log()
+    return t1 + rate_ratio - 1
+
+
 @register_kl(ExponentialFamily, ExponentialFamily)
 def _kl_expfamily_expfamily(p: Any, q: Any) -> Tensor:
     if type(p) is not type(q):
@@ -162,6 +177,26 @@ def _kl_expfamily_expfamily(p: Any, q: Any) -> Tensor:
         term = (qnp - pnp) * g
         result -= _sum_rightmost(term, len(q.event_shape))
     return result
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Any, q: Any) -> Tensor:
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = q.concentration.lgamma() - p.concentration.lgamma()
+    t3 = (p.concentration - q.concentration) * p.concentration.digamma()
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Any, q: Any) -> Tensor:
+    # from http://www.mast.queensu.ca/~communications/Papers/gil-msc11.pdf
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t1 = -scale_ratio.log()
+    t2 = loc_abs_diff / q.scale
+    t3 = scale_ratio * (-loc_abs_diff / p.scale).exp()
+    return t1 + t2 + t3 - 1
 
 
 @register_kl(MultivariateNormal, MultivariateNormal)
@@ -192,6 +227,11 @@ def _kl_onehotcategorical_onehotcategorical(p: Any, q: Any) -> Tensor:
     return _kl_categorical_categorical(p._categorical, q._categorical)
 
 
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Any, q: Any) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
 @register_kl(Uniform, Uniform)
 def _kl_uniform_uniform(p: Any, q: Any) -> Tensor:
     result = ((q.high - q.low) / (p.high - p.low)).log()
@@ -209,9 +249,114 @@ def _kl_independent_independent(p: Any, q: Any) -> Tensor:
 
 # ------------------------------------------------------------------ across families
 
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p: Any, q: Any) -> Tensor:
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Exponential, Uniform)
+def _kl_exponential_infinity(p: Any, q: Any) -> Tensor:
+    return _infinite_like(p.rate)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p: Any, q: Any) -> Tensor:
+    ratio = q.rate / p.rate
+    t1 = -q.concentration * ratio.log()
+    return t1 + ratio + q.concentration.lgamma() + q.concentration * _euler_gamma - (1 + _euler_gamma)
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p: Any, q: Any) -> Tensor:
+    var_normal = q.scale.pow(2)
+    rate_sqr = p.rate.pow(2)
+    t1 = 0.5 * (rate_sqr * var_normal * 2 * math.pi).log()
+    t2 = rate_sqr.reciprocal()
+    t3 = q.loc / p.rate
+    t4 = q.loc.pow(2) * 0.5
+    return t1 - 1 + (t2 - t3 + t4) / var_normal
+
+
+@register_kl(Gamma, Uniform)
+def _kl_gamma_infinity(p: Any, q: Any) -> Tensor:
+    return _infinite_like(p.concentration)
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p: Any, q: Any) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p: Any, q: Any) -> Tensor:
+    var_normal = q.scale.pow(2)
+    beta_sqr = p.rate.pow(2)
+    t1 = 0.5 * (beta_sqr * var_normal * 2 * math.pi).log() - p.concentration - p.concentration.lgamma()
+    t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
+    t3 = q.loc * p.concentration / p.rate
+    t4 = 0.5 * q.loc.pow(2)
+    return t1 + (p.concentration - 1) * p.concentration.digamma() + (t2 - t3 + t4) / var_normal
+
+
+@register_kl(Laplace, Exponential)
+@register_kl(Laplace, Gamma)
+@register_kl(Laplace, Uniform)
+def _kl_laplace_infinity(p: Any, q: Any) -> Tensor:
+    return _infinite_like(p.loc)
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p: Any, q: Any) -> Tensor:
+    var_normal = q.scale.pow(2)
+    scale_sqr_var_ratio = p.scale.pow(2) / var_normal
+    t1 = 0.5 * (2 * scale_sqr_var_ratio / math.pi).log()
+    t2 = 0.5 * p.loc.pow(2)
+    t3 = p.loc * q.loc
+    t4 = 0.5 * q.loc.pow(2)
+    return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
+
+
+@register_kl(Normal, Exponential)
+@register_kl(Normal, Gamma)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p: Any, q: Any) -> Tensor:
     return _infinite_like(p.loc)
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p: Any, q: Any) -> Tensor:
+    loc_diff = p.loc - q.loc
+    scale_ratio = p.scale / q.scale
+    loc_diff_scale_ratio = loc_diff / p.scale
+    t1 = scale_ratio.log()
+    t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * loc_diff_scale_ratio.pow(2)).exp()
+    t3 = loc_diff * (math.sqrt(0.5) * loc_diff_scale_ratio).erf()
+    return -t1 + (t2 + t3) / q.scale - 0.5 * (1 + math.log(0.5 * math.pi))
+
+
+@register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
+def _kl_poisson_infinity(p: Any, q: Any) -> Tensor:
+    return _infinite_like(p.rate)
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponetial(p: Any, q: Any) -> Tensor:
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    result[p.low < q.support.lower_bound] = math.inf
+    return result
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p: Any, q: Any) -> Tensor:
+    common_term = p.high - p.low
+    t1 = common_term.log()
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
+    t4 = q.rate * (p.high + p.low) / 2
+    result = -t1 + t2 + t3 + t4
+    result[p.low < q.support.lower_bound] = math.inf
+    return result
 
 
 @register_kl(Uniform, Normal)
