@@ -10,7 +10,7 @@ import pytest
 
 from gradcalc.autograd.ops import torch_namespaces
 from gradcalc.autograd.tensor import Tensor
-from gradcalc.language.modules.torch import distribution_templates, templates
+from gradcalc.language.modules.torch import templates
 from test_api_names import _excluded
 
 USAGE = Path(__file__).parent / "api" / "api-usage.tsv"
@@ -41,7 +41,7 @@ TRAINING_NAMESPACES = ("torch.optim", "torch.optim.lr_scheduler", "torch.utils.d
 
 @pytest.mark.parametrize("namespace, name, uses", _used_names(TRAINING_NAMESPACES), ids=lambda value: str(value))
 def test_used_training_name_exists(namespace: str, name: str, uses: int) -> None:
-    assert name in {**templates(), **distribution_templates()}[namespace], f"{namespace}.{name} ({uses} uses)"
+    assert name in templates()[namespace], f"{namespace}.{name} ({uses} uses)"
 
 
 # torch.nn names the material uses that gradcalc does not have yet, and why

@@ -58,3 +58,12 @@ def test_a_run_leaves_no_changes_to_the_next() -> None:
         "D.Normal(0.0, -1.0)\n")
     assert fresh.startswith("tensor(0.3181) {'loc': Real(), 'scale': GreaterThan(lower_bound=0.0)}\n"
                             "ValueError: Expected parameter scale")
+
+
+def test_every_distributions_module_is_importable() -> None:
+    """torch.py names torch.distributions' modules without importing the package (start-up)."""
+    from gradcalc import distributions
+    from gradcalc.language.modules.torch import BUILDERS
+
+    listed = {name.removeprefix("torch.distributions.") for name in BUILDERS if name.startswith("torch.distributions.")}
+    assert listed == set(distributions.SUBMODULES)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import builtins
 import copy
 import re
+import sys
 import types
 from typing import Any, Callable, Iterable, Optional
 
@@ -114,9 +115,6 @@ def proxied(cls: Any) -> Any:
     return cls
 _PENDING: list = []  # (module, class name, rule) of gradcalc's classes, resolved on first use
 _INSTALLED: list = []
-# gradcalc's classes from modules that only some programs import (torch.distributions): their
-# rules are made once the module is loaded, when a program first meets one of its objects
-_ON_IMPORT: list = []
 
 
 def public_names(cls: type) -> frozenset:
@@ -228,10 +226,6 @@ def _gradcalc(module: str, name: str, **options: Any) -> None:
     _PENDING.append((module, name, options))
 
 
-def _on_import(module: str, name: str, **options: Any) -> None:
-    _ON_IMPORT.append((module, name, options))
-
-
 def _saved_names(name: str) -> bool:
     return name.startswith(("_saved_", "_raw_saved_"))
 
@@ -309,47 +303,39 @@ _gradcalc("gradcalc.session", "OutputStream", read={"write", "writelines", "flus
 _gradcalc("gradcalc.language.modules.namespace", "Namespace", public=True, public_write=True,
           read={"__name__", "__version__", "__doc__", "__all__"})
 # torch.distributions: the private names that PyTorch's own subclasses use and programs' subclasses copy
-_on_import("gradcalc.distributions.distribution", "Distribution", public=True, public_write=True, subclasses=True,
-           derivable=True, write={"_validate_args"},
-           read={"_validate_args", "_batch_shape", "_event_shape", "_extended_shape", "_validate_sample",
-                 "_get_checked_instance", "_param", "_num_events", "_natural_params", "_log_normalizer",
-                 "_mean_carrier_measure", "_unbroadcasted_scale_tril"})
-_on_import("gradcalc.distributions.constraints", "Constraint", public=True, subclasses=True, derivable=True)
+_gradcalc("gradcalc.distributions.distribution", "Distribution", public=True, public_write=True, subclasses=True,
+          derivable=True, write={"_validate_args"},
+          read={"_validate_args", "_batch_shape", "_event_shape", "_extended_shape", "_validate_sample",
+                "_get_checked_instance", "_param", "_num_events", "_natural_params", "_log_normalizer",
+                "_mean_carrier_measure", "_unbroadcasted_scale_tril"})
+_gradcalc("gradcalc.distributions.constraints", "Constraint", public=True, subclasses=True, derivable=True)
 # a dependent property is a property (its fget is the distribution's or the program's own function)
-_on_import("gradcalc.distributions.constraints", "_DependentProperty",
-           read={"is_discrete", "event_dim", "check", "__call__", "__doc__"})
-_on_import("gradcalc.distributions.utils", "_lazy_property_and_property", read={"__doc__"})
+_gradcalc("gradcalc.distributions.constraints", "_DependentProperty",
+          read={"is_discrete", "event_dim", "check", "__call__", "__doc__"})
+_gradcalc("gradcalc.distributions.utils", "_lazy_property_and_property", read={"__doc__"})
 
 
 def install() -> None:
-    """Fill the table (once): Python's types, then gradcalc's, whose modules are loaded by now."""
-    if _INSTALLED:
-        return
-    _INSTALLED.append(True)
-    _install_python()
-    import importlib
-
-    for module, name, options in _PENDING:
-        _install_class(getattr(importlib.import_module(module), name), options)
+    """Fill the table: Python's types (once), then those of gradcalc's classes whose modules are
+    loaded; the others when their modules load (a program reaching torch.optim loads it)."""
+    if not _INSTALLED:
+        _INSTALLED.append(True)
+        _install_python()
+    _install_loaded()
 
 
-def _install_class(listed: Any, options: dict) -> None:
-    for cls in listed.values() if isinstance(listed, dict) else (listed,):
-        like = options.get("like")  # an exception: as Python's own exceptions
-        RULES[cls] = rule = copy.copy(RULES[like]) if like else Rule(**options)
-        rule.c_methods = _c_methods(cls)
-
-
-def _install_imported() -> bool:
-    """Install the rules of the listed classes whose modules are loaded by now; whether any were."""
-    import sys
-
-    loaded = [entry for entry in _ON_IMPORT if entry[0] in sys.modules]
-    for entry in loaded:
-        _ON_IMPORT.remove(entry)
+def _install_loaded() -> bool:
+    """Install the pending rules of gradcalc's classes whose modules are loaded; whether any were."""
+    ready = [entry for entry in _PENDING if entry[0] in sys.modules]
+    for entry in ready:
+        _PENDING.remove(entry)
         module, name, options = entry
-        _install_class(getattr(sys.modules[module], name), options)
-    return bool(loaded)
+        listed = getattr(sys.modules[module], name)
+        for cls in listed.values() if isinstance(listed, dict) else (listed,):
+            like = options.get("like")  # an exception: as Python's own exceptions
+            RULES[cls] = rule = copy.copy(RULES[like]) if like else Rule(**options)
+            rule.c_methods = _c_methods(cls)
+    return bool(ready)
 
 
 def _c_methods(cls: type) -> bool:
@@ -390,7 +376,7 @@ def resolve(cls: type) -> Optional[Rule]:
     rule = RULES.get(cls)
     if rule is not None:
         return rule
-    if _install_library(cls) or (_ON_IMPORT and _install_imported()):
+    if _install_library(cls) or (_INSTALLED and _install_loaded()):
         return resolve(cls)
     if _made_by_enum(cls):
         register_program_class(cls)
