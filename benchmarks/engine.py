@@ -7,7 +7,7 @@ Usage:  python benchmarks/engine.py [--nodes N] [--ops N] [--steps N] [--torch P
 (c) the polynomial fit of the tutorial "Learning PyTorch with Examples" (its autograd version:
     a third-order polynomial fitted to sin(x) on 2,000 points by plain SGD), N steps.
 Each workload is one gradcalc program run by `gradcalc`, and the same program run under
-PyTorch by tests/golden/reference.py with the Python given by --torch (skipped without it).
+PyTorch by gradcalc/golden/reference.py with the Python given by --torch (skipped without it).
 Times are CPU time (user and system) of the child process, which the machine's other work does
 not inflate as it does wall time, with the start-up (the time of an empty program) subtracted;
 peak memory is the whole process's.
@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-REFERENCE = REPO / "tests" / "golden" / "reference.py"
+REFERENCE = REPO / "gradcalc" / "golden" / "reference.py"
 
 CHAIN = """\
 x = tensor(1.0, requires_grad=True)

@@ -1,16 +1,16 @@
 """torch.vmap: the function runs once per example, on the examples' slices, and its outputs are
-stacked; PyTorch's checks of in_dims, out_dims and batch sizes, and its randomness modes."""
+stacked; PyTorch's checks of in_dims, out_dims and batch sizes, and its randomness modes. A
+transform nested inside (vmap(grad(f))) is the outermost autograd transform, as in torch.func."""
 from __future__ import annotations
 
 import functools
 from typing import Any, Callable, Optional
 
-from ..autograd import forward_ad, random
+from ..autograd import random, forward_mode
 from ..autograd.grad_mode import FORWARD_LEVELS as LEVELS
 from ..autograd.ops.joining import stack
 from ..autograd.tensor import Tensor
 from ..utils._pytree import tree_flatten, tree_unflatten, treespec_repr
-from .eager_transforms import _enter, _exit, _requires_grad, finish
 
 RANDOMNESS = ("error", "different", "same")
 
@@ -35,10 +35,8 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         leaves, spec = tree_flatten(args)
         dims = _flat_in_dims(name, in_dims, args)
         size = _batch_size(name, in_dims, leaves, dims)
-        nested = _enter()
-        keep = nested or _requires_grad(args)
         random.VMAP_RANDOMNESS.append(randomness)
-        level = forward_ad.BatchLevel(size)
+        level = forward_mode.BatchLevel(size)
         LEVELS.append(level)
         try:
             state = random.default_generator.get_state() if randomness == "same" else None
@@ -51,13 +49,13 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         finally:
             LEVELS.remove(level)
             random.VMAP_RANDOMNESS.pop()
-            _exit()
-        return finish(_stacked(name, results, out_dims), keep)
+        # vmap adds no level of autograd: outputs keep the graph of the tensors the function used
+        return _stacked(name, results, out_dims)
 
     return wrapped
 
 
-def _example(leaf: Any, dim: Optional[int], index: int, level: forward_ad.BatchLevel) -> Any:
+def _example(leaf: Any, dim: Optional[int], index: int, level: forward_mode.BatchLevel) -> Any:
     if dim is None:
         return leaf
     example = leaf.select(dim, index)

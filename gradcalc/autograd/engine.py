@@ -177,11 +177,12 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
             if parents is not None:
                 parents.setdefault(child, []).append(node)
 
-    captures: dict = {}  # (node, output_nr) -> index into inputs
+    captures: dict = {}  # (node, output_nr) -> indices into inputs (an input may be given twice)
     if inputs is not None:
         for index, tensor in enumerate(inputs):
             # a GradientEdge (torch.autograd.graph) names its node itself
-            captures[tuple(tensor[:2]) if isinstance(tensor, tuple) else gradient_edge(tensor)] = index
+            edge = tuple(tensor[:2]) if isinstance(tensor, tuple) else gradient_edge(tensor)
+            captures.setdefault(edge, []).append(index)
     targets = {node for node, _ in captures}
     needed = _nodes_leading_to(targets, parents) if parents is not None else None
     captured: list = [None] * len(inputs or ())
@@ -211,8 +212,7 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
                 grads = _run_pre_hooks(node, grads)
             if captures:
                 for output_nr, grad in grads.items():
-                    index = captures.get((node, output_nr))
-                    if index is not None:
+                    for index in captures.get((node, output_nr), ()):
                         captured[index] = grad
             if is_leaf:
                 if accumulate and 0 in grads:
