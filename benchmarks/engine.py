@@ -2,15 +2,15 @@
 """The engine's and interpreter's cost, against PyTorch eager when it is installed.
 
 Usage:  python benchmarks/engine.py [--nodes N] [--ops N] [--steps N] [--torch PYTHON] [--only a|b|c]
-(a) a chain of N nodes `y = y * 1.00001` then `y.backward()`: wall time and peak memory;
+(a) a chain of N nodes `y = y * 1.00001` then `y.backward()`: time and peak memory;
 (b) N scalar ops in a loop then one backward: the per-op overhead of interpreter and engine;
 (c) the polynomial fit of the tutorial "Learning PyTorch with Examples" (its autograd version:
     a third-order polynomial fitted to sin(x) on 2,000 points by plain SGD), N steps.
 Each workload is one gradcalc program run by `gradcalc`, and the same program run under
 PyTorch by gradcalc/golden/reference.py with the Python given by --torch (skipped without it).
-Times are CPU time (user and system) of the child process, which the machine's other work does
-not inflate as it does wall time, with the start-up (the time of an empty program) subtracted;
-peak memory is the whole process's.
+The program times itself (CPU time, which the machine's other work does not inflate as it does
+wall time), so start-up is left out exactly; "end to end" is the CPU time of the whole process,
+start-up included. Peak memory is the whole process's. Each figure is the best of three runs.
 """
 from __future__ import annotations
 
@@ -73,46 +73,52 @@ print(f'Result: y = {{a.item()}} + {{b.item()}} x + {{c.item()}} x^2 + {{d.item(
 """
 
 
+# the workload between two readings of the process's CPU clock, printed last
+TIMED = """\
+import time as _time
+_start = _time.process_time()
+{source}print(f"workload: {{_time.process_time() - _start:.3f}}")
+"""
+
+
 def measure(command: list) -> tuple:
-    """(CPU seconds, peak resident MiB, stdout) of one run in a child process."""
+    """(CPU seconds of the whole process, peak resident MiB, stdout) of one run in a child process."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         child = subprocess.Popen(command, stdout=out, stderr=err)
         _, status, usage = os.wait4(child.pid, 0)  # this child's own time and peak memory
-        seconds = usage.ru_utime + usage.ru_stime
         child.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         if child.returncode != 0:
             raise SystemExit(f"{' '.join(command)} failed:\n{err.read()}")
-        return seconds, usage.ru_maxrss / 1024, out.read().strip()
+        return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read().strip()
 
 
 def timed_program(command: list, source: str) -> tuple:
-    """(seconds, peak MiB, stdout) of running `source`, less the start-up time of an empty program."""
-    paths = []
+    """(workload seconds, end-to-end seconds, peak MiB, stdout without the timing) of `source`,
+    the best of three runs."""
+    with tempfile.NamedTemporaryFile("w", suffix=".grad", delete=False) as handle:
+        handle.write(TIMED.format(source=source))
     try:
-        for text in (source, "pass\n"):
-            with tempfile.NamedTemporaryFile("w", suffix=".grad", delete=False) as handle:
-                handle.write(text)
-            paths.append(handle.name)
-        # the best of three runs of each: the machine's other work only ever adds time
-        runs = [measure(command + [paths[0]]) for _ in range(3)]
-        start_up = min(measure(command + [paths[1]])[0] for _ in range(3))
-        seconds = min(run[0] for run in runs)
-        return seconds - start_up, max(run[1] for run in runs), runs[0][2]
+        runs = [measure(command + [handle.name]) for _ in range(3)]
     finally:
-        for path in paths:
-            os.unlink(path)
+        os.unlink(handle.name)
+    workload = min(float(out.rsplit("workload: ", 1)[1]) for _, _, out in runs)
+    stdout = runs[0][2].rsplit("workload: ", 1)[0].strip()
+    return workload, min(run[0] for run in runs), max(run[1] for run in runs), stdout
 
 
 def run_workload(name: str, source: str, gradcalc: str, torch_python: str | None) -> None:
-    seconds, peak, out = timed_program([gradcalc], source)
-    print(f"{name}: gradcalc {seconds:7.2f} s, peak {peak:7.1f} MiB -> {_last_line(out)}")
+    seconds, end_to_end, peak, out = timed_program([gradcalc], source)
+    print(f"{name}: gradcalc {seconds:7.2f} s ({end_to_end:.2f} s end to end), peak {peak:7.1f} MiB "
+          f"-> {_last_line(out)}")
     if torch_python:
-        torch_seconds, torch_peak, torch_out = timed_program([torch_python, str(REFERENCE)], source)
-        print(f"{name}: PyTorch  {torch_seconds:7.2f} s, peak {torch_peak:7.1f} MiB -> {_last_line(torch_out)}")
-        print(f"{name}: ratio {seconds / torch_seconds:.2f}x time, {peak / torch_peak:.2f}x peak memory"
-              + ("" if out == torch_out else "; the outputs differ"))
+        torch_seconds, torch_end_to_end, torch_peak, torch_out = timed_program([torch_python, str(REFERENCE)],
+                                                                               source)
+        print(f"{name}: PyTorch  {torch_seconds:7.2f} s ({torch_end_to_end:.2f} s end to end), peak "
+              f"{torch_peak:7.1f} MiB -> {_last_line(torch_out)}")
+        print(f"{name}: ratio {seconds / torch_seconds:.2f}x time ({end_to_end / torch_end_to_end:.2f}x end to "
+              f"end), {peak / torch_peak:.2f}x peak memory" + ("" if out == torch_out else "; the outputs differ"))
 
 
 def _last_line(out: str) -> str:
