@@ -206,6 +206,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     input, target = _broadcast_pair(input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:  # PyTorch takes l1_loss then, whose graph is (input - target).abs() and its reduction
+        return l1_loss(input, target, reduction=reduction)
     return loss.smooth_l1_loss(input, target, loss.reduction_enum(reduction), beta)
 
 
