@@ -7,9 +7,12 @@ Each program is a handful of statements from the subset people use with autograd
 creation (scalars, nested lists, int/float/bool data, dtype=, requires_grad=), arithmetic
 between tensors and Python numbers with broadcasting, element-wise functions, reductions with
 dims and keepdim, views, indexing and slicing, in-place ops, backward and autograd.grad,
-.grad access and reset, detach/clone, no_grad blocks and printing. The generator keeps a rough
-model of each variable (shape, dtype, requires_grad) so that most programs are valid, yet many
-are not: a program ends at its first error, which is compared as well.
+.grad access and reset, detach/clone, no_grad blocks and printing; and, from families.py, the op
+registry's families: joining, indexing and scatter, shape, linear algebra, sorting and clamping
+with tensors, activations and losses through F, cumulative ops and random ops after
+manual_seed. The generator keeps a rough model of each variable (shape, dtype, requires_grad)
+so that most programs are valid, yet many are not: a program ends at its first error, which is
+compared as well.
 
 The same seed always gives the same programs (`programs(seed, count)`), so a mismatch found by
 tests/fuzz/compare.py can be reproduced from its seed and index alone. With --out, programs
