@@ -9,6 +9,13 @@ from golden_programs import KNOWN_GAPS, golden_name
 from gradcalc.golden.plugin import GradItem
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # the plugin comes through its entry point: an install older than it would collect no golden program
+    if not config.pluginmanager.has_plugin("gradcalc"):
+        raise pytest.UsageError("gradcalc's pytest plugin, which runs the golden programs, is not installed: "
+                                "pip install -e '.[test]' again")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         gap = KNOWN_GAPS.get(golden_name(item.path)) if isinstance(item, GradItem) else None
