@@ -1,6 +1,7 @@
 """Indexing: `x[...]`, index_put, gather, scatter, masked_fill and where."""
 from __future__ import annotations
 
+import operator
 import re
 from typing import Any, Optional
 
@@ -75,7 +76,7 @@ def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) ->
             out = unsqueeze(out, dim)
             dim += 1
         elif isinstance(item, slice):
-            start, stop, step = _index_int(item.start), _index_int(item.stop), _index_int(item.step)
+            start, stop, step = _slice_int(item.start), _slice_int(item.stop), _slice_int(item.step)
             # as PyTorch: a lone slice is always recorded when reading; in a tuple or an
             # assignment, one that is literally the whole dim (start 0, step 1, stop at or past
             # the end) is skipped
@@ -98,13 +99,24 @@ def _index_int(value: Any) -> Any:
         return int(value)
     if isinstance(value, Tensor):
         return value.__index__()
-    raise TypeError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
-                    "indices (got " + type_name(value) + ")")
+    if isinstance(value, str):  # PyTorch reads a sequence as a tensor of indices
+        raise TypeError("new(): invalid data type 'str'")
+    raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                     "indices (got " + type_name(value) + ")")
+
+
+def _slice_int(value: Any) -> Any:
+    """A slice's start, stop or step, read as Python reads them."""
+    if value is None or isinstance(value, int):
+        return value
+    if not hasattr(type(value), "__index__"):
+        raise TypeError("slice indices must be integers or None or have an __index__ method")
+    return operator.index(value)
 
 
 def _any_advanced(items: tuple) -> bool:
     for item in items:
-        if isinstance(item, (list, np.ndarray)) or (
+        if isinstance(item, (list, np.ndarray, bool)) or (
                 isinstance(item, Tensor) and (item.ndim > 0 or item._dtype is dtypes.bool_)):
             return True
     return False
@@ -166,7 +178,10 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
 
 
 def _item_dims(item: Any) -> int:
-    """How many dimensions of the indexed tensor one index item consumes (a bool mask: its own)."""
+    """How many dimensions of the indexed tensor one index item consumes (a bool mask: its own; a
+    Python bool, a 0-dim mask: none)."""
+    if isinstance(item, bool):
+        return 0
     if isinstance(item, Tensor) and item._dtype in (dtypes.bool_, dtypes.uint8):
         return item.ndim
     return 1
