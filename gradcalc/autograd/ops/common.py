@@ -64,6 +64,11 @@ def float_result(dtype: DType) -> DType:
     return dtype if dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
 
 
+def is_conj(input: Tensor) -> bool:
+    """Whether the tensor is conj()'s result (PyTorch's lazy conjugate bit; see pointwise.conj)."""
+    return input.__dict__.get("_conj", False)
+
+
 def check_not_bool(kernel: str, *operands: Any) -> None:
     if dtypes.result_type(list(operands)) is dtypes.bool_:
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')

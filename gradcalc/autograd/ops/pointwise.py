@@ -10,7 +10,7 @@ from .. import dtypes, kernels, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .arithmetic import pow as power, unary, unary_float
-from .common import (arrays, as_tensor, check_broadcast, check_not_bool, check_real_scalar, float_result,
+from .common import (arrays, as_tensor, check_broadcast, check_not_bool, check_real_scalar, float_result, is_conj,
                      not_implemented_for, zeros_like)
 from .indexing import where
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
@@ -62,6 +62,8 @@ SINH = node("SinhBackward0", ("self",), forward=np.sinh, jvp=ELEMENT_WISE,
 COSH = node("CoshBackward0", ("self",), forward=np.cosh, jvp=ELEMENT_WISE,
             self=lambda grad, self: grad * self.sinh().conj())
 CONJ = node("ConjBackward0", ("self",), forward=np.conj, jvp=LINEAR, self=lambda grad: grad.conj())
+CONJ_PHYSICAL = node("ConjPhysicalBackward0", ("self",), forward=np.conj, jvp=LINEAR,
+                     self=lambda grad: grad.conj_physical())
 EXP2 = node("Exp2Backward0", ("self",), forward=np.exp2, jvp=ELEMENT_WISE,
             self=lambda grad, result: grad * result * math.log(2.0))
 ERF = node("ErfBackward0", ("self",), forward=simd.erf, jvp=ELEMENT_WISE,
@@ -131,7 +133,16 @@ def abs(input: Tensor) -> Tensor:
 def conj(input: Tensor) -> Tensor:
     if not input._dtype.is_complex:
         return input
-    return unary(CONJ, input)
+    out = unary(CONJ, input)
+    # PyTorch's conj() is a lazy view with the conjugate bit set; gradcalc conjugates at once and
+    # keeps the bit for what shows it (is_conj, numpy(), view_as_real)
+    out._conj = not is_conj(input)
+    return out
+
+
+@op(nodes=(CONJ_PHYSICAL,))
+def conj_physical(input: Tensor) -> Tensor:
+    return unary(CONJ_PHYSICAL, input) if input._dtype.is_complex else input
 
 
 @op()
