@@ -17,7 +17,7 @@ from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from gradcalc.autograd import api, dtypes, forward_ad, random
+from gradcalc.autograd import api, dtypes, forward_ad, forward_mode, random
 from gradcalc.autograd.ops import creation
 from gradcalc.autograd.tensor import Tensor
 
@@ -148,14 +148,14 @@ def forward_jacobians(fn: Function, inputs: Sequence[Input]) -> list:
         for position in range(primal.numel()):
             one_hot = np.zeros(primal.numel())
             one_hot[position] = 1
-            level = forward_ad.enter_level()
+            level = forward_mode.enter_level()
             try:
                 tangent = creation.tensor(one_hot.reshape(primal.shape).tolist(), dtype=dtypes.float64)
-                duals = [forward_ad.dual(p, tangent, level) if i == index else p for i, p in enumerate(primals)]
+                duals = [forward_mode.dual(p, tangent, level) if i == index else p for i, p in enumerate(primals)]
                 outs = outputs_of(fn(*duals))
                 column = []
                 for out in outs:
-                    out_tangent = forward_ad.tangent_of(out, level)
+                    out_tangent = forward_mode.tangent_of(out, level)
                     if out_tangent is None:
                         column.append(np.zeros(out.numel()))
                         continue
@@ -163,7 +163,7 @@ def forward_jacobians(fn: Function, inputs: Sequence[Input]) -> list:
                     assert out_tangent.dtype is out.dtype, f"tangent of dtype {out_tangent.dtype}, not {out.dtype}"
                     column.append(to_numpy(out_tangent).reshape(-1))
             finally:
-                forward_ad.exit_level(level)
+                forward_mode.exit_level(level)
             columns.append(np.concatenate(column) if column else np.zeros(0))
         n_out = _evaluate(fn, inputs, [spec.array for spec in inputs]).size
         jacobians.append(np.stack(columns, axis=1) if columns else np.zeros((n_out, 0)))

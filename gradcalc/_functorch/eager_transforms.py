@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
-from ..autograd import api, forward_ad, grad_mode
+from ..autograd import api, forward_ad, grad_mode, forward_mode
 from ..autograd.ops.joining import stack
 from ..autograd.tensor import Tensor
 from ..warnings import warn_once
@@ -282,10 +282,10 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
             raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same shape. Got "
                                f"primal of shape {primal.shape} and tangent of shape {tangent.shape}")
     nested = _enter()
-    level = forward_ad.enter_level()
+    level = forward_mode.enter_level()
     try:
         keep = nested or _requires_grad(primals) or _requires_grad(tangents)
-        duals = [forward_ad.dual(p, t, level) for p, t in zip(primal_leaves, tangent_leaves)]
+        duals = [forward_mode.dual(p, t, level) for p, t in zip(primal_leaves, tangent_leaves)]
         output = func(*tree_unflatten(duals, primal_spec))
         aux = None
         if has_aux:
@@ -304,7 +304,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
             tangent_out.append(unpacked.tangent if unpacked.tangent is not None else _zeros_like(leaf))
         aux = tree_map(lambda leaf: forward_ad.unpack(leaf, level).primal if isinstance(leaf, Tensor) else leaf, aux)
     finally:
-        forward_ad.exit_level(level)
+        forward_mode.exit_level(level)
         _exit()
     result = (tree_unflatten(primal_out, out_spec), tree_unflatten(tangent_out, out_spec))
     return finish(result + (aux,) if has_aux else result, keep)
@@ -369,7 +369,7 @@ def _column(func: Callable, args: tuple, kwargs: dict, chosen: tuple, argnums: A
             in_leaves: list, index: Optional[int], position: int, has_aux: bool, column_list: list) -> tuple:
     """Run `func` with a one-hot tangent on element `position` of input `index`; append the
     outputs' tangents to `column_list`. Returns (outputs, their spec, aux)."""
-    level = forward_ad.enter_level()
+    level = forward_mode.enter_level()
     try:
         leaves = []
         for i, leaf in enumerate(in_leaves):
@@ -377,7 +377,7 @@ def _column(func: Callable, args: tuple, kwargs: dict, chosen: tuple, argnums: A
             flat = np.zeros(leaf.numel(), dtype=leaf._dtype._numpy)
             if i == index:
                 flat[position] = 1
-            leaves.append(forward_ad.dual(leaf, Tensor._make(flat.reshape(leaf.shape), leaf._dtype), level))
+            leaves.append(forward_mode.dual(leaf, Tensor._make(flat.reshape(leaf.shape), leaf._dtype), level))
         selected = tree_unflatten(leaves, in_spec)
         new_args = list(args)
         if isinstance(argnums, int):
@@ -400,13 +400,13 @@ def _column(func: Callable, args: tuple, kwargs: dict, chosen: tuple, argnums: A
             if not isinstance(leaf, Tensor):
                 raise RuntimeError(f"jacfwd(f, ...)(*args): Expected f(*args) to return only tensors, got "
                                    f"unsupported type {type(leaf)}")
-            tangent = forward_ad.tangent_of(leaf, level)
+            tangent = forward_mode.tangent_of(leaf, level)
             column.append(tangent if tangent is not None else _zeros_like(leaf))
         if index is not None:
             column_list.append(column)
         return [forward_ad.unpack(leaf, level).primal for leaf in out_leaves], out_spec, aux
     finally:
-        forward_ad.exit_level(level)
+        forward_mode.exit_level(level)
 
 
 def hessian(func: Callable, argnums: Argnums = 0) -> Callable:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Optional
 
-from ..autograd import forward_ad, random
+from ..autograd import random, forward_mode
 from ..autograd.grad_mode import FORWARD_LEVELS as LEVELS
 from ..autograd.ops.joining import stack
 from ..autograd.tensor import Tensor
@@ -38,7 +38,7 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         nested = _enter()
         keep = nested or _requires_grad(args)
         random.VMAP_RANDOMNESS.append(randomness)
-        level = forward_ad.BatchLevel(size)
+        level = forward_mode.BatchLevel(size)
         LEVELS.append(level)
         try:
             state = random.default_generator.get_state() if randomness == "same" else None
@@ -57,7 +57,7 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
     return wrapped
 
 
-def _example(leaf: Any, dim: Optional[int], index: int, level: forward_ad.BatchLevel) -> Any:
+def _example(leaf: Any, dim: Optional[int], index: int, level: forward_mode.BatchLevel) -> Any:
     if dim is None:
         return leaf
     example = leaf.select(dim, index)

@@ -6,7 +6,7 @@ from typing import Any, Callable, Optional
 
 _enabled = True
 _inference = False
-# the forward-AD levels whose tangents ops propagate now, outermost first (see forward_ad.py);
+# the forward-AD levels whose tangents ops propagate now, outermost first (see forward_mode.py);
 # the op path only asks whether it is empty
 FORWARD_LEVELS: list = []
 

@@ -430,7 +430,7 @@ class Tensor:
     # -------------------------------------------------------------- numbers
 
     def _batched(self) -> bool:
-        """Computed from a running vmap's examples (see forward_ad.BatchLevel)."""
+        """Computed from a running vmap's examples (see forward_mode.BatchLevel)."""
         return any(type(level) is not int and level in self._fw for level in LEVELS)
 
     def item(self) -> Any:

@@ -6,7 +6,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes
-from ..forward_ad import follow
+from ..forward_mode import follow
 from ..grad_mode import FORWARD_LEVELS
 from ..tensor import Tensor
 from .common import arrays, as_tensor, check_broadcast, not_implemented_for

@@ -12,7 +12,7 @@ from .inplace import AS_STRIDED
 from .joining import SPLIT, SPLIT_WITH_SIZES, UNBIND, split_tensor, unbind
 from .registry import NOT_IMPLEMENTED, NodeDef, node, op, record, record_outputs
 from .shape import (ALIAS, EXPAND, PERMUTE, SELECT, SLICE, SQUEEZE, SQUEEZE_DIM, SQUEEZE_DIMS, TRANSPOSE, T,
-                    UNSQUEEZE, VIEW, expand, permute, select, slice_dim, squeeze, t, transpose, unsqueeze)
+                    UNSQUEEZE, VIEW, alias, expand, permute, select, slice_dim, squeeze, t, transpose, unsqueeze)
 
 _COPIES: dict = {}  # the view's node -> its copy's node
 
@@ -51,9 +51,6 @@ def _make_copy(name: str, view_function: Callable) -> None:
     op(name, method=False)(copy)
 
 
-def _alias(input: Tensor) -> Tensor:
-    return record(ALIAS, (input,), input._data.view(), input._dtype, view_of=input)
-
 
 def _slice(input: Tensor, dim: int = 0, start: Any = None, end: Any = None, step: int = 1) -> Tensor:
     return slice_dim(input, dim, start, end, step)
@@ -68,7 +65,7 @@ def _view(input: Tensor, size: Any = None, dtype: Any = None) -> Tensor:
 
 
 for _name, _view_function in (
-        ("alias_copy", _alias), ("as_strided_copy", as_strided), ("diagonal_copy", diagonal),
+        ("alias_copy", alias), ("as_strided_copy", as_strided), ("diagonal_copy", diagonal),
         ("expand_copy", expand), ("permute_copy", permute), ("select_copy", select), ("slice_copy", _slice),
         ("split_copy", lambda input, split_size, dim=0: split_tensor(input, split_size, dim)),
         ("split_with_sizes_copy", lambda input, split_sizes, dim=0: split_tensor(input, list(split_sizes), dim)),

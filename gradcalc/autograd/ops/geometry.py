@@ -8,7 +8,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .. import grad_mode
-from ..forward_ad import has_tangent, propagate
+from ..forward_mode import has_tangent, propagate
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
 from .common import int64_tensor, normalize_dims

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import dtypes, forward_ad, grad_mode
+from .. import dtypes, grad_mode, forward_mode
 from ..grad_mode import FORWARD_LEVELS
 from ..engine import Node, forward_name, gradient_edge
 from ..saved_variable import SavedTensor
@@ -147,7 +147,7 @@ def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
         raise RuntimeError(f"result type {out._dtype._scalar_name} can't be cast to the desired output type "
                            f"{a._dtype._scalar_name}")
     if FORWARD_LEVELS:
-        forward_ad.check_inplace(a, out)
+        forward_mode.check_inplace(a, out)
     grad_fn = out._grad_fn
     if grad_fn is not None and isinstance(grad_fn, OpNode):
         for name, saved in grad_fn._saved.items():
@@ -161,7 +161,7 @@ def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
     a._data[...] = out._data
     a._vc.value += 1
     if FORWARD_LEVELS:
-        forward_ad.inplace(a, out, view_positions(a, a._base) if a._base is not None else None)
+        forward_mode.inplace(a, out, view_positions(a, a._base) if a._base is not None else None)
     if grad_fn is None:
         return a
     if isinstance(grad_fn, OpNode):
@@ -291,7 +291,7 @@ def copy_(input: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
                            f"{shape_text(broadcast_shapes(tuple(a.shape), tuple(source.shape)))}")
     converted = to_dtype(source, a._dtype)
     out = expand(converted, a.shape) if converted.shape != a.shape else converted
-    if (not out.requires_grad or not grad_mode.is_grad_enabled()) and not forward_ad.has_tangent(out, a):
+    if (not out.requires_grad or not grad_mode.is_grad_enabled()) and not forward_mode.has_tangent(out, a):
         out = Tensor._make(np.broadcast_to(converted._data, a.shape), a._dtype)
         if not a.requires_grad or not grad_mode.is_grad_enabled():
             a._data[...] = out._data
@@ -313,7 +313,7 @@ def fill_(input: Tensor, value: Any, node_def: Any = None) -> Tensor:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     number = value._data if isinstance(value, Tensor) else value
     if (grad_mode.is_grad_enabled() and (a.requires_grad or isinstance(value, Tensor) and value.requires_grad)
-            or forward_ad.has_tangent(a, value)):
+            or forward_mode.has_tangent(a, value)):
         data = np.full(a.shape, number, dtype=a._dtype._numpy)
         out = (record(FILL_TENSOR, (a, value), data, a._dtype) if isinstance(value, Tensor)
                else record(node_def or FILL, (a,), data, a._dtype))

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import api, dtypes, forward_ad, grad_mode
+from .. import api, dtypes, grad_mode, forward_mode
 from ..tensor import Tensor
 from ...warnings import warn_once
 from .common import ReturnTypes, int64_tensor, zeros_like
@@ -395,13 +395,13 @@ def _through_reference(reference: Callable, grad: Tensor, inputs: Sequence[Tenso
 
 def _jvp_through_reference(reference: Callable, tangent: Tensor, inputs: Sequence[Tensor], index: int) -> Tensor:
     """The forward derivative of `reference` at `inputs` along `tangent` for input `index`."""
-    level = forward_ad.enter_level()
+    level = forward_mode.enter_level()
     try:
-        duals = [forward_ad.dual(t, tangent, level) if i == index else t for i, t in enumerate(inputs)]
+        duals = [forward_mode.dual(t, tangent, level) if i == index else t for i, t in enumerate(inputs)]
         out = reference(*duals)
-        found = forward_ad.tangent_of(out, level)
+        found = forward_mode.tangent_of(out, level)
     finally:
-        forward_ad.exit_level(level)
+        forward_mode.exit_level(level)
     return found if found is not None else zeros_like(out)
 
 

@@ -30,7 +30,7 @@ from ..dtypes import DType
 from ..engine import FREED_MESSAGE, Node, gradient_edge
 from ..saved_variable import SavedTensor, default_hooks, hooked_order
 # the forward-formula markers the op modules declare with, re-exported
-from ..forward_ad import ELEMENT_WISE as ELEMENT_WISE, LINEAR as LINEAR, propagate
+from ..forward_mode import ELEMENT_WISE as ELEMENT_WISE, LINEAR as LINEAR, propagate
 from ..grad_mode import FORWARD_LEVELS
 from ..tensor import VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD, Tensor
 from ...display.names import torch_class

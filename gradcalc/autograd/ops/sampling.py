@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode, random as rng
 from ..dtypes import DType
-from ..forward_ad import has_tangent
+from ..forward_mode import has_tangent
 from ..tensor import Tensor
 from .common import broadcast_shapes, check_broadcast, zeros_like
 from .creation import randint

@@ -117,6 +117,11 @@ def reshape(input: Tensor, shape: Any) -> Tensor:
     return record(node_def, (input,), data, input._dtype, view_of=input, self_sym_sizes=input.shape)
 
 
+def alias(input: Tensor) -> Tensor:
+    """A view of the whole tensor (AliasBackward0), as aten::alias."""
+    return record(ALIAS, (input,), input._data.view(), input._dtype, view_of=input)
+
+
 @op(function=False)
 def view_as(input: Tensor, other: Tensor) -> Tensor:
     return view(input, other.shape)
