@@ -15,10 +15,11 @@ import contextvars
 import sys
 import warnings
 from contextlib import contextmanager
+from types import FunctionType
 from typing import Any, Iterator
 
 import numpy as np
-from numpy._core import umath
+from numpy._core import _ufunc_config, umath
 
 from .language.limits import host_frame
 
@@ -172,3 +173,31 @@ class _ErrorHandler:
 
 
 _HANDLER = _ErrorHandler()
+
+
+# ------------------------------------------------------------------ what the program calls
+
+def _on_program_state(function: FunctionType, namespace: dict) -> FunctionType:
+    """numpy's `function`, its globals (numpy's error state) replaced by `namespace`'s."""
+    copy = FunctionType(function.__code__, namespace, function.__name__, function.__defaults__, function.__closure__)
+    copy.__kwdefaults__, copy.__qualname__ = function.__kwdefaults__, function.__qualname__
+    copy.__module__, copy.__doc__ = function.__module__, function.__doc__
+    return copy
+
+
+def _program_functions() -> dict:
+    """`np.seterr`, `geterr`, `seterrcall`, `geterrcall` and `errstate`: numpy's own code, acting on
+    the program's error state instead of numpy's. Made at start: the wall refuses making functions
+    while a program runs."""
+    namespace = dict(vars(_ufunc_config), _extobj_contextvar=PROGRAM_STATE, _get_extobj_dict=program_extobj_dict,
+                     _make_extobj=make_program_extobj)
+    members = {name: _on_program_state(getattr(_ufunc_config, name), namespace)
+               for name in ("seterr", "geterr", "seterrcall", "geterrcall")}
+    numpy_errstate = _ufunc_config.errstate
+    members["errstate"] = type("errstate", (), {
+        name: _on_program_state(value, namespace) if isinstance(value, FunctionType) else value
+        for name, value in vars(numpy_errstate).items() if name not in numpy_errstate.__slots__})
+    return members
+
+
+PROGRAM_FUNCTIONS = _program_functions()

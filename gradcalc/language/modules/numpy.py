@@ -7,11 +7,10 @@ touches files, pickles, raw memory or C (`tofile`, `dump`, `data`, `ctypes`, `sa
 """
 from __future__ import annotations
 
-from types import FunctionType, ModuleType
+from types import ModuleType
 from typing import Any
 
 import numpy as np
-from numpy._core import _ufunc_config
 
 from .. import policy
 from ... import numpy_state
@@ -103,30 +102,6 @@ for _method in (_ArrayClass.__call__, _ArrayClass.__instancecheck__, _ArrayClass
 del _method
 
 
-def _on_program_state(function: FunctionType, namespace: dict) -> FunctionType:
-    """numpy's `function`, its globals (numpy's error state) replaced by `namespace`'s."""
-    copy = FunctionType(function.__code__, namespace, function.__name__, function.__defaults__, function.__closure__)
-    copy.__kwdefaults__, copy.__qualname__ = function.__kwdefaults__, function.__qualname__
-    copy.__module__, copy.__doc__ = function.__module__, function.__doc__
-    return copy
-
-
-def _error_handling() -> dict:
-    """`np.seterr`, `geterr`, `seterrcall`, `geterrcall` and `errstate`: numpy's own code, acting on
-    the program's error state (see gradcalc.numpy_state) instead of numpy's."""
-    namespace = dict(vars(_ufunc_config), _extobj_contextvar=numpy_state.PROGRAM_STATE,
-                     _get_extobj_dict=numpy_state.program_extobj_dict,
-                     _make_extobj=numpy_state.make_program_extobj)
-    members = {name: _on_program_state(getattr(_ufunc_config, name), namespace)
-               for name in ("seterr", "geterr", "seterrcall", "geterrcall")}
-    numpy_errstate = _ufunc_config.errstate
-    members["errstate"] = type("errstate", (), {
-        name: _on_program_state(value, namespace) if isinstance(value, FunctionType) else value
-        for name, value in vars(numpy_errstate).items() if name not in numpy_errstate.__slots__})
-    return members
-
-
-ERROR_HANDLING = _error_handling()
 ARRAY_CLASS = _ArrayClass("ndarray", (), {"__module__": "numpy", "__qualname__": "ndarray",
                                            "__doc__": np.ndarray.__doc__})
 
@@ -160,7 +135,8 @@ def install_types() -> None:
     policy.allow_module_types([type(np.ones(1).flags)], read={"writeable", "c_contiguous", "f_contiguous",
                                                               "owndata", "aligned", "writebackifcopy"},
                               write={"writeable"})
-    policy.allow_module_types([np.errstate, ERROR_HANDLING["errstate"]], read={"__enter__", "__exit__", "__call__"})
+    policy.allow_module_types([np.errstate, numpy_state.PROGRAM_FUNCTIONS["errstate"]],
+                              read={"__enter__", "__exit__", "__call__"})
     random = np.random
     policy.allow_module_types([random.Generator], read=policy.public_names(random.Generator) - _GENERATOR_REFUSED)
     policy.allow_module_types([random.RandomState], read=policy.public_names(random.RandomState))
@@ -177,7 +153,7 @@ def numpy() -> dict:
     policy.resolve(np.ndarray)  # the rules of numpy's types
     members = _members(np, _NUMPY_REFUSED)
     members["ndarray"] = ARRAY_CLASS
-    members.update(ERROR_HANDLING)
+    members.update(numpy_state.PROGRAM_FUNCTIONS)
     members.update(linalg=Submodule("numpy.linalg"), random=Submodule("numpy.random"), fft=Submodule("numpy.fft"),
                    testing=Submodule("numpy.testing"), __version__=np.__version__)
     return members
