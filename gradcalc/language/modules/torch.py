@@ -15,7 +15,7 @@ def templates() -> dict:
     from ...utils.data import dataloader, dataset, sampler
     from ...autograd import (anomaly_mode, forward_ad, function as autograd_function,
                              functional as autograd_functional, gradcheck, graph)
-    from ... import func
+    from ... import func, testing
 
     namespaces = torch_namespaces()
     nn = {name: getattr(modules, name) for name in modules.__all__}
@@ -35,6 +35,7 @@ def templates() -> dict:
         accelerator=Submodule("torch.accelerator"), linalg=Submodule("torch.linalg"),
         special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
         save=serialization.save, load=serialization.load, func=Submodule("torch.func"), vmap=func.vmap,
+        testing=Submodule("torch.testing"),
     )
     return {
         "torch": torch, "torch.nn": nn, "torch.autograd": autograd,
@@ -63,6 +64,7 @@ def templates() -> dict:
         "torch.autograd.functional": {name: getattr(autograd_functional, name)
                                       for name in autograd_functional.__all__},
         "torch.func": {name: getattr(func, name) for name in func.__all__},
+        "torch.testing": {name: getattr(testing, name) for name in testing.__all__},
         "torch.autograd.forward_ad": {name: getattr(forward_ad, name) for name in forward_ad.__all__},
         "torch.cuda": dict(is_available=Builtin("is_available", lambda: False),
                            device_count=Builtin("device_count", lambda: 0)),
