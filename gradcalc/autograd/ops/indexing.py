@@ -11,7 +11,7 @@ from .. import dtypes
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn_once
-from .common import arrays, as_tensor, broadcast_shapes, shape_text, zeros, zeros_like
+from .common import arrays, as_tensor, broadcast_shapes, check_not_unsigned, shape_text, zeros, zeros_like
 from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record
 from .shape import ALIAS, select, slice_dim, unsqueeze
 
@@ -275,6 +275,7 @@ def _flat_dims(data: np.ndarray) -> np.ndarray:
 @op(nodes=(SCATTER_SRC, SCATTER_VALUE))
 def scatter(input: Tensor, dim: int, index: Any, src: Optional[Tensor] = None, *, value: Any = None,
             reduce: Optional[str] = None) -> Tensor:
+    check_not_unsigned("scatter_gather_tensor_cpu", input._dtype)
     index = _check_index(index, "scatter")
     dim = _check_scatter(input, dim, index, src)
     if src is not None and reduce is not None:
@@ -321,6 +322,7 @@ def index_put_tensors(input: Tensor, indices: Any, values: Tensor, accumulate: b
 
 @op()
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    check_not_unsigned("scatter_gather_tensor_cpu", input._dtype)
     index_array = _index_array(index)
     if index_array.dtype not in (np.int64, np.int32):
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")

@@ -10,8 +10,8 @@ from .. import dtypes, kernels, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .arithmetic import pow as power, unary, unary_float
-from .common import (arrays, as_tensor, check_broadcast, check_not_bool, check_real_scalar, float_result, is_conj,
-                     not_implemented_for, zeros_like)
+from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_real_scalar,
+                     float_result, is_conj, not_implemented_for, zeros_like)
 from .indexing import where
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
 
@@ -123,7 +123,7 @@ def rsqrt(input: Tensor) -> Tensor:
 
 @op(nodes=(ABS,), aliases=("absolute",))
 def abs(input: Tensor) -> Tensor:
-    check_not_bool("abs_cpu", input)
+    check_has_kernel("abs_cpu", input)
     if input._dtype.is_complex:
         return record(ABS, (input,), np.abs(input._data), input._dtype.to_real())
     return unary(ABS, input)
@@ -219,6 +219,8 @@ def _unbounded(dtype: DType, low: bool) -> Tensor:
 
 @op(nodes=(CLAMP, CLAMP_TENSOR), aliases=("clip",))
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    check_not_unsigned("clamp_scalar_cpu" if min is not None and max is not None else
+                       "clamp_min_scalar_cpu" if max is None else "clamp_max_scalar_cpu", input._dtype)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     for bound in (min, max):
@@ -299,7 +301,7 @@ def round(input: Tensor, *, decimals: Optional[int] = None) -> Tensor:
 
 def _integral_copy(node_def: NodeDef, kernel: str, function: Callable) -> Callable:
     def rounding(input: Tensor) -> Tensor:
-        check_not_bool(kernel, input)
+        check_has_kernel(kernel, input)
         if input._dtype.is_complex:
             raise NotImplementedError(f"{kernel.split('_')[0]} is not supported for complex inputs")
         data = function(input._data) if input._dtype.category >= dtypes.FLOATING else input._data.copy()
