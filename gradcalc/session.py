@@ -207,7 +207,7 @@ class Session:
         self.builtins = make_builtins(self.namespace, self.modules, lambda value: self.output.echo(value))
         self.namespace["__builtins__"] = self.builtins
         self.namespace.update(prelude(self.modules.get))
-        policy.install()  # gradcalc's classes are loaded by the prelude's imports
+        policy.install()  # the rules of what is loaded now; the rest as their modules load
         python_warnings.resetwarnings()
         python_warnings.simplefilter("always")
 

@@ -1,5 +1,6 @@
 """torch.vmap: the function runs once per example, on the examples' slices, and its outputs are
-stacked; PyTorch's checks of in_dims, out_dims and batch sizes, and its randomness modes."""
+stacked; PyTorch's checks of in_dims, out_dims and batch sizes, and its randomness modes. A
+transform nested inside (vmap(grad(f))) is the outermost autograd transform, as in torch.func."""
 from __future__ import annotations
 
 import functools
@@ -10,7 +11,6 @@ from ..autograd.grad_mode import FORWARD_LEVELS as LEVELS
 from ..autograd.ops.joining import stack
 from ..autograd.tensor import Tensor
 from ..utils._pytree import tree_flatten, tree_unflatten, treespec_repr
-from .eager_transforms import _enter, _exit, _requires_grad, finish
 
 RANDOMNESS = ("error", "different", "same")
 
@@ -35,8 +35,6 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         leaves, spec = tree_flatten(args)
         dims = _flat_in_dims(name, in_dims, args)
         size = _batch_size(name, in_dims, leaves, dims)
-        nested = _enter()
-        keep = nested or _requires_grad(args)
         random.VMAP_RANDOMNESS.append(randomness)
         level = forward_mode.BatchLevel(size)
         LEVELS.append(level)
@@ -51,8 +49,8 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         finally:
             LEVELS.remove(level)
             random.VMAP_RANDOMNESS.pop()
-            _exit()
-        return finish(_stacked(name, results, out_dims), keep)
+        # vmap adds no level of autograd: outputs keep the graph of the tensors the function used
+        return _stacked(name, results, out_dims)
 
     return wrapped
 

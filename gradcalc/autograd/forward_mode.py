@@ -93,6 +93,11 @@ def has_tangent(*tensors: Any) -> bool:
     return bool(LEVELS) and any(isinstance(t, Tensor) and t._fw for t in tensors)
 
 
+def batched(tensor: Tensor) -> bool:
+    """Whether a running vmap's examples reach `tensor`."""
+    return any(type(level) is BatchLevel and tangent_of(tensor, level) for level in LEVELS)
+
+
 def follow(out: Tensor, inputs: Sequence[Any]) -> Tensor:
     """Mark the output of an op without a derivative (a comparison) as batched like its inputs."""
     for level in LEVELS:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import builtins
 import copy
 import re
+import sys
 import types
 from typing import Any, Callable, Iterable, Optional
 
@@ -304,19 +305,26 @@ _gradcalc("gradcalc.language.modules.namespace", "Namespace", public=True, publi
 
 
 def install() -> None:
-    """Fill the table (once): Python's types, then gradcalc's, whose modules are loaded by now."""
-    if _INSTALLED:
-        return
-    _INSTALLED.append(True)
-    _install_python()
-    import importlib
+    """Fill the table: Python's types (once), then those of gradcalc's classes whose modules are
+    loaded; the others when their modules load (a program reaching torch.optim loads it)."""
+    if not _INSTALLED:
+        _INSTALLED.append(True)
+        _install_python()
+    _install_loaded()
 
-    for module, name, options in _PENDING:
-        listed = getattr(importlib.import_module(module), name)
+
+def _install_loaded() -> bool:
+    """Install the pending rules of gradcalc's classes whose modules are loaded; whether any were."""
+    ready = [entry for entry in _PENDING if entry[0] in sys.modules]
+    for entry in ready:
+        _PENDING.remove(entry)
+        module, name, options = entry
+        listed = getattr(sys.modules[module], name)
         for cls in listed.values() if isinstance(listed, dict) else (listed,):
             like = options.get("like")  # an exception: as Python's own exceptions
             RULES[cls] = rule = copy.copy(RULES[like]) if like else Rule(**options)
             rule.c_methods = _c_methods(cls)
+    return bool(ready)
 
 
 def _c_methods(cls: type) -> bool:
@@ -357,7 +365,7 @@ def resolve(cls: type) -> Optional[Rule]:
     rule = RULES.get(cls)
     if rule is not None:
         return rule
-    if _install_library(cls):
+    if _install_library(cls) or (_INSTALLED and _install_loaded()):
         return resolve(cls)
     if _made_by_enum(cls):
         register_program_class(cls)

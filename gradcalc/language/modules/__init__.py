@@ -7,10 +7,12 @@ refused in one line saying why; any other name is Python's ModuleNotFoundError.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+import functools
+from typing import Any, Callable, Optional
 
 from ..limits import wall_paused
-from .namespace import Namespace, Submodule
+from . import torch
+from .namespace import Deferred, Namespace, Submodule, member, members
 
 # Modules a program may not import, and why.
 _HOST = "it reaches the host's files, processes and environment"
@@ -52,13 +54,24 @@ def _template(name: str) -> Optional[dict]:
 
 def _build_template(name: str) -> None:
     if name == "torch" or name.startswith("torch."):
-        from .torch import templates
-
-        _TEMPLATES.update(templates())
+        build = torch.BUILDERS.get(name)
+        if build is not None:
+            _TEMPLATES[name] = build()
         return
     builder = _builders().get(name)
     if builder is not None:
         _TEMPLATES[name] = builder()
+
+
+def _exists(name: str) -> bool:
+    if name == "torch" or name.startswith("torch."):
+        return name in torch.BUILDERS
+    return name in _builders()
+
+
+def _paused(load: Callable[[], Any]) -> Any:
+    with wall_paused():  # loading imports gradcalc's modules, reading their files
+        return load()
 
 
 def _refusal(name: str) -> Optional[str]:
@@ -81,15 +94,19 @@ class ModuleTable:
         why = _refusal(name)
         if why is not None:
             raise ImportError(f"gradcalc programs cannot import {name}: {why}", name=name)
-        template = _template(name)
-        if template is None:
+        if not _exists(name):
             raise ModuleNotFoundError(f"No module named '{name}'", name=name)
-        module = self.loaded[name] = Namespace(name, {})
-        members = {key: self.get(value.name) if isinstance(value, Submodule) else value
-                   for key, value in template.items()}
-        members.update(self.extra(name))
-        vars(module).update(members)
+        module = self.loaded[name] = Namespace(name, self.extra(name), functools.partial(self._table, name))
         return module
+
+    def _table(self, name: str) -> tuple:
+        """A module's members and the loaders of those that load when reached (its submodules)."""
+        template = _template(name)
+        plain = {key: value for key, value in template.items() if not isinstance(value, (Submodule, Deferred))}
+        deferred = {key: functools.partial(self.get, value.name) if isinstance(value, Submodule)
+                    else functools.partial(_paused, value.load)
+                    for key, value in template.items() if isinstance(value, (Submodule, Deferred))}
+        return plain, deferred
 
     def import_name(self, name: str, as_module: bool) -> Namespace:
         """`import name`: the top-level module, which leads to the named one; with `as`, the module."""
@@ -99,7 +116,11 @@ class ModuleTable:
         parts = name.split(".")
         for depth in range(1, len(parts)):
             parent = self.get(".".join(parts[:depth]))
-            if vars(parent).get(parts[depth]) is not self.get(".".join(parts[:depth + 1])):
+            try:
+                reached = member(parent, parts[depth])
+            except KeyError:
+                reached = None
+            if reached is not self.get(".".join(parts[:depth + 1])):
                 raise ModuleNotFoundError(f"No module named '{name}'")
         return self.get(parts[0])
 
@@ -110,10 +131,10 @@ class ModuleTable:
         module = self.get(name)
         values = []
         for item in names:
-            members = vars(module)
-            if item not in members:
-                raise ImportError(f"cannot import name '{item}' from '{name}' (unknown location)")
-            values.append(members[item])
+            try:
+                values.append(member(module, item))
+            except KeyError:
+                raise ImportError(f"cannot import name '{item}' from '{name}' (unknown location)") from None
         return tuple(values)
 
     def import_star(self, namespace: dict, name: str, level: int) -> None:
@@ -121,11 +142,11 @@ class ModuleTable:
         if level:
             raise ImportError("attempted relative import with no known parent package")
         module = self.get(name)
-        namespace.update((key, value) for key, value in vars(module).items() if not key.startswith("_"))
+        namespace.update(members(module))
 
 
 def importable(name: str) -> bool:
-    return _refusal(name) is None and _template(name) is not None
+    return _refusal(name) is None and _exists(name)
 
 
 __all__ = ["ModuleTable", "Namespace", "Submodule", "REFUSED", "importable"]

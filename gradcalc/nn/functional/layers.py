@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ...autograd import autocast, dtypes
+from ...autograd import autocast, dtypes, forward_mode
 from ...autograd import grad_mode
 from ...autograd.ops import convolution, linalg, normalization, pooling, shape
 from ...autograd.ops import embedding as embedding_ops
@@ -140,6 +140,13 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
 
 # ------------------------------------------------------------------ normalization
 
+_VMAP_RUNNING_STATS = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which will be updated in "
+    "place, were not batched.\nIf you are using a module and do not need eval mode, please set "
+    "`track_running_stats` to be False.If you are using a prebuilt module and do not need eval mode, please see "
+    "the functorch website for resources on how to patch your module to work with vmap")
+
+
 def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
                weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -148,6 +155,8 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
         count = math.prod(size) // size[1] if len(size) > 1 else 1
         if count == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+        if running_mean is not None and forward_mode.batched(input) and not forward_mode.batched(running_mean):
+            raise RuntimeError(_VMAP_RUNNING_STATS)
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
     return normalization.native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
