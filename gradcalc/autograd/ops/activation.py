@@ -182,17 +182,21 @@ def activation(input: Tensor, node_def: Any, data: np.ndarray, **params: Any) ->
 @op(function=False, method=False, nodes=(LEAKY_RELU,), inplace=False)
 def leaky_relu(input: Tensor, negative_slope: Any = 0.01) -> Tensor:
     _check_floating(input, "leaky_relu_cpu")
-    x = input._data
-    data = np.where(x > 0, x, x * np.asarray(negative_slope, dtype=x.dtype)).astype(x.dtype)
+    data = _leaky_relu_data(input._data, negative_slope)
     return activation(input, LEAKY_RELU, data, negative_slope=negative_slope)
 
 
 def leaky_relu_in_place_result(input: Tensor, negative_slope: Any) -> Tensor:
     """What `leaky_relu_` writes back: its node keeps the result, since the input is overwritten."""
     _check_floating(input, "leaky_relu_cpu")
-    x = input._data
-    data = np.where(x > 0, x, x * np.asarray(negative_slope, dtype=x.dtype)).astype(x.dtype)
+    data = _leaky_relu_data(input._data, negative_slope)
     return activation(input, LEAKY_RELU_INPLACE, data, negative_slope=negative_slope)
+
+
+def _leaky_relu_data(x: np.ndarray, negative_slope: Any) -> np.ndarray:
+    # half precision is computed in float32, as PyTorch's CPU kernel does, then rounded once
+    compute = np.float32 if x.dtype == np.float16 else x.dtype
+    return np.where(x > 0, x, x.astype(compute) * np.asarray(negative_slope, dtype=compute)).astype(x.dtype)
 
 
 def gelu_forward(x: np.ndarray, approximate: str) -> np.ndarray:

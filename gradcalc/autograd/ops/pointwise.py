@@ -12,6 +12,7 @@ from ..tensor import Tensor
 from .arithmetic import pow as power, unary, unary_float
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_real_scalar,
                      float_result, is_conj, not_implemented_for, zeros_like)
+from .generate import make_inplace
 from .indexing import where
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
 
@@ -217,12 +218,30 @@ def _unbounded(dtype: DType, low: bool) -> Tensor:
     return Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
 
 
-@op(nodes=(CLAMP, CLAMP_TENSOR), aliases=("clip",))
+def _clamp_inplace(impl: Callable) -> Callable:
+    """clamp_, clamp_min_, clamp_max_: with a number for a bound, PyTorch's cast check names the
+    tensor's type as C++ does (`bool`, `long int`)."""
+    general = make_inplace(impl)
+
+    def inplace(input: Tensor, **bound: Any) -> Tensor:
+        bounds = [value for value in bound.values() if value is not None]
+        if any(not isinstance(value, Tensor) for value in bounds):
+            dtype = dtypes.result_type([input] + bounds)
+            if dtype.category > input._dtype.category:
+                raise RuntimeError(f"result type {dtype._scalar_name} can't be cast to the desired output type "
+                                   f"{input._dtype._cpp_name}")
+        return general(input, **bound)
+
+    return inplace
+
+
+@op(nodes=(CLAMP, CLAMP_TENSOR), aliases=("clip",),
+    inplace=_clamp_inplace(lambda input, **bound: clamp(input, **bound)))
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    check_not_unsigned("clamp_scalar_cpu" if min is not None and max is not None else
-                       "clamp_min_scalar_cpu" if max is None else "clamp_max_scalar_cpu", input._dtype)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    check_not_unsigned("clamp_scalar_cpu" if min is not None and max is not None else
+                       "clamp_min_scalar_cpu" if max is None else "clamp_max_scalar_cpu", input._dtype)
     for bound in (min, max):
         check_real_scalar(bound, input._dtype)
     dtype = dtypes.result_type([input] + [v for v in (min, max) if v is not None])
@@ -251,12 +270,14 @@ CLAMP_MAX_TENSOR = node("ClampMaxBackward1", ("self", "max"), jvp=ELEMENT_WISE,
                         max=lambda grad, self, max: where(self > max, grad, zeros_like(grad)))
 
 
-@op(nodes=(CLAMP_MIN, CLAMP_MIN_TENSOR))
+@op(nodes=(CLAMP_MIN, CLAMP_MIN_TENSOR),
+    inplace=_clamp_inplace(lambda input, **bound: clamp_min(input, **bound)))
 def clamp_min(input: Tensor, min: Any) -> Tensor:
     return _clamp_one(input, min, CLAMP_MIN, CLAMP_MIN_TENSOR, np.maximum, "min")
 
 
-@op(nodes=(CLAMP_MAX, CLAMP_MAX_TENSOR))
+@op(nodes=(CLAMP_MAX, CLAMP_MAX_TENSOR),
+    inplace=_clamp_inplace(lambda input, **bound: clamp_max(input, **bound)))
 def clamp_max(input: Tensor, max: Any) -> Tensor:
     return _clamp_one(input, max, CLAMP_MAX, CLAMP_MAX_TENSOR, np.minimum, "max")
 
