@@ -192,6 +192,9 @@ def reset_global_state() -> None:
     warnings.forget_once()
     numpy_state.restore()
     serialization.forget_files()
+    distributions = sys.modules.get("gradcalc.distributions")
+    if distributions is not None:  # loaded by a program that used it, whose changes end with it
+        distributions.reset()
 
 
 # ------------------------------------------------------------------ the session

@@ -168,11 +168,12 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
                 seen.add(child)
                 stack.append(child)
 
-    captures: dict = {}  # (node, output_nr) -> index into inputs
+    captures: dict = {}  # (node, output_nr) -> indices into inputs (an input may be given twice)
     if inputs is not None:
         for index, tensor in enumerate(inputs):
             # a GradientEdge (torch.autograd.graph) names its node itself
-            captures[tuple(tensor[:2]) if isinstance(tensor, tuple) else gradient_edge(tensor)] = index
+            edge = tuple(tensor[:2]) if isinstance(tensor, tuple) else gradient_edge(tensor)
+            captures.setdefault(edge, []).append(index)
     targets = {node for node, _ in captures}
     needed = _nodes_leading_to(targets, parents) if inputs is not None else None
     captured: list = [None] * len(inputs or ())
@@ -197,8 +198,7 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
             grads = buffers.pop(node, None) or {}
             grads = _run_pre_hooks(node, grads)
             for output_nr, grad in grads.items():
-                index = captures.get((node, output_nr))
-                if index is not None:
+                for index in captures.get((node, output_nr), ()):
                     captured[index] = grad
             if isinstance(node, AccumulateGrad):
                 if accumulate and 0 in grads:

@@ -302,6 +302,17 @@ _gradcalc("gradcalc.autograd.ops.legacy", "Variable", read=set())
 _gradcalc("gradcalc.session", "OutputStream", read={"write", "writelines", "flush", "isatty", "encoding", "name"})
 _gradcalc("gradcalc.language.modules.namespace", "Namespace", public=True, public_write=True,
           read={"__name__", "__version__", "__doc__", "__all__"})
+# torch.distributions: the private names that PyTorch's own subclasses use and programs' subclasses copy
+_gradcalc("gradcalc.distributions.distribution", "Distribution", public=True, public_write=True, subclasses=True,
+          derivable=True, write={"_validate_args"},
+          read={"_validate_args", "_batch_shape", "_event_shape", "_extended_shape", "_validate_sample",
+                "_get_checked_instance", "_param", "_num_events", "_natural_params", "_log_normalizer",
+                "_mean_carrier_measure", "_unbroadcasted_scale_tril"})
+_gradcalc("gradcalc.distributions.constraints", "Constraint", public=True, subclasses=True, derivable=True)
+# a dependent property is a property (its fget is the distribution's or the program's own function)
+_gradcalc("gradcalc.distributions.constraints", "_DependentProperty",
+          read={"is_discrete", "event_dim", "check", "__call__", "__doc__"})
+_gradcalc("gradcalc.distributions.utils", "_lazy_property_and_property", read={"__doc__"})
 
 
 def install() -> None:
@@ -414,8 +425,13 @@ def register_program_class(cls: type) -> None:
     deny = ("format", "format_map") if issubclass(cls, str) else ()
     own_dunders = {name for base in cls.__mro__ if _is_registered_program_class(base) or base is cls
                    for name in vars(base) if is_dunder(name)}
-    RULES[cls] = Rule(PROGRAM, read=READABLE_DUNDERS | (own_dunders & USER_DUNDERS) | {"__dict__"}, public=True,
-                      deny=deny, public_write=True, derivable=True)
+    # the private names the instances of its gradcalc bases may read and write (a Distribution's
+    # `_extended_shape`); public ones follow from the program's own rule, dunders from its class
+    inherited = [RULES[base] for base in cls.__mro__[1:] if base in RULES and RULES[base].kind != PROGRAM]
+    read = {name for rule in inherited for name in rule.read if name[0] == "_" and not is_dunder(name)}
+    write = {name for rule in inherited for name in rule.write if name[0] == "_" and not is_dunder(name)}
+    RULES[cls] = Rule(PROGRAM, read=READABLE_DUNDERS | (own_dunders & USER_DUNDERS) | {"__dict__"} | read,
+                      public=True, deny=deny, public_write=True, derivable=True, write=write)
     # its metaclass (abc.ABCMeta, TypedDict's) was checked when the class was made
     if type(cls) not in RULES:
         RULES[type(cls)] = Rule(CLASS)

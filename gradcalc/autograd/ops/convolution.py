@@ -132,7 +132,9 @@ def _grad_weight(x: np.ndarray, g: np.ndarray, weight_shape: tuple, stride: tupl
     columns, out_shape = _columns(x, kernel, stride, padding, dilation, groups)
     # the positions past the last full window of the gradient's extent take no part
     grads = _output_columns(g[(slice(None), slice(None)) + tuple(slice(0, size) for size in out_shape)], groups)
-    return np.matmul(grads.transpose(0, 2, 1), columns).reshape(weight_shape)
+    # contiguous operands: numpy hands those to BLAS, strided ones to a slow loop of its own
+    return np.matmul(np.ascontiguousarray(grads.transpose(0, 2, 1)), np.ascontiguousarray(columns)).reshape(
+        weight_shape)
 
 
 # ------------------------------------------------------------------ checks

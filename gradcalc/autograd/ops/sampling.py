@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from .common import broadcast_shapes, check_broadcast, zeros_like
 from .creation import randint
 from .inplace import check_inplace, commit_inplace
-from .registry import LINEAR, NodeDef, node, op, record
+from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
 
 
 def _zero(grad: Tensor) -> Tensor:
@@ -321,6 +321,10 @@ def _uniform_source(generator: Any) -> Any:
     return lambda: float(rng.uniform_doubles(1, generator)[0])
 
 
+def _normal_source(generator: Any) -> Any:
+    return lambda: float(rng.normal_doubles(1, 0.0, 1.0, generator)[0])
+
+
 @op(nodes=(POISSON,))
 def poisson(input: Tensor, generator: Any = None) -> Tensor:
     if input._dtype.category != dtypes.FLOATING:
@@ -347,3 +351,131 @@ def randint_like(input: Tensor, low: Any = 0, high: Any = None, *, generator: An
     high = int(high.item()) if isinstance(high, Tensor) else high
     return randint(low, high, input.shape, generator=generator, dtype=dtype or input._dtype, device=device,
                    requires_grad=requires_grad)
+
+
+# ------------------------------------------------------------------ gamma draws
+
+def _gamma_draw(alpha: Any, uniform: Any, normal: Any) -> float:
+    """PyTorch's sample_gamma (Marsaglia and Tsang's rejection method), in its mix of precisions:
+    `alpha` keeps its dtype (np.float32 or np.float64) where PyTorch's kernel keeps scalar_t, and
+    the `f` constants are floats."""
+    kind = type(alpha)
+    scale = 1.0
+    if alpha < 1:  # boosted for a higher acceptance probability
+        if alpha == 0:
+            return 0.0
+        scale *= (1 - uniform()) ** float(kind(1.0) / alpha)
+        alpha = alpha + kind(1.0)
+    d = float(alpha - np.float32(1.0) / np.float32(3.0))
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = normal()
+        y = 1.0 + c * x
+        while y <= 0:
+            x = normal()
+            y = 1.0 + c * x
+        v = y * y * y
+        u = 1 - uniform()
+        xx = x * x
+        if u < 1.0 - _C0331 * xx * xx or math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+_C0331 = float(np.float32(0.0331))
+
+
+def _digamma_one(x: float) -> float:
+    """PyTorch's digamma_one (Cephes'), which the reparameterized gamma gradient uses."""
+    if x == 0:
+        return math.inf
+    additional_summand = 0.0
+    if x < 0:
+        if x == math.floor(x):
+            return math.inf
+        additional_summand = -math.pi / math.tan(math.pi * x)
+        x = 1 - x
+    result = 0.0
+    while x < 10:
+        result -= 1 / x
+        x += 1
+    if x == 10:
+        return result + 2.25175258906672110764 + additional_summand
+    y = 0.0
+    if x < 1.0e17:
+        z = 1.0 / (x * x)
+        polynomial = 0.0
+        for coefficient in (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+                            -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+                            8.33333333333333333333E-2):
+            polynomial = polynomial * z + coefficient
+        y = z * polynomial
+    return result + math.log(x) - (0.5 / x) - y + additional_summand
+
+
+_GAMMA_GRAD_COEFFICIENTS = (
+    (0.16009398, -0.094634809, 0.025146376, -0.0030648343, 1, 0.32668115, 0.10406089, 0.0014179084),
+    (0.53487893, 0.1298071, 0.065735949, -0.0015649758, 0.16639465, 0.020070113, -0.0035938915, -0.00058392623),
+    (0.040121004, -0.0065914022, -0.0026286047, -0.0013441777, 0.017050642, -0.0021309326, 0.00085092367,
+     -1.5247877e-07),
+)
+
+
+def _standard_gamma_grad_one(alpha: float, x: float) -> float:
+    """d x / d alpha for x drawn from Gamma(alpha, 1), -(d/dalpha cdf(x; alpha)) / pdf(x; alpha):
+    a Taylor series for small x, Rice's saddle point expansion for large alpha, else a bivariate
+    rational approximation (PyTorch's standard_gamma_grad_one, in double)."""
+    if x < 0.8:
+        numer, denom = 1.0, alpha
+        series1, series2 = numer / denom, numer / (denom * denom)
+        for i in range(1, 6):
+            numer *= -x / i
+            denom += 1
+            series1 += numer / denom
+            series2 += numer / (denom * denom)
+        pow_x_alpha = x ** alpha
+        gamma_pdf = x ** (alpha - 1) * math.exp(-x)
+        gamma_cdf = pow_x_alpha * series1
+        gamma_cdf_alpha = (math.log(x) - _digamma_one(alpha)) * gamma_cdf - pow_x_alpha * series2
+        result = -gamma_cdf_alpha / gamma_pdf
+        return 0.0 if math.isnan(result) else result
+    if alpha > 8.0:
+        if 0.9 * alpha <= x <= 1.1 * alpha:
+            numer_1 = 1 + 24 * alpha * (1 + 12 * alpha)
+            numer_2 = 1440 * (alpha * alpha) + 6 * x * (53 - 120 * x) - 65 * x * x / alpha + alpha * (107 + 3600 * x)
+            return numer_1 * numer_2 / (1244160 * (alpha * alpha) * (alpha * alpha))
+        denom = math.sqrt(8 * alpha)
+        term2 = denom / (alpha - x)
+        term3 = (x - alpha - alpha * math.log(x / alpha)) ** -1.5
+        term23 = term2 - term3 if x < alpha else term2 + term3
+        term1 = math.log(x / alpha) * term23 - math.sqrt(2 / alpha) * (alpha + x) / ((alpha - x) * (alpha - x))
+        stirling = 1 + 1 / (12 * alpha) * (1 + 1 / (24 * alpha))
+        return -stirling * x * term1 / denom
+    u, v = math.log(x / alpha), math.log(alpha)
+    first, second, third = _GAMMA_GRAD_COEFFICIENTS
+    coef_v = [a + u * (b + u * c) for a, b, c in zip(first, second, third)]
+    p = coef_v[0] + v * (coef_v[1] + v * (coef_v[2] + v * coef_v[3]))
+    q = coef_v[4] + v * (coef_v[5] + v * (coef_v[6] + v * coef_v[7]))
+    return math.exp(p / q)
+
+
+def standard_gamma_grad(alpha: Tensor, x: Tensor) -> Tensor:
+    """torch._standard_gamma_grad: the reparameterized gradient of each draw (no derivative of its own)."""
+    pairs = zip(alpha._data.reshape(-1), x._data.reshape(-1))
+    values = [_standard_gamma_grad_one(float(a), float(v)) for a, v in pairs]
+    return Tensor._make(np.asarray(values, dtype=alpha._dtype._numpy).reshape(alpha.shape), alpha._dtype)
+
+
+STANDARD_GAMMA = node("StandardGammaBackward0", ("self",), jvp=ELEMENT_WISE,
+                      self=lambda grad, self, result: grad * standard_gamma_grad(self, result))
+
+
+@op(function=False, method=False, nodes=(STANDARD_GAMMA,))
+def _standard_gamma(input: Tensor, generator: Any = None) -> Tensor:
+    """torch._standard_gamma: one Gamma(alpha, 1) draw per element, serially, each from uniform and
+    normal doubles of the generator; at least the dtype's smallest normal number."""
+    uniform, normal = _uniform_source(generator), _normal_source(generator)
+    kind = np.dtype(input._dtype._numpy).type
+    tiny = np.finfo(kind).tiny
+    values = [max(tiny, kind(_gamma_draw(alpha, uniform, normal))) for alpha in input._data.reshape(-1)]
+    data = np.asarray(values, dtype=kind).reshape(input.shape)
+    return record(STANDARD_GAMMA, (input,), data, input._dtype)

@@ -34,7 +34,7 @@ def _torch() -> dict:
         accelerator=Submodule("torch.accelerator"), linalg=Submodule("torch.linalg"),
         special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
         save=serialization.save, load=serialization.load, func=Submodule("torch.func"),
-        vmap=Deferred(_vmap), testing=Submodule("torch.testing"),
+        vmap=Deferred(_vmap), testing=Submodule("torch.testing"), distributions=Submodule("torch.distributions"),
     )
     return torch
 
@@ -93,6 +93,24 @@ def _data() -> dict:
                 dataloader=Submodule("torch.utils.data.dataloader"), sampler=Submodule("torch.utils.data.sampler"))
 
 
+def _distributions() -> dict:
+    from ... import distributions
+
+    package = _all(distributions)
+    package.update({name: Submodule(f"torch.distributions.{name}") for name in distributions.SUBMODULES})
+    return package
+
+
+def _distribution_module(name: str) -> Callable[[], dict]:
+    """The builder of torch.distributions.NAME: the names that module defines."""
+    def build() -> dict:
+        from ... import distributions
+
+        module = getattr(distributions, name)
+        return {member: getattr(module, member) for member in distributions.SUBMODULES[name]}
+    return build
+
+
 def _module_all(path: str) -> Callable[[], dict]:
     """The builder of a module whose members are its __all__ (path relative to gradcalc)."""
     def build() -> dict:
@@ -138,7 +156,13 @@ BUILDERS: dict = {
     "torch.backends.cudnn": lambda: dict(deterministic=False, benchmark=False, enabled=True,
                                          is_available=Builtin("is_available", lambda: False)),
     "torch.backends.mps": _no_device(is_available=lambda: False, is_built=lambda: False),
+    "torch.distributions": _distributions,
 }
+# torch.distributions' modules: what each defines (the package lists them in SUBMODULES)
+BUILDERS.update({f"torch.distributions.{name}": _distribution_module(name) for name in (
+    "bernoulli", "binomial", "categorical", "constraints", "distribution", "exp_family", "exponential", "gamma",
+    "independent", "kl", "laplace", "multinomial", "multivariate_normal", "normal", "one_hot_categorical",
+    "poisson", "uniform", "utils")})
 
 
 def templates() -> dict:
