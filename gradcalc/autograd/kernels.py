@@ -265,10 +265,29 @@ _LARGEST_ORDERED_PRODUCT = 1 << 22
 
 def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
     """a @ b with one running sum per element, over k in order (each product rounded, or fused)."""
+    if fused and a.dtype.type is np.float32:
+        return _fused_float32_products_in_order(a, b)
     total = np.zeros((a.shape[0], b.shape[1]), a.dtype)
     for k in range(a.shape[1]):
         column, row = a[:, k:k + 1], b[k:k + 1, :]
         total = fused_multiply_add(column, row, total) if fused else total + column * row
+    return total
+
+
+def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """fused_multiply_add's float32 arithmetic over k in order, its factors widened once and the
+    midpoint correction made only at steps that need it."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    total = np.zeros((a.shape[0], b.shape[1]), np.float32)  # widened exactly where added to float64
+    for k in range(a.shape[1]):
+        product = a64[:, k:k + 1] * b64[k:k + 1, :]
+        exact = product + total
+        midpoint = (exact.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+        if midpoint.any():
+            virtual = exact - product
+            error = (product - (exact - virtual)) + (total - virtual)
+            exact = np.where(midpoint & (error != 0), np.nextafter(exact, exact + error), exact)
+        total = exact.astype(np.float32)
     return total
 
 
@@ -299,10 +318,14 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a @ b
     if m * n * k > _LARGEST_ORDERED_PRODUCT:  # a running sum per element would be too slow here
         return a @ b
+    if k == 1:  # an outer product: each element is its one product, a zero keeping its sign
+        return a * b
     if n >= 12 and m >= 4:
-        out = _products_in_order(a, b, fused=False)
         full = m - m % 4
+        out = np.empty((m, n), np.float32)
         out[:full] = _products_in_order(a[:full], b, fused=True)
+        if full < m:
+            out[full:] = _products_in_order(a[full:], b, fused=False)
         return out
     if k <= 3:
         return _products_in_order(a, b, fused=False)
