@@ -28,20 +28,58 @@ OPTIONS: dict[str, Any] = dict(parser="lalr", lexer="basic", start=["file_input"
                                propagate_positions=True, maybe_placeholders=True)
 
 
+def _generate(grammar_path: str) -> str:
+    """The stand-alone parser's source, the same for every build of one commit, so that two wheels
+    are identical and the parser cache keeps its key (Lark numbers the LALR states in the order of
+    a set of objects hashed by their addresses: they are renumbered here)."""
+    from lark import Lark
+    from lark.tools.standalone import gen_standalone
+
+    with open(grammar_path, encoding="utf-8") as handle:
+        parser = Lark(handle.read(), **OPTIONS)
+    lalr = parser.parser.parser
+    lalr._parse_table = _canonical(lalr._parse_table)
+    code = io.StringIO()
+    gen_standalone(parser, out=code)
+    return code.getvalue()
+
+
+def _canonical(table: Any) -> Any:
+    """The same table, its states numbered in the order of a walk from the start states that takes
+    the shifts in the order of their symbols' names, and each state's actions in that order."""
+    from lark.parsers.lalr_analysis import IntParseTable, Shift
+
+    order: list = []
+    seen: set = set()
+    for start in sorted(table.start_states):
+        pending = [table.start_states[start]]
+        while pending:
+            state = pending.pop(0)
+            if state in seen:
+                continue
+            seen.add(state)
+            order.append(state)
+            actions = table.states[state]
+            pending += [actions[name][1] for name in sorted(actions) if actions[name][0] is Shift]
+    if len(order) != len(table.states):
+        raise RuntimeError("a parser state that no start state reaches; update hatch_build.py")
+    number = {state: index for index, state in enumerate(order)}
+    states = {}
+    for state in order:
+        actions = table.states[state]
+        states[number[state]] = {name: (Shift, number[actions[name][1]]) if actions[name][0] is Shift
+                                 else actions[name] for name in sorted(actions)}
+    return IntParseTable(states, {start: number[state] for start, state in sorted(table.start_states.items())},
+                         {start: number[state] for start, state in sorted(table.end_states.items())})
+
+
 class StandaloneParserHook(BuildHookInterface):
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if version == "editable":
             return
-        from lark import Lark
-        from lark.tools.standalone import gen_standalone
-
-        with open(os.path.join(self.root, "grammar", "gradcalc.lark"), encoding="utf-8") as handle:
-            grammar = handle.read()
-        code = io.StringIO()
-        gen_standalone(Lark(grammar, **OPTIONS), out=code)
-        text = code.getvalue()
+        text = _generate(os.path.join(self.root, "grammar", "gradcalc.lark"))
         runtime, start, tables = text.partition(TABLES_START)
         if not start or ACTIONS not in tables:
             raise RuntimeError("lark.tools.standalone wrote an unexpected module; update hatch_build.py")

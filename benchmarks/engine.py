@@ -5,7 +5,7 @@ Usage:  python benchmarks/engine.py [--nodes N] [--ops N] [--torch PYTHON]
 (a) a chain of N nodes `y = y * 1.00001` then `y.backward()`: wall time and peak memory;
 (b) N scalar ops in a loop then one backward: the per-op overhead of interpreter and engine.
 Each workload is one gradcalc program run by `gradcalc`, and the same program run under
-PyTorch by tests/golden/reference.py with the Python given by --torch (skipped without it).
+PyTorch by gradcalc/golden/reference.py with the Python given by --torch (skipped without it).
 Times exclude start-up (the time of an empty program is subtracted); peak memory is the
 whole process's.
 """
@@ -21,7 +21,7 @@ import tempfile
 import time
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-REFERENCE = REPO / "tests" / "golden" / "reference.py"
+REFERENCE = REPO / "gradcalc" / "golden" / "reference.py"
 
 CHAIN = """\
 x = tensor(1.0, requires_grad=True)

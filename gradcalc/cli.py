@@ -1,82 +1,55 @@
 """The `gradcalc` command: `gradcalc` (REPL), `gradcalc FILE.grad`, `gradcalc -e CODE`, `gradcalc -`.
 
-Its options, help and usage errors are click's (command.py). `gradcalc -e CODE`, the calculator's
-everyday use, runs without importing click, whose import alone costs a tenth of numpy's: click
-makes nothing else of those two arguments (`-e --help` runs `--help` as code).
+Its options, help and usage errors are click's (command.py), whose import alone costs a tenth of
+numpy's. The two everyday uses go without it: the REPL, whose first prompt waits for nothing, and
+`gradcalc -e CODE`, the calculator, of whose two arguments click would make nothing else
+(`-e --help` runs `--help` as code).
 """
 from __future__ import annotations
 
 import gc
 import os
 import sys
-from typing import Optional
+
+from .runner import end_quietly_on_a_closed_pipe, interrupted, run, start_repl
+
+TYPE_CHECKING = False  # typing costs as much as the rest of what the REPL's first prompt needs
+if TYPE_CHECKING:
+    from typing import Optional
 
 # click's shell completion, asked for through the environment, needs click's command
 _COMPLETION = "_GRADCALC_COMPLETE"
 
 
-def main() -> None:
-    """The entry point of the `gradcalc` command."""
+def main(args: Optional[list] = None) -> None:
+    """The console script and `python -m gradcalc`."""
     # Start-up (numpy, the op registry, the session's modules, click) makes hundreds of thousands of
     # objects that live as long as the process: collections meanwhile would only walk them again
-    # and again. The collector stays off until the session is ready (end_of_start_up).
+    # and again. The collector stays off until the session is ready (runner.end_of_start_up).
     gc.disable()
-    arguments = sys.argv[1:]
-    if len(arguments) == 2 and arguments[0] in ("-e", "--exec") and _COMPLETION not in os.environ:
+    args = sys.argv[1:] if args is None else args
+    if _COMPLETION not in os.environ:
+        if not args and sys.stdin.isatty():
+            start_repl(None, None, default_memory_limit=True)
+            return
+        if len(args) == 2 and args[0] in ("-e", "--exec"):
+            sys.exit(_run_code(args[1]))
+    end_quietly_on_a_closed_pipe()
+    try:
+        from .command import command
+
+        command.main(args, prog_name="gradcalc")
+    except KeyboardInterrupt:
+        sys.exit(interrupted())
+
+
+def _run_code(code: str) -> int:
+    """`gradcalc -e CODE`, as click's command runs it with no other option."""
+    try:
+        end_quietly_on_a_closed_pipe()
         from .language import limits
 
-        try:
-            limits.set_memory_limit(limits.memory_limit_from(None))
-            status = run(arguments[1], "<string>", None)
-        except KeyboardInterrupt:  # before the program started: as click says it
-            sys.stderr.write("\nAborted!\n")
-            status = 1
-        sys.exit(status)
-    from .command import command
-
-    command()
-
-
-def run(source: str, filename: str, color: Optional[bool]) -> int:
-    """Run a whole program; the exit status."""
-    from .display.console import make_output
-    from .language import limits
-    from .session import Session, format_error
-
-    try:
-        session = Session(make_output(color))
-        end_of_start_up()
-        ok = session.run(source, filename)
-        # what is left of the program (generators closed at exit, say) runs behind the wall too
-        limits.wall_up_for_good()
+        limits.set_memory_limit(limits.default_memory_limit())
     except KeyboardInterrupt:
-        sys.stdout.flush()
-        sys.stderr.write("KeyboardInterrupt\n")
-        return 130
-    except BrokenPipeError:
-        _quiet_pipe()
-        return 0
-    except Exception as error:  # a failure of gradcalc itself: one clean line, never a traceback
-        sys.stdout.flush()
-        sys.stderr.write(f"gradcalc: internal error: {format_error(error)}\n")
-        return 1
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _quiet_pipe()
-    if session.exit_status is not None:
-        return session.exit_status
-    return 0 if ok else 1
-
-
-def end_of_start_up() -> None:
-    """Start-up is over: what it made is frozen out of the collector's reach, which comes back on
-    for the program."""
-    gc.freeze()
-    gc.enable()
-
-
-def _quiet_pipe() -> None:
-    """A reader that went away (`gradcalc ... | head`): end without a word, as Unix tools do."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+        return interrupted()
+    return run(code, "<string>", None)

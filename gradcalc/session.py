@@ -12,7 +12,7 @@ import os
 import sys
 import warnings as python_warnings
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional, Protocol
+from typing import Any, Callable, Iterator, Optional, Protocol
 
 from . import numpy_state, warnings
 from .language import limits, policy
@@ -203,6 +203,9 @@ class Session:
     def __init__(self, output: Output) -> None:
         self.output = output
         self.exit_status: Optional[int] = None  # set when the program calls sys.exit()
+        self.statements_done = 0  # top-level statements of the last run that ended without an error
+        # the line an error of the program prints; the REPL adds Python's "Did you mean" hints
+        self.describe_error: Callable[[BaseException], str] = format_error
         self.stdout = OutputStream(lambda text: self.output.write(text), "<stdout>")
         self.stderr = OutputStream(lambda text: self.output.write_stderr(text), "<stderr>")
         self.modules = ModuleTable(self._module_members)
@@ -240,6 +243,7 @@ class Session:
 
     def run(self, source: str, filename: str = "<string>") -> bool:
         """Run a whole program (or one REPL input); False if it ended in an error or an exit."""
+        self.statements_done = 0
         with self._running():
             try:
                 parsed = parse(source, filename)
@@ -251,6 +255,7 @@ class Session:
             for statement in parsed.module.body:
                 if not self._run_statement(statement, source, filename):
                     return False
+                self.statements_done += 1
         return True
 
     def _run_statement(self, statement: Any, source: str, filename: str) -> bool:
@@ -276,7 +281,7 @@ class Session:
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # every error of a program is shown, never a traceback
-            self.output.error(format_error(error))
+            self.output.error(self.describe_error(error))
             return False
         return True
 

@@ -1,8 +1,11 @@
 """The command line as users meet it: the installed `gradcalc` and `python -m gradcalc`."""
 from __future__ import annotations
 
+import io
 import os
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -78,3 +81,119 @@ def test_piped_output_is_plain_and_colour_can_be_forced(command: list) -> None:
     plain = run(command, "-e", "tensor([1., 2.], requires_grad=True)")
     coloured = run(command, "--color", "-e", "tensor([1., 2.], requires_grad=True)")
     assert "\x1b[" not in plain.stdout and "\x1b[" in coloured.stdout
+
+
+# ------------------------------------------------------------------ a Unix tool
+
+LOOP = "print('started', flush=True)\nwhile True:\n    pass\n"
+
+
+def interrupt(command: list, tmp_path: Path, how: str) -> subprocess.Popen:
+    """gradcalc running an endless program (as -e, a script, or stdin), SIGINT once it has started."""
+    (tmp_path / "loop.grad").write_text(LOOP)
+    args = {"-e": ["-e", LOOP], "script": ["loop.grad"], "stdin": ["-"]}[how]
+    process = subprocess.Popen(command + args, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})
+    if how == "stdin":
+        process.stdin.write(LOOP)
+    process.stdin.close()
+    assert process.stdout.readline() == "started\n"
+    process.send_signal(signal.SIGINT)
+    return process
+
+
+@pytest.mark.parametrize("how", ["-e", "script", "stdin"])
+def test_ctrl_c_ends_with_keyboard_interrupt_and_sigint(command: list, tmp_path: Path, how: str) -> None:
+    process = interrupt(command, tmp_path, how)
+    assert process.wait(timeout=60) == -signal.SIGINT  # ended by the signal, as Python ends on Ctrl-C
+    assert process.stdout.read() == "" and process.stderr.read() == "KeyboardInterrupt\n"
+
+
+def test_ctrl_c_gives_the_shell_status_130_and_stops_its_loop(tmp_path: Path) -> None:
+    """The shell sees 130 and, since gradcalc died of SIGINT, stops the loop it ran it in."""
+    (tmp_path / "loop.grad").write_text(LOOP)
+    script = (f"for i in 1 2 3; do {shlex.join(COMMANDS[0])} loop.grad; echo \"status $?\"; done; echo after")
+    shell = subprocess.Popen(["bash", "-c", script], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True, env={**os.environ, "NO_COLOR": "1"})
+    assert shell.stdout.readline() == "started\n"
+    os.killpg(shell.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole foreground group
+    out, err = shell.communicate(timeout=60)
+    assert err == "KeyboardInterrupt\n" and "after" not in out and "started" not in out
+
+
+def test_ctrl_c_status_in_a_shell(tmp_path: Path) -> None:
+    (tmp_path / "loop.grad").write_text(LOOP)
+    shell = subprocess.Popen(["bash", "-c", f"{shlex.join(COMMANDS[0])} loop.grad; echo \"status $?\""],
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "NO_COLOR": "1"})
+    assert shell.stdout.readline() == "started\n"
+    for child in subprocess.run(["pgrep", "-P", str(shell.pid)], capture_output=True, text=True).stdout.split():
+        os.kill(int(child), signal.SIGINT)  # gradcalc alone, so that the shell goes on to report it
+    out, err = shell.communicate(timeout=60)
+    assert (out, err) == ("status 130\n", "KeyboardInterrupt\n")
+
+
+@pytest.mark.parametrize("color", [[], ["--no-color"], ["--color"]], ids=["-e alone", "--no-color", "--color"])
+def test_a_closed_pipe_ends_quietly(command: list, color: list) -> None:
+    """`gradcalc ... | head -2`: the reader goes away; gradcalc ends as Unix tools do, by SIGPIPE, silently."""
+    process = subprocess.Popen(command + color + ["-e", "for i in range(10**7):\n    print(i)\n"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "NO_COLOR": "1"})
+    assert process.stdout.readline() == "0\n" or color == ["--color"]
+    process.stdout.close()
+    assert process.wait(timeout=60) == -signal.SIGPIPE
+    assert process.stderr.read() == ""
+
+
+def test_a_closed_pipe_in_a_shell_pipeline() -> None:
+    done = subprocess.run(["bash", "-c", f"set -o pipefail; {shlex.join(COMMANDS[0])} -e "
+                                         "'for i in range(10**6): print(i)' | head -2; echo \"status $?\""],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "NO_COLOR": "1"})
+    assert (done.stdout, done.stderr) == ("0\n1\nstatus 141\n", "")
+
+
+def test_help_lists_the_exit_statuses(command: list) -> None:
+    text = run(command, "--help").stdout
+    assert "0 success, 1 an error in the program, 2 a usage error" in " ".join(text.split())
+    assert "130 interrupted" in text and "--history-file" in text and "--graph NAME" in text
+
+
+# ------------------------------------------------------------------ --graph
+
+GRAPH_PROGRAM = "x = tensor([1., 2.], requires_grad=True)\ny = x * 3\nz = y.sum()\nz.backward()\n"
+
+
+def test_graph_after_a_script_is_the_repls_view(command: list, tmp_path: Path) -> None:
+    (tmp_path / "p.grad").write_text(GRAPH_PROGRAM)
+    done = run(command, "--graph", "z", "p.grad", cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr == ""
+    from gradcalc.display import graph
+    from gradcalc.display.console import show
+    from gradcalc.session import Session, TextOutput
+
+    session = Session(TextOutput(io.StringIO(), io.StringIO()))
+    session.run(GRAPH_PROGRAM)
+    expected = io.StringIO()
+    show(graph.render(graph.collect(session.namespace["z"], "z", session.namespace)), expected, False,
+         whole_lines=True)
+    assert done.stdout == expected.getvalue()
+    assert done.stdout.splitlines()[:2] == ["z: tensor [] float32, grad_fn=<SumBackward0>", "3 nodes, 1 leaf"]
+    assert done.stdout.splitlines()[2].startswith("SumBackward0  grad_fn of z")
+
+
+def test_graph_runs_after_the_program_whatever_its_end(command: list) -> None:
+    failed = run(command, "--graph", "y", "-e", "x = ones(1, requires_grad=True); y = x * 2; undefined")
+    assert failed.returncode == 1 and "MulBackward0  +1 None  grad_fn of y" in failed.stdout
+    assert failed.stderr == "NameError: name 'undefined' is not defined\n"  # no hint: a script says what PyTorch does
+    piped = run(command, "--graph", "y", "-", stdin="x = ones(1, requires_grad=True)\ny = x.exp()\n")
+    assert piped.returncode == 0 and "ExpBackward0" in piped.stdout and "\x1b" not in piped.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--graph", "nothing", "-e", "x = 1"], "gradcalc: --graph: name 'nothing' is not defined\n"),
+    (["--graph", "x", "-e", "x = 1"], "gradcalc: --graph: 'x' is a int, not a tensor: :graph draws the graph "
+                                      "behind a tensor\n"),
+])
+def test_graph_of_something_else_is_a_usage_error(command: list, args: list, message: str) -> None:
+    done = run(command, *args)
+    assert (done.stdout, done.stderr, done.returncode) == ("", message, 2)

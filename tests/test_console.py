@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from gradcalc.display.console import RichOutput, make_output, spans, use_color
+from gradcalc.display.color import use_color
+from gradcalc.display.console import RichOutput, make_output, spans
 from gradcalc.session import Session, TextOutput
 
 REPO = Path(__file__).resolve().parent.parent
@@ -81,15 +82,21 @@ def test_spans_join_back_to_the_text(text: str) -> None:
 
 def test_use_color(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
     assert use_color(True, io.StringIO()) and not use_color(False, io.StringIO())
     assert not use_color(None, io.StringIO())  # not a terminal
-    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("FORCE_COLOR", "1")  # as Rich reads it: set and not empty forces colour
+    assert use_color(None, io.StringIO()) and not use_color(False, io.StringIO())
+    monkeypatch.setenv("FORCE_COLOR", "")
+    assert not use_color(None, io.StringIO())
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("NO_COLOR", "1")  # NO_COLOR wins, as in Rich
     assert not use_color(None) and use_color(True)
     assert type(make_output(None)) is TextOutput
 
 
 def gradcalc(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    full_env = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    full_env = {key: value for key, value in os.environ.items() if key not in ("NO_COLOR", "FORCE_COLOR")}
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "gradcalc", *args], capture_output=True, text=True, cwd=REPO,
                           env=full_env, timeout=30)
@@ -108,11 +115,14 @@ def test_cli_colour_only_when_asked_or_on_a_terminal() -> None:
     assert (ANSI.sub("", forced.stdout), ANSI.sub("", forced.stderr)) == (piped.stdout, piped.stderr)
     assert gradcalc("--no-color", "-e", CODE).stdout == piped.stdout
     assert gradcalc("-e", CODE, env={"NO_COLOR": "1"}).stdout == piped.stdout
+    forced_by_environment = gradcalc("-e", CODE, env={"FORCE_COLOR": "1", "TERM": "xterm-256color"})
+    assert (forced_by_environment.stdout, forced_by_environment.stderr) == (forced.stdout, forced.stderr)
+    assert gradcalc("--no-color", "-e", CODE, env={"FORCE_COLOR": "1"}).stdout == piped.stdout
 
 
-def test_rich_is_not_imported_without_colour() -> None:
+def test_one_line_imports_neither_rich_without_colour_nor_click_nor_the_editor() -> None:
     code = ("import sys, gradcalc.cli; sys.argv = ['gradcalc', '-e', '1']\n"
             "try: gradcalc.cli.main()\nexcept SystemExit: pass\n"
-            "print(sorted(m for m in ('rich', 'prompt_toolkit', 'pygments') if m in sys.modules))")
+            "print(sorted(m for m in ('rich', 'prompt_toolkit', 'pygments', 'click') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=30)
     assert out.stdout == "1\n[]\n"

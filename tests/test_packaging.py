@@ -2,6 +2,7 @@
 from the source tree."""
 from __future__ import annotations
 
+import _sre
 import json
 import os
 import subprocess
@@ -14,13 +15,25 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
+def build_wheel(out: Path) -> Path:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
                    check=True, capture_output=True)
     (found,) = out.glob("gradcalc-*.whl")
     return found
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+def test_two_builds_of_one_commit_give_the_same_wheel(wheel: Path, tmp_path: Path) -> None:
+    again = build_wheel(tmp_path)
+    first, second = zipfile.ZipFile(wheel), zipfile.ZipFile(again)
+    assert first.namelist() == second.namelist()
+    for name in first.namelist():  # a readable failure first: which member differs
+        assert first.read(name) == second.read(name), name
+    assert wheel.read_bytes() == again.read_bytes()
 
 
 def test_wheel_ships_the_grammar_inside_the_package(wheel: Path) -> None:
@@ -97,10 +110,21 @@ def test_generated_parser_parses_as_the_lark_package_does(site: Path, tmp_path: 
                                  "XDG_CACHE_HOME": str(tmp_path / "source-cache")})
     assert source_tree["runtime"] == "lark"
     env = {**os.environ, "PYTHONPATH": str(site), "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    cache = tmp_path / "cache" / "gradcalc"
+    cache.mkdir(parents=True)
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    # what earlier builds left, for this Python (before and since the name had the compiled
+    # expressions' format) and for another one
+    stale = [f"parser-0123456789abcdef-{tag}.pickle", f"parser-fedcba9876543210-{tag}-sre{_sre.MAGIC}.pickle"]
+    for name in stale:
+        (cache / name).write_bytes(b"stale")
+    (cache / "parser-0123456789abcdef-py30.pickle").write_bytes(b"another Python's")
     for _ in range(2):  # built from the tables, then unpickled from the cache
         installed = _parse_report(env)
         assert installed == {"runtime": "gradcalc.language._lark_runtime", "report": source_tree["report"]}
-    (pickled,) = (tmp_path / "cache" / "gradcalc").glob("parser-*.pickle")
+    assert not any((cache / name).exists() for name in stale)
+    assert (cache / "parser-0123456789abcdef-py30.pickle").exists()
+    (pickled,) = cache.glob(f"parser-*-{tag}-sre*.pickle")
     pickled.write_bytes(b"not a pickle")  # a damaged cache is rebuilt
     assert _parse_report(env)["report"] == source_tree["report"]
     assert pickled.read_bytes() != b"not a pickle"

@@ -1,13 +1,9 @@
-"""The REPL: completion, editing keys, the loop driven by prompt_toolkit's pipe input, and a real terminal."""
+"""The REPL in-process: completion, editing keys, transcripts, hints, meta-commands and history,
+the loop driven through prompt_toolkit's pipe input. (A real terminal: test_repl_terminal.py.)"""
 from __future__ import annotations
 
 import io
-import os
-import re
-import select
-import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,10 +13,12 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from gradcalc.repl import Repl, _Completer, _History, _history, _indent_for_next_line, complete, history_path
+from gradcalc.repl.app import Loader, Repl, indent_for_next_line
+from gradcalc.repl.commands import HELP
+from gradcalc.repl.completion import SessionCompleter, complete
+from gradcalc.repl.history import SafeFileHistory, history_path, open_history
+from gradcalc.repl.transcript import InputLog, strip_prompts
 from gradcalc.session import Session, TextOutput
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -48,7 +46,8 @@ def test_name_completion(session: Session) -> None:
     assert complete(session, "tens") == ["tensor"]
     assert complete(session, "x = wh") == ["while"]
     assert "print" in complete(session, "pr") and "__name__" not in complete(session, "__")
-    assert complete(session, "f(y") == ["y"]
+    assert complete(session, "f(y") == ["y", "yield"]
+    assert not [name for name in complete(session, "") if name.startswith("$")]
 
 
 def test_completion_never_calls_or_warns(session: Session) -> None:
@@ -59,10 +58,13 @@ def test_completion_never_calls_or_warns(session: Session) -> None:
     assert session.output.stderr.getvalue() == ""
 
 
-def test_completer_replaces_the_word(session: Session) -> None:
+def test_completer_replaces_the_word_and_knows_the_commands(session: Session) -> None:
     event = CompleteEvent(completion_requested=True)
-    completions = list(_Completer(session).get_completions(Document("z = x.requ"), event))
+    completer = SessionCompleter(lambda: session)
+    completions = list(completer.get_completions(Document("z = x.requ"), event))
     assert [(c.text, c.start_position) for c in completions] == [("requires_grad", -4), ("requires_grad_", -4)]
+    assert [c.text for c in completer.get_completions(Document(":gr"), event)] == [":graph"]
+    assert [c.text for c in completer.get_completions(Document(":graph w.w"), event)] == ["weight"]
 
 
 # ------------------------------------------------------------------ editing
@@ -72,21 +74,23 @@ def test_completer_replaces_the_word(session: Session) -> None:
     ("    pass", 0), ("s = '#:'", 0), ("x = {", 0),
 ])
 def test_auto_indent(line: str, indent: int) -> None:
-    assert _indent_for_next_line(line) == " " * indent
+    assert indent_for_next_line(line) == " " * indent
 
 
 # ------------------------------------------------------------------ the loop, through a pipe
 
-def drive(keys: str) -> tuple[str, str]:
+def drive(keys: str, history: object = None) -> tuple[str, str, Repl]:
     stdout, stderr = io.StringIO(), io.StringIO()
     with create_pipe_input() as pipe:
         pipe.send_text(keys)
-        Repl(TextOutput(stdout, stderr), False, InMemoryHistory(), pipe, DummyOutput()).run()
-    return stdout.getvalue(), stderr.getvalue()
+        repl = Repl(Loader(lambda: TextOutput(stdout, stderr), False), False, history or InMemoryHistory(), pipe,
+                    DummyOutput(), banner_stream=stderr)
+        repl.run()
+    return stdout.getvalue(), stderr.getvalue(), repl
 
 
 def test_blocks_errors_and_leaving() -> None:
-    out, err = drive(
+    out, err, _ = drive(
         "x = tensor(2.0, requires_grad=True)\r"
         "for i in range(2):\rx * i\r\r"  # the body is indented for us; an empty line ends the block
         "with no_grad():\rif True:\rx * 3\r\r"
@@ -102,137 +106,152 @@ def test_blocks_errors_and_leaving() -> None:
         "tensor(3., grad_fn=<AddBackward0>)",
     ]
     banner, error = err.splitlines()
-    assert banner.startswith("gradcalc ") and "PyTorch 2.13" in banner
+    assert banner.startswith("gradcalc ") and "PyTorch 2.13" in banner and ":help" in banner
     assert error == "NameError: name 'undefined_name' is not defined"
 
 
-def test_open_brackets_and_ctrl_d() -> None:
-    out, err = drive("t = tensor([1.,\r2.])\rt.sum(\r)\rhelp\r\x04")
-    assert "tensor(3.)\n" in out and "Ctrl-D" in out.split("tensor(3.)")[1]
+def test_open_brackets_help_and_ctrl_d() -> None:
+    out, err, _ = drive("t = tensor([1.,\r2.])\rt.sum(\r)\rhelp\r:help\r\x04")
+    assert out == "tensor(3.)\n" + HELP + HELP  # help and :help say the same
+    assert ":vars" in HELP and ":graph NAME" in HELP and ":save FILE" in HELP
     assert err.count("\n") == 1  # the banner only
 
 
-def test_history_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_did_you_mean_hints_in_the_repl_only() -> None:
+    _, err, repl = drive("tensr(1.)\rx = ones(2)\rx.gradd\rdef f():\rreturn totall\r\rtotal = 1\rf()\r"
+                         "xx\rimport math\rmath.sine\r\x04")
+    assert err.splitlines()[1:] == [
+        "NameError: name 'tensr' is not defined. Did you mean: 'tensor'?",
+        "AttributeError: 'Tensor' object has no attribute 'gradd'. Did you mean: 'grad'?",
+        "NameError: name 'totall' is not defined. Did you mean: 'total'?",
+        "NameError: name 'xx' is not defined. Did you mean: 'x'?",
+        "AttributeError: module 'math' has no attribute 'sine'. Did you mean: 'sin'?",
+    ]
+    # a script prints what PyTorch's run prints: no hints (test_cli.py runs one)
+    script = Session(TextOutput(io.StringIO(), io.StringIO()))
+    script.run("tensr(1.)")
+    assert script.output.stderr.getvalue() == "NameError: name 'tensr' is not defined\n"
+
+
+def test_hints_offer_only_what_the_program_may_read() -> None:
+    _, err, _ = drive("program = 1\rprogra\rx = ones(1)\rx._dat\r\x04")
+    assert err.splitlines()[1] == "NameError: name 'progra' is not defined. Did you mean: 'program'?"
+    assert err.splitlines()[2] == "AttributeError: 'Tensor' object has no attribute '_dat'"  # no '_data'
+    _, err, _ = drive("progra\r\x04")  # `$program`, the compiler's, is never offered
+    assert err.splitlines()[1] == "NameError: name 'progra' is not defined"
+
+
+def test_pasted_transcript_runs_without_prompts_and_outputs() -> None:
+    paste = (">>> a = tensor([1., 2.], requires_grad=True)\n"
+             ">>> b = (a * a).sum()\n"
+             ">>> b\n"
+             "tensor(5., grad_fn=<SumBackward0>)\n"
+             ">>> for i in range(2):\n"
+             "...     print(i)\n"
+             "...\n"
+             "0\n1\n")
+    out, err, _ = drive("\x1b[200~" + paste + "\x1b[201~\r\x04")
+    assert out == "tensor(5., grad_fn=<SumBackward0>)\n0\n1\n"
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("text, code", [
+    (">>> x = 1\n>>> x\n1\n", "x = 1\nx"),
+    ("    >>> y = torch.ones(2)\n    >>> if True:\n    ...     y\n    tensor([1., 1.])\n",  # a docstring's indent
+     "y = torch.ones(2)\nif True:\n    y"),
+    (">>>x = 1", ">>>x = 1"),  # no prompt: Python's own error for it
+    ("x = 1\n>>> y", "x = 1\n>>> y"),  # only a paste that starts with a prompt is a transcript
+    (">>> s = '''\n... >>> not a prompt\n... '''\n", "s = '''\n>>> not a prompt\n'''"),
+])
+def test_strip_prompts(text: str, code: str) -> None:
+    assert strip_prompts(text) == code
+
+
+def test_reset_and_save(tmp_path: Path) -> None:
+    target = tmp_path / "lesson.grad"
+    out, err, repl = drive(
+        "x = tensor(2.0, requires_grad=True)\r"
+        "y = x ** 2; z = undefined; w = 3\r"
+        "@no_grad()\rdef f(t):\rreturn t * 2\r\r"
+        "z = f(y)\r"
+        "print(z\r)\r"
+        f":save {target}\r"
+        ":save\r"
+        f":save {tmp_path}/no/such/dir.grad\r"
+        ":reset\r"
+        "x\r"
+        ":vars\r"
+        "\x04")
+    assert f"Saved to {target}" in out and "A fresh session" in out and "No tensors or modules yet." in out
+    assert err.splitlines()[1:] == [
+        "NameError: name 'undefined' is not defined",
+        ":save needs a file name, as in :save lesson.grad",
+        f":save: can't write '{tmp_path}/no/such/dir.grad': No such file or directory",
+        "NameError: name 'x' is not defined",
+    ]
+    saved = target.read_text()
+    assert "# ended in an error (left out):\n# z = undefined; w = 3\n" in saved
+    # the script reproduces the session: what it prints, and its end
+    rerun = Session(TextOutput(io.StringIO(), io.StringIO()))
+    assert rerun.run(saved, str(target))
+    assert rerun.output.stdout.getvalue() == "tensor(8.)\n"
+    assert rerun.namespace["y"].grad_fn is not None and rerun.namespace["z"].grad_fn is None
+
+
+def test_input_log_cuts_a_failed_input_at_its_statement() -> None:
+    log = InputLog()
+    log.add("a = 1", True, 1)
+    log.add("b = 'é'; c = d; e = 1", False, 1)
+    log.add("f(\n", False, 0)  # a syntax error runs nothing
+    log.add("@deco\ndef g():\n    pass\n", False, 0)
+    assert log.script().split("\n")[1:] == [
+        "a = 1", "b = 'é'", "# ended in an error (left out):", "# c = d; e = 1",
+        "# ended in an error (left out):", "# f(",
+        "# ended in an error (left out):", "# @deco", "# def g():", "#     pass", ""]
+
+
+# ------------------------------------------------------------------ history
+
+def test_history_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GRADCALC_HISTORY", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     assert history_path() == tmp_path / "data" / "gradcalc" / "history"
     monkeypatch.setenv("XDG_DATA_HOME", "relative/path")
     assert history_path() == Path.home() / ".local" / "share" / "gradcalc" / "history"
+    monkeypatch.setenv("GRADCALC_HISTORY", str(tmp_path / "from-env"))
+    assert history_path() == tmp_path / "from-env"
+    assert history_path(str(tmp_path / "from-option")) == tmp_path / "from-option"  # --history-file wins
+
+
+def test_history_never_stops_the_repl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GRADCALC_HISTORY", raising=False)
     (tmp_path / "a-file").write_text("")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "a-file"))
-    assert isinstance(_history(), InMemoryHistory)  # no directory for the file: history in memory only
-    blocked = _History(str(tmp_path / "missing-dir" / "history"))
+    assert type(open_history()).__name__ == "InMemoryHistory"  # no directory for the file: history in memory
+    blocked = SafeFileHistory(str(tmp_path / "missing-dir" / "history"))
     blocked.store_string("x = 1")  # unwritable: kept in memory, never an error
     assert list(blocked.load_history_strings()) == []
+    (tmp_path / "binary").write_bytes(b"\xff\xfe+x\n")
+    assert list(SafeFileHistory(str(tmp_path / "binary")).load_history_strings()) == []
 
 
-# ------------------------------------------------------------------ a real terminal
-
-CSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07]*\x07|[=>])")
-
-
-class Terminal:
-    """gradcalc on a pseudo-terminal, as a person would run it."""
-
-    def __init__(self, data_home: Path) -> None:
-        import pty
-
-        env = {key: value for key, value in os.environ.items() if not key.startswith(("NO_COLOR", "PROMPT_TOOLKIT"))}
-        env.update(TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", XDG_DATA_HOME=str(data_home), NO_COLOR="1")
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: a terminal of 24 x 100, then gradcalc
-            import fcntl
-            import struct
-            import termios
-
-            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-            try:
-                os.chdir(REPO)
-                os.execve(sys.executable, [sys.executable, "-m", "gradcalc"], env)
-            finally:
-                os._exit(127)  # never back into pytest in the child
-        self.seen = ""
-
-    def send(self, keys: str) -> None:
-        os.write(self.fd, keys.encode())
-
-    def expect(self, text: str, timeout: float = 10.0) -> str:
-        """Wait until `text` shows in what the terminal got; return what came up to it."""
-        deadline = time.monotonic() + timeout
-        while text not in self.seen:
-            if not self._read(deadline - time.monotonic()):
-                raise AssertionError(f"{text!r} never showed; the terminal got:\n{self.seen}")
-        before, _, self.seen = self.seen.partition(text)
-        return before
-
-    def _read(self, timeout: float) -> bool:
-        if timeout <= 0 or not select.select([self.fd], [], [], timeout)[0]:
-            return False
-        try:
-            chunk = os.read(self.fd, 65536).decode(errors="replace")
-        except OSError:  # the other side closed
-            return False
-        self.seen += CSI.sub("", chunk).replace("\r", "")
-        return bool(chunk)
-
-    def wait(self, timeout: float = 10.0) -> int:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            self._read(0.05)
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                return os.waitstatus_to_exitcode(status)
-        os.kill(self.pid, signal.SIGKILL)
-        raise AssertionError("gradcalc did not leave")
-
-    def close(self) -> None:
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(self.fd)
+def test_history_is_written_between_inputs_not_by_the_program(tmp_path: Path) -> None:
+    history = SafeFileHistory(str(tmp_path / "history"))
+    drive("x = 1\rprint(open)\r\x04", history)
+    assert "+x = 1" in (tmp_path / "history").read_text()
 
 
-@pytest.fixture
-def terminal(tmp_path: Path):
-    if sys.platform == "win32":
-        pytest.skip("needs a POSIX pseudo-terminal")
-    term = Terminal(tmp_path)
-    yield term
-    term.close()
+def test_the_first_prompt_waits_for_nothing_heavy() -> None:
+    """The banner and first prompt need neither the editor nor anything of the session; the editor's
+    modules load without numpy, the session, Rich, click or pygments: those come after the first
+    prompt (app.Loader)."""
+    import subprocess
 
-
-def test_real_terminal(terminal: Terminal, tmp_path: Path) -> None:
-    terminal.expect("PyTorch 2.13 semantics")
-    terminal.expect(">>>")
-    terminal.send("x = tensor(2.0, requires_grad=True)\r")
-    terminal.send("for i in range(3):\r")
-    terminal.expect("...")
-    terminal.send("x * i\r\r")
-    terminal.expect("tensor(0., grad_fn=<MulBackward0>)\ntensor(2., grad_fn=<MulBackward0>)\n"
-                    "tensor(4., grad_fn=<MulBackward0>)\n")
-    terminal.send("undefined_name\r")
-    terminal.expect("NameError: name 'undefined_name' is not defined")
-    terminal.send("x ** 3\r")
-    terminal.expect("tensor(8., grad_fn=<PowBackward0>)")
-
-    # Ctrl-C stops a running program; the session and its variables stay
-    terminal.send("for i in range(10**12):\rif i == 0:\rprint('running')\r\r\r")
-    terminal.expect("running\n")
-    for _ in range(20):  # once the terminal is back in its usual mode, ^C is a signal
-        terminal.send("\x03")
-        try:
-            terminal.expect("KeyboardInterrupt", timeout=0.5)
-            break
-        except AssertionError:
-            continue
-    else:
-        raise AssertionError("Ctrl-C did not interrupt the program")
-    terminal.send("x + 40\r")
-    terminal.expect("tensor(42., grad_fn=<AddBackward0>)")
-
-    terminal.send("half = x.requ\t")  # Tab completes as far as the candidates agree
-    terminal.expect("requires_grad")
-    terminal.send("\x03\x04")  # drop the input, then leave
-    assert terminal.wait() == 0
-    assert "+x = tensor(2.0, requires_grad=True)" in (tmp_path / "gradcalc" / "history").read_text()
+    heavy = "{'numpy', 'rich', 'click', 'pygments', 'lark', 'prompt_toolkit'}"
+    code = ("import sys, gradcalc.cli, gradcalc.repl.early\n"
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy}))\n"
+            "import gradcalc.repl.app\n"
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy} - {{'prompt_toolkit'}}),"
+            " 'gradcalc.session' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout == "[]\n[] False\n"

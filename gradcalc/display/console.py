@@ -5,12 +5,11 @@ imported only when colour is used, so `gradcalc -e` in a pipe never pays for it.
 """
 from __future__ import annotations
 
-import os
 import re
-import sys
 from typing import Any, Iterator, Optional
 
 from ..session import TextOutput
+from .color import use_color
 
 # Spans of PyTorch's text worth a colour. At each position the first group that matches wins,
 # so a quoted string is taken whole before anything inside it could match. Compiled (and kept in
@@ -64,16 +63,6 @@ def _labelled(text: str, kind: str) -> list[tuple[str, Optional[str]]]:
     return [(head, kind + "_type"), (colon + rest, kind)]
 
 
-def use_color(color: Optional[bool], stream: Any = None) -> bool:
-    """Colour only on a terminal, never with NO_COLOR set, unless asked for explicitly."""
-    if color is not None:
-        return color
-    if os.environ.get("NO_COLOR"):
-        return False
-    stream = stream or sys.stdout
-    return hasattr(stream, "isatty") and stream.isatty()
-
-
 class RichOutput(TextOutput):
     """The same characters as TextOutput, coloured by Rich."""
 
@@ -124,3 +113,13 @@ class _Segments:
 
 def make_output(color: Optional[bool] = None) -> TextOutput:
     return RichOutput() if use_color(color) else TextOutput()
+
+
+def show(renderable: Any, stream: Any, color: bool, width: Optional[int] = None, whole_lines: bool = False) -> None:
+    """Print one of gradcalc's own views (a Rich renderable) on `stream`: coloured or plain text.
+    `whole_lines`: text lines are not wrapped at `width` (a terminal wraps them, a file keeps them)."""
+    from rich.console import Console
+
+    console = Console(file=stream, force_terminal=color, no_color=not color, color_system="auto" if color else None,
+                      markup=False, highlight=False, emoji=False, width=width or 80)
+    console.print(renderable, soft_wrap=whole_lines)

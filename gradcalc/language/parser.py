@@ -127,7 +127,8 @@ def _load_standalone(runtime: types.ModuleType):
     parser = Lark_StandAlone(postlex=_Layout())
     if path is not None:
         _prepare_to_store(parser)
-        _store(parser, path)
+        if _store(parser, path):
+            _remove_stale(path)
     return parser
 
 
@@ -170,18 +171,38 @@ def _compiled_pattern(pattern: re.Pattern) -> Any:
     return NotImplemented
 
 
-def _store(parser, path: str) -> None:
+def _store(parser, path: str) -> bool:
     """Write the pickle beside its final name and rename it, so no reader sees half a file."""
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         with open(temporary, "wb") as handle:
             _Pickler(handle, protocol=pickle.HIGHEST_PROTOCOL).dump(parser)
         os.replace(temporary, path)
+        return True
     except OSError:  # a full disk or a vanished directory only costs the next start a rebuild
         try:
             os.remove(temporary)
         except OSError:
             pass
+        return False
+
+
+def _remove_stale(path: str) -> None:
+    """Remove the parsers other builds of gradcalc pickled for this Python: an upgrade or a
+    reinstall with another grammar would otherwise leave one more in the cache each time."""
+    directory, current = os.path.split(path)
+    # this Python's, whatever the build and the format of compiled expressions (older builds had none)
+    ours = re.compile(rf"parser-[0-9a-f]+-{_python_tag()}(-sre\d+)?\.pickle")
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if ours.fullmatch(name) and name != current:
+            try:
+                os.remove(os.path.join(directory, name))
+            except OSError:  # another process removed it first, or it is not ours to remove
+                pass
 
 
 def _load_lark(lark: types.ModuleType):

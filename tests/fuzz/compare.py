@@ -5,7 +5,7 @@ Usage:  python tests/fuzz/compare.py --torch /tmp/torch/bin/python [--seed N] [-
 
 Programs come from generate.py. gradcalc runs them in-process (a fresh Session after
 reset_global_state for each); PyTorch runs them through oracle_driver.py (one torch import,
-one forked child per program, the rules of tests/golden/reference.py). Outputs are compared as
+one forked child per program, the rules of gradcalc/golden/reference.py). Outputs are compared as
 test_golden does (memory addresses masked; a syntax error only by its first word). Each
 mismatch is written to DIR/<seed>_<index>.grad with DIR/<seed>_<index>.diff.json holding both
 answers; a summary of mismatches by first differing line goes to stdout.

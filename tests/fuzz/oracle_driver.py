@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run many programs under real PyTorch in one process, each as tests/golden/reference.py would.
+"""Run many programs under real PyTorch in one process, each as gradcalc/golden/reference.py would.
 
 Usage (with a Python that has torch 2.13):  python oracle_driver.py IN.json OUT.json
 IN.json is a list of program texts; OUT.json gets one {"stdout", "stderr", "rc"} per program.

@@ -8,7 +8,7 @@ Run with a Python that has PyTorch installed (the only place torch is used):
 It writes ``object_repr_cases.json`` next to this file: a list of ``{"expr", "output"}``,
 where ``output`` is what the interactive interpreter shows for the expression statement
 ``expr`` (its repr and a newline), or ``ErrorType: message`` and a newline if it raises, as
-tests/golden/reference.py shows errors.
+gradcalc/golden/reference.py shows errors.
 Memory addresses are replaced by ``0x?``. The expressions are generated from fixed lists, so
 re-running gives the same file.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "object_repr_cases.json"
-PRELUDE = runpy.run_path(str(HERE.parent / "golden" / "reference.py"))["PRELUDE"]
+PRELUDE = runpy.run_path(str(HERE.parent.parent / "gradcalc" / "golden" / "reference.py"))["PRELUDE"]
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 DTYPES = ["float16", "float32", "float64", "complex64", "complex128", "uint8", "int8", "int16", "int32", "int64",
@@ -72,7 +72,7 @@ def expressions() -> list[str]:
 def echo(expr: str, namespace: dict) -> str:
     try:
         value = eval(expr, namespace)
-    except Exception as error:  # the case records the error as tests/golden/reference.py shows it
+    except Exception as error:  # the case records the error as gradcalc/golden/reference.py shows it
         return "".join(traceback.format_exception_only(type(error), error)).rstrip("\n") + "\n"
     return "" if value is None else repr(value) + "\n"
 

@@ -2,6 +2,8 @@
 """Run a gradcalc program under real PyTorch: the reference gradcalc is tested against.
 
 Usage (with a Python that has torch 2.13):  python reference.py FILE.grad
+`pytest --gradcalc-oracle PYTHON` records expected outputs with it (gradcalc/golden/__init__.py);
+it runs in that Python, never inside gradcalc.
 The rules are gradcalc's execution model (SPEC §2-3): the prelude is in scope; each top-level
 statement runs as in the interactive interpreter (a non-None expression value is echoed);
 a warning prints `Category: message`; the first error prints `ErrorType: message` on stderr

@@ -1,0 +1,29 @@
+"""Where the project's golden programs live and which of them are known gaps (shared by conftest.py,
+which marks the gaps, and test_golden.py)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+GOLDEN = REPO / "tests" / "golden"
+EXAMPLES = REPO / "examples"
+# the public conformance corpus, when it sits beside the repository
+CORPUS = REPO.parent / "shared" / "oracle" / "corpus"
+# programs that reach parts of PyTorch gradcalc does not have yet, and which part; strict expected
+# failures, so that a program that starts passing must leave this list
+KNOWN_GAPS: dict[str, str] = json.loads((GOLDEN / "known_gaps.json").read_text(encoding="utf-8"))
+
+
+def golden_name(program: Path) -> str:
+    """`python/classes/12_d2l_accumulator`, `examples/s000_01_backward`, `corpus/seeds/...`."""
+    for root in (GOLDEN, REPO, CORPUS.parent):
+        if program.is_relative_to(root):
+            return str(program.relative_to(root).with_suffix(""))
+    return str(program)
+
+
+def golden_programs() -> list[Path]:
+    """The project's own golden programs (the plugin collects them; the corpus is apart)."""
+    found = sorted(GOLDEN.rglob("*.grad")) + sorted(EXAMPLES.glob("*.grad"))
+    return [program for program in found if program.with_suffix(".expected.json").exists()]
