@@ -512,6 +512,7 @@ CASES += [
     Case("softplus", lambda x: NF.softplus(x) + NF.softplus(x, beta=2, threshold=1.0),
          [np.array([-1.5, 0.1, 0.3, 0.8, 1.4])], True),
     Case("elu", lambda x: NF.elu(x) + NF.elu(nonleaf(x), 0.5, inplace=True), [away_from_zero(2, 3)], True),
+    Case("selu celu", lambda x: NF.selu(x) + NF.celu(x, 0.5), [away_from_zero(2, 3)], True),
     Case("hardtanh", lambda x: NF.hardtanh(x) + NF.relu6(x * 4) + NF.hardtanh_(nonleaf(x), -0.5, 0.5),
          [np.array([-1.5, -0.7, -0.2, 0.3, 0.8, 1.9])], True),
     Case("dropout", lambda x: seeded(lambda: NF.dropout(x, 0.4) + NF.dropout(x, 1.0) + NF.dropout(x, 0.3, False)),

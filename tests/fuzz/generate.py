@@ -7,9 +7,12 @@ Each program is a handful of statements from the subset people use with autograd
 creation (scalars, nested lists, int/float/bool data, dtype=, requires_grad=), arithmetic
 between tensors and Python numbers with broadcasting, element-wise functions, reductions with
 dims and keepdim, views, indexing and slicing, in-place ops, backward and autograd.grad,
-.grad access and reset, detach/clone, no_grad blocks and printing. The generator keeps a rough
-model of each variable (shape, dtype, requires_grad) so that most programs are valid, yet many
-are not: a program ends at its first error, which is compared as well.
+.grad access and reset, detach/clone, no_grad blocks and printing; and, from families.py, the op
+registry's families: joining, indexing and scatter, shape, linear algebra, sorting and clamping
+with tensors, activations and losses through F, cumulative ops and random ops after
+manual_seed. The generator keeps a rough model of each variable (shape, dtype, requires_grad)
+so that most programs are valid, yet many are not: a program ends at its first error, which is
+compared as well.
 
 The same seed always gives the same programs (`programs(seed, count)`), so a mismatch found by
 tests/fuzz/compare.py can be reproduced from its seed and index alone. With --out, programs
@@ -25,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from families import FamilyStatements
+
 FLOAT_DTYPES = ["torch.float32", "torch.float64"]
 ALL_DTYPES = FLOAT_DTYPES + ["torch.int64", "torch.int32", "torch.bool", "torch.float16"]
 UNARY = ["exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "neg", "square",
@@ -33,6 +38,8 @@ UNARY = ["exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "
 TORCH_UNARY = ["exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt"]  # in the prelude
 BINARY_OPS = ["+", "-", "*", "/", "**", "//", "%"]
 COMPARE_OPS = ["<", ">", "<=", ">=", "==", "!="]
+RANDOM_WORDS = ("rand", "normal", "uniform_", "bernoulli", "multinomial", "ropout", "exponential_", "geometric_",
+                "cauchy_")
 REDUCTIONS = ["sum", "mean", "prod", "max", "min", "amax", "amin", "std", "var", "norm",
               "argmax", "argmin", "logsumexp", "cumsum", "cumprod", "all", "any", "median",
               "nansum", "count_nonzero"]
@@ -45,7 +52,7 @@ class Var:
     grad: bool  # requires_grad, roughly
 
 
-class Generator:
+class Generator(FamilyStatements):
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.vars: dict = {}
@@ -57,6 +64,13 @@ class Generator:
     def new_name(self) -> str:
         self.counter += 1
         return "abcdefghijkmnpqrsuvw"[(self.counter - 1) % 20] + ("" if self.counter <= 20 else str(self.counter))
+
+    def define(self, shape: tuple, dtype: str, grad: bool, expr: str) -> str:
+        """A new variable `name = expr` of roughly that shape, dtype and requires_grad; its name."""
+        name = self.new_name()
+        self.vars[name] = Var(tuple(shape), dtype, grad)
+        self.lines.append(f"{name} = {expr}")
+        return name
 
     def pick(self, predicate=lambda v: True) -> Optional[str]:
         names = [n for n, v in self.vars.items() if predicate(v)]
@@ -479,7 +493,9 @@ class Generator:
     def program(self) -> str:
         steps = [(self.creation, 4), (self.arithmetic, 6), (self.unary, 3), (self.reduction, 3), (self.view, 4),
                  (self.inplace, 2), (self.backward, 3), (self.grad_access, 3), (self.copy, 1), (self.no_grad, 1),
-                 (self.show, 5), (self.misc, 0.3)]
+                 (self.show, 5), (self.misc, 0.3), (self.joining, 1.5), (self.scatter, 1.5), (self.shape_op, 1.5),
+                 (self.linalg, 1.5), (self.sorting, 1.5), (self.activation, 1.5), (self.loss, 1.5),
+                 (self.cumulative, 1), (self.random_op, 1.5)]
         functions, weights = zip(*steps)
         self.creation()
         if self.rng.random() < 0.5:
@@ -490,7 +506,7 @@ class Generator:
                 last = self.lines[-1].split(" = ")[0]
                 if last != self.lines[-1] and last.isidentifier() and last in self.vars:
                     self.lines.append(last)
-        if any(word in line for line in self.lines for word in ("rand", "normal_", "uniform_")):
+        if any(word in line for line in self.lines for word in RANDOM_WORDS):
             # an unseeded generator starts from a random seed in PyTorch: no program may depend on it
             self.lines.insert(0, f"gen = manual_seed({self.rng.randint(0, 99)})")
         return "\n".join(self.lines) + "\n"

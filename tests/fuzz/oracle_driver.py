@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "golden"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "gradcalc" / "golden"))
 import reference  # noqa: E402  (imports torch)
 import torch  # noqa: E402,F401
 

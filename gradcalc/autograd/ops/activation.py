@@ -46,9 +46,12 @@ SILU = node("SiluBackward0", ("self",), jvp=ELEMENT_WISE,
 SOFTPLUS = node("SoftplusBackward0", ("self",), jvp=ELEMENT_WISE,
                 self=lambda grad, self, beta, threshold: softplus_backward(grad, self, beta, threshold))
 ELU = node("EluBackward0", ("self",), jvp=ELEMENT_WISE, saved=("scale", "input_scale"),
-           self=lambda grad, self, alpha: elu_backward(grad, self, alpha, False))
+           self=lambda grad, self, alpha, scale, input_scale: elu_backward(grad, self, alpha, False, scale, input_scale))
 ELU_INPLACE = node("EluBackward1", ("self",), jvp=ELEMENT_WISE, saved=("scale", "input_scale"),
-                   self=lambda grad, result, alpha: elu_backward(grad, result, alpha, True))
+                   self=lambda grad, result, alpha, scale, input_scale: elu_backward(grad, result, alpha, True, scale,
+                                                                                     input_scale))
+CELU = node("CeluBackward0", ("self",), jvp=ELEMENT_WISE,
+            self=lambda grad, self, alpha: elu_backward(grad, self, alpha, False, 1, 1 / alpha))
 HARDTANH = node("HardtanhBackward0", ("self",), jvp=ELEMENT_WISE,
                 self=lambda grad, self, min_val, max_val: hardtanh_backward(grad, self, min_val, max_val))
 GELU_BACKWARD = node("GeluBackwardBackward0", ("grad_output", "self"),
@@ -63,10 +66,13 @@ SOFTPLUS_BACKWARD = node(
         * (1 - (self * beta).sigmoid())))
 ELU_BACKWARD = node(
     "EluBackwardBackward0", ("grad_output", "self_or_result"), saved=("scale", "input_scale"),
-    grad_output=lambda grad, self_or_result, alpha, is_result: elu_backward(grad, self_or_result, alpha, is_result),
-    self_or_result=lambda grad, grad_output, self_or_result, alpha, is_result: where(
-        self_or_result > 0, zeros_like(grad),
-        grad * grad_output if is_result else grad * grad_output * alpha * self_or_result.exp()))
+    grad_output=lambda grad, self_or_result, alpha, is_result, scale, input_scale: elu_backward(
+        grad, self_or_result, alpha, is_result, scale, input_scale),
+    # PyTorch's elu_double_backward: nothing where self_or_result >= 0
+    self_or_result=lambda grad, grad_output, self_or_result, alpha, is_result, scale, input_scale: where(
+        self_or_result < 0, grad * grad_output * input_scale if is_result
+        else grad * grad_output * input_scale * input_scale * alpha * scale * (self_or_result * input_scale).exp(),
+        zeros_like(grad)))
 HARDTANH_BACKWARD = node("HardtanhBackwardBackward0", ("grad_output", "self"),
                          grad_output=lambda grad, self, min_val, max_val: hardtanh_backward(grad, self, min_val,
                                                                                             max_val),
@@ -272,16 +278,29 @@ def softplus_backward(grad_output: Tensor, self: Tensor, beta: float, threshold:
                   beta=beta, threshold=threshold)
 
 
-def elu_values(input: Tensor, alpha: Any) -> np.ndarray:
+def elu_values(input: Tensor, alpha: Any, scale: Any = 1, input_scale: Any = 1) -> np.ndarray:
+    # PyTorch's kernel: (exp(x * input_scale) - 1) * alpha * scale below 0, x * scale above
     _check_floating(input, "elu_cpu")
     x = input._data
     kind = x.dtype.type
-    return np.where(x <= 0, (simd.libm(np.exp, x) - kind(1)) * kind(alpha), x)
+    if scale == 1 and input_scale == 1:
+        return np.where(x <= 0, (simd.libm(np.exp, x) - kind(1)) * kind(alpha), x)
+    negative = (simd.libm(np.exp, x * kind(input_scale)) - kind(1)) * (kind(alpha) * kind(scale))
+    return np.where(x <= 0, negative, x * kind(scale))
 
 
 @op(function=False, method=False, nodes=(ELU,))
 def elu(input: Tensor, alpha: Any = 1, scale: Any = 1, input_scale: Any = 1) -> Tensor:
-    return activation(input, ELU, elu_values(input, alpha), alpha=alpha, scale=scale, input_scale=input_scale)
+    return activation(input, ELU, elu_values(input, alpha, scale, input_scale), alpha=alpha, scale=scale,
+                      input_scale=input_scale)
+
+
+@op(function=False, method=False, nodes=(CELU,))
+def celu(input: Tensor, alpha: Any = 1.0) -> Tensor:
+    # its own node in PyTorch, with elu's kernel: scale 1, input_scale 1 / alpha
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return activation(input, CELU, elu_values(input, alpha, 1, 1 / alpha), alpha=alpha)
 
 
 def elu_in_place_result(input: Tensor, alpha: Any) -> Tensor:
@@ -289,13 +308,20 @@ def elu_in_place_result(input: Tensor, alpha: Any) -> Tensor:
     return activation(input, ELU_INPLACE, elu_values(input, alpha), alpha=alpha, scale=1, input_scale=1)
 
 
-def elu_backward(grad_output: Tensor, self_or_result: Tensor, alpha: float, is_result: bool) -> Tensor:
+def elu_backward(grad_output: Tensor, self_or_result: Tensor, alpha: float, is_result: bool, scale: Any = 1,
+                 input_scale: Any = 1) -> Tensor:
     x, dy = self_or_result._data, grad_output._data
     kind = x.dtype.type
-    negative = dy * (x + kind(alpha)) if is_result else dy * simd.libm(np.exp, x) * kind(alpha)
-    data = np.where(x <= 0, negative, dy)
+    if scale == 1 and input_scale == 1:
+        negative = dy * (x + kind(alpha)) if is_result else dy * simd.libm(np.exp, x) * kind(alpha)
+        data = np.where(x <= 0, negative, dy)
+    else:  # PyTorch's elu_backward kernel with its three coefficients
+        coefficient = kind(alpha) * kind(scale)
+        negative = (dy * kind(input_scale) * (x + coefficient) if is_result
+                    else dy * kind(input_scale) * coefficient * simd.libm(np.exp, x * kind(input_scale)))
+        data = np.where(x <= 0, negative, dy * kind(scale))
     return record(ELU_BACKWARD, (grad_output, self_or_result), np.asarray(data, dtype=x.dtype),
-                  grad_output._dtype, alpha=alpha, is_result=is_result, scale=1, input_scale=1)
+                  grad_output._dtype, alpha=alpha, is_result=is_result, scale=scale, input_scale=input_scale)
 
 
 @op(function=False, method=False, nodes=(HARDTANH,))

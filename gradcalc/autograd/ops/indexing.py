@@ -224,7 +224,9 @@ def _index_array(index: Any) -> np.ndarray:
 def _check_index(index: Any, name: str) -> np.ndarray:
     index = _index_array(index)
     if index.dtype not in (np.int64, np.int32):
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        if index.size:  # PyTorch checks the dtype of a non-empty index only
+            raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        return index.astype(np.int64)
     return index
 
 
@@ -323,9 +325,7 @@ def index_put_tensors(input: Tensor, indices: Any, values: Tensor, accumulate: b
 @op()
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     check_not_unsigned("scatter_gather_tensor_cpu", input._dtype)
-    index_array = _index_array(index)
-    if index_array.dtype not in (np.int64, np.int32):
-        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    index_array = _check_index(index, "gather")
     dim = wrap_dim(dim, input.ndim)
     if max(input.ndim, 1) != max(index_array.ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")

@@ -108,8 +108,8 @@ def _cumulative_extreme(input: Tensor, dim: int, largest: bool) -> Any:
     for k in range(moved.shape[-1]):
         current = moved[..., k]
         better = (current >= best) if largest else (current <= best)
-        if moved.dtype.kind == "f":  # a nan takes over, and then stays
-            better = ~np.isnan(best) & (better | np.isnan(current))
+        if moved.dtype.kind == "f":  # a nan takes over, and then only a later nan does
+            better = np.isnan(current) | (~np.isnan(best) & better)
         best = np.where(better, current, best)
         at = np.where(better, k, at)
         values[..., k], indices[..., k] = best, at

@@ -116,10 +116,14 @@ def sigmoid(input: Tensor) -> Tensor:
 
 @op(nodes=(RSQRT,))
 def rsqrt(input: Tensor) -> Tensor:
-    # one divided by the square root, rounded after each, in the result's dtype as PyTorch's kernel does
+    # one divided by the square root, rounded after each, in the result's dtype as PyTorch's kernel does;
+    # float16's SIMD loop computes in float32 (32 halves a register), its scalar loop in float16
     dtype = float_result(input._dtype)
-    (x,) = arrays((input,), dtypes.float32 if dtype is dtypes.float16 else dtype)
-    return record(RSQRT, (input,), np.asarray(RSQRT.forward(x), dtype=dtype._numpy), dtype)
+    (x,) = arrays((input,), dtype)
+    data = np.asarray(RSQRT.forward(x), dtype=dtype._numpy)
+    if dtype is dtypes.float16:
+        data = kernels.simd_split(RSQRT.forward(x.astype(np.float32)).astype(np.float16), data, lanes=16)
+    return record(RSQRT, (input,), data, dtype)
 
 
 @op(nodes=(ABS,), aliases=("absolute",))

@@ -11,7 +11,7 @@ from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from .arithmetic import div_scalar
 from .common import (ReturnTypes, arrays, check_not_unsigned, expand_reduced, float_result, int64_tensor,
-                     normalize_dims, unsqueeze_reduced, zeros, zeros_like)
+                     normalize_dims, not_implemented_for, unsqueeze_reduced, zeros, zeros_like)
 from .comparison import maximum, minimum
 from .indexing import masked_fill, scatter, where
 from .joining import cat
@@ -386,7 +386,9 @@ def _logcumsumexp_grad(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> 
 @op(nodes=(LOGCUMSUMEXP,))
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     d = wrap_dim(dim, input.ndim)
-    dtype = float_result(input._dtype)
+    if input._dtype.category < dtypes.FLOATING:  # no integer kernel: PyTorch does not promote here
+        raise not_implemented_for("logcumsumexp_out_cpu", input._dtype)
+    dtype = input._dtype
     x = input._data.astype(np.float64)
     data = np.logaddexp.accumulate(x, axis=d) if input.ndim else x
     return record(LOGCUMSUMEXP, (input,), np.asarray(data, dtype=dtype._numpy), dtype, dim=dim)

@@ -11,7 +11,7 @@ from .. import dtypes
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
 from .common import as_tensor, check_not_unsigned, int64_tensor, zeros, zeros_like
-from .indexing import gather
+from .indexing import _check_index, _check_positions, _check_scatter, gather
 from .joining import cat
 from .registry import LINEAR, node, op, record
 
@@ -311,11 +311,13 @@ def _reduce_grads(grad: Tensor, self: Tensor, dim: int, index: Tensor, src: Tens
 @op(nodes=(SCATTER_REDUCE,))
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                    include_self: bool = True) -> Tensor:
+    index_array = _check_index(index, "scatter")
+    d = _check_scatter(input, dim, index_array, src)
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    d = wrap_dim(dim, max(input.ndim, 1))
+    _check_positions(index_array, input, d)
     grids = list(np.indices(index.shape, sparse=True))
-    grids[d] = index._data
+    grids[d] = index_array
     values = src._data[tuple(slice(0, n) for n in index.shape)]
     data = _reduce_into(input, tuple(grids), values, reduce, include_self)
     return record(SCATTER_REDUCE, (input, src), data, input._dtype, dim=dim, index=index, src=src, reduce=reduce,

@@ -156,11 +156,16 @@ def t(input: Tensor) -> Tensor:
     return record(T, (input,), input._data.T, input._dtype, view_of=input)
 
 
-@op(aliases=("swapaxes", "swapdims"), inplace=False)
+@op(aliases=("swapdims",), inplace=False)
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     d0, d1 = wrap_dim(dim0, input.ndim), wrap_dim(dim1, input.ndim)
     data = np.swapaxes(input._data, d0, d1) if input.ndim else input._data.view()  # a 0-dim tensor takes 0 and -1
     return record(TRANSPOSE, (input,), data, input._dtype, view_of=input, dim0=dim0, dim1=dim1)
+
+
+@op(inplace=False)  # transpose under the names of PyTorch's signature, swapaxes(axis0, axis1)
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    return transpose(input, axis0, axis1)
 
 
 @op()

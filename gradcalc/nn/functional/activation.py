@@ -201,9 +201,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
-    result = activation.elu(input, alpha, 1, 1 / alpha)
+    result = activation.celu(input, alpha)
     return _in_place(input, result) if inplace else result
 
 

@@ -38,12 +38,17 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
     return difference
 
 
+def _require_sizes(*values: Any) -> None:
+    """PyTorch's losses start with `target.size()` and `input.size()`: what a non-tensor gives there."""
+    for value in values:
+        if not isinstance(value, Tensor):
+            raise AttributeError(f"'{type(value).__name__}' object has no attribute 'size'")
+
+
 def _loss_preamble(input: Any, target: Any, size_average: Any, reduce: Any, reduction: str) -> str:
     """The steps F.mse_loss and F.l1_loss share before computing: the size warning and the
     legacy size_average/reduce arguments."""
-    for value in (target, input):
-        if not isinstance(value, Tensor):
-            raise AttributeError(f"'{type(value).__name__}' object has no attribute 'size'")
+    _require_sizes(target, input)
     if target.shape != input.shape:
         warn("UserWarning", f"Using a target size ({target.shape}) that is different to the input size "
                             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
@@ -109,6 +114,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
                                      size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                                      pos_weight: Optional[Tensor] = None) -> Tensor:
     reduction = _legacy_or(size_average, reduce, reduction)
+    _require_sizes(target, input)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     dtype = dtypes.result_type([input, target])
@@ -206,6 +212,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     input, target = _broadcast_pair(input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:  # PyTorch takes l1_loss then, whose graph is (input - target).abs() and its reduction
+        return l1_loss(input, target, reduction=reduction)
     return loss.smooth_l1_loss(input, target, loss.reduction_enum(reduction), beta)
 
 
