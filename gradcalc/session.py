@@ -236,7 +236,8 @@ class Session:
         sys.stdout, sys.stderr = self.stdout, self.stderr
         python_warnings.showwarning = warnings.showing_through(self.output.warning)
         try:
-            yield
+            with numpy_state.running_program():
+                yield
         finally:
             sys.stdout, sys.stderr, python_warnings.showwarning = saved
 

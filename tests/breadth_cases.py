@@ -77,6 +77,8 @@ BREADTH_CASES = [
     Case("view_as_complex view_as_real", _view_as_complex_round_trip, [rand(3, 2)], True),
     Case("complex polar", lambda r, i: F.view_as_real(F.complex(r, i) * F.polar(r.abs() + 1, i)),
          [rand(3), rand(3, seed=1)], True),
+    Case("conj_physical", lambda r, i: F.view_as_real(F.complex(r, i).conj_physical() * F.complex(i, r)),
+         [rand(3), rand(3, seed=1)], True),
     Case("nextafter", lambda x, y: F.nextafter(x, y) * x, [rand(3), rand(3, seed=1)], True),
     # in-place random fills: constants as far as gradients go
     Case("random fills of other laws", lambda x: seeded(lambda: _random_fills(x)), [rand(2, 3)]),

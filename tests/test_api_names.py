@@ -63,7 +63,7 @@ EXCLUDED: dict = {
         "dequantize", "int_repr"]},
     "dtypes PyTorch only stores: most of its ops are not implemented for them": {"torch": [
         "complex32", "chalf", "float8_.*", "float4_.*", "uint1", "uint2", "uint3", "uint4", "uint5", "uint6",
-        "uint7", "uint16", "uint32", "uint64", "int1", "int2", "int3", "int4", "int5", "int6", "int7", "bit", "bits.*",
+        "uint7", "int1", "int2", "int3", "int4", "int5", "int6", "int7", "bit", "bits.*",
         "hash_tensor"],
         "torch.Tensor": ["chalf", "hash_tensor"]},
     "torch.nn.functional's kernels, which torch re-exports: the nn issue's": {"torch": [

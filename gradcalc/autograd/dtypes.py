@@ -66,8 +66,14 @@ int16 = DType("int16", "int16", INTEGRAL, "ShortTensor", "Short", "short int")
 int32 = DType("int32", "int32", INTEGRAL, "IntTensor", "Int", "int")
 int64 = DType("int64", "int64", INTEGRAL, "LongTensor", "Long", "long int")
 bool_ = DType("bool", "bool", BOOL, "BoolTensor", "Bool", "bool", is_signed=False)
+# PyTorch's "barebones" unsigned dtypes: few kernels, and no promotion with other integers
+uint16 = DType("uint16", "uint16", INTEGRAL, "UInt16Tensor", "UInt16", "uint16_t", is_signed=False)
+uint32 = DType("uint32", "uint32", INTEGRAL, "UInt32Tensor", "UInt32", "uint32_t", is_signed=False)
+uint64 = DType("uint64", "uint64", INTEGRAL, "UInt64Tensor", "UInt64", "uint64_t", is_signed=False)
+BAREBONES_UNSIGNED = (uint16, uint32, uint64)
 
-ALL = (float16, bfloat16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_)
+ALL = (float16, bfloat16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_, uint16,
+       uint32, uint64)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NUMPY = {d._numpy: d for d in ALL if d is not bfloat16}
 
@@ -77,7 +83,7 @@ ALIASES = {
     "float64": float64, "double": float64, "complex64": complex64, "cfloat": complex64,
     "complex128": complex128, "cdouble": complex128, "uint8": uint8, "int8": int8,
     "int16": int16, "short": int16, "int32": int32, "int": int32, "int64": int64, "long": int64,
-    "bool": bool_,
+    "bool": bool_, "uint16": uint16, "uint32": uint32, "uint64": uint64,
 }
 
 _default_float = float32
@@ -126,6 +132,9 @@ def promote_types(a: DType, b: DType) -> DType:
 
 
 def _promote(a: DType, b: DType) -> DType:
+    if (a in BAREBONES_UNSIGNED or b in BAREBONES_UNSIGNED) and FLOATING not in (a.category, b.category):
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{a._scalar_name} and {b._scalar_name}")
     if a.category != b.category:
         low, high = (a, b) if a.category < b.category else (b, a)
         if high.category == COMPLEX and low.category == FLOATING:

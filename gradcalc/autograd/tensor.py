@@ -316,7 +316,13 @@ class Tensor:
             raise RuntimeError(_requires_grad_leaf_error(bool(value)))
         if value and self._dtype.category < dtypes.FLOATING:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if value:
+            self._check_not_inference()
         self._requires_grad = bool(value)
+
+    def _check_not_inference(self) -> None:
+        if self._is_inference and not grad_mode.is_inference_mode_enabled():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
 
     @property
     def is_leaf(self) -> bool:
@@ -404,6 +410,8 @@ class Tensor:
             return self
         if requires_grad and self._dtype.category < dtypes.FLOATING:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad:
+            self._check_not_inference()
         self._requires_grad = bool(requires_grad)
         return self
 

@@ -9,8 +9,8 @@ import numpy as np
 from .. import dtypes, kernels, simd
 from ..dtypes import DType
 from ..tensor import Tensor
-from .common import (arrays, as_tensor, check_broadcast, check_not_bool, check_number, conjugate, float_result,
-                     not_implemented_for, zeros_like)
+from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_number,
+                     conjugate, float_result, not_implemented_for, zeros_like)
 from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record
 
 
@@ -120,8 +120,15 @@ POW_SCALAR_BASE = node("PowBackward2", ("exponent",), jvp=ELEMENT_WISE,
                        if self != 0 else zeros_like(result))
 
 
+# the kernels of these ops that uint16, uint32 and uint64 lack
+_UNSIGNED_MISSING = {"AddBackward0": "add_stub", "SubBackward0": "add_stub", "NegBackward0": "neg_cpu",
+                     "SignBackward0": "sign_cpu"}
+
+
 def binary(node_def: NodeDef, a: Any, b: Any, compute: Optional[DType] = None, **params: Any) -> Tensor:
     dtype = compute or dtypes.pair_result_type(a, b)
+    if dtype in dtypes.BAREBONES_UNSIGNED and node_def.name in _UNSIGNED_MISSING:
+        raise not_implemented_for(_UNSIGNED_MISSING[node_def.name], dtype)
     ta = a if isinstance(a, Tensor) else as_tensor(a)
     tb = b if isinstance(b, Tensor) else as_tensor(b)
     x, y = ta._data, tb._data
@@ -139,6 +146,8 @@ def binary(node_def: NodeDef, a: Any, b: Any, compute: Optional[DType] = None, *
 
 
 def unary(node_def: NodeDef, a: Tensor, **params: Any) -> Tensor:
+    if a._dtype in dtypes.BAREBONES_UNSIGNED and node_def.name in _UNSIGNED_MISSING:
+        raise not_implemented_for(_UNSIGNED_MISSING[node_def.name], a._dtype)
     data = node_def.forward(a._data, **params)
     return record(node_def, (a,), np.asarray(data, dtype=a._dtype._numpy), a._dtype, **params)
 
@@ -270,10 +279,11 @@ def pow(input: Any = None, exponent: Any = None, self: Any = None) -> Tensor:
         return rpow(as_tensor(exponent), input)
     a = input
     if isinstance(exponent, Tensor):
-        check_not_bool("pow", a, exponent)
+        check_has_kernel("pow", a, exponent)
         return binary(POW_TENSOR, a, exponent)
     check_number(exponent, "** or pow()")
     dtype = dtypes.result_type([a, exponent])
+    check_not_unsigned("pow", dtype)
     if dtype.category == dtypes.INTEGRAL and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     (x,) = arrays((a,), dtype)
@@ -283,7 +293,7 @@ def pow(input: Any = None, exponent: Any = None, self: Any = None) -> Tensor:
 
 def rpow(a: Tensor, base: Any) -> Tensor:
     """`base ** a` for a Python number `base`."""
-    check_not_bool("pow", a, base)
+    check_has_kernel("pow", a, base)
     dtype = dtypes.result_type([a, base])
     (x,) = arrays((a,), dtype)
     data = power_tensor(np.asarray(base, x.dtype), x) if x.dtype.kind in "iu" else np.power(base, x)
@@ -305,7 +315,7 @@ def remainder(input: Any = None, other: Any = None, self: Any = None) -> Tensor:
     a = self if input is None else input
     b = other
     check_number(b, "%")
-    check_not_bool("remainder_cpu", a, b)
+    check_has_kernel("remainder_cpu", a, b)
     _check_not_complex("remainder_cpu", a, b)
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         return binary(REMAINDER, a, b)
@@ -328,7 +338,7 @@ def _check_not_complex(kernel: str, *operands: Any) -> None:
 def _rounded_divide(node_def: NodeDef, a: Any, b: Any, function: Callable, symbol: str, kernel: str,
                     **params: Any) -> Tensor:
     check_number(b, symbol)
-    check_not_bool(kernel, a, b)
+    check_has_kernel(kernel, a, b)
     _check_not_complex(kernel, a, b)
     dtype = dtypes.result_type([a, b])
     ta, tb = as_tensor(a), as_tensor(b)

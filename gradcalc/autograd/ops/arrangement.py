@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Size, Tensor, wrap_dim
-from .common import broadcast_shapes as shapes_broadcast, int64_tensor, zeros_like
+from .common import broadcast_shapes as shapes_broadcast, int64_tensor, is_conj, zeros_like
 from .joining import cat, stack
 from .registry import LINEAR, node, op, record
 from .shape import expand, narrow, unsafe_view
@@ -40,7 +40,7 @@ TRACE = node("TraceBackward0", ("self",), jvp=LINEAR,
              self=lambda grad, self_sym_sizes: Tensor._make(np.eye(*self_sym_sizes, dtype=grad._dtype._numpy),
                                                             grad._dtype) * grad)
 VIEW_AS_REAL = node("ViewAsRealBackward0", ("self",), jvp=LINEAR, self=lambda grad: view_as_complex(grad))
-VIEW_AS_COMPLEX = node("ViewAsComplexBackward0", ("self",), jvp=LINEAR, self=lambda grad: view_as_real(grad))
+VIEW_AS_COMPLEX = node("ViewAsComplexBackward0", ("self",), jvp=LINEAR, self=lambda grad: view_as_real(grad.resolve_conj()))
 COMPLEX = node("ComplexBackward0", ("real", "imag"), jvp=LINEAR,
                real=lambda grad, real, imag: grad.real if grad.is_complex() else grad,
                imag=lambda grad, real, imag: grad.imag if grad.is_complex() else zeros_like(grad))
@@ -422,7 +422,16 @@ def trace(input: Tensor) -> Tensor:
 def view_as_real(input: Tensor) -> Tensor:
     if not input._dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
-    # the real parts with one more axis, of stride one element, reaching the imaginary parts
+    if is_conj(input):
+        raise RuntimeError("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor "
+                           "so you can view it as real, use self.resolve_conj(); however, be warned that the resulting "
+                           "tensor will NOT alias the original.")
+    return _as_real_pairs(input)
+
+
+def _as_real_pairs(input: Tensor) -> Tensor:
+    """view_as_real's view, without its check of the conjugate bit: the real parts with one more
+    axis, of stride one element, reaching the imaginary parts."""
     real = input._data.real
     data = np.lib.stride_tricks.as_strided(real, real.shape + (2,), real.strides + (real.itemsize,))
     return record(VIEW_AS_REAL, (input,), data, input._dtype.to_real(), view_of=input)
@@ -431,14 +440,14 @@ def view_as_real(input: Tensor) -> Tensor:
 @op(method=False)
 def real(input: Tensor) -> Tensor:
     # PyTorch's view: the first of the pairs view_as_real makes
-    return view_as_real(input).select(-1, 0) if input._dtype.is_complex else input
+    return _as_real_pairs(input).select(-1, 0) if input._dtype.is_complex else input
 
 
 @op(method=False)
 def imag(input: Tensor) -> Tensor:
     if not input._dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return view_as_real(input).select(-1, 1)
+    return _as_real_pairs(input).select(-1, 1)
 
 
 @op(nodes=(VIEW_AS_COMPLEX,))

@@ -70,9 +70,22 @@ def float_result(dtype: DType) -> DType:
     return dtype if dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
 
 
-def check_not_bool(kernel: str, *operands: Any) -> None:
-    if dtypes.result_type(list(operands)) is dtypes.bool_:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+def is_conj(input: Tensor) -> bool:
+    """Whether the tensor is conj()'s result (PyTorch's lazy conjugate bit; see pointwise.conj)."""
+    return input.__dict__.get("_conj", False)
+
+
+def check_has_kernel(kernel: str, *operands: Any) -> None:
+    """PyTorch's kernels that have no bool version, nor one for the barebones unsigned dtypes."""
+    dtype = dtypes.result_type(list(operands))
+    if dtype is dtypes.bool_ or dtype in dtypes.BAREBONES_UNSIGNED:
+        raise not_implemented_for(kernel, dtype)
+
+
+def check_not_unsigned(kernel: str, dtype: DType) -> None:
+    """uint16, uint32 and uint64 have few of PyTorch's kernels: the others refuse them."""
+    if dtype in dtypes.BAREBONES_UNSIGNED:
+        raise not_implemented_for(kernel, dtype)
 
 
 def not_implemented_for(kernel: str, dtype: DType) -> NotImplementedError:

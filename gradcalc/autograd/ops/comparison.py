@@ -9,7 +9,7 @@ from .. import dtypes
 from ..forward_mode import follow
 from ..grad_mode import FORWARD_LEVELS
 from ..tensor import Tensor
-from .common import arrays, as_tensor, check_broadcast, not_implemented_for
+from .common import arrays, as_tensor, check_broadcast, check_not_unsigned, not_implemented_for
 from .registry import ELEMENT_WISE, OPS, node, op, record
 
 
@@ -17,7 +17,7 @@ def _compare(a: Any, b: Any, function: Callable, ordering: str = "") -> Tensor:
     if not isinstance(b, (Tensor, bool, int, float, complex)):
         return NotImplemented
     dtype = dtypes.result_type([a, b])
-    if ordering and dtype.is_complex:  # complex numbers have no order
+    if ordering and (dtype.is_complex or dtype in dtypes.BAREBONES_UNSIGNED):  # complex numbers have no order
         raise not_implemented_for(f"{ordering}_cpu", dtype)
     ta, tb = as_tensor(a), as_tensor(b)
     check_broadcast(ta, tb)
@@ -126,13 +126,13 @@ def bitwise_right_shift(input: Any, other: Any = None, self: Any = None) -> Tens
 def _check_shift(a: Any, b: Any, symbol: str) -> None:
     # unlike the other bitwise ops, PyTorch's shifts refuse floats with NotImplementedError
     dtype = dtypes.result_type([a, b])
-    if dtype.category > dtypes.INTEGRAL:
-        raise NotImplementedError(f"\"{symbol}_cpu\" not implemented for '{dtype._scalar_name}'")
+    if dtype.category > dtypes.INTEGRAL or dtype in dtypes.BAREBONES_UNSIGNED:
+        raise not_implemented_for(f"{symbol}_cpu", dtype)
 
 
 @op()
 def bitwise_not(input: Tensor) -> Tensor:
-    if input._dtype.category > dtypes.INTEGRAL:
+    if input._dtype.category > dtypes.INTEGRAL or input._dtype in dtypes.BAREBONES_UNSIGNED:
         raise not_implemented_for("bitwise_not_cpu", input._dtype)
     return Tensor._make(np.invert(input._data), input._dtype)
 
@@ -165,11 +165,13 @@ def _elementwise_extreme(node_def: Any, a: Tensor, b: Tensor) -> Tensor:
 
 @op()
 def maximum(input: Tensor, other: Tensor) -> Tensor:
+    check_not_unsigned("maximum_cpu", dtypes.result_type([input, other]))
     return _elementwise_extreme(MAXIMUM, input, other)
 
 
 @op()
 def minimum(input: Tensor, other: Tensor) -> Tensor:
+    check_not_unsigned("minimum_cpu", dtypes.result_type([input, other]))
     return _elementwise_extreme(MINIMUM, input, other)
 
 

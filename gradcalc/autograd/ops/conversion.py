@@ -30,6 +30,7 @@ def detach(input: Tensor) -> Tensor:
     # same storage and version counter, but not a view for autograd: no base to follow
     out = Tensor._make(input._data, input._dtype)
     out._vc = input._vc
+    out._is_inference = input._is_inference  # a view for the inference mode's rules
     return out
 
 

@@ -11,7 +11,7 @@ from .. import dtypes, kernels, random
 from ..dtypes import DType
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...warnings import warn, warn_once
-from .common import check_allocation, check_real_scalar, shape_text
+from .common import check_allocation, check_not_unsigned, check_real_scalar, shape_text
 from .registry import op
 from .tensor_numpy import numpy_dtype, tensor_from_numpy
 
@@ -124,6 +124,11 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     values = np.array(flat, dtype=np.complex128 if any(isinstance(v, complex) for v in flat) else None)
     if dtype.category <= dtypes.INTEGRAL and values.dtype.kind == "f" and not np.all(np.isfinite(values)):
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    if dtype.category == dtypes.INTEGRAL and values.dtype.kind == "i" and values.size:
+        # c10's checked conversion: an unsigned type takes -max..max (negatives wrap), a signed one its range
+        limits = np.iinfo(dtype._numpy)
+        if values.max() > limits.max or values.min() < (limits.min if dtype.is_signed else -int(limits.max)):
+            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
     return np.asarray(values, dtype=dtype._numpy).reshape(sizes), dtype
 
 
@@ -223,6 +228,7 @@ def full_like(input: Tensor, fill_value: Any, *, memory_format: Any = None, dtyp
 @op()
 def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional[DType] = None, layout: Any = None,
            device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    check_not_unsigned("arange_cpu", dtype)
     if start is None:
         start = 0
     bounds = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]

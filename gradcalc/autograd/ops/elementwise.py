@@ -11,7 +11,8 @@ import numpy as np
 from .. import dtypes, kernels, simd, special_functions as special
 from ..tensor import Tensor
 from .arithmetic import binary, unary_float
-from .common import ReturnTypes, arrays, as_tensor, check_broadcast, float_result, not_implemented_for, zeros_like
+from .common import (ReturnTypes, arrays, as_tensor, check_broadcast, check_not_unsigned, float_result, is_conj,
+                     not_implemented_for, zeros_like)
 from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record
 
 
@@ -175,17 +176,12 @@ def positive(input: Tensor) -> Tensor:
 
 @op(inplace=False)
 def resolve_conj(input: Tensor) -> Tensor:
-    return input  # gradcalc keeps no lazy conjugate bit: nothing to resolve
+    return input.clone() if is_conj(input) else input  # its values are conjugated already
 
 
 @op(inplace=False)
 def resolve_neg(input: Tensor) -> Tensor:
     return input
-
-
-@op()
-def conj_physical(input: Tensor) -> Tensor:
-    return input.conj() if input._dtype.is_complex else input.clone()
 
 
 # ------------------------------------------------------------------ binary functions
@@ -257,6 +253,7 @@ def copysign(input: Tensor, other: Any) -> Tensor:
 
 @op(nodes=(FMOD, FMOD_SCALAR))
 def fmod(input: Tensor, other: Any) -> Tensor:
+    check_not_unsigned("fmod_cpu", input._dtype)
     dtype = dtypes.result_type([input, other])
     if dtype.category <= dtypes.INTEGRAL and np.any(np.asarray(other._data if isinstance(other, Tensor) else other) == 0):
         raise RuntimeError("ZeroDivisionError")

@@ -1,6 +1,7 @@
 """Indexing: `x[...]`, index_put, gather, scatter, masked_fill and where."""
 from __future__ import annotations
 
+import operator
 import re
 from typing import Any, Optional
 
@@ -10,7 +11,7 @@ from .. import dtypes
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn_once
-from .common import arrays, as_tensor, broadcast_shapes, shape_text, zeros, zeros_like
+from .common import arrays, as_tensor, broadcast_shapes, check_not_unsigned, shape_text, zeros, zeros_like
 from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record
 from .shape import ALIAS, select, slice_dim, unsqueeze
 
@@ -75,7 +76,7 @@ def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) ->
             out = unsqueeze(out, dim)
             dim += 1
         elif isinstance(item, slice):
-            start, stop, step = _index_int(item.start), _index_int(item.stop), _index_int(item.step)
+            start, stop, step = _slice_int(item.start), _slice_int(item.stop), _slice_int(item.step)
             # as PyTorch: a lone slice is always recorded when reading; in a tuple or an
             # assignment, one that is literally the whole dim (start 0, step 1, stop at or past
             # the end) is skipped
@@ -98,13 +99,24 @@ def _index_int(value: Any) -> Any:
         return int(value)
     if isinstance(value, Tensor):
         return value.__index__()
-    raise TypeError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
-                    "indices (got " + type_name(value) + ")")
+    if isinstance(value, str):  # PyTorch reads a sequence as a tensor of indices
+        raise TypeError("new(): invalid data type 'str'")
+    raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                     "indices (got " + type_name(value) + ")")
+
+
+def _slice_int(value: Any) -> Any:
+    """A slice's start, stop or step, read as Python reads them."""
+    if value is None or isinstance(value, int):
+        return value
+    if not hasattr(type(value), "__index__"):
+        raise TypeError("slice indices must be integers or None or have an __index__ method")
+    return operator.index(value)
 
 
 def _any_advanced(items: tuple) -> bool:
     for item in items:
-        if isinstance(item, (list, np.ndarray)) or (
+        if isinstance(item, (list, np.ndarray, bool)) or (
                 isinstance(item, Tensor) and (item.ndim > 0 or item._dtype is dtypes.bool_)):
             return True
     return False
@@ -166,7 +178,10 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
 
 
 def _item_dims(item: Any) -> int:
-    """How many dimensions of the indexed tensor one index item consumes (a bool mask: its own)."""
+    """How many dimensions of the indexed tensor one index item consumes (a bool mask: its own; a
+    Python bool, a 0-dim mask: none)."""
+    if isinstance(item, bool):
+        return 0
     if isinstance(item, Tensor) and item._dtype in (dtypes.bool_, dtypes.uint8):
         return item.ndim
     return 1
@@ -262,6 +277,7 @@ def _flat_dims(data: np.ndarray) -> np.ndarray:
 @op(nodes=(SCATTER_SRC, SCATTER_VALUE))
 def scatter(input: Tensor, dim: int, index: Any, src: Optional[Tensor] = None, *, value: Any = None,
             reduce: Optional[str] = None) -> Tensor:
+    check_not_unsigned("scatter_gather_tensor_cpu", input._dtype)
     index = _check_index(index, "scatter")
     dim = _check_scatter(input, dim, index, src)
     if src is not None and reduce is not None:
@@ -308,6 +324,7 @@ def index_put_tensors(input: Tensor, indices: Any, values: Tensor, accumulate: b
 
 @op()
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    check_not_unsigned("scatter_gather_tensor_cpu", input._dtype)
     index_array = _check_index(index, "gather")
     dim = wrap_dim(dim, input.ndim)
     if max(input.ndim, 1) != max(index_array.ndim, 1):

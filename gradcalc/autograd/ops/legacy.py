@@ -92,7 +92,8 @@ class TensorType(type):
 
 # torch.FloatTensor, torch.LongTensor, ...: one per dtype that has a legacy name (none complex)
 LEGACY_TYPES = {dtype.tensor_type: TensorType(dtype.tensor_type, (), {"dtype": dtype, "__module__": "torch"})
-                for dtype in dtypes.ALL if not dtype.tensor_type.startswith("Complex")}
+                for dtype in dtypes.ALL
+                if not dtype.tensor_type.startswith("Complex") and dtype not in dtypes.BAREBONES_UNSIGNED}
 
 
 @torch_class("torch.autograd.variable.Variable")

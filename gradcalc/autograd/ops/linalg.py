@@ -6,7 +6,7 @@ import numpy as np
 from .. import autocast, kernels
 from ..dtypes import DType
 from ..tensor import Tensor
-from .common import broadcast_shapes, check_not_bool
+from .common import broadcast_shapes, check_has_kernel
 from .registry import node, op, record
 from .shape import squeeze, squeeze_inplace, unsafe_view
 
@@ -62,7 +62,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
         raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number "
                            "of elements, but got %d and %d elements respectively"
                            % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
-    check_not_bool("dot", a)
+    check_has_kernel("dot", a)
     return record(DOT, (a, b), np.asarray(np.dot(a._data, b._data), dtype=a._dtype._numpy), a._dtype)
 
 
@@ -77,7 +77,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     if a._dtype is not b._dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {b._dtype._scalar_name}, "
                            f"{a._dtype._scalar_name}, and {b._dtype._scalar_name}")
-    check_not_bool("addmv_impl_cpu", a)
+    check_has_kernel("addmv_impl_cpu", a)
     return record(MV, (a, b), np.asarray(a._data @ b._data, dtype=a._dtype._numpy), a._dtype)
 
 
@@ -93,7 +93,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
     dtype = _same_dtype(a, b)
-    check_not_bool("addmm_impl_cpu_", a)
+    check_has_kernel("addmm_impl_cpu_", a)
     return record(MM, (a, b), np.asarray(kernels.matmul(a._data, b._data), dtype=dtype._numpy), dtype,
                   **_sizes_and_strides("self", a), **_sizes_and_strides("mat2", b))
 
@@ -110,7 +110,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
                            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected scalar type {a._dtype._scalar_name} but found {b._dtype._scalar_name}")
-    check_not_bool("bmm", a)
+    check_has_kernel("bmm", a)
     return record(BMM, (a, b), np.asarray(a._data @ b._data, dtype=a._dtype._numpy), a._dtype)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
-from .common import ReturnTypes, int64_tensor, not_implemented_for
+from .common import ReturnTypes, check_not_unsigned, int64_tensor, not_implemented_for
 from .reduction import MISSING, evenly, scatter_back
 from .registry import LINEAR, node, op, record
 from .shape import squeeze_inplace
@@ -122,6 +122,7 @@ def _cumulative_extreme(input: Tensor, dim: int, largest: bool) -> Any:
 
 @op(nodes=(CUMMAX,))
 def cummax(input: Tensor, dim: int) -> Any:
+    check_not_unsigned("cummax_cpu", input._dtype)
     return _cumulative_extreme(input, dim, largest=True)
 
 
@@ -315,6 +316,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Opti
 
 @op()
 def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
+    check_not_unsigned("bincount_cpu", input._dtype)
     if input.ndim != 1 or input._dtype.category != dtypes.INTEGRAL:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if input.numel() and input._data.min() < 0:

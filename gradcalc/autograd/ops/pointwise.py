@@ -10,8 +10,8 @@ from .. import dtypes, kernels, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .arithmetic import pow as power, unary, unary_float
-from .common import (arrays, as_tensor, check_broadcast, check_not_bool, check_real_scalar, float_result,
-                     not_implemented_for, zeros_like)
+from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_real_scalar,
+                     float_result, is_conj, not_implemented_for, zeros_like)
 from .generate import make_inplace
 from .indexing import where
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
@@ -63,6 +63,8 @@ SINH = node("SinhBackward0", ("self",), forward=np.sinh, jvp=ELEMENT_WISE,
 COSH = node("CoshBackward0", ("self",), forward=np.cosh, jvp=ELEMENT_WISE,
             self=lambda grad, self: grad * self.sinh().conj())
 CONJ = node("ConjBackward0", ("self",), forward=np.conj, jvp=LINEAR, self=lambda grad: grad.conj())
+CONJ_PHYSICAL = node("ConjPhysicalBackward0", ("self",), forward=np.conj, jvp=LINEAR,
+                     self=lambda grad: grad.conj_physical())
 EXP2 = node("Exp2Backward0", ("self",), forward=np.exp2, jvp=ELEMENT_WISE,
             self=lambda grad, result: grad * result * math.log(2.0))
 ERF = node("ErfBackward0", ("self",), forward=simd.erf, jvp=ELEMENT_WISE,
@@ -126,7 +128,7 @@ def rsqrt(input: Tensor) -> Tensor:
 
 @op(nodes=(ABS,), aliases=("absolute",))
 def abs(input: Tensor) -> Tensor:
-    check_not_bool("abs_cpu", input)
+    check_has_kernel("abs_cpu", input)
     if input._dtype.is_complex:
         return record(ABS, (input,), np.abs(input._data), input._dtype.to_real())
     return unary(ABS, input)
@@ -136,7 +138,16 @@ def abs(input: Tensor) -> Tensor:
 def conj(input: Tensor) -> Tensor:
     if not input._dtype.is_complex:
         return input
-    return unary(CONJ, input)
+    out = unary(CONJ, input)
+    # PyTorch's conj() is a lazy view with the conjugate bit set; gradcalc conjugates at once and
+    # keeps the bit for what shows it (is_conj, numpy(), view_as_real)
+    out._conj = not is_conj(input)
+    return out
+
+
+@op(nodes=(CONJ_PHYSICAL,))
+def conj_physical(input: Tensor) -> Tensor:
+    return unary(CONJ_PHYSICAL, input) if input._dtype.is_complex else input
 
 
 @op()
@@ -233,6 +244,8 @@ def _clamp_inplace(impl: Callable) -> Callable:
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    check_not_unsigned("clamp_scalar_cpu" if min is not None and max is not None else
+                       "clamp_min_scalar_cpu" if max is None else "clamp_max_scalar_cpu", input._dtype)
     for bound in (min, max):
         check_real_scalar(bound, input._dtype)
     dtype = dtypes.result_type([input] + [v for v in (min, max) if v is not None])
@@ -313,7 +326,7 @@ def round(input: Tensor, *, decimals: Optional[int] = None) -> Tensor:
 
 def _integral_copy(node_def: NodeDef, kernel: str, function: Callable) -> Callable:
     def rounding(input: Tensor) -> Tensor:
-        check_not_bool(kernel, input)
+        check_has_kernel(kernel, input)
         if input._dtype.is_complex:
             raise NotImplementedError(f"{kernel.split('_')[0]} is not supported for complex inputs")
         data = function(input._data) if input._dtype.category >= dtypes.FLOATING else input._data.copy()

@@ -10,7 +10,7 @@ import numpy as np
 from .. import autocast, dtypes, simd
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
-from .common import broadcast_shapes, check_not_bool
+from .common import broadcast_shapes, check_has_kernel
 from .joining import cat
 from .linalg import bmm, matmul, mm
 from .registry import LINEAR, node, op, record
@@ -120,7 +120,7 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
     if input._dtype is not other._dtype:
         raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found {input._dtype._scalar_name} "
                            f"and {other._dtype._scalar_name}")
-    check_not_bool("dot", input)
+    check_has_kernel("dot", input)
     return record(VDOT, (input, other), np.asarray(np.vdot(input._data, other._data), dtype=input._dtype._numpy),
                   input._dtype)
 

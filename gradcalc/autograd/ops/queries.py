@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
+from .common import is_conj
 from .registry import op
 
 for _method in (Tensor.size, Tensor.dim, Tensor.numel, Tensor.element_size, Tensor.stride, Tensor.storage_offset,
@@ -40,9 +41,7 @@ def is_signed(input: Tensor) -> bool:
     return input._dtype.is_signed
 
 
-@op()
-def is_conj(input: Tensor) -> bool:
-    return False  # gradcalc conjugates eagerly: no tensor carries a lazy conjugate bit
+op("is_conj")(is_conj)
 
 
 @op()

@@ -10,8 +10,8 @@ from .. import dtypes, kernels
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from .arithmetic import div_scalar
-from .common import (ReturnTypes, arrays, expand_reduced, float_result, int64_tensor, normalize_dims,
-                     not_implemented_for, unsqueeze_reduced, zeros, zeros_like)
+from .common import (ReturnTypes, arrays, check_not_unsigned, expand_reduced, float_result, int64_tensor,
+                     normalize_dims, not_implemented_for, unsqueeze_reduced, zeros, zeros_like)
 from .comparison import maximum, minimum
 from .indexing import masked_fill, scatter, where
 from .joining import cat
@@ -127,6 +127,7 @@ def sum_data(x: np.ndarray, dims: Optional[tuple], keepdim: bool) -> np.ndarray:
 
 @op(nodes=(SUM, SUM_DIM))
 def sum(input: Tensor, dim: Any = MISSING, keepdim: bool = False, *, dtype: Optional[DType] = None) -> Tensor:
+    check_not_unsigned("sum_cpu", dtype)
     out_dtype = sum_dtype(input, dtype)
     dims = None if dim is MISSING else normalize_dims(dim, input.ndim)
     (x,) = arrays((input,), out_dtype)
@@ -179,6 +180,7 @@ def prod(input: Tensor, dim: Any = MISSING, keepdim: bool = False, *, dtype: Opt
 
 def _extreme(a: Tensor, dim: Any, keepdim: bool, kind: str) -> Any:
     numpy_reduce, arg_reduce = (np.max, np.argmax) if kind == "max" else (np.min, np.argmin)
+    check_not_unsigned(f"{kind}_all" if dim is MISSING else f"{kind}_cpu", a._dtype)
     if dim is MISSING:
         if a.numel() == 0:
             raise RuntimeError(f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -230,6 +232,7 @@ def check_reduced_size(a: Tensor, dim: Optional[int], name: str) -> None:
 
 def _amax(a: Tensor, dim: Any, keepdim: bool, kind: str) -> Tensor:
     dim = () if dim is None else dim
+    check_not_unsigned(f"{kind[1:]}_values_cpu", a._dtype)
     # each dim's size is checked before the list of dims is checked for repeats
     for d in dim if dim else (None,):
         check_reduced_size(a, d, kind)  # no dim given: the whole tensor
@@ -253,6 +256,7 @@ def _arg_extreme(a: Tensor, dim: Optional[int], keepdim: bool, kind: str) -> Ten
     name = "arg" + kind
     if a._dtype is dtypes.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
+    check_not_unsigned(f"{name}_cpu", a._dtype)
     check_reduced_size(a, None if dim is None else wrap_dim(dim, a.ndim), name)
     if dim is None:
         index = np.argmax(a._data) if kind == "max" else np.argmin(a._data)
@@ -298,6 +302,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Opti
 
 @op()
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    check_not_unsigned("nonzero_count_cpu", input._dtype)
     dims = normalize_dims(dim, input.ndim)
     return int64_tensor(np.count_nonzero(input._data, axis=dims))
 

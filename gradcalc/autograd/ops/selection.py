@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
-from .common import as_tensor, int64_tensor, zeros, zeros_like
+from .common import as_tensor, check_not_unsigned, int64_tensor, zeros, zeros_like
 from .indexing import _check_index, _check_positions, _check_scatter, gather
 from .joining import cat
 from .registry import LINEAR, node, op, record
@@ -81,6 +81,7 @@ INDEX_REDUCE = node("IndexReduceBackward0", ("self", "source"), saved_tensors=("
 
 @op(nodes=(INDEX_SELECT,))
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    check_not_unsigned("index_select", input._dtype)
     positions = _index_vector(index, "index_select")
     d = wrap_dim(dim, max(input.ndim, 1))
     size = input.shape[d] if input.ndim else 1
@@ -341,6 +342,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 
 @op()
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    check_not_unsigned("nonzero_count_cpu", input._dtype)
     found = np.nonzero(input._data) if input.ndim else np.nonzero(input._data.reshape(1))
     if as_tuple:
         return tuple(int64_tensor(axis) for axis in found) if input.ndim else (int64_tensor(found[0]),)

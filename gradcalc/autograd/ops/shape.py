@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
-from .common import normalize_dims, shape_args, shape_text
+from .common import check_not_unsigned, normalize_dims, shape_args, shape_text
 from .registry import LINEAR, node, op, record
 
 # the backward of a view takes the gradient back to the input's shape; all of them are linear
@@ -349,6 +349,7 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
 
 @op()
 def flip(input: Tensor, dims: Sequence[int]) -> Tensor:
+    check_not_unsigned("flip_cpu", input._dtype)
     wrapped = normalize_dims(tuple(dims), input.ndim)
     data = np.flip(input._data, wrapped).copy() if input.ndim else input._data.copy()
     return record(FLIP, (input,), data, input._dtype, dims=tuple(dims))

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
-from .common import ReturnTypes, check_not_bool, int64_tensor
+from .common import ReturnTypes, check_has_kernel, check_not_unsigned, int64_tensor
 from .reduction import MISSING, evenly, scatter_back
 from .registry import LINEAR, node, op, record
 
@@ -53,6 +53,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: b
 
 @op(nodes=(TOPK,))
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    check_not_unsigned("topk_cpu", input._dtype)
     d = wrap_dim(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
     if not 0 <= k <= size:
@@ -72,7 +73,7 @@ def median(input: Tensor, dim: Any = MISSING, keepdim: bool = False) -> Any:
     """The lower median; with a dim, its position in a stable sort (a nan, the first nan, wins)."""
     a = input
     if dim is MISSING:
-        check_not_bool("median_cpu", a)
+        check_has_kernel("median_cpu", a)
         flat = np.sort(a._data.reshape(-1))  # nan sorts last
         # nothing to choose from: nan, or for integers the smallest value, as PyTorch's kernel leaves it
         empty = np.nan if a._dtype.category >= dtypes.FLOATING else np.iinfo(a._dtype._numpy).min
@@ -80,7 +81,7 @@ def median(input: Tensor, dim: Any = MISSING, keepdim: bool = False) -> Any:
         if flat.size and flat.dtype.kind == "f" and np.isnan(flat[-1]):
             value = np.nan
         return record(MEDIAN, (a,), np.asarray(value, dtype=a._dtype._numpy), a._dtype)
-    check_not_bool("median_out", a)
+    check_has_kernel("median_out", a)
     d = wrap_dim(dim, a.ndim)
     x = a._data if a.ndim else a._data.reshape(1)
     if x.shape[d] == 0:

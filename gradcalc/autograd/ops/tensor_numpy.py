@@ -12,6 +12,7 @@ from .. import dtypes, grad_mode
 from ..dtypes import DType
 from ..tensor import Tensor
 from ...warnings import warn_once
+from .common import is_conj
 from .registry import op
 
 NOT_WRITABLE_WARNING = (
@@ -113,6 +114,9 @@ def numpy(input: Tensor, *, force: bool = False) -> np.ndarray:
         input = input.detach().resolve_conj().resolve_neg()
     elif input.requires_grad and grad_mode.is_grad_enabled():
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    elif is_conj(input):
+        raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() "
+                           "instead.")
     if input._dtype is dtypes.bfloat16:
         raise TypeError("Got unsupported ScalarType BFloat16")
     return writable(input._data)

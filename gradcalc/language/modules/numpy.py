@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import policy
+from ... import numpy_state
 from ...display.names import torch_class
 from .namespace import Submodule
 
@@ -134,7 +135,8 @@ def install_types() -> None:
     policy.allow_module_types([type(np.ones(1).flags)], read={"writeable", "c_contiguous", "f_contiguous",
                                                               "owndata", "aligned", "writebackifcopy"},
                               write={"writeable"})
-    policy.allow_module_types([np.errstate], read={"__enter__", "__exit__", "__call__"})
+    policy.allow_module_types([np.errstate, numpy_state.PROGRAM_FUNCTIONS["errstate"]],
+                              read={"__enter__", "__exit__", "__call__"})
     random = np.random
     policy.allow_module_types([random.Generator], read=policy.public_names(random.Generator) - _GENERATOR_REFUSED)
     policy.allow_module_types([random.RandomState], read=policy.public_names(random.RandomState))
@@ -151,6 +153,7 @@ def numpy() -> dict:
     policy.resolve(np.ndarray)  # the rules of numpy's types
     members = _members(np, _NUMPY_REFUSED)
     members["ndarray"] = ARRAY_CLASS
+    members.update(numpy_state.PROGRAM_FUNCTIONS)
     members.update(linalg=Submodule("numpy.linalg"), random=Submodule("numpy.random"), fft=Submodule("numpy.fft"),
                    testing=Submodule("numpy.testing"), __version__=np.__version__)
     return members

@@ -34,7 +34,7 @@ def _torch() -> dict:
         accelerator=Submodule("torch.accelerator"), linalg=Submodule("torch.linalg"),
         special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
         save=serialization.save, load=serialization.load, func=Submodule("torch.func"),
-        vmap=Deferred(_vmap), distributions=Submodule("torch.distributions"),
+        vmap=Deferred(_vmap), testing=Submodule("torch.testing"), distributions=Submodule("torch.distributions"),
     )
     return torch
 
@@ -147,6 +147,7 @@ BUILDERS: dict = {
     "torch.autograd.functional": _module_all("autograd.functional"),
     "torch.autograd.forward_ad": _module_all("autograd.forward_ad"),
     "torch.func": _module_all("func"),
+    "torch.testing": _module_all("testing"),
     "torch.cuda": _no_device(is_available=lambda: False, device_count=lambda: 0),
     "torch.accelerator": _no_device(is_available=lambda: False,
                                     current_accelerator=lambda check_available=False: None,
