@@ -125,15 +125,21 @@ def _last_line(out: str) -> str:
     return out.splitlines()[-1] if out else out
 
 
+def workload_parser(description: str) -> argparse.ArgumentParser:
+    """The options every benchmark takes: --torch (run each workload under PyTorch too) and --gradcalc."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--torch", help="a Python with torch installed")
+    parser.add_argument("--gradcalc", default=shutil.which("gradcalc", path=os.path.dirname(sys.executable))
+                        or shutil.which("gradcalc"))
+    return parser
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = workload_parser(__doc__)
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--ops", type=int, default=20_000)
     parser.add_argument("--steps", type=int, default=2_000)
-    parser.add_argument("--torch", help="a Python with torch installed")
     parser.add_argument("--only", choices=("a", "b", "c"), help="run one workload")
-    parser.add_argument("--gradcalc", default=shutil.which("gradcalc", path=os.path.dirname(sys.executable))
-                        or shutil.which("gradcalc"))
     args = parser.parse_args()
     workloads = {
         "a": (f"(a) chain of {args.nodes:,} nodes", CHAIN.format(n=args.nodes)),

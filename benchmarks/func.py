@@ -5,16 +5,11 @@ Usage:  python benchmarks/func.py [--torch PYTHON]
 (a) vmap of a per-example gradient over a batch of 64 on a small MLP (per-sample-gradients);
 (b) hessian of a function of 100 inputs.
 Each workload is one gradcalc program, and the same program run under PyTorch by
-tests/golden/reference.py; times exclude start-up (see engine.py).
+gradcalc/golden/reference.py; times exclude start-up (see engine.py).
 """
 from __future__ import annotations
 
-import argparse
-import os
-import shutil
-import sys
-
-from engine import run_workload
+from engine import run_workload, workload_parser
 
 PER_SAMPLE_GRADS = """\
 import torch.nn as nn
@@ -41,11 +36,7 @@ print(hessian(f)(x).shape)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--torch", help="a Python with torch installed")
-    parser.add_argument("--gradcalc", default=shutil.which("gradcalc", path=os.path.dirname(sys.executable))
-                        or shutil.which("gradcalc"))
-    args = parser.parse_args()
+    args = workload_parser(__doc__).parse_args()
     run_workload("(a) vmap(grad) per-sample gradients, batch 64", PER_SAMPLE_GRADS, args.gradcalc, args.torch)
     run_workload("(b) hessian of 100 inputs", HESSIAN, args.gradcalc, args.torch)
 

@@ -11,12 +11,7 @@ the Python given by --torch; times exclude start-up (an empty program's time is 
 """
 from __future__ import annotations
 
-import argparse
-import os
-import shutil
-import sys
-
-from engine import run_workload
+from engine import run_workload, workload_parser
 
 LENET = """\
 import torch
@@ -73,11 +68,7 @@ print(round(loss.item(), 3))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--torch", help="a Python with torch installed")
-    parser.add_argument("--gradcalc", default=shutil.which("gradcalc", path=os.path.dirname(sys.executable))
-                        or shutil.which("gradcalc"))
-    args = parser.parse_args()
+    args = workload_parser(__doc__).parse_args()
     run_workload("(a) LeNet-5, 20 steps of batch 64", LENET, args.gradcalc, args.torch)
     run_workload("(b) LSTM 128, 50 steps of batch 32, 5 updates", LSTM, args.gradcalc, args.torch)
 

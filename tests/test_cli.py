@@ -88,12 +88,19 @@ def test_piped_output_is_plain_and_colour_can_be_forced(command: list) -> None:
 LOOP = "print('started', flush=True)\nwhile True:\n    pass\n"
 
 
+def sigint_as_in_a_terminal() -> None:
+    """Ctrl-C's default action in the child, even when these tests run in a background job (whose
+    shell ignores SIGINT, an ignore every child inherits)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt(command: list, tmp_path: Path, how: str) -> subprocess.Popen:
     """gradcalc running an endless program (as -e, a script, or stdin), SIGINT once it has started."""
     (tmp_path / "loop.grad").write_text(LOOP)
     args = {"-e": ["-e", LOOP], "script": ["loop.grad"], "stdin": ["-"]}[how]
     process = subprocess.Popen(command + args, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"},
+                               preexec_fn=sigint_as_in_a_terminal)
     if how == "stdin":
         process.stdin.write(LOOP)
     process.stdin.close()
@@ -114,7 +121,8 @@ def test_ctrl_c_gives_the_shell_status_130_and_stops_its_loop(tmp_path: Path) ->
     (tmp_path / "loop.grad").write_text(LOOP)
     script = (f"for i in 1 2 3; do {shlex.join(COMMANDS[0])} loop.grad; echo \"status $?\"; done; echo after")
     shell = subprocess.Popen(["bash", "-c", script], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, start_new_session=True, env={**os.environ, "NO_COLOR": "1"})
+                             text=True, start_new_session=True, env={**os.environ, "NO_COLOR": "1"},
+                             preexec_fn=sigint_as_in_a_terminal)
     assert shell.stdout.readline() == "started\n"
     os.killpg(shell.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole foreground group
     out, err = shell.communicate(timeout=60)
@@ -125,7 +133,7 @@ def test_ctrl_c_status_in_a_shell(tmp_path: Path) -> None:
     (tmp_path / "loop.grad").write_text(LOOP)
     shell = subprocess.Popen(["bash", "-c", f"{shlex.join(COMMANDS[0])} loop.grad; echo \"status $?\""],
                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env={**os.environ, "NO_COLOR": "1"})
+                             env={**os.environ, "NO_COLOR": "1"}, preexec_fn=sigint_as_in_a_terminal)
     assert shell.stdout.readline() == "started\n"
     for child in subprocess.run(["pgrep", "-P", str(shell.pid)], capture_output=True, text=True).stdout.split():
         os.kill(int(child), signal.SIGINT)  # gradcalc alone, so that the shell goes on to report it

@@ -103,7 +103,8 @@ def fake_python(folder: Folder) -> str:
     script = folder.path / "fake-python"
     script.write_text(f"""#!{sys.executable}
 import os, sys
-assert sys.argv[1] == {str(REFERENCE)!r}, sys.argv
+# the runner of the gradcalc that pytest loads (an installed copy, or this checkout when editable)
+assert open(sys.argv[1]).read() == {REFERENCE.read_text()!r}, sys.argv
 assert os.path.isfile(sys.argv[2]) and os.path.dirname(sys.argv[2]) == "", sys.argv  # run in the program's folder
 if open(sys.argv[2]).read() == {LEAF!r}:
     print("the answer for LEAF")

@@ -127,12 +127,7 @@ def grad_and_value(func: Callable, argnums: Argnums = 0, has_aux: bool = False) 
             with grad_mode.enable_grad():
                 args, selected = _replace_args(args, argnums, _differentiable)
                 output = func(*args, **kwargs)
-                aux = None
-                if has_aux:
-                    if not (isinstance(output, tuple) and len(output) == 2):
-                        raise RuntimeError("grad_and_value(f)(*args): output of function f should be a tuple: "
-                                           "(output, aux) if has_aux is True")
-                    output, aux = output
+                output, aux = _split_aux(output, has_aux, "grad_and_value(f)(*args)")
                 if not isinstance(output, Tensor):
                     raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
                                        f"{type(output)}")
@@ -166,12 +161,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         with grad_mode.enable_grad():
             inputs = tree_map(_differentiable, primals)
             output = func(*inputs)
-            aux = None
-            if has_aux:
-                if not (isinstance(output, tuple) and len(output) == 2):
-                    raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: (output, aux) if "
-                                       "has_aux is True")
-                output, aux = output
+            output, aux = _split_aux(output, has_aux, "vjp(f, *primals)")
             out_leaves, out_spec = tree_flatten(output)
             for leaf in out_leaves:
                 if not isinstance(leaf, Tensor):
@@ -203,6 +193,15 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     return (shown, wrapper, finish(aux, keep)) if has_aux else (shown, wrapper)
 
 
+def _split_aux(output: Any, has_aux: bool, caller: str) -> tuple:
+    """A function's output and its aux (None without has_aux), checked as `caller` checks it."""
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(f"{caller}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    return output
+
+
 def _structure(tree: Any) -> str:
     return treespec_repr(tree_flatten(tree)[1])
 
@@ -220,12 +219,7 @@ def jacrev(func: Callable, argnums: Argnums = 0, *, has_aux: bool = False, chunk
             with grad_mode.enable_grad():
                 args, selected = _replace_args(args, argnums, _differentiable)
                 output = func(*args, **kwargs)
-                aux = None
-                if has_aux:
-                    if not (isinstance(output, tuple) and len(output) == 2):
-                        raise RuntimeError("jacrev(f, ...)(*args): output of function f should be a tuple: "
-                                           "(output, aux) if has_aux is True")
-                    output, aux = output
+                output, aux = _split_aux(output, has_aux, "jacrev(f, ...)(*args)")
                 out_leaves, out_spec = tree_flatten(output)
                 in_leaves, in_spec = tree_flatten(selected)
                 for leaf in out_leaves:
@@ -287,12 +281,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
         keep = nested or _requires_grad(primals) or _requires_grad(tangents)
         duals = [forward_mode.dual(p, t, level) for p, t in zip(primal_leaves, tangent_leaves)]
         output = func(*tree_unflatten(duals, primal_spec))
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError("jvp(f, primals, tangents): output of function f should be a tuple: (output, aux) "
-                                   "if has_aux is True")
-            output, aux = output
+        output, aux = _split_aux(output, has_aux, "jvp(f, primals, tangents)")
         out_leaves, out_spec = tree_flatten(output)
         primal_out, tangent_out = [], []
         for leaf in out_leaves:
@@ -386,12 +375,8 @@ def _column(func: Callable, args: tuple, kwargs: dict, chosen: tuple, argnums: A
             for argnum, value in zip(chosen, selected):
                 new_args[argnum] = value
         output = func(*new_args, **kwargs)
-        aux = None
+        output, aux = _split_aux(output, has_aux, "jacfwd(f, ...)(*args)")
         if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError("jacfwd(f, ...)(*args): output of function f should be a tuple: (output, aux) "
-                                   "if has_aux is True")
-            output, aux = output
             aux = tree_map(lambda leaf: forward_ad.unpack(leaf, level).primal if isinstance(leaf, Tensor) else leaf,
                            aux)
         out_leaves, out_spec = tree_flatten(output)

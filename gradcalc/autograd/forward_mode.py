@@ -27,6 +27,9 @@ from ..warnings import first_time, warn
 ELEMENT_WISE = "element_wise"
 LINEAR = "linear"
 
+# forward mode through a custom Function without a jvp (PyTorch's module hook identity is one)
+NO_JVP = "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+
 # level ids are never reused: a tensor keeps no stale tangent from a level that ended
 _ids = itertools.count()
 
@@ -191,7 +194,7 @@ def _output_tangents(op: Any, inputs: Sequence[Tensor], tangents: list, outs: Se
         # tangent: its part adds nothing to the values but records the graph of the primals it
         # multiplies (an absent optional input is an empty placeholder, and takes none)
         total = _sum(parts[i] if i in parts
-                     else part(name, _zero_tangent(t)) if isinstance(t, Tensor) and t._data.size else None
+                     else part(name, _zeros_like(t)) if isinstance(t, Tensor) and t._data.size else None
                      for i, (name, t) in enumerate(zip(op.inputs, inputs)))
         if total is not exact and total._dtype is exact._dtype and total.shape == exact.shape:
             total._data = exact._data
@@ -203,9 +206,9 @@ def _output_tangents(op: Any, inputs: Sequence[Tensor], tangents: list, outs: Se
     return _transposed(op, tangents, outs, values)
 
 
-def _zero_tangent(primal: Tensor) -> Tensor:
-    # of the primal's dtype, as PyTorch's _efficientzerotensor (a wrapped int scalar's is int64)
-    return Tensor._make(np.zeros(primal.shape, dtype=primal._dtype._numpy), primal._dtype)
+def _zeros_like(tensor: Tensor) -> Tensor:
+    # of the tensor's dtype, as PyTorch's _efficientzerotensor (a wrapped int scalar's is int64)
+    return Tensor._make(np.zeros(tensor.shape, dtype=tensor._dtype._numpy), tensor._dtype)
 
 
 def _conjugated(formula: Any, tangent: Tensor, values: list) -> Tensor:
@@ -273,7 +276,7 @@ def inplace(target: Tensor, out: Tensor, positions: Optional[np.ndarray]) -> Non
             continue
         tangent = from_out.get(level)
         if tangent is None:
-            tangent = Tensor._make(np.zeros(target.shape, dtype=target._dtype._numpy), target._dtype)
+            tangent = _zeros_like(target)
         _set_tangent(target, level, tangent)
         if base is not None:
             _write_through(base, Tensor._make(positions.reshape(-1), dtypes.int64), level, tangent)
@@ -282,6 +285,6 @@ def inplace(target: Tensor, out: Tensor, positions: Optional[np.ndarray]) -> Non
 def _write_through(base: Tensor, positions: Tensor, level: int, tangent: Tensor) -> None:
     current = tangent_of(base, level)
     if current is None:
-        current = Tensor._make(np.zeros(base.shape, dtype=base._dtype._numpy), base._dtype)
+        current = _zeros_like(base)
     flat = current.reshape(-1).index_put((positions,), tangent.reshape(-1))
     _set_tangent(base, level, flat.reshape(base.shape))

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import grad_mode
 from .engine import FREED_MESSAGE, Node, gradient_edge
+from .forward_mode import NO_JVP
 from .saved_variable import SavedTensor
 from .tensor import Tensor
 from ..display.names import torch_class
@@ -171,8 +172,7 @@ class Function:
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
-        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
-                                  "forward mode AD.")
+        raise NotImplementedError(NO_JVP)
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:

@@ -206,16 +206,19 @@ def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarra
         exact = [float(Fraction(x) * Fraction(y) + Fraction(z))
                  for x, y, z in zip(a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist())]
         return np.array(exact, dtype=np.float64).reshape(a.shape)
-    # float32: the product is exact in float64; so is the error of the float64 sum (two-sum), which
-    # settles the one case that rounding twice gets wrong: a sum that lands on a float32 midpoint
-    product = a.astype(np.float64) * b.astype(np.float64)
-    addend = c.astype(np.float64)
+    return _rounded_fused_float32(a.astype(np.float64) * b.astype(np.float64), c)
+
+
+def _rounded_fused_float32(product: np.ndarray, addend: np.ndarray) -> np.ndarray:
+    """product + addend rounded once to float32, `product` being a product of float32 values (exact
+    in float64) and `addend` float32 values. The error of their float64 sum is exact too (two-sum),
+    and settles the one case that rounding twice gets wrong: a sum on a float32 midpoint."""
     total = product + addend
-    virtual = total - product
-    error = (product - (total - virtual)) + (addend - virtual)
-    bits = total.view(np.uint64)
-    midpoint = (bits & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
-    total = np.where(midpoint & (error != 0), np.nextafter(total, total + error), total)
+    midpoint = (total.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+    if midpoint.any():
+        virtual = total - product
+        error = (product - (total - virtual)) + (addend - virtual)
+        total = np.where(midpoint & (error != 0), np.nextafter(total, total + error), total)
     return total.astype(np.float32)
 
 
@@ -276,19 +279,11 @@ def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
 
 
 def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """fused_multiply_add's float32 arithmetic over k in order, its factors widened once and the
-    midpoint correction made only at steps that need it."""
+    """fused_multiply_add's float32 running sum over k in order, its factors widened once."""
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    total = np.zeros((a.shape[0], b.shape[1]), np.float32)  # widened exactly where added to float64
+    total = np.zeros((a.shape[0], b.shape[1]), np.float32)
     for k in range(a.shape[1]):
-        product = a64[:, k:k + 1] * b64[k:k + 1, :]
-        exact = product + total
-        midpoint = (exact.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
-        if midpoint.any():
-            virtual = exact - product
-            error = (product - (exact - virtual)) + (total - virtual)
-            exact = np.where(midpoint & (error != 0), np.nextafter(exact, exact + error), exact)
-        total = exact.astype(np.float32)
+        total = _rounded_fused_float32(a64[:, k:k + 1] * b64[k:k + 1, :], total)
     return total
 
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from ..forward_mode import NO_JVP
 from ..tensor import Tensor
 from .registry import node, record_outputs
 
 
 
 def _no_forward_ad(tangents: list) -> list:
-    # PyTorch's hook identity is a custom Function without a jvp
-    raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
-                              "forward mode AD.")
+    raise NotImplementedError(NO_JVP)  # PyTorch's hook identity is a custom Function without a jvp
 
 
 BACKWARD_HOOK = node("BackwardHookFunctionBackward", ("tensors",), multi_output=True, jvp=_no_forward_ad,

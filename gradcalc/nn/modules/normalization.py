@@ -20,6 +20,12 @@ def _parameter(shape: tuple, value: float, dtype: Optional[DType]) -> Parameter:
     return Parameter(Tensor._make(np.full(shape, value, dtype=dtype._numpy), dtype))
 
 
+def _register_affine(module: Module, shape: tuple, affine: bool, bias: bool, dtype: Optional[DType]) -> None:
+    """A weight of ones and a bias of zeros, or None for either the module goes without."""
+    module.register_parameter("weight", _parameter(shape, 1.0, dtype) if affine else None)
+    module.register_parameter("bias", _parameter(shape, 0.0, dtype) if affine and bias else None)
+
+
 class LayerNorm(Module):
     __module__ = "torch.nn.modules.normalization"
 
@@ -31,15 +37,7 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = _parameter(self.normalized_shape, 1.0, dtype)
-            if bias:
-                self.bias = _parameter(self.normalized_shape, 0.0, dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, self.normalized_shape, elementwise_affine, bias, dtype)
 
     def reset_parameters(self) -> None:
         if self.elementwise_affine:
@@ -67,15 +65,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = _parameter((num_channels,), 1.0, dtype)
-            if bias:
-                self.bias = _parameter((num_channels,), 0.0, dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, (num_channels,), affine, bias, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
