@@ -14,6 +14,7 @@ its SIMD and scalar loops, and the order of MKL's matrix products for small shap
 """
 from __future__ import annotations
 
+from typing import Callable
 
 import numpy as np
 
@@ -29,43 +30,55 @@ def ceil_log2(x: int) -> int:
     return 1 if x <= 2 else (x - 1).bit_length()
 
 
-def _sequential(values: np.ndarray) -> np.ndarray:
-    """0 + v[0] + v[1] + ... from left to right along axis 0 (one accumulator starting at zero)."""
-    if values.shape[0] == 0:
-        return np.zeros(values.shape[1:], values.dtype)
-    # np.cumsum adds strictly in order; adding +0 last gives the sign a sum started at +0 has
-    return np.cumsum(values, axis=0)[-1] + values.dtype.type(0)
+def _sequential(values: np.ndarray, axis: int = 0) -> np.ndarray:
+    """0 + v[0] + v[1] + ... from left to right along `axis` (one accumulator starting at zero)."""
+    if values.shape[axis] == 0:
+        return np.zeros(values.shape[:axis] + values.shape[axis + 1:], values.dtype)
+    # cumsum adds strictly in order; adding +0 last gives the sign a sum started at +0 has
+    return values.cumsum(axis=axis).take(-1, axis=axis) + values.dtype.type(0)
 
 
-def _chain(start: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """start + v[0] + v[1] + ... from left to right along axis 0 (cumsum adds strictly in order)."""
-    return np.concatenate((start[None], values)).cumsum(axis=0)[-1]
+def _row_by_row(values: np.ndarray, axis: int = 0) -> np.ndarray:
+    """_sequential for a C-contiguous array whose last axis is not summed and holds two lanes or
+    more: numpy then loops over the lanes innermost and adds whole rows of them in order, several
+    times faster than cumsum (it sums pairwise only along an axis it loops over innermost)."""
+    return np.add.reduce(values, axis=axis) + values.dtype.type(0)
 
 
-def multi_row_sum(values: np.ndarray) -> np.ndarray:
+def multi_row_sum(values: np.ndarray, in_order: Callable = _sequential) -> np.ndarray:
     """Sum along axis 0 by a cascade: blocks of `step` items go into level 0, each full block is
-    carried up into level 1, each `step` blocks of that into level 2, and so on."""
+    carried up into level 1, each `step` blocks of that into level 2, and so on; the result is
+    the items after the last full block, then each level's accumulator, added in turn.
+    `in_order(values, axis)` sums from zero along an axis in order."""
     size = values.shape[0]
-    power = max(4, ceil_log2(size) // _LEVELS)
-    step = 1 << power
-    mask = step - 1
+    step = 1 << max(4, ceil_log2(size) // _LEVELS)
     lanes = values.shape[1:]
-    acc = [np.zeros(lanes, values.dtype) for _ in range(_LEVELS)]
-    blocks = size // step
-    if blocks:
-        block_sums = np.cumsum(values[:blocks * step].reshape((blocks, step) + lanes), axis=1)[:, -1]
-        for index in range(blocks):
-            done = (index + 1) * step
-            acc[1] = acc[1] + (block_sums[index] + values.dtype.type(0))
-            for level in range(2, _LEVELS):
-                if done & (mask << ((level - 1) * power)):
-                    break
-                acc[level] = acc[level] + acc[level - 1]
-                acc[level - 1] = np.zeros(lanes, values.dtype)
-    total = _sequential(values[blocks * step:])
+    full = size // step
+    carried = in_order(values[:full * step].reshape((full, step) + lanes), 1)  # what level 1 receives, in order
+    total = in_order(values[full * step:], 0)
     for level in range(1, _LEVELS):
-        total = total + acc[level]
+        if not len(carried):
+            return total + values.dtype.type(0)  # the levels left hold zeros: adding them all is adding one
+        # a level adds what it receives; every `step` items it carries its sum up and starts again
+        # from zero, except the last, which keeps everything
+        received, full = carried, len(carried) // step if level < _LEVELS - 1 else 0
+        carried = in_order(received[:full * step].reshape((full, step) + lanes), 1)
+        total = total + in_order(received[full * step:], 0)
     return total
+
+
+def contiguous_total(x: np.ndarray) -> np.ndarray:
+    """_inner_vectorized of one C-contiguous row (any shape, summed whole) as a 1-element
+    array, with the four accumulators of row_sum side by side as the lanes of one wide register."""
+    lanes = VECTOR_BYTES // x.itemsize
+    flat = x.reshape(-1)
+    width = lanes * _ILP
+    rows, registers = flat.size // width, flat.size // lanes
+    partial = multi_row_sum(flat[:rows * width].reshape(rows, width), _row_by_row)
+    # each lane: the first accumulator, the registers left over, then the other three accumulators
+    vector = np.add.reduce(np.concatenate((partial[:lanes], flat[rows * width:registers * lanes],
+                                           partial[lanes:])).reshape(-1, lanes), axis=0)
+    return np.concatenate((np.zeros(1, x.dtype), flat[registers * lanes:], vector)).cumsum()[-1:]
 
 
 def row_sum(values: np.ndarray) -> np.ndarray:
@@ -74,8 +87,8 @@ def row_sum(values: np.ndarray) -> np.ndarray:
     rows = size // _ILP
     lanes = values.shape[1:]
     partial = multi_row_sum(values[:rows * _ILP].reshape((rows, _ILP) + lanes))
-    # the first accumulator takes the items left over, then the other three
-    return _chain(partial[0], np.concatenate((values[rows * _ILP:], partial[1:])))
+    # the first accumulator, the items left over, then the other three, added in that order
+    return np.concatenate((partial[:1], values[rows * _ILP:], partial[1:])).cumsum(axis=0)[-1]
 
 
 def _inner_vectorized(rows: np.ndarray, lanes: int) -> np.ndarray:
@@ -85,7 +98,8 @@ def _inner_vectorized(rows: np.ndarray, lanes: int) -> np.ndarray:
     registers = size // lanes
     head = rows[:, :registers * lanes].reshape(count, registers, lanes).transpose(1, 0, 2)
     vector = row_sum(head)
-    return _chain(np.zeros(count, rows.dtype), np.concatenate((rows[:, registers * lanes:].T, vector.T)))
+    return np.concatenate((np.zeros((1, count), rows.dtype), rows[:, registers * lanes:].T, vector.T)).cumsum(
+        axis=0)[-1]
 
 
 def _outer(columns: np.ndarray, grouped: int) -> np.ndarray:
@@ -157,7 +171,7 @@ def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
     if x.size >= lanes and x.flags.c_contiguous and all(d in reduced or n == 1 for d, n in enumerate(x.shape)):
         # everything into one value, from memory in order: TensorIterator makes it one row, which
         # the loop below would sum by _inner_vectorized and add into a zero (a sum from +0 is never -0)
-        return _inner_vectorized(x.reshape(1, -1), lanes).reshape(out_shape)
+        return contiguous_total(x).reshape(out_shape)
     out = np.zeros(out_shape, x.dtype)
     if x.size == 0:
         return out

@@ -1,0 +1,122 @@
+"""The summation kernels against a plain transcription of PyTorch's loops (one accumulator per
+lane, a Python loop over the cascade's blocks): the vectorized formulation must give the same
+bits for every size, dtype and layout."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradcalc.autograd import kernels
+
+
+def _loop_multi_row_sum(values: np.ndarray) -> np.ndarray:
+    """multi_row_sum as SumKernel.cpp writes it: level 0 sums a block, each full block goes
+    into level 1, and level k carries into k + 1 each time its count of blocks is a multiple of step**k."""
+    size = values.shape[0]
+    power = max(4, kernels.ceil_log2(size) // 4)
+    step = 1 << power
+    zero = values.dtype.type(0)
+    acc = [np.zeros(values.shape[1:], values.dtype) for _ in range(4)]
+    blocks = size // step
+    for index in range(blocks):
+        block = np.zeros(values.shape[1:], values.dtype)
+        for item in values[index * step:(index + 1) * step]:
+            block = block + item
+        acc[1] = acc[1] + block
+        done = (index + 1) * step
+        for level in range(2, 4):
+            if done & ((step - 1) << ((level - 1) * power)):
+                break
+            acc[level] = acc[level] + acc[level - 1]
+            acc[level - 1] = np.zeros(values.shape[1:], values.dtype)
+    total = np.zeros(values.shape[1:], values.dtype)
+    for item in values[blocks * step:]:
+        total = total + item
+    for level in range(1, 4):
+        total = total + acc[level]
+    return total + zero
+
+
+def _loop_row_sum(values: np.ndarray) -> np.ndarray:
+    rows = values.shape[0] // 4
+    partial = _loop_multi_row_sum(values[:rows * 4].reshape((rows, 4) + values.shape[1:]))
+    total = partial[0]
+    for item in values[rows * 4:]:
+        total = total + item
+    for lane in partial[1:]:
+        total = total + lane
+    return total
+
+
+def _loop_inner_vectorized(rows: np.ndarray, lanes: int) -> np.ndarray:
+    count, size = rows.shape
+    registers = size // lanes
+    vector = _loop_row_sum(rows[:, :registers * lanes].reshape(count, registers, lanes).transpose(1, 0, 2))
+    total = np.zeros(count, rows.dtype)
+    for column in rows[:, registers * lanes:].T:
+        total = total + column
+    for lane in vector.T:
+        total = total + lane
+    return total
+
+
+def _values(rng: np.random.Generator, shape: tuple, dtype: type) -> np.ndarray:
+    """Magnitudes far apart (so that the order of addition shows in the last bits), with signed
+    zeros, and now and then an infinity or a NaN."""
+    values = np.asarray(rng.standard_normal(shape) * 10.0 ** rng.integers(-6, 7, shape))
+    kind = rng.random(shape)
+    values[kind < 0.03] = -0.0
+    values[(kind >= 0.03) & (kind < 0.05)] = 0.0
+    if values.size and rng.random() < 0.1:
+        values.flat[rng.integers(values.size)] = rng.choice([np.inf, -np.inf, np.nan])
+    return values.astype(dtype)
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+SIZES = sorted({*range(0, 80), *np.random.default_rng(1).integers(80, 20_000, 60).tolist(), 511, 512, 513,
+                2047, 2048, 2049, 4095, 4096, 4097, 8191, 8192, 8193})
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_row_sums_match_the_loops(dtype: type) -> None:
+    rng = np.random.default_rng(0)
+    lanes = kernels.VECTOR_BYTES // np.dtype(dtype).itemsize
+    for size in SIZES:
+        for _ in range(3):
+            row = _values(rng, (1, size), dtype)
+            assert _same_bits(kernels._inner_vectorized(row, lanes), _loop_inner_vectorized(row, lanes)), size
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_many_rows_and_lanes_match_the_loops(dtype: type) -> None:
+    rng = np.random.default_rng(2)
+    lanes = kernels.VECTOR_BYTES // np.dtype(dtype).itemsize
+    for _ in range(200):
+        count, size = int(rng.integers(1, 6)), int(rng.integers(0, 3000))
+        rows = _values(rng, (count, size), dtype)
+        assert _same_bits(kernels._inner_vectorized(rows, lanes), _loop_inner_vectorized(rows, lanes))
+        columns = _values(rng, (size, count, 3), dtype)
+        assert _same_bits(kernels.row_sum(columns), _loop_row_sum(columns))
+
+
+@pytest.mark.parametrize("size", [4095, 4096 * 16, 4096 * 16 + 17, 4096 * 16 * 3 + 100, (1 << 20) + 1])
+def test_the_cascade_carries_through_every_level(size: int) -> None:
+    """Level 2 takes level 1's sum every 16 blocks, level 3 level 2's every 256; above 2**20
+    items the blocks grow to 32."""
+    values = _values(np.random.default_rng(size), (size, 2), np.float32)
+    assert _same_bits(kernels.multi_row_sum(values), _loop_multi_row_sum(values))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_contiguous_total_matches_the_loops(dtype: type) -> None:
+    """The fast path of a whole contiguous tensor: the same bits as one row summed by the loops."""
+    rng = np.random.default_rng(3)
+    lanes = kernels.VECTOR_BYTES // np.dtype(dtype).itemsize
+    for size in SIZES + [70_000, 300_000]:
+        for _ in range(3):
+            row = _values(rng, (size,), dtype)
+            assert _same_bits(kernels.contiguous_total(row), _loop_inner_vectorized(row.reshape(1, -1), lanes)), size
