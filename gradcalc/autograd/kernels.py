@@ -56,15 +56,15 @@ def multi_row_sum(values: np.ndarray, in_order: Callable = _sequential) -> np.nd
     full = size // step
     carried = in_order(values[:full * step].reshape((full, step) + lanes), 1)  # what level 1 receives, in order
     total = in_order(values[full * step:], 0)
-    for level in range(1, _LEVELS):
-        if not len(carried):
-            return total + values.dtype.type(0)  # the levels left hold zeros: adding them all is adding one
-        # a level adds what it receives; every `step` items it carries its sum up and starts again
-        # from zero, except the last, which keeps everything
-        received, full = carried, len(carried) // step if level < _LEVELS - 1 else 0
-        carried = in_order(received[:full * step].reshape((full, step) + lanes), 1)
-        total = total + in_order(received[full * step:], 0)
-    return total
+    for _ in range(_LEVELS - 2):
+        # a level adds what it receives; every `step` items it carries its sum up to the next and
+        # starts again from zero
+        full = len(carried) // step
+        total = total + in_order(carried[full * step:], 0)
+        if not full:
+            return total + values.dtype.type(0)  # the levels above hold zeros: adding them all is adding one
+        carried = in_order(carried[:full * step].reshape((full, step) + lanes), 1)
+    return total + in_order(carried, 0)  # the last level keeps all it receives
 
 
 def contiguous_total(x: np.ndarray) -> np.ndarray:

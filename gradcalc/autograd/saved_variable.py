@@ -54,13 +54,21 @@ class SavedTensor:
             check_hooks_enabled()
             self.pack(tensor, *default_hooks[-1])
         elif tensor._wrapped:
-            # a Python number (`y * 1.00001`) is kept as the number, and wrapped again when first
-            # unpacked: a graph of a million nodes then holds a million fewer tensors
+            # a Python number is kept as the number, and wrapped again when first unpacked
             self.tensor = None
             self.number = tensor._data.item()
         else:
             # a saved output is kept without its grad_fn, so that node and output form no cycle
             self.tensor = tensor._alias() if is_output else tensor
+
+    @classmethod
+    def of_number(cls, number: Any) -> "SavedTensor":
+        """A saved Python number (`y * 1.00001`, which nodes keep as the number), wrapped again
+        when first unpacked."""
+        saved = cls.__new__(cls)
+        saved.tensor, saved.number, saved.version = None, number, 0
+        saved.is_output, saved.output_nr, saved.unpack_hook = False, 0, None
+        return saved
 
     def pack(self, tensor: Tensor, pack_hook: Callable, unpack_hook: Callable) -> None:
         """Keep `pack_hook(tensor)`, which runs without recording a graph and must leave its input as it is."""

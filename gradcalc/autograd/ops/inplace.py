@@ -151,7 +151,9 @@ def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
     grad_fn = out._grad_fn
     if grad_fn is not None and isinstance(grad_fn, OpNode):
         for name, saved in grad_fn._saved.items():
-            if name == grad_fn._op.inputs[0] and not saved.is_output and saved.tensor is a:
+            # (a saved Python number is no tensor this could change)
+            if name == grad_fn._op.inputs[0] and saved.__class__ is SavedTensor and not saved.is_output \
+                    and saved.tensor is a:
                 # the op needs its self's value from before the change: PyTorch keeps a copy (another
                 # input that is the same tensor stays saved as it is, and is caught as modified)
                 snapshot = a._alias(a._grad_fn, a._output_nr)
@@ -166,7 +168,7 @@ def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
         return a
     if isinstance(grad_fn, OpNode):
         for saved in grad_fn._saved.values():
-            if saved.is_output:
+            if saved.__class__ is SavedTensor and saved.is_output:
                 saved.tensor = a._alias()
                 saved.version = a._vc.value
     if a._base is None:

@@ -139,11 +139,11 @@ def sum(input: Tensor, dim: Any = MISSING, keepdim: bool = False, *, dtype: Opti
 
 @op(function=False)
 def sum_to_size(input: Tensor, size: Sequence[int]) -> Tensor:
-    shape = tuple(size)
-    if input._data.shape == shape:
+    shape, own = tuple(size), input._data.shape
+    if own == shape:
         return input
-    lead = input.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and input.shape[lead + i] != 1)
+    lead = len(own) - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and own[lead + i] != 1)
     out = sum(input, dims, keepdim=True) if dims else input
     return reshape(out, shape) if lead else out
 

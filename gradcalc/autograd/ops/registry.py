@@ -149,7 +149,7 @@ class SavedTensorHandle:
 
     def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
         node = self._node
-        saved = node._saved.get(self._name)
+        saved = node._kept(self._name)
         if saved is None and not node._released:
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
         if saved is None:
@@ -200,7 +200,17 @@ class OpNode(Node):
             return params[name]
         if self._released:
             raise RuntimeError(FREED_MESSAGE)
-        return params[name] if name in params else self._saved[name].unpack(self)
+        if name in params:
+            return params[name]
+        saved = self._saved[name]
+        return (saved if saved.__class__ is SavedTensor else self._kept(name)).unpack(self)
+
+    def _kept(self, name: str) -> Optional[SavedTensor]:
+        """The SavedTensor kept under `name` (None if none), made now if a Python number was kept."""
+        saved = self._saved.get(name)
+        if saved is not None and saved.__class__ is not SavedTensor:
+            saved = self._saved[name] = SavedTensor.of_number(saved)
+        return saved
 
     def _shown_value(self, name: str) -> Any:
         """A saved value as `_saved_<name>` shows it: tensors as tensors (None if not saved),
@@ -210,7 +220,7 @@ class OpNode(Node):
             if self._released:
                 raise RuntimeError(FREED_MESSAGE)
             if name in self._saved:
-                return self._saved[name].unpack(self)
+                return self._kept(name).unpack(self)
             value = self._params.get(name)
             return _as_tensor_value(value)
         return _as_plain_value(self._params.get(name))
@@ -266,7 +276,11 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
         if index < 0:
             saved[name] = SavedTensor(out, is_output=True)
         elif name not in params:
-            saved[name] = SavedTensor(inputs[index])
+            tensor = inputs[index]
+            # a Python number is kept as the number (see OpNode._kept), with no hooks to
+            # pack it: a dict of numbers is not tracked by the garbage collector, which then has
+            # two objects fewer to walk for each node of `y * 1.00001`
+            saved[name] = tensor._data.item() if tensor._wrapped and not default_hooks else SavedTensor(tensor)
     return out
 
 
