@@ -203,7 +203,8 @@ class OpNode(Node):
         if name in params:
             return params[name]
         saved = self._saved[name]
-        return (saved if saved.__class__ is SavedTensor else self._kept(name)).unpack(self)
+        # a Python number kept as the number is wrapped again for the formula
+        return saved.unpack(self) if saved.__class__ is SavedTensor else Tensor._wrap_number(saved)
 
     def _kept(self, name: str) -> Optional[SavedTensor]:
         """The SavedTensor kept under `name` (None if none), made now if a Python number was kept."""
