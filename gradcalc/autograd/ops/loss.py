@@ -35,6 +35,8 @@ BCE_WITH_LOGITS = node(
     target=lambda grad, self, target, weight, pos_weight, reduction: _loss_scale(
         -self * grad if pos_weight is None else (log_sigmoid(-self) - log_sigmoid(self) * pos_weight) * grad,
         weight, reduction, target))
+SOFT_MARGIN_LOSS = node("SoftMarginLossBackward0", ("self",), saved_tensors=("target",),
+                        self=lambda grad, self, target, reduction: _soft_margin_grad(grad, self, target, reduction))
 NLL_LOSS = node("NllLossBackward0", ("self",), saved_tensors=("target", "weight", "total_weight"),
                 self=lambda grad, self, target, weight, reduction, ignore_index, total_weight: _nll_grad(
                     grad, self, target, weight, reduction, ignore_index, total_weight))
@@ -74,6 +76,27 @@ def _nll_grad(grad: Tensor, self: Tensor, target: Tensor, weight: Optional[Tenso
     if self.ndim == 1:
         return scatter(zeros(self.shape, dtype=grad.dtype), 0, classes, coefficient.reshape(1))
     return scatter(zeros(self.shape, dtype=grad.dtype), 1, classes[:, None], coefficient.reshape((-1, 1)))
+
+
+def _soft_margin_grad(grad: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
+    # PyTorch's order: target * z * -norm / (1 + z) * grad, z = exp(-target * x)
+    z = (-target * self).exp()
+    norm = 1.0 / self.numel() if reduction == MEAN else 1.0
+    return (target * z * -norm / (z + 1) * grad).to(self.dtype)
+
+
+@op(module="nn", nodes=(SOFT_MARGIN_LOSS,))
+def soft_margin_loss(input: Tensor, target: Tensor, reduction: int = MEAN) -> Tensor:
+    """log1p(exp(-input * target)), computed as PyTorch does in the input's dtype: neg, then
+    mul_, exp_ and log1p_ in place (whose checks decide the errors), then the reduction."""
+    if target.requires_grad:
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
+                           "This input cannot have requires_grad True.")
+    with grad_mode.no_grad():
+        loss = input.detach().neg().mul_(target).exp_().log1p_()
+        if reduction != NONE:
+            loss = loss.mean() if reduction == MEAN else loss.sum()
+    return record(SOFT_MARGIN_LOSS, (input,), loss._data, input._dtype, target=target, reduction=reduction)
 
 
 def _reduce_loss(loss: np.ndarray, reduction: int) -> np.ndarray:

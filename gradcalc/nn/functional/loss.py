@@ -12,7 +12,8 @@ from ...autograd.tensor import Tensor
 from ...warnings import warn
 from ...autograd import grad_mode
 from ...autograd.ops import elementwise as special_ops
-from .activation import _require_tensor, log_softmax
+from ...autograd.ops.arithmetic import div_scalar
+from .activation import _NN, _require_tensor, log_softmax
 
 
 # ------------------------------------------------------------------ losses
@@ -168,16 +169,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
                                f"{target.dtype._scalar_name}")
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
-        if weight is not None:
-            raise NotImplementedError("gradcalc does not weight class-probability targets")
-        log_probs = log_softmax(input, class_dim)
-        classes = input.shape[class_dim]
-        if label_smoothing > 0.0:
-            target = target * (1 - label_smoothing) + label_smoothing / classes
-        if reduction == "none":
-            return -(log_probs * target).sum(class_dim)
-        total = -(log_probs * target).sum()
-        return total / (input.numel() // classes) if reduction == "mean" else total
+        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing)
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     log_probs = log_softmax(input, class_dim)
@@ -194,6 +186,34 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     elif reduction == "sum":
         smooth = smooth.sum()
     return (1 - label_smoothing) * loss + smooth * (label_smoothing / input.shape[class_dim])
+
+
+def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: str,
+                                 label_smoothing: float) -> Tensor:
+    """PyTorch's cross_entropy_loss_prob_target: -(log_softmax * target * weight) summed, a mean
+    dividing by the number of samples (a Tensor-by-number division: DivBackward1)."""
+    class_dim = 0 if input.ndim == 1 else 1
+    classes = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {classes} classes or no "
+                           f"classes but got weight tensor of shape: [{', '.join(map(str, weight.shape))}]")
+    log_probs = activation.log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    product = log_probs * target
+    if weight is not None:
+        product = product * (weight.view((1, classes) + (1,) * (input.ndim - 2)) if input.ndim > 1 else weight)
+    if reduction == "none":
+        return -product.sum(class_dim)
+    total = -product.sum()
+    if reduction == "sum":
+        return total
+    if input.numel() == 0:
+        with grad_mode.no_grad():  # PyTorch's graph keeps NegBackward0 there
+            return total.fill_(math.nan)
+    return div_scalar(total, input.numel() // classes)
 
 
 def _legacy_or(size_average: Any, reduce: Any, reduction: str) -> str:
@@ -282,7 +302,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
     reduction = _legacy_or(size_average, reduce, reduction)
-    return _reduced((-target * input).exp().log1p(), reduction)
+    return _NN["soft_margin_loss"](input, target, loss.reduction_enum(reduction))
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
