@@ -374,6 +374,7 @@ def _log_sigmoid_slope(x: Tensor) -> Tensor:
 @op(function=False, method=False, nodes=(LOG_SIGMOID,))
 def log_sigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), with SLEEF's exp as PyTorch's kernel."""
+    _check_floating(input, "log_sigmoid_cpu")
     x = input._data
     exp = simd.vector_exp(-np.abs(x)) if x.dtype == np.float32 else np.exp(-np.abs(x))
     log1p = np.log1p(exp.astype(np.float64)).astype(x.dtype)

@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes, grad_mode, kernels
 from ..tensor import Tensor
 from .activation import log_sigmoid
-from .common import arrays, not_implemented_for, zeros
+from .common import arrays, not_implemented_for, ones_like, zeros
 from .indexing import scatter, where
 from .reduction import sum_data
 from .registry import node, op, record
@@ -144,15 +144,18 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
 @op(method=False, nodes=(BCE_WITH_LOGITS,))
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                                      pos_weight: Optional[Tensor] = None, reduction: int = MEAN) -> Tensor:
+    """ATen's steps, whose dtypes and checks it keeps: log_sigmoid(input) in the input's dtype,
+    then (1 - target).mul_(input).sub_(...) in the target's (C++'s 1 - target being
+    empty_like(target).fill_(1).sub_(target))."""
     with grad_mode.no_grad():
-        log_sig = log_sigmoid(input)._data
+        log_sig = log_sigmoid(input)
         if pos_weight is not None:
-            log_sig = log_sig * ((pos_weight._data - 1) * target._data + 1)
-        loss = (1 - target._data) * input._data - log_sig
+            log_sig.mul_((pos_weight - 1).mul(target).add_(1))
+        loss = ones_like(target).sub_(target).mul_(input).sub_(log_sig)
         if weight is not None:
-            loss = loss * weight._data
-    data = np.asarray(_reduce_loss(loss.astype(input._data.dtype, copy=False), reduction), dtype=input._dtype._numpy)
-    return record(BCE_WITH_LOGITS, (input, target), data, input._dtype, weight=weight, pos_weight=pos_weight,
+            loss.mul_(weight)
+    data = np.asarray(_reduce_loss(loss._data, reduction), dtype=loss._dtype._numpy)
+    return record(BCE_WITH_LOGITS, (input, target), data, loss._dtype, weight=weight, pos_weight=pos_weight,
                   reduction=reduction)
 
 
@@ -234,7 +237,15 @@ HUBER = node("HuberLossBackward0", ("self", "target"),
 
 
 def _piecewise_loss(input: Tensor, target: Tensor, beta: float, huber: bool) -> tuple:
+    """The loss of each element, in the common dtype; huber_loss writes it into a tensor of the
+    input's dtype (PyTorch allocates its output like the input), smooth_l1_loss into the common one."""
     dtype = dtypes.result_type([input, target])
+    out_dtype = input._dtype if huber else dtype
+    if dtype.category > out_dtype.category:
+        raise RuntimeError(f"result type {dtype._scalar_name} can't be cast to the desired output type "
+                           f"{out_dtype._scalar_name}")
+    if huber and dtype.category != dtypes.FLOATING:
+        raise not_implemented_for("huber_cpu", dtype)
     x, y = arrays((input, target), dtype)
     kind = dtype._numpy.type
     absolute = np.abs(x - y)
@@ -243,7 +254,7 @@ def _piecewise_loss(input: Tensor, target: Tensor, beta: float, huber: bool) -> 
                         kind(beta) * (absolute - kind(0.5 * beta)))
     else:
         loss = np.where(absolute < kind(beta), kind(0.5) * (x - y) * (x - y) / kind(beta), absolute - kind(0.5 * beta))
-    return np.asarray(loss, dtype=dtype._numpy), dtype
+    return np.asarray(loss, dtype=out_dtype._numpy), out_dtype
 
 
 @op(function=False, method=False, nodes=(SMOOTH_L1,))
@@ -255,6 +266,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: int = MEAN, beta: f
 
 @op(function=False, method=False, nodes=(HUBER,))
 def huber_loss(input: Tensor, target: Tensor, reduction: int = MEAN, delta: float = 1.0) -> Tensor:
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     loss, dtype = _piecewise_loss(input, target, delta, huber=True)
     return record(HUBER, (input, target), np.asarray(_reduce_loss(loss, reduction), dtype=dtype._numpy), dtype,
                   reduction=reduction, delta=delta)

@@ -13,7 +13,13 @@ from ...warnings import warn
 from ...autograd import grad_mode
 from ...autograd.ops import elementwise as special_ops
 from ...autograd.ops.arithmetic import div_scalar
+from ...autograd.ops.common import shape_text
+from ...autograd.ops.indexing import where
 from .activation import _NN, _require_tensor, log_softmax
+
+
+# the epsilon ATen's cosine_embedding_loss adds to each squared magnitude
+_COSINE_EPSILON = 1e-12
 
 
 # ------------------------------------------------------------------ losses
@@ -118,12 +124,6 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
     _require_sizes(target, input)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    dtype = dtypes.result_type([input, target])
-    if target.dtype.category < dtypes.FLOATING:
-        # the first step, (1 - target) * input, is computed in place in the target's dtype
-        raise RuntimeError(f"result type {dtype._scalar_name} can't be cast to the desired output type "
-                           f"{target.dtype._scalar_name}")
-    input, target = (t if t.dtype is dtype else t.to(dtype) for t in (input, target))
     return loss.binary_cross_entropy_with_logits(input, target, weight, pos_weight, loss.reduction_enum(reduction))
 
 
@@ -151,6 +151,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
                            f"got weight tensor of shape: [{', '.join(map(str, weight.shape))}]")
     if target.dtype not in (dtypes.int64, dtypes.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype._scalar_name}")
+    if weight is not None and weight.dtype is not input.dtype:  # the kernel reads the weights as the input's type
+        raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found {weight.dtype._scalar_name}")
     return loss.nll_loss(input, target, weight, loss.reduction_enum(reduction), ignore_index)
 
 
@@ -313,9 +315,11 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """ATen's composite: the margin term where the target is not 1, the input where it is not -1."""
     reduction = _legacy_or(size_average, reduce, reduction)
-    margin_clamp = (margin - input).clamp_min(0)
-    values = input.masked_fill(target != 1, 0) + margin_clamp.masked_fill(target != -1, 0)
+    zeros = input.new_zeros(input.shape)
+    margin_clamp = (margin - input).clamp_min_(0)
+    values = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
     return _reduced(values, reduction)
 
 
@@ -331,10 +335,22 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """ATen's composite, in its order of operations."""
     reduction = _legacy_or(size_average, reduce, reduction)
-    cosine = cosine_similarity(input1, input2, -1, 1e-12)
-    values = (1 - cosine).masked_fill(target != 1, 0) + (cosine - margin).clamp_min(0).masked_fill(target != -1, 0)
-    return _reduced(values, reduction)
+    target_dim = target.ndim
+    if target_dim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input1.ndim != target_dim + 1 or input2.ndim != target_dim + 1:
+        raise RuntimeError(f"{target_dim}D target tensor expects {target_dim + 1}D input tensors, but found inputs "
+                           f"with sizes {shape_text(input1.shape)} and {shape_text(input2.shape)}.")
+    product_sum = (input1 * input2).sum(target_dim)
+    magnitude1 = (input1 * input1).sum(target_dim) + _COSINE_EPSILON
+    magnitude2 = (input2 * input2).sum(target_dim) + _COSINE_EPSILON
+    cosine = product_sum / (magnitude1 * magnitude2).sqrt_()
+    zeros = cosine.new_zeros(cosine.shape)
+    positive = where(target == 1, 1 - cosine, zeros)
+    negative = where(target == -1, (cosine - margin).clamp_min_(0), zeros)
+    return _reduced(positive + negative, reduction)
 
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
