@@ -30,6 +30,7 @@ class Terminal:
             import termios
 
             fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+            signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C's default, even from a background job
             try:
                 os.chdir(cwd or REPO)
                 os.execve(command[0], command, env)

@@ -513,6 +513,11 @@ CASES += [
          [np.array([-1.5, 0.1, 0.3, 0.8, 1.4])], True),
     Case("elu", lambda x: NF.elu(x) + NF.elu(nonleaf(x), 0.5, inplace=True), [away_from_zero(2, 3)], True),
     Case("selu celu", lambda x: NF.selu(x) + NF.celu(x, 0.5), [away_from_zero(2, 3)], True),
+    Case("selu_ celu_", lambda x: F.selu_(nonleaf(x)) + F.celu_(nonleaf(x), 0.5), [away_from_zero(2, 3)], True),
+    Case("mish", lambda x: NF.mish(x) + NF.mish(nonleaf(x), inplace=True), [rand(2, 3, low=-3.0, high=3.0)], True),
+    Case("glu", lambda x: NF.glu(x) * NF.glu(x, 0).sum(), [rand(2, 4)], True),
+    Case("soft_margin_loss", lambda x: NF.soft_margin_loss(x, constant(np.array([1.0, -1.0, 0.5])))
+         + NF.soft_margin_loss(x, constant(np.array([[-1.0, 1.0, 2.0]])), reduction="sum"), [rand(2, 3)], True),
     Case("hardtanh", lambda x: NF.hardtanh(x) + NF.relu6(x * 4) + NF.hardtanh_(nonleaf(x), -0.5, 0.5),
          [np.array([-1.5, -0.7, -0.2, 0.3, 0.8, 1.9])], True),
     Case("dropout", lambda x: seeded(lambda: NF.dropout(x, 0.4) + NF.dropout(x, 1.0) + NF.dropout(x, 0.3, False)),

@@ -15,6 +15,8 @@ from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
 from .common import not_implemented_for, zeros_like
 from .indexing import where
+from . import joining
+from .generate import make_inplace
 from .registry import ELEMENT_WISE, node, op, record
 
 RELU = node("ReluBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, result: threshold_backward(grad, result, 0))
@@ -52,6 +54,10 @@ ELU_INPLACE = node("EluBackward1", ("self",), jvp=ELEMENT_WISE, saved=("scale", 
                                                                                      input_scale))
 CELU = node("CeluBackward0", ("self",), jvp=ELEMENT_WISE,
             self=lambda grad, self, alpha: elu_backward(grad, self, alpha, False, 1, 1 / alpha))
+CELU_INPLACE = node("CeluBackward1", ("self",), jvp=ELEMENT_WISE,
+                    self=lambda grad, result, alpha: elu_backward(grad, result, alpha, True, 1, 1 / alpha))
+MISH = node("MishBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, self: grad * _mish_slope(self))
+GLU = node("GluBackward0", ("self",), self=lambda grad, self, dim: _glu_backward(grad, self, dim))
 HARDTANH = node("HardtanhBackward0", ("self",), jvp=ELEMENT_WISE,
                 self=lambda grad, self, min_val, max_val: hardtanh_backward(grad, self, min_val, max_val))
 GELU_BACKWARD = node("GeluBackwardBackward0", ("grad_output", "self"),
@@ -295,17 +301,36 @@ def elu(input: Tensor, alpha: Any = 1, scale: Any = 1, input_scale: Any = 1) -> 
                       input_scale=input_scale)
 
 
-@op(function=False, method=False, nodes=(CELU,))
-def celu(input: Tensor, alpha: Any = 1.0) -> Tensor:
-    # its own node in PyTorch, with elu's kernel: scale 1, input_scale 1 / alpha
+def _celu(input: Tensor, alpha: Any, node_def: Any) -> Tensor:
+    # its own nodes in PyTorch, with elu's kernel: scale 1, input_scale 1 / alpha
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return activation(input, CELU, elu_values(input, alpha, 1, 1 / alpha), alpha=alpha)
+    return activation(input, node_def, elu_values(input, alpha, 1, 1 / alpha), alpha=alpha)
 
 
-def elu_in_place_result(input: Tensor, alpha: Any) -> Tensor:
+def celu_in_place_result(input: Tensor, alpha: Any = 1.0) -> Tensor:
+    """What `celu_` writes back: its node (CeluBackward1) finds the gradient from the result."""
+    return _celu(input, alpha, CELU_INPLACE)
+
+
+# torch.selu is elu with these two constants, recording elu's nodes
+_SELU_SCALE, _SELU_ALPHA = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
+
+
+@op(method=False, nodes=(ELU, ELU_INPLACE), inplace=make_inplace(lambda input: elu_in_place_result(
+    input, _SELU_ALPHA, _SELU_SCALE)))
+def selu(input: Tensor) -> Tensor:
+    return elu(input, _SELU_ALPHA, _SELU_SCALE)
+
+
+@op(method=False, nodes=(CELU, CELU_INPLACE), inplace=make_inplace(celu_in_place_result))
+def celu(input: Tensor, alpha: Any = 1.0) -> Tensor:
+    return _celu(input, alpha, CELU)
+
+
+def elu_in_place_result(input: Tensor, alpha: Any, scale: Any = 1) -> Tensor:
     """What `elu_` writes back: in place the input is gone, so the gradient is found from the result."""
-    return activation(input, ELU_INPLACE, elu_values(input, alpha), alpha=alpha, scale=1, input_scale=1)
+    return activation(input, ELU_INPLACE, elu_values(input, alpha, scale), alpha=alpha, scale=scale, input_scale=1)
 
 
 def elu_backward(grad_output: Tensor, self_or_result: Tensor, alpha: float, is_result: bool, scale: Any = 1,
@@ -349,9 +374,58 @@ def _log_sigmoid_slope(x: Tensor) -> Tensor:
 @op(function=False, method=False, nodes=(LOG_SIGMOID,))
 def log_sigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), with SLEEF's exp as PyTorch's kernel."""
+    _check_floating(input, "log_sigmoid_cpu")
     x = input._data
     exp = simd.vector_exp(-np.abs(x)) if x.dtype == np.float32 else np.exp(-np.abs(x))
     log1p = np.log1p(exp.astype(np.float64)).astype(x.dtype)
     buffer = Tensor._make(np.empty((0,), dtype=x.dtype), input._dtype)
     return record(LOG_SIGMOID, (input,), np.asarray(np.minimum(x, 0) - log1p, dtype=x.dtype), input._dtype,
                   buffer=buffer)
+
+
+def _softplus_tanh(x: np.ndarray) -> np.ndarray:
+    return simd.libm(np.tanh, simd.libm(np.log1p, simd.libm(np.exp, x)))
+
+
+def _mish_slope(x: Tensor) -> Tensor:
+    """d mish / dx from Tensor operations (PyTorch's infinitely differentiable form)."""
+    tanh_softplus = softplus(x).tanh()
+    return tanh_softplus + x.sigmoid() * x * (1 - tanh_softplus * tanh_softplus)
+
+
+@op(module="nn", nodes=(MISH,))
+def mish(input: Tensor) -> Tensor:
+    """x * tanh(softplus(x)), as PyTorch's kernel: x * tanh(log1p(exp(x)))."""
+    _check_floating(input, "mish_cpu")
+    return activation(input, MISH, input._data * _softplus_tanh(input._data))
+
+
+def _glu_halves(self: Tensor, dim: int) -> tuple:
+    if self.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = wrap_dim(dim, self.ndim)
+    size = self.shape[d]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    return np.split(self._data, 2, axis=d)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    one = x.dtype.type(1)
+    return one / (one + simd.libm(np.exp, -x))
+
+
+@op(module="nn", nodes=(GLU,))
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """first half * sigmoid(second half) along `dim`."""
+    first, second = _glu_halves(input, dim)
+    _check_floating(input, "glu_cpu")
+    return activation(input, GLU, first * _sigmoid(second), dim=dim)
+
+
+def _glu_backward(grad: Tensor, self: Tensor, dim: int) -> Tensor:
+    """PyTorch's glu_backward: grad * sigmoid(b) for the first half, (1 - s) * s * a * grad for the second."""
+    d = wrap_dim(dim, self.ndim)
+    first, second = self.chunk(2, d)
+    gate = second.sigmoid()
+    return joining.cat([gate * grad, (1 - gate) * gate * first * grad], d)

@@ -556,13 +556,16 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = N
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = wrap_dim(dim, input.ndim)
+    if n == 0:  # a copy, whatever is prepended or appended
+        return zeros_like(input).copy_(input)
     current = cat([t for t in (prepend, input, append) if t is not None], d) if (prepend is not None or
                                                                                   append is not None) else input
-    for _ in range(n):
-        size = current.shape[d]
-        later = narrow(current, d, 1, max(size - 1, 0))
-        earlier = narrow(current, d, 0, max(size - 1, 0))
+    # an order above the size is taken as the size: nothing left, or the input itself when it is empty
+    length = current.shape[d] - 1
+    for _ in range(min(n, current.shape[d])):
+        later, earlier = narrow(current, d, 1, length), narrow(current, d, 0, length)
         current = (later.logical_xor(earlier) if current._dtype is dtypes.bool_ else later - earlier)
+        length -= 1
     return current
 
 

@@ -140,6 +140,12 @@ def check_allocation(size: Sequence[int], dtype: DType) -> tuple:
     return size
 
 
+def check_reduction_size(name: str, x: np.ndarray, dim: int) -> None:
+    """The check of the order statistics (median, kthvalue, mode) that the reduced dim holds something."""
+    if x.shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+
+
 def shape_text(shape: Sequence) -> str:
     """A shape as PyTorch's messages write it: `[2, 3]`."""
     return f"[{', '.join(map(str, shape))}]"

@@ -30,7 +30,7 @@ def _check_square(A: Tensor, name: str) -> None:
                            f"{A.shape[-1]} matrices")
 
 
-def _check_floating(A: Tensor, name: str) -> None:
+def check_floating(A: Tensor, name: str) -> None:
     if A._dtype.category < dtypes.FLOATING:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{A._dtype._scalar_name}")
@@ -41,7 +41,7 @@ def check_matrix(A: Tensor, name: str, square: bool = True) -> None:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if square:
         _check_square(A, name)
-    _check_floating(A, name)
+    check_floating(A, name)
 
 
 def eye_like(A: Tensor) -> Tensor:

@@ -42,7 +42,7 @@ def _storage(t: Tensor) -> np.ndarray:
     return owner.reshape(-1)
 
 
-def _strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int]) -> np.ndarray:
+def strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int]) -> np.ndarray:
     size, stride = tuple(size), tuple(stride)
     offset = input.storage_offset() if storage_offset is None else storage_offset
     storage = _storage(input)
@@ -58,7 +58,7 @@ def _strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_
 
 @op(inplace=False)
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
-    data = _strided(input, size, stride, storage_offset)
+    data = strided(input, size, stride, storage_offset)
     positions = view_positions(Tensor._make(data, input._dtype), input)
     return record(AS_STRIDED, (input,), data, input._dtype, view_of=input, size=tuple(size), stride=tuple(stride),
                   storage_offset=input.storage_offset() if storage_offset is None else storage_offset,
@@ -69,7 +69,7 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
 def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[int], stride: Sequence[int],
                        storage_offset: Optional[int] = None) -> Tensor:
     base = input.contiguous().clone() if input.is_contiguous() else input.contiguous()
-    view = _strided(base, size, stride, storage_offset)
+    view = strided(base, size, stride, storage_offset)
     view[...] = src._data
     positions = view_positions(Tensor._make(view, base._dtype), base)
     return record(AS_STRIDED_SCATTER, (input, src), base._data, input._dtype, size=tuple(size), stride=tuple(stride),
@@ -136,8 +136,8 @@ def _squeeze_(self: Tensor, dim: Any = None) -> Tensor:
 
 
 def _as_strided_(self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
-    positions = view_positions(Tensor._make(_strided(self, size, stride, storage_offset), self._dtype), self)
-    return _restride(self, AS_STRIDED, _strided(self, size, stride, storage_offset), size=tuple(size),
+    positions = view_positions(Tensor._make(strided(self, size, stride, storage_offset), self._dtype), self)
+    return _restride(self, AS_STRIDED, strided(self, size, stride, storage_offset), size=tuple(size),
                      stride=tuple(stride), storage_offset=storage_offset, _self_sym_sizes=self.shape,
                      _positions=positions)
 

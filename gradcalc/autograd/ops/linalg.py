@@ -43,6 +43,13 @@ def _sizes_and_strides(name: str, t: Tensor) -> dict:
     return {f"{name}_sym_sizes": tuple(t.shape), f"{name}_sym_strides": t.stride()}
 
 
+def check_addmm_dtypes(input: Tensor, mat1: Tensor, mat2: Tensor) -> None:
+    for name, t in (("self", input), ("mat1", mat1)):
+        if t._dtype is not mat2._dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {t._dtype._scalar_name} and "
+                               f"{mat2._dtype._scalar_name}")
+
+
 def _same_dtype(a: Tensor, b: Tensor) -> DType:
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a._dtype._cpp_name} != "
@@ -50,9 +57,8 @@ def _same_dtype(a: Tensor, b: Tensor) -> DType:
     return a._dtype
 
 
-@op(nodes=(DOT,))
-def dot(input: Tensor, tensor: Tensor) -> Tensor:
-    a, b = input, tensor
+def check_vectors(a: Tensor, b: Tensor) -> None:
+    """dot's and vdot's checks, in PyTorch's order (the dtype before the sizes)."""
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a._dtype is not b._dtype:  # checked before the sizes, as PyTorch does
@@ -62,6 +68,12 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
         raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number "
                            "of elements, but got %d and %d elements respectively"
                            % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
+
+
+@op(nodes=(DOT,))
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    a, b = input, tensor
+    check_vectors(a, b)
     check_has_kernel("dot", a)
     return record(DOT, (a, b), np.asarray(np.dot(a._data, b._data), dtype=a._dtype._numpy), a._dtype)
 
@@ -118,10 +130,14 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha: object = 1) -> Tensor:
     input, mat1, mat2 = autocast.lower_precision(input, mat1, mat2)
     a, b = mat1, mat2
+    check_addmm_dtypes(input, a, b)
+    for name, t in (("mat1", a), ("mat2", b)):
+        if t.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
-    dtype = _same_dtype(a, b)
+    dtype = a._dtype
     product = kernels.matmul(a._data, b._data)
     if alpha != 1:
         product = product * np.asarray(alpha, dtype=product.dtype)

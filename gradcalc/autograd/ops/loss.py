@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes, grad_mode, kernels
 from ..tensor import Tensor
 from .activation import log_sigmoid
-from .common import arrays, not_implemented_for, zeros
+from .common import arrays, not_implemented_for, ones_like, zeros
 from .indexing import scatter, where
 from .reduction import sum_data
 from .registry import node, op, record
@@ -35,6 +35,8 @@ BCE_WITH_LOGITS = node(
     target=lambda grad, self, target, weight, pos_weight, reduction: _loss_scale(
         -self * grad if pos_weight is None else (log_sigmoid(-self) - log_sigmoid(self) * pos_weight) * grad,
         weight, reduction, target))
+SOFT_MARGIN_LOSS = node("SoftMarginLossBackward0", ("self",), saved_tensors=("target",),
+                        self=lambda grad, self, target, reduction: _soft_margin_grad(grad, self, target, reduction))
 NLL_LOSS = node("NllLossBackward0", ("self",), saved_tensors=("target", "weight", "total_weight"),
                 self=lambda grad, self, target, weight, reduction, ignore_index, total_weight: _nll_grad(
                     grad, self, target, weight, reduction, ignore_index, total_weight))
@@ -74,6 +76,27 @@ def _nll_grad(grad: Tensor, self: Tensor, target: Tensor, weight: Optional[Tenso
     if self.ndim == 1:
         return scatter(zeros(self.shape, dtype=grad.dtype), 0, classes, coefficient.reshape(1))
     return scatter(zeros(self.shape, dtype=grad.dtype), 1, classes[:, None], coefficient.reshape((-1, 1)))
+
+
+def _soft_margin_grad(grad: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
+    # PyTorch's order: target * z * -norm / (1 + z) * grad, z = exp(-target * x)
+    z = (-target * self).exp()
+    norm = 1.0 / self.numel() if reduction == MEAN else 1.0
+    return (target * z * -norm / (z + 1) * grad).to(self.dtype)
+
+
+@op(module="nn", nodes=(SOFT_MARGIN_LOSS,))
+def soft_margin_loss(input: Tensor, target: Tensor, reduction: int = MEAN) -> Tensor:
+    """log1p(exp(-input * target)), computed as PyTorch does in the input's dtype: neg, then
+    mul_, exp_ and log1p_ in place (whose checks decide the errors), then the reduction."""
+    if target.requires_grad:
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
+                           "This input cannot have requires_grad True.")
+    with grad_mode.no_grad():
+        loss = input.detach().neg().mul_(target).exp_().log1p_()
+        if reduction != NONE:
+            loss = loss.mean() if reduction == MEAN else loss.sum()
+    return record(SOFT_MARGIN_LOSS, (input,), loss._data, input._dtype, target=target, reduction=reduction)
 
 
 def _reduce_loss(loss: np.ndarray, reduction: int) -> np.ndarray:
@@ -121,15 +144,18 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
 @op(method=False, nodes=(BCE_WITH_LOGITS,))
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                                      pos_weight: Optional[Tensor] = None, reduction: int = MEAN) -> Tensor:
+    """ATen's steps, whose dtypes and checks it keeps: log_sigmoid(input) in the input's dtype,
+    then (1 - target).mul_(input).sub_(...) in the target's (C++'s 1 - target being
+    empty_like(target).fill_(1).sub_(target))."""
     with grad_mode.no_grad():
-        log_sig = log_sigmoid(input)._data
+        log_sig = log_sigmoid(input)
         if pos_weight is not None:
-            log_sig = log_sig * ((pos_weight._data - 1) * target._data + 1)
-        loss = (1 - target._data) * input._data - log_sig
+            log_sig.mul_((pos_weight - 1).mul(target).add_(1))
+        loss = ones_like(target).sub_(target).mul_(input).sub_(log_sig)
         if weight is not None:
-            loss = loss * weight._data
-    data = np.asarray(_reduce_loss(loss.astype(input._data.dtype, copy=False), reduction), dtype=input._dtype._numpy)
-    return record(BCE_WITH_LOGITS, (input, target), data, input._dtype, weight=weight, pos_weight=pos_weight,
+            loss.mul_(weight)
+    data = np.asarray(_reduce_loss(loss._data, reduction), dtype=loss._dtype._numpy)
+    return record(BCE_WITH_LOGITS, (input, target), data, loss._dtype, weight=weight, pos_weight=pos_weight,
                   reduction=reduction)
 
 
@@ -211,7 +237,15 @@ HUBER = node("HuberLossBackward0", ("self", "target"),
 
 
 def _piecewise_loss(input: Tensor, target: Tensor, beta: float, huber: bool) -> tuple:
+    """The loss of each element, in the common dtype; huber_loss writes it into a tensor of the
+    input's dtype (PyTorch allocates its output like the input), smooth_l1_loss into the common one."""
     dtype = dtypes.result_type([input, target])
+    out_dtype = input._dtype if huber else dtype
+    if dtype.category > out_dtype.category:
+        raise RuntimeError(f"result type {dtype._scalar_name} can't be cast to the desired output type "
+                           f"{out_dtype._scalar_name}")
+    if huber and dtype.category != dtypes.FLOATING:
+        raise not_implemented_for("huber_cpu", dtype)
     x, y = arrays((input, target), dtype)
     kind = dtype._numpy.type
     absolute = np.abs(x - y)
@@ -220,7 +254,7 @@ def _piecewise_loss(input: Tensor, target: Tensor, beta: float, huber: bool) -> 
                         kind(beta) * (absolute - kind(0.5 * beta)))
     else:
         loss = np.where(absolute < kind(beta), kind(0.5) * (x - y) * (x - y) / kind(beta), absolute - kind(0.5 * beta))
-    return np.asarray(loss, dtype=dtype._numpy), dtype
+    return np.asarray(loss, dtype=out_dtype._numpy), out_dtype
 
 
 @op(function=False, method=False, nodes=(SMOOTH_L1,))
@@ -232,6 +266,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: int = MEAN, beta: f
 
 @op(function=False, method=False, nodes=(HUBER,))
 def huber_loss(input: Tensor, target: Tensor, reduction: int = MEAN, delta: float = 1.0) -> Tensor:
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     loss, dtype = _piecewise_loss(input, target, delta, huber=True)
     return record(HUBER, (input, target), np.asarray(_reduce_loss(loss, reduction), dtype=dtype._numpy), dtype,
                   reduction=reduction, delta=delta)

@@ -9,11 +9,12 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from .. import api, dtypes, grad_mode, forward_mode
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
 from .common import ReturnTypes, int64_tensor, zeros_like
-from .decompositions import (LinAlgError, check_matrix, eigh, eye_like, inv, linalg_cholesky, linalg_qr, linalg_svd,
-                             lu_factor_arrays, output_grads, permutation_matrix, solve, solve_triangular, svdvals)
+from .decompositions import (LinAlgError, check_floating, check_matrix, eigh, eye_like, inv, linalg_cholesky,
+                             linalg_qr, linalg_svd, lu_factor_arrays, output_grads, permutation_matrix, solve,
+                             solve_triangular, svdvals)
 from .joining import cat
 from .registry import NOT_IMPLEMENTED, OPS, node, op, record, record_outputs
 from .statistics import NORM, vector_norm as statistics_vector_norm
@@ -565,10 +566,20 @@ def vector_norm(input: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = Fa
 @op(module="linalg")
 def matrix_norm(input: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1), keepdim: bool = False, *,
                 dtype: Optional[Any] = None) -> Tensor:
+    """ATen's checks in its order: the order, then the input, then the dims."""
     A = input
+    if ord not in ("fro", "nuc") if isinstance(ord, str) else abs(ord) not in (1, 2, math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord if isinstance(ord, str) else format(ord, 'g')} not "
+                           "supported.")
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
-    dims = tuple(d % A.ndim for d in dim)
+    check_floating(A, "linalg.matrix_norm")
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
+    dims = tuple(wrap_dim(d, A.ndim) for d in dims)
+    if dims[0] == dims[1]:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, {dims[1]})")
     if ord == "fro":
         return statistics_vector_norm(A, 2, dims, keepdim, dtype=dtype)
     if ord == "nuc" or ord in (2, -2):
@@ -595,12 +606,14 @@ def linalg_norm(input: Tensor, ord: Any = None, dim: Any = None, keepdim: bool =
     A = input
     if isinstance(dim, int):
         dim = (dim,)
-    if isinstance(ord, str) or (ord is not None and dim is not None and len(dim) == 2) or (
-            ord is not None and dim is None and A.ndim == 2):
-        return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-    if ord is not None and dim is None and A.ndim != 1:
+    if dim is not None and len(dim) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
+                           f"[{', '.join(map(str, dim))}]")
+    if dim is None and ord is not None and A.ndim not in (1, 2):
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
                            f"{A.ndim}D.")
+    if isinstance(ord, str) or ord is not None and (len(dim) == 2 if dim is not None else A.ndim == 2):
+        return matrix_norm(A, ord, (0, 1) if dim is None else dim, keepdim, dtype=dtype)
     return statistics_vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 

@@ -8,8 +8,9 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
-from .common import ReturnTypes, check_not_unsigned, int64_tensor, not_implemented_for
+from .common import ReturnTypes, check_not_unsigned, check_reduction_size, int64_tensor, not_implemented_for
 from .reduction import MISSING, evenly, scatter_back
+from . import partition
 from .registry import LINEAR, node, op, record
 from .shape import squeeze_inplace
 from .sorting import sort_order
@@ -52,9 +53,11 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     d = wrap_dim(dim, input.ndim)
     x = input._data if input.ndim else input._data.reshape(1)
     size = x.shape[d]
+    check_reduction_size("kthvalue", x, d)
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    order = np.take(sort_order(x, d, descending=False), [k - 1], axis=d)
+    order = partition.by_rows(x, d, 1, lambda row: [partition.kth_index(row, k - 1)],
+                              np.take(sort_order(x, d, descending=False), [k - 1], axis=d))
     return _picked("kthvalue", KTHVALUE, input, d, keepdim, np.take_along_axis(x, order, axis=d), order)
 
 
@@ -64,6 +67,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     of its last occurrence."""
     d = wrap_dim(dim, input.ndim)
     x = input._data if input.ndim else input._data.reshape(1)
+    check_reduction_size("mode", x, d)
     moved = np.moveaxis(x, d, -1)
     values = np.empty(moved.shape[:-1], dtype=x.dtype)
     indices = np.empty(moved.shape[:-1], dtype=np.int64)
@@ -87,8 +91,7 @@ def nanmedian(input: Tensor, dim: Any = MISSING, keepdim: bool = False) -> Any:
         return record(NANMEDIAN, (input,), np.asarray(value, dtype=input._dtype._numpy), input._dtype)
     d = wrap_dim(dim, input.ndim)
     x = input._data if input.ndim else input._data.reshape(1)
-    if x.shape[d] == 0:
-        raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
+    check_reduction_size("nanmedian", x, d)
     order = sort_order(x, d, descending=False)
     nans = np.isnan(x).sum(axis=d, keepdims=True) if x.dtype.kind == "f" else np.zeros_like(order[:1])
     counted = x.shape[d] - nans

@@ -10,9 +10,10 @@ import numpy as np
 from .. import autocast, dtypes, simd
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
-from .common import broadcast_shapes, check_has_kernel
+from .common import broadcast_shapes, check_has_kernel, normalize_dims, shape_text
+from .decompositions import check_floating
 from .joining import cat
-from .linalg import bmm, matmul, mm
+from .linalg import bmm, check_addmm_dtypes, check_vectors, matmul, mm
 from .registry import LINEAR, node, op, record
 
 
@@ -58,6 +59,9 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     if mat.shape[1] != vec.shape[0] or input.shape not in ((), (1,), (mat.shape[0],)):
         raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.ndim else 1}), mat "
                            f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    if not input._dtype is mat._dtype is vec._dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {input._dtype._scalar_name}, "
+                           f"{mat._dtype._scalar_name}, and {vec._dtype._scalar_name}")
     dtype = mat._dtype
     data = _fused(beta, dtype) * input._data + _fused(alpha, dtype) * (mat._data @ vec._data) if beta != 0 else \
         _fused(alpha, dtype) * (mat._data @ vec._data)
@@ -90,6 +94,11 @@ def _check_batches(batch1: Tensor, batch2: Tensor) -> None:
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     input, batch1, batch2 = autocast.lower_precision(input, batch1, batch2)
     _check_batches(batch1, batch2)
+    if input._dtype is not batch1._dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {input._dtype._cpp_name}, batch1: "
+                           f"{batch1._dtype._cpp_name}, batch2: {batch2._dtype._cpp_name}")
+    if batch2._dtype is not batch1._dtype:  # then the kernel's own check
+        raise RuntimeError(f"expected scalar type {batch1._dtype._scalar_name} but found {batch2._dtype._scalar_name}")
     dtype = batch1._dtype
     broadcast_shapes(tuple(input.shape), (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     data = (batch1._data @ batch2._data) * _fused(alpha, dtype)
@@ -103,6 +112,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     input, batch1, batch2 = autocast.lower_precision(input, batch1, batch2)
     _check_batches(batch1, batch2)
+    check_addmm_dtypes(input, batch1, batch2)  # its products are addmm_ calls
     dtype = batch1._dtype
     broadcast_shapes(tuple(input.shape), (batch1.shape[1], batch2.shape[2]))
     data = (batch1._data @ batch2._data).sum(axis=0) * _fused(alpha, dtype)
@@ -115,11 +125,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
 
 @op(nodes=(VDOT,))
 def vdot(input: Tensor, other: Tensor) -> Tensor:
-    if input.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
-    if input._dtype is not other._dtype:
-        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found {input._dtype._scalar_name} "
-                           f"and {other._dtype._scalar_name}")
+    check_vectors(input, other)
     check_has_kernel("dot", input)
     return record(VDOT, (input, other), np.asarray(np.vdot(input._data, other._data), dtype=input._dtype._numpy),
                   input._dtype)
@@ -133,7 +139,9 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
                            f"{other.shape[d]}")
-    dtype = dtypes.result_type([input, other])
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"expected scalar type {input._dtype._scalar_name} but found {other._dtype._scalar_name}")
+    dtype = input._dtype
     a, b = np.broadcast_arrays(np.moveaxis(input._data.astype(dtype._numpy), d, 0),
                                np.moveaxis(other._data.astype(dtype._numpy), d, 0))
     # each component one fused multiply-add: a_i b_j - round(a_j b_i), as PyTorch's kernel
@@ -155,31 +163,53 @@ def cross(input: Tensor, other: Tensor, dim: Optional[int] = None) -> Tensor:
 # ------------------------------------------------------------------ composites
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Optional[Tensor] = None) -> Tensor:
+    """torch.functional.tensordot: an int n contracts a's last n dims (counted from the end, as
+    its messages show them) with b's first n."""
     if isinstance(dims, Tensor):
-        dims = dims.tolist()
+        dims = dims.tolist() if dims.numel() > 1 else int(dims.item())
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
     else:
         dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
-    dims_a = [wrap_dim(d, a.ndim) for d in dims_a]
-    dims_b = [wrap_dim(d, b.ndim) for d in dims_b]
-    for da, db in zip(dims_a, dims_b):
-        if a.shape[da] != b.shape[db]:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[da]} in dim {da} "
-                               f"and second has size {b.shape[db]} in dim {db}")
-    free_a = [d for d in range(a.ndim) if d not in dims_a]
-    free_b = [d for d in range(b.ndim) if d not in dims_b]
-    size = int(np.prod([a.shape[d] for d in dims_a], dtype=np.int64))
-    left = a.permute(free_a + dims_a).reshape((-1, size))
-    right = b.permute(dims_b + free_b).reshape((size, -1))
-    shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
-    result = mm(left, right).view(shape)
+    result = _tensordot(a, b, dims_a, dims_b)
     if out is not None:
         out.resize_(result.shape).copy_(result)
         return out
     return result
+
+
+def _tensordot(a: Tensor, b: Tensor, dims_a: list, dims_b: list) -> Tensor:
+    """ATen's tensordot: size-1 contracted dims summed away first, then one mm of the permuted,
+    flattened operands."""
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    if a._dtype is not b._dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    left, right, size = a, b, 1
+    for da, db in zip(dims_a, dims_b):
+        size_a, size_b = a.shape[wrap_dim(da, a.ndim)], b.shape[wrap_dim(db, b.ndim)]
+        if size_b == 1:
+            left = left.sum(da, True, dtype=left.dtype)
+        elif size_a == 1:
+            right = right.sum(db, True, dtype=right.dtype)
+        elif size_a != size_b:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {size_a} in dim {da} and "
+                               f"second has size {size_b} in dim {db}")
+        else:
+            size *= size_a
+    contracted_a, contracted_b = normalize_dims(dims_a, a.ndim), normalize_dims(dims_b, b.ndim)
+    free_a = [d for d in range(a.ndim) if d not in contracted_a]
+    free_b = [d for d in range(b.ndim) if d not in contracted_b]
+    rows = int(np.prod([left.shape[d] for d in free_a], dtype=np.int64))
+    columns = int(np.prod([right.shape[d] for d in free_b], dtype=np.int64))
+    shape = tuple(left.shape[d] for d in free_a) + tuple(right.shape[d] for d in free_b)
+    left = left.permute(free_a + list(contracted_a)).reshape((rows, size))
+    right = right.permute(list(contracted_b) + free_b).reshape((size, columns))
+    return mm(left, right).reshape(shape)
 
 
 op("tensordot", python="torch.functional", method=False)(tensordot)
@@ -192,11 +222,15 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
-    return tensordot(input, other, ([-1], [-1]))
+    return _tensordot(input, other, [-1], [-1])
 
 
 @op(module="linalg")
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    check_floating(x, "linalg.vecdot")
+    if x._dtype is not y._dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{x._dtype._scalar_name} and y of type {y._dtype._scalar_name} instead")
     return (x.conj() * y).sum(dim)
 
 
@@ -235,6 +269,14 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     for index, m in enumerate(matrices):
         if m.ndim != 2:
             raise RuntimeError(f"multi_dot(): tensor {index} must be 2D but got {m.ndim}D")
+    for index in range(1, len(matrices)):
+        if matrices[index]._dtype is not matrices[0]._dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{matrices[0]._dtype._cpp_name} and tensor {index} {matrices[index]._dtype._cpp_name}")
+        if matrices[index - 1].shape[-1] != matrices[index].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {index - 1} and {index} with shapes "
+                               f"{shape_text(tensors[index - 1].shape)} and {shape_text(tensors[index].shape)} cannot "
+                               "be multiplied")
 
     def product(plan: Any) -> Tensor:
         return matrices[plan] if isinstance(plan, int) else mm(product(plan[0]), product(plan[1]))
@@ -420,6 +462,11 @@ def _broadcast_einsum_operands(operands: tuple, operand_labels: list) -> tuple:
     PyTorch's check that each subscript's sizes broadcast."""
     seen: dict = {}
     for index, (t, labels) in enumerate(zip(operands, operand_labels)):
+        own: dict = {}
+        for label, size in zip(labels, t.shape):
+            if own.setdefault(label, size) != size:  # a diagonal needs equal sizes, even 1
+                raise RuntimeError(f"einsum(): subscript {label} is repeated for operand {index} but the sizes don't "
+                                   f"match, {size} != {own[label]}")
         for label, size in zip(labels, t.shape):
             previous = seen.get(label)
             if previous is not None and size != previous and 1 not in (size, previous):

@@ -224,7 +224,8 @@ class OpNode(Node):
                 return self._kept(name).unpack(self)
             value = self._params.get(name)
             return _as_tensor_value(value)
-        return _as_plain_value(self._params.get(name))
+        value = _as_plain_value(self._params.get(name))
+        return _as_unsigned(value) if name in _INT64_SAVED else value
 
     def release(self) -> None:
         if self._saved or self._op.saved_tensors:
@@ -233,6 +234,18 @@ class OpNode(Node):
 
     def name(self) -> str:
         return self._op.shown_name
+
+
+# the saved values PyTorch types int64_t or SymInt: its getters show a negative one as the
+# unsigned 64-bit number with the same bits (dim=-1 as 18446744073709551615)
+_INT64_SAVED = frozenset({"dim", "dim0", "dim1", "dim2", "dims", "dimension", "start", "end", "index", "ignore_index",
+                          "offset", "diagonal", "shifts", "source_dim", "padding_idx"})
+
+
+def _as_unsigned(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_as_unsigned(v) for v in value)
+    return value + 2 ** 64 if type(value) is int and value < 0 else value
 
 
 def _as_tensor_value(value: Any) -> Any:

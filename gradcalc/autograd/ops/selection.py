@@ -12,6 +12,7 @@ from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
 from .common import as_tensor, check_not_unsigned, int64_tensor, zeros, zeros_like
 from .indexing import _check_index, _check_positions, _check_scatter, gather
+from .geometry import strided
 from .joining import cat
 from .registry import LINEAR, node, op, record
 
@@ -82,6 +83,8 @@ INDEX_REDUCE = node("IndexReduceBackward0", ("self", "source"), saved_tensors=("
 @op(nodes=(INDEX_SELECT,))
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     check_not_unsigned("index_select", input._dtype)
+    if input.ndim == 0 and index.numel() != 1:  # before the index's own checks
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
     positions = _index_vector(index, "index_select")
     d = wrap_dim(dim, max(input.ndim, 1))
     size = input.shape[d] if input.ndim else 1
@@ -90,9 +93,9 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         if input.ndim > 1 and d == 1:  # the kernel for dim 1 of a matrix checks in its own words
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={size}")
         raise IndexError("index out of range in self")
-    data = input._data[_along(positions, d, input.ndim)] if input.ndim else input._data.reshape(1)[positions].reshape(
-        index.shape)
-    return record(INDEX_SELECT, (input,), np.ascontiguousarray(data), input._dtype, dim=dim, index=index,
+    # (numpy's ascontiguousarray would make a 0-dim array 1-dim)
+    data = np.ascontiguousarray(input._data[_along(positions, d, input.ndim)]) if input.ndim else input._data.copy()
+    return record(INDEX_SELECT, (input,), data, input._dtype, dim=dim, index=index,
                   self_sym_sizes=input.shape)
 
 
@@ -137,6 +140,12 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     positions = _index_vector(index, "index_fill_")
     d = wrap_dim(dim, max(input.ndim, 1))
+    # PyTorch restrides the input to one element along dim per index (stride 0): on an empty
+    # input, the storage check of that view is the error
+    base = input if input.ndim else Tensor._make(input._data.reshape(1), input._dtype)
+    sizes, strides = list(base.shape), list(base.stride())
+    sizes[d], strides[d] = index.numel(), 0
+    strided(base, sizes, strides, None)
     _check_bounds(positions, input.shape[d] if input.ndim else 1, dim)
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -164,6 +173,8 @@ def _flat_positions(index: Tensor, numel: int) -> np.ndarray:
 def take(input: Tensor, index: Tensor) -> Tensor:
     if index._dtype is not dtypes.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {index._dtype._scalar_name}")
+    if input.numel() == 0 and index.numel():
+        raise IndexError("take(): tried to take from an empty tensor")
     positions = _flat_positions(index, input.numel())
     data = np.ascontiguousarray(input._data).reshape(-1)[positions].reshape(index.shape)
     return record(TAKE, (input,), data, input._dtype, index=index, self=input)
@@ -171,6 +182,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 
 @op(nodes=(PUT,))
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    if input.numel() == 0 and index.numel():
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
     positions = _flat_positions(index, input.numel())
     data = np.array(input._data, copy=True, order="C")
     flat = data.reshape(-1)

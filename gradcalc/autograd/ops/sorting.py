@@ -7,8 +7,9 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
-from .common import ReturnTypes, check_has_kernel, check_not_unsigned, int64_tensor
+from .common import ReturnTypes, check_has_kernel, check_reduction_size, check_not_unsigned, int64_tensor
 from .reduction import MISSING, evenly, scatter_back
+from . import partition
 from .registry import LINEAR, node, op, record
 
 # sort and topk pick values: their gradient goes back to where each value came from
@@ -62,7 +63,11 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if input._dtype is dtypes.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
     order = sort_order(input._data, d, descending=largest)
-    order = order[(slice(None),) * d + (slice(0, k),)] if input.ndim else order
+    if input.ndim:
+        order = order[(slice(None),) * d + (slice(0, k),)]
+        # among equal values, the index PyTorch's selection algorithm leaves in place
+        order = partition.by_rows(input._data, d, k, lambda row: partition.topk_order(row, k, largest, sorted),
+                                  order, always=not sorted)
     values = np.take_along_axis(input._data, order, axis=d) if input.ndim else input._data.copy()
     out = record(TOPK, (input,), values, input._dtype, self_sym_sizes=input.shape, dim=dim, indices=order)
     return ReturnTypes("topk", out, int64_tensor(order))
@@ -84,8 +89,7 @@ def median(input: Tensor, dim: Any = MISSING, keepdim: bool = False) -> Any:
     check_has_kernel("median_out", a)
     d = wrap_dim(dim, a.ndim)
     x = a._data if a.ndim else a._data.reshape(1)
-    if x.shape[d] == 0:
-        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    check_reduction_size("median", x, d)
     order = sort_order(x, d, descending=False)
     size = x.shape[d]
     position = np.full(x.shape[:d] + (1,) + x.shape[d + 1:], (size - 1) // 2)

@@ -12,6 +12,7 @@ import numpy as np
 from ...autograd import dtypes, random
 from ...autograd.dtypes import DType
 from ...autograd.ops import activation, linalg
+from ...autograd.ops.generate import namespace_members
 from ...autograd.ops.inplace import check_inplace, commit_inplace
 from ...autograd.tensor import Tensor
 from ...warnings import warn
@@ -21,6 +22,11 @@ def _require_tensor(value: Any, function: str, argument: str, position: int) -> 
     if not isinstance(value, Tensor):
         raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be Tensor, not "
                         f"{type(value).__name__}")
+
+
+# the functions torch.nn.functional calls in torch and torch._C._nn, with their argument parsing
+_TORCH = namespace_members("torch")
+_NN = namespace_members("nn")
 
 
 # ------------------------------------------------------------------ activations
@@ -195,14 +201,11 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
 # ------------------------------------------------------------------ more activations
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    scale, alpha = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
-    result = activation.elu(input, alpha, scale)
-    return _in_place(input, result) if inplace else result
+    return _TORCH["selu_"](input) if inplace else _TORCH["selu"](input)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    result = activation.celu(input, alpha)
-    return _in_place(input, result) if inplace else result
+    return _TORCH["celu_"](input, alpha) if inplace else _TORCH["celu"](input, alpha)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -228,8 +231,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    result = input * softplus(input).tanh()
-    return _in_place(input, result) if inplace else result
+    return _in_place(input, _NN["mish"](input)) if inplace else _NN["mish"](input)
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -254,10 +256,9 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
-    if input.ndim == 0:
+    if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    first, second = input.chunk(2, dim)
-    return first * second.sigmoid()
+    return _NN["glu"](input, dim)
 
 
 def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Optional[DType] = None) -> Tensor:

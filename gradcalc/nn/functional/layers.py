@@ -55,6 +55,10 @@ def _addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    named = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None else [])
+    if any(t.dtype is not input1.dtype for _, t in named):
+        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
+            f"{name}: {t.dtype._cpp_name}" for name, t in named))
     out = linalg.matmul(input1.unsqueeze(-2).unsqueeze(-3), weight).squeeze(-2)
     out = (out * input2.unsqueeze(-2)).sum(-1)
     return out if bias is None else out + bias

@@ -12,7 +12,14 @@ from ...autograd.tensor import Tensor
 from ...warnings import warn
 from ...autograd import grad_mode
 from ...autograd.ops import elementwise as special_ops
-from .activation import _require_tensor, log_softmax
+from ...autograd.ops.arithmetic import div_scalar
+from ...autograd.ops.common import shape_text
+from ...autograd.ops.indexing import where
+from .activation import _NN, _require_tensor, log_softmax
+
+
+# the epsilon ATen's cosine_embedding_loss adds to each squared magnitude
+_COSINE_EPSILON = 1e-12
 
 
 # ------------------------------------------------------------------ losses
@@ -117,12 +124,6 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
     _require_sizes(target, input)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    dtype = dtypes.result_type([input, target])
-    if target.dtype.category < dtypes.FLOATING:
-        # the first step, (1 - target) * input, is computed in place in the target's dtype
-        raise RuntimeError(f"result type {dtype._scalar_name} can't be cast to the desired output type "
-                           f"{target.dtype._scalar_name}")
-    input, target = (t if t.dtype is dtype else t.to(dtype) for t in (input, target))
     return loss.binary_cross_entropy_with_logits(input, target, weight, pos_weight, loss.reduction_enum(reduction))
 
 
@@ -150,6 +151,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
                            f"got weight tensor of shape: [{', '.join(map(str, weight.shape))}]")
     if target.dtype not in (dtypes.int64, dtypes.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype._scalar_name}")
+    if weight is not None and weight.dtype is not input.dtype:  # the kernel reads the weights as the input's type
+        raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found {weight.dtype._scalar_name}")
     return loss.nll_loss(input, target, weight, loss.reduction_enum(reduction), ignore_index)
 
 
@@ -168,16 +171,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
                                f"{target.dtype._scalar_name}")
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
-        if weight is not None:
-            raise NotImplementedError("gradcalc does not weight class-probability targets")
-        log_probs = log_softmax(input, class_dim)
-        classes = input.shape[class_dim]
-        if label_smoothing > 0.0:
-            target = target * (1 - label_smoothing) + label_smoothing / classes
-        if reduction == "none":
-            return -(log_probs * target).sum(class_dim)
-        total = -(log_probs * target).sum()
-        return total / (input.numel() // classes) if reduction == "mean" else total
+        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing)
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     log_probs = log_softmax(input, class_dim)
@@ -194,6 +188,34 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     elif reduction == "sum":
         smooth = smooth.sum()
     return (1 - label_smoothing) * loss + smooth * (label_smoothing / input.shape[class_dim])
+
+
+def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: str,
+                                 label_smoothing: float) -> Tensor:
+    """PyTorch's cross_entropy_loss_prob_target: -(log_softmax * target * weight) summed, a mean
+    dividing by the number of samples (a Tensor-by-number division: DivBackward1)."""
+    class_dim = 0 if input.ndim == 1 else 1
+    classes = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {classes} classes or no "
+                           f"classes but got weight tensor of shape: [{', '.join(map(str, weight.shape))}]")
+    log_probs = activation.log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    product = log_probs * target
+    if weight is not None:
+        product = product * (weight.view((1, classes) + (1,) * (input.ndim - 2)) if input.ndim > 1 else weight)
+    if reduction == "none":
+        return -product.sum(class_dim)
+    total = -product.sum()
+    if reduction == "sum":
+        return total
+    if input.numel() == 0:
+        with grad_mode.no_grad():  # PyTorch's graph keeps NegBackward0 there
+            return total.fill_(math.nan)
+    return div_scalar(total, input.numel() // classes)
 
 
 def _legacy_or(size_average: Any, reduce: Any, reduction: str) -> str:
@@ -282,7 +304,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
     reduction = _legacy_or(size_average, reduce, reduction)
-    return _reduced((-target * input).exp().log1p(), reduction)
+    return _NN["soft_margin_loss"](input, target, loss.reduction_enum(reduction))
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
@@ -293,9 +315,11 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """ATen's composite: the margin term where the target is not 1, the input where it is not -1."""
     reduction = _legacy_or(size_average, reduce, reduction)
-    margin_clamp = (margin - input).clamp_min(0)
-    values = input.masked_fill(target != 1, 0) + margin_clamp.masked_fill(target != -1, 0)
+    zeros = input.new_zeros(input.shape)
+    margin_clamp = (margin - input).clamp_min_(0)
+    values = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
     return _reduced(values, reduction)
 
 
@@ -311,10 +335,22 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """ATen's composite, in its order of operations."""
     reduction = _legacy_or(size_average, reduce, reduction)
-    cosine = cosine_similarity(input1, input2, -1, 1e-12)
-    values = (1 - cosine).masked_fill(target != 1, 0) + (cosine - margin).clamp_min(0).masked_fill(target != -1, 0)
-    return _reduced(values, reduction)
+    target_dim = target.ndim
+    if target_dim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input1.ndim != target_dim + 1 or input2.ndim != target_dim + 1:
+        raise RuntimeError(f"{target_dim}D target tensor expects {target_dim + 1}D input tensors, but found inputs "
+                           f"with sizes {shape_text(input1.shape)} and {shape_text(input2.shape)}.")
+    product_sum = (input1 * input2).sum(target_dim)
+    magnitude1 = (input1 * input1).sum(target_dim) + _COSINE_EPSILON
+    magnitude2 = (input2 * input2).sum(target_dim) + _COSINE_EPSILON
+    cosine = product_sum / (magnitude1 * magnitude2).sqrt_()
+    zeros = cosine.new_zeros(cosine.shape)
+    positive = where(target == 1, 1 - cosine, zeros)
+    negative = where(target == -1, (cosine - margin).clamp_min_(0), zeros)
+    return _reduced(positive + negative, reduction)
 
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
