@@ -11,12 +11,12 @@ from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from .arithmetic import div_scalar
 from .common import (ReturnTypes, arrays, check_not_unsigned, expand_reduced, float_result, int64_tensor,
-                     normalize_dims, not_implemented_for, unsqueeze_reduced, zeros, zeros_like)
+                     normalize_dims, not_implemented_for, shape_text, unsqueeze_reduced, zeros, zeros_like)
 from .comparison import maximum, minimum
 from .indexing import masked_fill, scatter, where
 from .joining import cat
 from .registry import LINEAR, node, op, record
-from .shape import expand, reshape
+from .shape import VIEW, expand, reshape
 
 # a parameter left out, where leaving it out and passing None choose different overloads
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
@@ -143,9 +143,16 @@ def sum_to_size(input: Tensor, size: Sequence[int]) -> Tensor:
     if own == shape:
         return input
     lead = len(own) - len(shape)
+    if lead < 0 or [s for s, n in zip(shape, own[lead:]) if s != n and s != 1]:  # (any and all are ops here)
+        raise RuntimeError(f"size {{{shape_text(shape)}}} is not expandable to size {{{shape_text(own)}}}.")
+    if not shape:
+        return sum(input)  # as PyTorch's sum_to: everything, into no dims
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and own[lead + i] != 1)
     out = sum(input, dims, keepdim=True) if dims else input
-    return reshape(out, shape) if lead else out
+    if not lead:
+        return out
+    # the sum (a new, contiguous tensor) viewed without its leading dims, as PyTorch's sum_to does
+    return record(VIEW, (out,), out._data.reshape(shape), out._dtype, view_of=out, self_sym_sizes=out.shape)
 
 
 @op(nodes=(MEAN, MEAN_DIM))
