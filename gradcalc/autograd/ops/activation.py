@@ -285,14 +285,13 @@ def softplus_backward(grad_output: Tensor, self: Tensor, beta: float, threshold:
 
 
 def elu_values(input: Tensor, alpha: Any, scale: Any = 1, input_scale: Any = 1) -> np.ndarray:
-    # PyTorch's kernel: (exp(x * input_scale) - 1) * alpha * scale below 0, x * scale above
+    # PyTorch's kernels: expm1(x * input_scale) * (alpha * scale) below 0, x * scale from 0 on
+    # (so -0.0 stays -0.0)
     _check_floating(input, "elu_cpu")
     x = input._data
     kind = x.dtype.type
-    if scale == 1 and input_scale == 1:
-        return np.where(x <= 0, (simd.libm(np.exp, x) - kind(1)) * kind(alpha), x)
-    negative = (simd.libm(np.exp, x * kind(input_scale)) - kind(1)) * (kind(alpha) * kind(scale))
-    return np.where(x <= 0, negative, x * kind(scale))
+    negative = simd.libm(np.expm1, x * kind(input_scale)) * (kind(alpha) * kind(scale))
+    return np.where(x < 0, negative, x * kind(scale))
 
 
 @op(function=False, method=False, nodes=(ELU,))
@@ -351,9 +350,10 @@ def elu_backward(grad_output: Tensor, self_or_result: Tensor, alpha: float, is_r
 
 @op(function=False, method=False, nodes=(HARDTANH,))
 def hardtanh(input: Tensor, min_val: Any = -1, max_val: Any = 1) -> Tensor:
+    # clamp's kernel: the input kept unless beyond a bound (so -0.0 and nan stay)
     x = input._data
-    data = np.minimum(np.maximum(x, np.asarray(min_val).astype(x.dtype)), np.asarray(max_val).astype(x.dtype))
-    data = np.where(np.isnan(x), x, data) if x.dtype.kind == "f" else data
+    low, high = np.asarray(min_val).astype(x.dtype), np.asarray(max_val).astype(x.dtype)
+    data = np.where(x < low, low, np.where(x > high, high, x))
     return activation(input, HARDTANH, data, min_val=min_val, max_val=max_val)
 
 

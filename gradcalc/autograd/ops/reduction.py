@@ -402,5 +402,6 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
         raise not_implemented_for("logcumsumexp_out_cpu", input._dtype)
     dtype = input._dtype
     x = input._data.astype(np.float64)
-    data = np.logaddexp.accumulate(x, axis=d) if input.ndim else x
+    # PyTorch adds each value to a running -inf as max + log1p(exp(min - max)): a -0.0 comes out +0.0
+    data = (np.logaddexp.accumulate(x, axis=d) if input.ndim else x) + 0.0
     return record(LOGCUMSUMEXP, (input,), np.asarray(data, dtype=dtype._numpy), dtype, dim=dim)

@@ -10,6 +10,7 @@ from .. import dtypes, grad_mode, random as rng
 from ..dtypes import DType
 from ..forward_mode import has_tangent
 from ..tensor import Tensor
+from . import partition
 from .common import broadcast_shapes, check_broadcast, zeros_like
 from .creation import randint
 from .inplace import check_inplace, commit_inplace
@@ -197,6 +198,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         q = (-np.log1p(-rng.uniform_doubles(rows.size, generator))).astype(rows.dtype).reshape(rows.shape)
         ratio = rows / q
         order = np.argsort(-ratio, axis=1, kind="stable")[:, :num_samples]
+        if num_samples > 1:  # topk then, whose choice among equal ratios (zero ones) is its algorithm's
+            order = partition.by_rows(ratio, 1, num_samples,
+                                      lambda row: partition.topk_order(row, num_samples, True, True), order)
         return Tensor._make(order.reshape(input.shape[:-1] + (num_samples,)).astype(np.int64), dtypes.int64)
     samples = np.empty((rows.shape[0], num_samples), dtype=np.int64)
     for row_index, row in enumerate(rows):
