@@ -368,6 +368,8 @@ def roll(input: Tensor, shifts: Sequence[int], dims: Any = None) -> Tensor:
         return record(ROLL, (a,), data, a._dtype, shifts=shifts, dims=())
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if a.ndim == 0:  # the kernel asks the size of the first dim
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     if a.numel() == 0:
         data = a._data.copy()
     else:
