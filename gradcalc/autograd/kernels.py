@@ -15,7 +15,10 @@ its SIMD and scalar loops, and the order of MKL's matrix products for small shap
 from __future__ import annotations
 
 
+import os
+
 import numpy as np
+from numpy._core import _multiarray_umath
 
 # Bytes in one SIMD register of the sum kernel: PyTorch builds it for AVX2 only (it registers
 # AVX512 variants for a few kernels, softmax among them), so even an AVX512 machine adds 32 bytes at a time.
@@ -264,11 +267,44 @@ def lerp(start: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
 
 
 # Beyond this many multiplications a matrix product is left to numpy's BLAS.
-_LARGEST_ORDERED_PRODUCT = 1 << 22
+_LARGEST_ORDERED_PRODUCT = 1 << 23
+# The longest sum sgemm's AVX2 kernels take in one panel.
+_PANEL = 192
 
 
-def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
-    """a @ b with one running sum per element, over k in order (each product rounded, or fused)."""
+def _sgemm_has_avx512() -> bool:
+    """Whether MKL's sgemm runs its AVX-512 kernels here, which add the rows of a wide product
+    in another order than its AVX2 kernels: on a processor with AVX-512F, unless
+    MKL_ENABLE_INSTRUCTIONS caps MKL below it (as it caps MKL itself)."""
+    cap = os.environ.get("MKL_ENABLE_INSTRUCTIONS", "").upper()
+    if cap and not cap.startswith("AVX512"):
+        return False
+    return bool(getattr(_multiarray_umath, "__cpu_features__", {}).get("AVX512F"))
+
+
+SGEMM_AVX512 = _sgemm_has_avx512()
+
+
+def _panels(size: int) -> list:
+    """How sgemm cuts a sum of `size` products into panels, each summed from zero and then added
+    in order: one panel up to 192 products, else panels of half the sum, at most 192 long."""
+    if size <= _PANEL:
+        return [slice(0, size)]
+    length = min(_PANEL, size // 2)
+    return [slice(start, start + length) for start in range(0, size, length)]
+
+
+def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool, panels: bool = False) -> np.ndarray:
+    """a @ b with one running sum per element over k in order (each product rounded, or fused);
+    with `panels`, one running sum per panel of k, the panels' sums added in order."""
+    total = None
+    for panel in _panels(a.shape[1]) if panels else [slice(None)]:
+        part = _panel_in_order(a[:, panel], b[panel], fused)
+        total = part if total is None else total + part
+    return total
+
+
+def _panel_in_order(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
     if fused and a.dtype.type is np.float32:
         return _fused_float32_products_in_order(a, b)
     total = np.zeros((a.shape[0], b.shape[1]), a.dtype)
@@ -306,7 +342,9 @@ def _dot_products(a: np.ndarray, b_rows: np.ndarray, lanes: int) -> np.ndarray:
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A float32 matrix product in the order MKL's sgemm adds for the small shapes people try,
-    as far as that order is known: blocks of four rows of a wide result take a fused running sum,
+    as far as that order is known: a wide result (four rows or more, twelve columns or more, as
+    an MNIST batch through nn.Linear(784, 128)) takes a fused running sum (over each panel of k
+    with AVX2; with AVX-512 by blocks of four rows, the rows left over a plain running sum),
     narrow results and short sums a plain running sum, and a product with a transposed right
     factor (x @ W.t(), as nn.Linear computes) dot products in SIMD lanes. numpy for the rest."""
     (m, k), n = a.shape, b.shape[1]
@@ -317,7 +355,9 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if k == 1:  # an outer product: each element is its one product, a zero keeping its sign
         return a * b
     if n >= 12 and m >= 4:
-        full = m - m % 4
+        if not SGEMM_AVX512:
+            return _products_in_order(a, b, fused=True, panels=True)
+        full = m - m % 4  # blocks of four rows fused, the rows left over a plain running sum
         out = np.empty((m, n), np.float32)
         out[:full] = _products_in_order(a[:full], b, fused=True)
         if full < m:
