@@ -120,9 +120,9 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if b.shape[:2] != (a.shape[0], a.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
                            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    check_has_kernel("bmm", a)  # the kernel of batch1's dtype, which then reads batch2 as that type
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected scalar type {a._dtype._scalar_name} but found {b._dtype._scalar_name}")
-    check_has_kernel("bmm", a)
     return record(BMM, (a, b), np.asarray(a._data @ b._data, dtype=a._dtype._numpy), a._dtype)
 
 
