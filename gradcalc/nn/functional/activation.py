@@ -256,6 +256,8 @@ threshold_ = _TORCH["threshold_"]  # torch's own function, as torch.nn.functiona
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
+    if not isinstance(input, Tensor):  # torch's first step, input.dim(), on anything else
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'dim'")
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     return _NN["glu"](input, dim)
