@@ -3,6 +3,8 @@
 failures, named in tests/golden/known_gaps.json."""
 from __future__ import annotations
 
+import os
+
 import pytest
 from golden_programs import KNOWN_GAPS, golden_name
 
@@ -12,8 +14,9 @@ from gradcalc.golden.plugin import GradItem
 
 def pytest_configure(config: pytest.Config) -> None:
     # The golden programs and recorded cases come from PyTorch on processors with AVX-512, where
-    # MKL's sgemm adds in the order of its AVX-512 kernels: tests run in that order on any machine
-    # (a test recorded elsewhere sets its own).
+    # MKL's sgemm adds in the order of its AVX-512 kernels: tests run in that order on any machine,
+    # here and in the gradcalc commands they start (a test recorded elsewhere sets its own).
+    os.environ["MKL_CBWR"] = "AVX512"
     kernels.SGEMM_AVX512 = True
     # the plugin comes through its entry point: an install older than it would collect no golden program
     if not config.pluginmanager.has_plugin("gradcalc"):

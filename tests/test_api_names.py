@@ -74,11 +74,11 @@ EXCLUDED: dict = {
         "gru_cell", "rnn_relu", "rnn_relu_cell", "rnn_tanh", "rnn_tanh_cell", "max_pool1d",
         "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
         "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "prelu", "rrelu", "rrelu_",
-        "threshold", "threshold_", "hardshrink", "bilinear", "cosine_similarity", "cosine_embedding_loss",
+        "bilinear", "cosine_similarity", "cosine_embedding_loss",
         "pairwise_distance", "pdist", "cdist", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
         "affine_grid_generator", "ctc_loss", "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
         "poisson_nll_loss", "triplet_margin_loss", "norm_except_dim", "is_distributed"],
-        "torch.Tensor": ["hardshrink", "prelu"]},
+        "torch.Tensor": ["prelu"]},
     "files, processes and memory buffers of the host": {"torch": [
         "save", "load", "from_file", "frombuffer", "from_dlpack", "to_dlpack", "PyTorchFileReader",
         "PyTorchFileWriter", "SerializationStorageContext", "DeserializationStorageContext",

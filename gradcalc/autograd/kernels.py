@@ -288,8 +288,12 @@ _PANEL = 192
 
 def _sgemm_has_avx512() -> bool:
     """Whether MKL's sgemm runs its AVX-512 kernels here, which add the rows of a wide product
-    in another order than its AVX2 kernels: on a processor with AVX-512F, unless
-    MKL_ENABLE_INSTRUCTIONS caps MKL below it (as it caps MKL itself)."""
+    in another order than its AVX2 kernels: on a processor with AVX-512F, unless MKL is told
+    otherwise as MKL itself is, by MKL_CBWR (the code path whose results to give, on any
+    processor) or MKL_ENABLE_INSTRUCTIONS (a cap)."""
+    branch = os.environ.get("MKL_CBWR", "").upper()
+    if branch and branch != "AUTO":
+        return branch.startswith("AVX512")
     cap = os.environ.get("MKL_ENABLE_INSTRUCTIONS", "").upper()
     if cap and not cap.startswith("AVX512"):
         return False

@@ -31,6 +31,10 @@ from gradcalc.session import Session, TextOutput, reset_global_state  # noqa: E4
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 TIMEOUT = 20
+# Python's own errors, which PyTorch's code seldom raises: one of them where PyTorch raised
+# something else is gradcalc's code failing, not a wording
+PYTHON_ERRORS = ("ValueError", "AttributeError", "KeyError", "TypeError", "ZeroDivisionError", "NameError",
+                 "UnboundLocalError", "OverflowError", "RecursionError", "AssertionError", "StopIteration")
 
 
 def run_gradcalc(source: str) -> dict:
@@ -60,6 +64,16 @@ def normal(answer: dict) -> dict:
 
 
 MISSING = re.compile(r"AttributeError: (?:module '[\w.]+'|'Tensor' object) has no attribute '(\w+)'")
+
+
+def internal_looking(expected: dict, got: dict) -> bool:
+    """A traceback, an "internal error", an error escaping the Session, or a Python error where
+    PyTorch gave another."""
+    stderr = got["stderr"]
+    if "Traceback" in stderr or "internal error" in stderr or "ESCAPED" in stderr:
+        return True
+    error = stderr.rstrip().rsplit("\n", 1)[-1].split(":", 1)[0]
+    return error in PYTHON_ERRORS and not expected["stderr"].rstrip().rsplit("\n", 1)[-1].startswith(error + ":")
 
 
 def first_difference(expected: dict, got: dict) -> str:
@@ -93,20 +107,21 @@ def main() -> None:
         theirs = json.loads(outputs.read_text(encoding="utf-8"))
     args.out.mkdir(parents=True, exist_ok=True)
     causes = collections.Counter()
-    mismatches = 0
+    mismatches = internal = 0
     for index, (source, expected, got) in enumerate(zip(sources, theirs, mine)):
         expected, got = normal(expected), normal(got)
-        bad = "Traceback" in got["stderr"] or "internal error" in got["stderr"] or "ESCAPED" in got["stderr"]
+        bad = internal_looking(expected, got)
         if expected == got and not bad:
             continue
         mismatches += 1
+        internal += bad
         cause = first_difference(expected, got) if expected != got else f"internal: {got['stderr'][:100]!r}"
         causes[cause] += 1
         stem = args.out / f"{args.seed}_{index}"
         stem.with_suffix(".grad").write_text(source, encoding="utf-8")
         stem.with_suffix(".diff.json").write_text(json.dumps({"torch": expected, "gradcalc": got, "cause": cause},
                                                              indent=1), encoding="utf-8")
-    print(f"seed {args.seed}: {len(sources)} programs, {mismatches} mismatches")
+    print(f"seed {args.seed}: {len(sources)} programs, {mismatches} mismatches, {internal} internal-looking")
     for cause, count in causes.most_common():
         print(f"{count:5d}  {cause}")
 

@@ -48,7 +48,9 @@ def main() -> None:
                           "factors": digest(a) + digest(b), "product": digest(product)})
     lines = ",\n".join(json.dumps(case) for case in cases)
     # MKL's sgemm adds in another order with its AVX-512 kernels: the test follows the recording's
-    avx512 = bool(_multiarray_umath.__cpu_features__.get("AVX512F")) and \
+    branch = os.environ.get("MKL_CBWR", "AUTO").upper()
+    avx512 = branch.startswith("AVX512") if branch != "AUTO" else \
+        bool(_multiarray_umath.__cpu_features__.get("AVX512F")) and \
         os.environ.get("MKL_ENABLE_INSTRUCTIONS", "AVX512").upper().startswith("AVX512")
     print(f'{{"torch": "{torch.__version__}", "sgemm_avx512": {json.dumps(avx512)}, "cases": [\n{lines}\n]}}')
 

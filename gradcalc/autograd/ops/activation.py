@@ -56,6 +56,19 @@ CELU = node("CeluBackward0", ("self",), jvp=ELEMENT_WISE,
             self=lambda grad, self, alpha: elu_backward(grad, self, alpha, False, 1, 1 / alpha))
 CELU_INPLACE = node("CeluBackward1", ("self",), jvp=ELEMENT_WISE,
                     self=lambda grad, result, alpha: elu_backward(grad, result, alpha, True, 1, 1 / alpha))
+HARDSIGMOID = node("HardsigmoidBackward0", ("self",), jvp=ELEMENT_WISE,
+                   self=lambda grad, self: where((self > -3) & (self < 3), grad / 6, zeros_like(grad)))
+HARDSWISH = node("HardswishBackward0", ("self",), jvp=ELEMENT_WISE,
+                 self=lambda grad, self: where(self <= -3, zeros_like(grad), where(self < 3, grad * (self / 3 + 0.5),
+                                                                                   grad)))
+HARDSHRINK = node("HardshrinkBackward0", ("self",), jvp=ELEMENT_WISE,
+                  self=lambda grad, self, lambd: where((self >= -lambd) & (self <= lambd), zeros_like(grad), grad))
+SOFTSHRINK = node("SoftshrinkBackward0", ("self",), jvp=ELEMENT_WISE,
+                  self=lambda grad, self, lambd: where((self >= -lambd) & (self <= lambd), zeros_like(grad), grad))
+THRESHOLD = node("ThresholdBackward0", ("self",), jvp=ELEMENT_WISE,
+                 self=lambda grad, self, threshold: threshold_backward(grad, self, threshold))
+THRESHOLD_INPLACE = node("ThresholdBackward1", ("self",), jvp=ELEMENT_WISE,
+                         self=lambda grad, result, threshold: threshold_backward(grad, result, threshold))
 MISH = node("MishBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, self: grad * _mish_slope(self))
 GLU = node("GluBackward0", ("self",), self=lambda grad, self, dim: _glu_backward(grad, self, dim))
 HARDTANH = node("HardtanhBackward0", ("self",), jvp=ELEMENT_WISE,
@@ -285,14 +298,13 @@ def softplus_backward(grad_output: Tensor, self: Tensor, beta: float, threshold:
 
 
 def elu_values(input: Tensor, alpha: Any, scale: Any = 1, input_scale: Any = 1) -> np.ndarray:
-    # PyTorch's kernel: (exp(x * input_scale) - 1) * alpha * scale below 0, x * scale above
+    # PyTorch's kernels: expm1(x * input_scale) * (alpha * scale) below 0, x * scale from 0 on
+    # (so -0.0 stays -0.0)
     _check_floating(input, "elu_cpu")
     x = input._data
     kind = x.dtype.type
-    if scale == 1 and input_scale == 1:
-        return np.where(x <= 0, (simd.libm(np.exp, x) - kind(1)) * kind(alpha), x)
-    negative = (simd.libm(np.exp, x * kind(input_scale)) - kind(1)) * (kind(alpha) * kind(scale))
-    return np.where(x <= 0, negative, x * kind(scale))
+    negative = simd.libm(np.expm1, x * kind(input_scale)) * (kind(alpha) * kind(scale))
+    return np.where(x < 0, negative, x * kind(scale))
 
 
 @op(function=False, method=False, nodes=(ELU,))
@@ -351,9 +363,10 @@ def elu_backward(grad_output: Tensor, self_or_result: Tensor, alpha: float, is_r
 
 @op(function=False, method=False, nodes=(HARDTANH,))
 def hardtanh(input: Tensor, min_val: Any = -1, max_val: Any = 1) -> Tensor:
+    # clamp's kernel: the input kept unless beyond a bound (so -0.0 and nan stay)
     x = input._data
-    data = np.minimum(np.maximum(x, np.asarray(min_val).astype(x.dtype)), np.asarray(max_val).astype(x.dtype))
-    data = np.where(np.isnan(x), x, data) if x.dtype.kind == "f" else data
+    low, high = np.asarray(min_val).astype(x.dtype), np.asarray(max_val).astype(x.dtype)
+    data = np.where(x < low, low, np.where(x > high, high, x))
     return activation(input, HARDTANH, data, min_val=min_val, max_val=max_val)
 
 
@@ -429,3 +442,65 @@ def _glu_backward(grad: Tensor, self: Tensor, dim: int) -> Tensor:
     first, second = self.chunk(2, d)
     gate = second.sigmoid()
     return joining.cat([gate * grad, (1 - gate) * gate * first * grad], d)
+
+
+def _hard_gate(x: np.ndarray) -> np.ndarray:
+    """min(max(x + 3, 0), 6) / 6, as the kernels of hardsigmoid and hardswish compute it."""
+    kind = x.dtype.type
+    return np.minimum(np.maximum(x + kind(3), kind(0)), kind(6)) / kind(6)
+
+
+@op(module="nn", nodes=(HARDSIGMOID,))
+def hardsigmoid(input: Tensor) -> Tensor:
+    _check_floating(input, "hardsigmoid_cpu")
+    return activation(input, HARDSIGMOID, _hard_gate(input._data))
+
+
+@op(module="nn", nodes=(HARDSWISH,))
+def hardswish(input: Tensor) -> Tensor:
+    _check_floating(input, "hardswish_cpu")
+    x = input._data
+    return activation(input, HARDSWISH, x * np.minimum(np.maximum(x + x.dtype.type(3), 0), 6) / x.dtype.type(6))
+
+
+def _check_lambd(input: Tensor, lambd: Any) -> None:
+    """softshrink's check, made in the kernel of the input's dtype."""
+    _check_floating(input, "softshrink_check")
+    largest = np.finfo(input._dtype._numpy).max
+    if not 0 <= lambd <= largest:
+        raise RuntimeError(f"lambda must be in range [0, {largest:g}] for input dtype {input._dtype._scalar_name}, "
+                           f"but found {lambd if isinstance(lambd, int) else format(lambd, 'g')}")
+
+
+@op(module="nn", nodes=(SOFTSHRINK,))
+def softshrink(input: Tensor, lambd: Any = 0.5) -> Tensor:
+    """x - lambd above lambd, x + lambd below -lambd, x * 0 between (so -0.0 stays)."""
+    _check_lambd(input, lambd)
+    x = input._data
+    kind = x.dtype.type
+    data = np.where(x > kind(lambd), x - kind(lambd), np.where(x < -kind(lambd), x + kind(lambd), x * kind(0)))
+    return activation(input, SOFTSHRINK, data, lambd=lambd)
+
+
+def _threshold_values(input: Tensor, threshold: Any, value: Any) -> np.ndarray:
+    x = input._data
+    return np.where(x <= threshold, np.asarray(value).astype(x.dtype), x)
+
+
+def threshold_in_place_result(input: Tensor, threshold: Any, value: Any) -> Tensor:
+    """What `threshold_` writes back: its node (ThresholdBackward1) reads the result."""
+    return activation(input, THRESHOLD_INPLACE, _threshold_values(input, threshold, value), threshold=threshold)
+
+
+@op(method=False, nodes=(THRESHOLD, THRESHOLD_INPLACE), inplace=make_inplace(threshold_in_place_result))
+def threshold(input: Tensor, threshold: Any, value: Any) -> Tensor:
+    return activation(input, THRESHOLD, _threshold_values(input, threshold, value), threshold=threshold)
+
+
+@op(nodes=(HARDSHRINK,))
+def hardshrink(input: Tensor, lambd: Any = 0.5) -> Tensor:
+    """0 within [-lambd, lambd], the input elsewhere."""
+    _check_floating(input, "hardshrink_cpu")
+    x = input._data
+    kind = x.dtype.type
+    return activation(input, HARDSHRINK, np.where((x >= kind(-lambd)) & (x <= kind(lambd)), kind(0), x), lambd=lambd)

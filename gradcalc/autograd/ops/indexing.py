@@ -338,6 +338,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     # the output has the index's shape: along the other dims, only the first positions of input are read
     window = source[tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(flat_index.shape))]
     data = np.take_along_axis(window, flat_index.astype(np.int64), axis=dim).reshape(index_array.shape)
+    data = data if data.flags.c_contiguous else data.copy(order="C")  # PyTorch's output is contiguous
     return record(GATHER, (input,), data, input._dtype, dim=dim, index=index_array,
                   sparse_grad=sparse_grad)
 

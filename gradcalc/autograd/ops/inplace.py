@@ -240,7 +240,8 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
     if is_advanced(index):
         check_inplace(a, source)  # autograd's checks come before the kernel's
         check_advanced_bounds(a, items)
-        if overlap(a._data, source._data) == "full":  # index_put_ refuses any overlap
+        # index_put_ refuses any overlap, and the tensor itself even when empty
+        if source is a or overlap(a._data, source._data) in ("full", "partial"):
             raise RuntimeError(OVERLAP_MESSAGE)
         key = numpy_index(items)
         target_shape = a._data[key].shape

@@ -8,7 +8,7 @@ from ..dtypes import DType
 from ..tensor import Tensor
 from .common import broadcast_shapes, check_has_kernel
 from .registry import node, op, record
-from .shape import squeeze, squeeze_inplace, unsafe_view
+from .shape import squeeze, squeeze_inplace, unsafe_view, unsqueeze
 
 DOT = node("DotBackward0", ("self", "tensor"),
            jvp={"self": lambda tangent, tensor: tangent.dot(tensor), "tensor": lambda tangent, self: self.dot(tangent)},
@@ -120,9 +120,9 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if b.shape[:2] != (a.shape[0], a.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
                            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    check_has_kernel("bmm", a)  # the kernel of batch1's dtype, which then reads batch2 as that type
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected scalar type {a._dtype._scalar_name} but found {b._dtype._scalar_name}")
-    check_has_kernel("bmm", a)
     return record(BMM, (a, b), np.asarray(a._data @ b._data, dtype=a._dtype._numpy), a._dtype)
 
 
@@ -184,8 +184,11 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     batch = broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
     count = int(np.prod(batch, dtype=np.int64))
     a3 = a.expand(batch + (n, a.shape[-1])).reshape((count, n, a.shape[-1]))
-    b3 = b.expand(batch + (b.shape[-2] if b.ndim > 1 else b.shape[0], p)).reshape((count, -1, p))
     shape = batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ())
+    if b.ndim == 1:  # a vector is expanded as one, then made a column of each matrix
+        b3 = unsqueeze(b.expand(batch + (b.shape[0],)).reshape((count, b.shape[0])), 2)
+        return unsafe_view(squeeze(bmm(a3, b3), -1), shape)
+    b3 = b.expand(batch + (b.shape[-2], p)).reshape((count, b.shape[-2], p))
     return unsafe_view(bmm(a3, b3), shape)
 
 

@@ -257,7 +257,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         data = np.minimum(np.maximum(x, low), high)
         return record(CLAMP_TENSOR, [input] + bounds, np.asarray(data, dtype=dtype._numpy), dtype)
     (x,) = arrays((input,), dtype)
-    data = np.clip(x, min, max)
+    data = x if min is None else _at_least(x, min)
+    data = data if max is None else _at_most(data, max)
     return record(CLAMP, (input,), np.asarray(data, dtype=dtype._numpy), dtype, min=min, max=max)
 
 
@@ -277,25 +278,33 @@ CLAMP_MAX_TENSOR = node("ClampMaxBackward1", ("self", "max"), jvp=ELEMENT_WISE,
 @op(nodes=(CLAMP_MIN, CLAMP_MIN_TENSOR),
     inplace=_clamp_inplace(lambda input, **bound: clamp_min(input, **bound)))
 def clamp_min(input: Tensor, min: Any) -> Tensor:
-    return _clamp_one(input, min, CLAMP_MIN, CLAMP_MIN_TENSOR, np.maximum, "min")
+    return _clamp_one(input, min, CLAMP_MIN, CLAMP_MIN_TENSOR, np.maximum, _at_least, "min")
 
 
 @op(nodes=(CLAMP_MAX, CLAMP_MAX_TENSOR),
     inplace=_clamp_inplace(lambda input, **bound: clamp_max(input, **bound)))
 def clamp_max(input: Tensor, max: Any) -> Tensor:
-    return _clamp_one(input, max, CLAMP_MAX, CLAMP_MAX_TENSOR, np.minimum, "max")
+    return _clamp_one(input, max, CLAMP_MAX, CLAMP_MAX_TENSOR, np.minimum, _at_most, "max")
 
 
-def _clamp_one(a: Tensor, bound: Any, node_def: NodeDef, tensor_node: NodeDef, pick: Callable, name: str) -> Tensor:
+def _at_least(x: np.ndarray, low: Any) -> np.ndarray:
+    """max(x, low) keeping x where equal (-0.0 against 0) and where nan, as PyTorch's kernels do."""
+    return np.where(x < low, np.asarray(low, dtype=x.dtype), x)
+
+
+def _at_most(x: np.ndarray, high: Any) -> np.ndarray:
+    return np.where(x > high, np.asarray(high, dtype=x.dtype), x)
+
+
+def _clamp_one(a: Tensor, bound: Any, node_def: NodeDef, tensor_node: NodeDef, pick: Callable,
+               pick_number: Callable, name: str) -> Tensor:
     dtype = dtypes.result_type([a, bound])
     if isinstance(bound, Tensor):
         check_broadcast(a, bound)
         x, b = arrays((a, bound), dtype)
         return record(tensor_node, (a, bound), np.asarray(pick(x, b), dtype=dtype._numpy), dtype)
     (x,) = arrays((a,), dtype)
-    # nan stays nan, as in clamp
-    data = np.where(np.isnan(x), x, pick(x, bound)) if x.dtype.kind == "f" else pick(x, bound)
-    return record(node_def, (a,), np.asarray(data, dtype=dtype._numpy), dtype, **{name: bound})
+    return record(node_def, (a,), np.asarray(pick_number(x, bound), dtype=dtype._numpy), dtype, **{name: bound})
 
 
 # rounding is piecewise constant: a zero gradient

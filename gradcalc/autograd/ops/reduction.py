@@ -63,8 +63,11 @@ LOGSUMEXP = node("LogsumexpBackward0", ("self",),
 CUMSUM = node("CumsumBackward0", ("self",), jvp=LINEAR,
               self=lambda grad, dim: grad if grad.numel() <= 1 or grad.ndim == 0 or grad.shape[dim] == 1
               else grad.flip(dim).cumsum(dim).flip(dim))
+# with a dtype=, the node holds the input as it came (its in-place changes are caught) and the
+# gradient is first cast to its dtype, as PyTorch's formula does
 CUMPROD = node("CumprodBackward0", ("self",),
-               self=lambda grad, self, result, dim: _cumprod_grad(grad, self, result, wrap_dim(dim, self.ndim)))
+               self=lambda grad, self, result, dim: _cumprod_grad(grad.to(self.dtype), self, result,
+                                                                  wrap_dim(dim, self.ndim)))
 
 
 def evenly(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
@@ -351,8 +354,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Optional[DType] = None) -> Tensor:
 @op(nodes=(CUMPROD,))
 def cumprod(input: Tensor, dim: int, *, dtype: Optional[DType] = None) -> Tensor:
     result, data = _cumulative(input, dim, dtype, np.cumprod)
-    source = input if result is input._dtype else input.to(result)
-    return record(CUMPROD, (source,), np.asarray(data, dtype=result._numpy), result, dim=dim)
+    return record(CUMPROD, (input,), np.asarray(data, dtype=result._numpy), result, dim=dim)
 
 
 def _cumprod_grad(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> Tensor:
@@ -409,5 +411,6 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
         raise not_implemented_for("logcumsumexp_out_cpu", input._dtype)
     dtype = input._dtype
     x = input._data.astype(np.float64)
-    data = np.logaddexp.accumulate(x, axis=d) if input.ndim else x
+    # PyTorch adds each value to a running -inf as max + log1p(exp(min - max)): a -0.0 comes out +0.0
+    data = (np.logaddexp.accumulate(x, axis=d) if input.ndim else x) + 0.0
     return record(LOGCUMSUMEXP, (input,), np.asarray(data, dtype=dtype._numpy), dtype, dim=dim)

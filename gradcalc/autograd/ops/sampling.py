@@ -10,7 +10,8 @@ from .. import dtypes, grad_mode, random as rng
 from ..dtypes import DType
 from ..forward_mode import has_tangent
 from ..tensor import Tensor
-from .common import broadcast_shapes, check_broadcast, zeros_like
+from . import partition
+from .common import broadcast_shapes, check_broadcast, not_implemented_for, zeros_like
 from .creation import randint
 from .inplace import check_inplace, commit_inplace
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
@@ -46,12 +47,14 @@ def _write_random(a: Tensor, data: np.ndarray, node_def: NodeDef, *others: Tenso
 def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **named: Any) -> Tensor:
     from_ = named.get("from", from_)  # PyTorch's parameter is `from`, a Python keyword
     check_inplace(input)  # before drawing: a refused fill leaves the random stream where it was
+    _check_floating_fill(input, kernel="check_uniform_bounds")
     return _write_random(input, rng.uniform_(input.shape, from_, to, input._dtype.name, generator), UNIFORM)
 
 
 @op(function=False, nodes=(NORMAL,))
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     check_inplace(input)
+    _check_floating_fill(input, kernel="normal_kernel_cpu")
     return _write_random(input, rng.normal_(input.shape, mean, std, input._dtype.name, generator), NORMAL)
 
 
@@ -120,6 +123,17 @@ RANDOM_TO = node("RandomBackward1", ("self",), jvp=LINEAR, self=_zero)
 RANDOM = node("RandomBackward2", ("self",), jvp=LINEAR, self=_zero)
 
 
+def _check_floating_fill(a: Tensor, distribution: str = "", kernel: str = "", cpp_name: bool = False) -> None:
+    """The dtype check of a continuous distribution's kernel, which an empty tensor never reaches."""
+    if not a.numel() or a._dtype.category == dtypes.FLOATING:
+        return
+    if kernel:
+        raise not_implemented_for(kernel, a._dtype)
+    name = a._dtype._cpp_name if cpp_name else a._dtype._scalar_name
+    raise RuntimeError(f"{distribution} distribution is a continuous probability distribution. dtype must be a "
+                       f"floating point but you specified {name}")
+
+
 def _uniform(a: Tensor, generator: Any) -> np.ndarray:
     return rng.uniform_doubles(a.numel(), generator).reshape(a.shape)
 
@@ -129,6 +143,7 @@ def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) ->
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     check_inplace(input)
+    _check_floating_fill(input, "Exponential")
     data = -1.0 / lambd * np.log1p(-_uniform(input, generator))
     return _write_random(input, data.astype(input._dtype._numpy), EXPONENTIAL)
 
@@ -145,6 +160,7 @@ def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
 @op(function=False, nodes=(CAUCHY,))
 def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
     check_inplace(input)
+    _check_floating_fill(input, "Cauchy", cpp_name=True)
     data = median + sigma * np.tan(np.pi * (_uniform(input, generator) - 0.5))
     return _write_random(input, data.astype(input._dtype._numpy), CAUCHY)
 
@@ -154,6 +170,7 @@ def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     check_inplace(input)
+    _check_floating_fill(input, kernel="log_normal_cpu")
     data = np.exp(rng.normal_doubles(input.numel(), mean, std, generator)).reshape(input.shape)
     return _write_random(input, data.astype(input._dtype._numpy), LOG_NORMAL)
 
@@ -197,6 +214,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         q = (-np.log1p(-rng.uniform_doubles(rows.size, generator))).astype(rows.dtype).reshape(rows.shape)
         ratio = rows / q
         order = np.argsort(-ratio, axis=1, kind="stable")[:, :num_samples]
+        if num_samples > 1:  # topk then, whose choice among equal ratios (zero ones) is its algorithm's
+            order = partition.by_rows(ratio, 1, num_samples,
+                                      lambda row: partition.topk_order(row, num_samples, True, True), order)
         return Tensor._make(order.reshape(input.shape[:-1] + (num_samples,)).astype(np.int64), dtypes.int64)
     samples = np.empty((rows.shape[0], num_samples), dtype=np.int64)
     for row_index, row in enumerate(rows):

@@ -359,7 +359,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     found = np.nonzero(input._data) if input.ndim else np.nonzero(input._data.reshape(1))
     if as_tuple:
         return tuple(int64_tensor(axis) for axis in found) if input.ndim else (int64_tensor(found[0]),)
-    return int64_tensor(np.stack(found, axis=1) if input.ndim else np.zeros((int(found[0].size), 0), np.int64))
+    # PyTorch's kernel writes the coordinates dim by dim: the result's strides are (1, count)
+    return int64_tensor(np.stack(found).T if input.ndim else np.zeros((int(found[0].size), 0), np.int64))
 
 
 @op()

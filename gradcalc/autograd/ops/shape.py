@@ -357,13 +357,24 @@ def flip(input: Tensor, dims: Sequence[int]) -> Tensor:
 
 @op()
 def roll(input: Tensor, shifts: Sequence[int], dims: Any = None) -> Tensor:
+    """ATen's roll: the flattened tensor for one shift and no dims, else one dim after another,
+    an empty tensor copied whatever its dims."""
     a = input
-    if not dims:  # the flattened tensor rolls
+    shifts, dims = tuple(shifts), tuple(dims or ())
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if not dims and len(shifts) == 1:  # the flattened tensor rolls
         data = np.roll(a._data.reshape(-1), shifts).reshape(a.shape)
-        return record(ROLL, (a,), data, a._dtype, shifts=tuple(shifts), dims=())
-    wrapped = tuple(wrap_dim(d, a.ndim) for d in dims)
-    data = np.roll(a._data, shifts, wrapped) if a.ndim else a._data.copy()
-    return record(ROLL, (a,), data, a._dtype, shifts=tuple(shifts), dims=tuple(dims))
+        return record(ROLL, (a,), data, a._dtype, shifts=shifts, dims=())
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if a.ndim == 0:  # the kernel asks the size of the first dim
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    if a.numel() == 0:
+        data = a._data.copy()
+    else:
+        data = np.roll(a._data, shifts, tuple(wrap_dim(d, a.ndim) for d in dims)) if a.ndim else a._data.copy()
+    return record(ROLL, (a,), data, a._dtype, shifts=shifts, dims=dims)
 
 
 def _repeat_grad(grad: Tensor, repeats: tuple, self_shape: tuple) -> Tensor:

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes, kernels
 from ..dtypes import DType
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
 from .common import normalize_dims, unsqueeze_reduced, zeros_like
 from .indexing import where
@@ -73,13 +73,23 @@ def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     out_dtype = dtype or (dtypes.float32 if a._dtype is dtypes.complex64 else
                           dtypes.float64 if a._dtype is dtypes.complex128 else a._dtype)
     dims = normalize_dims(dim, a.ndim)
+    if a.numel() == 0 and (ord < 0 or ord == math.inf):  # no identity to start a min or max from
+        shown = ord if isinstance(ord, int) else format(ord, "g")
+        if not dims:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an empty tensor because the "
+                               "operation does not have an identity")
+        for given in (dim,) if isinstance(dim, int) else dim:
+            if a.shape[wrap_dim(given, a.ndim)] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the dimension {given}"
+                                   "because this dimension is empty and the operation does not have an identity")
     axes = tuple(range(a.ndim)) if dims is None else dims
     magnitude = np.abs(a._data)
     ord = float(ord)
     reduced_shape = np.sum(magnitude, axis=axes, keepdims=keepdim).shape
     # the reduced elements of each output along the last axis, in the order the kernel visits them
     moved = np.moveaxis(magnitude, axes, range(-len(axes), 0)) if axes else magnitude[..., None]
-    rows = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (-1,)) if axes else moved
+    kept = moved.shape[:moved.ndim - len(axes)]
+    rows = moved.reshape(kept + (int(np.prod(moved.shape[len(kept):], dtype=np.int64)),)) if axes else moved
     if ord == 1 or (ord == 2 and magnitude.dtype.type is np.float32 and rows.shape[-1]):
         last = axes == (a.ndim - 1,) or len(axes) == a.ndim
         data = _norm2_rows(rows, contiguous=last and a.is_contiguous()) if ord == 2 else (

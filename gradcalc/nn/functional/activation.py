@@ -221,13 +221,11 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
-    result = (input + 3).clamp(0, 6) / 6
-    return _in_place(input, result) if inplace else result
+    return _in_place(input, _NN["hardsigmoid"](input)) if inplace else _NN["hardsigmoid"](input)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    result = input * (input + 3).clamp(0, 6) / 6
-    return _in_place(input, result) if inplace else result
+    return _in_place(input, _NN["hardswish"](input)) if inplace else _NN["hardswish"](input)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -243,19 +241,23 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return input.hardshrink(lambd)
+    return _TORCH["hardshrink"](input, lambd)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return input - input.clamp(-lambd, lambd)
+    return _NN["softshrink"](input, lambd)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    result = input.masked_fill(input <= threshold, value)
-    return _in_place(input, result) if inplace else result
+    return _TORCH["threshold_" if inplace else "threshold"](input, threshold, value)
+
+
+threshold_ = _TORCH["threshold_"]  # torch's own function, as torch.nn.functional has it
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
+    if not isinstance(input, Tensor):  # torch's first step, input.dim(), on anything else
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'dim'")
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     return _NN["glu"](input, dim)
@@ -303,5 +305,5 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 __all__ = ["relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "gelu", "silu", "softplus",
            "elu", "elu_", "hardtanh", "hardtanh_", "relu6", "dropout", "dropout1d", "dropout2d",
            "dropout3d", "alpha_dropout", "selu", "celu", "prelu", "rrelu", "hardsigmoid", "hardswish",
-           "mish", "softsign", "tanhshrink", "hardshrink", "softshrink", "threshold", "glu", "softmin",
+           "mish", "softsign", "tanhshrink", "hardshrink", "softshrink", "threshold", "threshold_", "glu", "softmin",
            "gumbel_softmax", "scaled_dot_product_attention"]
