@@ -146,7 +146,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     sizes, strides = list(base.shape), list(base.stride())
     sizes[d], strides[d] = index.numel(), 0
     strided(base, sizes, strides, None)
-    _check_bounds(positions, input.shape[d] if input.ndim else 1, dim)
+    _check_bounds(positions, input.shape[d] if input.ndim else 1, d)  # the dim wrapped, as its message shows
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
