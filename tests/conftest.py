@@ -8,16 +8,17 @@ import os
 import pytest
 from golden_programs import KNOWN_GAPS, golden_name
 
-from gradcalc.autograd import kernels
+from gradcalc.autograd import cpu
 from gradcalc.golden.plugin import GradItem
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # The golden programs and recorded cases come from PyTorch on processors with AVX-512, where
-    # MKL's sgemm adds in the order of its AVX-512 kernels: tests run in that order on any machine,
+    # ATen's kernels and MKL's sgemm run their AVX-512 code: tests run as there on any machine,
     # here and in the gradcalc commands they start (a test recorded elsewhere sets its own).
+    os.environ["ATEN_CPU_CAPABILITY"] = "avx512"
     os.environ["MKL_CBWR"] = "AVX512"
-    kernels.SGEMM_AVX512 = True
+    cpu.ATEN_AVX512 = cpu.SGEMM_AVX512 = True
     # the plugin comes through its entry point: an install older than it would collect no golden program
     if not config.pluginmanager.has_plugin("gradcalc"):
         raise pytest.UsageError("gradcalc's pytest plugin, which runs the golden programs, is not installed: "

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-import os
-
 import numpy as np
-from numpy._core import _multiarray_umath
+
+from . import cpu
 
 # Bytes in one SIMD register of the sum kernel: PyTorch builds it for AVX2 only (it registers
 # AVX512 variants for a few kernels, softmax among them), so even an AVX512 machine adds 32 bytes at a time.
@@ -286,23 +285,6 @@ _LARGEST_ORDERED_PRODUCT = 1 << 23
 _PANEL = 192
 
 
-def _sgemm_has_avx512() -> bool:
-    """Whether MKL's sgemm runs its AVX-512 kernels here, which add the rows of a wide product
-    in another order than its AVX2 kernels: on a processor with AVX-512F, unless MKL is told
-    otherwise as MKL itself is, by MKL_CBWR (the code path whose results to give, on any
-    processor) or MKL_ENABLE_INSTRUCTIONS (a cap)."""
-    branch = os.environ.get("MKL_CBWR", "").upper()
-    if branch and branch != "AUTO":
-        return branch.startswith("AVX512")
-    cap = os.environ.get("MKL_ENABLE_INSTRUCTIONS", "").upper()
-    if cap and not cap.startswith("AVX512"):
-        return False
-    return bool(getattr(_multiarray_umath, "__cpu_features__", {}).get("AVX512F"))
-
-
-SGEMM_AVX512 = _sgemm_has_avx512()
-
-
 def _panels(size: int) -> list:
     """How sgemm cuts a sum of `size` products into panels, each summed from zero and then added
     in order: one panel up to 192 products, else panels of half the sum, at most 192 long."""
@@ -373,7 +355,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if k == 1:  # an outer product: each element is its one product, a zero keeping its sign
         return a * b
     if n >= 12 and m >= 4:
-        if not SGEMM_AVX512:
+        if not cpu.SGEMM_AVX512:
             return _products_in_order(a, b, fused=True, panels=True)
         full = m - m % 4  # blocks of four rows fused, the rows left over a plain running sum
         out = np.empty((m, n), np.float32)

@@ -6,7 +6,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import dtypes, kernels, simd
+from .. import cpu, dtypes, kernels, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .arithmetic import pow as power, unary, unary_float
@@ -109,8 +109,9 @@ def sigmoid(input: Tensor) -> Tensor:
     wide = input._data.astype(np.complex128 if dtype.is_complex else np.float64)
     e = np.exp(-wide).astype(dtype._numpy)
     if dtype is dtypes.float32:
-        # whole pairs of AVX512 registers take SLEEF's exp; the elements left over, the C library's
-        e = kernels.simd_split(simd.vector_exp(np.float32(0) - input._data.astype(np.float32)), e, lanes=16)
+        # whole pairs of SIMD registers take SLEEF's exp; the elements left over, the C library's
+        e = kernels.simd_split(simd.vector_exp(np.float32(0) - input._data.astype(np.float32)), e,
+                               lanes=16 if cpu.ATEN_AVX512 else 8)
     return record(SIGMOID, (input,), np.asarray(1 / (1 + e), dtype=dtype._numpy), dtype)
 
 
