@@ -8,7 +8,7 @@ from ..autograd.ops.info import finfo
 from ..autograd.tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import NUMBER, broadcast_all
+from .utils import batch_shape_of, broadcast_all
 
 __all__ = ["Laplace"]
 
@@ -39,7 +39,7 @@ class Laplace(Distribution):
 
     def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if isinstance(loc, NUMBER) and isinstance(scale, NUMBER) else self.loc.size()
+        batch_shape = batch_shape_of((loc, scale), self.loc)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Laplace":

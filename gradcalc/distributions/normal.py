@@ -9,7 +9,7 @@ from ..autograd.ops import sampling
 from ..autograd.tensor import Size, Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import NUMBER, _standard_normal, broadcast_all
+from .utils import NUMBER, batch_shape_of, broadcast_all, _standard_normal
 
 __all__ = ["Normal"]
 
@@ -41,7 +41,7 @@ class Normal(ExponentialFamily):
 
     def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if isinstance(loc, NUMBER) and isinstance(scale, NUMBER) else self.loc.size()
+        batch_shape = batch_shape_of((loc, scale), self.loc)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Normal":

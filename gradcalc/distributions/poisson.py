@@ -8,7 +8,7 @@ from ..autograd.ops import sampling
 from ..autograd.tensor import Size, Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import NUMBER, broadcast_all
+from .utils import batch_shape_of, broadcast_all
 
 __all__ = ["Poisson"]
 
@@ -34,7 +34,7 @@ class Poisson(ExponentialFamily):
 
     def __init__(self, rate: Any, validate_args: Optional[bool] = None) -> None:
         (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, NUMBER) else self.rate.size()
+        batch_shape = batch_shape_of((rate,), self.rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Poisson":

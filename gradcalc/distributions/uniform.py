@@ -8,7 +8,7 @@ from ..autograd.ops import creation
 from ..autograd.tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import NUMBER, broadcast_all
+from .utils import batch_shape_of, broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -41,7 +41,7 @@ class Uniform(Distribution):
 
     def __init__(self, low: Any, high: Any, validate_args: Optional[bool] = None) -> None:
         self.low, self.high = broadcast_all(low, high)
-        batch_shape = Size() if isinstance(low, NUMBER) and isinstance(high, NUMBER) else self.low.size()
+        batch_shape = batch_shape_of((low, high), self.low)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Uniform":

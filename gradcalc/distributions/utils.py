@@ -17,6 +17,12 @@ euler_constant = 0.57721566490153286060  # Euler Mascheroni Constant
 NUMBER = (int, float, bool)  # torch.types._Number
 
 
+def batch_shape_of(arguments: tuple, broadcast: Tensor) -> Size:
+    """A distribution's batch shape from its parameters: none when every argument was a number,
+    else the shape they were broadcast to."""
+    return Size() if all(isinstance(argument, NUMBER) for argument in arguments) else broadcast.size()
+
+
 def broadcast_all(*values: Any) -> tuple:
     """The values broadcast together, numbers made tensors of the first tensor's dtype (else the
     default dtype)."""
