@@ -120,3 +120,32 @@ def test_a_contiguous_total_matches_the_loops(dtype: type) -> None:
         for _ in range(3):
             row = _values(rng, (size,), dtype)
             assert _same_bits(kernels.contiguous_total(row), _loop_inner_vectorized(row.reshape(1, -1), lanes)), size
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 7, 32])
+@pytest.mark.parametrize("n", [1, 2, 5, 12, 33])
+@pytest.mark.parametrize("k", [1, 2, 9, 64, 192])
+def test_running_sums_through_blas_match_the_emulation(m: int, k: int, n: int) -> None:
+    """Where numpy's BLAS passes the check, its thin products give the emulated fused running sum
+    bit for bit, every layout of the factors alike (a wide float32 product takes this path with AVX2)."""
+    if not kernels._blas_adds_thin_products_in_order():
+        pytest.skip("numpy's BLAS adds thin products in another order here; the emulation runs")
+    rng = np.random.default_rng(m * 1000 + n * 10 + k)
+    a = (rng.standard_normal((m, k)) * 2.0 ** rng.integers(-20, 20, (m, k))).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    expected = kernels._emulated_fused_products(a, b).view(np.uint32)
+    for left, right in [(a, b), (np.asfortranarray(a), np.asfortranarray(b))]:
+        assert np.array_equal(kernels._thin_blas_products(left, right).view(np.uint32), expected)
+
+
+def test_a_blas_adding_in_another_order_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check refuses a BLAS whose thin products add in another order (here float64 sums
+    rounded once), and the products then come from the emulation."""
+    monkeypatch.setattr(kernels, "_BLAS_CHECKED", [])
+    monkeypatch.setattr(kernels, "_thin_blas_products",
+                        lambda a, b: (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32))
+    assert not kernels._blas_adds_thin_products_in_order()
+    a = np.float32([[1e8, 1, -1e8, 1]] * 4)
+    b = np.ones((4, 12), np.float32)
+    assert np.array_equal(kernels._fused_float32_products_in_order(a, b),
+                          kernels._emulated_fused_products(a, b))

@@ -279,8 +279,10 @@ def lerp(start: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
     return _fused(np.broadcast_to(weight - 1, start.shape), end - start, end)
 
 
-# Beyond this many multiplications a matrix product is left to numpy's BLAS.
+# Beyond this many multiplications a matrix product is left to numpy's BLAS; beyond the second
+# when its running sums come from BLAS too (about seven times BLAS's own time).
 _LARGEST_ORDERED_PRODUCT = 1 << 23
+_LARGEST_BLAS_ORDERED_PRODUCT = 1 << 28
 # The longest sum sgemm's AVX2 kernels take in one panel.
 _PANEL = 192
 
@@ -315,7 +317,62 @@ def _panel_in_order(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
 
 
 def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """fused_multiply_add's float32 running sum over k in order, its factors widened once."""
+    """fused_multiply_add's float32 running sum over k in order: from numpy's BLAS where it adds
+    that way, else one step of k at a time, the factors widened once."""
+    if a.shape[1] <= _LONGEST_BLAS_CHAIN and _blas_adds_thin_products_in_order():
+        return _thin_blas_products(a, b)
+    return _emulated_fused_products(a, b)
+
+
+# The longest sum OpenBLAS's level-3 driver leaves in one piece, in the checked thin products.
+_LONGEST_BLAS_CHAIN = 192
+
+
+def _thin_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b through numpy's BLAS two rows at a time (three for the last block of an odd count):
+    the blocks OpenBLAS's kernels sum with one FMA register per element. A lone row or column is
+    doubled, as one would go to a matrix-vector kernel that adds in another order."""
+    m, n = a.shape[0], b.shape[1]
+    if n == 1:
+        return _thin_blas_products(a, np.concatenate([b, b], axis=1))[:, :1]
+    a = np.ascontiguousarray(a)
+    b = np.ascontiguousarray(b)
+    if m == 1:
+        return np.matmul(np.concatenate([a, a]), b)[:1]
+    out = np.empty((m, b.shape[1]), np.float32)
+    last = m - 3 if m % 2 else m
+    for start in range(0, last, 2):
+        np.matmul(a[start:start + 2], b, out=out[start:start + 2])
+    if m % 2:
+        np.matmul(a[last:], b, out=out[last:])
+    return out
+
+
+_BLAS_CHECKED: list = []
+
+
+def _blas_adds_thin_products_in_order() -> bool:
+    """Whether numpy's BLAS sums each element of a two- or three-row float32 product as one fused
+    running sum over k in order from zero (OpenBLAS's x86-64 kernels do): checked once per process
+    against the emulation, on factors of spread magnitudes that any other order would round
+    differently, for each kind of block and tail of columns and of k."""
+    if not _BLAS_CHECKED:
+        def factor(shape: tuple, seed: int) -> np.ndarray:  # scattered mantissas and exponents
+            i = np.arange(seed, seed + shape[0] * shape[1]).reshape(shape)
+            return ((i * 7919 % 1009 - 504) / 37.0 * 2.0 ** (i * 31 % 13 - 6)).astype(np.float32)
+
+        checks = []
+        for k in (2, 7, 8, 9, 33, _LONGEST_BLAS_CHAIN):
+            a, b = factor((5, k), 0), factor((k, 23), 5 * k)
+            expected = _emulated_fused_products(a, b).view(np.uint32)
+            checks += [np.array_equal(_thin_blas_products(a[:rows], b[:, :columns]).view(np.uint32),
+                                      expected[:rows, :columns])
+                       for rows in (1, 2, 3, 5) for columns in (1, 23)]
+        _BLAS_CHECKED.append(all(checks))
+    return _BLAS_CHECKED[0]
+
+
+def _emulated_fused_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     total = np.zeros((a.shape[0], b.shape[1]), np.float32)
     for k in range(a.shape[1]):
@@ -340,6 +397,16 @@ def _dot_products(a: np.ndarray, b_rows: np.ndarray, lanes: int) -> np.ndarray:
     return total
 
 
+def _too_large_to_order(m: int, k: int, n: int) -> bool:
+    """Whether running sums per element would be too slow for this product: more of them fit when
+    they come from BLAS, as a wide product's panels do with AVX2."""
+    size = m * k * n
+    if size <= _LARGEST_ORDERED_PRODUCT:
+        return False
+    through_blas = n >= 12 and m >= 4 and not cpu.SGEMM_AVX512 and _blas_adds_thin_products_in_order()
+    return not through_blas or size > _LARGEST_BLAS_ORDERED_PRODUCT
+
+
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A float32 matrix product in the order MKL's sgemm adds for the small shapes people try,
     as far as that order is known: a wide result (four rows or more, twelve columns or more, as
@@ -350,7 +417,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     (m, k), n = a.shape, b.shape[1]
     if a.dtype.type is not np.float32 or b.dtype.type is not np.float32 or not a.size or not b.size:
         return a @ b
-    if m * n * k > _LARGEST_ORDERED_PRODUCT:  # a running sum per element would be too slow here
+    if _too_large_to_order(m, k, n):
         return a @ b
     if k == 1:  # an outer product: each element is its one product, a zero keeping its sign
         return a * b
