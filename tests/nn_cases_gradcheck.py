@@ -52,4 +52,12 @@ NN_CASES = [
     Case("smooth_l1_loss huber_loss", lambda x, y: NF.smooth_l1_loss(x, y, beta=0.5) + NF.huber_loss(x, y, delta=0.7),
          [rand(2, 3), rand(2, 3, seed=1)], True),
     Case("module backward hook", _hooked_linear, [rand(2, 3)]),
+    Case("multi_margin_loss", lambda x: NF.multi_margin_loss(x, long_tensor([1, 0, 4]), margin=1.5).reshape(1)
+         + NF.multi_margin_loss(x, long_tensor([2, 2, 3]), p=2, weight=constant(rand(5, seed=1)), reduction="none"),
+         [distinct(3, 5)]),
+    Case("multilabel_margin_loss", lambda x: NF.multilabel_margin_loss(
+        x, long_tensor([[3, 0, -1, 1, 2], [0, 1, 2, 4, -1], [1, -1, 0, 0, 0]]), reduction="none"),
+         [distinct(3, 5)]),
+    Case("pdist", lambda x: NF.pdist(x) * NF.pdist(x, 1.5).sum() + NF.pdist(x, 3).sum() + NF.pdist(x, 1).sum()
+         + NF.pdist(x, float("inf")).sum(), [rand(4, 3)]),
 ]

@@ -564,6 +564,9 @@ def test_gradcheck(case: Case) -> None:
 NO_FORWARD_AD = {
     "module backward hook": "You must implement the jvp function for custom autograd.Function to use it with "
                             "forward mode AD.",
+    **{case: f"Trying to use forward AD with {aten} that does not support it"
+       for case, aten in (("multi_margin_loss", "multi_margin_loss"),
+                          ("multilabel_margin_loss", "multilabel_margin_loss_forward"), ("pdist", "_pdist_forward"))},
 }
 
 

@@ -8,9 +8,10 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import dtypes, grad_mode, kernels
+from ..forward_mode import unsupported
 from ..tensor import Tensor
 from .activation import log_sigmoid
-from .common import arrays, not_implemented_for, ones_like, zeros
+from .common import arrays, not_implemented_for, ones_like, shape_text, zeros
 from .indexing import scatter, where
 from .reduction import sum_data
 from .registry import node, op, record
@@ -271,3 +272,183 @@ def huber_loss(input: Tensor, target: Tensor, reduction: int = MEAN, delta: floa
     loss, dtype = _piecewise_loss(input, target, delta, huber=True)
     return record(HUBER, (input, target), np.asarray(_reduce_loss(loss, reduction), dtype=dtype._numpy), dtype,
                   reduction=reduction, delta=delta)
+
+
+# ------------------------------------------------------------------ margin losses of class scores
+
+def _margin_frames(input: Tensor) -> tuple:
+    """(frames, classes) of a margin loss's input: a vector or matrix, the class dim last."""
+    if not (input.ndim == 2 and input.shape[1] or input.ndim == 1 and input.shape[0] or input.ndim == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{shape_text(input.shape)}")
+    frames = 1 if input.ndim <= 1 else input.shape[0]
+    return frames, 1 if input.ndim == 0 else input.shape[-1]
+
+
+def _check_long(target: Tensor) -> None:
+    if target.dtype is not dtypes.int64:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype._scalar_name}")
+
+
+def _multi_margin_terms(x: np.ndarray, rows: np.ndarray, p: int, margin: float,
+                        weight: Optional[np.ndarray]) -> np.ndarray:
+    """Each (frame, class) term of ATen's multi_margin_loss: max(0, margin - x[y] + x[d]) (squared for
+    p = 2, times weight[y]), zero at the target class, in the input's dtype."""
+    kind = x.dtype.type
+    z = kind(margin) - x[np.arange(rows.size), rows][:, None] + x
+    terms = np.where(z > 0, z if p == 1 else z * z, kind(0))
+    if weight is not None:
+        terms = terms * weight[rows][:, None]
+    terms[np.arange(rows.size), rows] = 0
+    return terms
+
+
+def _multi_margin_grad(grad: Tensor, self: Tensor, target: Tensor, p: int, margin: float,
+                       weight: Optional[Tensor], reduction: int) -> Tensor:
+    """ATen's multi_margin_loss_backward: g (or 2 g z for p = 2, times weight[y]) at each class
+    within the margin, minus their sum at the target, times the output's gradient."""
+    frames, classes = _margin_frames(self)
+    x = self._data.reshape(frames, classes)
+    kind = x.dtype.type
+    rows = target._data.reshape(-1)
+    g = kind(1.0 / (frames * classes)) if reduction == MEAN else kind(1.0 / classes)
+    z = kind(margin) - x[np.arange(frames), rows][:, None] + x
+    slopes = np.where(z > 0, g if p == 1 else kind(2) * g * z, kind(0))
+    if weight is not None:
+        slopes = slopes * weight._data[rows][:, None]
+    slopes[np.arange(frames), rows] = 0
+    target_slopes = np.zeros(frames, x.dtype)
+    for d in range(classes):  # ATen subtracts them one class after another
+        target_slopes -= slopes[:, d]
+    slopes[np.arange(frames), rows] = target_slopes
+    scale = grad._data.reshape(-1, 1) if reduction == NONE and grad.ndim else grad._data.reshape(1, 1)
+    return Tensor._make(np.asarray(slopes * scale, x.dtype).reshape(self.shape), self._dtype)
+
+
+MULTI_MARGIN_LOSS = node("MultiMarginLossBackward0", ("self",), saved=("p", "margin"),
+                         jvp=unsupported("multi_margin_loss"),
+                         saved_tensors=("target", "weight"),
+                         self=lambda grad, self, target, p, margin, weight, reduction: _multi_margin_grad(
+                             grad, self, target, p, margin, weight, reduction))
+
+
+@op(module="nn", nodes=(MULTI_MARGIN_LOSS,))
+def multi_margin_loss(input: Tensor, target: Tensor, p: Any = 1, margin: Any = 1, weight: Optional[Tensor] = None,
+                      reduction: int = MEAN) -> Tensor:
+    """ATen's CPU kernel: each frame's terms added in class order in the input's dtype, divided by
+    the classes; a reduction adds the frames in double."""
+    frames, classes = _margin_frames(input)
+    if target.ndim > 1 or target.numel() != frames:
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{frames}], but got "
+                           f"{shape_text(target.shape)}. Input has shape {shape_text(input.shape)}.")
+    if weight is not None and (weight.ndim > 1 or weight.numel() != classes):
+        raise RuntimeError(f"inconsistent weight size, expected {classes} but got {shape_text(weight.shape)}")
+    if p not in (1, 2):
+        raise RuntimeError("only p == 1 and p == 2 supported")
+    _check_long(target)
+    rows = target._data.reshape(-1)
+    if ((rows < 0) | (rows >= classes)).any():
+        raise RuntimeError("target out of range")
+    x = input._data.reshape(frames, classes)
+    kind = x.dtype.type
+    terms = _multi_margin_terms(x, rows, p, margin, None if weight is None else weight._data)
+    sums = np.zeros(frames, x.dtype)
+    for d in range(classes):
+        sums += terms[:, d]
+    per_frame = sums / kind(classes)
+    if reduction == NONE and target.ndim:
+        data = per_frame
+    else:
+        total = 0.0
+        for value in per_frame:
+            total += float(value)
+        data = np.asarray(total / frames if reduction == MEAN else total, x.dtype)
+    return record(MULTI_MARGIN_LOSS, (input,), np.asarray(data, x.dtype), input._dtype, target=target, p=p,
+                  margin=margin, weight=weight, reduction=reduction)
+
+
+def _label_sets(target: np.ndarray) -> np.ndarray:
+    """is_target of ATen's multilabel_margin_loss: each frame's labels up to its first -1."""
+    is_target = np.zeros(target.shape, np.float64)
+    for frame, labels in enumerate(target):
+        for label in labels:
+            if label < 0:
+                break
+            is_target[frame, label] = 1
+    return is_target
+
+
+def _multilabel_pairs(x: np.ndarray, target: np.ndarray, is_target: np.ndarray) -> list:
+    """Per frame, its (label, z) pairs in ATen's order: each label against each class that is
+    not a label, z = 1 - x[label] + x[class]."""
+    kind = x.dtype.type
+    frames = []
+    for row, labels, chosen in zip(x, target, is_target):
+        pairs = []
+        for label in labels:
+            if label < 0:
+                break
+            pairs.append((label, kind(1) - row[label] + row, chosen == 0))
+        frames.append(pairs)
+    return frames
+
+
+def _multilabel_grad(grad: Tensor, self: Tensor, target: Tensor, is_target: Tensor, reduction: int) -> Tensor:
+    frames, classes = _margin_frames(self)
+    x = self._data.reshape(frames, classes)
+    kind = x.dtype.type
+    g = kind(1.0 / (frames * classes)) if reduction == MEAN else kind(1.0 / classes)
+    out = np.zeros((frames, classes), x.dtype)
+    for frame, pairs in enumerate(_multilabel_pairs(x, target._data.reshape(frames, classes),
+                                                   is_target._data.reshape(frames, classes))):
+        for label, z, free in pairs:
+            for d in np.flatnonzero(free & (z > 0)):
+                out[frame, label] -= g
+                out[frame, d] += g
+    scale = grad._data.reshape(-1, 1) if reduction == NONE and grad.ndim else grad._data.reshape(1, 1)
+    return Tensor._make(np.asarray(out * scale, x.dtype).reshape(self.shape), self._dtype)
+
+
+MULTILABEL_MARGIN_LOSS = node("MultilabelMarginLossBackward0", ("self",), saved_tensors=("target", "is_target"),
+                              jvp=unsupported("multilabel_margin_loss_forward"),
+                              self=lambda grad, self, target, reduction, is_target: _multilabel_grad(
+                                  grad, self, target, is_target, reduction))
+
+
+@op(module="nn", nodes=(MULTILABEL_MARGIN_LOSS,))
+def multilabel_margin_loss(input: Tensor, target: Tensor, reduction: int = MEAN) -> Tensor:
+    """ATen's CPU kernel: a frame's hinge terms added in double, rounded to the input's dtype; a
+    reduction adds the frames in double, then divides by the classes (and the frames)."""
+    frames, classes = _margin_frames(input)
+    if input.ndim <= 1:
+        consistent = target.ndim <= 1 and target.numel() == classes
+    else:
+        consistent = target.ndim == 2 and target.shape == input.shape
+    if not consistent:
+        raise RuntimeError(f"inconsistent target size: {shape_text(target.shape)} for input of size: "
+                           f"{shape_text(input.shape)}")
+    _check_long(target)
+    labels = target._data.reshape(frames, classes)
+    if labels.size and (labels.min() < -1 or labels.max() >= classes):
+        raise RuntimeError("argument #2 'target' is out of range")
+    x = input._data.reshape(frames, classes)
+    kind = x.dtype.type
+    is_target = _label_sets(labels).astype(x.dtype)
+    sums = []
+    for pairs in _multilabel_pairs(x, labels, is_target):
+        total = 0.0
+        for _label, z, free in pairs:
+            for d in np.flatnonzero(free & (z > 0)):
+                total += float(z[d])
+        sums.append(kind(total))
+    if reduction == NONE and target.ndim > 1:
+        data = np.asarray(sums, x.dtype) / kind(classes)
+    else:
+        total = 0.0
+        for value in sums:
+            total += float(value)
+        total /= classes
+        data = np.asarray(total / frames if reduction == MEAN else total, x.dtype)
+    return record(MULTILABEL_MARGIN_LOSS, (input,), np.asarray(data, x.dtype), input._dtype, target=target,
+                  reduction=reduction, is_target=Tensor._make(is_target.reshape(target.shape), input._dtype))

@@ -186,16 +186,33 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _feature_dropout(input, p, training, inplace, "dropout3d", 5)
 
 
-def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
+    """ATen's alpha dropout: a keep mask (one draw per channel for the feature variant) from
+    bernoulli_(1 - p), b = (mask - 1) * alpha * a + alpha * a * p, then input * (mask * a) + b."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not training or input.numel() == 0:
         return input
+    if p == 1:
+        zero = Tensor._make(np.zeros((), dtype=input.dtype._numpy), input.dtype)
+        return input.mul_(zero) if inplace else input * zero
+    if feature and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else input.shape
+    noise = Tensor._make(random.bernoulli_(shape, 1 - p, input.dtype.name), input.dtype)
     alpha = 1.7580993408473766
-    keep = Tensor._make(random.bernoulli_(input.shape, 1 - p, input.dtype.name), input.dtype)
-    a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5
-    b = (keep - 1) * (alpha * a) + alpha * a * p
-    return input * (keep * a) + b
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    b = noise.add(-1).mul_(alpha * a).add_(alpha * a * p)
+    noise.mul_(a)
+    return (input.mul_(noise) if inplace else input * noise).add_(b)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    return _alpha_dropout(input, p, training, inplace, feature=False)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    return _alpha_dropout(input, p, training, inplace, feature=True)
 
 
 # ------------------------------------------------------------------ more activations
@@ -206,6 +223,14 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return _TORCH["celu_"](input, alpha) if inplace else _TORCH["celu"](input, alpha)
+
+
+celu_ = _TORCH["celu_"]
+selu_ = _TORCH["selu_"]
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -304,6 +329,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 
 __all__ = ["relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "gelu", "silu", "softplus",
            "elu", "elu_", "hardtanh", "hardtanh_", "relu6", "dropout", "dropout1d", "dropout2d",
-           "dropout3d", "alpha_dropout", "selu", "celu", "prelu", "rrelu", "hardsigmoid", "hardswish",
+           "dropout3d", "alpha_dropout", "feature_alpha_dropout", "selu", "selu_", "celu",
+           "celu_", "leaky_relu_", "prelu", "rrelu", "hardsigmoid", "hardswish",
            "mish", "softsign", "tanhshrink", "hardshrink", "softshrink", "threshold", "threshold_", "glu", "softmin",
            "gumbel_softmax", "scaled_dot_product_attention"]

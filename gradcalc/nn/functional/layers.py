@@ -289,10 +289,14 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
 pixel_shuffle = namespace_members("torch")["pixel_shuffle"]
 pixel_unshuffle = namespace_members("torch")["pixel_unshuffle"]
 channel_shuffle = namespace_members("torch")["channel_shuffle"]
+native_channel_shuffle = namespace_members("torch")["native_channel_shuffle"]
+pdist = namespace_members("torch")["pdist"]
 
 
 __all__ = ["linear", "bilinear", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool2d", "batch_norm",
            "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm", "normalize", "embedding",
-           "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "unfold", "fold", "conv1d", "conv2d", "conv3d",
+           "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "pdist",
+           "unfold", "fold",
+           "conv1d", "conv2d", "conv3d",
            "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]

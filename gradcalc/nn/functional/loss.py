@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -373,8 +373,44 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Optional[
     return _reduced(values.sum(-1) / input.shape[-1], reduction)
 
 
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Optional[Tensor] = None,
+                      size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    reduction = _legacy_or(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    return _NN["multi_margin_loss"](input, target, p, margin, weight, loss.reduction_enum(reduction))
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                           reduction: str = "mean") -> Tensor:
+    reduction = _legacy_or(size_average, reduce, reduction)
+    return _NN["multilabel_margin_loss"](input, target, loss.reduction_enum(reduction))
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Optional[Callable] = None, margin: float = 1.0,
+                                      swap: bool = False, reduction: str = "mean") -> Tensor:
+    _reduction_enum(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    if distance_function is None:
+        distance_function = pairwise_distance
+    positive_distance = distance_function(anchor, positive)
+    negative_distance = distance_function(anchor, negative)
+    if swap:
+        negative_distance = negative_distance.minimum(distance_function(positive, negative))
+    return _reduced((margin + positive_distance - negative_distance).clamp_min(0), reduction)
+
+
 __all__ = ["mse_loss", "l1_loss", "legacy_reduction", "logsigmoid", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy", "smooth_l1_loss", "huber_loss",
            "kl_div", "poisson_nll_loss", "gaussian_nll_loss", "soft_margin_loss", "margin_ranking_loss",
            "hinge_embedding_loss", "cosine_similarity", "pairwise_distance", "cosine_embedding_loss",
-           "triplet_margin_loss", "multilabel_soft_margin_loss"]
+           "triplet_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+           "triplet_margin_with_distance_loss"]

@@ -54,6 +54,10 @@ from .loss import (
     MultiLabelSoftMarginLoss,
     PoissonNLLLoss,
     GaussianNLLLoss,
+    NLLLoss2d,
+    MultiMarginLoss,
+    MultiLabelMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout
 from .conv import (
@@ -167,6 +171,10 @@ __all__ = [
     "MultiLabelSoftMarginLoss",
     "PoissonNLLLoss",
     "GaussianNLLLoss",
+    "NLLLoss2d",
+    "MultiMarginLoss",
+    "MultiLabelMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "Dropout",
     "Dropout1d",
     "Dropout2d",

@@ -1,10 +1,12 @@
 """The loss modules, each calling its torch.nn.functional function."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ...autograd.tensor import Tensor
+from ...warnings import warn
 from .. import functional as F
+from .distance import PairwiseDistance
 from .module import Module
 
 # ------------------------------------------------------------------ losses
@@ -85,6 +87,18 @@ class NLLLoss(_WeightedLoss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated: NLLLoss, with PyTorch's FutureWarning on construction."""
+
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, weight: Optional[Tensor] = None, size_average: Any = None, ignore_index: int = -100,
+                 reduce: Any = None, reduction: str = "mean") -> None:
+        warn("FutureWarning", "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement "
+                              "and see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.")
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):
@@ -219,3 +233,47 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor, var: Any) -> Tensor:
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Optional[Tensor] = None, size_average: Any = None,
+                 reduce: Any = None, reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.ndim}D instead")
+        self.p, self.margin = p, margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                   reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """A triplet loss under any distance: a PairwiseDistance module by default (a submodule in the repr)."""
+
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, *, distance_function: Optional[Callable] = None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__(None, None, reduction)
+        if margin <= 0:
+            raise ValueError("TripletMarginWithDistanceLoss: expected margin to be greater than 0, got "
+                             f"{margin} instead")
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                   distance_function=self.distance_function, margin=self.margin,
+                                                   swap=self.swap, reduction=self.reduction)
