@@ -3,7 +3,7 @@ transposed), pooling, normalization, embeddings, the piecewise losses and the id
 modules' backward hooks put around their inputs and outputs. test_gradcheck.py runs them."""
 from __future__ import annotations
 
-from gradcheck import Case, constant, distinct, long_tensor, rand, seeded
+from gradcheck import Case, away_from_zero, constant, distinct, long_tensor, rand, seeded
 from gradcalc.nn import functional as NF
 from gradcalc.nn.modules import Linear
 
@@ -60,4 +60,8 @@ NN_CASES = [
          [distinct(3, 5)]),
     Case("pdist", lambda x: NF.pdist(x) * NF.pdist(x, 1.5).sum() + NF.pdist(x, 3).sum() + NF.pdist(x, 1).sum()
          + NF.pdist(x, float("inf")).sum(), [rand(4, 3)]),
+    Case("rrelu training, evaluation, in place", lambda x: seeded(lambda: NF.rrelu(x, training=True)) * NF.rrelu(x)
+         + seeded(lambda: NF.rrelu(x * 1, 0.2, 0.4, True, inplace=True)), [away_from_zero(3, 4)]),
+    Case("ctc_loss", lambda x: NF.ctc_loss(x.log_softmax(2), long_tensor([[1, 2, 2], [3, 1, 0]]), [6, 5], [3, 2],
+                                           reduction="none"), [rand(6, 2, 4)]),
 ]

@@ -566,7 +566,8 @@ NO_FORWARD_AD = {
                             "forward mode AD.",
     **{case: f"Trying to use forward AD with {aten} that does not support it"
        for case, aten in (("multi_margin_loss", "multi_margin_loss"),
-                          ("multilabel_margin_loss", "multilabel_margin_loss_forward"), ("pdist", "_pdist_forward"))},
+                          ("multilabel_margin_loss", "multilabel_margin_loss_forward"), ("pdist", "_pdist_forward"),
+                          ("ctc_loss", "_ctc_loss"))},
 }
 
 

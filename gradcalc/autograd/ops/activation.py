@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import cpu, dtypes, onednn, simd
+from .. import cpu, dtypes, onednn, random, simd
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
@@ -515,3 +515,56 @@ def hardshrink(input: Tensor, lambd: Any = 0.5) -> Tensor:
     x = input._data
     kind = x.dtype.type
     return activation(input, HARDSHRINK, np.where((x >= kind(-lambd)) & (x <= kind(lambd)), kind(0), x), lambd=lambd)
+
+
+def _rrelu_backward(grad: Tensor, self_or_result: Tensor, noise: Tensor, lower: float, upper: float,
+                    training: bool) -> Tensor:
+    """PyTorch's rrelu_with_noise_backward: the drawn slopes in training, leaky_relu's gradient otherwise."""
+    if training and upper - lower > 1e-6:
+        return grad * noise
+    slope = (lower + upper) / 2
+    return where(self_or_result > 0, grad, grad * slope)
+
+
+RRELU = node("RreluWithNoiseBackward0", ("self",), saved_tensors=("noise",),
+             self=lambda grad, self, noise, lower, upper, training: _rrelu_backward(grad, self, noise, lower, upper,
+                                                                                    training))
+RRELU_INPLACE = node("RreluWithNoiseBackward1", ("self",), saved_tensors=("noise",),
+                     self=lambda grad, result, noise, lower, upper, training: _rrelu_backward(
+                         grad, result, noise, lower, upper, training))
+
+
+def _rrelu(input: Tensor, lower: Any, upper: Any, training: bool, generator: Any, node_def: Any) -> Tensor:
+    """ATen's rrelu_with_noise: in training each element <= 0 takes a slope drawn from
+    uniform_real_distribution<double>(lower, upper) in element order (one 64-bit draw each),
+    rounded to the opmath type; in evaluation leaky_relu with slope (lower + upper) / 2."""
+    if float(lower) > float(upper):
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    _check_floating(input, "rrelu_with_noise_out_cpu")
+    x = input._data
+    if not training:
+        noise = Tensor._make(np.empty(x.shape, x.dtype), input._dtype)
+        data = _leaky_relu_data(x, (float(lower) + float(upper)) / 2)
+    else:
+        opmath = np.float32 if x.dtype in (np.float16, np.float32) or input._dtype is dtypes.bfloat16 else np.float64
+        low, high = float(opmath(lower)), float(opmath(upper))
+        flat = x.reshape(-1)
+        picked = np.flatnonzero(~(flat > 0))
+        slopes = np.ones(flat.size, opmath)
+        slopes[picked] = (random.uniform_doubles(picked.size, generator) * (high - low) + low).astype(opmath)
+        data = np.where(flat > 0, flat, (flat.astype(opmath) * slopes).astype(x.dtype)).reshape(x.shape)
+        noise = Tensor._make(slopes.astype(x.dtype).reshape(x.shape), input._dtype)
+    return record(node_def, (input,), np.asarray(data, x.dtype), input._dtype, noise=noise, lower=float(lower),
+                  upper=float(upper), training=bool(training))
+
+
+def rrelu_in_place_result(input: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 3, training: bool = False,
+                          generator: Any = None) -> Tensor:
+    """What `rrelu_` writes back: its node (RreluWithNoiseBackward1) finds the gradient from the result."""
+    return _rrelu(input, lower, upper, training, generator, RRELU_INPLACE)
+
+
+@op(method=False, nodes=(RRELU, RRELU_INPLACE), inplace=make_inplace(rrelu_in_place_result))
+def rrelu(input: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 3, training: bool = False,
+          generator: Any = None) -> Tensor:
+    return _rrelu(input, lower, upper, training, generator, RRELU)

@@ -240,9 +240,11 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
-    if training:
-        raise NotImplementedError("gradcalc computes rrelu in evaluation mode only")
-    return leaky_relu(input, (lower + upper) / 2, inplace)
+    return _TORCH["rrelu_"](input, lower, upper, training) if inplace else _TORCH["rrelu"](input, lower, upper,
+                                                                                            training)
+
+
+rrelu_ = _TORCH["rrelu_"]
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
@@ -330,6 +332,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 __all__ = ["relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "gelu", "silu", "softplus",
            "elu", "elu_", "hardtanh", "hardtanh_", "relu6", "dropout", "dropout1d", "dropout2d",
            "dropout3d", "alpha_dropout", "feature_alpha_dropout", "selu", "selu_", "celu",
-           "celu_", "leaky_relu_", "prelu", "rrelu", "hardsigmoid", "hardswish",
+           "celu_", "leaky_relu_", "prelu", "rrelu", "rrelu_", "hardsigmoid", "hardswish",
            "mish", "softsign", "tanhshrink", "hardshrink", "softshrink", "threshold", "threshold_", "glu", "softmin",
            "gumbel_softmax", "scaled_dot_product_attention"]

@@ -15,7 +15,7 @@ from ...autograd.ops import elementwise as special_ops
 from ...autograd.ops.arithmetic import div_scalar
 from ...autograd.ops.common import shape_text
 from ...autograd.ops.indexing import where
-from .activation import _NN, _require_tensor, log_softmax
+from .activation import _NN, _TORCH, _require_tensor, log_softmax
 
 
 # the epsilon ATen's cosine_embedding_loss adds to each squared magnitude
@@ -408,9 +408,15 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     return _reduced((margin + positive_distance - negative_distance).clamp_min(0), reduction)
 
 
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    return _TORCH["ctc_loss"](log_probs, targets, input_lengths, target_lengths, blank, loss.reduction_enum(reduction),
+                              zero_infinity)
+
+
 __all__ = ["mse_loss", "l1_loss", "legacy_reduction", "logsigmoid", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy", "smooth_l1_loss", "huber_loss",
            "kl_div", "poisson_nll_loss", "gaussian_nll_loss", "soft_margin_loss", "margin_ranking_loss",
            "hinge_embedding_loss", "cosine_similarity", "pairwise_distance", "cosine_embedding_loss",
            "triplet_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
-           "triplet_margin_with_distance_loss"]
+           "triplet_margin_with_distance_loss", "ctc_loss"]

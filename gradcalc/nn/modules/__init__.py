@@ -9,6 +9,7 @@ from .container import Sequential, ModuleList, ModuleDict, ParameterList, Parame
 from .activation import (
     ReLU,
     LeakyReLU,
+    RReLU,
     Sigmoid,
     Tanh,
     Softmax,
@@ -58,8 +59,9 @@ from .loss import (
     MultiMarginLoss,
     MultiLabelMarginLoss,
     TripletMarginWithDistanceLoss,
+    CTCLoss,
 )
-from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout
 from .conv import (
     Conv1d,
     Conv2d,
@@ -128,6 +130,7 @@ __all__ = [
     "DataParallel",
     "ReLU",
     "LeakyReLU",
+    "RReLU",
     "Sigmoid",
     "Tanh",
     "Softmax",
@@ -175,11 +178,13 @@ __all__ = [
     "MultiMarginLoss",
     "MultiLabelMarginLoss",
     "TripletMarginWithDistanceLoss",
+    "CTCLoss",
     "Dropout",
     "Dropout1d",
     "Dropout2d",
     "Dropout3d",
     "AlphaDropout",
+    "FeatureAlphaDropout",
     "Conv1d",
     "Conv2d",
     "Conv3d",

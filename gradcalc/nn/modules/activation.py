@@ -65,6 +65,22 @@ class LeakyReLU(_SlopeActivation):
         super().__init__(negative_slope, inplace)
 
 
+class RReLU(Module):
+    """Randomized leaky ReLU: slopes drawn from U(lower, upper) in training, their mean in evaluation."""
+
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
 class ELU(_SlopeActivation):
     __module__ = "torch.nn.modules.activation"
     _function = staticmethod(F.elu)

@@ -52,3 +52,8 @@ class Dropout3d(_FeatureDropout):
 class AlphaDropout(_FeatureDropout):
     __module__ = "torch.nn.modules.dropout"
     _function = staticmethod(F.alpha_dropout)
+
+
+class FeatureAlphaDropout(_FeatureDropout):
+    __module__ = "torch.nn.modules.dropout"
+    _function = staticmethod(F.feature_alpha_dropout)
