@@ -70,6 +70,55 @@ class UninitializedParameter(Parameter):
         return Parameter(Tensor._make(np.zeros(shape, dtype=self._dtype._numpy), self._dtype), self.requires_grad)
 
 
+class Buffer(Tensor):
+    """`self.x = nn.Buffer(t)` registers a buffer: the instance is a plain tensor (as in torch)
+    marked as a buffer, `persistent` deciding whether state_dict holds it."""
+
+    __slots__ = ()
+    __module__ = "torch.nn.parameter"
+
+    def __new__(cls, data: Any = None, *, persistent: bool = True) -> Tensor:
+        if data is None:
+            data = Tensor._make(np.empty((0,), dtype=dtypes.get_default_dtype()._numpy), dtypes.get_default_dtype())
+        buffer = data.detach().requires_grad_(data.requires_grad)
+        buffer.persistent = persistent
+        buffer._is_buffer = True
+        return buffer
+
+
+def is_buffer(value: Any) -> bool:
+    """Whether `value` came from nn.Buffer (isinstance(value, nn.Buffer) in torch)."""
+    return isinstance(value, Tensor) and value.__dict__.get("_is_buffer", False)
+
+
+class UninitializedBuffer(Tensor):
+    """The buffer of a lazy module before its first call, which gives it its shape."""
+
+    __slots__ = ()
+    __module__ = "torch.nn.parameter"
+
+    def __new__(cls, requires_grad: bool = False, device: Any = None, dtype: Any = None,
+                persistent: bool = True) -> "UninitializedBuffer":
+        dtype = dtype or dtypes.get_default_dtype()
+        buffer = cls._make(np.empty((0,), dtype=dtype._numpy), dtype, requires_grad=requires_grad)
+        buffer.persistent = persistent
+        buffer._is_buffer = True
+        return buffer
+
+    def __init__(self, requires_grad: bool = False, device: Any = None, dtype: Any = None,
+                 persistent: bool = True) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "<UninitializedBuffer>"
+
+    __str__ = __repr__
+
+    def materialize(self, shape: tuple) -> Tensor:
+        """A tensor of `shape` (its values are set by the module's reset_parameters)."""
+        return Tensor._make(np.zeros(shape, dtype=self._dtype._numpy), self._dtype, requires_grad=self.requires_grad)
+
+
 def is_lazy(param: Any) -> bool:
-    return isinstance(param, UninitializedParameter)
+    return isinstance(param, (UninitializedParameter, UninitializedBuffer))
 

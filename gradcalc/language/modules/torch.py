@@ -61,6 +61,7 @@ def _nn() -> dict:
 
     nn = _all(modules)
     nn.update(Parameter=parameter.Parameter, UninitializedParameter=parameter.UninitializedParameter,
+              Buffer=parameter.Buffer, UninitializedBuffer=parameter.UninitializedBuffer,
               functional=Submodule("torch.nn.functional"), init=Submodule("torch.nn.init"),
               utils=Submodule("torch.nn.utils"), modules=Submodule("torch.nn.modules"),
               parameter=Submodule("torch.nn.parameter"), parallel=Submodule("torch.nn.parallel"))
@@ -71,7 +72,8 @@ def _nn_parameter() -> dict:
     from ...nn import parameter
 
     return dict(Parameter=parameter.Parameter, is_lazy=parameter.is_lazy,
-                UninitializedParameter=parameter.UninitializedParameter)
+                UninitializedParameter=parameter.UninitializedParameter, Buffer=parameter.Buffer,
+                UninitializedBuffer=parameter.UninitializedBuffer)
 
 
 def _optim() -> dict:

@@ -11,7 +11,7 @@ from ...autograd.dtypes import DType
 from ...autograd.tensor import Tensor
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter, UninitializedParameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -108,7 +108,9 @@ class BatchNorm3d(_BatchNorm):
     _dims = (5,)
 
 
-class _LazyBatchNorm(LazyModuleMixin):
+class _LazyNormBase(LazyModuleMixin):
+    """Lazy batch and instance norms: num_features is the input's dim 1 at the first call."""
+
     def __init__(self, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device: Any = None, dtype: Optional[DType] = None, *,
                  bias: bool = True) -> None:
@@ -121,8 +123,8 @@ class _LazyBatchNorm(LazyModuleMixin):
             if bias:
                 self.bias = UninitializedParameter(dtype=dtype)
         if track_running_stats:
-            self._buffers["running_mean"] = UninitializedParameter(requires_grad=False, dtype=dtype)
-            self._buffers["running_var"] = UninitializedParameter(requires_grad=False, dtype=dtype)
+            self.running_mean = UninitializedBuffer(dtype=dtype)
+            self.running_var = UninitializedBuffer(dtype=dtype)
             self._buffers["num_batches_tracked"] = Tensor._make(np.zeros((), np.int64), dtypes.int64)
 
     def reset_parameters(self) -> None:
@@ -130,6 +132,8 @@ class _LazyBatchNorm(LazyModuleMixin):
             super().reset_parameters()
 
     def initialize_parameters(self, input: Tensor, *args: Any) -> None:
+        if not self.has_uninitialized_params():
+            return
         self.num_features = input.shape[1]
         dtype = input.dtype
         if self.affine:
@@ -142,16 +146,54 @@ class _LazyBatchNorm(LazyModuleMixin):
         self.reset_parameters()
 
 
-class LazyBatchNorm1d(_LazyBatchNorm, BatchNorm1d):
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
     __module__ = "torch.nn.modules.batchnorm"
     cls_to_become = BatchNorm1d
 
 
-class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
     __module__ = "torch.nn.modules.batchnorm"
     cls_to_become = BatchNorm2d
 
 
-class LazyBatchNorm3d(_LazyBatchNorm, BatchNorm3d):
+class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
     __module__ = "torch.nn.modules.batchnorm"
     cls_to_become = BatchNorm3d
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm synchronised across processes; with no process group running (a CPU program)
+    it is the plain batch norm over inputs of any rank from 2 up, as in torch."""
+
+    __module__ = "torch.nn.modules.batchnorm"
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, process_group: Any = None, device: Any = None,
+                 dtype: Optional[DType] = None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.ndim < 2:
+            raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """`module` with each batch norm in it replaced by a SyncBatchNorm sharing its parameters and statistics."""
+        converted = module
+        if isinstance(module, _BatchNorm):
+            converted = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                      module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                with grad_mode.no_grad():
+                    converted.weight = module.weight
+                    converted.bias = module.bias
+            converted.running_mean = module.running_mean
+            converted.running_var = module.running_var
+            converted.num_batches_tracked = module.num_batches_tracked
+            converted.training = module.training
+        for name, child in module.named_children():
+            converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return converted

@@ -17,10 +17,12 @@ class LazyModuleMixin:
         return any(is_lazy(p) for p in self._parameters.values()) or any(is_lazy(b) for b in self._buffers.values())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.has_uninitialized_params():
+        # the first call materialises what is uninitialized and turns the module into its plain
+        # class, even when nothing was (a LazyInstanceNorm without affine parameters or statistics)
+        if self.cls_to_become is not None or self.has_uninitialized_params():
             self.initialize_parameters(*args, **kwargs)
-            if self.cls_to_become is not None:
-                self.__class__ = self.cls_to_become
+        if self.cls_to_become is not None:
+            self.__class__ = self.cls_to_become
         # the class may have changed: Module's call, not the next in this class's order
         return Module.__call__(self, *args, **kwargs)
 

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator, Optional
 from ...autograd import dtypes, grad_mode
 from ...autograd.dtypes import DType
 from ...autograd.tensor import RemovableHandle, Tensor, to_arguments
-from ..parameter import Parameter
+from ..parameter import Parameter, is_buffer
 from .backward_hooks import BackwardHook
 
 __all__ = ["Module", "typename"]
@@ -152,6 +152,8 @@ class Module:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' (torch.nn.Module or "
                                 "None expected)")
             modules[name] = value
+        elif is_buffer(value):
+            self.register_buffer(name, value, value.persistent)
         elif self.__dict__.get("_buffers") is not None and name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' (torch.nn.Buffer, "

@@ -12,6 +12,7 @@ from ...autograd.tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from . import _functions
 from .module import Module
 
 
@@ -98,15 +99,29 @@ class RMSNorm(Module):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
-class LocalResponseNorm(Module):
-    __module__ = "torch.nn.modules.normalization"
+class _ChannelWindowNorm(Module):
+    """A response normalised by the squares of `size` neighbouring channels (its two forms below)."""
 
     def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
         super().__init__()
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
 
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class LocalResponseNorm(_ChannelWindowNorm):
+    __module__ = "torch.nn.modules.normalization"
+
     def forward(self, input: Tensor) -> Tensor:
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
-    def extra_repr(self) -> str:
-        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+class CrossMapLRN2d(_ChannelWindowNorm):
+    __module__ = "torch.nn.modules.normalization"
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _functions.CrossMapLRN2d.apply(input, self.size, self.alpha, self.beta, self.k)
