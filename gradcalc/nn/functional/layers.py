@@ -15,6 +15,7 @@ from ...autograd.ops.arrangement import constant_pad_nd
 from ...autograd.ops.generate import namespace_members
 from ...autograd.ops.common import shape_text
 from ...autograd.tensor import Size, Tensor
+from ...warnings import warn
 from .activation import _require_tensor
 
 
@@ -236,6 +237,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, 
 
 # built-in in torch._C._nn: PyTorch's argument parser
 _NN = namespace_members("nn")
+_TORCH = namespace_members("torch")
 one_hot = _NN["one_hot"]
 
 
@@ -285,14 +287,64 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
                          _pair(stride))
 
 
+_GRID_SAMPLE_DEFAULT = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                        "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                        "grid_sample for details.")
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: Optional[bool] = None) -> Tensor:
+    modes = ("bilinear", "nearest", "bicubic")
+    paddings = ("zeros", "border", "reflection")
+    if mode not in modes:
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
+                         f"got: '{mode}'")
+    if padding_mode not in paddings:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warn("UserWarning", _GRID_SAMPLE_DEFAULT)
+        align_corners = False
+    return _TORCH["grid_sampler"](input, grid, modes.index(mode), paddings.index(padding_mode), align_corners)
+
+
+def affine_grid(theta: Tensor, size: Any, align_corners: Optional[bool] = None) -> Tensor:
+    if align_corners is None:
+        warn("UserWarning", _GRID_SAMPLE_DEFAULT)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
+                             f"{theta.shape}.")
+        spatial_size = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got "
+                             f"{theta.shape}.")
+        spatial_size = size[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if align_corners and min(spatial_size) == 1:
+        warn("UserWarning", "Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                            "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                            "of affine_grid for details.")
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return _TORCH["affine_grid_generator"](theta, size, align_corners)
+
+
 # builtins of torch that torch.nn.functional shares
-pixel_shuffle = namespace_members("torch")["pixel_shuffle"]
-pixel_unshuffle = namespace_members("torch")["pixel_unshuffle"]
-channel_shuffle = namespace_members("torch")["channel_shuffle"]
+pixel_shuffle = _TORCH["pixel_shuffle"]
+pixel_unshuffle = _TORCH["pixel_unshuffle"]
+channel_shuffle = _TORCH["channel_shuffle"]
 
 
 __all__ = ["linear", "bilinear", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool2d", "batch_norm",
            "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm", "normalize", "embedding",
-           "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "unfold", "fold", "conv1d", "conv2d", "conv3d",
+           "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "unfold", "fold", "grid_sample",
+           "affine_grid", "conv1d", "conv2d", "conv3d",
            "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
