@@ -14,7 +14,15 @@ def _hooked_linear(x):
     return layer(x)
 
 
+def _unpool_indices():
+    return long_tensor([[[[0, 3], [11, 18]], [[6, 2], [15, 9]]]])
+
+
 NN_CASES = [
+    Case("max_unpool2d", lambda x: NF.max_unpool2d(x, _unpool_indices(), 2, output_size=(4, 5)), [rand(1, 2, 2, 2)],
+         True),
+    Case("lp_pool1d lp_pool2d", lambda x, y: NF.lp_pool1d(x, 2, 2).sum() + NF.lp_pool2d(y, 3, 2, stride=1).sum(),
+         [rand(1, 2, 5, low=0.5, high=2.0), rand(1, 1, 3, 3, low=0.5, high=2.0, seed=1)]),
     Case("unfold (im2col)", lambda x: NF.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
          [rand(2, 2, 4, 5)], True),
     Case("fold (col2im) overlapping", lambda c: NF.fold(c, (4, 5), (2, 2), padding=(1, 0), stride=1),

@@ -137,10 +137,78 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     return result if return_indices else result[0]
 
 
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = False) -> tuple:
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = False) -> tuple:
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def _lp_pool(pool: Any, input: Tensor, norm_type: float, kernel_size: Any, stride: Any, ceil_mode: bool,
+             window: int) -> Tensor:
+    if isinstance(norm_type, (int, float)) and abs(norm_type) == math.inf:
+        pooled = pool[0](input.abs() * math.copysign(1, norm_type), kernel_size, stride, 0, 1, ceil_mode)
+        return pooled * math.copysign(1, norm_type)
+    out = pool[1](input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (_TORCH["sign"](out) * out.abs().relu()).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    return _lp_pool((max_pool1d, avg_pool1d), input, norm_type, kernel_size, stride, ceil_mode, kernel_size)
+
+
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
-    kernel = _single(kernel_size) * (2 // len(_single(kernel_size)))
-    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (out.sign() * out.abs().relu()).mul(kernel[0] * kernel[1]).pow(1.0 / norm_type)
+    kernel_w, kernel_h = _pair(kernel_size)
+    return _lp_pool((max_pool2d, avg_pool2d), input, norm_type, kernel_size, stride, ceil_mode, kernel_w * kernel_h)
+
+
+def _unpool_output_size(input: Tensor, kernel_size: tuple, stride: tuple, padding: tuple, output_size: Any) -> list:
+    default = [(input.shape[-len(kernel_size) + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+               for d in range(len(kernel_size))]
+    if output_size is None:
+        result = default
+    else:
+        if len(output_size) == len(kernel_size) + 2:
+            output_size = output_size[2:]
+        if len(output_size) != len(kernel_size):
+            raise ValueError(f"output_size should be a sequence containing {len(kernel_size)} or {len(kernel_size) + 2} "
+                             f"elements, but it has a length of '{len(output_size)}'")
+        for d in range(len(kernel_size)):
+            low, high = default[d] - stride[d], default[d] + stride[d]
+            if not low < output_size[d] < high:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})')
+        result = output_size
+    for d in range(len(kernel_size)):
+        if result[d] < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={result[d]}")
+    return result
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    kernel = _single(kernel_size)
+    stride = _single(stride) if stride is not None else kernel
+    size = _unpool_output_size(input, kernel, stride, _single(padding), output_size)
+    return _NN["max_unpool2d"](input.unsqueeze(-1), indices.unsqueeze(-1), list(size) + [1]).squeeze(-1)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    kernel = _pair(kernel_size)
+    stride = _pair(stride) if stride is not None else kernel
+    return _NN["max_unpool2d"](input, indices, _unpool_output_size(input, kernel, stride, _pair(padding), output_size))
 
 
 # ------------------------------------------------------------------ normalization
@@ -342,7 +410,9 @@ pixel_unshuffle = _TORCH["pixel_unshuffle"]
 channel_shuffle = _TORCH["channel_shuffle"]
 
 
-__all__ = ["linear", "bilinear", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+__all__ = ["linear", "bilinear", "max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "lp_pool1d", "max_unpool1d",
+           "max_unpool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool2d", "batch_norm",
            "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm", "normalize", "embedding",
            "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "unfold", "fold", "grid_sample",
