@@ -13,6 +13,13 @@ from ..tensor import Tensor
 from .registry import node, op, record
 
 
+def _vector_pow(x: np.ndarray, exponent: Any) -> np.ndarray:
+    """Vectorized<scalar_t>::pow: SLEEF's powf for float32."""
+    if x.dtype == np.float32:
+        return simd.vector_pow(x, np.float32(exponent))
+    return np.power(x, exponent)
+
+
 def _pair_indices(n: int) -> tuple:
     """The (i, j) of each pdist entry, i < j, in row-major order of the upper triangle."""
     return np.triu_indices(n, 1)
@@ -37,7 +44,9 @@ def _distances(x: np.ndarray, p: float) -> np.ndarray:
         return np.sqrt(_lane_reduced(diff * diff, p))
     if math.isinf(p):
         return _lane_reduced(diff, p)
-    return np.power(_lane_reduced(np.power(diff, kind(p)), p), kind(1.0 / p))
+    # the powers are the SIMD kernel's; the root is std::pow(agg, 1.0 / p), in double
+    total = _lane_reduced(_vector_pow(diff, kind(p)), p)
+    return np.power(total.astype(np.float64), 1.0 / float(kind(p))).astype(x.dtype)
 
 
 def _pair_gradients(diff: np.ndarray, grad: np.ndarray, dist: np.ndarray, p: float) -> np.ndarray:
@@ -53,11 +62,13 @@ def _pair_gradients(diff: np.ndarray, grad: np.ndarray, dist: np.ndarray, p: flo
             return np.where(dist == 0, kind(0), grad * diff / dist)
         if math.isinf(p):
             return grad * np.sign(diff) * (np.abs(diff) == dist)
+        # the exponents are the kernel's, p - 1 and p - 2 taken in the tensor's dtype
+        below, below_two = kind(p) - kind(1), kind(p) - kind(2)
         if p < 2:
             return np.where((dist == 0) | (diff == 0), kind(0),
-                            np.sign(diff) * np.power(np.abs(diff), kind(p - 1)) * grad / np.power(dist, kind(p - 1)))
+                            np.sign(diff) * _vector_pow(np.abs(diff), below) * grad / _vector_pow(dist, below))
         return np.where(dist == 0, kind(0),
-                        diff * np.power(np.abs(diff), kind(p - 2)) * grad / np.power(dist, kind(p - 1)))
+                        diff * _vector_pow(np.abs(diff), below_two) * grad / _vector_pow(dist, below))
 
 
 def _pdist_grad(grad: Tensor, self: Tensor, p: float, result: Tensor) -> Tensor:
