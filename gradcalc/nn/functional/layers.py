@@ -9,7 +9,7 @@ import numpy as np
 
 from ...autograd import autocast, dtypes, forward_mode
 from ...autograd import grad_mode
-from ...autograd.ops import convolution, linalg, normalization, pooling, shape
+from ...autograd.ops import convolution, joining, linalg, normalization, pooling, shape
 from ...autograd.ops import embedding as embedding_ops
 from ...autograd.ops.arrangement import constant_pad_nd
 from ...autograd.ops.generate import namespace_members
@@ -303,6 +303,67 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, 
     return embedding_ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = None, max_norm: Optional[float] = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Optional[Tensor] = None, include_last_offset: bool = False,
+                  padding_idx: Optional[int] = None) -> Tensor:
+    """Sums, means or maxima of bags of embeddings (torch.nn.functional's checks first), the bags
+    given by offsets into a 1-d input or by the rows of a 2-d one; each bag's rows are looked up
+    with embedding and reduced, so the graph is embedding's and the reduction's."""
+    if weight.dtype is dtypes.int64 and input.is_floating_point():
+        warn("UserWarning", "Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                            "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.")
+        weight, input = input, weight
+    if per_sample_weights is not None and input.shape != per_sample_weights.shape:
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        bounds = [(row * input.shape[1], (row + 1) * input.shape[1]) for row in range(input.shape[0])]
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = [int(v) for v in offsets.tolist()]
+        ends = starts[1:] + ([] if include_last_offset else [input.shape[0]])
+        bounds = list(zip(starts, ends))
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    rows = []
+    for start, end in bounds:
+        # entries equal to padding_idx take no part in their bag; an empty bag is zeros
+        kept = [i for i in range(start, end) if padding_idx is None or int(input[i]) != padding_idx]
+        if not kept:
+            rows.append(weight.new_zeros(weight.shape[1:]))
+            continue
+        positions = Tensor._make(np.asarray(kept, np.int64), dtypes.int64)
+        vectors = embedding(input[positions], weight, None, max_norm, norm_type)
+        if per_sample_weights is not None:
+            vectors = vectors * per_sample_weights[positions].unsqueeze(-1)
+        rows.append(vectors.sum(0) if mode == "sum" else vectors.max(0)[0] if mode == "max" else vectors.mean(0))
+    return joining.stack(rows)
+
+
 # built-in in torch._C._nn: PyTorch's argument parser
 _NN = namespace_members("nn")
 _TORCH = namespace_members("torch")
@@ -416,7 +477,7 @@ __all__ = ["linear", "bilinear", "max_pool1d", "max_pool2d", "max_pool1d_with_in
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "lp_pool1d", "max_unpool1d",
            "max_unpool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool2d", "batch_norm",
-           "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm", "normalize", "embedding",
+           "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm", "normalize", "embedding", "embedding_bag",
            "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "pdist",
            "unfold", "fold", "grid_sample", "affine_grid", "conv1d", "conv2d", "conv3d",
            "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]

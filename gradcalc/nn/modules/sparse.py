@@ -7,7 +7,6 @@ import numpy as np
 
 from ...autograd import dtypes, grad_mode
 from ...autograd.dtypes import DType
-from ...autograd.ops.joining import stack
 from ...autograd.tensor import Tensor
 from .. import functional as F
 from .. import init
@@ -112,26 +111,21 @@ class EmbeddingBag(Module):
 
     def forward(self, input: Tensor, offsets: Optional[Tensor] = None,
                 per_sample_weights: Optional[Tensor] = None) -> Tensor:
-        if input.ndim == 2:
-            bags = [input[i] for i in range(input.shape[0])]
-        else:
-            starts = [int(v) for v in offsets.tolist()]
-            ends = starts[1:] + ([] if self.include_last_offset else [input.shape[0]])
-            bags = [input[a:b] for a, b in zip(starts, ends)]
-            if per_sample_weights is not None:
-                per_sample_weights = [per_sample_weights[a:b] for a, b in zip(starts, ends)]
-        rows = []
-        for index, bag in enumerate(bags):
-            vectors = F.embedding(bag, self.weight, self.padding_idx, self.max_norm, self.norm_type)
-            if per_sample_weights is not None:
-                vectors = vectors * per_sample_weights[index].unsqueeze(-1)
-            if self.mode == "sum":
-                rows.append(vectors.sum(0))
-            elif self.mode == "max":
-                rows.append(vectors.max(0)[0])
-            else:
-                rows.append(vectors.mean(0))
-        return stack(rows)
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
+                               self.mode, self.sparse, per_sample_weights, self.include_last_offset, self.padding_idx)
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, max_norm: Optional[float] = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False,
+                        padding_idx: Optional[int] = None) -> "EmbeddingBag":
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse, _weight=embeddings,
+                  include_last_offset=include_last_offset, padding_idx=padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
 
     def extra_repr(self) -> str:
         text = f"{self.num_embeddings}, {self.embedding_dim}"
