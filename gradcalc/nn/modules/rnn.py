@@ -91,6 +91,9 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def flatten_parameters(self) -> None:
+        """Lays the weights out for cuDNN in PyTorch: nothing to do on the CPU."""
+
     @property
     def _flat_weights(self) -> list:
         return [getattr(self, name) for name in self._flat_weights_names]
