@@ -2,7 +2,7 @@
 PyTorch (simd_cases/) with the capability of the machine that recorded them: ATen's element-wise
 kernels split a tensor between their SIMD loop (whole pairs of registers) and their scalar loop
 (float32 sigmoid, silu, pow with a number for exponent or base); softmax adds one running sum per lane of a register; PyTorch's AVX2 code fuses
-tanh's gradient into a multiply-add; oneDNN computes gelu with erf in its own way below AVX-512."""
+tanh's gradient into a multiply-add; layer_norm's statistics keep one Welford update per lane; oneDNN computes gelu with erf in its own way below AVX-512."""
 from __future__ import annotations
 
 import importlib.util
@@ -14,6 +14,7 @@ import pytest
 
 from gradcalc.autograd import cpu, dtypes
 from gradcalc.autograd.ops.activation import gelu, gelu_backward, log_softmax, silu, softmax
+from gradcalc.autograd.ops.normalization import native_layer_norm
 from gradcalc.autograd.ops.pointwise import sigmoid, tanh_backward
 from gradcalc.autograd.tensor import Tensor
 
@@ -38,6 +39,8 @@ FUNCTIONS: dict[str, Callable[[int], Tensor]] = {
     "gelu": lambda size: gelu(_float32(recorder.values(size))),
     "gelu_backward": lambda size: gelu_backward(_float32(recorder.grads(size)), _float32(recorder.values(size)), "none"),
     "tanh_backward": lambda size: tanh_backward(_float32(recorder.grads(size)), _float32(recorder.tanh_outputs(size))),
+    "layer_norm": lambda size: native_layer_norm(_float32(recorder.values(size)), (size,), _float32(recorder.grads(size)),
+                                                 _float32(recorder.tanh_outputs(size)), 1e-5),
 }
 
 
