@@ -568,6 +568,7 @@ NO_FORWARD_AD = {
        for case, aten in (("multi_margin_loss", "multi_margin_loss"),
                           ("multilabel_margin_loss", "multilabel_margin_loss_forward"), ("pdist", "_pdist_forward"),
                           ("ctc_loss", "_ctc_loss"))},
+    "mkldnn_rnn_layer": "Trying to use forward AD with mkldnn_rnn_layer that does not support it",
     **{name: "Trying to use forward AD with grid_sampler_2d that does not support it" for name in (
         "grid_sample bilinear zeros", "grid_sample bilinear border aligned", "grid_sample bilinear reflection",
         "grid_sample nearest", "grid_sample bicubic")},
