@@ -67,6 +67,14 @@ def _nn() -> dict:
     return nn
 
 
+def _nn_utils() -> dict:
+    from ...nn import utils
+
+    package = _all(utils)
+    package.update({name: Submodule(f"torch.nn.utils.{name}") for name in utils.SUBMODULES})
+    return package
+
+
 def _nn_parameter() -> dict:
     from ...nn import parameter
 
@@ -133,7 +141,7 @@ BUILDERS: dict = {
     "torch.nn.parameter": _nn_parameter,
     "torch.nn.functional": _module_all("nn.functional"),
     "torch.nn.init": _module_all("nn.init"),
-    "torch.nn.utils": _module_all("nn.utils"),
+    "torch.nn.utils": _nn_utils,
     "torch.optim": _optim, "torch.optim.lr_scheduler": _lr_scheduler,
     "torch.utils": lambda: dict(data=Submodule("torch.utils.data")),
     "torch.utils.data": _data,
@@ -158,6 +166,8 @@ BUILDERS: dict = {
     "torch.backends.mps": _no_device(is_available=lambda: False, is_built=lambda: False),
     "torch.distributions": _distributions,
 }
+# torch.nn.utils' modules (the package lists them in SUBMODULES)
+BUILDERS.update({f"torch.nn.utils.{name}": _module_all(f"nn.utils.{name}") for name in ("clip_grad",)})
 # torch.distributions' modules: what each defines (the package lists them in SUBMODULES)
 BUILDERS.update({f"torch.distributions.{name}": _distribution_module(name) for name in (
     "bernoulli", "binomial", "categorical", "constraints", "distribution", "exp_family", "exponential", "gamma",
