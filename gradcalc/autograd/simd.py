@@ -7,16 +7,18 @@ from typing import Callable
 
 import numpy as np
 
-from . import kernels
+from . import cpu, kernels
 
 # Lanes of a SIMD register in PyTorch's CPU kernels (AVX512: 64 bytes).
 VECTOR_BYTES = 64
+# The register of the kernels ATen runs on this machine (AVX2: 32 bytes).
+ATEN_VECTOR_BYTES = 64 if cpu.ATEN_AVX512 else 32
 
 
-def lane_sum(values: np.ndarray) -> np.ndarray:
+def lane_sum(values: np.ndarray, vector_bytes: int = VECTOR_BYTES) -> np.ndarray:
     """Sum over the last axis as at::vec::reduce_all adds: a running sum for fewer elements than
     one register holds; otherwise one running sum per lane, then a pairwise fold of the lanes."""
-    lanes = VECTOR_BYTES // values.dtype.itemsize
+    lanes = vector_bytes // values.dtype.itemsize
     size = values.shape[-1]
     if size < lanes:
         return np.add.accumulate(values, axis=-1)[..., -1]

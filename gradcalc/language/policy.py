@@ -276,9 +276,15 @@ _gradcalc("contextlib", "_GeneratorContextManager", read={"__enter__", "__exit__
 _gradcalc("gradcalc.autograd.ops.decompositions", "LinAlgError", like=RuntimeError)
 _gradcalc("gradcalc.serialization", "UnpicklingError", like=RuntimeError)
 _gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"})
+# torch.nn: a module's registries; torch.nn.utils' spectral norm keeps its power-iteration vectors as private
+# buffers (`_u`, `_v`)
+_MODULE_READ = {"_parameters", "_buffers", "_modules", "__call__", "__getattr__", "__setattr__", "__delattr__",
+                "__dict__"}
 _gradcalc("gradcalc.nn.modules.module", "Module", public=True, public_write=True, subclasses=True, derivable=True,
-          read={"_parameters", "_buffers", "_modules", "__call__", "__getattr__", "__setattr__", "__delattr__",
-                "__dict__"})
+          read=_MODULE_READ)
+_gradcalc("gradcalc.nn.utils.parametrizations", "_SpectralNorm", public=True, public_write=True, subclasses=True,
+          derivable=True, read=_MODULE_READ | {"_u", "_v"}, write={"_u", "_v"})
+_gradcalc("gradcalc.nn.utils.parametrizations", "_OrthMaps", public=True)
 _gradcalc("gradcalc.nn.modules.module", "_IncompatibleKeys",
           read=public_names(tuple) | {"missing_keys", "unexpected_keys", "_fields"})
 _gradcalc("gradcalc.optim.optimizer", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)
