@@ -278,13 +278,17 @@ _gradcalc("gradcalc.serialization", "UnpicklingError", like=RuntimeError)
 _gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"})
 # torch.nn: a module's registries; torch.nn.utils' spectral norm keeps its power-iteration vectors as private
 # buffers (`_u`, `_v`)
-_MODULE_READ = {"_parameters", "_buffers", "_modules", "__call__", "__getattr__", "__setattr__", "__delattr__",
-                "__dict__"}
+_MODULE_READ = {"_parameters", "_buffers", "_modules", "_forward_pre_hooks", "_forward_hooks", "__call__",
+                "__getattr__", "__setattr__", "__delattr__", "__dict__"}
 _gradcalc("gradcalc.nn.modules.module", "Module", public=True, public_write=True, subclasses=True, derivable=True,
           read=_MODULE_READ)
 _gradcalc("gradcalc.nn.utils.parametrizations", "_SpectralNorm", public=True, public_write=True, subclasses=True,
           derivable=True, read=_MODULE_READ | {"_u", "_v"}, write={"_u", "_v"})
 _gradcalc("gradcalc.nn.utils.parametrizations", "_OrthMaps", public=True)
+# a pruning method is a module's forward pre-hook (programs find it in `_forward_pre_hooks`); programs derive their own
+_gradcalc("gradcalc.nn.utils.prune", "BasePruningMethod", public=True, public_write=True, subclasses=True,
+          derivable=True, read={"_tensor_name", "_pruning_methods", "__call__", "__iter__", "__len__", "__getitem__"},
+          write={"_tensor_name"})
 _gradcalc("gradcalc.nn.modules.module", "_IncompatibleKeys",
           read=public_names(tuple) | {"missing_keys", "unexpected_keys", "_fields"})
 _gradcalc("gradcalc.optim.optimizer", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)

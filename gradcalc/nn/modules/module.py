@@ -54,9 +54,13 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+# hooks are keyed by their handle's number, as in torch (programs see the keys in `_forward_pre_hooks`)
+_HANDLE_IDS = itertools.count()
+
+
 def _hook_handle(hooks: dict, hook: Callable, prepend: bool = False, *flags: dict) -> tuple:
     """A handle removing `hook` from `hooks` (and its flags), and its key there."""
-    key = object()
+    key = next(_HANDLE_IDS)
     hooks[key] = hook
     if prepend:
         hooks_in_order = list(hooks.items())
