@@ -4,6 +4,7 @@ modules' backward hooks put around their inputs and outputs. test_gradcheck.py r
 from __future__ import annotations
 
 from gradcheck import Case, constant, distinct, long_tensor, rand, seeded
+from gradcalc.autograd.ops.normalization import weight_norm_interface
 from gradcalc.nn import functional as NF
 from gradcalc.nn.modules import Linear
 
@@ -45,4 +46,7 @@ NN_CASES = [
     Case("smooth_l1_loss huber_loss", lambda x, y: NF.smooth_l1_loss(x, y, beta=0.5) + NF.huber_loss(x, y, delta=0.7),
          [rand(2, 3), rand(2, 3, seed=1)], True),
     Case("module backward hook", _hooked_linear, [rand(2, 3)]),
+    Case("weight_norm first and last dim", lambda v, g, h: weight_norm_interface(v, g, 0).sum()
+         + (weight_norm_interface(v, h, 2) ** 2).sum(), [rand(3, 2, 4), rand(3, 1, 1, seed=1), rand(1, 1, 4, seed=2)],
+         True),
 ]

@@ -276,9 +276,10 @@ _gradcalc("contextlib", "_GeneratorContextManager", read={"__enter__", "__exit__
 _gradcalc("gradcalc.autograd.ops.decompositions", "LinAlgError", like=RuntimeError)
 _gradcalc("gradcalc.serialization", "UnpicklingError", like=RuntimeError)
 _gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"})
-# torch.nn: a module's registries; torch.nn.utils' spectral norm keeps its power-iteration vectors as private
+# torch.nn: a module's registries and forward pre-hooks (the Pruning Tutorial finds its pruning method there; they
+# hold the program's hooks only); torch.nn.utils' spectral norm keeps its power-iteration vectors as private
 # buffers (`_u`, `_v`)
-_MODULE_READ = {"_parameters", "_buffers", "_modules", "_forward_pre_hooks", "_forward_hooks", "__call__",
+_MODULE_READ = {"_parameters", "_buffers", "_modules", "_forward_pre_hooks", "__call__",
                 "__getattr__", "__setattr__", "__delattr__", "__dict__"}
 _gradcalc("gradcalc.nn.modules.module", "Module", public=True, public_write=True, subclasses=True, derivable=True,
           read=_MODULE_READ)

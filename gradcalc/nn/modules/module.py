@@ -109,9 +109,9 @@ class Module:
             raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but {len(args) + 1} were "
                             "given")
         state = {"training": True, "_parameters": {}, "_buffers": {}, "_non_persistent_buffers_set": set(),
-                 "_modules": {}, "_forward_hooks": {}, "_forward_hooks_with_kwargs": {}, "_forward_pre_hooks": {},
-                 "_forward_pre_hooks_with_kwargs": {}, "_backward_hooks": {}, "_backward_pre_hooks": {},
-                 "_load_state_dict_pre_hooks": {}}
+                 "_modules": {}, "_forward_hooks": OrderedDict(), "_forward_hooks_with_kwargs": {},
+                 "_forward_pre_hooks": OrderedDict(), "_forward_pre_hooks_with_kwargs": {}, "_backward_hooks": {},
+                 "_backward_pre_hooks": {}, "_load_state_dict_pre_hooks": {}}
         for name, value in state.items():
             object.__setattr__(self, name, value)
 
