@@ -290,6 +290,8 @@ _gradcalc("gradcalc.nn.utils.parametrizations", "_OrthMaps", public=True)
 _gradcalc("gradcalc.nn.utils.prune", "BasePruningMethod", public=True, public_write=True, subclasses=True,
           derivable=True, read={"_tensor_name", "_pruning_methods", "__call__", "__iter__", "__len__", "__getitem__"},
           write={"_tensor_name"})
+_gradcalc("gradcalc.nn.utils.weight_norm", "WeightNorm", public=True, read={"__call__"})
+_gradcalc("gradcalc.nn.utils.spectral_norm", "SpectralNorm", public=True, read={"__call__"})
 _gradcalc("gradcalc.nn.modules.module", "_IncompatibleKeys",
           read=public_names(tuple) | {"missing_keys", "unexpected_keys", "_fields"})
 _gradcalc("gradcalc.optim.optimizer", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)

@@ -85,7 +85,8 @@ def _nn_parameter() -> dict:
 def _optim() -> dict:
     from ... import optim
 
-    return dict(optim.optimizers(), lr_scheduler=Submodule("torch.optim.lr_scheduler"))
+    return dict(optim.optimizers(), lr_scheduler=Submodule("torch.optim.lr_scheduler"),
+                swa_utils=Submodule("torch.optim.swa_utils"))
 
 
 def _lr_scheduler() -> dict:
@@ -143,6 +144,7 @@ BUILDERS: dict = {
     "torch.nn.init": _module_all("nn.init"),
     "torch.nn.utils": _nn_utils,
     "torch.optim": _optim, "torch.optim.lr_scheduler": _lr_scheduler,
+    "torch.optim.swa_utils": _module_all("optim.swa_utils"),
     "torch.utils": lambda: dict(data=Submodule("torch.utils.data")),
     "torch.utils.data": _data,
     "torch.utils.data.dataset": _module_all("utils.data.dataset"),
