@@ -211,7 +211,7 @@ def weight_norm_interface(v: Tensor, g: Tensor, dim: int) -> Tensor:
     data = np.ascontiguousarray(v._data)
     if dim == 0:
         rows = data.reshape(data.shape[0], -1)
-        norm = np.sqrt(simd.lane_sum(rows * rows, simd.ATEN_VECTOR_BYTES)).reshape((-1,) + (1,) * (v.ndim - 1))
+        norm = np.sqrt(simd.lane_sum(rows * rows)).reshape((-1,) + (1,) * (v.ndim - 1))
     else:
         columns = data.reshape(-1, data.shape[-1])
         total = np.zeros(columns.shape[-1], data.dtype)
