@@ -103,6 +103,8 @@ from .padding import (
     CircularPad3d,
 )
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .channelshuffle import ChannelShuffle
+from .fold import Fold, Unfold
 from .distance import CosineSimilarity, PairwiseDistance
 
 __all__ = [
@@ -229,6 +231,9 @@ __all__ = [
     "CircularPad2d",
     "CircularPad3d",
     "PixelShuffle",
+    "ChannelShuffle",
+    "Fold",
+    "Unfold",
     "PixelUnshuffle",
     "CosineSimilarity",
     "PairwiseDistance",
