@@ -51,7 +51,7 @@ I1 = node("SpecialI1Backward0", ("self",), forward=special.i1, jvp=ELEMENT_WISE,
 SINC = node("SincBackward0", ("self",), jvp=ELEMENT_WISE,
             self=lambda grad, self: grad * ((math.pi * self * (math.pi * self).cos() - (math.pi * self).sin())
                                             / (math.pi * self * self)).masked_fill(self == 0, 0))
-ANGLE = node("AngleBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, self: zeros_like(grad))
+ANGLE = node("AngleBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, self: _angle_grad(grad, self))
 LOGIT = node("LogitBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, self, eps: _logit_grad(grad, self, eps))
 FREXP = node("FrexpBackward0", ("self",), saved_tensors=("exponent",), jvp=ELEMENT_WISE,
              self=lambda grad, exponent: grad / exponent.exp2())
@@ -59,6 +59,14 @@ FREXP = node("FrexpBackward0", ("self",), saved_tensors=("exponent",), jvp=ELEME
 
 def special_i1(x: Tensor) -> Tensor:
     return unary_float(I1, x)
+
+
+def _angle_grad(grad: Tensor, self: Tensor) -> Tensor:
+    # a real number's angle is piecewise constant; a complex one's turns with i * self / |self|^2
+    # (the conjugate Wirtinger derivative), taken as 0 at 0
+    if not self._dtype.is_complex:
+        return zeros_like(grad)
+    return (grad * self / self.abs().pow(2) * 1j).masked_fill(self == 0, 0)
 
 
 def _logit_grad(grad: Tensor, self: Tensor, eps: Optional[float]) -> Tensor:
