@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .. import grad_mode
+from .. import cpu, grad_mode, kernels, simd
 from ..tensor import Tensor
 from .common import ABSENT, shape_text
 from .registry import node, record
@@ -140,6 +140,21 @@ def native_batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Te
                   weight=weight)
 
 
+def _avx2_layer_norm(x: np.ndarray, count: int, weight: Optional[Tensor], bias: Optional[Tensor],
+                     eps: float) -> tuple:
+    """float32 layer_norm as ATen's AVX2 kernel computes it: RowwiseMoments' statistics, then
+    (x - mean) * rstd times the weight plus the bias in one multiply-add."""
+    shape = x.shape[:x.ndim - count] + (1,) * count
+    rows = np.ascontiguousarray(x).reshape(int(np.prod(shape, dtype=np.int64)), -1)
+    mean, variance = kernels.rowwise_moments(rows, simd.lanes(np.float32))
+    rstd = np.float32(1) / np.sqrt(np.maximum(variance, np.float32(0)) + np.float32(eps))
+    normalized = (rows - mean[:, None]) * rstd[:, None]
+    scale = np.float32(1) if weight is None else weight._data.reshape(-1)
+    shift = np.float32(0) if bias is None else bias._data.reshape(-1)
+    data = kernels.fused_multiply_add(normalized, scale, shift).reshape(x.shape)
+    return mean.reshape(shape), rstd.reshape(shape), data
+
+
 def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor],
                       bias: Optional[Tensor], eps: float) -> Tensor:
     normalized_shape = tuple(normalized_shape)
@@ -154,12 +169,15 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Op
                                f"{shape_text(tensor.shape)} and normalized_shape = {shape_text(normalized_shape)}")
     x = input._data
     axes = tuple(range(x.ndim - count, x.ndim))
-    mean, rstd, _ = _statistics(x, axes, eps)
-    data = (x - mean) * rstd
-    if weight is not None:
-        data = data * weight._data
-    if bias is not None:
-        data = data + bias._data
+    if x.dtype == np.float32 and x.size and not cpu.ATEN_AVX512:
+        mean, rstd, data = _avx2_layer_norm(x, count, weight, bias, eps)
+    else:
+        mean, rstd, _ = _statistics(x, axes, eps)
+        data = (x - mean) * rstd
+        if weight is not None:
+            data = data * weight._data
+        if bias is not None:
+            data = data + bias._data
     inputs = (input, weight if weight is not None else ABSENT, bias if bias is not None else ABSENT)
     return record(LAYER_NORM, inputs, np.asarray(data, dtype=x.dtype), input._dtype,
                   result1=Tensor._make(mean, input._dtype), result2=Tensor._make(rstd, input._dtype),
