@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .. import grad_mode
+from .. import dtypes, grad_mode, layer_norm_kernel
 from ..tensor import Tensor
 from .common import ABSENT, shape_text
 from .registry import node, record
@@ -59,6 +59,14 @@ BATCH_NORM = node(
 def _layer_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], normalized_shape: tuple, eps: float,
                       which: str) -> Tensor:
     axis = input.ndim - len(normalized_shape)
+    if input._dtype is dtypes.float32 and input.numel() and not (
+            grad_mode.is_grad_enabled() and (grad.requires_grad or input.requires_grad)):
+        # no graph to record: ATen's kernel, in its order of operations
+        data = layer_norm_kernel.backward(grad._data, input._data, len(normalized_shape),
+                                          None if weight is None else weight._data, eps, which)
+        return Tensor._make(data, grad._dtype)
+    if which == "bias":
+        return grad.sum(tuple(range(axis)))
     dx, x_hat = _normalized_grads(grad, input, weight if which == "input" else None,
                                   tuple(range(axis, input.ndim)), eps)
     return dx if which == "input" else (grad * x_hat).sum(tuple(range(axis)))
@@ -71,7 +79,8 @@ LAYER_NORM = node(
         grad, input, weight, normalized_shape, _eps, "input"),
     weight=lambda grad, input, normalized_shape, _eps: _layer_norm_grads(grad, input, None, normalized_shape, _eps,
                                                                          "weight"),
-    bias=lambda grad, input, normalized_shape: grad.sum(tuple(range(input.ndim - len(normalized_shape)))))
+    bias=lambda grad, input, normalized_shape, _eps: _layer_norm_grads(grad, input, None, normalized_shape, _eps,
+                                                                       "bias"))
 
 
 def _group_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], N: int, C: int, group: int, eps: float,
@@ -153,13 +162,16 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Op
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{shape_text(tensor.shape)} and normalized_shape = {shape_text(normalized_shape)}")
     x = input._data
-    axes = tuple(range(x.ndim - count, x.ndim))
-    mean, rstd, _ = _statistics(x, axes, eps)
-    data = (x - mean) * rstd
-    if weight is not None:
-        data = data * weight._data
-    if bias is not None:
-        data = data + bias._data
+    if input._dtype is dtypes.float32 and x.size:
+        data, mean, rstd = layer_norm_kernel.forward(x, count, None if weight is None else weight._data,
+                                              None if bias is None else bias._data, eps)
+    else:
+        mean, rstd, _ = _statistics(x, tuple(range(x.ndim - count, x.ndim)), eps)
+        data = (x - mean) * rstd
+        if weight is not None:
+            data = data * weight._data
+        if bias is not None:
+            data = data + bias._data
     inputs = (input, weight if weight is not None else ABSENT, bias if bias is not None else ABSENT)
     return record(LAYER_NORM, inputs, np.asarray(data, dtype=x.dtype), input._dtype,
                   result1=Tensor._make(mean, input._dtype), result2=Tensor._make(rstd, input._dtype),

@@ -104,6 +104,13 @@ from .padding import (
 )
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .distance import CosineSimilarity, PairwiseDistance
+from .transformer import (
+    Transformer,
+    TransformerEncoder,
+    TransformerDecoder,
+    TransformerEncoderLayer,
+    TransformerDecoderLayer,
+)
 
 __all__ = [
     "Module",
@@ -232,4 +239,9 @@ __all__ = [
     "PixelUnshuffle",
     "CosineSimilarity",
     "PairwiseDistance",
+    "Transformer",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
 ]
