@@ -15,6 +15,13 @@ def _hooked_linear(x):
 
 
 NN_CASES = [
+    Case("unfold (im2col)", lambda x: NF.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
+         [rand(2, 2, 4, 5)], True),
+    Case("fold (col2im) overlapping", lambda c: NF.fold(c, (4, 5), (2, 2), padding=(1, 0), stride=1),
+         [rand(2, 8, 20)], True),
+    Case("pixel_shuffle pixel_unshuffle", lambda x, y: NF.pixel_shuffle(x, 2).flatten() * NF.pixel_unshuffle(y, 2).sum(),
+         [rand(1, 4, 2, 3), rand(2, 1, 4, 2, seed=1)], True),
+    Case("channel_shuffle", lambda x: NF.channel_shuffle(x, 3) * constant(rand(2, 6, 2, seed=1)), [rand(2, 6, 2)], True),
     Case("conv2d", lambda x, w, b: NF.conv2d(x, w, b, stride=2, padding=1),
          [rand(2, 3, 5, 5), rand(4, 3, 3, 3, seed=1), rand(4, seed=2)]),
     Case("conv2d dilated grouped", lambda x, w: NF.conv2d(x, w, None, 1, (1, 0), 2, 2),

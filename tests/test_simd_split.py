@@ -1,17 +1,20 @@
-"""ATen's element-wise kernels split a tensor between their SIMD loop (whole pairs of registers)
-and their scalar loop, whose last bits differ; the register's width is the machine's capability.
-float32 sigmoid of many sizes is checked against digests recorded from PyTorch (simd_cases/),
-with the capability of the machine that recorded them."""
+"""Results whose last bits depend on the machine's SIMD code, against digests recorded from
+PyTorch (simd_cases/) with the capability of the machine that recorded them: ATen's element-wise
+kernels split a tensor between their SIMD loop (whole pairs of registers) and their scalar loop
+(float32 sigmoid); softmax adds one running sum per lane of a register; PyTorch's AVX2 code fuses
+tanh's gradient into a multiply-add; oneDNN computes gelu with erf in its own way below AVX-512."""
 from __future__ import annotations
 
 import importlib.util
 import json
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
 from gradcalc.autograd import cpu, dtypes
-from gradcalc.autograd.ops.pointwise import sigmoid
+from gradcalc.autograd.ops.activation import gelu, gelu_backward, log_softmax, softmax
+from gradcalc.autograd.ops.pointwise import sigmoid, tanh_backward
 from gradcalc.autograd.tensor import Tensor
 
 CASES_DIR = Path(__file__).parent / "simd_cases"
@@ -21,9 +24,29 @@ _spec.loader.exec_module(recorder)
 RECORDED = json.loads((CASES_DIR / "simd_cases.json").read_text())
 
 
+def _float32(array) -> Tensor:
+    return Tensor._make(array, dtypes.float32)
+
+
+FUNCTIONS: dict[str, Callable[[int], Tensor]] = {
+    "sigmoid": lambda size: sigmoid(_float32(recorder.values(size))),
+    "softmax": lambda size: softmax(_float32(recorder.values(size)), 0),
+    "log_softmax": lambda size: log_softmax(_float32(recorder.values(size)), 0),
+    "gelu": lambda size: gelu(_float32(recorder.values(size))),
+    "gelu_backward": lambda size: gelu_backward(_float32(recorder.grads(size)), _float32(recorder.values(size)), "none"),
+    "tanh_backward": lambda size: tanh_backward(_float32(recorder.grads(size)), _float32(recorder.tanh_outputs(size))),
+}
+
+
 @pytest.mark.parametrize("case", RECORDED["cases"], ids=lambda case: str(case["size"]))
-def test_sigmoid_has_pytorchs_bits(case: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("name", recorder.OPS)
+def test_float32_result_has_pytorchs_bits(name: str, case: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cpu, "ATEN_AVX512", RECORDED["capability"] == "AVX512")
-    x = recorder.values(case["size"])
-    assert recorder.digest(x) == case["input"]
-    assert recorder.digest(sigmoid(Tensor._make(x, dtypes.float32))._data) == case["sigmoid"]
+    size = case["size"]
+    assert recorder.digest(recorder.values(size)) + recorder.digest(recorder.grads(size)) \
+        + recorder.digest(recorder.tanh_outputs(size)) == case["input"]
+    assert recorder.digest(FUNCTIONS[name](size)._data) == case[name]
+
+
+def test_every_recorded_function_is_checked() -> None:
+    assert set(FUNCTIONS) == set(recorder.OPS)

@@ -7,28 +7,31 @@ from typing import Callable
 
 import numpy as np
 
-from . import kernels
+from . import cpu, kernels
 
-# Lanes of a SIMD register in PyTorch's CPU kernels (AVX512: 64 bytes).
-VECTOR_BYTES = 64
+
+def lanes(dtype: np.dtype) -> int:
+    """Elements of `dtype` in one SIMD register of ATen's kernels on this machine: 64 bytes with
+    AVX-512, 32 with AVX2."""
+    return (64 if cpu.ATEN_AVX512 else 32) // np.dtype(dtype).itemsize
 
 
 def lane_sum(values: np.ndarray) -> np.ndarray:
     """Sum over the last axis as at::vec::reduce_all adds: a running sum for fewer elements than
     one register holds; otherwise one running sum per lane, then a pairwise fold of the lanes."""
-    lanes = VECTOR_BYTES // values.dtype.itemsize
+    width = lanes(values.dtype)
     size = values.shape[-1]
-    if size < lanes:
+    if size < width:
         return np.add.accumulate(values, axis=-1)[..., -1]
-    acc = values[..., :lanes].copy()
-    full = size - size % lanes
-    for start in range(lanes, full, lanes):
-        acc += values[..., start:start + lanes]
+    acc = values[..., :width].copy()
+    full = size - size % width
+    for start in range(width, full, width):
+        acc += values[..., start:start + width]
     if full < size:
         acc[..., :size - full] += values[..., full:]
-    while lanes > 1:
-        lanes //= 2
-        acc = acc[..., :lanes] + acc[..., lanes:2 * lanes]
+    while width > 1:
+        width //= 2
+        acc = acc[..., :width] + acc[..., width:2 * width]
     return acc[..., 0]
 
 
@@ -70,7 +73,7 @@ def kernel_exp(values: np.ndarray, inner_shape: tuple) -> np.ndarray:
     (outer..., inner..., dim); whole registers of inner positions take the SIMD exp, the
     positions left over the C library's (correctly rounded in practice)."""
     inner = int(np.prod(inner_shape, dtype=np.int64))
-    full = inner - inner % (VECTOR_BYTES // values.dtype.itemsize)
+    full = inner - inner % lanes(values.dtype)
     simd = (np.arange(inner).reshape(inner_shape) < full)[..., None]
     scalar = np.exp(values.astype(np.float64)).astype(values.dtype)
     return np.where(simd, vector_exp(values), scalar)

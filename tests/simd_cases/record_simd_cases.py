@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Record PyTorch's float32 sigmoid (on one thread, as the oracle runs) for test_simd_split.py:
-the SIMD loop of ATen's kernel takes whole pairs of registers and the scalar loop the rest, so
-the last bits of an element depend on its position and on the machine's capability. Inputs come
-from a seeded numpy generator; the file keeps the sizes, the capability and digests.
+"""Record PyTorch's float32 results whose last bits depend on the machine's SIMD code (on one
+thread, as the oracle runs) for test_simd_split.py: the split of an element-wise kernel between
+its SIMD loop (whole pairs of registers) and its scalar loop (sigmoid), the lanes of a
+reduction (softmax, log_softmax along the last dim), fused multiply-adds (tanh's gradient) and
+oneDNN's code (gelu and its gradient). Inputs come from seeded numpy generators; the file keeps
+the sizes, the capability and digests.
 
 Usage (with a Python that has torch 2.13):  python record_simd_cases.py > simd_cases.json
 """
@@ -12,22 +14,45 @@ import json
 import numpy as np
 
 SIZES = list(range(1, 70)) + [100, 257]
+OPS = ("sigmoid", "softmax", "log_softmax", "gelu", "gelu_backward", "tanh_backward")
 
 
 def values(size: int) -> np.ndarray:
     return (np.random.default_rng(size).standard_normal(size) * 4).astype(np.float32)
 
 
+def grads(size: int) -> np.ndarray:
+    """Incoming gradients for the backward functions."""
+    return np.random.default_rng(size + 1000).standard_normal(size).astype(np.float32)
+
+
+def tanh_outputs(size: int) -> np.ndarray:
+    """Values tanh gives (in (-1, 1), many near saturation), as the saved result of tanh's gradient."""
+    return np.random.default_rng(size + 2000).uniform(-1, 1, size).astype(np.float32) ** 3 * np.float32(0.1) \
+        + np.sign(np.random.default_rng(size + 3000).uniform(-1, 1, size)).astype(np.float32) * np.float32(0.9)
+
+
 def digest(array: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()[:16]
 
 
+def _torch_results(torch, size: int) -> dict:
+    x, g = torch.from_numpy(values(size)), torch.from_numpy(grads(size))
+    gelu_input = x.clone().requires_grad_()
+    gelu = torch.nn.functional.gelu(gelu_input)
+    gelu.backward(g)
+    results = {"sigmoid": torch.sigmoid(x), "softmax": torch.softmax(x, 0), "log_softmax": torch.log_softmax(x, 0),
+               "gelu": gelu.detach(), "gelu_backward": gelu_input.grad,
+               "tanh_backward": torch.ops.aten.tanh_backward(g, torch.from_numpy(tanh_outputs(size)))}
+    return {name: digest(result.numpy()) for name, result in results.items()}
+
+
 def main() -> None:
-    import torch  # only the recording needs it: the test imports this file's values and digest
+    import torch  # only the recording needs it: the test imports this file's inputs and digest
 
     torch.set_num_threads(1)
-    cases = [{"size": size, "input": digest(values(size)), "sigmoid": digest(torch.sigmoid(torch.from_numpy(values(size))).numpy())}
-             for size in SIZES]
+    cases = [{"size": size, "input": digest(values(size)) + digest(grads(size)) + digest(tanh_outputs(size)),
+              **_torch_results(torch, size)} for size in SIZES]
     lines = ",\n".join(json.dumps(case) for case in cases)
     capability = torch.backends.cpu.get_cpu_capability()
     print(f'{{"torch": "{torch.__version__}", "capability": "{capability}", "cases": [\n{lines}\n]}}')

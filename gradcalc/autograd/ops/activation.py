@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import dtypes, simd
+from .. import cpu, dtypes, onednn, simd
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
@@ -238,7 +238,16 @@ def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _check_floating(input, "GeluKernelImpl")
-    return activation(input, GELU, gelu_forward(input._data, approximate), approximate=approximate)
+    data = onednn.gelu_erf(input._data) if _onednn_gelu(input, approximate) else gelu_forward(input._data, approximate)
+    return activation(input, GELU, data, approximate=approximate)
+
+
+def _onednn_gelu(input: Tensor, approximate: str) -> bool:
+    """Whether PyTorch hands gelu (and its gradient) to oneDNN: with erf, for a contiguous float32
+    tensor of two elements or more. Below AVX-512 oneDNN's erf is its own approximation; with
+    AVX-512 its results are taken to be the C library's."""
+    return (approximate == "none" and input._dtype is dtypes.float32 and input.numel() > 1
+            and input.is_contiguous() and not cpu.ATEN_AVX512)
 
 
 def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str) -> Tensor:
@@ -253,6 +262,8 @@ def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str) -> Tensor
         left_derivative = kind(0.5) * right
         right_derivative = left * (kind(1) - t * t) * (beta * (kind(1) + kind(3) * kappa * (x * x)))
         data = dy * (left_derivative + right_derivative)
+    elif _onednn_gelu(self, approximate):
+        data = dy * onednn.gelu_erf_slope(x)
     else:
         cdf = kind(0.5) * (kind(1) + simd.libm(simd.erf, x * kind(math.sqrt(0.5))))
         pdf = kind(2.0 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5) * simd.libm(np.exp, x * x * kind(-0.5))

@@ -92,7 +92,13 @@ del _name, _node, _aliases
 
 
 def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
-    data = grad_output._data * (1 - output._data * output._data.conj()).conj()
+    y = output._data
+    if y.dtype == np.float32 and not cpu.ATEN_AVX512:
+        # PyTorch's AVX2 kernels fuse 1 - y * y into one multiply-add (with cancellation near
+        # saturation, that decides many bits)
+        data = grad_output._data * simd.fused_multiply_add(-y, y, np.float32(1))
+    else:
+        data = grad_output._data * (1 - y * y.conj()).conj()
     return record(TANH_BACKWARD, (grad_output, output), data, grad_output._dtype)
 
 

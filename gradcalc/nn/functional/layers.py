@@ -14,7 +14,7 @@ from ...autograd.ops import embedding as embedding_ops
 from ...autograd.ops.arrangement import constant_pad_nd
 from ...autograd.ops.generate import namespace_members
 from ...autograd.ops.common import shape_text
-from ...autograd.tensor import Tensor
+from ...autograd.tensor import Size, Tensor
 from .activation import _require_tensor
 
 
@@ -235,7 +235,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, 
 
 
 # built-in in torch._C._nn: PyTorch's argument parser
-one_hot = namespace_members("nn")["one_hot"]
+_NN = namespace_members("nn")
+one_hot = _NN["one_hot"]
 
 
 # ------------------------------------------------------------------ padding and reshaping
@@ -269,56 +270,29 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: Optional[float] 
     return out
 
 
-def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
-    *batch, channels, height, width = input.shape
-    r = upscale_factor
-    out = input.reshape(tuple(batch) + (channels // (r * r), r, r, height, width))
-    k = len(batch)
-    out = out.permute(tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
-    return out.reshape(tuple(batch) + (channels // (r * r), height * r, width * r))
-
-
-def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
-    *batch, channels, height, width = input.shape
-    r = downscale_factor
-    out = input.reshape(tuple(batch) + (channels, height // r, r, width // r, r))
-    k = len(batch)
-    out = out.permute(tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
-    return out.reshape(tuple(batch) + (channels * r * r, height // r, width // r))
+def _pair(value: Any) -> Any:
+    """torch.nn.modules.utils._pair: an iterable as a tuple, anything else twice."""
+    return tuple(value) if isinstance(value, (tuple, list, Size)) else (value, value)
 
 
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
-    """im2col: each sliding block's values as a column (N, C * kernel size, blocks), through a
-    convolution with one-hot kernels so that its gradient comes with it."""
-    kernel = _single(kernel_size) * (2 // len(_single(kernel_size)))
-    channels = input.shape[-3]
-    eye = Tensor._make(np.eye(kernel[0] * kernel[1], dtype=input.dtype._numpy).reshape(-1, 1, *kernel),
-                       input.dtype)
-    weight = eye.repeat(channels, 1, 1, 1)
-    cols = convolution.conv2d(input, weight, None, stride, padding, dilation, channels)
-    return cols.flatten(-2)
+    return _NN["im2col"](input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
 
 
 def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
          stride: Any = 1) -> Tensor:
-    kernel = _single(kernel_size) * (2 // len(_single(kernel_size)))
-    size = _single(output_size) * (2 // len(_single(output_size)))
-    channels = input.shape[-2] // (kernel[0] * kernel[1])
-    eye = Tensor._make(np.eye(kernel[0] * kernel[1], dtype=input.dtype._numpy).reshape(-1, 1, *kernel),
-                       input.dtype)
-    weight = eye.repeat(channels, 1, 1, 1)
-    stride2, padding2, dilation2 = (_single(v) * (2 // len(_single(v))) for v in (stride, padding, dilation))
-    out_hw = tuple((s + 2 * p - d * (k - 1) - 1) // st + 1 for s, p, d, k, st in zip(
-        size, padding2, dilation2, kernel, stride2))
-    # what the transposed convolution leaves short of output_size at the end
-    extra = tuple(s - ((o - 1) * st - 2 * p + d * (k - 1) + 1) for s, o, st, p, d, k in zip(
-        size, out_hw, stride2, padding2, dilation2, kernel))
-    cols = input.reshape(tuple(input.shape[:-1]) + out_hw)
-    return convolution.conv_transpose2d(cols, weight, None, stride2, padding2, extra, channels, dilation2)
+    return _NN["col2im"](input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding),
+                         _pair(stride))
+
+
+# builtins of torch that torch.nn.functional shares
+pixel_shuffle = namespace_members("torch")["pixel_shuffle"]
+pixel_unshuffle = namespace_members("torch")["pixel_unshuffle"]
+channel_shuffle = namespace_members("torch")["channel_shuffle"]
 
 
 __all__ = ["linear", "bilinear", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool2d", "batch_norm",
            "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm", "normalize", "embedding",
-           "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold", "conv1d", "conv2d", "conv3d",
+           "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "unfold", "fold", "conv1d", "conv2d", "conv3d",
            "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]

@@ -103,6 +103,8 @@ from .padding import (
     CircularPad3d,
 )
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .channelshuffle import ChannelShuffle
+from .fold import Fold, Unfold
 from .distance import CosineSimilarity, PairwiseDistance
 from .transformer import (
     Transformer,
@@ -236,6 +238,9 @@ __all__ = [
     "CircularPad2d",
     "CircularPad3d",
     "PixelShuffle",
+    "ChannelShuffle",
+    "Fold",
+    "Unfold",
     "PixelUnshuffle",
     "CosineSimilarity",
     "PairwiseDistance",
