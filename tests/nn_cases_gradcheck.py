@@ -52,4 +52,13 @@ NN_CASES = [
     Case("smooth_l1_loss huber_loss", lambda x, y: NF.smooth_l1_loss(x, y, beta=0.5) + NF.huber_loss(x, y, delta=0.7),
          [rand(2, 3), rand(2, 3, seed=1)], True),
     Case("module backward hook", _hooked_linear, [rand(2, 3)]),
+    # attention: 3-d inputs take the math composition (its safe softmax), 4-d ones the flash kernel
+    Case("scaled_dot_product_attention math", lambda q, k, v: NF.scaled_dot_product_attention(q, k, v, is_causal=True),
+         [rand(2, 3, 4), rand(2, 5, 4, seed=1), rand(2, 5, 4, seed=2)], True),
+    Case("scaled_dot_product_attention flash", lambda q, k, v: NF.scaled_dot_product_attention(
+        q, k, v, attn_mask=constant(rand(3, 5, seed=3))), [rand(1, 2, 3, 4), rand(1, 2, 5, 4, seed=1),
+                                                           rand(1, 2, 5, 4, seed=2)], True),
+    Case("scaled_dot_product_attention flash causal", lambda q, k, v: NF.scaled_dot_product_attention(
+        q, k, v, is_causal=True, scale=0.3), [rand(1, 2, 4, 3), rand(1, 2, 4, 3, seed=1), rand(1, 2, 4, 3, seed=2)],
+        True),
 ]

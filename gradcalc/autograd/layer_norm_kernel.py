@@ -8,11 +8,10 @@ from typing import Optional
 
 import numpy as np
 
-from . import cpu
-from .simd import fused_multiply_add
+from .simd import fused_multiply_add, lanes
 
 # the lanes of ATen's vectorised loops, and the vectors a Welford chunk takes
-_LANES = 16 if cpu.ATEN_AVX512 else 8
+_LANES = lanes(np.float32)
 _CHUNK = 16
 _F32 = np.float32
 
