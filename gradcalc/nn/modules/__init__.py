@@ -106,6 +106,7 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .channelshuffle import ChannelShuffle
 from .fold import Fold, Unfold
 from .distance import CosineSimilarity, PairwiseDistance
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .transformer import (
     Transformer,
     TransformerEncoder,
@@ -249,4 +250,7 @@ __all__ = [
     "TransformerDecoder",
     "TransformerEncoderLayer",
     "TransformerDecoderLayer",
+    "Upsample",
+    "UpsamplingNearest2d",
+    "UpsamplingBilinear2d",
 ]
