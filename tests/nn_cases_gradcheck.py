@@ -14,13 +14,34 @@ def _hooked_linear(x):
     return layer(x)
 
 
+def _unpool_indices():
+    return long_tensor([[[[0, 3], [11, 18]], [[6, 2], [15, 9]]]])
+
+
 NN_CASES = [
+    Case("max_unpool2d", lambda x: NF.max_unpool2d(x, _unpool_indices(), 2, output_size=(4, 5)), [rand(1, 2, 2, 2)],
+         True),
+    Case("lp_pool1d lp_pool2d", lambda x, y: NF.lp_pool1d(x, 2, 2).sum() + NF.lp_pool2d(y, 3, 2, stride=1).sum(),
+         [rand(1, 2, 5, low=0.5, high=2.0), rand(1, 1, 3, 3, low=0.5, high=2.0, seed=1)]),
     Case("unfold (im2col)", lambda x: NF.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
          [rand(2, 2, 4, 5)], True),
     Case("fold (col2im) overlapping", lambda c: NF.fold(c, (4, 5), (2, 2), padding=(1, 0), stride=1),
          [rand(2, 8, 20)], True),
     Case("pixel_shuffle pixel_unshuffle", lambda x, y: NF.pixel_shuffle(x, 2).flatten() * NF.pixel_unshuffle(y, 2).sum(),
          [rand(1, 4, 2, 3), rand(2, 1, 4, 2, seed=1)], True),
+    Case("affine_grid", lambda theta: NF.affine_grid(theta, (2, 1, 3, 4), align_corners=False), [rand(2, 2, 3)], False),
+    Case("grid_sample bilinear zeros", lambda x, g: NF.grid_sample(x, g, align_corners=False),
+         [rand(2, 2, 3, 4), rand(2, 3, 2, 2, low=-1.2, high=1.2, seed=1)], False),
+    Case("grid_sample bilinear border aligned", lambda x, g: NF.grid_sample(x, g, padding_mode="border",
+                                                                             align_corners=True),
+         [rand(1, 2, 4, 3), rand(1, 2, 3, 2, low=-0.9, high=0.9, seed=2)], False),
+    Case("grid_sample bilinear reflection", lambda x, g: NF.grid_sample(x, g, padding_mode="reflection",
+                                                                         align_corners=False),
+         [rand(1, 1, 3, 3), rand(1, 2, 2, 2, low=-0.9, high=0.9, seed=3)], False),
+    Case("grid_sample nearest", lambda x: NF.grid_sample(x, constant(rand(1, 2, 3, 2, low=-0.9, high=0.9, seed=4)),
+                                                         mode="nearest", align_corners=False), [rand(1, 2, 3, 3)], False),
+    Case("grid_sample bicubic", lambda x, g: NF.grid_sample(x, g, mode="bicubic", align_corners=True),
+         [rand(1, 1, 4, 4), rand(1, 2, 2, 2, low=-0.8, high=0.8, seed=5)], False),
     Case("channel_shuffle", lambda x: NF.channel_shuffle(x, 3) * constant(rand(2, 6, 2, seed=1)), [rand(2, 6, 2)], True),
     Case("conv2d", lambda x, w, b: NF.conv2d(x, w, b, stride=2, padding=1),
          [rand(2, 3, 5, 5), rand(4, 3, 3, 3, seed=1), rand(4, seed=2)]),

@@ -75,8 +75,8 @@ EXCLUDED: dict = {
         "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
         "prelu", "rrelu", "rrelu_",
         "bilinear", "cosine_similarity", "cosine_embedding_loss",
-        "pairwise_distance", "pdist", "cdist", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
-        "affine_grid_generator", "ctc_loss", "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
+        "pairwise_distance", "pdist", "cdist", "grid_sampler_3d",
+        "ctc_loss", "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
         "poisson_nll_loss", "triplet_margin_loss", "norm_except_dim", "is_distributed"],
         "torch.Tensor": ["prelu"]},
     "files, processes and memory buffers of the host": {"torch": [

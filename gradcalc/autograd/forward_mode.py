@@ -12,7 +12,7 @@ levels outside it active, so it carries their tangents and nothing of its own. T
 from __future__ import annotations
 
 import itertools
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -29,6 +29,17 @@ LINEAR = "linear"
 
 # forward mode through a custom Function without a jvp (PyTorch's module hook identity is one)
 NO_JVP = "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+
+
+def unsupported(aten_name: str) -> Callable:
+    """The jvp of an op PyTorch gives no forward-mode formula: it raises PyTorch's error."""
+    def refuse(tangents: list) -> list:
+        raise NotImplementedError(
+            f"Trying to use forward AD with {aten_name} that does not support it because it has not been "
+            "implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can prioritize "
+            "its implementation or submit a PR adding the implementation to derivatives.yaml")
+    return refuse
 
 # level ids are never reused: a tensor keeps no stale tangent from a level that ended
 _ids = itertools.count()

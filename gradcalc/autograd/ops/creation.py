@@ -260,7 +260,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Optional[DType] = None,
     index = np.arange(steps, dtype=np.float64)
     halfway = steps // 2
     if dtype in (dtypes.float32, dtypes.float64) and steps > 1:
-        data = _linspace_fused(start, end, steps, dtype._numpy.type)
+        data = linspace_values(start, end, steps, dtype._numpy.type)
     else:
         step = (end - start) / (steps - 1) if steps > 1 else 0.0
         # one step is just start (index 0 is in neither half when halfway is 0)
@@ -270,7 +270,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Optional[DType] = None,
     return finish(data.astype(dtype._numpy), dtype, requires_grad, device)
 
 
-def _linspace_fused(start: Any, end: Any, steps: int, kind: type) -> np.ndarray:
+def linspace_values(start: Any, end: Any, steps: int, kind: type) -> np.ndarray:
     """The values of PyTorch's float kernel: the ends and the step in the dtype, and each value
     start + step * i (or end - step * (steps - 1 - i)) rounded once, as its fused multiply-add does."""
     first, last = kind(start), kind(end)

@@ -10,7 +10,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import dtypes, grad_mode
 from ..tensor import Tensor
-from .common import int64_tensor, shape_text, zeros
+from .common import int64_tensor, not_implemented_for, shape_text, zeros
 from .registry import NOT_IMPLEMENTED, node, op, record
 
 
@@ -28,6 +28,10 @@ MAX_POOL2D = node("MaxPool2DWithIndicesBackward0", ("self",), saved_tensors=("re
                   self=lambda grad, self, result1: _scatter_to_input(grad, self, result1))
 ADAPTIVE_MAX_POOL2D = node("AdaptiveMaxPool2DBackward0", ("self",), saved_tensors=("result1",),
                            self=lambda grad, self, result1: _scatter_to_input(grad, self, result1))
+
+
+MAX_UNPOOL2D = node("MaxUnpool2DBackward0", ("self",), saved_tensors=("indices",),
+                    self=lambda grad, indices: grad.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.shape))
 
 
 def _linear_grad(grad: Tensor, self: Tensor, data: np.ndarray, aten: str) -> Tensor:
@@ -245,6 +249,38 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any) -> tuple:
 @op(nodes=(ADAPTIVE_MAX_POOL2D,), method=False, function=False)
 def adaptive_max_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
     return adaptive_max_pool2d_with_indices(input, output_size)[0]
+
+
+# ------------------------------------------------------------------ unpooling
+
+@op(module="nn", nodes=(MAX_UNPOOL2D,))
+def max_unpool2d(input: Tensor, indices: Tensor, output_size: Sequence[int]) -> Tensor:
+    """Each value put back at the flat index (in its plane) its max pool took it from; zeros elsewhere."""
+    if indices._dtype is not dtypes.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {indices._dtype._scalar_name}")
+    if len(output_size) != 2:
+        raise RuntimeError(f"There should be exactly two elements (height, width) in output_size, but got "
+                           f"{len(output_size)} elements.")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {input.ndim} "
+                           "dimensions.")
+    if input.shape != indices.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({shape_text(input.shape)}) "
+                           f"but got indices tensor with shape: {shape_text(indices.shape)}")
+    if not input.is_floating_point():
+        raise not_implemented_for("max_unpool2d", input._dtype)
+    height, width = output_size
+    planes = input.shape[:-2]
+    values = input._data.reshape(planes + (-1,))
+    flat = indices._data.reshape(planes + (-1,))
+    invalid = (flat < 0) | (flat >= height * width)
+    if invalid.any():
+        # the kernel keeps the last bad index it meets
+        raise RuntimeError(f"Found an invalid max index: {flat[invalid][-1]} (output volumes are of size "
+                           f"{height}x{width})")
+    out = np.zeros(planes + (height * width,), dtype=values.dtype)
+    np.put_along_axis(out, flat, values, axis=-1)
+    return record(MAX_UNPOOL2D, (input,), out.reshape(planes + (height, width)), input._dtype, indices=indices)
 
 
 def pooled_1d(pool: Any, input: Tensor, *args: Any) -> Any:

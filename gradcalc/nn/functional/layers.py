@@ -15,6 +15,7 @@ from ...autograd.ops.arrangement import constant_pad_nd
 from ...autograd.ops.generate import namespace_members
 from ...autograd.ops.common import shape_text
 from ...autograd.tensor import Size, Tensor
+from ...warnings import warn
 from .activation import _require_tensor
 
 
@@ -136,10 +137,78 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     return result if return_indices else result[0]
 
 
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = False) -> tuple:
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = False) -> tuple:
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def _lp_pool(pool: Any, input: Tensor, norm_type: float, kernel_size: Any, stride: Any, ceil_mode: bool,
+             window: int) -> Tensor:
+    if isinstance(norm_type, (int, float)) and abs(norm_type) == math.inf:
+        pooled = pool[0](input.abs() * math.copysign(1, norm_type), kernel_size, stride, 0, 1, ceil_mode)
+        return pooled * math.copysign(1, norm_type)
+    out = pool[1](input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (_TORCH["sign"](out) * out.abs().relu()).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    return _lp_pool((max_pool1d, avg_pool1d), input, norm_type, kernel_size, stride, ceil_mode, kernel_size)
+
+
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
-    kernel = _single(kernel_size) * (2 // len(_single(kernel_size)))
-    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (out.sign() * out.abs().relu()).mul(kernel[0] * kernel[1]).pow(1.0 / norm_type)
+    kernel_w, kernel_h = _pair(kernel_size)
+    return _lp_pool((max_pool2d, avg_pool2d), input, norm_type, kernel_size, stride, ceil_mode, kernel_w * kernel_h)
+
+
+def _unpool_output_size(input: Tensor, kernel_size: tuple, stride: tuple, padding: tuple, output_size: Any) -> list:
+    default = [(input.shape[-len(kernel_size) + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+               for d in range(len(kernel_size))]
+    if output_size is None:
+        result = default
+    else:
+        if len(output_size) == len(kernel_size) + 2:
+            output_size = output_size[2:]
+        if len(output_size) != len(kernel_size):
+            raise ValueError(f"output_size should be a sequence containing {len(kernel_size)} or {len(kernel_size) + 2} "
+                             f"elements, but it has a length of '{len(output_size)}'")
+        for d in range(len(kernel_size)):
+            low, high = default[d] - stride[d], default[d] + stride[d]
+            if not low < output_size[d] < high:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})')
+        result = output_size
+    for d in range(len(kernel_size)):
+        if result[d] < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={result[d]}")
+    return result
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    kernel = _single(kernel_size)
+    stride = _single(stride) if stride is not None else kernel
+    size = _unpool_output_size(input, kernel, stride, _single(padding), output_size)
+    return _NN["max_unpool2d"](input.unsqueeze(-1), indices.unsqueeze(-1), list(size) + [1]).squeeze(-1)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    kernel = _pair(kernel_size)
+    stride = _pair(stride) if stride is not None else kernel
+    return _NN["max_unpool2d"](input, indices, _unpool_output_size(input, kernel, stride, _pair(padding), output_size))
 
 
 # ------------------------------------------------------------------ normalization
@@ -236,6 +305,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, 
 
 # built-in in torch._C._nn: PyTorch's argument parser
 _NN = namespace_members("nn")
+_TORCH = namespace_members("torch")
 one_hot = _NN["one_hot"]
 
 
@@ -285,14 +355,66 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
                          _pair(stride))
 
 
+_GRID_SAMPLE_DEFAULT = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                        "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                        "grid_sample for details.")
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: Optional[bool] = None) -> Tensor:
+    modes = ("bilinear", "nearest", "bicubic")
+    paddings = ("zeros", "border", "reflection")
+    if mode not in modes:
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
+                         f"got: '{mode}'")
+    if padding_mode not in paddings:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warn("UserWarning", _GRID_SAMPLE_DEFAULT)
+        align_corners = False
+    return _TORCH["grid_sampler"](input, grid, modes.index(mode), paddings.index(padding_mode), align_corners)
+
+
+def affine_grid(theta: Tensor, size: Any, align_corners: Optional[bool] = None) -> Tensor:
+    if align_corners is None:
+        warn("UserWarning", _GRID_SAMPLE_DEFAULT)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
+                             f"{theta.shape}.")
+        spatial_size = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got "
+                             f"{theta.shape}.")
+        spatial_size = size[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if align_corners and min(spatial_size) == 1:
+        warn("UserWarning", "Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                            "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                            "of affine_grid for details.")
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return _TORCH["affine_grid_generator"](theta, size, align_corners)
+
+
 # builtins of torch that torch.nn.functional shares
-pixel_shuffle = namespace_members("torch")["pixel_shuffle"]
-pixel_unshuffle = namespace_members("torch")["pixel_unshuffle"]
-channel_shuffle = namespace_members("torch")["channel_shuffle"]
+pixel_shuffle = _TORCH["pixel_shuffle"]
+pixel_unshuffle = _TORCH["pixel_unshuffle"]
+channel_shuffle = _TORCH["channel_shuffle"]
 
 
-__all__ = ["linear", "bilinear", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+__all__ = ["linear", "bilinear", "max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "lp_pool1d", "max_unpool1d",
+           "max_unpool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool2d", "batch_norm",
            "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm", "normalize", "embedding",
-           "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "unfold", "fold", "conv1d", "conv2d", "conv3d",
+           "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "unfold", "fold", "grid_sample",
+           "affine_grid", "conv1d", "conv2d", "conv3d",
            "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]

@@ -71,6 +71,10 @@ from .conv import (
     LazyConvTranspose3d,
 )
 from .pooling import (
+    MaxUnpool1d,
+    MaxUnpool2d,
+    LPPool1d,
+    LPPool2d,
     MaxPool1d,
     MaxPool2d,
     AvgPool1d,
@@ -200,6 +204,10 @@ __all__ = [
     "AdaptiveAvgPool2d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "LPPool1d",
+    "LPPool2d",
     "BatchNorm1d",
     "BatchNorm2d",
     "BatchNorm3d",

@@ -15,14 +15,9 @@ from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from .utils import _ntuple
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
-
-
-def _ntuple(value: Any, n: int) -> tuple:
-    if isinstance(value, (tuple, list)):
-        return tuple(value)
-    return (value,) * n
 
 
 class _ConvNd(Module):
