@@ -15,7 +15,7 @@ from ...autograd import grad_mode
 from ...autograd.dtypes import DType
 from ...autograd.ops import creation
 from ...autograd.tensor import Tensor
-from ...warnings import warn
+from ...warnings import warn, warn_once
 from .. import functional as F
 from ..init import xavier_uniform_
 from .activation import GELU, MultiheadAttention, ReLU
@@ -202,6 +202,10 @@ class TransformerEncoder(Module):
             return None
         if _grad_blocks_fast_path(_layer_tensors(first_layer, src)):
             return None
+        warn_once("UserWarning", "The PyTorch API of nested tensors is in prototype stage and will change in the "
+                                 "near future. We recommend specifying layout=torch.jagged when constructing a nested "
+                                 "tensor, as this layout receives active development, has better operator coverage, "
+                                 "and works with torch.compile.")
         return padding
 
 
