@@ -1,8 +1,8 @@
 """Results whose last bits depend on the machine's SIMD code, against digests recorded from
 PyTorch (simd_cases/) with the capability of the machine that recorded them: ATen's element-wise
 kernels split a tensor between their SIMD loop (whole pairs of registers) and their scalar loop
-(float32 sigmoid); softmax adds one running sum per lane of a register; PyTorch's AVX2 code fuses
-tanh's gradient into a multiply-add; oneDNN computes gelu with erf in its own way below AVX-512."""
+(float32 sigmoid, silu, pow with a number for exponent or base); softmax adds one running sum per lane of a register; PyTorch's AVX2 code fuses
+tanh's gradient into a multiply-add; layer_norm's statistics keep one Welford update per lane; oneDNN computes gelu with erf in its own way below AVX-512."""
 from __future__ import annotations
 
 import importlib.util
@@ -13,7 +13,8 @@ from typing import Callable
 import pytest
 
 from gradcalc.autograd import cpu, dtypes
-from gradcalc.autograd.ops.activation import gelu, gelu_backward, log_softmax, softmax
+from gradcalc.autograd.ops.activation import gelu, gelu_backward, log_softmax, silu, softmax
+from gradcalc.autograd.ops.normalization import native_layer_norm
 from gradcalc.autograd.ops.pointwise import sigmoid, tanh_backward
 from gradcalc.autograd.tensor import Tensor
 
@@ -30,11 +31,16 @@ def _float32(array) -> Tensor:
 
 FUNCTIONS: dict[str, Callable[[int], Tensor]] = {
     "sigmoid": lambda size: sigmoid(_float32(recorder.values(size))),
+    "silu": lambda size: silu(_float32(recorder.values(size))),
+    "pow": lambda size: _float32(recorder.values(size)).abs() ** 1.7,
+    "rpow": lambda size: 1.3 ** _float32(recorder.values(size)),
     "softmax": lambda size: softmax(_float32(recorder.values(size)), 0),
     "log_softmax": lambda size: log_softmax(_float32(recorder.values(size)), 0),
     "gelu": lambda size: gelu(_float32(recorder.values(size))),
     "gelu_backward": lambda size: gelu_backward(_float32(recorder.grads(size)), _float32(recorder.values(size)), "none"),
     "tanh_backward": lambda size: tanh_backward(_float32(recorder.grads(size)), _float32(recorder.tanh_outputs(size))),
+    "layer_norm": lambda size: native_layer_norm(_float32(recorder.values(size)), (size,), _float32(recorder.grads(size)),
+                                                 _float32(recorder.tanh_outputs(size)), 1e-5),
 }
 
 

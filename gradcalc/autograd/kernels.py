@@ -247,6 +247,67 @@ def simd_split(vector: np.ndarray, scalar: np.ndarray, lanes: int) -> np.ndarray
     return out.reshape(vector.shape)
 
 
+# Registers of Welford updates that RowwiseMoments runs before merging them into its cascade.
+_MOMENTS_CHUNK = 16
+
+
+def rowwise_moments(rows: np.ndarray, lanes: int) -> tuple:
+    """Mean and biased variance of each row of a float32 (M, N) array as ATen's RowwiseMoments
+    computes them with AVX2 (layer_norm's statistics): Welford's updates per lane over chunks of
+    16 registers, the chunks merged by a cascade, the elements after the last whole register
+    taken one by one, then each lane merged into them. The multiply-adds are fused (as the
+    compiler builds them) except in the one-by-one loop, as PyTorch's results show."""
+    f32 = np.float32
+    m, size = rows.shape
+    n = size // lanes
+    chunks = -(-n // _MOMENTS_CHUNK)
+    depth = ceil_log2(chunks)
+    zero = np.zeros((m, lanes), f32)
+    counts, means, squares = [0] * depth, [zero] * depth, [zero] * depth
+
+    def merge(count: int, mean: np.ndarray, square: np.ndarray, level: int) -> None:
+        total = counts[level] + count
+        weight = f32(count) / f32(total) if total else f32(0)
+        delta = mean - means[level]
+        means[level] = fused_multiply_add(weight, delta, means[level])
+        squares[level] = squares[level] + fused_multiply_add(delta * delta * weight, f32(counts[level]), square)
+        counts[level] = total
+
+    registers = rows[:, :n * lanes].reshape(m, n, lanes)
+    for chunk in range(chunks):
+        mean, square = zero, zero
+        block = registers[:, chunk * _MOMENTS_CHUNK:(chunk + 1) * _MOMENTS_CHUNK]
+        for j in range(block.shape[1]):
+            x = block[:, j]
+            delta = x - mean
+            mean = fused_multiply_add(delta, f32(1) / f32(j + 1), mean)
+            square = fused_multiply_add(delta, x - mean, square)
+        merge(block.shape[1], mean, square, 0)
+        mask, level = chunk + 1, 1
+        while level < depth and mask & 1 == 0:
+            merge(counts[level - 1], means[level - 1], squares[level - 1], level)
+            counts[level - 1], means[level - 1], squares[level - 1] = 0, zero, zero
+            mask >>= 1
+            level += 1
+    for level in range(1, depth):
+        merge(counts[level], means[level], squares[level], 0)
+    count, mean, square = 0, np.zeros(m, f32), np.zeros(m, f32)
+    for i in range(n * lanes, size):
+        x = rows[:, i]
+        delta = x - mean
+        count += 1
+        mean = mean + delta / f32(count)
+        square = square + delta * (x - mean)
+    for lane in range(lanes):
+        total = count + n
+        weight = f32(n) / f32(total) if total else f32(0)
+        delta = means[0][:, lane] - mean
+        mean = fused_multiply_add(weight, delta, mean)
+        square = square + fused_multiply_add(delta * delta * weight, f32(count), squares[0][:, lane])
+        count = total
+    return mean, square / f32(size)
+
+
 def _fused(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """a * b + c: fused for float32 and float64 (PyTorch's vector kernels use FMA there), plain otherwise."""
     if a.dtype.type in (np.float32, np.float64):

@@ -1,94 +1,24 @@
-"""ATen's float32 LayerNorm kernels on the CPU, in their order of operations: the rowwise
-moments (Welford over SIMD lanes, chunks merged in a binary cascade), the normalization with one
-fused multiply-add, and the backward's lane reductions and fused steps. Checked against
-PyTorch element for element."""
+"""The backward of ATen's float32 LayerNorm kernel on the CPU (AVX2), in its order of operations:
+the statistics of the forward (RowwiseMoments), the lane reductions of dy * x and dy (the tail's
+products fused into the first lanes), the fused steps of the input's gradient, and the weight's
+and bias's gradients summed over the rows in order. Checked against PyTorch element for element."""
 from __future__ import annotations
 
 from typing import Optional
 
 import numpy as np
 
+from .kernels import rowwise_moments
 from .simd import fused_multiply_add, lanes
 
-# the lanes of ATen's vectorised loops, and the vectors a Welford chunk takes
+# the lanes of ATen's vectorised loops
 _LANES = lanes(np.float32)
-_CHUNK = 16
 _F32 = np.float32
 
 
-def _add_moments(count_add: int, mean_add: np.ndarray, m2_add: np.ndarray, count: int, mean: np.ndarray,
-                 m2: np.ndarray, fused: bool) -> tuple:
-    """Chan's merge of two Welford states; the scalar merge's multiply-adds are fused, the vector one's not."""
-    total = count + count_add
-    c = _F32(0) if total == 0 else _F32(_F32(count_add) / _F32(total))
-    delta = mean_add - mean
-    spread = delta * delta * c
-    if fused:
-        return total, fused_multiply_add(c, delta, mean), m2 + fused_multiply_add(spread, _F32(count), m2_add)
-    return total, mean + c * delta, m2 + (m2_add + spread * _F32(count))
-
-
-def rowwise_moments(x: np.ndarray) -> tuple:
-    """Mean and biased variance of each row of a float32 (rows, N) array as RowwiseMoments
-    computes them: per-lane Welford with fused updates over the whole vectors, chunks of sixteen
-    vectors merged in a binary cascade, then a scalar Welford over the tail into which the lanes
-    merge one by one."""
-    rows, size = x.shape
-    vectors = size // _LANES
-    chunks = -(-vectors // _CHUNK)
-    depth = max(chunks - 1, 0).bit_length()
-    zero = np.zeros((rows, _LANES), _F32)
-    stack = [[0, zero, zero] for _ in range(max(depth, 1))]
-    for i in range(chunks):
-        count = min(_CHUNK, vectors - i * _CHUNK)
-        mean, m2 = zero, zero
-        for j in range(count):
-            start = (i * _CHUNK + j) * _LANES
-            lane = x[:, start:start + _LANES]
-            delta = lane - mean
-            mean = fused_multiply_add(delta, _F32(1) / _F32(j + 1), mean)
-            m2 = fused_multiply_add(delta, lane - mean, m2)
-        stack[0] = list(_add_moments(count, mean, m2, *stack[0], fused=False))
-        mask, level = i + 1, 1
-        while level < depth and mask & 1 == 0:
-            stack[level] = list(_add_moments(*stack[level - 1], *stack[level], fused=False))
-            stack[level - 1] = [0, zero, zero]
-            mask >>= 1
-            level += 1
-    for level in range(1, depth):
-        stack[0] = list(_add_moments(*stack[level], *stack[0], fused=False))
-    count, mean, m2 = 0, np.zeros(rows, _F32), np.zeros(rows, _F32)
-    for i in range(vectors * _LANES, size):
-        delta = x[:, i] - mean
-        count += 1
-        mean = mean + delta / _F32(count)
-        m2 = m2 + delta * (x[:, i] - mean)
-    for lane in range(_LANES):
-        count, mean, m2 = _add_moments(vectors, stack[0][1][:, lane], stack[0][2][:, lane], count, mean, m2,
-                                       fused=True)
-    return mean, m2 / _F32(size)
-
-
 def _statistics(rows: np.ndarray, eps: float) -> tuple:
-    mean, variance = rowwise_moments(rows)
-    return mean, _F32(1) / np.sqrt(variance + _F32(eps))
-
-
-def forward(x: np.ndarray, count: int, weight: Optional[np.ndarray], bias: Optional[np.ndarray],
-            eps: float) -> tuple:
-    """(y, mean, rstd) of a LayerNorm over the last `count` dims: (x - mean) * rstd, times the
-    weight plus the bias in one fused step; mean and rstd keep the normalized dims as 1s."""
-    size = x.size // max(int(np.prod(x.shape[:x.ndim - count], dtype=np.int64)), 1)
-    rows = x.reshape(-1, size)
-    mean, rstd = _statistics(rows, eps)
-    normalized = (rows - mean[:, None]) * rstd[:, None]
-    if weight is not None and bias is not None:
-        data = fused_multiply_add(normalized, weight.reshape(-1), bias.reshape(-1))
-    else:
-        data = normalized if weight is None else normalized * weight.reshape(-1)
-        data = data if bias is None else data + bias.reshape(-1)
-    shape = x.shape[:x.ndim - count] + (1,) * count
-    return data.reshape(x.shape), mean.reshape(shape), rstd.reshape(shape)
+    mean, variance = rowwise_moments(rows, _LANES)
+    return mean, _F32(1) / np.sqrt(np.maximum(variance, _F32(0)) + _F32(eps))
 
 
 def _reduce_all(factor: np.ndarray, other: Optional[np.ndarray]) -> np.ndarray:

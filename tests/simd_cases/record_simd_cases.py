@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Record PyTorch's float32 results whose last bits depend on the machine's SIMD code (on one
 thread, as the oracle runs) for test_simd_split.py: the split of an element-wise kernel between
-its SIMD loop (whole pairs of registers) and its scalar loop (sigmoid), the lanes of a
-reduction (softmax, log_softmax along the last dim), fused multiply-adds (tanh's gradient) and
+its SIMD loop (whole pairs of registers) and its scalar loop (sigmoid, silu, pow with a
+number for exponent or base), the lanes of a
+reduction (softmax, log_softmax along the last dim), fused multiply-adds (tanh's gradient), the
+lanes of Welford's updates (layer_norm, the input's weight and bias from the same generators) and
 oneDNN's code (gelu and its gradient). Inputs come from seeded numpy generators; the file keeps
 the sizes, the capability and digests.
 
@@ -14,7 +16,8 @@ import json
 import numpy as np
 
 SIZES = list(range(1, 70)) + [100, 257]
-OPS = ("sigmoid", "softmax", "log_softmax", "gelu", "gelu_backward", "tanh_backward")
+OPS = ("sigmoid", "silu", "pow", "rpow", "softmax", "log_softmax", "gelu", "gelu_backward", "tanh_backward",
+       "layer_norm")
 
 
 def values(size: int) -> np.ndarray:
@@ -41,9 +44,11 @@ def _torch_results(torch, size: int) -> dict:
     gelu_input = x.clone().requires_grad_()
     gelu = torch.nn.functional.gelu(gelu_input)
     gelu.backward(g)
-    results = {"sigmoid": torch.sigmoid(x), "softmax": torch.softmax(x, 0), "log_softmax": torch.log_softmax(x, 0),
+    results = {"sigmoid": torch.sigmoid(x), "silu": torch.nn.functional.silu(x), "pow": x.abs() ** 1.7,
+               "rpow": 1.3 ** x, "softmax": torch.softmax(x, 0), "log_softmax": torch.log_softmax(x, 0),
                "gelu": gelu.detach(), "gelu_backward": gelu_input.grad,
-               "tanh_backward": torch.ops.aten.tanh_backward(g, torch.from_numpy(tanh_outputs(size)))}
+               "tanh_backward": torch.ops.aten.tanh_backward(g, torch.from_numpy(tanh_outputs(size))),
+               "layer_norm": torch.nn.functional.layer_norm(x, (size,), g, torch.from_numpy(tanh_outputs(size)))}
     return {name: digest(result.numpy()) for name, result in results.items()}
 
 

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import cpu, dtypes, onednn, simd
+from .. import cpu, dtypes, kernels, onednn, simd
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
@@ -286,7 +286,11 @@ def _gelu_curvature(x: Tensor, approximate: str) -> Tensor:
 def silu(input: Tensor) -> Tensor:
     _check_floating(input, "silu_cpu")
     x = input._data
-    return activation(input, SILU, x / (1 + simd.libm(np.exp, -x)))
+    data = x / (1 + simd.libm(np.exp, -x))
+    if x.dtype == np.float32 and not cpu.ATEN_AVX512:
+        # whole pairs of AVX2 registers take SLEEF's exp; the elements left over, the C library's
+        data = kernels.simd_split(x / (np.float32(1) + simd.vector_exp(-x)), data, lanes=8)
+    return activation(input, SILU, data)
 
 
 @op(function=False, method=False, nodes=(SOFTPLUS,))

@@ -6,7 +6,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import dtypes, kernels, simd
+from .. import cpu, dtypes, kernels, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_number,
@@ -83,14 +83,16 @@ def _power(x: np.ndarray, exponent: Any) -> np.ndarray:
                 -2: lambda: 1 / (x * x), 0.5: lambda: np.sqrt(x), -0.5: lambda: 1 / np.sqrt(x), -1: lambda: 1 / x}
     if exponent in products:
         return products[exponent]()
-    return power_tensor(x, np.asarray(exponent, dtype=x.dtype))
+    # the kernel's SIMD loop raises to the exponent rounded to the tensor's dtype; its scalar
+    # loop, std::pow(float, double), to the exponent as a double
+    return power_tensor(x, np.asarray(exponent, dtype=x.dtype), scalar_exponent=np.float64(exponent))
 
 
 # elements per step of pow's SIMD loop: two AVX2 registers of float32
 _POW_SIMD_STEP = 16
 
 
-def power_tensor(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+def power_tensor(x: np.ndarray, exponent: np.ndarray, scalar_exponent: Optional[np.ndarray] = None) -> np.ndarray:
     if x.dtype.kind in "iu" and np.any(exponent < 0):
         # PyTorch's integer pow: a negative exponent gives 1 or -1 for a base of 1 or -1, else 0
         x, exponent = np.broadcast_arrays(x, exponent)
@@ -101,7 +103,8 @@ def power_tensor(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
     if x.dtype.type is np.float32:
         # the C library's powf (through float64 and one rounding, as it nearly always is) for the
         # elements the kernel's scalar loop takes; SLEEF's powf for those its SIMD loop takes
-        out = np.power(x.astype(np.float64), exponent.astype(np.float64)).astype(np.float32)
+        wide = exponent.astype(np.float64) if scalar_exponent is None else scalar_exponent
+        out = np.power(x.astype(np.float64), wide).astype(np.float32)
         count = out.size - out.size % _POW_SIMD_STEP
         if count and (exponent.ndim == 0 or exponent.shape == x.shape == out.shape):  # else a strided loop
             flat = out.reshape(-1)
@@ -296,7 +299,11 @@ def rpow(a: Tensor, base: Any) -> Tensor:
     check_has_kernel("pow", a, base)
     dtype = dtypes.result_type([a, base])
     (x,) = arrays((a,), dtype)
-    data = power_tensor(np.asarray(base, x.dtype), x) if x.dtype.kind in "iu" else np.power(base, x)
+    if x.dtype.kind in "iu" or (x.dtype == np.float32 and not cpu.ATEN_AVX512):
+        # float32: the base rounded to float32 and broadcast, in pow's SIMD and scalar loops
+        data = power_tensor(np.broadcast_to(np.asarray(base, x.dtype), x.shape), x)
+    else:
+        data = np.power(base, x)
     return record(POW_SCALAR_BASE, (a,), np.asarray(data, dtype=dtype._numpy), dtype, self=base)
 
 

@@ -135,10 +135,16 @@ def angle(input: Tensor) -> Tensor:
 @op(nodes=(LOGIT,))
 def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
     dtype = float_result(input._dtype)
-    x = input._data.astype(np.float64)
+    # the ratio in the result's dtype, as PyTorch's kernel divides, then its log
+    (x,) = arrays((input,), dtype)
+    one = np.ones((), dtype=x.dtype)
     if eps is not None:
-        x = np.clip(x, eps, 1 - eps)
-    return record(LOGIT, (input,), np.asarray(np.log(x / (1 - x)), dtype=dtype._numpy), dtype, eps=eps)
+        low = np.asarray(eps, dtype=x.dtype)
+        x = np.clip(x, low, one - low)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = x / (one - x)
+        data = np.log(ratio.astype(np.float64)) if x.dtype in (np.float32, np.float16) else np.log(ratio)
+    return record(LOGIT, (input,), np.asarray(data, dtype=dtype._numpy), dtype, eps=eps)
 
 
 @op(nodes=(FREXP,))
