@@ -5,13 +5,34 @@ from __future__ import annotations
 
 from gradcheck import Case, constant, distinct, long_tensor, rand, seeded
 from gradcalc.nn import functional as NF
-from gradcalc.nn.modules import Linear
+from gradcalc.nn.functional import recurrent
+from gradcalc.nn.modules import GRU, LSTM, RNN, Linear
+from gradcalc.nn.utils import rnn as rnn_utils
 
 
 def _hooked_linear(x):
     layer = seeded(lambda: Linear(3, 2).double())
     layer.register_full_backward_hook(lambda module, grad_input, grad_output: None)
     return layer(x)
+
+
+def _packed_layers(x):
+    """A bidirectional LSTM, GRU and RNN over sequences of lengths 3, 1 and 2, packed and padded back."""
+    packed = rnn_utils.pack_padded_sequence(x, [3, 1, 2], enforce_sorted=False)
+    results = []
+    for make in (lambda: LSTM(2, 3, bidirectional=True), lambda: GRU(2, 2, num_layers=2),
+                 lambda: RNN(2, 2, nonlinearity="relu", bidirectional=True)):
+        layer = seeded(lambda: make().double())
+        output, hidden = layer(packed)
+        padded, _ = rnn_utils.pad_packed_sequence(output, batch_first=True, total_length=4)
+        results += [padded, *(hidden if isinstance(hidden, tuple) else (hidden,))]
+    return results
+
+
+def _projected_lstm(x, h0):
+    layer = seeded(lambda: LSTM(2, 3, proj_size=2, batch_first=True).double())
+    output, (h, c) = layer(x, (h0, h0.new_zeros(1, 2, 3)))
+    return [output, h, c]
 
 
 def _unpool_indices():
@@ -97,4 +118,13 @@ NN_CASES = [
          [rand(1, 2, 3), rand(1, 1, 2, 3, seed=1), rand(1, 1, 2, 2, 3, seed=2)], True),
     Case("interpolate bicubic", lambda x: NF.interpolate(x, size=(4, 5), mode="bicubic") ** 2,
          [rand(1, 2, 3, 3)], True),
+    Case("mkldnn_rnn_layer", lambda x, w_ih, w_hh, b_ih, b_hh, hx, cx: recurrent.mkldnn_rnn_layer(
+        x, w_ih, w_hh, b_ih, b_hh, hx, cx, True, 2, 1, True, False, False, True),
+         [rand(3, 2, 2), rand(8, 2, seed=1), rand(8, 2, seed=2), rand(8, seed=3), rand(8, seed=4), rand(2, 2, seed=5),
+          rand(2, 2, seed=6)], True),
+    Case("pack_padded_sequence pad_sequence", lambda a, b: rnn_utils.pack_padded_sequence(
+        rnn_utils.pad_sequence([a, b], batch_first=True), [3, 2], batch_first=True).data, [rand(3, 2), rand(2, 2)],
+         True),
+    Case("packed recurrent layers", _packed_layers, [rand(3, 3, 2)]),
+    Case("lstm projections", _projected_lstm, [rand(2, 3, 2), rand(1, 2, 2, seed=1)]),
 ]

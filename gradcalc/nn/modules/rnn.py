@@ -1,7 +1,7 @@
 """Recurrent layers: RNN, LSTM and GRU (layers, batch_first, bidirectional, dropout between
-layers, initial states) and their cells, computed step by step as PyTorch's CPU kernels do:
-the input projection of the whole sequence first, then per step the hidden projection added
-to it, the gates, and the outputs stacked."""
+layers, initial states, packed sequences, LSTM projections) and their cells, as
+torch/nn/modules/rnn.py drives ATen's kernels (nn/functional/recurrent.py): a float32 LSTM
+through oneDNN's layers, the others natively."""
 from __future__ import annotations
 
 import math
@@ -11,41 +11,26 @@ import numpy as np
 
 from ...autograd import dtypes
 from ...autograd.dtypes import DType
-from ...autograd.ops.joining import cat, stack
+from ...autograd.ops.joining import stack
 from ...autograd.tensor import Tensor
-from ...warnings import warn
+from ...warnings import warn, warn_once
 from .. import functional as F
 from .. import init
+from ..functional import recurrent
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+_NAMES = {"LSTM": "LSTM", "GRU": "GRU", "RNN_TANH": "RNN", "RNN_RELU": "RNN"}
 
 
 def _parameter(shape: tuple, dtype: DType) -> Parameter:
     return Parameter(Tensor._make(np.zeros(shape, dtype=dtype._numpy), dtype))
 
 
-def _lstm_step(pre: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Optional[Tensor]) -> tuple:
-    gates = F.linear(h, w_hh, b_hh) + pre
-    i, f, g, o = gates.chunk(4, -1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    return o.sigmoid() * c.tanh(), c
-
-
-def _gru_step(pre: Tensor, h: Tensor, w_hh: Tensor, b_hh: Optional[Tensor]) -> Tensor:
-    hidden = F.linear(h, w_hh, b_hh)
-    i_r, i_z, i_n = pre.chunk(3, -1)
-    h_r, h_z, h_n = hidden.chunk(3, -1)
-    reset = (i_r + h_r).sigmoid()
-    update = (i_z + h_z).sigmoid()
-    new = (i_n + reset * h_n).tanh()
-    return (h - new) * update + new
-
-
-def _rnn_step(pre: Tensor, h: Tensor, w_hh: Tensor, b_hh: Optional[Tensor], relu: bool) -> Tensor:
-    total = F.linear(h, w_hh, b_hh) + pre
-    return total.relu() if relu else total.tanh()
+def _zeros(shape: tuple, like: Tensor) -> Tensor:
+    return Tensor._make(np.zeros(shape, dtype=like.dtype._numpy), like.dtype)
 
 
 class RNNBase(Module):
@@ -58,14 +43,20 @@ class RNNBase(Module):
         if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
                              "element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warn("UserWarning", f"dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                                f"expects num_layers greater than 1, but got dropout={dropout} and "
+                                f"num_layers={num_layers}")
         if not isinstance(hidden_size, int):
             raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
         if hidden_size <= 0:
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
-        if proj_size:
-            raise NotImplementedError("gradcalc's LSTM has no proj_size")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -75,21 +66,20 @@ class RNNBase(Module):
         self.dropout = float(dropout)
         self.bidirectional = bidirectional
         self.proj_size = proj_size
-        if dropout > 0 and num_layers == 1:
-            warn("UserWarning", f"dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
-                                f"expects num_layers greater than 1, but got dropout={dropout} and "
-                                f"num_layers={num_layers}")
         dtype = dtype or dtypes.get_default_dtype()
         gate_size = _GATES[mode] * hidden_size
+        real_hidden_size = proj_size or hidden_size
         directions = 2 if bidirectional else 1
         self._flat_weights_names: list = []
         for layer in range(num_layers):
             for direction in range(directions):
-                layer_input = input_size if layer == 0 else hidden_size * directions
+                layer_input = input_size if layer == 0 else real_hidden_size * directions
                 suffix = "_reverse" if direction == 1 else ""
-                shapes = [("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, hidden_size))]
+                shapes = [("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, real_hidden_size))]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
                 for kind, shape in shapes:
                     name = f"{kind}_l{layer}{suffix}"
                     setattr(self, name, _parameter(shape, dtype))
@@ -101,12 +91,19 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def flatten_parameters(self) -> None:
+        """Lays the weights out for cuDNN in PyTorch: nothing to do on the CPU."""
+
+    @property
+    def _flat_weights(self) -> list:
+        return [getattr(self, name) for name in self._flat_weights_names]
+
     @property
     def all_weights(self) -> list:
         directions = 2 if self.bidirectional else 1
-        per = 4 if self.bias else 2
-        names = self._flat_weights_names
-        return [[getattr(self, n) for n in names[i * per:(i + 1) * per]] for i in range(self.num_layers * directions)]
+        per = len(self._flat_weights_names) // (self.num_layers * directions)
+        weights = self._flat_weights
+        return [weights[i * per:(i + 1) * per] for i in range(self.num_layers * directions)]
 
     def extra_repr(self) -> str:
         text = f"{self.input_size}, {self.hidden_size}"
@@ -124,106 +121,116 @@ class RNNBase(Module):
             text += f", bidirectional={self.bidirectional}"
         return text
 
-    # -------------------------------------------------------------- forward
+    # -------------------------------------------------------------- checks, as torch's
 
-    def _check_input(self, input: Tensor, batch_sizes: Any) -> None:
-        if input.shape[-1] != self.input_size:
+    def check_input(self, input: Tensor, batch_sizes: Any) -> None:
+        weight_dtype = getattr(self, self._flat_weights_names[0]).dtype
+        if input.dtype != weight_dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). Convert "
+                             f"input: input.to({weight_dtype}), or convert model: model.to({input.dtype})")
+        expected_dim = 2 if batch_sizes is not None else 3
+        if input.ndim != expected_dim:
+            raise RuntimeError(f"input must have {expected_dim} dimensions, got {input.ndim}")
+        if self.input_size != input.shape[-1]:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                                f"{input.shape[-1]}")
 
-    def _check_hidden(self, hx: Tensor, expected: tuple, message: str = "Expected hidden size {}, got {}") -> None:
-        if tuple(hx.shape) != expected:
-            raise RuntimeError(message.format(expected, list(hx.shape)))
-
-    def _layer_params(self, layer: int, direction: int) -> tuple:
-        suffix = "_reverse" if direction == 1 else ""
-        kinds = ("weight_ih", "weight_hh") + (("bias_ih", "bias_hh") if self.bias else ())
-        params = [getattr(self, f"{kind}_l{layer}{suffix}") for kind in kinds]
-        return tuple(params) + (None, None) * (not self.bias)
-
-    def _run(self, x: Tensor, states: list) -> tuple:
-        """x (T, B, I) through every layer and direction; `states` the initial state per
-        (layer, direction): h, or (h, c) for an LSTM. Returns the output and the final states."""
+    def get_expected_hidden_size(self, input: Tensor, batch_sizes: Any) -> tuple:
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.shape[0] if self.batch_first else input.shape[1]
         directions = 2 if self.bidirectional else 1
-        finals = []
-        for layer in range(self.num_layers):
-            outputs = []
-            for direction in range(directions):
-                w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, direction)
-                state = states[layer * directions + direction]
-                steps, final = self._run_direction(x, state, w_ih, w_hh, b_ih, b_hh, reverse=direction == 1)
-                outputs.append(steps)
-                finals.append(final)
-            x = outputs[0] if directions == 1 else cat(outputs, x.ndim - 1)
-            if self.dropout and self.training and layer < self.num_layers - 1:
-                x = F.dropout(x, self.dropout, True)
-        return x, finals
+        return self.num_layers * directions, mini_batch, self.proj_size or self.hidden_size
 
-    def _run_direction(self, x: Tensor, state: Any, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor],
-                       b_hh: Optional[Tensor], reverse: bool) -> tuple:
-        pre = F.linear(x, w_ih, b_ih)
-        order = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
-        outputs = [None] * x.shape[0]
-        for t in order:
-            if self.mode == "LSTM":
-                h, c = _lstm_step(pre[t], state[0], state[1], w_hh, b_hh)
-                state = (h, c)
-            elif self.mode == "GRU":
-                state = h = _gru_step(pre[t], state, w_hh, b_hh)
-            else:
-                state = h = _rnn_step(pre[t], state, w_hh, b_hh, self.mode == "RNN_RELU")
-            outputs[t] = h
-        return stack(outputs), state
+    def check_hidden_size(self, hx: Tensor, expected_hidden_size: tuple,
+                          msg: str = "Expected hidden size {}, got {}") -> None:
+        if tuple(hx.shape) != expected_hidden_size:
+            raise RuntimeError(msg.format(expected_hidden_size, list(hx.shape)))
 
-    def forward(self, input: Tensor, hx: Any = None) -> Any:
-        name = type(self).__name__
+    def check_forward_args(self, input: Tensor, hidden: Tensor, batch_sizes: Any) -> None:
+        self.check_input(input, batch_sizes)
+        self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
+
+    def permute_hidden(self, hx: Tensor, permutation: Optional[Tensor]) -> Tensor:
+        return hx if permutation is None else hx.index_select(1, permutation)
+
+    # -------------------------------------------------------------- forward
+
+    def _layer_params(self) -> list:
+        """(w_ih, w_hh, b_ih, b_hh, w_hr) of each layer and direction, None for those it has not."""
+        params = []
+        for weights in self.all_weights:
+            weights = list(weights)
+            w_hr = weights.pop() if self.proj_size else None
+            b_ih, b_hh = weights[2:4] if self.bias else (None, None)
+            params.append((weights[0], weights[1], b_ih, b_hh, w_hr))
+        return params
+
+    def _initial_states(self, input: Tensor, batch: int) -> Any:
+        directions = 2 if self.bidirectional else 1
+        h = _zeros((self.num_layers * directions, batch, self.proj_size or self.hidden_size), input)
+        if self.mode != "LSTM":
+            return h
+        return h, _zeros((self.num_layers * directions, batch, self.hidden_size), input)
+
+    def _run(self, input: Tensor, hx: Any, batch_sizes: Optional[Tensor]) -> tuple:
+        """ATen's _VF.rnn_tanh / rnn_relu / gru / lstm: the output and the final states."""
+        directions = 2 if self.bidirectional else 1
+        lstm = self.mode == "LSTM"
+        if lstm and batch_sizes is None and input.dtype == dtypes.float32 and input.numel() != 0:
+            if not self.proj_size:
+                x = input.transpose(0, 1) if self.batch_first else input
+                output, hidden = recurrent.mkldnn_layers(
+                    x, hx[0], hx[1], self._layer_params(), self.hidden_size, self.num_layers, self.bidirectional,
+                    self.batch_first, self.dropout, self.training, self.bias)
+                return (output.transpose(0, 1) if self.batch_first else output), hidden
+            warn_once("UserWarning", "LSTM with projections is not supported with oneDNN. Using default "
+                                     "implementation.")
+        if batch_sizes is None:
+            x = input.transpose(0, 1) if self.batch_first else input
+            sizes = None
+        else:
+            x, sizes = input, batch_sizes.tolist()
+        states = list(zip(hx[0].unbind(0), hx[1].unbind(0))) if lstm else list(hx.unbind(0))
+        output, finals = recurrent.native_layers(self.mode, x, sizes, states, self._layer_params(), self.num_layers,
+                                                 directions, self.dropout, self.training)
+        if self.batch_first and batch_sizes is None:
+            # an LSTM turns its output round out of place, the others in place
+            output = output.transpose(0, 1) if lstm else output.transpose_(0, 1)
+        if lstm:
+            return output, (stack([h for h, _ in finals]), stack([c for _, c in finals]))
+        return output, stack(finals)
+
+    def forward(self, input: Any, hx: Any = None) -> Any:
+        name = _NAMES[self.mode]
+        if isinstance(input, PackedSequence):
+            input, batch_sizes, sorted_indices, unsorted_indices = input
+            hx = self._initial_states(input, int(batch_sizes[0])) if hx is None else self.permute_hidden(
+                hx, sorted_indices)
+            self.check_forward_args(input, hx, batch_sizes)
+            output, hidden = self._run(input, hx, batch_sizes)
+            return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), self.permute_hidden(
+                hidden, unsorted_indices)
         if input.ndim not in (2, 3):
-            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D instead")
+            ending = " tensor instead" if name == "RNN" else " instead"
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D{ending}")
         batched = input.ndim == 3
         batch_dim = 0 if self.batch_first else 1
         if not batched:
             input = input.unsqueeze(batch_dim)
-        x = input.transpose(0, 1) if self.batch_first else input
-        self._check_input(x, None)
-        directions = 2 if self.bidirectional else 1
-        batch = x.shape[1]
-        expected = (self.num_layers * directions, batch, self.hidden_size)
-        lstm = self.mode == "LSTM"
-        if hx is None:
-            zeros = Tensor._make(np.zeros(expected, dtype=x.dtype._numpy), x.dtype)
-            hx = (zeros, zeros) if lstm else zeros
-        else:
-            if lstm and not batched:
-                if hx[0].ndim != 2 or hx[1].ndim != 2:
-                    raise RuntimeError(f"For unbatched 2-D input, hx and cx should also be 2-D but got "
-                                       f"({hx[0].ndim}-D, {hx[1].ndim}-D) tensors")
-                hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
-            elif not lstm and not batched:
+            if hx is not None:
                 if hx.ndim != 2:
                     raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {hx.ndim}-D tensor")
                 hx = hx.unsqueeze(1)
-            elif not lstm and hx.ndim != 3:
-                raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.ndim}-D tensor")
-            if lstm:
-                self._check_hidden(hx[0], expected)
-                self._check_hidden(hx[1], expected, "Expected hidden[1] size {}, got {}")
-            else:
-                self._check_hidden(hx, expected)
-        if lstm:
-            states = [(hx[0][i], hx[1][i]) for i in range(expected[0])]
-        else:
-            states = [hx[i] for i in range(expected[0])]
-        output, finals = self._run(x, states)
-        if self.batch_first:
-            # in place, as PyTorch's kernel turns its output round
-            output = output.transpose_(0, 1)
-        if lstm:
-            hidden = (stack([h for h, _ in finals]), stack([c for _, c in finals]))
-        else:
-            hidden = stack(finals)
+        elif hx is not None and hx.ndim != 3:
+            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.ndim}-D tensor")
+        if hx is None:
+            hx = self._initial_states(input, input.shape[0] if self.batch_first else input.shape[1])
+        self.check_forward_args(input, hx, None)
+        output, hidden = self._run(input, hx, None)
         if not batched:
-            output = output.squeeze(batch_dim)
-            hidden = (hidden[0].squeeze(1), hidden[1].squeeze(1)) if lstm else hidden.squeeze(1)
+            output, hidden = output.squeeze(batch_dim), hidden.squeeze(1)
         return output, hidden
 
 
@@ -232,7 +239,9 @@ class RNN(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device: Any = None, dtype: Optional[DType] = None) -> None:
+                 device: Any = None, dtype: Optional[DType] = None, **kwargs: Any) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         if nonlinearity == "tanh":
             mode = "RNN_TANH"
         elif nonlinearity == "relu":
@@ -241,7 +250,7 @@ class RNN(RNNBase):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         self.nonlinearity = nonlinearity
         super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype)
+                         device=device, dtype=dtype, **kwargs)
 
 
 class LSTM(RNNBase):
@@ -253,15 +262,64 @@ class LSTM(RNNBase):
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          proj_size, device, dtype)
 
+    def get_expected_cell_size(self, input: Tensor, batch_sizes: Any) -> tuple:
+        layers, mini_batch, _ = self.get_expected_hidden_size(input, batch_sizes)
+        return layers, mini_batch, self.hidden_size
+
+    def check_forward_args(self, input: Tensor, hidden: tuple, batch_sizes: Any) -> None:  # type: ignore[override]
+        self.check_input(input, batch_sizes)
+        self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
+                               "Expected hidden[0] size {}, got {}")
+        self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
+                               "Expected hidden[1] size {}, got {}")
+
+    def permute_hidden(self, hx: tuple, permutation: Optional[Tensor]) -> tuple:  # type: ignore[override]
+        if permutation is None:
+            return hx
+        return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
+
+    def forward(self, input: Any, hx: Any = None) -> Any:
+        if isinstance(input, PackedSequence):
+            # torch checks no sizes here: a wrong state fails in the kernel
+            input, batch_sizes, sorted_indices, unsorted_indices = input
+            hx = self._initial_states(input, int(batch_sizes[0])) if hx is None else self.permute_hidden(
+                hx, sorted_indices)
+            output, hidden = self._run(input, hx, batch_sizes)
+            return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), self.permute_hidden(
+                hidden, unsorted_indices)
+        if input.ndim not in (2, 3):
+            raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.ndim}D instead")
+        batched = input.ndim == 3
+        batch_dim = 0 if self.batch_first else 1
+        if not batched:
+            input = input.unsqueeze(batch_dim)
+        if hx is None:
+            hx = self._initial_states(input, input.shape[0] if self.batch_first else input.shape[1])
+        elif batched and (hx[0].ndim != 3 or hx[1].ndim != 3):
+            raise RuntimeError(f"For batched 3-D input, hx and cx should also be 3-D but got ({hx[0].ndim}-D, "
+                               f"{hx[1].ndim}-D) tensors")
+        elif not batched:
+            if hx[0].ndim != 2 or hx[1].ndim != 2:
+                raise RuntimeError(f"For unbatched 2-D input, hx and cx should also be 2-D but got ({hx[0].ndim}-D, "
+                                   f"{hx[1].ndim}-D) tensors")
+            hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
+        self.check_forward_args(input, hx, None)
+        output, hidden = self._run(input, hx, None)
+        if not batched:
+            output, hidden = output.squeeze(batch_dim), (hidden[0].squeeze(1), hidden[1].squeeze(1))
+        return output, hidden
+
 
 class GRU(RNNBase):
     __module__ = "torch.nn.modules.rnn"
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device: Any = None, dtype: Optional[DType] = None) -> None:
+                 device: Any = None, dtype: Optional[DType] = None, **kwargs: Any) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype)
+                         device=device, dtype=dtype, **kwargs)
 
 
 # ------------------------------------------------------------------ cells
@@ -348,10 +406,7 @@ class LSTMCell(RNNCellBase):
             hx = (zeros, zeros)
         elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
-        gates = F.linear(input, self.weight_ih, self.bias_ih) + F.linear(hx[0], self.weight_hh, self.bias_hh)
-        i, f, g, o = gates.chunk(4, 1)
-        c = f.sigmoid() * hx[1] + i.sigmoid() * g.tanh()
-        h = o.sigmoid() * c.tanh()
+        h, c = recurrent.lstm_cell(F.linear(input, self.weight_ih, self.bias_ih), hx, self.weight_hh, self.bias_hh, None)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -362,5 +417,5 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tensor:
         input, batched = self._prepare(input, hx, "GRUCell")
         hx = self._zeros(input) if hx is None else (hx if batched else hx.unsqueeze(0))
-        out = _gru_step(F.linear(input, self.weight_ih, self.bias_ih), hx, self.weight_hh, self.bias_hh)
+        out = recurrent.gru_cell(F.linear(input, self.weight_ih, self.bias_ih), hx, self.weight_hh, self.bias_hh)
         return out if batched else out.squeeze(0)

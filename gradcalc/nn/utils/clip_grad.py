@@ -1,15 +1,15 @@
-"""torch.nn.utils: clipping gradients by their total norm or by value, as PyTorch does it on the CPU."""
+"""torch.nn.utils.clip_grad: clipping gradients by their total norm or by value, as PyTorch does it on the CPU."""
 from __future__ import annotations
 
 from types import GeneratorType
 from typing import Any
 
-from ..autograd import grad_mode
-from ..autograd.ops.creation import tensor
-from ..autograd.ops.joining import stack
-from ..autograd.ops.statistics import vector_norm
-from ..autograd.tensor import Tensor
-from ..warnings import warn
+from ...autograd import grad_mode
+from ...autograd.ops.creation import tensor
+from ...autograd.ops.joining import stack
+from ...autograd.ops.statistics import vector_norm
+from ...autograd.tensor import Tensor
+from ...warnings import warn
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
 
