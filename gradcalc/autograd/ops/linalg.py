@@ -146,7 +146,25 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     check_has_kernel("bmm", a)  # the kernel of batch1's dtype, which then reads batch2 as that type
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected scalar type {a._dtype._scalar_name} but found {b._dtype._scalar_name}")
-    return record(BMM, (a, b), np.asarray(a._data @ b._data, dtype=a._dtype._numpy), a._dtype)
+    return record(BMM, (a, b), np.asarray(batched_products(a._data, b._data), dtype=a._dtype._numpy), a._dtype)
+
+
+# ATen's bmm and baddbmm loop over k themselves below this many multiplications per matrix
+_SMALL_BATCHED_PRODUCT = 400
+
+
+def batched_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b for stacks of matrices as ATen's CPU bmm computes them: a small product (the
+    attention scores of short sequences) is one running sum per element over k, each product
+    rounded, in the inputs' type; larger ones go to BLAS."""
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    if a.dtype.kind != "f" or k * m * n >= _SMALL_BATCHED_PRODUCT or not a.size or not b.size:
+        return a @ b
+    total = np.zeros(a.shape[:-1] + (n,), a.dtype)
+    for i in range(k):
+        total += a[..., :, i:i + 1] * b[..., i:i + 1, :]
+    return total
 
 
 @op(nodes=(ADDMM,))

@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .. import cpu, grad_mode, kernels, simd
+from .. import cpu, dtypes, grad_mode, kernels, layer_norm_kernel, simd
 from ..tensor import Tensor
 from .common import ABSENT, shape_text
 from .registry import node, record
@@ -59,6 +59,14 @@ BATCH_NORM = node(
 def _layer_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], normalized_shape: tuple, eps: float,
                       which: str) -> Tensor:
     axis = input.ndim - len(normalized_shape)
+    if input._dtype is dtypes.float32 and input.numel() and not cpu.ATEN_AVX512 and not (
+            grad_mode.is_grad_enabled() and (grad.requires_grad or input.requires_grad)):
+        # no graph to record: ATen's AVX2 kernel, in its order of operations
+        data = layer_norm_kernel.backward(grad._data, input._data, len(normalized_shape),
+                                          None if weight is None else weight._data, eps, which)
+        return Tensor._make(data, grad._dtype)
+    if which == "bias":
+        return grad.sum(tuple(range(axis)))
     dx, x_hat = _normalized_grads(grad, input, weight if which == "input" else None,
                                   tuple(range(axis, input.ndim)), eps)
     return dx if which == "input" else (grad * x_hat).sum(tuple(range(axis)))
@@ -71,7 +79,8 @@ LAYER_NORM = node(
         grad, input, weight, normalized_shape, _eps, "input"),
     weight=lambda grad, input, normalized_shape, _eps: _layer_norm_grads(grad, input, None, normalized_shape, _eps,
                                                                          "weight"),
-    bias=lambda grad, input, normalized_shape: grad.sum(tuple(range(input.ndim - len(normalized_shape)))))
+    bias=lambda grad, input, normalized_shape, _eps: _layer_norm_grads(grad, input, None, normalized_shape, _eps,
+                                                                       "bias"))
 
 
 def _group_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], N: int, C: int, group: int, eps: float,

@@ -35,8 +35,22 @@ def _torch() -> dict:
         special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
         save=serialization.save, load=serialization.load, func=Submodule("torch.func"),
         vmap=Deferred(_vmap), testing=Submodule("torch.testing"), distributions=Submodule("torch.distributions"),
+        functional=Submodule("torch.functional"),
     )
     return torch
+
+
+# torch/functional.py's __all__: functions torch also exports, which older tutorials import from there
+# (`import torch.functional as F`)
+_FUNCTIONAL = ("atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
+               "cartesian_prod", "block_diag", "cdist", "chain_matmul", "einsum", "istft", "lu", "norm",
+               "meshgrid", "pca_lowrank", "split", "stft", "svd_lowrank", "tensordot", "unique",
+               "unique_consecutive", "unravel_index")
+
+
+def _functional() -> dict:
+    torch = _namespaces()["torch"]
+    return {name: torch[name] for name in _FUNCTIONAL if name in torch}
 
 
 def _vmap() -> Callable:
@@ -134,7 +148,7 @@ def _no_device(**members: Callable) -> Callable[[], dict]:
 # a CPU build: no CUDA, no accelerator (pytorch/examples ask before choosing the device), no
 # cuDNN and no MPS (seeded scripts set cudnn's flags)
 BUILDERS: dict = {
-    "torch": _torch, "torch.autograd": _autograd, "torch.nn": _nn,
+    "torch": _torch, "torch.autograd": _autograd, "torch.nn": _nn, "torch.functional": _functional,
     "torch.linalg": lambda: dict(_namespaces()["torch.linalg"]),
     "torch.special": lambda: dict(_namespaces()["torch.special"]), "torch.fft": lambda: dict(_namespaces()["torch.fft"]),
     "torch.nn.modules": _module_all("nn.modules"),
