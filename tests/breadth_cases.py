@@ -75,6 +75,7 @@ BREADTH_CASES = [
     Case("unfold", lambda x: x.unfold(1, 2, 1) * 3, [rand(2, 4)], True),
     Case("trace", lambda x: F.trace(x) * x, [rand(3, 3)], True),
     Case("view_as_complex view_as_real", _view_as_complex_round_trip, [rand(3, 2)], True),
+    Case("angle of complex", lambda r, i: F.complex(r, i).angle() * r, [away_from_zero(3), rand(3, seed=1)], True),
     Case("complex polar", lambda r, i: F.view_as_real(F.complex(r, i) * F.polar(r.abs() + 1, i)),
          [rand(3), rand(3, seed=1)], True),
     Case("conj_physical", lambda r, i: F.view_as_real(F.complex(r, i).conj_physical() * F.complex(i, r)),

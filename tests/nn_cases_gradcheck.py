@@ -4,6 +4,7 @@ modules' backward hooks put around their inputs and outputs. test_gradcheck.py r
 from __future__ import annotations
 
 from gradcheck import Case, away_from_zero, constant, distinct, long_tensor, rand, seeded
+from gradcalc.autograd.ops.normalization import weight_norm_interface
 from gradcalc.nn import functional as NF
 from gradcalc.nn.functional import recurrent
 from gradcalc.nn.modules import GRU, LSTM, RNN, Linear
@@ -106,6 +107,33 @@ NN_CASES = [
          + seeded(lambda: NF.rrelu(x * 1, 0.2, 0.4, True, inplace=True)), [away_from_zero(3, 4)]),
     Case("ctc_loss", lambda x: NF.ctc_loss(x.log_softmax(2), long_tensor([[1, 2, 2], [3, 1, 0]]), [6, 5], [3, 2],
                                            reduction="none"), [rand(6, 2, 4)]),
+    Case("weight_norm first and last dim", lambda v, g, h: weight_norm_interface(v, g, 0).sum()
+         + (weight_norm_interface(v, h, 2) ** 2).sum(), [rand(3, 2, 4), rand(3, 1, 1, seed=1), rand(1, 1, 4, seed=2)],
+         True),
+    # attention: 3-d inputs take the math composition (its safe softmax), 4-d ones the flash kernel
+    Case("scaled_dot_product_attention math", lambda q, k, v: NF.scaled_dot_product_attention(q, k, v, is_causal=True),
+         [rand(2, 3, 4), rand(2, 5, 4, seed=1), rand(2, 5, 4, seed=2)], True),
+    Case("scaled_dot_product_attention flash", lambda q, k, v: NF.scaled_dot_product_attention(
+        q, k, v, attn_mask=constant(rand(3, 5, seed=3))), [rand(1, 2, 3, 4), rand(1, 2, 5, 4, seed=1),
+                                                           rand(1, 2, 5, 4, seed=2)], True),
+    Case("scaled_dot_product_attention flash causal", lambda q, k, v: NF.scaled_dot_product_attention(
+        q, k, v, is_causal=True, scale=0.3), [rand(1, 2, 4, 3), rand(1, 2, 4, 3, seed=1), rand(1, 2, 4, 3, seed=2)],
+        True),
+    # upsampling: each mode's op in 1, 2 and 3 dims, by size and by scale factor
+    Case("interpolate nearest", lambda a, b, c: NF.interpolate(a, scale_factor=2).sum() * NF.interpolate(
+        b, size=(3, 5)).mean() + NF.interpolate(c, scale_factor=1.5)[0, 0, 0, 0], [rand(1, 2, 3), rand(1, 1, 2, 3, seed=1),
+                                                                                 rand(1, 1, 2, 2, 3, seed=2)], True),
+    Case("interpolate nearest-exact", lambda a, b, c: NF.interpolate(a, size=5, mode="nearest-exact").sum()
+         + (NF.interpolate(b, scale_factor=1.7, mode="nearest-exact") ** 2).sum()
+         + NF.interpolate(c, size=(3, 2, 4), mode="nearest-exact")[0, 0, 1, 1],
+         [rand(1, 2, 3), rand(1, 1, 2, 3, seed=1), rand(1, 1, 2, 2, 3, seed=2)], True),
+    Case("interpolate linear bilinear trilinear", lambda a, b, c: (
+        NF.interpolate(a, size=5, mode="linear") ** 2).sum() + (NF.interpolate(
+            b, scale_factor=1.6, mode="bilinear", align_corners=True) ** 2).sum() + (NF.interpolate(
+                c, scale_factor=2, mode="trilinear") ** 2).sum(),
+         [rand(1, 2, 3), rand(1, 1, 2, 3, seed=1), rand(1, 1, 2, 2, 3, seed=2)], True),
+    Case("interpolate bicubic", lambda x: NF.interpolate(x, size=(4, 5), mode="bicubic") ** 2,
+         [rand(1, 2, 3, 3)], True),
     Case("mkldnn_rnn_layer", lambda x, w_ih, w_hh, b_ih, b_hh, hx, cx: recurrent.mkldnn_rnn_layer(
         x, w_ih, w_hh, b_ih, b_hh, hx, cx, True, 2, 1, True, False, False, True),
          [rand(3, 2, 2), rand(8, 2, seed=1), rand(8, 2, seed=2), rand(8, seed=3), rand(8, seed=4), rand(2, 2, seed=5),

@@ -184,7 +184,8 @@ CASES = [
     Case("pow tensor zero base", lambda x, y: x ** y, [np.array([0.0, 1.5, 0.0]), np.array([2.0, 1.3, 3.0])]),
     Case("pow scalar base", lambda x: 2.0 ** x, [rand(2, 3)], True),
     Case("pow scalar base function", lambda x: F.pow(0.5, x), [rand(3)], True),
-    Case("pow zero base", lambda x: 0.0 ** x, [rand(3, low=0.5)], True),
+    # first order only: PyTorch's second derivative at base 0 is NaN (0 * log 0), as gradcalc's
+    Case("pow zero base", lambda x: 0.0 ** x, [rand(3, low=0.5)]),
     Case("remainder", lambda x, y: x % y, [np.array([[2.3, -1.7, 0.4], [5.2, -3.1, 1.1]]),
                                          np.array([1.5, 0.7, -0.9])], True),
     Case("remainder scalar", lambda x: x.remainder(0.8), [np.array([2.3, -1.7, 0.5])], True),

@@ -665,18 +665,19 @@ class Builder:
         if kinds == {True}:
             return _located(ast.Constant(value=b"".join(self._literal(token) for token in children)), meta)
         parts: list = []
-        formatted = False
+        tokens: dict = {}  # id of a formatted field -> the f-string token it came from
         for token in children:
             if "f" in string_prefix(token):
-                formatted = True
                 reader = FStringReader(token, self.text, self.filename, self.warnings, self.parse_field)
-                parts.extend(reader.read())
+                fields = reader.read()
+                tokens.update((id(part), token) for part in fields if not isinstance(part, str))
+                parts.extend(fields)
             else:
                 parts.append(self._literal(token))
-        if not formatted:
+        if not tokens and not any("f" in string_prefix(token) for token in children):
             kind = "u" if string_prefix(children[0]) == "u" else None
             return _located(ast.Constant(value="".join(parts), kind=kind), meta)
-        return _located(joined_string(parts, meta), meta)
+        return _located(joined_string(parts, meta, tokens), meta)
 
     def _literal(self, token: Any) -> Any:
         # the token is exactly a Python string literal, so Python may decode it
@@ -707,9 +708,11 @@ def _byte_columns(tree: ast.AST, text: str) -> ast.AST:
     return tree
 
 
-def joined_string(parts: list, meta: Any) -> ast.JoinedStr:
+def joined_string(parts: list, meta: Any, tokens: dict) -> ast.JoinedStr:
     """An f-string's `ast.JoinedStr`: neighbouring literal pieces joined, empty ones dropped; its
-    pieces (and their format specs) placed where the whole string is, as Python 3.11 places them."""
+    pieces placed where the whole (implicitly concatenated) string is, as Python 3.11 places them.
+    A format spec sits where its own f-string token is; so do its pieces, unless it holds a nested
+    field (then they sit where the whole string is). `tokens` maps a field's id to its token."""
     values: list = []
     for part in parts:
         if isinstance(part, str):
@@ -723,10 +726,11 @@ def joined_string(parts: list, meta: Any) -> ast.JoinedStr:
     for value in values:
         _located(value, meta)
         spec = getattr(value, "format_spec", None)
-        while spec is not None:
-            _located(spec, meta)
+        if spec is not None:
+            token = tokens.get(id(value), meta)
+            _located(spec, token)
+            nested = any(isinstance(piece, ast.FormattedValue) for piece in spec.values)
             for piece in spec.values:
-                _located(piece, meta)
-            spec = None
+                _located(piece, meta if nested else token)
     return ast.JoinedStr(values=values)
 

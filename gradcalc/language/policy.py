@@ -276,9 +276,22 @@ _gradcalc("contextlib", "_GeneratorContextManager", read={"__enter__", "__exit__
 _gradcalc("gradcalc.autograd.ops.decompositions", "LinAlgError", like=RuntimeError)
 _gradcalc("gradcalc.serialization", "UnpicklingError", like=RuntimeError)
 _gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"})
+# torch.nn: a module's registries and forward pre-hooks (the Pruning Tutorial finds its pruning method there; they
+# hold the program's hooks only); torch.nn.utils' spectral norm keeps its power-iteration vectors as private
+# buffers (`_u`, `_v`)
+_MODULE_READ = {"_parameters", "_buffers", "_modules", "_forward_pre_hooks", "__call__",
+                "__getattr__", "__setattr__", "__delattr__", "__dict__"}
 _gradcalc("gradcalc.nn.modules.module", "Module", public=True, public_write=True, subclasses=True, derivable=True,
-          read={"_parameters", "_buffers", "_modules", "__call__", "__getattr__", "__setattr__", "__delattr__",
-                "__dict__"})
+          read=_MODULE_READ)
+_gradcalc("gradcalc.nn.utils.parametrizations", "_SpectralNorm", public=True, public_write=True, subclasses=True,
+          derivable=True, read=_MODULE_READ | {"_u", "_v"}, write={"_u", "_v"})
+_gradcalc("gradcalc.nn.utils.parametrizations", "_OrthMaps", public=True)
+# a pruning method is a module's forward pre-hook (programs find it in `_forward_pre_hooks`); programs derive their own
+_gradcalc("gradcalc.nn.utils.prune", "BasePruningMethod", public=True, public_write=True, subclasses=True,
+          derivable=True, read={"_tensor_name", "_pruning_methods", "__call__", "__iter__", "__len__", "__getitem__"},
+          write={"_tensor_name"})
+_gradcalc("gradcalc.nn.utils.weight_norm", "WeightNorm", public=True, read={"__call__"})
+_gradcalc("gradcalc.nn.utils.spectral_norm", "SpectralNorm", public=True, read={"__call__"})
 _gradcalc("gradcalc.nn.modules.module", "_IncompatibleKeys",
           read=public_names(tuple) | {"missing_keys", "unexpected_keys", "_fields"})
 _gradcalc("gradcalc.nn.utils.rnn", "PackedSequence", public=True, read={"_fields", "__getitem__", "__len__", "__iter__"})

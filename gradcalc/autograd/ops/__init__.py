@@ -21,7 +21,7 @@ from . import (activation, arithmetic, arrangement, calculus, common, comparison
                grid_sampler, hooks, im2col, indexing, info, inplace, joining, legacy, linalg, loss, matrix_functions,
                normalization, order, pointwise, pooling, products, queries, reduction, registry, removed, sampling,
                selection, settings, shape, shuffle, sorting, special, spectral, statistics, tensor_members,
-               tensor_numpy)
+               tensor_numpy, upsampling)
 from .common import ReturnTypes
 from .generate import BuiltinFunction, namespace_members, shown_function
 from .parser import register_kind

@@ -1,6 +1,7 @@
 """Arithmetic: add, sub, mul, div, pow, remainder, floor_divide, neg, reciprocal."""
 from __future__ import annotations
 
+import cmath
 import math
 from typing import Any, Callable, Optional
 
@@ -22,6 +23,18 @@ def _pow_grad_self(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, (int, float)) and exponent == 0:
         return zeros_like(self)
     return grad * conjugate(exponent * self.pow(exponent - 1))
+
+
+def _pow_scalar_base_grad(grad: Tensor, result: Tensor, base: Any) -> Tensor:
+    # PyTorch's pow_backward_exponent: grad * conj(b^e log b), with the logarithm of a C++ scalar: complex
+    # when the base or the exponent is, NaN for a negative real base; at base 0 the powers e >= 0
+    # (the finite ones) take 0
+    if isinstance(base, complex) or result._dtype.is_complex:
+        log: Any = cmath.log(base) if base != 0 else complex(-math.inf, 0.0)
+    else:
+        log = math.log(base) if base > 0 else (-math.inf if base == 0 else math.nan)
+    slope = conjugate(result * log)
+    return grad * (slope.masked_fill(result.isfinite(), 0) if base == 0 else slope)
 
 
 def _log_masked(base: Tensor, result: Tensor) -> Tensor:
@@ -119,8 +132,7 @@ POW_TENSOR = node("PowBackward1", ("self", "exponent"), forward=power_tensor, jv
                   self=lambda grad, self, exponent: grad * conjugate(exponent * self.pow(exponent - 1)),
                   exponent=lambda grad, self, result: grad * conjugate(result * _log_masked(self, result)))
 POW_SCALAR_BASE = node("PowBackward2", ("exponent",), jvp=ELEMENT_WISE,
-                       exponent=lambda grad, result, self: grad * conjugate(result * math.log(self))
-                       if self != 0 else zeros_like(result))
+                       exponent=lambda grad, result, self: _pow_scalar_base_grad(grad, result, self))
 
 
 # the kernels of these ops that uint16, uint32 and uint64 lack

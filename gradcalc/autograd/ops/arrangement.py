@@ -262,6 +262,8 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     data = np.diagonal(input._data, offset, d1, d2)
+    if input._data.flags.writeable:  # numpy's diagonal is read-only; torch's is a view to write through
+        data.setflags(write=True)
     return record(DIAGONAL, (input,), data, input._dtype, view_of=input, self_sym_sizes=input.shape, offset=offset,
                   dim1=dim1, dim2=dim2)
 

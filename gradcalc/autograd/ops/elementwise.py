@@ -24,7 +24,7 @@ def _not_differentiable(name: str) -> Callable:
 
 
 ACOSH = node("AcoshBackward0", ("self",), forward=np.arccosh, jvp=ELEMENT_WISE,
-             self=lambda grad, self: grad * (self.pow(2) - 1).rsqrt().conj())
+             self=lambda grad, self: _acosh_grad(grad, self))
 ASINH = node("AsinhBackward0", ("self",), forward=np.arcsinh, jvp=ELEMENT_WISE,
              self=lambda grad, self: grad * (self.pow(2) + 1).rsqrt().conj())
 ATANH = node("AtanhBackward0", ("self",), forward=np.arctanh, jvp=ELEMENT_WISE,
@@ -51,7 +51,7 @@ I1 = node("SpecialI1Backward0", ("self",), forward=special.i1, jvp=ELEMENT_WISE,
 SINC = node("SincBackward0", ("self",), jvp=ELEMENT_WISE,
             self=lambda grad, self: grad * ((math.pi * self * (math.pi * self).cos() - (math.pi * self).sin())
                                             / (math.pi * self * self)).masked_fill(self == 0, 0))
-ANGLE = node("AngleBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, self: zeros_like(grad))
+ANGLE = node("AngleBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, self: _angle_grad(grad, self))
 LOGIT = node("LogitBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, self, eps: _logit_grad(grad, self, eps))
 FREXP = node("FrexpBackward0", ("self",), saved_tensors=("exponent",), jvp=ELEMENT_WISE,
              self=lambda grad, exponent: grad / exponent.exp2())
@@ -59,6 +59,21 @@ FREXP = node("FrexpBackward0", ("self",), saved_tensors=("exponent",), jvp=ELEME
 
 def special_i1(x: Tensor) -> Tensor:
     return unary_float(I1, x)
+
+
+def _acosh_grad(grad: Tensor, self: Tensor) -> Tensor:
+    # sqrt(x*x - 1) = sqrt(x + 1) * sqrt(x - 1) holds for real x >= 1 only: complex inputs take the product
+    if self._dtype.is_complex:
+        return grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj()
+    return grad * (self * self - 1).rsqrt()
+
+
+def _angle_grad(grad: Tensor, self: Tensor) -> Tensor:
+    # a real number's angle is piecewise constant; a complex one's turns with i * self / |self|^2
+    # (the conjugate Wirtinger derivative), taken as 0 at 0
+    if not self._dtype.is_complex:
+        return zeros_like(grad)
+    return (grad * self / self.abs().pow(2) * 1j).masked_fill(self == 0, 0)
 
 
 def _logit_grad(grad: Tensor, self: Tensor, eps: Optional[float]) -> Tensor:
@@ -225,12 +240,13 @@ XLOGY_SCALAR_SELF = node("XlogyBackward1", ("other",), jvp=ELEMENT_WISE,
                          other=lambda grad, self, other: grad * self / other)
 XLOGY_SCALAR_OTHER = node("XlogyBackward2", ("self",), jvp=ELEMENT_WISE,
                           self=lambda grad, self, other: _xlogy_scalar_grad(grad, self, other))
+# PyTorch's formulas, in its order of operations (which decides the last bits)
 ADDCMUL = node("AddcmulBackward0", ("self", "tensor1", "tensor2"), jvp=ELEMENT_WISE,
-               self=lambda grad: grad, tensor1=lambda grad, tensor2, value: grad * tensor2 * value,
-               tensor2=lambda grad, tensor1, value: grad * tensor1 * value)
+               self=lambda grad: grad, tensor1=lambda grad, tensor2, value: grad * (tensor2 * value).conj(),
+               tensor2=lambda grad, tensor1, value: grad * (tensor1 * value).conj())
 ADDCDIV = node("AddcdivBackward0", ("self", "tensor1", "tensor2"), jvp=ELEMENT_WISE,
-               self=lambda grad: grad, tensor1=lambda grad, tensor2, value: grad * value / tensor2,
-               tensor2=lambda grad, tensor1, tensor2, value: -grad * value * tensor1 / (tensor2 * tensor2))
+               self=lambda grad: grad, tensor1=lambda grad, tensor2, value: grad * (value / tensor2).conj(),
+               tensor2=lambda grad, tensor1, tensor2, value: -grad * (value * tensor1 / (tensor2 * tensor2)).conj())
 
 
 def _xlogy_scalar_grad(grad: Tensor, self: Tensor, other: float) -> Tensor:

@@ -20,15 +20,20 @@ MV = node("MvBackward0", ("self", "vec"),
 MM = node("MmBackward0", ("self", "mat2"), saved=("self_sym_sizes", "self_sym_strides", "mat2_sym_sizes",
                                                    "mat2_sym_strides"),
           jvp={"self": lambda tangent, mat2: tangent.mm(mat2), "mat2": lambda tangent, self: self.mm(tangent)},
-          self=lambda grad, mat2: grad.mm(mat2.conj().t()), mat2=lambda grad, self: self.conj().t().mm(grad))
+          self=lambda grad, mat2, self_sym_sizes, self_sym_strides: _mat1_grad(grad, mat2, self_sym_sizes,
+                                                                               self_sym_strides, 1),
+          mat2=lambda grad, self, mat2_sym_sizes, mat2_sym_strides: _mat2_grad(grad, self, mat2_sym_sizes,
+                                                                               mat2_sym_strides, 1))
 ADDMM = node("AddmmBackward0", ("self", "mat1", "mat2"),
              saved=("mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes", "mat2_sym_strides"),
              jvp={"self": lambda tangent, beta: tangent * beta,
                   "mat1": lambda tangent, mat2, alpha: tangent.mm(mat2) * alpha,
                   "mat2": lambda tangent, mat1, alpha: mat1.mm(tangent) * alpha},
              self=lambda grad, beta: grad if beta == 1 else grad * beta,
-             mat1=lambda grad, mat2, alpha: _scaled(grad.mm(mat2.conj().t()), alpha),
-             mat2=lambda grad, mat1, alpha: _scaled(mat1.conj().t().mm(grad), alpha))
+             mat1=lambda grad, mat2, alpha, mat1_sym_sizes, mat1_sym_strides: _mat1_grad(
+                 grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha),
+             mat2=lambda grad, mat1, alpha, mat2_sym_sizes, mat2_sym_strides: _mat2_grad(
+                 grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha))
 BMM = node("BmmBackward0", ("self", "mat2"),
            jvp={"self": lambda tangent, mat2: tangent.bmm(mat2), "mat2": lambda tangent, self: self.bmm(tangent)},
            self=lambda grad, mat2: grad.bmm(mat2.conj().transpose(1, 2)),
@@ -37,6 +42,24 @@ BMM = node("BmmBackward0", ("self", "mat2"),
 
 def _scaled(grad: Tensor, alpha: object) -> Tensor:
     return grad if alpha == 1 else grad * alpha
+
+
+def _column_major(sizes: tuple, strides: tuple) -> bool:
+    return strides[0] == 1 and strides[1] == sizes[0]
+
+
+# A column-major matrix (a transposed weight, as linear passes it) gets its gradient column-major
+# too, computed as PyTorch's mm_mat1_backward / mm_mat2_backward compute it.
+def _mat1_grad(grad: Tensor, mat2: Tensor, sizes: tuple, strides: tuple, alpha: object) -> Tensor:
+    if _column_major(sizes, strides):
+        return _scaled(mat2.conj().mm(grad.t()).t(), alpha)
+    return _scaled(grad.mm(mat2.conj().t()), alpha)
+
+
+def _mat2_grad(grad: Tensor, mat1: Tensor, sizes: tuple, strides: tuple, alpha: object) -> Tensor:
+    if _column_major(sizes, strides):
+        return _scaled(grad.t().mm(mat1.conj()).t(), alpha)
+    return _scaled(mat1.conj().t().mm(grad), alpha)
 
 
 def _sizes_and_strides(name: str, t: Tensor) -> dict:
@@ -123,7 +146,25 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     check_has_kernel("bmm", a)  # the kernel of batch1's dtype, which then reads batch2 as that type
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected scalar type {a._dtype._scalar_name} but found {b._dtype._scalar_name}")
-    return record(BMM, (a, b), np.asarray(a._data @ b._data, dtype=a._dtype._numpy), a._dtype)
+    return record(BMM, (a, b), np.asarray(batched_products(a._data, b._data), dtype=a._dtype._numpy), a._dtype)
+
+
+# ATen's bmm and baddbmm loop over k themselves below this many multiplications per matrix
+_SMALL_BATCHED_PRODUCT = 400
+
+
+def batched_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b for stacks of matrices as ATen's CPU bmm computes them: a small product (the
+    attention scores of short sequences) is one running sum per element over k, each product
+    rounded, in the inputs' type; larger ones go to BLAS."""
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    if a.dtype.kind != "f" or k * m * n >= _SMALL_BATCHED_PRODUCT or not a.size or not b.size:
+        return a @ b
+    total = np.zeros(a.shape[:-1] + (n,), a.dtype)
+    for i in range(k):
+        total += a[..., :, i:i + 1] * b[..., i:i + 1, :]
+    return total
 
 
 @op(nodes=(ADDMM,))

@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .. import cpu, grad_mode, kernels, simd
+from .. import cpu, dtypes, grad_mode, kernels, layer_norm_kernel, simd
 from ..tensor import Tensor
 from .common import ABSENT, shape_text
 from .registry import node, record
@@ -59,6 +59,14 @@ BATCH_NORM = node(
 def _layer_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], normalized_shape: tuple, eps: float,
                       which: str) -> Tensor:
     axis = input.ndim - len(normalized_shape)
+    if input._dtype is dtypes.float32 and input.numel() and not cpu.ATEN_AVX512 and not (
+            grad_mode.is_grad_enabled() and (grad.requires_grad or input.requires_grad)):
+        # no graph to record: ATen's AVX2 kernel, in its order of operations
+        data = layer_norm_kernel.backward(grad._data, input._data, len(normalized_shape),
+                                          None if weight is None else weight._data, eps, which)
+        return Tensor._make(data, grad._dtype)
+    if which == "bias":
+        return grad.sum(tuple(range(axis)))
     dx, x_hat = _normalized_grads(grad, input, weight if which == "input" else None,
                                   tuple(range(axis, input.ndim)), eps)
     return dx if which == "input" else (grad * x_hat).sum(tuple(range(axis)))
@@ -71,7 +79,8 @@ LAYER_NORM = node(
         grad, input, weight, normalized_shape, _eps, "input"),
     weight=lambda grad, input, normalized_shape, _eps: _layer_norm_grads(grad, input, None, normalized_shape, _eps,
                                                                          "weight"),
-    bias=lambda grad, input, normalized_shape: grad.sum(tuple(range(input.ndim - len(normalized_shape)))))
+    bias=lambda grad, input, normalized_shape, _eps: _layer_norm_grads(grad, input, None, normalized_shape, _eps,
+                                                                       "bias"))
 
 
 def _group_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], N: int, C: int, group: int, eps: float,
@@ -205,3 +214,37 @@ def native_group_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Te
                   result2=Tensor._make(rstd.reshape(n, num_groups), input._dtype), weight=weight,
                   N=n, C=channels, HxW=x.size // max(n * channels, 1), group=num_groups, eps=eps)
 
+
+
+def _weight_norm_grads(grad: Tensor, v: Tensor, g: Tensor, dim: int, which: str) -> Tensor:
+    """w = v * g / |v| with the norm over every dim but `dim`: the gradient of v or of g."""
+    dims = tuple(d for d in range(v.ndim) if d != dim)
+    norm = (v * v).sum(dims, keepdim=True).sqrt()
+    projection = (grad * v).sum(dims, keepdim=True)
+    if which == "g":
+        return (projection / norm).reshape(g.shape)
+    return (g.reshape(norm.shape) / norm) * (grad - v * (projection / (norm * norm)))
+
+
+WEIGHT_NORM = node(
+    "WeightNormInterfaceBackward0", ("v", "g"), saved=("dim", "result1"), saved_tensors=("result1",),
+    v=lambda grad, v, g, dim: _weight_norm_grads(grad, v, g, dim, "v"),
+    g=lambda grad, v, g, dim: _weight_norm_grads(grad, v, g, dim, "g"))
+
+
+def weight_norm_interface(v: Tensor, g: Tensor, dim: int) -> Tensor:
+    """torch._weight_norm's fused CPU kernel (dim first or last): each slice's norm summed in
+    ATen's SIMD lanes along the first dim, in one running sum per position along the last."""
+    data = np.ascontiguousarray(v._data)
+    if dim == 0:
+        rows = data.reshape(data.shape[0], -1)
+        norm = np.sqrt(simd.lane_sum(rows * rows)).reshape((-1,) + (1,) * (v.ndim - 1))
+    else:
+        columns = data.reshape(-1, data.shape[-1])
+        total = np.zeros(columns.shape[-1], data.dtype)
+        for row in columns:
+            total = total + row * row
+        norm = np.sqrt(total)
+    scale = g._data.reshape(norm.shape) / norm
+    return record(WEIGHT_NORM, (v, g), (data * scale).astype(data.dtype, copy=False), v._dtype, dim=dim,
+                  result1=Tensor._make(norm, v._dtype))

@@ -66,7 +66,7 @@ CONJ = node("ConjBackward0", ("self",), forward=np.conj, jvp=LINEAR, self=lambda
 CONJ_PHYSICAL = node("ConjPhysicalBackward0", ("self",), forward=np.conj, jvp=LINEAR,
                      self=lambda grad: grad.conj_physical())
 EXP2 = node("Exp2Backward0", ("self",), forward=np.exp2, jvp=ELEMENT_WISE,
-            self=lambda grad, result: grad * result * math.log(2.0))
+            self=lambda grad, result: grad * result.conj() * math.log(2.0))
 ERF = node("ErfBackward0", ("self",), forward=simd.erf, jvp=ELEMENT_WISE,
            self=lambda grad, self: grad * (-self * self).exp() * (2.0 / math.sqrt(math.pi)))
 ATAN2 = node("Atan2Backward0", ("self", "other"), jvp=ELEMENT_WISE,
@@ -98,7 +98,7 @@ def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
         # saturation, that decides many bits)
         data = grad_output._data * simd.fused_multiply_add(-y, y, np.float32(1))
     else:
-        data = grad_output._data * (1 - y * y.conj()).conj()
+        data = grad_output._data * (1 - y * y).conj()
     return record(TANH_BACKWARD, (grad_output, output), data, grad_output._dtype)
 
 

@@ -13,7 +13,7 @@ from ...warnings import warn_once
 from .common import broadcast_shapes, check_has_kernel, normalize_dims, shape_text
 from .decompositions import check_floating
 from .joining import cat
-from .linalg import bmm, check_addmm_dtypes, check_vectors, matmul, mm
+from .linalg import batched_products, bmm, check_addmm_dtypes, check_vectors, matmul, mm
 from .registry import LINEAR, node, op, record
 
 
@@ -101,7 +101,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
         raise RuntimeError(f"expected scalar type {batch1._dtype._scalar_name} but found {batch2._dtype._scalar_name}")
     dtype = batch1._dtype
     broadcast_shapes(tuple(input.shape), (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
-    data = (batch1._data @ batch2._data) * _fused(alpha, dtype)
+    data = batched_products(batch1._data, batch2._data) * _fused(alpha, dtype)
     if beta != 0:
         data = data + input._data * _fused(beta, dtype)
     return record(BADDBMM, (input, batch1, batch2), np.asarray(data, dtype=dtype._numpy), dtype, beta=beta,

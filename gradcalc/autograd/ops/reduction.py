@@ -86,7 +86,7 @@ def _amax_grad(grad: Tensor, self: Tensor, result: Tensor, dim: Any, keepdim: bo
 
 def _prod_grad(grad: Tensor, self: Tensor, result: Tensor, dims: Optional[tuple] = None) -> Tensor:
     if not np.any(self._data == 0):
-        return grad * (result / self)
+        return grad * (result / self).conj()
     # with zeros, the gradient of each element is the product of all the others: the product of
     # row i of an (n, n) matrix of the reduced values whose diagonal is set to one. Built from
     # tensor ops (not a division) so that create_graph gives the second derivative.
@@ -98,7 +98,7 @@ def _prod_grad(grad: Tensor, self: Tensor, result: Tensor, dims: Optional[tuple]
     rows = moved.reshape(lead + (1, n)).expand(lead + (n, n))
     diagonal = Tensor._make(np.eye(n, dtype=bool), dtypes.bool_)
     others = where(diagonal, 1.0, rows).prod(-1).reshape(moved.shape).permute(tuple(np.argsort(order)))
-    return grad * others
+    return grad * others.conj()
 
 
 def scatter_back(grad: Tensor, self_shape: tuple, dim: int, keepdim: bool, indices: np.ndarray) -> Tensor:
@@ -362,8 +362,10 @@ def _cumprod_grad(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> Tenso
     cumsum divided by x; with a zero, for each i the products that leave x_i out, written in place."""
     if self.numel() <= 1 or self.shape[dim] == 1:
         return grad
+    # complex inputs: the products are conjugated, as in PyTorch's (conjugate Wirtinger) formula
+    self = self.conj()
     if bool(np.all(self._data != 0)):
-        return (grad * result).flip(dim).cumsum(dim).flip(dim) / self
+        return (result.conj() * grad).flip(dim).cumsum(dim).flip(dim) / self
     n = self.shape[dim]
     grad_input = zeros(self.shape, grad._dtype)
     ones = Tensor._make(np.ones(self.shape[:dim] + (1,) + self.shape[dim + 1:], dtype=grad._dtype._numpy),

@@ -143,13 +143,29 @@ def _std_var(a: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
     dims = normalize_dims(dim, a.ndim)
     axes = tuple(range(a.ndim)) if dims is None else dims
     count = int(np.prod([a.shape[d] for d in axes])) if axes else 1
-    if count - correction <= 0:
+    # a complex tensor's spread is two real ones in PyTorch, each warning
+    for _ in range(2 if a._dtype.is_complex and count - correction <= 0 else int(count - correction <= 0)):
         warn("UserWarning", f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
                             "reduction factor (input numel divided by output numel).")
+    if a._dtype.is_complex:
+        # as PyTorch: the variances of the real and imaginary parts, each in the real dtype, added
+        real = a._dtype.to_real()
+        parts = [_spread(Tensor._make(np.ascontiguousarray(part), real), axes, keepdim, count, correction)
+                 .astype(real._numpy) for part in (a._data.real, a._data.imag)]
+        total = parts[0] + parts[1]
+        data = np.asarray(np.sqrt(total) if take_sqrt else total, dtype=real._numpy)
+        return record(STD if take_sqrt else VAR, (a,), data, real, dim=dim, correction=correction, keepdim=keepdim)
+    result = _spread(a.detach(), axes, keepdim, count, correction)
+    data = np.asarray(np.sqrt(result) if take_sqrt else result, dtype=a._dtype._numpy)
+    return record(STD if take_sqrt else VAR, (a,), data, a._dtype, dim=dim, correction=correction, keepdim=keepdim)
+
+
+def _spread(a: Tensor, axes: tuple, keepdim: bool, count: int, correction: float) -> np.ndarray:
+    """The variance of a real tensor's values over `axes` in float64, as PyTorch's kernel sums it."""
     wide = a._data.astype(np.float64)
     if len(axes) == a.ndim:
         # all dimensions: the tensor's own mean, then squared deviations summed in double precision
-        deviation = wide - float(mean(a.detach()).item())
+        deviation = wide - float(mean(a).item())
         squares = np.cumsum((deviation * deviation).reshape(-1))
         total = np.full(np.sum(wide, axis=axes, keepdims=keepdim).shape, squares[-1] if squares.size else 0.0)
     else:
@@ -162,9 +178,7 @@ def _std_var(a: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
             running = running + delta / (k + 1)
             total = total + delta * (rows[..., k] - running)
         total = total.reshape(np.sum(wide, axis=axes, keepdims=keepdim).shape)
-    result = total / max(0, count - correction)
-    data = np.asarray(np.sqrt(result) if take_sqrt else result, dtype=a._dtype._numpy)
-    return record(STD if take_sqrt else VAR, (a,), data, a._dtype, dim=dim, correction=correction, keepdim=keepdim)
+    return total / max(0, count - correction)
 
 
 @op(nodes=(STD,))
@@ -216,10 +230,10 @@ def var_mean(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: b
 
 @op(nodes=(DIST,))
 def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
-    difference = (input._data - other._data).astype(np.float64)
     dtype = dtypes.result_type([input, other])
+    difference = (input._data - other._data).astype(np.complex128 if dtype.is_complex else np.float64)
     norm = vector_norm(Tensor._make(np.asarray(difference, dtype=dtype._numpy), dtype), float(p))
-    return record(DIST, (input, other), norm._data, dtype, p=p)
+    return record(DIST, (input, other), norm._data, norm._dtype, p=p)
 
 
 def _renorm_grad(grad: Tensor, self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:

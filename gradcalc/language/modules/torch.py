@@ -35,8 +35,22 @@ def _torch() -> dict:
         special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
         save=serialization.save, load=serialization.load, func=Submodule("torch.func"),
         vmap=Deferred(_vmap), testing=Submodule("torch.testing"), distributions=Submodule("torch.distributions"),
+        functional=Submodule("torch.functional"),
     )
     return torch
+
+
+# torch/functional.py's __all__: functions torch also exports, which older tutorials import from there
+# (`import torch.functional as F`)
+_FUNCTIONAL = ("atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
+               "cartesian_prod", "block_diag", "cdist", "chain_matmul", "einsum", "istft", "lu", "norm",
+               "meshgrid", "pca_lowrank", "split", "stft", "svd_lowrank", "tensordot", "unique",
+               "unique_consecutive", "unravel_index")
+
+
+def _functional() -> dict:
+    torch = _namespaces()["torch"]
+    return {name: torch[name] for name in _FUNCTIONAL if name in torch}
 
 
 def _vmap() -> Callable:
@@ -68,6 +82,14 @@ def _nn() -> dict:
     return nn
 
 
+def _nn_utils() -> dict:
+    from ...nn import utils
+
+    package = _all(utils)
+    package.update({name: Submodule(f"torch.nn.utils.{name}") for name in utils.SUBMODULES})
+    return package
+
+
 def _nn_parameter() -> dict:
     from ...nn import parameter
 
@@ -79,7 +101,8 @@ def _nn_parameter() -> dict:
 def _optim() -> dict:
     from ... import optim
 
-    return dict(optim.optimizers(), lr_scheduler=Submodule("torch.optim.lr_scheduler"))
+    return dict(optim.optimizers(), lr_scheduler=Submodule("torch.optim.lr_scheduler"),
+                swa_utils=Submodule("torch.optim.swa_utils"))
 
 
 def _lr_scheduler() -> dict:
@@ -127,7 +150,7 @@ def _no_device(**members: Callable) -> Callable[[], dict]:
 # a CPU build: no CUDA, no accelerator (pytorch/examples ask before choosing the device), no
 # cuDNN and no MPS (seeded scripts set cudnn's flags)
 BUILDERS: dict = {
-    "torch": _torch, "torch.autograd": _autograd, "torch.nn": _nn,
+    "torch": _torch, "torch.autograd": _autograd, "torch.nn": _nn, "torch.functional": _functional,
     "torch.linalg": lambda: dict(_namespaces()["torch.linalg"]),
     "torch.special": lambda: dict(_namespaces()["torch.special"]), "torch.fft": lambda: dict(_namespaces()["torch.fft"]),
     "torch.nn.modules": _module_all("nn.modules"),
@@ -135,9 +158,9 @@ BUILDERS: dict = {
     "torch.nn.parameter": _nn_parameter,
     "torch.nn.functional": _module_all("nn.functional"),
     "torch.nn.init": _module_all("nn.init"),
-    "torch.nn.utils": lambda: dict(_module_all("nn.utils")(), rnn=Submodule("torch.nn.utils.rnn")),
-    "torch.nn.utils.rnn": _module_all("nn.utils.rnn"),
+    "torch.nn.utils": _nn_utils,
     "torch.optim": _optim, "torch.optim.lr_scheduler": _lr_scheduler,
+    "torch.optim.swa_utils": _module_all("optim.swa_utils"),
     "torch.utils": lambda: dict(data=Submodule("torch.utils.data")),
     "torch.utils.data": _data,
     "torch.utils.data.dataset": _module_all("utils.data.dataset"),
@@ -161,6 +184,9 @@ BUILDERS: dict = {
     "torch.backends.mps": _no_device(is_available=lambda: False, is_built=lambda: False),
     "torch.distributions": _distributions,
 }
+# torch.nn.utils' modules (the package lists them in SUBMODULES)
+BUILDERS.update({f"torch.nn.utils.{name}": _module_all(f"nn.utils.{name}") for name in (
+    "clip_grad", "convert_parameters", "parametrize", "parametrizations", "prune", "rnn")})
 # torch.distributions' modules: what each defines (the package lists them in SUBMODULES)
 BUILDERS.update({f"torch.distributions.{name}": _distribution_module(name) for name in (
     "bernoulli", "binomial", "categorical", "constraints", "distribution", "exp_family", "exponential", "gamma",

@@ -4,14 +4,13 @@ Softmax reproduces the order of PyTorch's CPU kernel arithmetic, since a softmax
 often a difference of nearly equal numbers."""
 from __future__ import annotations
 
-import math
 from typing import Any, Optional
 
 import numpy as np
 
-from ...autograd import dtypes, random
+from ...autograd import random
 from ...autograd.dtypes import DType
-from ...autograd.ops import activation, linalg
+from ...autograd.ops import activation
 from ...autograd.ops.generate import namespace_members
 from ...autograd.ops.inplace import check_inplace, commit_inplace
 from ...autograd.tensor import Tensor
@@ -141,10 +140,20 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1:
         noise = Tensor._make(np.zeros((), dtype=input.dtype._numpy), input.dtype)
     else:
-        noise = Tensor._make(random.bernoulli_(input.shape, 1 - p, input.dtype.name), input.dtype)
+        noise = Tensor._make(_draw_in_memory_order(input._data, 1 - p, input.dtype.name), input.dtype)
         noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
 
+
+
+def _draw_in_memory_order(like: np.ndarray, p: float, dtype_name: str) -> np.ndarray:
+    """bernoulli_ draws into empty_like(input), which keeps the input's layout: the draws fill
+    memory in order, so a transposed input gets its mask transposed."""
+    order = sorted(range(like.ndim), key=lambda d: -abs(like.strides[d]) if like.shape[d] > 1 else 0)
+    if order == sorted(order) or like.ndim < 2:
+        return random.bernoulli_(like.shape, p, dtype_name)
+    drawn = random.bernoulli_(tuple(like.shape[d] for d in order), p, dtype_name)
+    return np.transpose(drawn, np.argsort(order))
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, name: str, batched_dims: int) -> Tensor:
@@ -304,34 +313,9 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     return hard_values - soft.detach() + soft
 
 
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Optional[Tensor] = None,
-                                 dropout_p: float = 0.0, is_causal: bool = False, scale: Optional[float] = None,
-                                 enable_gqa: bool = False) -> Tensor:
-    """softmax(q k^T / sqrt(d) + mask) v, as torch's math reference computes it."""
-    size = query.shape[-1]
-    scale_factor = 1 / math.sqrt(size) if scale is None else scale
-    scores = linalg.matmul(query, key.transpose(-2, -1)) * scale_factor
-    length, source = query.shape[-2], key.shape[-2]
-    if is_causal:
-        if attn_mask is not None:
-            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
-                               "is_causal=True")
-        causal = np.tril(np.ones((length, source), dtype=bool))
-        scores = scores.masked_fill(Tensor._make(~causal, dtypes.bool_), float("-inf"))
-    if attn_mask is not None:
-        if attn_mask.dtype is dtypes.bool_:
-            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
-        else:
-            scores = scores + attn_mask
-    weights = scores.softmax(-1)
-    if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, True)
-    return linalg.matmul(weights, value)
-
-
 __all__ = ["relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "gelu", "silu", "softplus",
            "elu", "elu_", "hardtanh", "hardtanh_", "relu6", "dropout", "dropout1d", "dropout2d",
            "dropout3d", "alpha_dropout", "feature_alpha_dropout", "selu", "selu_", "celu",
            "celu_", "leaky_relu_", "prelu", "rrelu", "rrelu_", "hardsigmoid", "hardswish",
            "mish", "softsign", "tanhshrink", "hardshrink", "softshrink", "threshold", "threshold_", "glu", "softmin",
-           "gumbel_softmax", "scaled_dot_product_attention"]
+           "gumbel_softmax"]

@@ -281,7 +281,9 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
     denominator = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
-    return input / denominator
+    if out is None:
+        return input / denominator
+    return out.copy_(input / denominator)
 
 
 # ------------------------------------------------------------------ embeddings

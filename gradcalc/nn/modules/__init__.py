@@ -118,6 +118,14 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .channelshuffle import ChannelShuffle
 from .fold import Fold, Unfold
 from .distance import CosineSimilarity, PairwiseDistance
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
+from .transformer import (
+    Transformer,
+    TransformerEncoder,
+    TransformerDecoder,
+    TransformerEncoderLayer,
+    TransformerDecoderLayer,
+)
 
 __all__ = [
     "Module",
@@ -265,4 +273,12 @@ __all__ = [
     "PixelUnshuffle",
     "CosineSimilarity",
     "PairwiseDistance",
+    "Transformer",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
+    "Upsample",
+    "UpsamplingNearest2d",
+    "UpsamplingBilinear2d",
 ]

@@ -1,7 +1,6 @@
 """The activation modules, each calling its torch.nn.functional function."""
 from __future__ import annotations
 
-import math
 from typing import Any, Optional
 
 import numpy as np
@@ -357,47 +356,25 @@ class MultiheadAttention(Module):
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Optional[Tensor] = None,
                 need_weights: bool = True, attn_mask: Optional[Tensor] = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple:
-        if self.batch_first:
-            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
-        unbatched = query.ndim == 2
-        if unbatched:
-            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
-        length, batch, embed = query.shape
-        heads, head_dim = self.num_heads, self.head_dim
-        w_q, w_k, w_v = self.in_proj_weight.chunk(3)
-        b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
-        q = F.linear(query, w_q, b_q)
-        k = F.linear(key, w_k, b_k)
-        v = F.linear(value, w_v, b_v)
-        q = q.reshape(length, batch * heads, head_dim).transpose(0, 1)
-        k = k.reshape(k.shape[0], batch * heads, head_dim).transpose(0, 1)
-        v = v.reshape(v.shape[0], batch * heads, head_dim).transpose(0, 1)
-        scores = (q * (1.0 / math.sqrt(head_dim))).bmm(k.transpose(1, 2))
-        mask = None
-        if attn_mask is not None:
-            mask = attn_mask if attn_mask.dtype is not dtypes.bool_ else \
-                attn_mask.float().masked_fill(attn_mask, float("-inf"))
-        if key_padding_mask is not None:
-            padding = key_padding_mask.reshape(batch, 1, 1, -1).expand(-1, heads, -1, -1).reshape(batch * heads, 1, -1)
-            padding = padding.float().masked_fill(padding, float("-inf")) if padding.dtype is dtypes.bool_ \
-                else padding
-            mask = padding if mask is None else mask + padding
-        if mask is not None:
-            scores = scores + mask
-        weights = F.softmax(scores, -1)
-        if self.dropout > 0.0 and self.training:
-            weights = F.dropout(weights, self.dropout)
-        out = weights.bmm(v).transpose(0, 1).reshape(length * batch, embed)
-        out = F.linear(out, self.out_proj.weight, self.out_proj.bias).view(length, batch, embed)
-        if self.batch_first:
-            out = out.transpose(0, 1)
-        if unbatched:
-            out = out.squeeze(1)
-        if not need_weights:
-            return out, None
-        weights = weights.view(batch, heads, length, -1)
-        if average_attn_weights:
-            weights = weights.mean(1)
-        if unbatched:
-            weights = weights.squeeze(0)
-        return out, weights
+        is_batched = query.dim() == 3
+        key_padding_mask = F._canonical_mask(key_padding_mask, "key_padding_mask", F._none_or_dtype(attn_mask),
+                                             "attn_mask", query.dtype)
+        attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if self.batch_first and is_batched:
+            # the same tensor stays the same tensor: the packed projection is one product then
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        output, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
+            self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, average_attn_weights=average_attn_weights, is_causal=is_causal)
+        if self.batch_first and is_batched:
+            return output.transpose(1, 0), weights
+        return output, weights

@@ -54,9 +54,13 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+# hooks are keyed by their handle's number, as in torch (programs see the keys in `_forward_pre_hooks`)
+_HANDLE_IDS = itertools.count()
+
+
 def _hook_handle(hooks: dict, hook: Callable, prepend: bool = False, *flags: dict) -> tuple:
     """A handle removing `hook` from `hooks` (and its flags), and its key there."""
-    key = object()
+    key = next(_HANDLE_IDS)
     hooks[key] = hook
     if prepend:
         hooks_in_order = list(hooks.items())
@@ -105,8 +109,9 @@ class Module:
             raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but {len(args) + 1} were "
                             "given")
         state = {"training": True, "_parameters": {}, "_buffers": {}, "_non_persistent_buffers_set": set(),
-                 "_modules": {}, "_forward_hooks": {}, "_forward_hooks_with_kwargs": {}, "_forward_pre_hooks": {},
-                 "_forward_pre_hooks_with_kwargs": {}, "_backward_hooks": {}, "_backward_pre_hooks": {}}
+                 "_modules": {}, "_forward_hooks": OrderedDict(), "_forward_hooks_with_kwargs": {},
+                 "_forward_pre_hooks": OrderedDict(), "_forward_pre_hooks_with_kwargs": {}, "_backward_hooks": {},
+                 "_backward_pre_hooks": {}, "_load_state_dict_pre_hooks": {}}
         for name, value in state.items():
             object.__setattr__(self, name, value)
 
@@ -329,6 +334,13 @@ class Module:
             self._forward_hooks_with_kwargs[key] = True
         return handle
 
+    def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> RemovableHandle:
+        """A hook that sees (and may rewrite) the state_dict's entries before this module loads them."""
+        if with_module:
+            return _hook_handle(self._load_state_dict_pre_hooks,
+                                lambda *args: hook(self, *args))[0]
+        return _hook_handle(self._load_state_dict_pre_hooks, hook)[0]
+
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         return _hook_handle(self._backward_hooks, hook, prepend)[0]
 
@@ -550,6 +562,8 @@ class Module:
         state_dict = OrderedDict(state_dict)
 
         def load(module: Module, local: dict, prefix: str = "") -> None:
+            for hook in list(module.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+                hook(local, prefix, {}, True, missing_keys, unexpected_keys, error_msgs)
             module._load_from_state_dict(local, prefix, True, missing_keys, unexpected_keys, error_msgs, assign)
             for name, child in module._modules.items():
                 if child is not None:

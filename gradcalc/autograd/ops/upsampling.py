@@ -1,0 +1,382 @@
+"""Upsampling: nearest (and nearest-exact), linear, bilinear, bicubic and trilinear
+interpolation over the last one to three dims, as ATen's CPU kernels compute them: each output
+element's source indices and weights in float32 from the same scale (the user's scale factor
+when given, else the ratio of sizes), the dims interpolated from the last one outwards, and the
+gradients scattered back in the order of the outputs."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from .. import dtypes, grad_mode
+from ..tensor import Tensor
+from .registry import node, op, record
+from ..simd import fused_multiply_add
+
+_CUBIC_A = -0.75
+
+
+# ------------------------------------------------------------------ sources and weights
+
+def _scale(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, kind: Any) -> Any:
+    """area_pixel_compute_scale: the source step of one output step."""
+    if align_corners:
+        return kind(input_size - 1) / kind(output_size - 1) if output_size > 1 else kind(0)
+    if scale is not None and scale > 0:
+        return kind(1.0 / scale)
+    return kind(kind(input_size) / kind(output_size))
+
+
+def _source_positions(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, cubic: bool,
+                      kind: Any) -> np.ndarray:
+    """area_pixel_compute_source_index for each output index, in the kernel's float type."""
+    step = _scale(input_size, output_size, scale, align_corners, kind)
+    index = np.arange(output_size).astype(kind)
+    if align_corners:
+        return step * index
+    positions = step * (index + kind(0.5)) - kind(0.5)
+    return positions if cubic else np.maximum(positions, kind(0))
+
+
+def nearest_sources(input_size: int, output_size: int, scale: Optional[float], exact: bool) -> np.ndarray:
+    """The input index each output copies: floor(i * scale), or floor((i + 0.5) * scale) for
+    nearest-exact, in float32; plain nearest copies without arithmetic at sizes 1x and 2x."""
+    index = np.arange(output_size)
+    if not exact and output_size == input_size:
+        return index
+    if not exact and output_size == 2 * input_size:
+        return index >> 1
+    step = np.float32(1.0 / scale) if scale is not None and scale > 0 else \
+        np.float32(np.float32(input_size) / np.float32(output_size))
+    positions = (index.astype(np.float32) + np.float32(0.5)) * step if exact else index.astype(np.float32) * step
+    return np.minimum(np.floor(positions).astype(np.int64), input_size - 1)
+
+
+def linear_taps(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, kind: Any) -> tuple:
+    """(index0, index1, lambda0, lambda1) of each output: the two inputs it mixes and their weights."""
+    if output_size == input_size:
+        index = np.arange(output_size)
+        return index, index, np.ones(output_size, kind), np.zeros(output_size, kind)
+    positions = _source_positions(input_size, output_size, scale, align_corners, False, kind)
+    index0 = np.minimum(np.floor(positions).astype(np.int64), input_size - 1)
+    lambda1 = np.minimum(np.maximum(positions - index0.astype(kind), kind(0)), kind(1))
+    index1 = index0 + (index0 < input_size - 1)
+    return index0, index1, kind(1) - lambda1, lambda1
+
+
+def _cubic_coefficients(t: np.ndarray, kind: Any) -> list:
+    """get_cubic_upsample_coefficients (A = -0.75) for the fractions t."""
+    a = kind(_CUBIC_A)
+
+    def near(x: np.ndarray) -> np.ndarray:  # cubic_convolution1
+        return ((a + kind(2)) * x - (a + kind(3))) * x * x + kind(1)
+
+    def far(x: np.ndarray) -> np.ndarray:  # cubic_convolution2
+        return ((a * x - kind(5) * a) * x + kind(8) * a) * x - kind(4) * a
+
+    rest = kind(1) - t
+    return [far(t + kind(1)), near(t), near(rest), far(rest + kind(1))]
+
+
+def cubic_taps(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, kind: Any) -> tuple:
+    """(indices, weights), each a list of four arrays: the inputs around each output (clamped to
+    the edges) and their cubic convolution weights."""
+    positions = _source_positions(input_size, output_size, scale, align_corners, True, kind)
+    floor = np.floor(positions)
+    index = np.minimum(floor.astype(np.int64), input_size - 1)
+    t = np.minimum(np.maximum(positions - index.astype(kind), kind(0)), kind(1))
+    indices = [np.clip(index - 1 + j, 0, input_size - 1) for j in range(4)]
+    return indices, _cubic_coefficients(t, kind)
+
+
+# ------------------------------------------------------------------ forward
+
+def _corner_terms(x: np.ndarray, taps: list) -> list:
+    """(values, weight) of each corner of the interpolation cell, corners in lexicographic order,
+    each weight the product of the dims' weights from the outermost dim in."""
+    dims = len(taps)
+    terms = []
+    for corner in np.ndindex(*(len(indices) for indices, _ in taps)):
+        values, weight = x, None
+        for d, (indices, weights) in enumerate(taps):
+            values = np.take(values, indices[corner[d]], axis=x.ndim - dims + d)
+            w = weights[corner[d]].reshape((-1,) + (1,) * (dims - 1 - d))
+            weight = w if weight is None else weight * w
+        terms.append((values, weight))
+    return terms
+
+
+def _interpolated(x: np.ndarray, output_size: tuple, scales: tuple, align_corners: bool, cubic: bool) -> np.ndarray:
+    """The weighted sum over the cell's corners as ATen's kernel adds it for fewer than eight
+    channels: the second corner's product first, then the first and every other corner fused in."""
+    kind = x.dtype.type
+    dims = len(output_size)
+    taps = []
+    for d in range(dims):
+        size, out, scale = x.shape[x.ndim - dims + d], output_size[d], scales[d]
+        if cubic:
+            taps.append(cubic_taps(size, out, scale, align_corners, kind))
+        else:
+            index0, index1, lambda0, lambda1 = linear_taps(size, out, scale, align_corners, kind)
+            taps.append(([index0, index1], [lambda0, lambda1]))
+    terms = _corner_terms(x, taps)
+    out = terms[1][0] * terms[1][1]
+    for values, weight in [terms[0]] + terms[2:]:
+        out = fused_multiply_add(values, weight, out)
+    return out
+
+
+def _nearest(x: np.ndarray, output_size: tuple, scales: tuple, exact: bool) -> np.ndarray:
+    dims = len(output_size)
+    for offset in range(dims):
+        axis = x.ndim - dims + offset
+        x = np.take(x, nearest_sources(x.shape[axis], output_size[offset], scales[offset], exact), axis=axis)
+    return x
+
+
+# ------------------------------------------------------------------ backward
+
+def _nearest_backward(grad: np.ndarray, input_shape: tuple, output_size: tuple, scales: tuple,
+                      exact: bool) -> np.ndarray:
+    """Each output's gradient added to its source, in the order of the outputs."""
+    dims = len(output_size)
+    planes = input_shape[:-dims]
+    sources = [nearest_sources(input_shape[-dims + d], output_size[d], scales[d], exact) for d in range(dims)]
+    flat = np.ravel_multi_index(np.meshgrid(*sources, indexing="ij"), input_shape[-dims:]).reshape(-1)
+    out = np.zeros((int(np.prod(planes, dtype=np.int64)), int(np.prod(input_shape[-dims:]))), grad.dtype)
+    g = grad.reshape(out.shape[0], -1)
+    for position, target in enumerate(flat):
+        out[:, target] += g[:, position]
+    return out.reshape(input_shape)
+
+
+def _interpolation_backward(grad: np.ndarray, input_shape: tuple, output_size: tuple, scales: tuple,
+                            align_corners: bool, cubic: bool) -> np.ndarray:
+    """The gradient of linear or cubic interpolation: for each output in order, its gradient
+    times each tap's product of weights added to that input (fused), as ATen's loops do."""
+    kind = grad.dtype.type
+    dims = len(output_size)
+    taps = []
+    for d in range(dims):
+        size, out, scale = input_shape[-dims + d], output_size[d], scales[d]
+        if cubic:
+            positions = _source_positions(size, out, scale, align_corners, True, kind)
+            floor = np.floor(positions)
+            # the backward clamps each tap's index, not the fraction
+            indices = [np.clip(floor.astype(np.int64) - 1 + j, 0, size - 1) for j in range(4)]
+            taps.append((indices, _cubic_coefficients(positions - floor, kind)))
+        else:
+            index0, index1, lambda0, lambda1 = linear_taps(size, out, scale, align_corners, kind)
+            taps.append(([index0, index1], [lambda0, lambda1]))
+    planes = int(np.prod(input_shape[:-dims], dtype=np.int64))
+    result = np.zeros((planes,) + tuple(input_shape[-dims:]), grad.dtype)
+    g = grad.reshape((planes,) + tuple(output_size))
+    for position in np.ndindex(*output_size):
+        value = g[(slice(None),) + position]
+        for combination in np.ndindex(*(len(taps[d][0]) for d in range(dims))):
+            if cubic:
+                # value * y_coeff * x_coeff, taps by x outer, y inner
+                combination = combination[::-1]
+            weight = None
+            for d in range(dims):
+                w = taps[d][1][combination[d]][position[d]]
+                weight = w if weight is None else weight * w
+            target = tuple(taps[d][0][combination[d]][position[d]] for d in range(dims))
+            index = (slice(None),) + target
+            result[index] = fused_multiply_add(np.full(planes, weight, grad.dtype), value, result[index]) \
+                if not cubic else result[index] + value * weight
+    return result.reshape(input_shape)
+
+
+# ------------------------------------------------------------------ the ops
+
+def _scales_of(scale_factors: Optional[Sequence[float]], explicit: tuple) -> tuple:
+    return tuple(scale_factors) if scale_factors is not None else explicit
+
+
+def _output_size(input: Tensor, dims: int, output_size: Optional[Sequence[int]],
+                 scale_factors: Optional[Sequence[float]]) -> tuple:
+    if (output_size is None) == (scale_factors is None):
+        raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+    if output_size is not None:
+        if len(output_size) != dims:
+            raise RuntimeError(f"It is expected output_size equals to {dims}, but got size {len(output_size)}")
+        return tuple(int(s) for s in output_size)
+    if len(scale_factors) != dims:
+        raise RuntimeError(f"It is expected scale_factors equals to {dims}, but got size {len(scale_factors)}")
+    return tuple(int(math.floor(size * scale)) for size, scale in zip(input.shape[-dims:], scale_factors))
+
+
+def _check(input: Tensor, dims: int, output_size: tuple) -> None:
+    if input.ndim != dims + 2:
+        raise RuntimeError(f"It is expected input_size equals to {dims + 2}, but got size {input.ndim}")
+    if any(s <= 0 for s in input.shape[-dims:]) or any(s <= 0 for s in output_size):
+        shown_input, shown_output = ", ".join(map(str, input.shape[-dims:])), ", ".join(map(str, output_size))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown_input}) and "
+                           f"output ({shown_output})")
+
+
+def _nearest_op(declared: Any, input: Tensor, dims: int, output_size: Any, scale_factors: Any, explicit: tuple,
+                exact: bool) -> Tensor:
+    size = _output_size(input, dims, output_size, scale_factors)
+    _check(input, dims, size)
+    scales = _scales_of(scale_factors, explicit)
+    data = np.ascontiguousarray(_nearest(input._data, size, scales, exact))
+    return record(declared, (input,), data, input._dtype, output_size=size, self_sym_sizes=tuple(input.shape),
+                  **_named_scales(dims, scales))
+
+
+def _interpolation_op(declared: Any, input: Tensor, dims: int, output_size: Any, align_corners: bool,
+                      scale_factors: Any, explicit: tuple, cubic: bool) -> Tensor:
+    size = _output_size(input, dims, output_size, scale_factors)
+    _check(input, dims, size)
+    if input._dtype.category != dtypes.FLOATING:
+        kernel = {1: "upsample_linear1d", 2: "upsample_bicubic2d" if cubic else "upsample_bilinear2d",
+                  3: "upsample_trilinear3d"}[dims]
+        raise RuntimeError(f"\"{kernel}_out_frame\" not implemented for '{input._dtype._scalar_name}'")
+    scales = _scales_of(scale_factors, explicit)
+    data = np.ascontiguousarray(_interpolated(input._data, size, scales, align_corners, cubic), dtype=input._data.dtype)
+    return record(declared, (input,), data, input._dtype, output_size=size, align_corners=align_corners,
+                  self_sym_sizes=tuple(input.shape), **_named_scales(dims, scales))
+
+
+def _named_scales(dims: int, scales: tuple) -> dict:
+    names = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}[dims]
+    return dict(zip(names, scales))
+
+
+def _by_dims(apply: Any, corners: bool) -> dict:
+    """A formula for each number of dims, its parameters named after the saved values (the
+    registry reads them to know what to save): apply(first, sizes, output_size, align_corners, scales)."""
+    if not corners:
+        return {
+            1: lambda first, self_sym_sizes, output_size, scales: apply(
+                first, self_sym_sizes, output_size, None, (scales,)),
+            2: lambda first, self_sym_sizes, output_size, scales_h, scales_w: apply(
+                first, self_sym_sizes, output_size, None, (scales_h, scales_w)),
+            3: lambda first, self_sym_sizes, output_size, scales_d, scales_h, scales_w: apply(
+                first, self_sym_sizes, output_size, None, (scales_d, scales_h, scales_w))}
+    return {
+        1: lambda first, self_sym_sizes, output_size, align_corners, scales: apply(
+            first, self_sym_sizes, output_size, align_corners, (scales,)),
+        2: lambda first, self_sym_sizes, output_size, align_corners, scales_h, scales_w: apply(
+            first, self_sym_sizes, output_size, align_corners, (scales_h, scales_w)),
+        3: lambda first, self_sym_sizes, output_size, align_corners, scales_d, scales_h, scales_w: apply(
+            first, self_sym_sizes, output_size, align_corners, (scales_d, scales_h, scales_w))}
+
+
+def _declare(name: str, dims: int, kind: str) -> tuple:
+    """The node of an upsampling op and of its backward (upsampling is linear: the backward's
+    gradient is the upsampling itself, its forward derivative the upsampling of the tangent)."""
+    exact, cubic = kind == "nearest-exact", kind == "cubic"
+
+    def forward(x: Tensor, sizes: tuple, output_size: tuple, align_corners: Optional[bool], scales: tuple) -> Tensor:
+        if kind.startswith("nearest"):
+            return _nearest_op(declared, x, dims, output_size, None, scales, exact)
+        return _interpolation_op(declared, x, dims, output_size, align_corners, None, scales, cubic)
+
+    def backward(grad: Tensor, sizes: tuple, output_size: tuple, align_corners: Optional[bool],
+                 scales: tuple) -> Tensor:
+        if kind.startswith("nearest"):
+            data = _nearest_backward(grad._data, sizes, output_size, scales, exact)
+        else:
+            data = _interpolation_backward(grad._data, sizes, output_size, scales, align_corners, cubic)
+        if grad_mode.is_grad_enabled() and grad.requires_grad:
+            params = dict(zip(("self_sym_sizes", "output_size"), (sizes, output_size)), **_named_scales(dims, scales))
+            if not kind.startswith("nearest"):
+                params["align_corners"] = align_corners
+            return record(declared_backward, (grad,), data, grad._dtype, **params)
+        return Tensor._make(data, grad._dtype)
+
+    corners = not kind.startswith("nearest")
+    saved = ("align_corners",) * corners + ("output_size",) + tuple(_named_scales(dims, (None,) * dims)) \
+        + ("self_sym_sizes",)
+    declared = node(name, ("self",), saved=saved, jvp={"self": _by_dims(forward, corners)[dims]},
+                    self=_by_dims(backward, corners)[dims])
+    declared_backward = node(name.replace("Backward0", "BackwardBackward0"), ("grad_output",), saved=saved,
+                             grad_output=_by_dims(forward, corners)[dims])
+    return declared
+
+
+NEAREST_1D = _declare("UpsampleNearest1DBackward0", 1, "nearest")
+NEAREST_2D = _declare("UpsampleNearest2DBackward0", 2, "nearest")
+NEAREST_3D = _declare("UpsampleNearest3DBackward0", 3, "nearest")
+NEAREST_EXACT_1D = _declare("UpsampleNearestExact1DBackward0", 1, "nearest-exact")
+NEAREST_EXACT_2D = _declare("UpsampleNearestExact2DBackward0", 2, "nearest-exact")
+NEAREST_EXACT_3D = _declare("UpsampleNearestExact3DBackward0", 3, "nearest-exact")
+LINEAR_1D = _declare("UpsampleLinear1DBackward0", 1, "linear")
+BILINEAR_2D = _declare("UpsampleBilinear2DBackward0", 2, "linear")
+BICUBIC_2D = _declare("UpsampleBicubic2DBackward0", 2, "cubic")
+TRILINEAR_3D = _declare("UpsampleTrilinear3DBackward0", 3, "linear")
+
+
+@op(module="nn", nodes=(NEAREST_1D,))
+def upsample_nearest1d(input: Tensor, output_size: Optional[Sequence[int]] = None,
+                       scale_factors: Optional[Sequence[float]] = None, scales: Optional[float] = None) -> Tensor:
+    return _nearest_op(NEAREST_1D, input, 1, output_size, scale_factors, (scales,), False)
+
+
+@op(module="nn", nodes=(NEAREST_2D,))
+def upsample_nearest2d(input: Tensor, output_size: Optional[Sequence[int]] = None,
+                       scale_factors: Optional[Sequence[float]] = None, scales_h: Optional[float] = None,
+                       scales_w: Optional[float] = None) -> Tensor:
+    return _nearest_op(NEAREST_2D, input, 2, output_size, scale_factors, (scales_h, scales_w), False)
+
+
+@op(module="nn", nodes=(NEAREST_3D,))
+def upsample_nearest3d(input: Tensor, output_size: Optional[Sequence[int]] = None,
+                       scale_factors: Optional[Sequence[float]] = None, scales_d: Optional[float] = None,
+                       scales_h: Optional[float] = None, scales_w: Optional[float] = None) -> Tensor:
+    return _nearest_op(NEAREST_3D, input, 3, output_size, scale_factors, (scales_d, scales_h, scales_w), False)
+
+
+@op("_upsample_nearest_exact1d", module="nn", nodes=(NEAREST_EXACT_1D,))
+def upsample_nearest_exact1d(input: Tensor, output_size: Optional[Sequence[int]] = None,
+                             scale_factors: Optional[Sequence[float]] = None, scales: Optional[float] = None) -> Tensor:
+    return _nearest_op(NEAREST_EXACT_1D, input, 1, output_size, scale_factors, (scales,), True)
+
+
+@op("_upsample_nearest_exact2d", module="nn", nodes=(NEAREST_EXACT_2D,))
+def upsample_nearest_exact2d(input: Tensor, output_size: Optional[Sequence[int]] = None,
+                             scale_factors: Optional[Sequence[float]] = None, scales_h: Optional[float] = None,
+                             scales_w: Optional[float] = None) -> Tensor:
+    return _nearest_op(NEAREST_EXACT_2D, input, 2, output_size, scale_factors, (scales_h, scales_w), True)
+
+
+@op("_upsample_nearest_exact3d", module="nn", nodes=(NEAREST_EXACT_3D,))
+def upsample_nearest_exact3d(input: Tensor, output_size: Optional[Sequence[int]] = None,
+                             scale_factors: Optional[Sequence[float]] = None, scales_d: Optional[float] = None,
+                             scales_h: Optional[float] = None, scales_w: Optional[float] = None) -> Tensor:
+    return _nearest_op(NEAREST_EXACT_3D, input, 3, output_size, scale_factors, (scales_d, scales_h, scales_w), True)
+
+
+@op(module="nn", nodes=(LINEAR_1D,))
+def upsample_linear1d(input: Tensor, output_size: Optional[Sequence[int]] = None, align_corners: bool = False,
+                      scale_factors: Optional[Sequence[float]] = None, scales: Optional[float] = None) -> Tensor:
+    return _interpolation_op(LINEAR_1D, input, 1, output_size, align_corners, scale_factors, (scales,), False)
+
+
+@op(module="nn", nodes=(BILINEAR_2D,))
+def upsample_bilinear2d(input: Tensor, output_size: Optional[Sequence[int]] = None, align_corners: bool = False,
+                        scale_factors: Optional[Sequence[float]] = None, scales_h: Optional[float] = None,
+                        scales_w: Optional[float] = None) -> Tensor:
+    return _interpolation_op(BILINEAR_2D, input, 2, output_size, align_corners, scale_factors, (scales_h, scales_w),
+                             False)
+
+
+@op(module="nn", nodes=(BICUBIC_2D,))
+def upsample_bicubic2d(input: Tensor, output_size: Optional[Sequence[int]] = None, align_corners: bool = False,
+                       scale_factors: Optional[Sequence[float]] = None, scales_h: Optional[float] = None,
+                       scales_w: Optional[float] = None) -> Tensor:
+    return _interpolation_op(BICUBIC_2D, input, 2, output_size, align_corners, scale_factors, (scales_h, scales_w),
+                             True)
+
+
+@op(module="nn", nodes=(TRILINEAR_3D,))
+def upsample_trilinear3d(input: Tensor, output_size: Optional[Sequence[int]] = None, align_corners: bool = False,
+                         scale_factors: Optional[Sequence[float]] = None, scales_d: Optional[float] = None,
+                         scales_h: Optional[float] = None, scales_w: Optional[float] = None) -> Tensor:
+    return _interpolation_op(TRILINEAR_3D, input, 3, output_size, align_corners, scale_factors,
+                             (scales_d, scales_h, scales_w), False)

@@ -1,0 +1,111 @@
+"""torch.nn.functional.interpolate and its deprecated forms (upsample, upsample_nearest,
+upsample_bilinear), following torch's Python statement for statement: the same checks and
+messages, the output size computed where torch computes it, then the ATen upsampling op."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+from ...autograd.ops import upsampling
+from ...autograd.tensor import Tensor
+from ...warnings import warn
+from .layers import adaptive_avg_pool1d, adaptive_avg_pool2d
+
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+
+# (mode, spatial dims) -> the op
+_NEAREST = {("nearest", 1): upsampling.upsample_nearest1d, ("nearest", 2): upsampling.upsample_nearest2d,
+            ("nearest", 3): upsampling.upsample_nearest3d, ("nearest-exact", 1): upsampling.upsample_nearest_exact1d,
+            ("nearest-exact", 2): upsampling.upsample_nearest_exact2d,
+            ("nearest-exact", 3): upsampling.upsample_nearest_exact3d}
+_INTERPOLATING = {("linear", 1): upsampling.upsample_linear1d, ("bilinear", 2): upsampling.upsample_bilinear2d,
+                  ("trilinear", 3): upsampling.upsample_trilinear3d, ("bicubic", 2): upsampling.upsample_bicubic2d}
+_NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
+
+
+def _is_integer(x: Any) -> bool:
+    return isinstance(x, int) or (isinstance(x, Tensor) and not x.is_floating_point() and x.ndim == 0)
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: Optional[bool] = None, recompute_scale_factor: Optional[bool] = None,
+                antialias: bool = False) -> Tensor:
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got input with spatial "
+                    f"dimensions of {list(input.shape[2:])} and output size of {size}. Please provide input tensor "
+                    "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
+            if not all(_is_integer(x) for x in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, "
+                                f"int], but got size with types {[type(x) for x in size]}")
+            output_size = list(size)
+        else:
+            output_size = [size for _ in range(dim)]
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, but got input with "
+                    f"spatial dimensions of {list(input.shape[2:])} and scale_factor of shape {scale_factor}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, "
+                    "...,sK) format.")
+            scale_factors = [float(s) for s in scale_factor]
+        else:
+            scale_factors = [float(scale_factor) for _ in range(dim)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [math.floor(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input")
+    if antialias:
+        raise NotImplementedError("gradcalc's interpolate has no antialias")
+    if (mode, dim) in _NEAREST:
+        return _NEAREST[mode, dim](input, output_size, scale_factors)
+    if mode == "area" and dim in (1, 2):
+        pool = adaptive_avg_pool1d if dim == 1 else adaptive_avg_pool2d
+        return pool(input, output_size)
+    if (mode, dim) in _INTERPOLATING:
+        return _INTERPOLATING[mode, dim](input, output_size, align_corners, scale_factors)
+    if mode in _NEEDS and input.dim() in (3, 4, 5):
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_NEEDS[mode]}D input")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
+                              f"modes: {_MODES} (got {mode})")
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: Optional[bool] = None) -> Tensor:
+    warn("UserWarning", "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    warn("UserWarning", "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    warn("UserWarning", "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+__all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]

@@ -1,0 +1,68 @@
+"""torch.nn.utils.weight_norm: the deprecated form, with `weight_g` and `weight_v` as parameters
+and the weight recomputed by a forward pre-hook."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...warnings import warn
+from ..modules.module import Module
+from ..parameter import Parameter, UninitializedParameter
+from .parametrizations import norm_except_dim, weight_norm_tensor
+
+__all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
+
+
+class WeightNorm:
+    """The forward pre-hook computing `name` from `name_g` and `name_v`."""
+
+    __module__ = "torch.nn.utils.weight_norm"
+
+    def __init__(self, name: str, dim: Any) -> None:
+        self.name = name
+        self.dim = -1 if dim is None else dim
+
+    def compute_weight(self, module: Module) -> Any:
+        return weight_norm_tensor(getattr(module, self.name + "_v"), getattr(module, self.name + "_g"), self.dim)
+
+    @staticmethod
+    def apply(module: Module, name: str, dim: Any) -> "WeightNorm":
+        warn("FutureWarning", "`torch.nn.utils.weight_norm` is deprecated in favor of "
+                              "`torch.nn.utils.parametrizations.weight_norm`.")
+        for hook in module._forward_pre_hooks.values():
+            if isinstance(hook, WeightNorm) and hook.name == name:
+                raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
+        fn = WeightNorm(name, dim)
+        weight = getattr(module, name)
+        if isinstance(weight, UninitializedParameter):
+            raise ValueError("The module passed to `WeightNorm` can't have uninitialized parameters. Make sure to run "
+                             "the dummy forward before applying weight normalization")
+        del module._parameters[name]
+        module.register_parameter(name + "_g", Parameter(norm_except_dim(weight, 2, fn.dim).data))
+        module.register_parameter(name + "_v", Parameter(weight.data))
+        setattr(module, name, fn.compute_weight(module))
+        module.register_forward_pre_hook(fn)
+        return fn
+
+    def remove(self, module: Module) -> None:
+        weight = self.compute_weight(module)
+        delattr(module, self.name)
+        del module._parameters[self.name + "_g"]
+        del module._parameters[self.name + "_v"]
+        setattr(module, self.name, Parameter(weight.data))
+
+    def __call__(self, module: Module, inputs: Any) -> None:
+        setattr(module, self.name, self.compute_weight(module))
+
+
+def weight_norm(module: Module, name: str = "weight", dim: Any = 0) -> Module:
+    WeightNorm.apply(module, name, dim)
+    return module
+
+
+def remove_weight_norm(module: Module, name: str = "weight") -> Module:
+    for key, hook in module._forward_pre_hooks.items():
+        if isinstance(hook, WeightNorm) and hook.name == name:
+            hook.remove(module)
+            del module._forward_pre_hooks[key]
+            return module
+    raise ValueError(f"weight_norm of '{name}' not found in {module}")
