@@ -4,6 +4,7 @@ Softmax reproduces the order of PyTorch's CPU kernel arithmetic, since a softmax
 often a difference of nearly equal numbers."""
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 import numpy as np
