@@ -295,6 +295,7 @@ _gradcalc("gradcalc.nn.utils.spectral_norm", "SpectralNorm", public=True, read={
 _gradcalc("gradcalc.nn.modules.module", "_IncompatibleKeys",
           read=public_names(tuple) | {"missing_keys", "unexpected_keys", "_fields"})
 _gradcalc("gradcalc.nn.utils.rnn", "PackedSequence", public=True, read={"_fields", "__getitem__", "__len__", "__iter__"})
+_gradcalc("gradcalc.nn.modules.adaptive", "_ASMoutput", public=True, read={"_fields", "__getitem__", "__len__", "__iter__"})
 _gradcalc("gradcalc.optim.optimizer", "Optimizer", public=True, public_write=True, subclasses=True, derivable=True)
 _gradcalc("gradcalc.optim.lr_scheduler", "LRScheduler", public=True, public_write=True, subclasses=True,
           derivable=True)

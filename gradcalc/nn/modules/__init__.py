@@ -115,6 +115,7 @@ from .padding import (
     CircularPad3d,
 )
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .channelshuffle import ChannelShuffle
 from .fold import Fold, Unfold
 from .distance import CosineSimilarity, PairwiseDistance
@@ -268,6 +269,7 @@ __all__ = [
     "CircularPad3d",
     "PixelShuffle",
     "ChannelShuffle",
+    "AdaptiveLogSoftmaxWithLoss",
     "Fold",
     "Unfold",
     "PixelUnshuffle",
