@@ -45,6 +45,11 @@ NN_CASES = [
          True),
     Case("lp_pool1d lp_pool2d", lambda x, y: NF.lp_pool1d(x, 2, 2).sum() + NF.lp_pool2d(y, 3, 2, stride=1).sum(),
          [rand(1, 2, 5, low=0.5, high=2.0), rand(1, 1, 3, 3, low=0.5, high=2.0, seed=1)]),
+    Case("embedding_bag sum with per-sample weights",
+         lambda w, p: NF.embedding_bag(long_tensor([1, 2, 4, 1, 0]), w, long_tensor([0, 2]), mode="sum",
+                                       per_sample_weights=p), [rand(5, 3), rand(5, seed=1)]),
+    Case("embedding_bag mean and max", lambda w: NF.embedding_bag(long_tensor([[1, 2], [4, 4]]), w, mode="mean")
+         + NF.embedding_bag(long_tensor([[1, 2], [4, 0]]), w, mode="max"), [distinct(5, 3)]),
     Case("unfold (im2col)", lambda x: NF.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
          [rand(2, 2, 4, 5)], True),
     Case("fold (col2im) overlapping", lambda c: NF.fold(c, (4, 5), (2, 2), padding=(1, 0), stride=1),

@@ -573,6 +573,8 @@ NO_FORWARD_AD = {
     **{name: "Trying to use forward AD with grid_sampler_2d that does not support it" for name in (
         "grid_sample bilinear zeros", "grid_sample bilinear border aligned", "grid_sample bilinear reflection",
         "grid_sample nearest", "grid_sample bicubic")},
+    **{name: "Trying to use forward AD with _embedding_bag that does not support it" for name in (
+        "embedding_bag sum with per-sample weights", "embedding_bag mean and max")},
 }
 
 

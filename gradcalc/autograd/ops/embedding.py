@@ -2,9 +2,13 @@
 in-place renormalisation that max_norm asks for."""
 from __future__ import annotations
 
+from typing import Any, Callable, Optional
+
 import numpy as np
 
 from .. import dtypes, grad_mode
+from ..engine import run_backward
+from ..forward_mode import unsupported
 from ..tensor import Tensor
 from .common import zeros
 from .registry import node, op, record
@@ -62,3 +66,51 @@ def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type
         data[rows] = (data[rows] * scale[:, None].astype(data.dtype)).astype(data.dtype)
         input._vc.value += 1
     return input
+
+
+class _BagGraph:
+    """embedding_bag's bags computed from embedding lookups and reductions on stand-ins of the
+    weight and the per-sample weights, kept in its one grad_fn: the node's backward is that graph's."""
+
+    __slots__ = ("leaves", "output", "_grad", "_results")
+
+    def __init__(self, leaves: list, output: Tensor) -> None:
+        self.leaves = leaves
+        self.output = output
+        self._grad: Any = None
+        self._results: list = []
+
+    def gradient(self, grad: Tensor, index: int) -> Optional[Tensor]:
+        if grad is not self._grad:  # the first input asking in this backward: both at once
+            self._grad = grad
+            wanted = [t for t in self.leaves if t is not None and t.requires_grad]
+            found = iter(run_backward([self.output], [grad.detach()], retain_graph=True, create_graph=False,
+                                      inputs=wanted, accumulate=False))
+            self._results = [next(found) if t is not None and t.requires_grad else None for t in self.leaves]
+        return self._results[index]
+
+
+EMBEDDING_BAG = node(
+    "EmbeddingBagBackward0", ("weight", "per_sample_weights"), saved_tensors=("indices", "offsets", "_bags"),
+    jvp=unsupported("_embedding_bag"),
+    saved=("indices", "mode", "offsets", "padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_0"),
+    weight=lambda grad, _bags: _bags.gradient(grad, 0),
+    per_sample_weights=lambda grad, _bags: _bags.gradient(grad, 1))
+
+
+def embedding_bag_node(bags: Callable, weight: Tensor, per_sample_weights: Optional[Tensor], indices: Tensor,
+                       offsets: Tensor, mode: int, padding_idx: Optional[int], scale_grad_by_freq: bool,
+                       sparse: bool) -> Tensor:
+    """embedding_bag's result with PyTorch's one node (EmbeddingBagBackward0): `bags(weight,
+    per_sample_weights)` computes it."""
+    inputs = [weight, per_sample_weights]
+    if not (grad_mode.is_grad_enabled() and any(t is not None and t.requires_grad for t in inputs)):
+        return bags(weight, per_sample_weights)
+    leaves = [None if t is None else t.detach().requires_grad_(t.requires_grad) for t in inputs]
+    with grad_mode.enable_grad():
+        output = bags(*leaves)
+    placeholder = per_sample_weights if per_sample_weights is not None else zeros((0,), dtype=weight.dtype)
+    return record(EMBEDDING_BAG, (weight, placeholder), output._data, output._dtype, _bags=_BagGraph(leaves, output),
+                  indices=indices.reshape(-1), offsets=offsets, mode=mode,
+                  padding_idx=-1 if padding_idx is None else padding_idx, scale_grad_by_freq=scale_grad_by_freq,
+                  sparse=sparse, weight_sym_argsize_0=weight.shape[0])

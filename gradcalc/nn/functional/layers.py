@@ -351,19 +351,25 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
                                   "GitHub.")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
-    rows = []
-    for start, end in bounds:
-        # entries equal to padding_idx take no part in their bag; an empty bag is zeros
-        kept = [i for i in range(start, end) if padding_idx is None or int(input[i]) != padding_idx]
-        if not kept:
-            rows.append(weight.new_zeros(weight.shape[1:]))
-            continue
-        positions = Tensor._make(np.asarray(kept, np.int64), dtypes.int64)
-        vectors = embedding(input[positions], weight, None, max_norm, norm_type)
-        if per_sample_weights is not None:
-            vectors = vectors * per_sample_weights[positions].unsqueeze(-1)
-        rows.append(vectors.sum(0) if mode == "sum" else vectors.max(0)[0] if mode == "max" else vectors.mean(0))
-    return joining.stack(rows)
+    def bags(weight: Tensor, per_sample_weights: Optional[Tensor]) -> Tensor:
+        rows = []
+        for start, end in bounds:
+            # entries equal to padding_idx take no part in their bag; an empty bag is zeros
+            kept = [i for i in range(start, end) if padding_idx is None or int(input[i]) != padding_idx]
+            if not kept:
+                rows.append(weight.new_zeros(weight.shape[1:]))
+                continue
+            positions = Tensor._make(np.asarray(kept, np.int64), dtypes.int64)
+            vectors = embedding(input[positions], weight, None, max_norm, norm_type)
+            if per_sample_weights is not None:
+                vectors = vectors * per_sample_weights[positions].unsqueeze(-1)
+            rows.append(vectors.sum(0) if mode == "sum" else vectors.max(0)[0] if mode == "max" else vectors.mean(0))
+        return joining.stack(rows)
+
+    offsets_used = Tensor._make(np.asarray([start for start, _ in bounds], np.int64), dtypes.int64)
+    return embedding_ops.embedding_bag_node(bags, weight, per_sample_weights, input, offsets_used,
+                                            ("sum", "mean", "max").index(mode), padding_idx, scale_grad_by_freq,
+                                            sparse)
 
 
 # built-in in torch._C._nn: PyTorch's argument parser
