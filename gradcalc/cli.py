@@ -11,12 +11,8 @@ import gc
 import os
 import sys
 
-# numpy's BLAS on one thread, as the reference PyTorch runs: gradcalc's products are small, threads
-# that split a sum change its last bits from run to run, and idle ones spin on a busy machine.
-# Set before numpy loads (the runner imports it only when a session starts).
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-from .runner import end_quietly_on_a_closed_pipe, interrupted, run, start_repl  # noqa: E402
+# (numpy's and OpenBLAS's settings are made when the package loads: gradcalc/machine.py)
+from .runner import end_quietly_on_a_closed_pipe, interrupted, run, start_repl
 
 TYPE_CHECKING = False  # typing costs as much as the rest of what the REPL's first prompt needs
 if TYPE_CHECKING:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gradcalc.golden import expected_capabilities
+
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = REPO / "tests" / "golden"
 EXAMPLES = REPO / "examples"
@@ -26,4 +28,4 @@ def golden_name(program: Path) -> str:
 def golden_programs() -> list[Path]:
     """The project's own golden programs (the plugin collects them; the corpus is apart)."""
     found = sorted(GOLDEN.rglob("*.grad")) + sorted(EXAMPLES.glob("*.grad"))
-    return [program for program in found if program.with_suffix(".expected.json").exists()]
+    return [program for program in found if expected_capabilities(program)]

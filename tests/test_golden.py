@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from golden_programs import CORPUS, KNOWN_GAPS, golden_name, golden_programs
 
-from gradcalc.golden import differences, read_expected, run
+from gradcalc.autograd import cpu
+from gradcalc.golden import differences, expected_capabilities, read_expected, run
 
 PROGRAMS = golden_programs()
 CORPUS_PROGRAMS = sorted(p for p in CORPUS.rglob("*.grad") if p.with_suffix(".expected.json").exists()) \
@@ -20,7 +21,9 @@ CORPUS_PROGRAMS = sorted(p for p in CORPUS.rglob("*.grad") if p.with_suffix(".ex
 
 
 def test_known_gaps_name_existing_programs() -> None:
-    assert set(KNOWN_GAPS) <= {golden_name(p) for p in PROGRAMS + CORPUS_PROGRAMS}
+    answers = {golden_name(p) + (f"[{capability}]" if capability else "")
+               for p in PROGRAMS + CORPUS_PROGRAMS for capability in expected_capabilities(p)}
+    assert set(KNOWN_GAPS) <= answers
 
 
 @pytest.mark.parametrize("program", CORPUS_PROGRAMS, ids=[golden_name(p) for p in CORPUS_PROGRAMS])
@@ -34,12 +37,15 @@ def _console_script() -> list:
     return [found] if found else [sys.executable, "-m", "gradcalc"]
 
 
-SCRIPT_PROGRAMS = [p for p in PROGRAMS if golden_name(p) not in KNOWN_GAPS][::10]
+# (program, capability): a program whose answers differ by capability runs as on the first kept
+SCRIPT_PROGRAMS = [(p, expected_capabilities(p)[0]) for p in PROGRAMS if golden_name(p) not in KNOWN_GAPS][::10]
 
 
-@pytest.mark.parametrize("program", SCRIPT_PROGRAMS, ids=[golden_name(p) for p in SCRIPT_PROGRAMS])
-def test_program_through_console_script(program: Path) -> None:
+@pytest.mark.parametrize("program, capability", SCRIPT_PROGRAMS, ids=[golden_name(p) for p, _ in SCRIPT_PROGRAMS])
+def test_program_through_console_script(program: Path, capability: str) -> None:
+    env = {**os.environ, "NO_COLOR": "1", **(cpu.CAPABILITIES[capability] if capability else {})}
     done = subprocess.run(_console_script() + [program.name], cwd=program.parent, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=60, env={**os.environ, "NO_COLOR": "1"})
-    diff = differences(read_expected(program), {"stdout": done.stdout, "stderr": done.stderr, "rc": done.returncode})
+                          stdin=subprocess.DEVNULL, timeout=120, env=env)
+    diff = differences(read_expected(program, capability),
+                       {"stdout": done.stdout, "stderr": done.stderr, "rc": done.returncode})
     assert not diff, diff

@@ -16,8 +16,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def build_wheel(out: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
-                   check=True, capture_output=True)
+    # with the test environment's build backend (the test extra has it): an isolated build would fetch
+    # hatchling and lark again for each wheel, which a busy machine or package index can fail
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                           "-w", str(out), str(REPO)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
     (found,) = out.glob("gradcalc-*.whl")
     return found
 

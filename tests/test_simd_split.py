@@ -18,11 +18,21 @@ from gradcalc.autograd.ops.normalization import native_layer_norm
 from gradcalc.autograd.ops.pointwise import sigmoid, tanh_backward
 from gradcalc.autograd.tensor import Tensor
 
+pytestmark = pytest.mark.machine  # each case runs as on the capability it was recorded with
 CASES_DIR = Path(__file__).parent / "simd_cases"
 _spec = importlib.util.spec_from_file_location("record_simd_cases", CASES_DIR / "record_simd_cases.py")
 recorder = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(recorder)
-RECORDED = json.loads((CASES_DIR / "simd_cases.json").read_text())
+# one recording per capability: {capability: {"machine": what it was recorded on, "cases": [...]}}
+RECORDED = {json.loads(path.read_text())["machine"]["aten"]: json.loads(path.read_text())
+            for path in sorted(CASES_DIR.glob("simd_cases_*.json"))}
+# What gradcalc does not compute as PyTorch yet, by capability and function: the sizes whose bits
+# differ (strict: a size that starts to match must leave the list).
+KNOWN_GAPS = {
+    # oneDNN's AVX-512 gelu has an erf of its own, which gradcalc does not emulate (the C library's is
+    # taken): sizes of two elements or more, but for three where the two agree
+    ("avx512", "gelu"): set(range(2, 258)) - {3, 5, 6},
+}
 
 
 def _float32(array) -> Tensor:
@@ -44,14 +54,24 @@ FUNCTIONS: dict[str, Callable[[int], Tensor]] = {
 }
 
 
-@pytest.mark.parametrize("case", RECORDED["cases"], ids=lambda case: str(case["size"]))
-@pytest.mark.parametrize("name", recorder.OPS)
-def test_float32_result_has_pytorchs_bits(name: str, case: dict, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cpu, "ATEN_AVX512", RECORDED["capability"] == "AVX512")
+def _cases(name: str) -> list:
+    return [pytest.param(name, capability, case, id=f"{name}-{capability}-{case['size']}",
+                         marks=[pytest.mark.xfail(reason=f"{capability} {name}: not yet PyTorch's bits", strict=True)]
+                         if case["size"] in KNOWN_GAPS.get((capability, name), ()) else [])
+            for capability, recorded in RECORDED.items() for case in recorded["cases"]]
+
+
+@pytest.mark.parametrize("name, capability, case", [param for name in recorder.OPS for param in _cases(name)])
+def test_float32_result_has_pytorchs_bits(name: str, capability: str, case: dict) -> None:
     size = case["size"]
     assert recorder.digest(recorder.values(size)) + recorder.digest(recorder.grads(size)) \
         + recorder.digest(recorder.tanh_outputs(size)) == case["input"]
-    assert recorder.digest(FUNCTIONS[name](size)._data) == case[name]
+    with cpu.emulating(RECORDED[capability]["machine"]):
+        assert recorder.digest(FUNCTIONS[name](size)._data) == case[name]
+
+
+def test_every_capability_is_recorded() -> None:
+    assert set(RECORDED) == set(cpu.CAPABILITIES)
 
 
 def test_every_recorded_function_is_checked() -> None:

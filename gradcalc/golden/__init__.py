@@ -8,6 +8,12 @@ runner (`--gradcalc-oracle PYTHON`, reference.py beside this file), never from t
 How outputs compare is the project's contract with PyTorch (SPEC §1): stdout, stderr and the exit
 status must be equal, except that memory addresses (`0x7f3a...`) may differ and a syntax error
 only has to agree on stderr's first word, `SyntaxError:`.
+
+PyTorch's last bits move with the processor (ATen's kernels, MKL's code path). An answer that
+does is kept once per CPU capability, `NAME.avx512.expected.json` and `NAME.avx2.expected.json`,
+each naming the machine it was recorded on under "machine", and gradcalc is run emulating that
+capability, so that it passes on any machine. The oracle finds out which answers move by
+recording each program under every capability the processor can run.
 """
 from __future__ import annotations
 
@@ -15,9 +21,10 @@ import difflib
 import io
 import json
 import re
+import os
 import subprocess
 from pathlib import Path
-from typing import TypedDict
+from typing import Optional, TypedDict
 
 REFERENCE = Path(__file__).resolve().parent / "reference.py"
 EXPECTED_SUFFIX = ".expected.json"
@@ -34,28 +41,62 @@ class Answer(TypedDict):
     rc: int
 
 
-def expected_path(program: Path) -> Path:
-    return program.with_name(program.name.removesuffix(".grad") + EXPECTED_SUFFIX)
+# the CPU capabilities gradcalc emulates (autograd/cpu.py), named without loading numpy
+CAPABILITIES = ("avx512", "avx2")
 
 
-def read_expected(program: Path) -> Answer:
-    return json.loads(expected_path(program).read_text(encoding="utf-8"))
+def expected_path(program: Path, capability: Optional[str] = None) -> Path:
+    """`NAME.expected.json`, or `NAME.CAPABILITY.expected.json` for an answer of one capability."""
+    infix = f".{capability}" if capability else ""
+    return program.with_name(program.name.removesuffix(".grad") + infix + EXPECTED_SUFFIX)
 
 
-def write_expected(program: Path, answer: Answer) -> None:
-    text = json.dumps({"stdout": answer["stdout"], "stderr": answer["stderr"], "rc": answer["rc"]},
-                      indent=1, ensure_ascii=False)
-    expected_path(program).write_text(text + "\n", encoding="utf-8")
+def expected_capabilities(program: Path) -> list[Optional[str]]:
+    """The answers kept for PROGRAM: [None] for one answer on every machine, else their capabilities."""
+    found = [capability for capability in (None, *CAPABILITIES) if expected_path(program, capability).is_file()]
+    return found
 
 
-def run(program: Path) -> Answer:
-    """What `gradcalc PROGRAM` prints and its exit status, run in this process from a fresh start."""
+def read_expected(program: Path, capability: Optional[str] = None) -> Answer:
+    return json.loads(expected_path(program, capability).read_text(encoding="utf-8"))
+
+
+def write_expected(program: Path, answer: Answer, capability: Optional[str] = None) -> None:
+    fields = {"stdout": answer["stdout"], "stderr": answer["stderr"], "rc": answer["rc"]}
+    if capability:
+        fields["machine"] = {"capability": capability, "processor": processor()}
+    text = json.dumps(fields, indent=1, ensure_ascii=False)
+    expected_path(program, capability).write_text(text + "\n", encoding="utf-8")
+
+
+def processor() -> str:
+    """This processor's model and the SIMD flags that decide PyTorch's code paths."""
+    model, flags = "unknown processor", []
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            for line in info:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name":
+                    model = value.strip()
+                elif key.strip() == "flags":
+                    flags = [flag for flag in value.split() if flag.startswith(("avx", "fma"))]
+                    break
+    except OSError:
+        pass
+    return " ".join([model, *flags])
+
+
+def run(program: Path, capability: Optional[str] = None) -> Answer:
+    """What `gradcalc PROGRAM` prints and its exit status, run in this process from a fresh start
+    (emulating CAPABILITY, if given, whatever this processor is)."""
+    from ..autograd import cpu
     from ..session import Session, TextOutput, reset_global_state
 
     reset_global_state()
     stdout, stderr = io.StringIO(), io.StringIO()
-    session = Session(TextOutput(stdout, stderr))
-    ok = session.run(program.read_text(encoding="utf-8"), program.name)
+    with cpu.emulating(capability):
+        session = Session(TextOutput(stdout, stderr))
+        ok = session.run(program.read_text(encoding="utf-8"), program.name)
     status = session.exit_status if session.exit_status is not None else 0 if ok else 1
     return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": status}
 
@@ -64,12 +105,16 @@ class OracleError(Exception):
     """The reference runner could not give an answer (no torch in that Python, a hang)."""
 
 
-def record(python: str, program: Path) -> Answer:
+def record(python: str, program: Path, capability: Optional[str] = None) -> Answer:
     """What real PyTorch prints for PROGRAM: the reference runner under `python`, in a fresh process
-    in the program's folder."""
+    in the program's folder (with CAPABILITY's code paths, if given), numpy pinned as gradcalc pins it."""
+    from ..autograd import cpu
+    from ..machine import numpy_pins
+
+    env = {**os.environ, **numpy_pins(), **(cpu.CAPABILITIES[capability] if capability else {})}
     try:
         done = subprocess.run([python, str(REFERENCE), program.name], cwd=program.parent, capture_output=True,
-                              text=True, timeout=ORACLE_TIMEOUT)
+                              text=True, timeout=ORACLE_TIMEOUT, env=env)
     except OSError as error:
         raise OracleError(f"cannot run {python}: {error.strerror}") from None
     except subprocess.TimeoutExpired:
@@ -77,6 +122,19 @@ def record(python: str, program: Path) -> Answer:
     if "ModuleNotFoundError: No module named 'torch'" in done.stderr:
         raise OracleError(f"{python} has no torch: --gradcalc-oracle needs a Python with torch 2.13 installed")
     return {"stdout": done.stdout, "stderr": done.stderr, "rc": done.returncode}
+
+
+def record_on_every_capability(python: str, program: Path) -> dict[Optional[str], Answer]:
+    """PyTorch's answers for PROGRAM under each capability this processor can run: {None: answer} if
+    they agree (on a processor with AVX-512, which runs both), else one per capability."""
+    from ..autograd import cpu
+
+    runnable = CAPABILITIES if cpu.processor_has_avx512() else ("avx2",)
+    answers = {capability: record(python, program, capability) for capability in runnable}
+    first = next(iter(answers.values()))
+    if len(answers) > 1 and all(answer == first for answer in answers.values()):
+        return {None: first}
+    return dict(answers)
 
 
 def differences(expected: Answer, got: Answer) -> str:

@@ -6,6 +6,9 @@ it is a test that runs the program through gradcalc and compares (see __init__.p
     pytest --gradcalc-oracle PYTHON          record them from PyTorch (PYTHON has torch), then compare
 
 With either option, a `NAME.grad` that has no expected file yet is collected too, to get one.
+A program whose answers differ by CPU capability (`NAME.avx512.expected.json`, ...) is one test
+per capability, `NAME[avx2]`, run as on that capability; the oracle records every capability
+this processor can run and keeps one answer if they agree.
 """
 from __future__ import annotations
 
@@ -14,7 +17,8 @@ from typing import Any, Optional
 
 import pytest
 
-from . import Answer, OracleError, differences, expected_path, read_expected, record, run, write_expected
+from . import (Answer, OracleError, differences, expected_capabilities, expected_path, read_expected,
+               record_on_every_capability, run, write_expected)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,14 +41,20 @@ def _writing(config: pytest.Config) -> bool:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:
-    if file_path.suffix == ".grad" and (expected_path(file_path).is_file() or _writing(parent.config)):
+    if file_path.suffix == ".grad" and (expected_capabilities(file_path) or _writing(parent.config)):
         return GradFile.from_parent(parent, path=file_path)
     return None
 
 
 class GradFile(pytest.File):
     def collect(self) -> Any:
-        yield GradItem.from_parent(self, name=self.path.name.removesuffix(".grad"))
+        name = self.path.name.removesuffix(".grad")
+        if _writing(self.config):  # one test writes all of the program's answers
+            yield GradItem.from_parent(self, name=name, capability=None)
+            return
+        for capability in expected_capabilities(self.path):
+            yield GradItem.from_parent(self, name=f"{name}[{capability}]" if capability else name,
+                                       capability=capability)
 
 
 class GoldenMismatch(Exception):
@@ -52,28 +62,43 @@ class GoldenMismatch(Exception):
 
 
 class GradItem(pytest.Item):
+    def __init__(self, *, capability: Optional[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.capability = capability  # the CPU capability its answer was recorded with, if it matters
+
     def runtest(self) -> None:
         config = self.config
         oracle = config.getoption("gradcalc_oracle")
-        got = run(self.path)
         if config.getoption("gradcalc_update"):
-            self._write(got)
+            for capability in expected_capabilities(self.path) or [None]:
+                self._write(run(self.path, capability), capability)
             return
-        if oracle:
-            self._write(record(oracle, self.path))
-        expected = read_expected(self.path)
-        diff = differences(expected, got)
-        if diff:
-            raise GoldenMismatch(diff)
+        answers = record_on_every_capability(oracle, self.path) if oracle else {self.capability: None}
+        diffs = []
+        for capability, answer in answers.items():
+            if answer is not None:
+                self._write(answer, capability)
+            diff = differences(read_expected(self.path, capability), run(self.path, capability))
+            if diff:
+                diffs.append(f"as on {capability}:\n{diff}" if capability and oracle else diff)
+        if diffs:
+            raise GoldenMismatch("".join(diffs))
 
-    def _write(self, answer: Answer) -> None:
-        if not expected_path(self.path).is_file() or read_expected(self.path) != answer:
-            write_expected(self.path, answer)
-            self.config.stash[_WRITTEN].append(expected_path(self.path))
+    def _write(self, answer: Answer, capability: Optional[str]) -> None:
+        path = expected_path(self.path, capability)
+        kept = read_expected(self.path, capability) if path.is_file() else None
+        if kept is None or {**kept, "machine": None} != {**answer, "machine": None}:
+            write_expected(self.path, answer, capability)
+            self.config.stash[_WRITTEN].append(path)
+        # answers of other capabilities, or the one for every machine, no longer hold
+        for other in expected_capabilities(self.path):
+            if (other is None) != (capability is None):
+                expected_path(self.path, other).unlink()
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, GoldenMismatch):
-            return (f"gradcalc's output differs from {expected_path(self.path).name} (addresses masked as 0x…):\n"
+            return (f"gradcalc's output differs from {expected_path(self.path, self.capability).name} "
+                    f"(addresses masked as 0x…):\n"
                     f"{excinfo.value}")
         if isinstance(excinfo.value, OracleError):
             return f"--gradcalc-oracle: {excinfo.value}"

@@ -3,14 +3,20 @@
 test_matmul_order.py: each case's factors come from a seeded numpy generator, so the file
 keeps only the seed, the shape and digests of the factors and of the product's bits.
 
-Usage (with a Python that has torch 2.13):  python record_matmul_cases.py > matmul_cases.json
+Usage (with a Python that has torch 2.13):  python record_matmul_cases.py avx2
+writes matmul_cases_SGEMM.json beside this file, SGEMM the code path MKL took (avx512 on an Intel
+processor with AVX-512, else avx2).
 """
 import hashlib
 import json
-import os
+import sys
+from pathlib import Path
 
 import numpy as np
-from numpy._core import _multiarray_umath
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "simd_cases"))
+from record_simd_cases import header, in_capability  # noqa: E402 - the same settings and header
 
 # (m, k, n): rows of the result, length of each sum, columns; each with the right factor
 # contiguous and transposed (as nn.Linear's x @ W.t())
@@ -35,6 +41,8 @@ def digest(array: np.ndarray) -> str:
 
 
 def main() -> None:
+    capability = sys.argv[1]
+    in_capability(capability)
     import torch  # only the recording needs it: the test imports this file's factors and digest
 
     torch.set_num_threads(1)
@@ -47,12 +55,10 @@ def main() -> None:
             cases.append({"seed": seed, "shape": [m, k, n], "transposed": transposed,
                           "factors": digest(a) + digest(b), "product": digest(product)})
     lines = ",\n".join(json.dumps(case) for case in cases)
-    # MKL's sgemm adds in another order with its AVX-512 kernels: the test follows the recording's
-    branch = os.environ.get("MKL_CBWR", "AUTO").upper()
-    avx512 = branch.startswith("AVX512") if branch != "AUTO" else \
-        bool(_multiarray_umath.__cpu_features__.get("AVX512F")) and \
-        os.environ.get("MKL_ENABLE_INSTRUCTIONS", "AVX512").upper().startswith("AVX512")
-    print(f'{{"torch": "{torch.__version__}", "sgemm_avx512": {json.dumps(avx512)}, "cases": [\n{lines}\n]}}')
+    from gradcalc.autograd.cpu import SGEMM_AVX512
+
+    out = HERE / f"matmul_cases_{'avx512' if SGEMM_AVX512 else 'avx2'}.json"
+    out.write_text(f'{header(torch, capability)}, "cases": [\n{lines}\n]}}\n')
 
 
 if __name__ == "__main__":

@@ -6,14 +6,20 @@ number for exponent or base), the lanes of a
 reduction (softmax, log_softmax along the last dim), fused multiply-adds (tanh's gradient), the
 lanes of Welford's updates (layer_norm, the input's weight and bias from the same generators) and
 oneDNN's code (gelu and its gradient). Inputs come from seeded numpy generators; the file keeps
-the sizes, the capability and digests.
+the sizes, the capability, the processor and digests.
 
-Usage (with a Python that has torch 2.13):  python record_simd_cases.py > simd_cases.json
+Usage (with a Python that has torch 2.13):  python record_simd_cases.py CAPABILITY
+writes simd_cases_CAPABILITY.json beside this file (avx512 needs a processor with AVX-512).
 """
 import hashlib
 import json
+import os
+import sys
+from pathlib import Path
 
 import numpy as np
+
+HERE = Path(__file__).resolve().parent
 
 SIZES = list(range(1, 70)) + [100, 257]
 OPS = ("sigmoid", "silu", "pow", "rpow", "softmax", "log_softmax", "gelu", "gelu_backward", "tanh_backward",
@@ -52,15 +58,36 @@ def _torch_results(torch, size: int) -> dict:
     return {name: digest(result.numpy()) for name, result in results.items()}
 
 
+def in_capability(capability: str) -> None:
+    """Run this script again, unless it runs already, with CAPABILITY's code paths forced for
+    PyTorch, numpy pinned as gradcalc pins it, and one thread (gradcalc's settings, from the repository)."""
+    sys.path.insert(0, str(HERE.parent.parent))
+    from gradcalc.autograd.cpu import CAPABILITIES
+    from gradcalc.machine import numpy_pins
+
+    settings = {**CAPABILITIES[capability], **numpy_pins(), "OMP_NUM_THREADS": "1"}
+    if any(os.environ.get(name) != value for name, value in settings.items()):
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **settings})
+
+
+def header(torch, capability: str) -> str:
+    """The file's opening: torch's version and the machine the answers hold for (gradcalc/autograd/cpu.py)."""
+    from gradcalc.autograd.cpu import machine_record
+
+    assert torch.backends.cpu.get_cpu_capability().lower() == capability, "this processor cannot run it"
+    return json.dumps({"torch": torch.__version__, "machine": machine_record()})[:-1]
+
+
 def main() -> None:
+    capability = sys.argv[1]
+    in_capability(capability)
     import torch  # only the recording needs it: the test imports this file's inputs and digest
 
     torch.set_num_threads(1)
     cases = [{"size": size, "input": digest(values(size)) + digest(grads(size)) + digest(tanh_outputs(size)),
               **_torch_results(torch, size)} for size in SIZES]
     lines = ",\n".join(json.dumps(case) for case in cases)
-    capability = torch.backends.cpu.get_cpu_capability()
-    print(f'{{"torch": "{torch.__version__}", "capability": "{capability}", "cases": [\n{lines}\n]}}')
+    (HERE / f"simd_cases_{capability}.json").write_text(f'{header(torch, capability)}, "cases": [\n{lines}\n]}}\n')
 
 
 if __name__ == "__main__":

@@ -242,12 +242,12 @@ def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     return activation(input, GELU, data, approximate=approximate)
 
 
-def _onednn_gelu(input: Tensor, approximate: str) -> bool:
+def _onednn_gelu(input: Tensor, approximate: str, backward: bool = False) -> bool:
     """Whether PyTorch hands gelu (and its gradient) to oneDNN: with erf, for a contiguous float32
-    tensor of two elements or more. Below AVX-512 oneDNN's erf is its own approximation; with
-    AVX-512 its results are taken to be the C library's."""
+    tensor of two elements or more. oneDNN's AVX2 erf is its own approximation, and so is its
+    gradient's with AVX-512 too; gelu's AVX-512 results are taken to be the C library's."""
     return (approximate == "none" and input._dtype is dtypes.float32 and input.numel() > 1
-            and input.is_contiguous() and not cpu.ATEN_AVX512)
+            and input.is_contiguous() and (backward or not cpu.ATEN_AVX512))
 
 
 def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str) -> Tensor:
@@ -262,7 +262,7 @@ def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str) -> Tensor
         left_derivative = kind(0.5) * right
         right_derivative = left * (kind(1) - t * t) * (beta * (kind(1) + kind(3) * kappa * (x * x)))
         data = dy * (left_derivative + right_derivative)
-    elif _onednn_gelu(self, approximate):
+    elif _onednn_gelu(self, approximate, backward=True):
         data = dy * onednn.gelu_erf_slope(x)
     else:
         cdf = kind(0.5) * (kind(1) + simd.libm(simd.erf, x * kind(math.sqrt(0.5))))
@@ -287,9 +287,10 @@ def silu(input: Tensor) -> Tensor:
     _check_floating(input, "silu_cpu")
     x = input._data
     data = x / (1 + simd.libm(np.exp, -x))
-    if x.dtype == np.float32 and not cpu.ATEN_AVX512:
-        # whole pairs of AVX2 registers take SLEEF's exp; the elements left over, the C library's
-        data = kernels.simd_split(x / (np.float32(1) + simd.vector_exp(-x)), data, lanes=8)
+    if x.dtype == np.float32:
+        # whole pairs of registers take SLEEF's exp; the elements left over, the C library's
+        vector = x / (np.float32(1) + simd.vector_exp(-x))
+        data = kernels.simd_split(vector, data, lanes=simd.lanes(np.float32))
     return activation(input, SILU, data)
 
 

@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import cpu, dtypes, kernels, simd
+from .. import dtypes, kernels, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_number,
@@ -101,10 +101,6 @@ def _power(x: np.ndarray, exponent: Any) -> np.ndarray:
     return power_tensor(x, np.asarray(exponent, dtype=x.dtype), scalar_exponent=np.float64(exponent))
 
 
-# elements per step of pow's SIMD loop: two AVX2 registers of float32
-_POW_SIMD_STEP = 16
-
-
 def power_tensor(x: np.ndarray, exponent: np.ndarray, scalar_exponent: Optional[np.ndarray] = None) -> np.ndarray:
     if x.dtype.kind in "iu" and np.any(exponent < 0):
         # PyTorch's integer pow: a negative exponent gives 1 or -1 for a base of 1 or -1, else 0
@@ -118,7 +114,8 @@ def power_tensor(x: np.ndarray, exponent: np.ndarray, scalar_exponent: Optional[
         # elements the kernel's scalar loop takes; SLEEF's powf for those its SIMD loop takes
         wide = exponent.astype(np.float64) if scalar_exponent is None else scalar_exponent
         out = np.power(x.astype(np.float64), wide).astype(np.float32)
-        count = out.size - out.size % _POW_SIMD_STEP
+        step = 2 * simd.lanes(np.float32)  # pow's SIMD loop takes two registers at a time
+        count = out.size - out.size % step
         if count and (exponent.ndim == 0 or exponent.shape == x.shape == out.shape):  # else a strided loop
             flat = out.reshape(-1)
             flat[:count] = simd.vector_pow(x.reshape(-1)[:count], exponent if exponent.ndim == 0
@@ -311,7 +308,7 @@ def rpow(a: Tensor, base: Any) -> Tensor:
     check_has_kernel("pow", a, base)
     dtype = dtypes.result_type([a, base])
     (x,) = arrays((a,), dtype)
-    if x.dtype.kind in "iu" or (x.dtype == np.float32 and not cpu.ATEN_AVX512):
+    if x.dtype.kind in "iu" or x.dtype == np.float32:
         # float32: the base rounded to float32 and broadcast, in pow's SIMD and scalar loops
         data = power_tensor(np.broadcast_to(np.asarray(base, x.dtype), x.shape), x)
     else:

@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .. import cpu, dtypes, grad_mode, kernels, layer_norm_kernel, simd
+from .. import dtypes, grad_mode, kernels, layer_norm_kernel, simd
 from ..tensor import Tensor
 from .common import ABSENT, shape_text
 from .registry import node, record
@@ -59,9 +59,9 @@ BATCH_NORM = node(
 def _layer_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], normalized_shape: tuple, eps: float,
                       which: str) -> Tensor:
     axis = input.ndim - len(normalized_shape)
-    if input._dtype is dtypes.float32 and input.numel() and not cpu.ATEN_AVX512 and not (
+    if input._dtype is dtypes.float32 and input.numel() and not (
             grad_mode.is_grad_enabled() and (grad.requires_grad or input.requires_grad)):
-        # no graph to record: ATen's AVX2 kernel, in its order of operations
+        # no graph to record: ATen's kernel (the same with AVX2 and AVX-512), in its order of operations
         data = layer_norm_kernel.backward(grad._data, input._data, len(normalized_shape),
                                           None if weight is None else weight._data, eps, which)
         return Tensor._make(data, grad._dtype)
@@ -149,13 +149,14 @@ def native_batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Te
                   weight=weight)
 
 
-def _avx2_layer_norm(x: np.ndarray, count: int, weight: Optional[Tensor], bias: Optional[Tensor],
+def _aten_layer_norm(x: np.ndarray, count: int, weight: Optional[Tensor], bias: Optional[Tensor],
                      eps: float) -> tuple:
-    """float32 layer_norm as ATen's AVX2 kernel computes it: RowwiseMoments' statistics, then
-    (x - mean) * rstd times the weight plus the bias in one multiply-add."""
+    """float32 layer_norm as ATen's kernel computes it: RowwiseMoments' statistics (8 lanes, with AVX2
+    and AVX-512 alike, as recorded), then (x - mean) * rstd times the weight plus the bias in one
+    multiply-add."""
     shape = x.shape[:x.ndim - count] + (1,) * count
     rows = np.ascontiguousarray(x).reshape(int(np.prod(shape, dtype=np.int64)), -1)
-    mean, variance = kernels.rowwise_moments(rows, simd.lanes(np.float32))
+    mean, variance = kernels.rowwise_moments(rows, 8)
     rstd = np.float32(1) / np.sqrt(np.maximum(variance, np.float32(0)) + np.float32(eps))
     normalized = (rows - mean[:, None]) * rstd[:, None]
     scale = np.float32(1) if weight is None else weight._data.reshape(-1)
@@ -178,8 +179,8 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Op
                                f"{shape_text(tensor.shape)} and normalized_shape = {shape_text(normalized_shape)}")
     x = input._data
     axes = tuple(range(x.ndim - count, x.ndim))
-    if x.dtype == np.float32 and x.size and not cpu.ATEN_AVX512:
-        mean, rstd, data = _avx2_layer_norm(x, count, weight, bias, eps)
+    if x.dtype == np.float32 and x.size:
+        mean, rstd, data = _aten_layer_norm(x, count, weight, bias, eps)
     else:
         mean, rstd, _ = _statistics(x, axes, eps)
         data = (x - mean) * rstd

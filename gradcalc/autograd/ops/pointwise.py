@@ -93,9 +93,9 @@ del _name, _node, _aliases
 
 def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
     y = output._data
-    if y.dtype == np.float32 and not cpu.ATEN_AVX512:
-        # PyTorch's AVX2 kernels fuse 1 - y * y into one multiply-add (with cancellation near
-        # saturation, that decides many bits)
+    if y.dtype == np.float32:
+        # PyTorch's AVX2 and AVX-512 kernels fuse 1 - y * y into one multiply-add (with cancellation
+        # near saturation, that decides many bits)
         data = grad_output._data * simd.fused_multiply_add(-y, y, np.float32(1))
     else:
         data = grad_output._data * (1 - y * y).conj()
