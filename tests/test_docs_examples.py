@@ -199,3 +199,21 @@ def test_every_example_is_found() -> None:
         assert len(fences) == len(texts), f"{path.name}: a ```console or ```text fence is indented"
         assert len([f for f in texts if f.group(1) == "console"]) == len([k for k in kinds if k.kind == "console"])
     assert len(EXAMPLES) >= 8
+
+
+def test_a_stale_example_is_caught() -> None:
+    """The README's :graph example as it stood before its nodes showed their saved values: it must fail."""
+    stale = (">>> x = tensor([1., 2.], requires_grad=True); w = tensor(3., requires_grad=True)\n"
+             ">>> y = x * w; y.retain_grad(); z = (y + x.exp()).sum(); z.backward()\n"
+             ">>> :graph z\n"
+             "z: tensor [] float32, grad_fn=<SumBackward0>\n"
+             "6 nodes, 2 leaves\n"
+             "SumBackward0  grad_fn of z\n")
+    steps = transcript_steps(stale)
+    (_, _, expected), got = steps[-1], run_transcript(steps)[-1]
+    assert got.startswith("z: tensor [] float32, grad_fn=<SumBackward0>\n6 nodes, 2 leaves\n")
+    assert not matches(expected, got, "repl")
+    # addresses are masked; `...` elides lines in a console block only
+    assert matches("<object at 0x7f00>\n", "<object at 0xdeadbeef>\n", "console")
+    assert matches("a\n...\nd\n", "a\nb\nc\nd\n", "console") and not matches("a\n...\nd\n", "a\nb\n", "console")
+    assert not matches("a\n...\nd\n", "a\nb\nc\nd\n", "repl")
