@@ -217,3 +217,22 @@ def test_a_stale_example_is_caught() -> None:
     assert matches("<object at 0x7f00>\n", "<object at 0xdeadbeef>\n", "console")
     assert matches("a\n...\nd\n", "a\nb\nc\nd\n", "console") and not matches("a\n...\nd\n", "a\nb\n", "console")
     assert not matches("a\n...\nd\n", "a\nb\nc\nd\n", "repl")
+
+
+def _anchors(text: str) -> set[str]:
+    """GitHub's anchors of a document's headings: lower case, punctuation dropped, spaces as hyphens."""
+    headings = re.findall(r"^#+ (.+)$", FENCE.sub("", text), re.M)
+    return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
+def test_links_between_the_documents_resolve() -> None:
+    for path in [*DOCUMENTS, REPO / "CHANGELOG.md"]:
+        text = path.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", FENCE.sub("", text)):
+            if re.match(r"[a-z]+:", target):
+                continue  # a web address
+            file, _, anchor = target.partition("#")
+            linked = (path.parent / file).resolve() if file else path
+            assert linked.exists(), f"{path.name} links to {target}, which does not exist"
+            if anchor:
+                assert anchor in _anchors(linked.read_text(encoding="utf-8")), f"{path.name}: no heading for {target}"
