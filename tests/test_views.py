@@ -325,6 +325,20 @@ def test_a_big_graph_is_cut_and_summarised() -> None:
     assert all(not line.startswith(" ") for line in lines[2:graph.MAX_SHOWN + 2])
 
 
+def test_a_collapsed_run_counts_as_one_line_towards_the_cut() -> None:
+    session = session_after("x = tensor(1., requires_grad=True)\ny = x\n"
+                            "for i in range(5_000):\n    y = y * 2 + 1\n"
+                            "for i in range(10_000):\n    y = y * 3\n")
+    lines = graph_text(graph.collect(session.namespace["y"], "y", session.namespace)).splitlines()
+    assert lines[1] == "20,001 nodes, 1 leaf"
+    assert lines[3].startswith("MulBackward0 ×9,999  +1 None") and lines[4].startswith("AddBackward0  +1 None")
+    assert len(lines) == 2 + graph.MAX_SHOWN + 1 + 3  # title, count; the lines drawn, `...`; the summary
+    assert lines[2 + graph.MAX_SHOWN] == "..."
+    drawn = 1 + 9_999 + graph.MAX_SHOWN - 2
+    assert lines[-3] == f"{20_001 - drawn:,} more nodes not drawn: AddBackward0 ×4,976, MulBackward0 ×4,976, " \
+                        "AccumulateGrad ×1"
+
+
 def test_saved_values_and_what_backward_freed() -> None:
     """A node's `_saved_*` attributes, read as the program reads them: a value, or freed."""
 

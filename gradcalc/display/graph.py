@@ -235,9 +235,10 @@ def render(graph: Graph) -> Any:
 
 
 def _draw(nodes: list[GraphNode], text: Any) -> set:
-    """The tree, depth-first from the root, at most MAX_SHOWN nodes; returns the positions drawn."""
+    """The tree, depth-first from the root, at most MAX_SHOWN lines of nodes; returns the positions drawn."""
     numbers: dict[int, int] = {}  # position -> #number, for nodes reached more than once
     drawn: set = set()
+    lines = 0  # a collapsed run is many nodes on one line
     # (input edge, prefix of its line, prefix of the lines below it)
     stack: list[tuple[tuple[int, int], str, str]] = [((0, 0), "", "")]
     while stack:
@@ -248,10 +249,11 @@ def _draw(nodes: list[GraphNode], text: Any) -> set:
             text.append(f"{node.name} #{numbers[position]}", style="magenta")
             text.append("  (drawn above)", style="dim")
             continue
-        if len(drawn) == MAX_SHOWN:
+        if lines == MAX_SHOWN:
             text.append("...", style="dim")
             stack.clear()
             break
+        lines += 1
         run = _run_from(nodes, position, output_nr, drawn)
         if len(run) >= MIN_RUN:
             drawn.update(run)
