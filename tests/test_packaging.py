@@ -54,6 +54,15 @@ def test_wheel_ships_the_generated_parser(wheel: Path) -> None:
     assert not (REPO / "gradcalc" / "language" / "_lark_runtime.py").exists()
 
 
+def test_wheel_carries_the_license_its_metadata_names(wheel: Path) -> None:
+    archive = zipfile.ZipFile(wheel)
+    (dist_info,) = {name.split("/")[0] for name in archive.namelist() if ".dist-info/" in name}
+    assert archive.read(f"{dist_info}/licenses/LICENSE") == (REPO / "LICENSE").read_bytes()
+    metadata = archive.read(f"{dist_info}/METADATA").decode()
+    assert "License-Expression: MIT\n" in metadata and "License-File: LICENSE\n" in metadata
+    assert (REPO / "LICENSE").read_text().startswith("MIT License\n")
+
+
 @pytest.fixture(scope="module")
 def site(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("site")

@@ -174,13 +174,16 @@ def test_graph_shows_what_the_program_reads(start) -> None:
     assert ":graph: name 'q' is not defined" in run(terminal, ":graph q")
 
 
-def test_big_graph_is_summarised_on_the_terminal(start) -> None:
+def test_big_graph_is_drawn_short_on_the_terminal(start) -> None:
     terminal = start()
     run(terminal, "x = tensor(1., requires_grad=True); y = x")
     run_block(terminal, "for i in range(10_000):\ry = y * 1.0001")
     text = run(terminal, ":graph y")
-    assert "10,001 nodes, 1 leaf" in text and "9,951 more nodes not drawn: MulBackward0 x9,950, AccumulateGrad x1" \
-        in text
+    assert "10,001 nodes, 1 leaf" in text and "MulBackward0 ×9,999  +1 None" in text
+    run_block(terminal, "for i in range(5_000):\ry = y * 2 + 1")  # alternating nodes: cut and summarised
+    text = run(terminal, ":graph y")
+    assert "20,001 nodes, 1 leaf" in text and "19,951 more nodes not drawn: MulBackward0 ×14,975, " \
+        "AddBackward0 ×4,975, AccumulateGrad ×1" in text
     assert len(text.strip().splitlines()) < 70
 
 

@@ -248,20 +248,95 @@ def test_graph_names_what_it_cannot_draw(name: str, message: str) -> None:
     assert str(raised.value) == message
 
 
-def test_a_ten_thousand_node_chain_is_summarised() -> None:
+def test_a_ten_thousand_node_chain_is_one_line() -> None:
     session = session_after("x = tensor([1., 2.], requires_grad=True)\ny = x\n"
                             "for i in range(10_000):\n    y = y * 1.0001\n")
     drawn = graph.collect(session.namespace["y"], "y", session.namespace)
     assert len(drawn.nodes) == len(reference_walk(session.namespace["y"].grad_fn)) == 10_001
+    # the root carries y's name, so it keeps a line of its own; the 9,999 below it read the same
+    saved = "saved: other=tensor(1.0001, dtype=torch.float64), self=None"
+    assert graph_text(drawn).splitlines() == [
+        "y: tensor [2] float32, grad_fn=<MulBackward0>",
+        "10,001 nodes, 1 leaf",
+        f"MulBackward0  +1 None  grad_fn of y  {saved}",
+        f"MulBackward0 ×9,999  +1 None  {saved}",
+        "AccumulateGrad  x [2] float32, grad=None",
+    ]
+
+
+def chain_lines(program: str, name: str = "y") -> list[str]:
+    session = session_after("x = tensor(1., requires_grad=True)\n" + program)
+    drawn = assert_graph_matches(session, name)
+    return [re.sub(r"  .*", "", line) for line in graph_text(drawn).splitlines()[2:]]  # the nodes' names
+
+
+@pytest.mark.parametrize("program, lines", [
+    # a run shorter than MIN_RUN is drawn node by node
+    ("y = x.exp().exp().exp().detach_().requires_grad_().exp()", ["ExpBackward0", "AccumulateGrad"]),
+    ("y = (x * 2 * 2).sum()", ["SumBackward0", "MulBackward0", "MulBackward0", "AccumulateGrad"]),
+    ("y = (x * 2 * 2 * 2).sum()", ["SumBackward0", "MulBackward0 ×3", "AccumulateGrad"]),
+    # a session's name in the middle of the chain splits it
+    ("a = x * 2 * 2 * 2 * 2\nb = a * 2 * 2 * 2 * 2\ny = b.sum()",
+     ["SumBackward0", "MulBackward0", "MulBackward0 ×3", "MulBackward0", "MulBackward0 ×3", "AccumulateGrad"]),
+    ("y = x * 2 * 2 * 2 * 2 * 2", ["MulBackward0", "MulBackward0 ×4", "AccumulateGrad"]),
+    # so do a retained grad and a hook, on a tensor the session has no name for
+    ("kept = [x * 2 * 2]; kept[0].retain_grad(); y = kept[0] * 2 * 2", ["MulBackward0"] * 4 + ["AccumulateGrad"]),
+    ("kept = [x * 2 * 2]; h = kept[0].register_hook(lambda g: g); y = kept[0] * 2 * 2",
+     ["MulBackward0"] * 4 + ["AccumulateGrad"]),
+    ("kept = [x * 2 * 2]; y = kept[0] * 2 * 2", ["MulBackward0", "MulBackward0 ×3", "AccumulateGrad"]),
+    # different saved values are different lines: not a run, until backward frees them
+    ("y = x.exp().exp().exp().exp()", ["ExpBackward0"] * 4 + ["AccumulateGrad"]),
+    ("y = x.exp().exp().exp().exp(); y.backward()", ["ExpBackward0", "ExpBackward0 ×3", "AccumulateGrad"]),
+    # alternating nodes are not a run of identical ones
+    ("y = x\nfor i in range(3):\n    y = y * 2 + 1", ["AddBackward0", "MulBackward0"] * 3 + ["AccumulateGrad"]),
+])
+def test_only_runs_of_identical_unmarked_nodes_collapse(program: str, lines: list) -> None:
+    assert chain_lines(program) == lines
+
+
+def test_a_run_stops_at_a_shared_node_and_at_a_fork() -> None:
+    session = session_after("x = tensor(1., requires_grad=True)\ns = x * 3\n"
+                            "y = (s * 2 * 2 * 2) + (s * 2 * 2 * 2 * 2)")
+    text = graph_text(assert_graph_matches(session, "y"))
+    assert text.splitlines()[2:] == [
+        "AddBackward0  grad_fn of y  saved: alpha=1",
+        "├─ MulBackward0 ×3  +1 None  saved: other=tensor(2), self=None",
+        "│  MulBackward0 #1  +1 None  grad_fn of s  saved: other=tensor(3), self=None",
+        "│  AccumulateGrad  x [] float32, grad=None",
+        "└─ MulBackward0 ×4  +1 None  saved: other=tensor(2), self=None",
+        "   MulBackward0 #1  (drawn above)",
+    ]
+
+
+def test_a_big_graph_is_cut_and_summarised() -> None:
+    session = session_after("x = tensor([1., 2.], requires_grad=True)\ny = x\n"
+                            "for i in range(5_000):\n    y = y * 1.0001 + 1\n")
+    drawn = graph.collect(session.namespace["y"], "y", session.namespace)
+    assert len(drawn.nodes) == 10_001
     text = graph_text(drawn)
     lines = text.splitlines()
     assert len(lines) < graph.MAX_SHOWN + 12
     assert lines[1] == "10,001 nodes, 1 leaf"
-    assert f"{10_001 - graph.MAX_SHOWN:,} more nodes not drawn: MulBackward0 x{10_000 - graph.MAX_SHOWN:,}, " \
-           "AccumulateGrad x1" in text
+    hidden = 10_001 - graph.MAX_SHOWN
+    assert f"{hidden:,} more nodes not drawn: AddBackward0 ×{hidden // 2:,}, MulBackward0 ×{hidden // 2:,}, " \
+           "AccumulateGrad ×1" in text
     assert re.search(r"leaves reached \(1\):\n  AccumulateGrad  x \[2\] float32, grad=None", text)
     # a chain stays a column: no line is indented
     assert all(not line.startswith(" ") for line in lines[2:graph.MAX_SHOWN + 2])
+
+
+def test_a_collapsed_run_counts_as_one_line_towards_the_cut() -> None:
+    session = session_after("x = tensor(1., requires_grad=True)\ny = x\n"
+                            "for i in range(5_000):\n    y = y * 2 + 1\n"
+                            "for i in range(10_000):\n    y = y * 3\n")
+    lines = graph_text(graph.collect(session.namespace["y"], "y", session.namespace)).splitlines()
+    assert lines[1] == "20,001 nodes, 1 leaf"
+    assert lines[3].startswith("MulBackward0 ×9,999  +1 None") and lines[4].startswith("AddBackward0  +1 None")
+    assert len(lines) == 2 + graph.MAX_SHOWN + 1 + 3  # title, count; the lines drawn, `...`; the summary
+    assert lines[2 + graph.MAX_SHOWN] == "..."
+    drawn = 1 + 9_999 + graph.MAX_SHOWN - 2
+    assert lines[-3] == f"{20_001 - drawn:,} more nodes not drawn: AddBackward0 ×4,976, MulBackward0 ×4,976, " \
+                        "AccumulateGrad ×1"
 
 
 def test_saved_values_and_what_backward_freed() -> None:

@@ -5,8 +5,10 @@ what it saved (its `_saved_*` attributes, or that backward freed them), hooks an
 grads; an `AccumulateGrad` shows its leaf. A node's inputs (`next_functions`) are drawn below
 it: one input straight below, several as a fork (├─ └─), so a long chain stays a column; the
 None among them (inputs that need no gradient) are only counted (`+1 None`). A node
-reached twice is drawn once, numbered, and referred to after that. A big graph is cut after
-MAX_SHOWN nodes and summarised: how many more of each kind, and the leaves it reaches.
+reached twice is drawn once, numbered, and referred to after that. A straight run of MIN_RUN or
+more nodes whose lines would read the same (`y = y * 2` in a loop) is drawn as one line,
+`MulBackward0 ×10,000`. A big graph is cut after MAX_SHOWN lines and summarised: how many more
+nodes of each kind, and the leaves it reaches.
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ from ..autograd.tensor import Tensor
 from . import inspection
 from .inspection import reading_program, tensor_property
 
-MAX_SHOWN = 50
+MAX_SHOWN = 50  # lines of nodes drawn before the cut (a collapsed run is one)
+MIN_RUN = 3  # two equal lines read better than `×2`
 MAX_LEAVES_LISTED = 12
 FREED = "freed by backward"
 
@@ -232,9 +235,10 @@ def render(graph: Graph) -> Any:
 
 
 def _draw(nodes: list[GraphNode], text: Any) -> set:
-    """The tree, depth-first from the root, at most MAX_SHOWN nodes; returns the positions drawn."""
+    """The tree, depth-first from the root, at most MAX_SHOWN lines of nodes; returns the positions drawn."""
     numbers: dict[int, int] = {}  # position -> #number, for nodes reached more than once
     drawn: set = set()
+    lines = 0  # a collapsed run is many nodes on one line
     # (input edge, prefix of its line, prefix of the lines below it)
     stack: list[tuple[tuple[int, int], str, str]] = [((0, 0), "", "")]
     while stack:
@@ -245,10 +249,17 @@ def _draw(nodes: list[GraphNode], text: Any) -> set:
             text.append(f"{node.name} #{numbers[position]}", style="magenta")
             text.append("  (drawn above)", style="dim")
             continue
-        if len(drawn) == MAX_SHOWN:
+        if lines == MAX_SHOWN:
             text.append("...", style="dim")
             stack.clear()
             break
+        lines += 1
+        run = _run_from(nodes, position, output_nr, drawn)
+        if len(run) >= MIN_RUN:
+            drawn.update(run)
+            _label(node, None, output_nr, text, len(run))
+            stack.append((_single_input(nodes[run[-1]]), below, below))
+            continue
         drawn.add(position)
         if node.uses > 1:
             numbers[position] = len(numbers) + 1
@@ -263,8 +274,40 @@ def _draw(nodes: list[GraphNode], text: Any) -> set:
     return drawn
 
 
-def _label(node: GraphNode, number: Optional[int], output_nr: int, text: Any) -> None:
+def _single_input(node: GraphNode) -> tuple[int, int]:
+    (edge,) = [edge for edge in node.inputs if edge[0] is not None]
+    return edge
+
+
+def _run_from(nodes: list[GraphNode], position: int, output_nr: int, drawn: set) -> list[int]:
+    """The straight chain that starts at `position` and whose lines would all read the same: each
+    node reached once, the only input of the one above, with a single input of its own, and none
+    with a mark of its own (a session's name, a retained grad, a hook, a leaf). Only such a run is
+    drawn as one line: collapsing it hides nothing the lines would have shown."""
+    def plain(node: GraphNode) -> bool:
+        return (node.uses <= 1 and not node.tensors and not node.retained and not node.hooks
+                and node.leaf is None and sum(target is not None for target, _ in node.inputs) == 1)
+
+    def looks(node: GraphNode, nr: int) -> tuple:
+        return node.name, nr, node.inputs.count((None, 0)), tuple(node.saved)
+
+    first = nodes[position]
+    if not plain(first):
+        return [position]
+    run, seen, key = [position], {position}, looks(first, output_nr)
+    while True:
+        target, nr = _single_input(nodes[run[-1]])
+        following = nodes[target]
+        if target in drawn or target in seen or not plain(following) or looks(following, nr) != key:
+            return run
+        run.append(target)
+        seen.add(target)
+
+
+def _label(node: GraphNode, number: Optional[int], output_nr: int, text: Any, repeated: int = 1) -> None:
     text.append(node.name, style="bold green" if node.leaf else "bold magenta")
+    if repeated > 1:
+        text.append(f" ×{repeated:,}", style="bold cyan")
     if number is not None:
         text.append(f" #{number}", style="magenta")
     if output_nr:
@@ -297,7 +340,7 @@ def _summarise(hidden: list[GraphNode], leaves: list[GraphNode], text: Any) -> N
     kinds: dict[str, int] = {}
     for node in hidden:
         kinds[node.name] = kinds.get(node.name, 0) + 1
-    listed = ", ".join(f"{name} x{count:,}" for name, count in sorted(kinds.items(), key=lambda item: -item[1]))
+    listed = ", ".join(f"{name} ×{count:,}" for name, count in sorted(kinds.items(), key=lambda item: -item[1]))
     text.append(f"\n{_count(len(hidden), 'more node')} not drawn: {listed}", style="bold")
     text.append(f"\nleaves reached ({len(leaves):,}):", style="bold")
     for node in leaves[:MAX_LEAVES_LISTED]:
