@@ -1,10 +1,10 @@
 """The project's golden programs (tests/golden/, examples/) run through gradcalc's own pytest plugin
 (gradcalc/golden/plugin.py); those that reach parts of PyTorch gradcalc lacks are strict expected
-failures, named in tests/golden/known_gaps.json (`NAME[avx2]` for one capability's answer).
+failures, named in tests/golden/known_gaps.json (`NAME[avx2]` for the answer of one machine).
 
 Tests run as on this processor, unless ATEN_CPU_CAPABILITY and MKL_CBWR say otherwise (.ci/run
 runs the machine-dependent ones once more as on the other capability); an expectation whose
-answer depends on the processor carries its capability and is run as there."""
+answer depends on the processor carries the machine it was recorded on and is run as there."""
 from __future__ import annotations
 
 import pytest
@@ -28,7 +28,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if isinstance(item, GradItem):
             item.add_marker(pytest.mark.machine)
-        gap = KNOWN_GAPS.get(golden_name(item.path) + (f"[{item.capability}]" if item.capability else "")) \
+        gap = KNOWN_GAPS.get(golden_name(item.path) + (f"[{item.machine}]" if item.machine else "")) \
             if isinstance(item, GradItem) else None
         if gap:
             item.add_marker(pytest.mark.xfail(reason=f"not yet in gradcalc: {gap}", strict=True))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gradcalc.golden import expected_capabilities
+from gradcalc.golden import expected_machines
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = REPO / "tests" / "golden"
@@ -28,4 +28,4 @@ def golden_name(program: Path) -> str:
 def golden_programs() -> list[Path]:
     """The project's own golden programs (the plugin collects them; the corpus is apart)."""
     found = sorted(GOLDEN.rglob("*.grad")) + sorted(EXAMPLES.glob("*.grad"))
-    return [program for program in found if expected_capabilities(program)]
+    return [program for program in found if expected_machines(program)]

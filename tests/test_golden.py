@@ -13,7 +13,7 @@ import pytest
 from golden_programs import CORPUS, KNOWN_GAPS, golden_name, golden_programs
 
 from gradcalc.autograd import cpu
-from gradcalc.golden import differences, expected_capabilities, read_expected, run
+from gradcalc.golden import differences, expected_machines, read_expected, run
 
 PROGRAMS = golden_programs()
 CORPUS_PROGRAMS = sorted(p for p in CORPUS.rglob("*.grad") if p.with_suffix(".expected.json").exists()) \
@@ -21,11 +21,12 @@ CORPUS_PROGRAMS = sorted(p for p in CORPUS.rglob("*.grad") if p.with_suffix(".ex
 
 
 def test_known_gaps_name_existing_programs() -> None:
-    answers = {golden_name(p) + (f"[{capability}]" if capability else "")
-               for p in PROGRAMS + CORPUS_PROGRAMS for capability in expected_capabilities(p)}
+    answers = {golden_name(p) + (f"[{machine}]" if machine else "")
+               for p in PROGRAMS + CORPUS_PROGRAMS for machine in expected_machines(p)}
     assert set(KNOWN_GAPS) <= answers
 
 
+@pytest.mark.machine
 @pytest.mark.parametrize("program", CORPUS_PROGRAMS, ids=[golden_name(p) for p in CORPUS_PROGRAMS])
 def test_corpus_program(program: Path) -> None:
     diff = differences(read_expected(program), run(program))
@@ -37,15 +38,17 @@ def _console_script() -> list:
     return [found] if found else [sys.executable, "-m", "gradcalc"]
 
 
-# (program, capability): a program whose answers differ by capability runs as on the first kept
-SCRIPT_PROGRAMS = [(p, expected_capabilities(p)[0]) for p in PROGRAMS if golden_name(p) not in KNOWN_GAPS][::10]
+# (program, machine): a program whose answers differ by machine runs as on the first kept
+SCRIPT_PROGRAMS = [(p, m) for p in PROGRAMS for m in expected_machines(p)[:1]
+                   if golden_name(p) + (f"[{m}]" if m else "") not in KNOWN_GAPS][::10]
 
 
-@pytest.mark.parametrize("program, capability", SCRIPT_PROGRAMS, ids=[golden_name(p) for p, _ in SCRIPT_PROGRAMS])
-def test_program_through_console_script(program: Path, capability: str) -> None:
-    env = {**os.environ, "NO_COLOR": "1", **(cpu.CAPABILITIES[capability] if capability else {})}
+@pytest.mark.machine
+@pytest.mark.parametrize("program, machine", SCRIPT_PROGRAMS, ids=[golden_name(p) for p, _ in SCRIPT_PROGRAMS])
+def test_program_through_console_script(program: Path, machine: str) -> None:
+    expected = read_expected(program, machine)
+    env = {**os.environ, "NO_COLOR": "1", **(cpu.machine_environment(expected["machine"]) if machine else {})}
     done = subprocess.run(_console_script() + [program.name], cwd=program.parent, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=120, env=env)
-    diff = differences(read_expected(program, capability),
-                       {"stdout": done.stdout, "stderr": done.stderr, "rc": done.returncode})
+                          stdin=subprocess.DEVNULL, timeout=300, env=env)
+    diff = differences(expected, {"stdout": done.stdout, "stderr": done.stderr, "rc": done.returncode})
     assert not diff, diff

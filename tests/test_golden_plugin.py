@@ -146,3 +146,25 @@ def test_the_real_oracle_agrees_with_gradcalc(tmp_path: Path) -> None:
     program = tmp_path / "leaf.grad"
     program.write_text(LEAF + "x.grad.sum().item() + 0.5\ntorch.ones(2).backward()\n")
     assert record(TORCH_PYTHON, program) == run(program)
+
+
+@pytest.mark.skipif(not os.path.exists(TORCH_PYTHON), reason="no PyTorch on this machine")
+def test_an_answer_that_moves_with_the_processor_is_kept_per_machine(folder: Folder) -> None:
+    from gradcalc.autograd import cpu
+
+    folder.program("capability", "torch.backends.cpu.get_cpu_capability()\n")
+    folder.program("leaf", LEAF)
+    done = folder.pytest(f"--gradcalc-oracle={TORCH_PYTHON}")
+    assert outcomes(done) == {"passed": 2}, done.stdout
+    here = [cpu.machine_record(aten) for aten in (("avx512", "avx2") if cpu.processor_has_avx512() else ("avx2",))]
+    labels = sorted(cpu.machine_label(machine) for machine in here)
+    files = sorted(path.name for path in folder.path.glob("capability.*"))
+    assert files == sorted([f"capability.{label}.expected.json" for label in labels] + ["capability.grad"])
+    for machine in here:
+        kept = json.loads((folder.path / f"capability.{cpu.machine_label(machine)}.expected.json").read_text())
+        assert kept["machine"] == machine and kept["stdout"] == f"'{machine['aten'].upper()}'\n"
+    assert (folder.path / "leaf.expected.json").exists()  # the same answer everywhere: one file
+    done = folder.pytest()
+    assert outcomes(done) == {"passed": 1 + len(labels)}, done.stdout
+    for label in labels:
+        assert f"capability.grad::capability[{label}] PASSED" in done.stdout

@@ -5,9 +5,13 @@ autograd/cpu.py says, numpy pinned as gradcalc pins it) and write every answer t
 
 Usage (with a Python that has torch 2.13, on a processor with AVX-512, which can run both):
     python tools/capability_survey.py OUT.json tests/golden examples
+then, with gradcalc's Python:
+    python tools/capability_survey.py --apply OUT.json
+which splits each program whose answers differ by capability (or differ from its expected file)
+into one expected file per machine (gradcalc/golden/__init__.py), each naming its machine.
 
 A warm parent imports torch once per capability and forks a child per program, so ~1,300
-programs take minutes, not an hour. tests/golden/record_machine.py reads the file.
+programs take minutes, not an hour.
 """
 from __future__ import annotations
 
@@ -69,7 +73,42 @@ def _run_all(programs: list[Path]) -> dict:
     return answers
 
 
+# the machine the expected files were recorded on before they named it: MKL's AVX-512 sgemm order
+# (blocks of four rows fused) is in them, which MKL runs on Intel's processors only
+EARLIER = {"aten": "avx512", "sgemm": "avx512",
+           "processor": "GenuineIntel, with AVX-512 (recorded before expected files named their machine)"}
+
+
+def apply(survey_path: Path) -> None:
+    """Split the programs whose answers move with the machine, from a survey made on this machine."""
+    sys.path.insert(0, str(REPOSITORY))
+    from gradcalc.autograd.cpu import machine_record
+    from gradcalc.golden import differences, expected_path, read_expected, write_expected
+
+    survey = json.loads(survey_path.read_text())
+    split = 0
+    for name, here in survey["avx512"].items():
+        program = REPOSITORY / name
+        if not expected_path(program).is_file():
+            continue
+        kept, below = read_expected(program), survey["avx2"][name]
+        if not differences(kept, here) and not differences(kept, below):
+            continue
+        write_expected(program, below, machine_record("avx2"))
+        write_expected(program, here, machine_record("avx512"))
+        if differences(kept, here) and differences(kept, below) and machine_record("avx512")["sgemm"] != "avx512":
+            write_expected(program, kept, EARLIER)
+        expected_path(program).unlink()
+        split += 1
+        print(f"{name}: {'same' if not differences(kept, here) else 'other'} here as on AVX-512, "
+              f"{'same' if not differences(kept, below) else 'other'} as on AVX2")
+    print(f"{split} programs split by machine")
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--apply"]:
+        apply(Path(argv[1]))
+        return
     if len(argv) >= 2 and argv[0] == "--worker":
         programs = [Path(line) for line in sys.stdin.read().splitlines()]
         json.dump(_run_all(programs), sys.stdout)

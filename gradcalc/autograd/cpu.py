@@ -63,12 +63,23 @@ CAPABILITIES: dict[str, dict[str, str]] = {
 }
 
 
-def machine_record() -> dict[str, str]:
-    """What an answer recorded now depends on: ATen's and MKL sgemm's capabilities, and the processor."""
+def machine_record(aten: Optional[str] = None) -> dict[str, str]:
+    """What an answer PyTorch records now depends on: ATen's capability (ATEN, if it is forced to
+    that), MKL sgemm's code path and the processor."""
     info = processor()
     flags = [flag for flag in info["flags"].split() if flag.startswith(("avx", "fma"))]
-    return {"aten": "avx512" if ATEN_AVX512 else "avx2", "sgemm": "avx512" if SGEMM_AVX512 else "avx2",
+    return {"aten": aten or ("avx512" if ATEN_AVX512 else "avx2"), "sgemm": "avx512" if _sgemm_has_avx512() else "avx2",
             "processor": " ".join([info.get("vendor_id", "unknown vendor"), info.get("model name", ""), *flags])}
+
+
+def machine_label(machine: dict) -> str:
+    """`avx512`, `avx2`, or `avx512-sgemm-avx2` (an AMD processor's, where MKL keeps to AVX2)."""
+    return machine["aten"] if machine["aten"] == machine["sgemm"] else f"{machine['aten']}-sgemm-{machine['sgemm']}"
+
+
+def machine_environment(machine: dict) -> dict[str, str]:
+    """The settings under which a gradcalc process computes as on MACHINE."""
+    return {"ATEN_CPU_CAPABILITY": machine["aten"], "MKL_CBWR": machine["sgemm"].upper()}
 
 
 @contextmanager

@@ -10,10 +10,11 @@ status must be equal, except that memory addresses (`0x7f3a...`) may differ and 
 only has to agree on stderr's first word, `SyntaxError:`.
 
 PyTorch's last bits move with the processor (ATen's kernels, MKL's code path). An answer that
-does is kept once per CPU capability, `NAME.avx512.expected.json` and `NAME.avx2.expected.json`,
-each naming the machine it was recorded on under "machine", and gradcalc is run emulating that
-capability, so that it passes on any machine. The oracle finds out which answers move by
-recording each program under every capability the processor can run.
+does is kept once per machine it was recorded on, `NAME.avx512.expected.json`,
+`NAME.avx2.expected.json`, ..., each naming that machine under "machine" (autograd/cpu.py's
+machine_record), and gradcalc is run emulating that machine, so that it passes on any. The oracle
+finds out which answers move by recording each program under every ATen capability the processor
+can run, and keeps one answer, for every machine, if they agree.
 """
 from __future__ import annotations
 
@@ -41,60 +42,47 @@ class Answer(TypedDict):
     rc: int
 
 
-# the CPU capabilities gradcalc emulates (autograd/cpu.py), named without loading numpy
-CAPABILITIES = ("avx512", "avx2")
-
-
-def expected_path(program: Path, capability: Optional[str] = None) -> Path:
-    """`NAME.expected.json`, or `NAME.CAPABILITY.expected.json` for an answer of one capability."""
-    infix = f".{capability}" if capability else ""
+def expected_path(program: Path, machine: Optional[str] = None) -> Path:
+    """`NAME.expected.json`, or `NAME.MACHINE.expected.json` for the answer of one machine (its label)."""
+    infix = f".{machine}" if machine else ""
     return program.with_name(program.name.removesuffix(".grad") + infix + EXPECTED_SUFFIX)
 
 
-def expected_capabilities(program: Path) -> list[Optional[str]]:
-    """The answers kept for PROGRAM: [None] for one answer on every machine, else their capabilities."""
-    found = [capability for capability in (None, *CAPABILITIES) if expected_path(program, capability).is_file()]
-    return found
+def expected_machines(program: Path) -> list[Optional[str]]:
+    """The answers kept for PROGRAM: [None] for one answer on every machine, else the machines' labels."""
+    stem = program.name.removesuffix(".grad")
+    labels = sorted(path.name[len(stem) + 1:-len(EXPECTED_SUFFIX)]
+                    for path in program.parent.glob(f"{stem}.*{EXPECTED_SUFFIX}"))
+    return ([None] if expected_path(program).is_file() else []) + [label for label in labels if "." not in label]
 
 
-def read_expected(program: Path, capability: Optional[str] = None) -> Answer:
-    return json.loads(expected_path(program, capability).read_text(encoding="utf-8"))
+def read_expected(program: Path, machine: Optional[str] = None) -> dict:
+    """The answer, and under "machine" the machine it holds for (only where it depends on it)."""
+    return json.loads(expected_path(program, machine).read_text(encoding="utf-8"))
 
 
-def write_expected(program: Path, answer: Answer, capability: Optional[str] = None) -> None:
+def write_expected(program: Path, answer: dict, machine: Optional[dict] = None) -> Path:
+    """Keep ANSWER, for every machine or (MACHINE, a machine record) for that one; where it is kept."""
     fields = {"stdout": answer["stdout"], "stderr": answer["stderr"], "rc": answer["rc"]}
-    if capability:
-        fields["machine"] = {"capability": capability, "processor": processor()}
-    text = json.dumps(fields, indent=1, ensure_ascii=False)
-    expected_path(program, capability).write_text(text + "\n", encoding="utf-8")
+    label = None
+    if machine:
+        from ..autograd.cpu import machine_label
+
+        fields["machine"], label = machine, machine_label(machine)
+    path = expected_path(program, label)
+    path.write_text(json.dumps(fields, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
 
 
-def processor() -> str:
-    """This processor's model and the SIMD flags that decide PyTorch's code paths."""
-    model, flags = "unknown processor", []
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
-            for line in info:
-                key, _, value = line.partition(":")
-                if key.strip() == "model name":
-                    model = value.strip()
-                elif key.strip() == "flags":
-                    flags = [flag for flag in value.split() if flag.startswith(("avx", "fma"))]
-                    break
-    except OSError:
-        pass
-    return " ".join([model, *flags])
-
-
-def run(program: Path, capability: Optional[str] = None) -> Answer:
+def run(program: Path, machine: Optional[dict] = None) -> Answer:
     """What `gradcalc PROGRAM` prints and its exit status, run in this process from a fresh start
-    (emulating CAPABILITY, if given, whatever this processor is)."""
+    (emulating MACHINE, a machine record, if given, whatever this processor is)."""
     from ..autograd import cpu
     from ..session import Session, TextOutput, reset_global_state
 
     reset_global_state()
     stdout, stderr = io.StringIO(), io.StringIO()
-    with cpu.emulating(capability):
+    with cpu.emulating(machine):
         session = Session(TextOutput(stdout, stderr))
         ok = session.run(program.read_text(encoding="utf-8"), program.name)
     status = session.exit_status if session.exit_status is not None else 0 if ok else 1
@@ -105,13 +93,13 @@ class OracleError(Exception):
     """The reference runner could not give an answer (no torch in that Python, a hang)."""
 
 
-def record(python: str, program: Path, capability: Optional[str] = None) -> Answer:
+def record(python: str, program: Path, aten: Optional[str] = None) -> Answer:
     """What real PyTorch prints for PROGRAM: the reference runner under `python`, in a fresh process
-    in the program's folder (with CAPABILITY's code paths, if given), numpy pinned as gradcalc pins it."""
+    in the program's folder (ATen's capability forced to ATEN, if given), numpy pinned as gradcalc pins it."""
     from ..autograd import cpu
     from ..machine import numpy_pins
 
-    env = {**os.environ, **numpy_pins(), **(cpu.CAPABILITIES[capability] if capability else {})}
+    env = {**os.environ, **numpy_pins(), **(cpu.CAPABILITIES[aten] if aten else {})}
     try:
         done = subprocess.run([python, str(REFERENCE), program.name], cwd=program.parent, capture_output=True,
                               text=True, timeout=ORACLE_TIMEOUT, env=env)
@@ -124,17 +112,17 @@ def record(python: str, program: Path, capability: Optional[str] = None) -> Answ
     return {"stdout": done.stdout, "stderr": done.stderr, "rc": done.returncode}
 
 
-def record_on_every_capability(python: str, program: Path) -> dict[Optional[str], Answer]:
-    """PyTorch's answers for PROGRAM under each capability this processor can run: {None: answer} if
-    they agree (on a processor with AVX-512, which runs both), else one per capability."""
+def record_on_every_machine(python: str, program: Path) -> list[tuple[Optional[dict], Answer]]:
+    """PyTorch's answers for PROGRAM under each ATen capability this processor can run, with the
+    machine each holds for: [(None, answer)] if they agree (on a processor with AVX-512, which runs
+    both), else one per machine."""
     from ..autograd import cpu
 
-    runnable = CAPABILITIES if cpu.processor_has_avx512() else ("avx2",)
-    answers = {capability: record(python, program, capability) for capability in runnable}
-    first = next(iter(answers.values()))
-    if len(answers) > 1 and all(answer == first for answer in answers.values()):
-        return {None: first}
-    return dict(answers)
+    runnable = tuple(cpu.CAPABILITIES) if cpu.processor_has_avx512() else ("avx2",)
+    answers = [(cpu.machine_record(aten), record(python, program, aten)) for aten in runnable]
+    if len(answers) > 1 and all(answer == answers[0][1] for _, answer in answers):
+        return [(None, answers[0][1])]
+    return answers
 
 
 def differences(expected: Answer, got: Answer) -> str:

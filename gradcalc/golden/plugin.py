@@ -6,19 +6,20 @@ it is a test that runs the program through gradcalc and compares (see __init__.p
     pytest --gradcalc-oracle PYTHON          record them from PyTorch (PYTHON has torch), then compare
 
 With either option, a `NAME.grad` that has no expected file yet is collected too, to get one.
-A program whose answers differ by CPU capability (`NAME.avx512.expected.json`, ...) is one test
-per capability, `NAME[avx2]`, run as on that capability; the oracle records every capability
-this processor can run and keeps one answer if they agree.
+A program whose answers differ by machine (`NAME.avx512.expected.json`, ...) is one test per
+machine, `NAME[avx2]`, run as on that machine; the oracle records every ATen capability this
+processor can run and keeps one answer if they agree.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Optional
 
 import pytest
 
-from . import (Answer, OracleError, differences, expected_capabilities, expected_path, read_expected,
-               record_on_every_capability, run, write_expected)
+from . import (Answer, OracleError, differences, expected_machines, expected_path, read_expected,
+               record_on_every_machine, run, write_expected)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -41,7 +42,7 @@ def _writing(config: pytest.Config) -> bool:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:
-    if file_path.suffix == ".grad" and (expected_capabilities(file_path) or _writing(parent.config)):
+    if file_path.suffix == ".grad" and (expected_machines(file_path) or _writing(parent.config)):
         return GradFile.from_parent(parent, path=file_path)
     return None
 
@@ -50,11 +51,10 @@ class GradFile(pytest.File):
     def collect(self) -> Any:
         name = self.path.name.removesuffix(".grad")
         if _writing(self.config):  # one test writes all of the program's answers
-            yield GradItem.from_parent(self, name=name, capability=None)
+            yield GradItem.from_parent(self, name=name, machine=None)
             return
-        for capability in expected_capabilities(self.path):
-            yield GradItem.from_parent(self, name=f"{name}[{capability}]" if capability else name,
-                                       capability=capability)
+        for machine in expected_machines(self.path):
+            yield GradItem.from_parent(self, name=f"{name}[{machine}]" if machine else name, machine=machine)
 
 
 class GoldenMismatch(Exception):
@@ -62,42 +62,51 @@ class GoldenMismatch(Exception):
 
 
 class GradItem(pytest.Item):
-    def __init__(self, *, capability: Optional[str], **kwargs: Any) -> None:
+    def __init__(self, *, machine: Optional[str], **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.capability = capability  # the CPU capability its answer was recorded with, if it matters
+        self.machine = machine  # the label of the machine its answer holds for, where it depends on one
 
     def runtest(self) -> None:
         config = self.config
         oracle = config.getoption("gradcalc_oracle")
         if config.getoption("gradcalc_update"):
-            for capability in expected_capabilities(self.path) or [None]:
-                self._write(run(self.path, capability), capability)
+            for label in expected_machines(self.path) or [None]:
+                machine = read_expected(self.path, label).get("machine") if label else None
+                self._keep([(machine, run(self.path, machine))])
             return
-        answers = record_on_every_capability(oracle, self.path) if oracle else {self.capability: None}
+        if oracle:
+            self._keep(record_on_every_machine(oracle, self.path))
         diffs = []
-        for capability, answer in answers.items():
-            if answer is not None:
-                self._write(answer, capability)
-            diff = differences(read_expected(self.path, capability), run(self.path, capability))
+        for label in expected_machines(self.path) if oracle else [self.machine]:
+            expected = read_expected(self.path, label)
+            diff = differences(expected, run(self.path, expected.get("machine")))
             if diff:
-                diffs.append(f"as on {capability}:\n{diff}" if capability and oracle else diff)
+                diffs.append(f"as on {label}:\n{diff}" if label and oracle else diff)
         if diffs:
             raise GoldenMismatch("".join(diffs))
 
-    def _write(self, answer: Answer, capability: Optional[str]) -> None:
-        path = expected_path(self.path, capability)
-        kept = read_expected(self.path, capability) if path.is_file() else None
-        if kept is None or {**kept, "machine": None} != {**answer, "machine": None}:
-            write_expected(self.path, answer, capability)
-            self.config.stash[_WRITTEN].append(path)
-        # answers of other capabilities, or the one for every machine, no longer hold
-        for other in expected_capabilities(self.path):
-            if (other is None) != (capability is None):
-                expected_path(self.path, other).unlink()
+    def _keep(self, answers: list[tuple[Optional[dict], Answer]]) -> None:
+        """Write the answers that changed; remove the answers of other machines (or the one for every
+        machine) when the new ones say the program depends on the machine (or not)."""
+        written = set()
+        for machine, answer in answers:
+            path = expected_path(self.path)
+            if machine:
+                from ..autograd.cpu import machine_label
+
+                path = expected_path(self.path, machine_label(machine))
+            kept = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+            if kept is None or {**kept, "machine": None} != {**answer, "machine": None}:
+                self.config.stash[_WRITTEN].append(write_expected(self.path, answer, machine))
+            written.add(path)
+        for label in expected_machines(self.path):
+            path = expected_path(self.path, label)
+            if path not in written and (label is None) != (answers[0][0] is None):
+                path.unlink()
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, GoldenMismatch):
-            return (f"gradcalc's output differs from {expected_path(self.path, self.capability).name} "
+            return (f"gradcalc's output differs from {expected_path(self.path, self.machine).name} "
                     f"(addresses masked as 0x…):\n"
                     f"{excinfo.value}")
         if isinstance(excinfo.value, OracleError):

@@ -1,10 +1,11 @@
 """Record what PyTorch prints for the torch.nn case programs below.
 
-Run with a Python that has PyTorch installed (the only place torch is used):
+Run with a Python that has PyTorch installed (the only place torch is used), on a processor with
+AVX-512 (ATen's AVX-512 kernels, numpy pinned as gradcalc pins it):
 
     python tests/nn_cases/record_nn_cases.py
 
-It writes ``nn_cases.json`` next to this file: ``{"torch_version", "cases"}``, each case
+It writes ``nn_cases.json`` next to this file: ``{"torch_version", "machine", "cases"}``, each case
 ``{"name", "code", "output"}`` where ``output`` is everything the program printed, as
 runner.run_program captures it (echoed reprs, print output, warnings, the error that ended it).
 test_nn.py runs the same code against gradcalc and compares.
@@ -825,6 +826,10 @@ y
 
 
 def record() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "simd_cases"))
+    from record_simd_cases import in_capability
+
+    in_capability("avx512")
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
@@ -840,7 +845,10 @@ def record() -> None:
     for name, code in CASES.items():
         namespace = {"torch": torch, "nn": nn, "F": F}
         cases.append({"name": name, "code": code, "output": run_program(code, namespace, set_sink)})
-    OUT.write_text(json.dumps({"torch_version": torch.__version__, "cases": cases}, indent=1) + "\n")
+    from gradcalc.autograd.cpu import machine_record
+
+    OUT.write_text(json.dumps({"torch_version": torch.__version__, "machine": machine_record(), "cases": cases},
+                              indent=1) + "\n")
     print(f"wrote {len(cases)} cases to {OUT}")
 
 

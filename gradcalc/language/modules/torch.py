@@ -9,6 +9,7 @@ import functools
 import importlib
 from typing import Callable
 
+from ...autograd import cpu
 from ..builtins import Builtin
 from .namespace import Deferred, Submodule
 
@@ -178,7 +179,10 @@ BUILDERS: dict = {
     "torch.accelerator": _no_device(is_available=lambda: False,
                                     current_accelerator=lambda check_available=False: None,
                                     device_count=lambda: 0),
-    "torch.backends": lambda: dict(cudnn=Submodule("torch.backends.cudnn"), mps=Submodule("torch.backends.mps")),
+    "torch.backends": lambda: dict(cpu=Submodule("torch.backends.cpu"), cudnn=Submodule("torch.backends.cudnn"),
+                                   mps=Submodule("torch.backends.mps")),
+    # the capability whose kernels gradcalc follows (ATen's on this processor, or as ATEN_CPU_CAPABILITY says)
+    "torch.backends.cpu": _no_device(get_cpu_capability=lambda: "AVX512" if cpu.ATEN_AVX512 else "AVX2"),
     "torch.backends.cudnn": lambda: dict(deterministic=False, benchmark=False, enabled=True,
                                          is_available=Builtin("is_available", lambda: False)),
     "torch.backends.mps": _no_device(is_available=lambda: False, is_built=lambda: False),
