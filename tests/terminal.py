@@ -42,7 +42,7 @@ class Terminal:
     def send(self, keys: str) -> None:
         os.write(self.fd, keys.encode())
 
-    def expect(self, text: str, timeout: float = 15.0) -> str:
+    def expect(self, text: str, timeout: float = 60.0) -> str:
         """Wait until `text` shows in what the terminal got; return what came up to it."""
         deadline = time.monotonic() + timeout
         while text not in self.seen:
@@ -51,7 +51,7 @@ class Terminal:
         before, _, self.seen = self.seen.partition(text)
         return before
 
-    def expect_raw(self, pattern: str, timeout: float = 15.0) -> re.Match:
+    def expect_raw(self, pattern: str, timeout: float = 60.0) -> re.Match:
         """Wait until the regular expression matches the raw output (escape sequences included)."""
         deadline = time.monotonic() + timeout
         while True:
@@ -73,7 +73,7 @@ class Terminal:
         self.seen += CSI.sub("", chunk).replace("\r", "")
         return bool(chunk)
 
-    def wait(self, timeout: float = 15.0) -> int:
+    def wait(self, timeout: float = 60.0) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             self._read(0.05)

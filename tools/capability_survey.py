@@ -34,9 +34,12 @@ def _child(program: Path) -> None:
     try:
         reference.run(program.read_text(encoding="utf-8"), program.name)
     except SystemExit as end:
+        code = end.code
+        if code is not None and not isinstance(code, int):  # as Python ends: the message on stderr
+            sys.stdout.flush()
+            print(code, file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()
-        code = end.code
         os._exit(code if isinstance(code, int) else 0 if code is None else 1)
     sys.stdout.flush()
     sys.stderr.flush()
