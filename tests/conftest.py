@@ -8,7 +8,7 @@ answer depends on the processor carries the machine it was recorded on and is ru
 from __future__ import annotations
 
 import pytest
-from golden_programs import KNOWN_GAPS, golden_name
+from golden_programs import golden_name, known_gap
 
 from gradcalc import machine
 from gradcalc.golden.plugin import GradItem
@@ -28,8 +28,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if isinstance(item, GradItem):
             item.add_marker(pytest.mark.machine)
-        gap = KNOWN_GAPS.get(golden_name(item.path) + (f"[{item.machine}]" if item.machine else "")) \
-            if isinstance(item, GradItem) else None
+        gap = known_gap(golden_name(item.path), item.machine) if isinstance(item, GradItem) else None
         if gap:
             item.add_marker(pytest.mark.xfail(reason=f"not yet in gradcalc: {gap}", strict=True))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Optional
 
 from gradcalc.golden import expected_machines
 
@@ -15,6 +16,17 @@ CORPUS = REPO.parent / "shared" / "oracle" / "corpus"
 # programs that reach parts of PyTorch gradcalc does not have yet, and which part; strict expected
 # failures, so that a program that starts passing must leave this list
 KNOWN_GAPS: dict[str, str] = json.loads((GOLDEN / "known_gaps.json").read_text(encoding="utf-8"))
+
+
+def known_gap(name: str, machine: Optional[str]) -> Optional[str]:
+    """Why the answer of program NAME (for MACHINE, a label, or for every machine) is not gradcalc's
+    yet: `NAME` for every machine, `NAME[LABEL]` for one machine's answer, `NAME[as avx2]` for an
+    answer that holds for every machine but is not gradcalc's when it computes as on AVX2."""
+    from gradcalc.autograd import cpu
+
+    if machine:
+        return KNOWN_GAPS.get(f"{name}[{machine}]")
+    return KNOWN_GAPS.get(name) or KNOWN_GAPS.get(f"{name}[as {cpu.capability()}]")
 
 
 def golden_name(program: Path) -> str:

@@ -63,6 +63,11 @@ CAPABILITIES: dict[str, dict[str, str]] = {
 }
 
 
+def capability() -> str:
+    """The ATen capability gradcalc follows now: `avx512` or `avx2`."""
+    return "avx512" if ATEN_AVX512 else "avx2"
+
+
 def machine_record(aten: Optional[str] = None) -> dict[str, str]:
     """What an answer PyTorch records now depends on: ATen's capability (ATEN, if it is forced to
     that), MKL sgemm's code path and the processor."""
