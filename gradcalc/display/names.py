@@ -42,6 +42,16 @@ def torch_class(qualified: str, *, c_type: bool = False) -> Callable[[Class], Cl
     return rename
 
 
+def refuse_instances(cls: type) -> None:
+    """Once the fixed instances of a C type exist (the dtypes, the layouts), calling the type fails
+    as calling such a type does in Python, never with gradcalc's own `__init__` parameters."""
+
+    def __new__(klass: type, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"cannot create '{klass.__name__}' instances")
+
+    cls.__new__ = __new__  # type: ignore[method-assign]
+
+
 @torch_class("builtin_function_or_method")
 class BuiltinMethod:
     """A bound method of an object whose class PyTorch writes in C, as a program sees it."""

@@ -122,6 +122,8 @@ class Optimizer:
     def add_param_group(self, param_group: dict) -> None:
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        if "params" not in param_group:  # the KeyError of torch's param_group["params"]
+            raise KeyError("params")
         params = param_group["params"]
         if isinstance(params, Tensor):
             param_group["params"] = [params]

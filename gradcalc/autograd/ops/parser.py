@@ -193,6 +193,8 @@ class Param:
             obj = obj.item()
         elif kind in (SCALAR, TENSOR, COMPLEX) and isinstance(obj, np.generic):
             obj = python_scalar(obj)
+        if kind == SCALAR and type(obj) is int:
+            dtypes.unpack_scalar_int(obj)  # the OverflowError of a number past uint64's range
         if kind == DOUBLE:
             return float(obj)
         if kind == INT64:
@@ -209,6 +211,8 @@ class Param:
 
     def _list_item(self, item: Any, index: int, signature_name: str) -> int:
         if type(item) is int:
+            if not -2 ** 63 <= item < 2 ** 63:
+                raise TypeError(overflow_message(signature_name, self.name, index + 1))
             return item
         if _is_long(item):
             return int(item)
@@ -220,6 +224,13 @@ class Param:
             raise TypeError(f"{signature_name}(): argument '{self.name}' failed to unpack the object at pos "
                             f"{index + 1} with error \"type must be tuple of ints,but got {type_name(item)}\"") \
                 from None
+
+
+def overflow_message(signature_name: str, name: str, position: int) -> str:
+    """The first line of PyTorch's message for a size past int64's range (the rest of it is the
+    C++ backtrace of THPUtils_unpackLong, which says nothing to a program)."""
+    return (f"{signature_name}(): argument '{name}' failed to unpack the object at pos {position} with error "
+            f"\"Overflow when unpacking long long")
 
 
 class Signature:

@@ -8,6 +8,7 @@ import numpy as np
 
 from ...autograd import dtypes, grad_mode, random
 from ...autograd.dtypes import DType
+from ...autograd.ops.parser import overflow_message
 from ...autograd.tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...warnings import warn
 from .. import functional as F
@@ -24,6 +25,8 @@ def _check_linear_sizes(out_features: Any, in_features: Any) -> None:
         if not isinstance(size, int):
             raise TypeError(f"empty(): argument 'size' failed to unpack the object at pos {position} with error "
                             f"\"type must be tuple of ints,but got {type(size).__name__}\"")
+        if not -2 ** 63 <= size < 2 ** 63:
+            raise TypeError(overflow_message("empty", "size", position))
     for size in (out_features, in_features):
         if size < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {size}: "

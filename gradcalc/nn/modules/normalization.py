@@ -60,7 +60,11 @@ class GroupNorm(Module):
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
                  device: Any = None, dtype: Optional[DType] = None, *, bias: bool = True) -> None:
         super().__init__()
-        if num_channels % num_groups != 0:
+        try:
+            indivisible = num_channels % num_groups != 0
+        except (ZeroDivisionError, TypeError) as error:  # Python's own error, from torch's same line
+            raise error.with_traceback(None)
+        if indivisible:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups = num_groups
         self.num_channels = num_channels
