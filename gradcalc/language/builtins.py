@@ -12,7 +12,7 @@ import builtins as host
 import operator
 from typing import Any, Callable, Optional
 
-from . import compiler, guard, limits, policy
+from . import compiler, guard, limits, nesting, policy
 from ..display.names import torch_class
 
 PRELUDE_FROM_TORCH = (
@@ -132,6 +132,8 @@ def guarded_metaclass(real: type) -> type:
 
 
 Type = guarded_metaclass(host.type)
+# the iterators that count their nesting are held as the builtins they stand for
+policy.allow_module_types(nesting.COUNTED_ITERATORS.values())
 
 
 def metaclass_for(value: Any) -> Any:
@@ -253,6 +255,7 @@ def make_builtins(namespace: dict, modules: Any, echo: Callable[[Any], None]) ->
         type=Type, getattr=Builtin("getattr", _getattr), hasattr=Builtin("hasattr", _hasattr),
         setattr=Builtin("setattr", _setattr), delattr=Builtin("delattr", _delattr), vars=Builtin("vars", _vars),
         dir=Builtin("dir", dir_), pow=Builtin("pow", _pow), exit=Quitter("exit"), quit=Quitter("quit"),
+        hash=Builtin("hash", nesting.guarded_hash), **nesting.COUNTED_ITERATORS,
         # C code a program calls looks these up here (time.strptime imports _strptime); a program
         # cannot name them, and its import statements go through `$import`
         __build_class__=guard.make_build_class(metaclass_for), __import__=host.__import__,
