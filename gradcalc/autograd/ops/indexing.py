@@ -12,6 +12,7 @@ from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn_once
 from .common import arrays, as_tensor, broadcast_shapes, check_not_unsigned, shape_text, zeros, zeros_like
+from .parser import unpack_long
 from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record
 from .shape import ALIAS, select, slice_dim, unsqueeze
 
@@ -86,6 +87,8 @@ def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) ->
             dim += 1
         else:
             position, size = _index_int(item), out.shape[dim]
+            if type(position) is int:
+                unpack_long(position)
             if not -size <= position < size:
                 raise IndexError(f"index {position} is out of bounds for dimension {position_in_index} with size {size}")
             out = select(out, dim, position)

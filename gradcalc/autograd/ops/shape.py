@@ -233,6 +233,8 @@ def expand(input: Tensor, size: Sequence[int], *, implicit: bool = False) -> Ten
                                f"Tensor sizes: {shape_text(a.shape)}")
         target.append(wanted)
     target = tuple(reversed(target))
+    if any(n < 0 for n in target):  # c10's numel of the negative size, read as unsigned
+        raise RuntimeError("numel: integer multiplication overflow")
     if target == a.shape:
         return record(EXPAND, (a,), a._data.view(), a._dtype, view_of=a, self_sym_sizes=a.shape)
     # a view that can be written through, as PyTorch's (np.broadcast_to's is read-only), with

@@ -4,11 +4,10 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-import numpy as np
 
 from ...autograd import dtypes, grad_mode, random
+from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
-from ...autograd.ops.parser import overflow_message
 from ...autograd.tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...warnings import warn
 from .. import functional as F
@@ -17,20 +16,6 @@ from ..init import ZERO_ELEMENT_WARNING
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
-
-
-def _check_linear_sizes(out_features: Any, in_features: Any) -> None:
-    """The errors torch.empty((out_features, in_features)) gives."""
-    for position, size in ((1, out_features), (2, in_features)):
-        if not isinstance(size, int):
-            raise TypeError(f"empty(): argument 'size' failed to unpack the object at pos {position} with error "
-                            f"\"type must be tuple of ints,but got {type(size).__name__}\"")
-        if not -2 ** 63 <= size < 2 ** 63:
-            raise TypeError(overflow_message("empty", "size", position))
-    for size in (out_features, in_features):
-        if size < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {size}: "
-                               f"[{out_features}, {in_features}]")
 
 
 class Linear(Module):
@@ -42,16 +27,16 @@ class Linear(Module):
                  dtype: Optional[DType] = None) -> None:
         super().__init__()
         check_device(device)
-        _check_linear_sizes(out_features, in_features)
         dtype = dtype or dtypes.get_default_dtype()
+        # as torch: uninitialised parameters, then reset_parameters draws into them in place
+        weight = allocated((out_features, in_features), dtype)
         if dtype.category < dtypes.FLOATING:
             raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
         self.in_features = in_features
         self.out_features = out_features
-        # as torch: uninitialised parameters, then reset_parameters draws into them in place
-        self.weight = Parameter(Tensor._make(np.zeros((out_features, in_features), dtype._numpy), dtype))
+        self.weight = Parameter(weight)
         if bias:
-            self.bias = Parameter(Tensor._make(np.zeros((out_features,), dtype._numpy), dtype))
+            self.bias = Parameter(allocated((out_features,), dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -94,10 +79,9 @@ class Bilinear(Module):
         super().__init__()
         dtype = dtype or dtypes.get_default_dtype()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-        self.weight = Parameter(Tensor._make(np.zeros((out_features, in1_features, in2_features), dtype._numpy),
-                                             dtype))
+        self.weight = Parameter(allocated((out_features, in1_features, in2_features), dtype))
         if bias:
-            self.bias = Parameter(Tensor._make(np.zeros((out_features,), dtype._numpy), dtype))
+            self.bias = Parameter(allocated((out_features,), dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numbers
 from typing import Any, Optional
 
-import numpy as np
 
 from ...autograd import dtypes
+from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
 from ...autograd.tensor import Tensor
 from .. import functional as F
@@ -18,7 +18,7 @@ from .module import Module
 
 def _parameter(shape: tuple, value: float, dtype: Optional[DType]) -> Parameter:
     dtype = dtype or dtypes.get_default_dtype()
-    return Parameter(Tensor._make(np.full(shape, value, dtype=dtype._numpy), dtype))
+    return Parameter(allocated(shape, dtype, value))
 
 
 def _register_affine(module: Module, shape: tuple, affine: bool, bias: bool, dtype: Optional[DType]) -> None:
