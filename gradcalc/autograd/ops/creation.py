@@ -180,11 +180,15 @@ def allocated(size: Sequence, dtype: DType, value: float = 0) -> Tensor:
     parameters and buffers): the argument parser's and empty()'s errors, PyTorch's allocator's."""
     for position, n in enumerate(size, 1):
         if not isinstance(n, int):
+            if position == 1:  # the parser's check of a list looks at its first item, the unpacking at the rest
+                raise TypeError(f"empty(): argument 'size' (position 1) must be tuple of ints, but found element of "
+                                f"type {type_name(n)} at pos 0")
             raise TypeError(f"empty(): argument 'size' failed to unpack the object at pos {position} with error "
                             f"\"type must be tuple of ints,but got {type_name(n)}\"")
         if not -2 ** 63 <= n < 2 ** 63:
             raise TypeError(overflow_message("empty", "size", position))
-    return Tensor._make(np.full(check_size(tuple(size), dtype), value, dtype=dtype._numpy), dtype)
+    size = tuple(map(int, size))  # a bool is a size too
+    return Tensor._make(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype)
 
 
 def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: Any, device: Any) -> Tensor:

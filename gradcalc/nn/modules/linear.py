@@ -44,8 +44,8 @@ class Linear(Module):
     def reset_parameters(self) -> None:
         """kaiming_uniform_ on the weight (skipped, with a warning, when it has no elements),
         then uniform_ on the bias, from PyTorch's random stream."""
-        weight, bias = random.linear_init(self.in_features, self.out_features, self.bias is not None,
-                                          self.weight.dtype.name)
+        out_features, in_features = self.weight.shape  # as torch, the weight's fan-in (a size given as a bool too)
+        weight, bias = random.linear_init(in_features, out_features, self.bias is not None, self.weight.dtype.name)
         with grad_mode.no_grad():
             if self.weight.numel():
                 self.weight.copy_(Tensor._make(weight, self.weight.dtype))
