@@ -107,11 +107,11 @@ def get_default_dtype() -> DType:
     return _default_float
 
 
-def set_default_dtype(dtype: DType) -> None:
+def set_default_dtype(d: DType, /) -> None:  # torch's parameter, which its messages name
     global _default_float
-    if not isinstance(dtype, DType) or dtype not in (float32, float64, float16, bfloat16):
+    if not isinstance(d, DType) or d not in (float32, float64, float16, bfloat16):
         raise TypeError("only floating-point types are supported as the default type")
-    _default_float = dtype
+    _default_float = d
     _WITH_NUMBER.clear()
 
 

@@ -49,8 +49,10 @@ class VersionCounter:
 class Size(tuple):
     """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`."""
 
-    def __new__(cls, *args: Any) -> "Size":
-        if len(args) > 1:  # as tuple's constructor, which torch.Size's is
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Size":
+        if kwargs:  # as tuple's constructor, which torch.Size's is
+            raise TypeError("tuple() takes no keyword arguments")
+        if len(args) > 1:
             raise TypeError(f"tuple expected at most 1 argument, got {len(args)}")
         items = tuple(args[0]) if args else ()
         if all(type(n) is int for n in items):  # the common case: a numpy shape

@@ -100,6 +100,8 @@ def guarded_metaclass(real: type) -> type:
 
     class Metaclass(host.type):
         def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            if real is host.type and len(args) == 1 and kwargs:
+                raise TypeError("type() takes no keyword arguments")
             if real is host.type and len(args) == 1 and not kwargs:
                 result = host.type(args[0])
                 if issubclass(result, host.type):
