@@ -29,6 +29,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any, Optional
 
@@ -53,7 +54,9 @@ def seed_programs() -> list:
         text = path.read_text(encoding="utf-8")
         if len(text) <= MAX_SOURCE:
             try:
-                ast.parse(text)
+                with warnings.catch_warnings():  # programs about invalid escapes warn as they parse
+                    warnings.simplefilter("ignore")
+                    ast.parse(text)
             except SyntaxError:  # the syntax error programs: nothing to mutate
                 continue
             sources.append(text)
@@ -135,7 +138,9 @@ def mutants(seed: int, count: int) -> list:
     sources = seed_programs()
     result = []
     while len(result) < count:
-        tree = ast.parse(rng.choice(sources))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(rng.choice(sources))
         changed = sum(_mutate_once(tree, rng) for _ in range(rng.randint(1, 3)))
         if not changed:
             continue
