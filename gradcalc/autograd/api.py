@@ -30,6 +30,8 @@ def _as_tuple(value: Any) -> tuple:
 def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = False) -> list:
     grads = []
     for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(output, (Tensor, GradientEdge)):  # torch's _make_grads asserts it first
+            raise AssertionError("Expected output to be a torch.Tensor")
         if grad is None:
             if output.requires_grad and output.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")

@@ -180,10 +180,10 @@ def classify(expected: Optional[dict], got: dict) -> Optional[str]:
         return "internal" if any(mark in got["stderr"] for mark in ("Traceback", "internal error", "ESCAPED")) \
             else None
     expected, got = normal(without_backtraces(expected)), normal(got)
-    if internal_looking(expected, got):
-        return "internal"
     if expected == got:
         return None
+    if internal_looking(expected, got):
+        return "internal"
     want, have = last_line(expected), last_line(got)
     if want and have and want != have and want.split(":", 1)[0] == have.split(":", 1)[0]:
         return "wording"
