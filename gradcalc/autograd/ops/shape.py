@@ -392,6 +392,10 @@ def repeat(input: Tensor, repeats: Sequence[int]) -> Tensor:
     if len(repeats) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     padded = input._data.reshape((1,) * (len(repeats) - input.ndim) + input.shape)
+    sizes = [size * count for size, count in zip(padded.shape, repeats)]
+    for size in sizes:  # the new tensor's sizes, checked as empty() checks them
+        if size < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {size}: {shape_text(sizes)}")
     return record(REPEAT, (input,), np.tile(padded, repeats), input._dtype, repeats=repeats,
                   self_sym_sizes=input.shape)
 
