@@ -75,7 +75,10 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
     def __getitem__(self, index: Any) -> Any:
-        item = tuple.__getitem__(self, index)
+        try:
+            item = tuple.__getitem__(self, index)
+        except (IndexError, TypeError) as error:  # the tuple's own error, as torch.Size's C code gives it
+            raise error.with_traceback(None)
         return Size(item) if isinstance(index, slice) else item
 
     def __add__(self, other: Any) -> "Size":

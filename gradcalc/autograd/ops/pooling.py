@@ -80,10 +80,20 @@ def _geometry(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilati
     dilation = _pair(dilation, "dilation")
     if input.ndim not in (3, 4) or input.numel() == 0:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if 0 in stride:  # pooling_output_shape's first check
+        raise RuntimeError("stride should not be zero")
     for k, p, d in zip(kernel, padding, dilation):
         if p > (d * (k - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size="
                                f"{k} and dilation={d}")
+    # pool2d_shape_check's, before the output size's
+    if min(kernel) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}")
+    if min(stride) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} dilationW: "
+                           f"{dilation[1]}")
     out = tuple(output_length(size, k, s, p, d, ceil_mode) for size, k, s, p, d in zip(
         input.shape[-2:], kernel, stride, padding, dilation))
     if any(o <= 0 for o in out):
