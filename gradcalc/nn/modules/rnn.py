@@ -379,6 +379,11 @@ class RNNCellBase(Module):
         return Tensor._make(np.zeros((input.shape[0], self.hidden_size), dtype=input.dtype._numpy), input.dtype)
 
 
+# torch's RNN, LSTM and GRU hand their arguments to RNNBase.__init__, which Python's messages about them name
+for _recurrent in (RNN, LSTM, GRU):
+    _recurrent.__init__.__qualname__ = "RNNBase.__init__"
+
+
 class RNNCell(RNNCellBase):
     __module__ = "torch.nn.modules.rnn"
 
