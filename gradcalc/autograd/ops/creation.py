@@ -187,6 +187,8 @@ def allocated(size: Sequence, dtype: DType, value: float = 0) -> Tensor:
                             f"\"type must be tuple of ints,but got {type_name(n)}\"")
         if not -2 ** 63 <= n < 2 ** 63:
             raise TypeError(overflow_message("empty", "size", position))
+    if not isinstance(dtype, DType):
+        raise TypeError(f"empty(): argument 'dtype' must be torch.dtype, not {type_name(dtype)}")
     size = tuple(map(int, size))  # a bool is a size too
     return Tensor._make(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype)
 

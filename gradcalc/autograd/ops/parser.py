@@ -327,8 +327,8 @@ class Signature:
                     position = nargs
                     continue
                 elif raise_errors:
-                    if self.varargs_intlist and nargs > self.max_pos_args:
-                        self._extra_args(nargs)
+                    if self.varargs_intlist and nargs > self.max_pos_args and not is_keyword:
+                        self._extra_args(nargs)  # a keyword's type is judged after the ints were taken together
                     self._type_error(param, obj, position, is_keyword, failed, args)
                 else:
                     return None
