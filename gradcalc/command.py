@@ -44,6 +44,18 @@ def command(file: Optional[str], code: Optional[str], graph: Optional[str], colo
         sys.exit(interrupted())
 
 
+def _source(data: bytes, filename: str) -> str:
+    """A program's text; bytes that are not UTF-8 end the run as Python's tokenizer ends it."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        sys.stderr.write(f"SyntaxError: Non-UTF-8 code starting with '\\x{data[error.start]:02x}' in file {filename} "
+                         f"on line {line}, but no encoding declared; see https://peps.python.org/pep-0263/ for "
+                         "details\n")
+        sys.exit(1)
+
+
 def _dispatch(file: Optional[str], code: Optional[str], graph: Optional[str], color: Optional[bool],
               history_file: Optional[str], max_memory: Optional[str]) -> None:
     """What the command line asks for, in the order its docstring lists."""
@@ -57,16 +69,14 @@ def _dispatch(file: Optional[str], code: Optional[str], graph: Optional[str], co
     if code is not None:
         sys.exit(run(code, "<string>", color, graph))
     if file == "-" or (file is None and not sys.stdin.isatty()):
-        sys.exit(run(sys.stdin.read(), "<stdin>", color, graph))
+        sys.exit(run(_source(sys.stdin.buffer.read(), "<stdin>"), "<stdin>", color, graph))
     if file is not None:
         try:
-            with open(file, encoding="utf-8") as handle:
-                source = handle.read()
+            with open(file, "rb") as handle:
+                data = handle.read()
         except OSError as error:
             raise click.UsageError(f"can't open file '{file}': {error.strerror}") from None
-        except UnicodeDecodeError:
-            raise click.UsageError(f"'{file}' is not UTF-8 text") from None
-        sys.exit(run(source, file, color, graph))
+        sys.exit(run(_source(data, file), file, color, graph))
     if graph is not None:
         raise click.UsageError("--graph needs a program to run: a FILE, -e CODE or -")
     start_repl(color, history_file)

@@ -41,7 +41,8 @@ def start_repl(color: Optional[bool], history_file: Optional[str], default_memor
             limits.set_memory_limit(limits.default_memory_limit())
         from .repl.app import run_repl
 
-        run_repl(color, history_file, early, loaded=end_of_start_up)  # the session loads behind the first prompt
+        # the session loads behind the first prompt
+        status = run_repl(color, history_file, early, loaded=end_of_start_up)
     except KeyboardInterrupt:  # Ctrl-C before the editor took over the terminal
         if early is not None:
             early.restore()  # now: interrupted() ends the process by the signal
@@ -49,6 +50,8 @@ def start_repl(color: Optional[bool], history_file: Optional[str], default_memor
     finally:
         if early is not None:
             early.restore()
+    if status:  # sys.exit(3) in the REPL leaves with 3, as in Python's
+        sys.exit(status)
 
 
 def interrupted() -> int:

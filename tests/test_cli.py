@@ -63,6 +63,19 @@ def test_syntax_error_shows_where_and_runs_nothing(command: list) -> None:
     assert caret.index("^") == source.index("(")
 
 
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_bytes_that_are_not_utf8_are_a_syntax_error_as_in_python(command: list, tmp_path: Path, how: str) -> None:
+    (tmp_path / "p.grad").write_bytes(b'print(1)\nprint("\xff")\n')
+    if how == "file":
+        done = subprocess.run(command + ["p.grad"], capture_output=True, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    else:
+        done = subprocess.run(command + ["-"], capture_output=True, input=(tmp_path / "p.grad").read_bytes())
+    name = "p.grad" if how == "file" else "<stdin>"
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr.decode() == (f"SyntaxError: Non-UTF-8 code starting with '\\xff' in file {name} on line 2, but "
+                                    "no encoding declared; see https://peps.python.org/pep-0263/ for details\n")
+
+
 def test_version_and_help(command: list) -> None:
     assert run(command, "--version").stdout == f"gradcalc {gradcalc.__version__}\n"
     help_text = run(command, "--help")

@@ -120,6 +120,41 @@ def test_session_goes_on_after_recursion_and_grad_mode_is_restored() -> None:
     assert stdout == "(900, True)\n"
 
 
+# nesting CPython follows down the C stack without counting it (its own interpreter ends by SIGSEGV)
+C_NESTING = [
+    "t = ()\nfor i in range(200_000):\n    t = (t,)\nhash(t)\n",
+    "t = ()\nfor i in range(200_000):\n    t = (1, t) if i % 2 else (t, 'a')\nprint(hash(t))\n",
+    "m = [1]\nfor i in range(100_000):\n    m = map(abs, m)\nlist(m)\n",
+    "m = [1]\nfor i in range(100_000):\n    m = [filter, zip, enumerate][i % 3](*((None, m) if i % 3 == 0 else (m,)))\n"
+    "for x in m:\n    pass\n",
+]
+
+
+def _small_stack() -> None:
+    # in the child: the stack an ordinary shell gives, and a bound on CPU time rather than a wall clock
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_STACK, (8 << 20, resource.getrlimit(resource.RLIMIT_STACK)[1]))
+    resource.setrlimit(resource.RLIMIT_CPU, (300, resource.getrlimit(resource.RLIMIT_CPU)[1]))
+
+
+@pytest.mark.parametrize("source", C_NESTING)
+def test_nesting_past_the_c_stack_ends_in_a_clean_recursion_error(source: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "gradcalc", "-e", source + "print('not reached')"],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, preexec_fn=_small_stack)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", "RecursionError: maximum recursion depth exceeded\n")
+
+
+def test_session_keeps_its_variables_after_nesting_too_deep() -> None:
+    session = Session(TextOutput())
+    assert run("x = 41\nt = ()\nfor i in range(100_000):\n    t = (t,)\n", session)[0]
+    for source in ("hash(t)", "hash((1, t))", "m = [1]\nfor i in range(100_000):\n    m = map(abs, m)\n"):
+        ok, _, stderr = run(source, session)
+        assert not ok and stderr == "RecursionError: maximum recursion depth exceeded\n"
+    ok, stdout, stderr = run("try:\n    hash(t)\nexcept RecursionError:\n    pass\nx + 1", session)
+    assert (ok, stdout, stderr) == (True, "42\n", "")
+
+
 @pytest.mark.parametrize("source", ["10**10**10", "2**10**10", "x = 7\nx **= 10**9", "1 << 10**10",
                                     "pow(3, 10**9)", "import operator\noperator.pow(10, 10**9)"])
 def test_integers_too_large_for_memory_end_at_once(source: str) -> None:

@@ -270,3 +270,10 @@ def test_views_are_coloured_on_a_terminal(tmp_path: Path) -> None:
         assert terminal.wait() == 0
     finally:
         terminal.close()
+
+
+@pytest.mark.parametrize("line, status", [("import sys; sys.exit(3)", 3), ("raise SystemExit(5)", 5), ("exit()", 0)])
+def test_leaving_with_an_exit_status_as_pythons_repl(start, line: str, status: int) -> None:
+    terminal = start()
+    terminal.send(line + "\r")
+    assert terminal.wait() == status

@@ -7,6 +7,7 @@ import numpy as np
 
 from .engine import run_backward
 from .graph import GradientEdge
+from ..display.names import type_name
 from ..warnings import warn_once
 from .tensor import Tensor
 
@@ -29,6 +30,8 @@ def _as_tuple(value: Any) -> tuple:
 def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = False) -> list:
     grads = []
     for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(output, (Tensor, GradientEdge)):  # torch's _make_grads asserts it first
+            raise AssertionError("Expected output to be a torch.Tensor")
         if grad is None:
             if output.requires_grad and output.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -73,10 +76,18 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Optional[bool
     if create_graph:
         warn_once("UserWarning", CREATE_GRAPH_WARNING)
     if inputs is not None:
+        _check_inputs(_as_tuple(inputs))
         for tensor in _as_tuple(inputs):
             tensor.retain_grad()  # as PyTorch: a non-leaf input gets its .grad filled, from now on
     run_backward(list(outputs), grads, retain_graph=retain_graph, create_graph=create_graph,
                  inputs=list(_as_tuple(inputs)) if inputs is not None else None, accumulate=True)
+
+
+def _check_inputs(inputs: tuple) -> None:
+    # torch checks the inputs only on handing them to its engine, after the outputs
+    for tensor in inputs:
+        if not isinstance(tensor, (Tensor, GradientEdge)):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type_name(tensor)}")
 
 
 def _check_counts(outputs: tuple, grads: list) -> None:
@@ -101,10 +112,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Opti
     grads = _make_grads(outputs_t, grad_outputs_t)
     _check_counts(outputs_t, grads)
     _check_outputs(outputs_t)
-    # torch checks the inputs only on handing them to its engine, after the outputs
-    for tensor in inputs_t:
-        if not isinstance(tensor, (Tensor, GradientEdge)):
-            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(tensor).__name__}")
+    _check_inputs(inputs_t)
     for tensor in inputs_t:
         if isinstance(tensor, Tensor) and not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")

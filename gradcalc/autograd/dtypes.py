@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..display.names import torch_class
+from ..display.names import refuse_instances, torch_class
 
 # Promotion categories, lowest first.
 BOOL, INTEGRAL, FLOATING, COMPLEX = range(4)
@@ -71,6 +71,7 @@ uint16 = DType("uint16", "uint16", INTEGRAL, "UInt16Tensor", "UInt16", "uint16_t
 uint32 = DType("uint32", "uint32", INTEGRAL, "UInt32Tensor", "UInt32", "uint32_t", is_signed=False)
 uint64 = DType("uint64", "uint64", INTEGRAL, "UInt64Tensor", "UInt64", "uint64_t", is_signed=False)
 BAREBONES_UNSIGNED = (uint16, uint32, uint64)
+refuse_instances(DType)
 
 ALL = (float16, bfloat16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_, uint16,
        uint32, uint64)
@@ -106,11 +107,11 @@ def get_default_dtype() -> DType:
     return _default_float
 
 
-def set_default_dtype(dtype: DType) -> None:
+def set_default_dtype(d: DType, /) -> None:  # torch's parameter, which its messages name
     global _default_float
-    if not isinstance(dtype, DType) or dtype not in (float32, float64, float16, bfloat16):
+    if not isinstance(d, DType) or d not in (float32, float64, float16, bfloat16):
         raise TypeError("only floating-point types are supported as the default type")
-    _default_float = dtype
+    _default_float = d
     _WITH_NUMBER.clear()
 
 
@@ -162,6 +163,18 @@ def scalar_dtype(value: object, wrapped: bool = False) -> DType:
     if isinstance(value, complex):
         return complex128 if wrapped else default_complex()
     raise TypeError(f"not a number: {type(value).__name__}")
+
+
+def unpack_scalar_int(value: int) -> DType:
+    """The dtype PyTorch's argument parser gives a Python int scalar: int64, or uint64 past int64's
+    range (up to 2**64 - 1); beyond, the OverflowError of CPython's unsigned conversion."""
+    if -2 ** 63 <= value < 2 ** 63:
+        return int64
+    if value < 0:
+        raise OverflowError("can't convert negative int to unsigned")
+    if value >= 2 ** 64:
+        raise OverflowError("int too big to convert")
+    return uint64
 
 
 def result_type(operands: list) -> DType:

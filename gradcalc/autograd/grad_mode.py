@@ -42,12 +42,6 @@ class _GradMode:
         # the grad modes are Python classes of this module in torch: <class 'torch.autograd.grad_mode.no_grad'>
         cls.__module__ = "torch.autograd.grad_mode"
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        context = super().__new__(cls)
-        if len(args) == 1 and not kwargs and callable(args[0]):
-            return context(args[0])  # used bare as a decorator, `@torch.no_grad`, as torch allows
-        return context
-
     def __enter__(self) -> None:
         self._previous = _enabled
         self._previous_inference = _inference
@@ -103,11 +97,23 @@ class _GradMode:
         return run_in_mode
 
 
-class no_grad(_GradMode):
+class _NoParamDecoratorContextManager(_GradMode):
+    """torch's base of the grad modes that may decorate bare, `@torch.no_grad`."""
+
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+    # torch's name for it, which Python's messages about its arguments give
+    __new__.__qualname__ = "_NoParamDecoratorContextManager.__new__"
+
+
+class no_grad(_NoParamDecoratorContextManager):
     mode = False
 
 
-class enable_grad(_GradMode):
+class enable_grad(_NoParamDecoratorContextManager):
     mode = True
 
 
@@ -115,6 +121,11 @@ class inference_mode(_GradMode):
     # the class defaults serve `@torch.inference_mode` used bare
     mode = False
     inference = True
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # used bare as a decorator: `mode` is the function
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = not mode  # leaving inference mode turns grad mode on, as in torch

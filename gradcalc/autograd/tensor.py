@@ -3,6 +3,7 @@ place in the autograd graph (a leaf that may require grad, or the output of a gr
 from __future__ import annotations
 
 import builtins
+import numbers
 import operator
 import re
 import weakref
@@ -14,7 +15,7 @@ from . import dtypes, grad_mode
 from .dtypes import DType, bfloat16 as BFLOAT16
 from .engine import AccumulateGrad, Node, PostAccumulateGradHook, RemovableHandle, remove_hook
 from .grad_mode import FORWARD_LEVELS as LEVELS
-from ..display.names import torch_class
+from ..display.names import torch_class, type_name
 from ..warnings import warn, warn_once
 
 NON_LEAF_GRAD_WARNING = (
@@ -48,8 +49,12 @@ class VersionCounter:
 class Size(tuple):
     """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`."""
 
-    def __new__(cls, sizes: Any = ()) -> "Size":
-        items = tuple(sizes)
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Size":
+        if kwargs:  # as tuple's constructor, which torch.Size's is
+            raise TypeError("tuple() takes no keyword arguments")
+        if len(args) > 1:
+            raise TypeError(f"tuple expected at most 1 argument, got {len(args)}")
+        items = tuple(args[0]) if args else ()
         if all(type(n) is int for n in items):  # the common case: a numpy shape
             return tuple.__new__(cls, items)
         converted = []
@@ -70,7 +75,10 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
     def __getitem__(self, index: Any) -> Any:
-        item = tuple.__getitem__(self, index)
+        try:
+            item = tuple.__getitem__(self, index)
+        except (IndexError, TypeError) as error:  # the tuple's own error, as torch.Size's C code gives it
+            raise error.with_traceback(None)
         return Size(item) if isinstance(index, slice) else item
 
     def __add__(self, other: Any) -> "Size":
@@ -244,6 +252,8 @@ class Tensor:
         """A Python number where a tensor is expected, as PyTorch wraps it: float64 for a float,
         complex128 for a complex number, and promoted as the number would be."""
         dtype = dtypes.WRAPPED_DTYPES.get(type(value)) or dtypes.scalar_dtype(value, wrapped=True)
+        if dtype is dtypes.int64:  # a number past int64's range is unsigned, as torch's Scalar holds it
+            dtype = dtypes.unpack_scalar_int(value)
         tensor = Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
         tensor._wrapped = True
         return tensor
@@ -376,7 +386,9 @@ class Tensor:
     @data.setter
     def data(self, value: "Tensor") -> None:
         if not isinstance(value, Tensor):
-            raise TypeError("data must be a Tensor")
+            raise TypeError(f"Variable data has to be a tensor, but got {type_name(value)}")
+        if self.requires_grad and value._dtype.category < dtypes.FLOATING:
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._data = value._data
         self._dtype = value._dtype
 
@@ -520,7 +532,13 @@ class Tensor:
         return self._data.shape[0]
 
     def __contains__(self, element: Any) -> bool:
-        return bool((self == element).any())
+        if not isinstance(element, (Tensor, numbers.Number)):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                               f"{type(element)}.")
+        found = element == self  # torch's order: the element's __eq__ first
+        if isinstance(found, bool):  # neither side compares (a Fraction): torch's `.any()` fails on it too
+            raise AttributeError("'bool' object has no attribute 'any'")
+        return bool(found.any())
 
     def __hash__(self) -> int:
         return id(self)

@@ -8,7 +8,7 @@ in its messages (`'torch.dtype' object is not callable`) and shows a C method as
 from __future__ import annotations
 
 from types import MethodType
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Optional, TypeVar
 
 Class = TypeVar("Class", bound=type)
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
@@ -42,6 +42,16 @@ def torch_class(qualified: str, *, c_type: bool = False) -> Callable[[Class], Cl
     return rename
 
 
+def refuse_instances(cls: type) -> None:
+    """Once the fixed instances of a C type exist (the dtypes, the layouts), calling the type fails
+    as calling such a type does in Python, never with gradcalc's own `__init__` parameters."""
+
+    def __new__(klass: type, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"cannot create '{klass.__name__}' instances")
+
+    cls.__new__ = __new__  # type: ignore[method-assign]
+
+
 @torch_class("builtin_function_or_method")
 class BuiltinMethod:
     """A bound method of an object whose class PyTorch writes in C, as a program sees it."""
@@ -52,7 +62,14 @@ class BuiltinMethod:
         self._method = method
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._method(*args, **kwargs)
+        try:
+            return self._method(*args, **kwargs)
+        except TypeError as error:
+            if error.__traceback__ is not None and error.__traceback__.tb_next is None:  # the call did not bind
+                refusal = _c_call_error(self._method, args, kwargs)
+                if refusal is not None:
+                    raise refusal from None
+            raise
 
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, BuiltinMethod) and self._method == other._method
@@ -63,6 +80,24 @@ class BuiltinMethod:
     def __repr__(self) -> str:
         owner = self._method.__self__
         return f"<built-in method {self._method.__name__} of {type(owner).__name__} object at {hex(id(owner))}>"
+
+
+_VARIADIC = 0x04 | 0x08  # CO_VARARGS, CO_VARKEYWORDS
+
+
+def _c_call_error(method: MethodType, args: tuple, kwargs: dict) -> Optional[TypeError]:
+    """CPython's words for a call a C method of no argument (METH_NOARGS) or one (METH_O) refuses:
+    `Size.numel() takes no arguments (1 given)`, not those of the Python method behind it."""
+    code = getattr(method.__func__, "__code__", None)
+    if code is None or code.co_flags & _VARIADIC or code.co_kwonlyargcount or method.__func__.__defaults__:
+        return None
+    shown = f"{type(method.__self__).__qualname__}.{method.__name__}()"
+    if code.co_argcount not in (1, 2):
+        return None
+    if kwargs:
+        return TypeError(f"{shown} takes no keyword arguments")
+    words = "takes no arguments" if code.co_argcount == 1 else "takes exactly one argument"
+    return TypeError(f"{shown} {words} ({len(args)} given)")
 
 
 def shown_method(method: MethodType) -> Any:

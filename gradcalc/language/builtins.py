@@ -12,7 +12,7 @@ import builtins as host
 import operator
 from typing import Any, Callable, Optional
 
-from . import compiler, guard, limits, policy
+from . import compiler, guard, limits, nesting, policy
 from ..display.names import torch_class
 
 PRELUDE_FROM_TORCH = (
@@ -100,6 +100,8 @@ def guarded_metaclass(real: type) -> type:
 
     class Metaclass(host.type):
         def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            if real is host.type and len(args) == 1 and kwargs:
+                raise TypeError("type() takes no keyword arguments")
             if real is host.type and len(args) == 1 and not kwargs:
                 result = host.type(args[0])
                 if issubclass(result, host.type):
@@ -132,6 +134,8 @@ def guarded_metaclass(real: type) -> type:
 
 
 Type = guarded_metaclass(host.type)
+# the iterators that count their nesting are held as the builtins they stand for
+policy.allow_module_types(nesting.COUNTED_ITERATORS.values())
 
 
 def metaclass_for(value: Any) -> Any:
@@ -140,11 +144,29 @@ def metaclass_for(value: Any) -> Any:
     return real if real in _METACLASSES.values() else None
 
 
-def _getattr(obj: Any, name: Any, *default: Any) -> Any:
+def _positional(name: str, args: tuple, kwargs: dict, low: int, high: int) -> None:
+    """Python's checks for a builtin that takes only positional arguments (`hasattr expected 2
+    arguments, got 1`): the wrappers here must not show their own names and parameters."""
+    if kwargs:
+        raise TypeError(f"{name}() takes no keyword arguments")
+    if low <= len(args) <= high:
+        return
+    if low == high:
+        raise TypeError(f"{name} expected {low} argument{'s' if low != 1 else ''}, got {len(args)}")
+    if len(args) < low:
+        raise TypeError(f"{name} expected at least {low} argument{'s' if low != 1 else ''}, got {len(args)}")
+    raise TypeError(f"{name} expected at most {high} argument{'s' if high != 1 else ''}, got {len(args)}")
+
+
+def _attribute_name(name: Any) -> None:
     if not isinstance(name, str):
         raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
-    if len(default) > 1:
-        raise TypeError(f"getattr expected at most 3 arguments, got {2 + len(default)}")
+
+
+def _getattr(*args: Any, **kwargs: Any) -> Any:
+    _positional("getattr", args, kwargs, 2, 3)
+    obj, name, *default = args
+    _attribute_name(name)
     try:
         return guard.guarded_getattr(obj, name)
     except AttributeError:
@@ -153,9 +175,10 @@ def _getattr(obj: Any, name: Any, *default: Any) -> Any:
         raise
 
 
-def _hasattr(obj: Any, name: Any) -> bool:
-    if not isinstance(name, str):
-        raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
+def _hasattr(*args: Any, **kwargs: Any) -> bool:
+    _positional("hasattr", args, kwargs, 2, 2)
+    obj, name = args
+    _attribute_name(name)
     try:
         guard.guarded_getattr(obj, name)
     except AttributeError:
@@ -163,38 +186,59 @@ def _hasattr(obj: Any, name: Any) -> bool:
     return True
 
 
-def _setattr(obj: Any, name: Any, value: Any) -> None:
-    if not isinstance(name, str):
-        raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
+def _setattr(*args: Any, **kwargs: Any) -> None:
+    _positional("setattr", args, kwargs, 3, 3)
+    obj, name, value = args
+    _attribute_name(name)
     guard.guarded_setattr(value, obj, name)
 
 
-def _delattr(obj: Any, name: Any) -> None:
-    if not isinstance(name, str):
-        raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
+def _delattr(*args: Any, **kwargs: Any) -> None:
+    _positional("delattr", args, kwargs, 2, 2)
+    obj, name = args
+    _attribute_name(name)
     guard.guarded_delattr(obj, name)
 
 
-def _vars(*args: Any) -> Any:
+def _vars(*args: Any, **kwargs: Any) -> Any:
+    _positional("vars", args, kwargs, 0, 1)
     if not args:
         raise PermissionError("vars() without an argument is not available in gradcalc: "
                               "a program cannot reach its namespace as a dictionary")
-    if len(args) > 1:
-        raise TypeError(f"vars expected at most 1 argument, got {len(args)}")
     try:
         return guard.guarded_getattr(args[0], "__dict__")
     except AttributeError:
         raise TypeError("vars() argument must have __dict__ attribute") from None
 
 
+_POW_PARAMETERS = ("base", "exp", "mod")
+
+
+def _pow(*args: Any, **kwargs: Any) -> Any:
+    """pow(base, exp, mod=None), bound in Argument Clinic's order and words, then guarded."""
+    if len(args) + len(kwargs) > 3:
+        raise TypeError(f"pow() takes at most 3 arguments ({len(args) + len(kwargs)} given)")
+    bound = dict(zip(_POW_PARAMETERS, args))
+    for position, key in enumerate(_POW_PARAMETERS, 1):
+        if key not in bound and key in kwargs:
+            bound[key] = kwargs.pop(key)
+        elif key not in bound and position < 3:
+            raise TypeError(f"pow() missing required argument '{key}' (pos {position})")
+    for key in kwargs:
+        if key in _POW_PARAMETERS:
+            raise TypeError(f"argument for pow() given by name ('{key}') and position "
+                            f"({_POW_PARAMETERS.index(key) + 1})")
+        raise TypeError(f"'{key}' is an invalid keyword argument for pow()")
+    return limits.guarded_pow(bound["base"], bound["exp"], bound.get("mod"))
+
+
 def make_builtins(namespace: dict, modules: Any, echo: Callable[[Any], None]) -> dict:
     """The builtins of one session, whose globals are `namespace`."""
 
-    def dir_(*args: Any) -> list:
+    def dir_(*args: Any, **kwargs: Any) -> list:
+        _positional("dir", args, kwargs, 0, 1)
         if not args:
             return sorted(name for name in namespace if not name.startswith("$") and name != "__builtins__")
-        if len(args) > 1:
-            raise TypeError(f"dir expected at most 1 argument, got {len(args)}")
         return sorted(name for name in host.dir(args[0]) if guard.readable_name(args[0], name))
 
     def echo_(value: Any) -> None:
@@ -212,7 +256,8 @@ def make_builtins(namespace: dict, modules: Any, echo: Callable[[Any], None]) ->
     table.update(
         type=Type, getattr=Builtin("getattr", _getattr), hasattr=Builtin("hasattr", _hasattr),
         setattr=Builtin("setattr", _setattr), delattr=Builtin("delattr", _delattr), vars=Builtin("vars", _vars),
-        dir=Builtin("dir", dir_), pow=Builtin("pow", limits.guarded_pow), exit=Quitter("exit"), quit=Quitter("quit"),
+        dir=Builtin("dir", dir_), pow=Builtin("pow", _pow), exit=Quitter("exit"), quit=Quitter("quit"),
+        hash=Builtin("hash", nesting.guarded_hash), **nesting.COUNTED_ITERATORS,
         # C code a program calls looks these up here (time.strptime imports _strptime); a program
         # cannot name them, and its import statements go through `$import`
         __build_class__=guard.make_build_class(metaclass_for), __import__=host.__import__,

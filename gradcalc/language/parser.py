@@ -228,11 +228,17 @@ _OPENERS = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
 _CLOSERS = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
 
 
-def _indent_width(text: str) -> int:
-    width = 0
+def _indent_widths(text: str) -> tuple[int, int]:
+    """The indentation's width with tabs to multiples of 8 and, as CPython's tokenizer also
+    measures it to find inconsistent tabs, with a tab as one column."""
+    width = alternative = 0
     for char in text:
-        width = (width // 8 + 1) * 8 if char == "\t" else width + 1
-    return width
+        if char == "\f":
+            width = alternative = 0
+        else:
+            width = (width // 8 + 1) * 8 if char == "\t" else width + 1
+            alternative += 1
+    return width, alternative
 
 
 class _LayoutError(Exception):
@@ -264,6 +270,7 @@ class _Layout:
     def reset(self) -> None:
         self.brackets: list = []  # open bracket tokens, innermost last
         self.indents: list[int] = [0]
+        self.alternative_indents: list[int] = [0]  # the same, a tab counted as one column
         self.tokens: list = []  # the significant tokens handed out so far
         self.line_heads: list = []  # the first token of each logical line
 
@@ -307,20 +314,32 @@ class _Layout:
 
     def _indentation(self, newline, Token):
         indent_text = newline.value.rsplit("\n", 1)[-1]
-        width = _indent_width(indent_text)
+        width, alternative = _indent_widths(indent_text)
         # the synthetic tokens sit where the next line's code starts
         where = (newline.end_pos, newline.end_line, newline.end_column,
                  newline.end_line, newline.end_column, newline.end_pos)
         if width > self.indents[-1]:
+            if alternative <= self.alternative_indents[-1]:
+                raise self._tab_error(newline)
             self.indents.append(width)
+            self.alternative_indents.append(alternative)
             yield Token("_INDENT", indent_text, *where)
             return
         while width < self.indents[-1]:
             self.indents.pop()
+            self.alternative_indents.pop()
             yield Token("_DEDENT", indent_text, *where)
         if width != self.indents[-1]:
             raise _LayoutError("unindent does not match any outer indentation level",
                                newline.end_line, newline.end_column, "IndentationError")
+        if alternative != self.alternative_indents[-1]:
+            raise self._tab_error(newline)
+
+    @staticmethod
+    def _tab_error(newline) -> _LayoutError:
+        # where the widths with tabs as 8 and as 1 column disagree, as CPython's tokenizer checks
+        return _LayoutError("inconsistent use of tabs and spaces in indentation", newline.end_line,
+                            newline.end_column, "TabError")
 
     def _close(self, token) -> None:
         if not self.brackets:

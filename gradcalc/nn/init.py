@@ -11,6 +11,7 @@ from ..autograd.ops.creation import randperm
 from ..autograd.ops.decompositions import linalg_qr
 from ..autograd.ops.indexing import where
 from ..autograd.tensor import Tensor
+from ..display.names import type_name
 from ..warnings import warn
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",
@@ -50,11 +51,19 @@ def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
+def _first_method(tensor: Any, name: str) -> None:
+    """torch's init functions start by calling a method of the tensor: anything else fails there."""
+    if not isinstance(tensor, Tensor):
+        raise AttributeError(f"'{type_name(tensor)}' object has no attribute '{name}'")
+
+
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    _first_method(tensor, "uniform_")
     return _write(tensor, random.uniform_(tensor.shape, a, b, tensor.dtype.name, generator))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    _first_method(tensor, "normal_")
     return _write(tensor, random.normal_(tensor.shape, mean, std, tensor.dtype.name, generator))
 
 
@@ -105,6 +114,7 @@ def _accepted_uniform(tensor: Tensor, mean: float, std: float, a: float, b: floa
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
+    _first_method(tensor, "fill_")
     with grad_mode.no_grad():
         return tensor.fill_(val)
 
@@ -114,6 +124,7 @@ def ones_(tensor: Tensor) -> Tensor:
 
 
 def zeros_(tensor: Tensor) -> Tensor:
+    _first_method(tensor, "zero_")
     with grad_mode.no_grad():
         return tensor.zero_()
 

@@ -10,6 +10,7 @@ through any number of steps.
 """
 from __future__ import annotations
 
+import types
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
@@ -94,6 +95,17 @@ class Optimizer:
 
     __module__ = "torch.optim.optimizer"
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.step is Optimizer.step:
+            # each of torch's optimizers defines its step, which Python's messages name (`SGD.step()`; AdamW
+            # takes Adam's)
+            step = Optimizer.step
+            own = types.FunctionType(step.__code__, step.__globals__, "step", step.__defaults__, step.__closure__)
+            own.__qualname__ = f"{cls.__name__}.step"
+            own.__doc__, own.__annotations__ = step.__doc__, step.__annotations__
+            cls.step = own  # type: ignore[method-assign]
+
     def __init__(self, params: Any, defaults: dict) -> None:
         self.defaults = defaults
         self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
@@ -122,6 +134,8 @@ class Optimizer:
     def add_param_group(self, param_group: dict) -> None:
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        if "params" not in param_group:  # the KeyError of torch's param_group["params"]
+            raise KeyError("params")
         params = param_group["params"]
         if isinstance(params, Tensor):
             param_group["params"] = [params]

@@ -233,8 +233,9 @@ class Repl:
 
     # -------------------------------------------------------------- the loop
 
-    def run(self, early: Optional[EarlyPrompt] = None) -> None:
-        """The loop; `early` is the banner and prompt already on the screen, if they are."""
+    def run(self, early: Optional[EarlyPrompt] = None) -> int:
+        """The loop; `early` is the banner and prompt already on the screen, if they are. The exit
+        status: sys.exit()'s, as Python's REPL leaves with it, else 0."""
         if early is not None:
             early.hand_over()
         else:
@@ -248,12 +249,14 @@ class Repl:
             try:
                 text = self.prompt.prompt()
                 if not self.execute(text):
-                    return
+                    break
             except KeyboardInterrupt:
                 # Ctrl-C at the prompt drops the input (a program's interrupt is shown by execute)
                 continue
             except EOFError:
-                return
+                break
+        status = self._session.exit_status if self._session is not None else None
+        return status or 0
 
     def _start_loading(self, app: Any) -> None:
         self.loader.start(lambda: app.invalidate() if app.is_running else None)
@@ -291,9 +294,9 @@ class Repl:
 
 
 def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: Optional[EarlyPrompt] = None,
-             loaded: Callable[[], None] = lambda: None) -> None:
-    """The REPL on this terminal; returns when the user leaves (Ctrl-D, exit). `early`: see early.py;
-    `loaded` is called once the session is made."""
+             loaded: Callable[[], None] = lambda: None) -> int:
+    """The REPL on this terminal; returns its exit status when the user leaves (Ctrl-D, exit,
+    sys.exit()). `early`: see early.py; `loaded` is called once the session is made."""
     from prompt_toolkit.output import create_output
 
     from ..display.color import use_color
@@ -307,5 +310,5 @@ def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: O
         return output_for(colour)
 
     # prompts go to the terminal even when stdout is redirected, as Python's REPL does
-    Repl(Loader(make_output, colour, loaded), colour, open_history(history_file),
-         terminal_output=create_output(always_prefer_tty=True)).run(early)
+    return Repl(Loader(make_output, colour, loaded), colour, open_history(history_file),
+                terminal_output=create_output(always_prefer_tty=True)).run(early)

@@ -606,15 +606,15 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor
     if len(pad) % 2:
         raise RuntimeError("Length of pad must be even but instead it equals " + str(len(pad)))
     if len(pad) // 2 > input.ndim:
+        # ATen's words, without their spaces
         raise RuntimeError(f"Length of pad should be no more than twice the number of dimensions of the input. "
-                           f"Pad length is {len(pad)} while the input has {input.ndim} dimensions.")
+                           f"Pad length is {len(pad)}while the input has {input.ndim}dimensions.")
     widths = [(0, 0)] * input.ndim
     for k in range(len(pad) // 2):
         widths[input.ndim - 1 - k] = (pad[2 * k], pad[2 * k + 1])
-    for d, ((before, after), size) in enumerate(zip(widths, input.shape)):
-        if size + before + after < 0:
-            raise RuntimeError(f"The input size {size}, plus negative padding {before} and {after} resulted in a "
-                               f"negative output size, which is invalid. Check dimension {d} of your input.")
+    for (before, after), size in zip(widths, input.shape):
+        if size + before + after < 0:  # ATen cuts negative pads with narrow()
+            raise RuntimeError("narrow(): length must be non-negative.")
     cut = tuple(slice(max(-before, 0), size - max(-after, 0)) for (before, after), size in zip(widths, input.shape))
     data = np.pad(input._data[cut], [(max(before, 0), max(after, 0)) for before, after in widths],
                   constant_values=value)

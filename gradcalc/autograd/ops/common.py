@@ -98,6 +98,23 @@ def check_real_scalar(value: Any, dtype: DType) -> None:
         raise RuntimeError("value cannot be converted to type double without overflow")
 
 
+# the C++ types of at::Scalar's checked conversions, as their messages name them
+_SCALAR_C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+
+
+def fitted_scalar(value: Any, dtype: DType) -> Any:
+    """Scalar::to<T>() filling an integer tensor: a number past the type's range is refused; an int
+    below an unsigned type's zero wraps, as two's complement, down to minus its max."""
+    name = _SCALAR_C_TYPES.get(dtype.name)
+    if name is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    info = np.iinfo(dtype._numpy)
+    lowest = -int(info.max) if info.min == 0 and isinstance(value, int) else int(info.min)
+    if not lowest <= value <= int(info.max):
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return value % (int(info.max) + 1) if isinstance(value, int) and value < 0 and info.min == 0 else value
+
+
 # ------------------------------------------------------------------ memory
 
 _INT64_MAX = (1 << 63) - 1

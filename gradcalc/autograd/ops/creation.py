@@ -10,8 +10,10 @@ import numpy as np
 from .. import dtypes, kernels, random
 from ..dtypes import DType
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
+from ...display.names import type_name
 from ...warnings import warn, warn_once
-from .common import check_allocation, check_not_unsigned, check_real_scalar, shape_text
+from .common import check_allocation, check_not_unsigned, check_real_scalar, fitted_scalar, shape_text
+from .parser import overflow_message
 from .registry import op
 from .tensor_numpy import numpy_dtype, tensor_from_numpy
 
@@ -173,9 +175,27 @@ def check_size(size: Sequence, dtype: DType) -> tuple:
     return check_allocation(size, dtype)
 
 
+def allocated(size: Sequence, dtype: DType, value: float = 0) -> Tensor:
+    """A tensor of `value` as torch's Python code makes one with torch.empty(size) and an init (nn's
+    parameters and buffers): the argument parser's and empty()'s errors, PyTorch's allocator's."""
+    for position, n in enumerate(size, 1):
+        if not isinstance(n, int):
+            if position == 1:  # the parser's check of a list looks at its first item, the unpacking at the rest
+                raise TypeError(f"empty(): argument 'size' (position 1) must be tuple of ints, but found element of "
+                                f"type {type_name(n)} at pos 0")
+            raise TypeError(f"empty(): argument 'size' failed to unpack the object at pos {position} with error "
+                            f"\"type must be tuple of ints,but got {type_name(n)}\"")
+        if not -2 ** 63 <= n < 2 ** 63:
+            raise TypeError(overflow_message("empty", "size", position))
+    if not isinstance(dtype, DType):
+        raise TypeError(f"empty(): argument 'dtype' must be torch.dtype, not {type_name(dtype)}")
+    size = tuple(map(int, size))  # a bool is a size too
+    return Tensor._make(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype)
+
+
 def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: Any, device: Any) -> Tensor:
     dtype = dtype or dtypes.get_default_dtype()
-    return finish(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype, requires_grad, device)
+    return finish(np.full(check_size(size, dtype), fitted_scalar(value, dtype), dtype=dtype._numpy), dtype, requires_grad, device)
 
 
 @op()
@@ -202,7 +222,7 @@ def empty(size: Sequence[int], *, memory_format: Any = None, dtype: Optional[DTy
 def full(size: Sequence[int], fill_value: Any, *, dtype: Optional[DType] = None, layout: Any = None,
          device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
     dtype = dtype or dtypes.scalar_dtype(fill_value)
-    return finish(np.full(check_size(size, dtype), fill_value, dtype=dtype._numpy), dtype, requires_grad, device)
+    return finish(np.full(check_size(size, dtype), fitted_scalar(fill_value, dtype), dtype=dtype._numpy), dtype, requires_grad, device)
 
 
 def _like(name: str, value: Any) -> None:

@@ -221,5 +221,32 @@ def namespace_members(module: str) -> dict:
 def shown_function(name: str, function: Callable, module_level: bool = False) -> BuiltinFunction:
     """Any other C function of torch, shown as torch shows its own: a method of its functions'
     class, or (`module_level`) a function of torch._C."""
-    return _module_function(name, function) if module_level else _torch_function(name, function)
+    checked = _c_arity(f"torch.{name}" if module_level else f"torch._VariableFunctionsClass.{name}", function)
+    return _module_function(name, checked) if module_level else _torch_function(name, checked)
+
+
+_VARIADIC = 0x04 | 0x08  # CO_VARARGS, CO_VARKEYWORDS
+
+
+def _c_arity(shown: str, function: Callable) -> Callable:
+    """A C function of no argument (METH_NOARGS) or of one (METH_O) refuses other calls in
+    CPython's words, not in those of the Python function behind it."""
+    code = getattr(function, "__code__", None)
+    if code is None or code.co_flags & _VARIADIC or code.co_kwonlyargcount:
+        return function
+    if code.co_argcount == 0:
+        wanted, words = 0, "takes no arguments"
+    elif code.co_argcount == code.co_posonlyargcount == 1 and not function.__defaults__:
+        wanted, words = 1, "takes exactly one argument"
+    else:
+        return function
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            raise TypeError(f"{shown}() takes no keyword arguments")
+        if len(args) != wanted:
+            raise TypeError(f"{shown}() {words} ({len(args)} given)")
+        return function(*args)
+
+    return checked
 

@@ -10,8 +10,10 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
-from ...warnings import warn_once
+from ...warnings import warn, warn_once
 from .common import arrays, as_tensor, broadcast_shapes, check_not_unsigned, shape_text, zeros, zeros_like
+from .parser import unpack_long
+from .tensor_numpy import numpy_dtype
 from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record
 from .shape import ALIAS, select, slice_dim, unsqueeze
 
@@ -86,6 +88,8 @@ def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) ->
             dim += 1
         else:
             position, size = _index_int(item), out.shape[dim]
+            if type(position) is int:
+                unpack_long(position)
             if not -size <= position < size:
                 raise IndexError(f"index {position} is out of bounds for dimension {position_in_index} with size {size}")
             out = select(out, dim, position)
@@ -141,6 +145,12 @@ def numpy_index(items: tuple) -> tuple:
             if array.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             key.append(array)
+        elif isinstance(item, np.ndarray):  # torch reads it as a sequence: floats become int64, others fail
+            dtype = numpy_dtype(item.dtype)
+            if dtype.is_complex:
+                warn("UserWarning", "Casting complex values to real discards the imaginary part")
+                item = item.real
+            key.append(item.astype(np.int64) if dtype.category > dtypes.INTEGRAL else item)
         else:
             key.append(item)
     return tuple(key)

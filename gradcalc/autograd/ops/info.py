@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes
 from ..dtypes import DType
 from ..tensor import Tensor
-from ...display.names import torch_class
+from ...display.names import refuse_instances, torch_class
 from ...warnings import warn
 from .parser import register_kind
 from .registry import op
@@ -62,6 +62,13 @@ class _Named:
     def __repr__(self) -> str:
         return f"torch.{self._name}"
 
+    # copies are the constant itself, as torch's (its type makes no new instances)
+    def __copy__(self) -> "_Named":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "_Named":
+        return self
+
 
 @torch_class("torch.layout", c_type=True)
 class Layout(_Named):
@@ -78,6 +85,8 @@ register_kind("MemoryFormat", MemoryFormat)
 STRIDED = Layout("strided")
 MEMORY_FORMATS = {name: MemoryFormat(name) for name in ("contiguous_format", "preserve_format", "channels_last",
                                                          "channels_last_3d")}
+refuse_instances(Layout)
+refuse_instances(MemoryFormat)
 
 
 def _float_text(value: float) -> str:

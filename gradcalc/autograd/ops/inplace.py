@@ -13,7 +13,7 @@ from ..engine import Node, forward_name, gradient_edge
 from ..saved_variable import SavedTensor
 from ..tensor import (LEAF_INPLACE_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD,
                       VIEW_OF_LEAF_INPLACE_MESSAGE, Tensor, VersionCounter)
-from .common import as_tensor, broadcast_shapes, shape_text, zeros_like
+from .common import as_tensor, broadcast_shapes, fitted_scalar, shape_text, zeros_like
 from .conversion import to_dtype
 from .indexing import basic_index, check_advanced_bounds, index_put, is_advanced, numpy_index, scatter_positions
 from .registry import LINEAR, OpNode, new_node, node, op, record
@@ -315,6 +315,7 @@ def fill_(input: Tensor, value: Any, node_def: Any = None) -> Tensor:
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     number = value._data if isinstance(value, Tensor) else value
+    number = fitted_scalar(number, a._dtype)
     if (grad_mode.is_grad_enabled() and (a.requires_grad or isinstance(value, Tensor) and value.requires_grad)
             or forward_mode.has_tangent(a, value)):
         data = np.full(a.shape, number, dtype=a._dtype._numpy)
@@ -344,6 +345,7 @@ def fill(input: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     number = value._data if isinstance(value, Tensor) else value
+    number = fitted_scalar(number, a._dtype)
     data = np.full(input.shape, number, dtype=input._dtype._numpy)
     if isinstance(value, Tensor):
         return record(FILL_COPY_TENSOR, (input, value), data, input._dtype)

@@ -3,6 +3,7 @@
 Their `reduction` is PyTorch's enum (0 none, 1 mean, 2 sum), as their grad_fns show it."""
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 import numpy as np
@@ -43,8 +44,13 @@ NLL_LOSS = node("NllLossBackward0", ("self",), saved_tensors=("target", "weight"
                     grad, self, target, weight, reduction, ignore_index, total_weight))
 
 
+def _per_element(value: float, like: Tensor) -> float:
+    """`value / numel` as ATen's kernels divide doubles: an empty input's norm is inf (no error)."""
+    return value / like.numel() if like.numel() else math.inf
+
+
 def _mse_grad(grad: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
-    scale = 2.0 / self.numel() if reduction == MEAN else 2.0
+    scale = _per_element(2.0, self) if reduction == MEAN else 2.0
     return scale * (self - target) * grad
 
 
@@ -82,7 +88,7 @@ def _nll_grad(grad: Tensor, self: Tensor, target: Tensor, weight: Optional[Tenso
 def _soft_margin_grad(grad: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
     # PyTorch's order: target * z * -norm / (1 + z) * grad, z = exp(-target * x)
     z = (-target * self).exp()
-    norm = 1.0 / self.numel() if reduction == MEAN else 1.0
+    norm = _per_element(1.0, self) if reduction == MEAN else 1.0
     return (target * z * -norm / (z + 1) * grad).to(self.dtype)
 
 
@@ -218,7 +224,7 @@ def _smooth_l1_grad(grad: Tensor, self: Tensor, target: Tensor, reduction: int, 
     """PyTorch's kernel, in its order: norm * grad (times delta for huber) outside the quadratic
     zone, norm * x * grad (divided by beta for smooth_l1) inside it."""
     x = self - target
-    norm = 1.0 / self.numel() if reduction == MEAN else 1.0
+    norm = _per_element(1.0, self) if reduction == MEAN else 1.0
     scaled = grad * norm if norm != 1.0 else grad
     outside = scaled * beta if huber else scaled
     inside = x * norm * grad if huber else x * norm * grad / beta

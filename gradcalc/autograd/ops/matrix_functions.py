@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import api, dtypes, grad_mode, forward_mode
 from ..tensor import Tensor, wrap_dim
+from ...display.names import type_name
 from ...warnings import warn_once
 from .common import ReturnTypes, int64_tensor, zeros_like
 from .decompositions import (LinAlgError, check_floating, check_matrix, eigh, eye_like, inv, linalg_cholesky,
@@ -620,6 +621,8 @@ def linalg_norm(input: Tensor, ord: Any = None, dim: Any = None, keepdim: bool =
 def _norm_python(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,
                  dtype: Optional[Any] = None) -> Tensor:
     """torch.norm: a vector norm (p='fro' over at most two dims is the 2-norm) or the nuclear norm."""
+    if not isinstance(input, Tensor):  # torch's Python code reads its layout first
+        raise AttributeError(f"'{type_name(input)}' object has no attribute 'layout'")
     if isinstance(dim, int):
         dim = (dim,)
     if isinstance(p, str):

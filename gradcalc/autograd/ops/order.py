@@ -2,6 +2,7 @@
 searchsorted, bucketize, unique, and the counts histc, histogram and bincount."""
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 import numpy as np
@@ -296,10 +297,16 @@ op("unique_consecutive", python="torch.functional", method=_unique_consecutive_m
 def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     if input._dtype.category != dtypes.FLOATING:
         raise not_implemented_for("histogram_histc_cpu", input._dtype)
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     x = input._data.astype(np.float64).reshape(-1)
     low, high = float(min), float(max)
     if low == high and x.size:
         low, high = float(x.min()), float(x.max())
+    elif low > high:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if not (math.isfinite(low) and math.isfinite(high)):  # C++'s stream shows doubles as %g does
+        raise RuntimeError(f"torch.histc: range of [{low:g}, {high:g}] is not finite")
     if low == high:
         low, high = low - 1, high + 1
     counts, _ = np.histogram(x, bins=bins, range=(low, high))

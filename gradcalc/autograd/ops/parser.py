@@ -193,15 +193,17 @@ class Param:
             obj = obj.item()
         elif kind in (SCALAR, TENSOR, COMPLEX) and isinstance(obj, np.generic):
             obj = python_scalar(obj)
+        if kind == SCALAR and type(obj) is int:
+            dtypes.unpack_scalar_int(obj)  # the OverflowError of a number past uint64's range
         if kind == DOUBLE:
             return float(obj)
         if kind == INT64:
-            return obj if type(obj) is int else int(obj)
+            return unpack_long(obj if type(obj) is int else int(obj))
         if kind == SYM_INT:
-            return operator.index(obj)
+            return unpack_long(operator.index(obj))
         if kind in (INT_LIST, SYM_INT_LIST):
             if not isinstance(obj, (tuple, list)):
-                return (operator.index(obj),) * self.size
+                return (unpack_long(operator.index(obj)),) * self.size
             return tuple(self._list_item(item, index, signature_name) for index, item in enumerate(obj))
         if kind == SCALARTYPE and not isinstance(obj, DType):
             return dtypes.by_name(_PYTHON_SCALAR_TYPES[obj])
@@ -209,6 +211,8 @@ class Param:
 
     def _list_item(self, item: Any, index: int, signature_name: str) -> int:
         if type(item) is int:
+            if not -2 ** 63 <= item < 2 ** 63:
+                raise TypeError(overflow_message(signature_name, self.name, index + 1))
             return item
         if _is_long(item):
             return int(item)
@@ -220,6 +224,20 @@ class Param:
             raise TypeError(f"{signature_name}(): argument '{self.name}' failed to unpack the object at pos "
                             f"{index + 1} with error \"type must be tuple of ints,but got {type_name(item)}\"") \
                 from None
+
+
+def unpack_long(value: int) -> int:
+    """THPUtils_unpackLong: an int past int64's range is refused."""
+    if not -2 ** 63 <= value < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    return value
+
+
+def overflow_message(signature_name: str, name: str, position: int) -> str:
+    """The first line of PyTorch's message for a size past int64's range (the rest of it is the
+    C++ backtrace of THPUtils_unpackLong, which says nothing to a program)."""
+    return (f"{signature_name}(): argument '{name}' failed to unpack the object at pos {position} with error "
+            f"\"Overflow when unpacking long long")
 
 
 class Signature:
@@ -309,8 +327,8 @@ class Signature:
                     position = nargs
                     continue
                 elif raise_errors:
-                    if self.varargs_intlist and nargs > self.max_pos_args:
-                        self._extra_args(nargs)
+                    if self.varargs_intlist and nargs > self.max_pos_args and not is_keyword:
+                        self._extra_args(nargs)  # a keyword's type is judged after the ints were taken together
                     self._type_error(param, obj, position, is_keyword, failed, args)
                 else:
                     return None
@@ -376,6 +394,8 @@ _TENSOR_CHECKED_BY_VALUE = frozenset({SCALAR, COMPLEX, DOUBLE, INT64, SYM_INT, S
 # the kinds whose check of a list looks at every item; the others look at the first one, or none
 _LIST_CHECKED_BY_ITEMS = frozenset({TENSOR_LIST, SCALAR_LIST, DIMNAME_LIST})
 _SEQUENCES = frozenset({tuple, list, Size})
+# the kinds whose conversion of an int checks its range, whatever ints of the same type did before
+_RANGE_CHECKED = frozenset({SCALAR, INT64, SYM_INT, INT_LIST, SYM_INT_LIST})
 
 
 def _decided_by_type(param: Param, obj: Any) -> bool:
@@ -459,7 +479,8 @@ class Parser:
             return  # `view(2, 3)`: the positional ints were taken together as the one list
         params = [*signature.params[:len(args)], *(signature.keyword_param(given) for given in kwargs)]
         values = (*args, *kwargs.values())
-        converted = tuple(param for param, obj in zip(params, values) if bound[param.name] is not obj)
+        converted = tuple(param for param, obj in zip(params, values)
+                          if bound[param.name] is not obj or (type(obj) is int and param.kind in _RANGE_CHECKED))
         self._bindings[key] = (index, tuple(param.name for param in params[:len(args)]),
                                tuple(param.name for param in params[len(args):]), converted)
 

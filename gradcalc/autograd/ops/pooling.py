@@ -65,7 +65,7 @@ def _pair(value: Any, name: str, allow_empty: bool = False) -> tuple:
     return values * 2 if len(values) == 1 else values
 
 
-def _out_size(size: int, kernel: int, stride: int, padding: int, dilation: int, ceil_mode: bool) -> int:
+def output_length(size: int, kernel: int, stride: int, padding: int, dilation: int, ceil_mode: bool) -> int:
     span = size + 2 * padding - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
     out = span // stride + 1
     if ceil_mode and (out - 1) * stride >= size + padding:
@@ -80,11 +80,21 @@ def _geometry(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilati
     dilation = _pair(dilation, "dilation")
     if input.ndim not in (3, 4) or input.numel() == 0:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if 0 in stride:  # pooling_output_shape's first check
+        raise RuntimeError("stride should not be zero")
     for k, p, d in zip(kernel, padding, dilation):
         if p > (d * (k - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size="
                                f"{k} and dilation={d}")
-    out = tuple(_out_size(size, k, s, p, d, ceil_mode) for size, k, s, p, d in zip(
+    # pool2d_shape_check's, before the output size's
+    if min(kernel) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}")
+    if min(stride) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} dilationW: "
+                           f"{dilation[1]}")
+    out = tuple(output_length(size, k, s, p, d, ceil_mode) for size, k, s, p, d in zip(
         input.shape[-2:], kernel, stride, padding, dilation))
     if any(o <= 0 for o in out):
         channels = input.shape[-3]
@@ -223,9 +233,17 @@ def _adaptive_avg_backward(g: np.ndarray, shape: tuple) -> np.ndarray:
 @op(nodes=(ADAPTIVE_AVG_POOL2D,), method=False)
 def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
     out = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
+    if out[0] < 0 or out[1] < 0:
+        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
+                           f"received {{{out[0]}, {out[1]}}}")
     if out == (1, 1):
         # PyTorch takes the mean over the plane
         return input.mean((-1, -2), keepdim=True)
+    for dim in (-2, -1):
+        if input.shape[dim] <= 0:
+            raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
+                               f"but input has sizes {shape_text(input.shape)} with dimension {dim + input.ndim} being "
+                               "empty")
     if input._dtype.category != dtypes.FLOATING:
         raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{input._dtype._scalar_name}'")
     return record(ADAPTIVE_AVG_POOL2D, (input,), _adaptive_avg(input._data, out), input._dtype)

@@ -9,11 +9,13 @@ import numpy as np
 
 from .. import autocast, dtypes, simd
 from ..tensor import Tensor, wrap_dim
+from ...display.names import type_name
 from ...warnings import warn_once
 from .common import broadcast_shapes, check_has_kernel, normalize_dims, shape_text
 from .decompositions import check_floating
 from .joining import cat
 from .linalg import batched_products, bmm, check_addmm_dtypes, check_vectors, matmul, mm
+from .parser import parser
 from .registry import LINEAR, node, op, record
 
 
@@ -170,11 +172,16 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Optional[Tensor] = None)
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        for operand in (a, b):  # torch's Python code reads a.dim() and b.dim() here
+            if not isinstance(operand, Tensor):
+                raise AttributeError(f"'{type_name(operand)}' object has no attribute 'dim'")
         if dims > min(a.ndim, b.ndim):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
     else:
         dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+    # torch's Python code hands them to _VF.tensordot, whose parser checks them
+    parser("torch", "tensordot").parse((a, b, dims_a, dims_b), {} if out is None else {"out": out})
     result = _tensordot(a, b, dims_a, dims_b)
     if out is not None:
         out.resize_(result.shape).copy_(result)

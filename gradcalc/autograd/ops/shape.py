@@ -233,6 +233,8 @@ def expand(input: Tensor, size: Sequence[int], *, implicit: bool = False) -> Ten
                                f"Tensor sizes: {shape_text(a.shape)}")
         target.append(wanted)
     target = tuple(reversed(target))
+    if any(n < 0 for n in target):  # c10's numel of the negative size, read as unsigned
+        raise RuntimeError("numel: integer multiplication overflow")
     if target == a.shape:
         return record(EXPAND, (a,), a._data.view(), a._dtype, view_of=a, self_sym_sizes=a.shape)
     # a view that can be written through, as PyTorch's (np.broadcast_to's is read-only), with
@@ -390,6 +392,10 @@ def repeat(input: Tensor, repeats: Sequence[int]) -> Tensor:
     if len(repeats) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     padded = input._data.reshape((1,) * (len(repeats) - input.ndim) + input.shape)
+    sizes = [size * count for size, count in zip(padded.shape, repeats)]
+    for size in sizes:  # the new tensor's sizes, checked as empty() checks them
+        if size < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {size}: {shape_text(sizes)}")
     return record(REPEAT, (input,), np.tile(padded, repeats), input._dtype, repeats=repeats,
                   self_sym_sizes=input.shape)
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import api, dtypes
 from ..tensor import Tensor
+from ...display.names import type_name
 from ...warnings import warn_once
 from .arithmetic import add, div, floor_divide, mul, neg, pow as power, rdiv, remainder, rpow, rsub, sub
 from .comparison import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
@@ -210,13 +211,27 @@ def _deepcopy(self: Tensor, memo: dict) -> Tensor:
     return copy
 
 
+def _part_setter(part: Callable) -> Callable:
+    """`x.real = value`, `x.imag = value`: the part's view takes the value, as torch copies into it."""
+
+    def assign(self: Tensor, value: Any) -> None:
+        view = part(self)
+        if not isinstance(value, (Tensor, bool, int, float, complex)):
+            raise TypeError(f"can't assign a {type_name(value)} to a torch.{view._dtype.tensor_type}")
+        view.copy_(value if isinstance(value, Tensor) else Tensor._make(np.array(value), view._dtype))
+
+    return assign
+
+
 def install(cls: type) -> None:
     for name, function in OPERATORS.items():
         setattr(cls, name, function)
     for name, function in AUGMENTED.items():
         setattr(cls, name, _augmented(function))
-    for name, getter in (("T", T), ("mT", mT), ("H", H), ("mH", mH), ("real", real), ("imag", imag)):
+    for name, getter in (("T", T), ("mT", mT), ("H", H), ("mH", mH)):
         setattr(cls, name, property(getter))
+    for name, getter in (("real", real), ("imag", imag)):
+        setattr(cls, name, property(getter, _part_setter(getter)))
     cls.backward = python_method("backward", backward)
     cls.__copy__ = python_method("__copy__", _copy)
     cls.__deepcopy__ = python_method("__deepcopy__", _deepcopy)

@@ -213,9 +213,12 @@ def _check(input: Tensor, dims: int, output_size: tuple) -> None:
     if input.ndim != dims + 2:
         raise RuntimeError(f"It is expected input_size equals to {dims + 2}, but got size {input.ndim}")
     if any(s <= 0 for s in input.shape[-dims:]) or any(s <= 0 for s in output_size):
-        shown_input, shown_output = ", ".join(map(str, input.shape[-dims:])), ", ".join(map(str, output_size))
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown_input}) and "
-                           f"output ({shown_output})")
+        names = "DHW"[-dims:]
+        shown_input = ", ".join(f"{name}: {size}" for name, size in zip(names, input.shape[-dims:]))
+        shown_output = ", ".join(f"{name}: {size}" for name, size in zip(names, output_size))
+        joined = " and " if dims == 1 else " "  # ATen's 1d check says "and", its 2d and 3d ones do not
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown_input})"
+                           f"{joined}output ({shown_output})")
 
 
 def _nearest_op(declared: Any, input: Tensor, dims: int, output_size: Any, scale_factors: Any, explicit: tuple,

@@ -90,9 +90,27 @@ def _pool1d_sizes(name: str, input: Tensor, kernel_size: Any, stride: Any, paddi
             (0,) + _single(padding)[:1], (1,) + _single(dilation)[:1])
 
 
+def _check_max_pool1d(input: Tensor, kernel: int, stride: int, padding: int, dilation: int, ceil_mode: bool) -> None:
+    for name, value in (("kernel_size", kernel), ("stride", stride)):
+        if value <= 0:
+            raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {value}")
+    if padding < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {padding}")
+    if padding > kernel // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={padding} "
+                           f"and kernel_size={kernel}")
+    if dilation <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dilation}")
+    width = pooling.output_length(input.shape[-1], kernel, stride, padding, dilation, ceil_mode)
+    if width <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {width}")
+
+
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     kernel, stride, padding, dilation = _pool1d_sizes("max_pool1d", input, kernel_size, stride, padding, dilation)
+    if not return_indices:  # ATen's max_pool1d checks the sizes itself, with_indices leaves it to the 2d pool
+        _check_max_pool1d(input, kernel[1], (stride or kernel)[1], padding[1], dilation[1], ceil_mode)
     result = pooling.pooled_1d(pooling.max_pool2d_with_indices, input, kernel, stride, padding, dilation, ceil_mode)
     return result if return_indices else result[0]
 
@@ -381,6 +399,12 @@ one_hot = _NN["one_hot"]
 # ------------------------------------------------------------------ padding and reshaping
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: Optional[float] = None) -> Tensor:
+    # at::pad's checks, before any mode's own
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.ndim}")
     if mode == "constant":
         return constant_pad_nd(input, pad, 0 if value is None else value)
     if value is not None and value != 0:

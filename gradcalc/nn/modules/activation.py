@@ -6,6 +6,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ...autograd import dtypes
+from ...autograd.ops.creation import allocated
 from ...autograd.tensor import Tensor
 from .. import functional as F
 from .. import init
@@ -334,12 +335,12 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         dtype = dtype or dtypes.get_default_dtype()
-        self.in_proj_weight = Parameter(Tensor._make(np.zeros((3 * embed_dim, embed_dim), dtype._numpy), dtype))
+        self.in_proj_weight = Parameter(allocated((3 * embed_dim, embed_dim), dtype))
         self.register_parameter("q_proj_weight", None)
         self.register_parameter("k_proj_weight", None)
         self.register_parameter("v_proj_weight", None)
         if bias:
-            self.in_proj_bias = Parameter(Tensor._make(np.zeros((3 * embed_dim,), dtype._numpy), dtype))
+            self.in_proj_bias = Parameter(allocated((3 * embed_dim,), dtype))
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)

@@ -7,6 +7,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ...autograd import dtypes, grad_mode
+from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
 from ...autograd.tensor import Tensor
 from .. import functional as F
@@ -17,7 +18,7 @@ from .module import Module
 
 
 def _filled(shape: tuple, value: float, dtype: DType) -> Tensor:
-    return Tensor._make(np.full(shape, value, dtype=dtype._numpy), dtype)
+    return allocated(shape, dtype, value)
 
 
 class _NormBase(Module):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-import numpy as np
 
 from ...autograd import dtypes
+from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
 from ...autograd.tensor import Tensor
 from .. import functional as F
@@ -68,9 +68,9 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
             shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(Tensor._make(np.zeros(shape, dtype._numpy), dtype))
+        self.weight = Parameter(allocated(shape, dtype))
         if bias:
-            self.bias = Parameter(Tensor._make(np.zeros((out_channels,), dtype._numpy), dtype))
+            self.bias = Parameter(allocated((out_channels,), dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -8,7 +8,9 @@ from .. import functional as F
 from .module import Module
 
 
-class Dropout(Module):
+class _DropoutNd(Module):
+    """torch's base of the dropouts, whose __init__ its messages name."""
+
     __module__ = "torch.nn.modules.dropout"
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
@@ -18,15 +20,19 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:
-        # the mode set by .train() / .eval() decides whether anything is dropped
-        return F.dropout(input, self.p, self.training, self.inplace)
-
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class _FeatureDropout(Dropout):
+class Dropout(_DropoutNd):
+    __module__ = "torch.nn.modules.dropout"
+
+    def forward(self, input: Tensor) -> Tensor:
+        # the mode set by .train() / .eval() decides whether anything is dropped
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+
+class _FeatureDropout(_DropoutNd):
     __module__ = "torch.nn.modules.dropout"
     _function: Any = None
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-import numpy as np
 
 from ...autograd import dtypes, grad_mode, random
+from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
 from ...autograd.tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...warnings import warn
@@ -18,18 +18,6 @@ from .lazy import LazyModuleMixin
 from .module import Module
 
 
-def _check_linear_sizes(out_features: Any, in_features: Any) -> None:
-    """The errors torch.empty((out_features, in_features)) gives."""
-    for position, size in ((1, out_features), (2, in_features)):
-        if not isinstance(size, int):
-            raise TypeError(f"empty(): argument 'size' failed to unpack the object at pos {position} with error "
-                            f"\"type must be tuple of ints,but got {type(size).__name__}\"")
-    for size in (out_features, in_features):
-        if size < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {size}: "
-                               f"[{out_features}, {in_features}]")
-
-
 class Linear(Module):
     """y = x W^T + b, initialised as PyTorch initialises it, draw for draw."""
 
@@ -39,16 +27,16 @@ class Linear(Module):
                  dtype: Optional[DType] = None) -> None:
         super().__init__()
         check_device(device)
-        _check_linear_sizes(out_features, in_features)
         dtype = dtype or dtypes.get_default_dtype()
+        # as torch: uninitialised parameters, then reset_parameters draws into them in place
+        weight = allocated((out_features, in_features), dtype)
         if dtype.category < dtypes.FLOATING:
             raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
         self.in_features = in_features
         self.out_features = out_features
-        # as torch: uninitialised parameters, then reset_parameters draws into them in place
-        self.weight = Parameter(Tensor._make(np.zeros((out_features, in_features), dtype._numpy), dtype))
+        self.weight = Parameter(weight)
         if bias:
-            self.bias = Parameter(Tensor._make(np.zeros((out_features,), dtype._numpy), dtype))
+            self.bias = Parameter(allocated((out_features,), dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -56,8 +44,8 @@ class Linear(Module):
     def reset_parameters(self) -> None:
         """kaiming_uniform_ on the weight (skipped, with a warning, when it has no elements),
         then uniform_ on the bias, from PyTorch's random stream."""
-        weight, bias = random.linear_init(self.in_features, self.out_features, self.bias is not None,
-                                          self.weight.dtype.name)
+        out_features, in_features = self.weight.shape  # as torch, the weight's fan-in (a size given as a bool too)
+        weight, bias = random.linear_init(in_features, out_features, self.bias is not None, self.weight.dtype.name)
         with grad_mode.no_grad():
             if self.weight.numel():
                 self.weight.copy_(Tensor._make(weight, self.weight.dtype))
@@ -91,10 +79,9 @@ class Bilinear(Module):
         super().__init__()
         dtype = dtype or dtypes.get_default_dtype()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-        self.weight = Parameter(Tensor._make(np.zeros((out_features, in1_features, in2_features), dtype._numpy),
-                                             dtype))
+        self.weight = Parameter(allocated((out_features, in1_features, in2_features), dtype))
         if bias:
-            self.bias = Parameter(Tensor._make(np.zeros((out_features,), dtype._numpy), dtype))
+            self.bias = Parameter(allocated((out_features,), dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -28,18 +28,12 @@ class _Loss(Module):
 class MSELoss(_Loss):
     __module__ = "torch.nn.modules.loss"
 
-    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
     __module__ = "torch.nn.modules.loss"
-
-    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)

@@ -288,6 +288,9 @@ class Module:
     def forward(self, *input: Any) -> Any:
         raise NotImplementedError(f"Module [{type(self).__name__}] is missing the required \"forward\" function")
 
+    # torch's Module.forward is its module-level _forward_unimplemented, as messages and reprs name it
+    forward.__name__ = forward.__qualname__ = "_forward_unimplemented"
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numbers
 from typing import Any, Optional
 
-import numpy as np
 
 from ...autograd import dtypes
+from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
 from ...autograd.tensor import Tensor
 from .. import functional as F
@@ -18,7 +18,7 @@ from .module import Module
 
 def _parameter(shape: tuple, value: float, dtype: Optional[DType]) -> Parameter:
     dtype = dtype or dtypes.get_default_dtype()
-    return Parameter(Tensor._make(np.full(shape, value, dtype=dtype._numpy), dtype))
+    return Parameter(allocated(shape, dtype, value))
 
 
 def _register_affine(module: Module, shape: tuple, affine: bool, bias: bool, dtype: Optional[DType]) -> None:
@@ -60,7 +60,11 @@ class GroupNorm(Module):
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
                  device: Any = None, dtype: Optional[DType] = None, *, bias: bool = True) -> None:
         super().__init__()
-        if num_channels % num_groups != 0:
+        try:
+            indivisible = num_channels % num_groups != 0
+        except (ZeroDivisionError, TypeError) as error:  # Python's own error, from torch's same line
+            raise error.with_traceback(None)
+        if indivisible:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups = num_groups
         self.num_channels = num_channels

@@ -10,6 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ...autograd import dtypes
+from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
 from ...autograd.ops.joining import stack
 from ...autograd.tensor import Tensor
@@ -26,7 +27,7 @@ _NAMES = {"LSTM": "LSTM", "GRU": "GRU", "RNN_TANH": "RNN", "RNN_RELU": "RNN"}
 
 
 def _parameter(shape: tuple, dtype: DType) -> Parameter:
-    return Parameter(Tensor._make(np.zeros(shape, dtype=dtype._numpy), dtype))
+    return Parameter(allocated(shape, dtype))
 
 
 def _zeros(shape: tuple, like: Tensor) -> Tensor:
@@ -47,6 +48,10 @@ class RNNBase(Module):
             warn("UserWarning", f"dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                                 f"expects num_layers greater than 1, but got dropout={dropout} and "
                                 f"num_layers={num_layers}")
+        if not isinstance(input_size, int):
+            raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
         if not isinstance(hidden_size, int):
             raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
         if hidden_size <= 0:
@@ -372,6 +377,11 @@ class RNNCellBase(Module):
 
     def _zeros(self, input: Tensor) -> Tensor:
         return Tensor._make(np.zeros((input.shape[0], self.hidden_size), dtype=input.dtype._numpy), input.dtype)
+
+
+# torch's RNN, LSTM and GRU hand their arguments to RNNBase.__init__, which Python's messages about them name
+for _recurrent in (RNN, LSTM, GRU):
+    _recurrent.__init__.__qualname__ = "RNNBase.__init__"
 
 
 class RNNCell(RNNCellBase):

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-import numpy as np
 
 from ...autograd import dtypes, grad_mode
+from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
 from ...autograd.tensor import Tensor
 from .. import functional as F
@@ -38,8 +38,7 @@ class Embedding(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
             dtype = dtype or dtypes.get_default_dtype()
-            self.weight = Parameter(Tensor._make(np.zeros((num_embeddings, embedding_dim), dtype._numpy), dtype),
-                                    requires_grad=not _freeze)
+            self.weight = Parameter(allocated((num_embeddings, embedding_dim), dtype), requires_grad=not _freeze)
             self.reset_parameters()
         else:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
@@ -100,7 +99,7 @@ class EmbeddingBag(Module):
         self.padding_idx = padding_idx
         dtype = dtype or dtypes.get_default_dtype()
         if _weight is None:
-            self.weight = Parameter(Tensor._make(np.zeros((num_embeddings, embedding_dim), dtype._numpy), dtype))
+            self.weight = Parameter(allocated((num_embeddings, embedding_dim), dtype))
             init.normal_(self.weight)
             if padding_idx is not None:
                 with grad_mode.no_grad():

@@ -11,6 +11,7 @@ from ...autograd import dtypes
 from ...autograd.ops.creation import arange, as_tensor, full, zeros
 from ...autograd.ops.registry import LINEAR, node, record
 from ...autograd.tensor import Tensor
+from ...display.names import type_name
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence"]
@@ -220,6 +221,9 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
         raise RuntimeError(f"pad_sequence: Expected iterable for input sequences, but got arg of type: "
                            f"{type(sequences)}")
     sequences = tuple(sequences)
+    for index, seq in enumerate(sequences):  # torch._C._nn.pad_sequence's TensorList argument
+        if not isinstance(seq, Tensor):
+            raise TypeError(f"expected Tensor as element {index} in argument 0, but got {type_name(seq)}")
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     if padding_side not in ("left", "right"):
