@@ -327,4 +327,14 @@ def once_differentiable(fn: Callable) -> Callable:
 
 
 once_differentiable.__module__ = "torch.autograd.function"
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+class InplaceFunction(Function):
+    """Kept by PyTorch for old code that subclasses it: a Function told whether to work in place."""
+
+    __module__ = "torch.autograd.function"
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction", "once_differentiable"]
