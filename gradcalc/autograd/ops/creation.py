@@ -2,6 +2,7 @@
 randperm, the `_like` forms and `x.new_*`, with PyTorch's dtype rules."""
 from __future__ import annotations
 
+import collections
 import math
 from typing import Any, Optional, Sequence
 
@@ -31,7 +32,8 @@ def finish(data: np.ndarray, dtype: DType, requires_grad: Any, device: Any = Non
 
 
 def _is_sequence(data: Any) -> bool:
-    return isinstance(data, (list, tuple, range, np.ndarray))
+    # a deque is a sequence to PyTorch too (makemore-style loss windows keep their last values in one)
+    return isinstance(data, (list, tuple, range, np.ndarray, collections.deque))
 
 
 def infer_dtype(data: Any) -> DType:
