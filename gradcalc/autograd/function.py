@@ -14,7 +14,8 @@ import numpy as np
 
 from . import grad_mode
 from .engine import FREED_MESSAGE, Node, gradient_edge
-from .forward_mode import NO_JVP
+from .forward_mode import NO_JVP, BatchLevel, set_tangent, tangent_of
+from .grad_mode import FORWARD_LEVELS
 from .saved_variable import SavedTensor
 from .tensor import Tensor
 from ..display.names import torch_class
@@ -195,6 +196,9 @@ def _apply(cls: type, args: tuple, with_setup: bool) -> Any:
     ctx.needs_input_grad = tuple(isinstance(arg, Tensor) and arg.requires_grad for arg in args)
     previous = grad_mode.is_grad_enabled()
     grad_mode._set_enabled(False)
+    # the forward runs without forward AD (vmap's levels stay): the program's jvp gives the tangents
+    levels = list(FORWARD_LEVELS)
+    FORWARD_LEVELS[:] = [level for level in levels if type(level) is BatchLevel]
     try:
         if with_setup:
             output = cls.forward(*args)
@@ -203,11 +207,37 @@ def _apply(cls: type, args: tuple, with_setup: bool) -> Any:
             output = cls.forward(ctx, *args)
     finally:
         grad_mode._set_enabled(previous)
+        FORWARD_LEVELS[:] = levels
     is_tuple = isinstance(output, tuple)
     outputs = _wrap_outputs(ctx, inputs, output if is_tuple else (output,), is_executable)
     if is_executable:
         _save_variables(ctx)
+    _forward_tangents(cls, ctx, args, outputs)
     return outputs if is_tuple else outputs[0]
+
+
+def _forward_tangents(cls: type, ctx: BackwardCFunction, args: tuple, outputs: tuple) -> None:
+    """_process_forward_mode_AD: at each dual level an input has a tangent at, the program's jvp
+    (run with forward AD off and grad mode as the call found it) gives the outputs' tangents."""
+    levels = list(FORWARD_LEVELS)
+    for level in levels:
+        if type(level) is BatchLevel:
+            continue
+        tangents = [tangent_of(arg, level) if isinstance(arg, Tensor) else None for arg in args]
+        if all(tangent is None for tangent in tangents):
+            continue
+        FORWARD_LEVELS[:] = [other for other in levels if type(other) is BatchLevel]
+        try:
+            results = cls.jvp(ctx, *tangents)
+        finally:
+            FORWARD_LEVELS[:] = levels
+        results = results if isinstance(results, tuple) else (results,)
+        if len(results) != len(outputs):
+            raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected "
+                               f"{len(outputs)} but got {len(results)})")
+        for out, tangent in zip(outputs, results):
+            if isinstance(out, Tensor) and isinstance(tangent, Tensor):
+                set_tangent(out, level, tangent)
 
 
 def _wrap_outputs(ctx: BackwardCFunction, inputs: list, outputs: tuple, is_executable: bool) -> tuple:
