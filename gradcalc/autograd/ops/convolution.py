@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .. import grad_mode
+from .. import dtypes, grad_mode
 from ..tensor import Tensor
 from ...warnings import warn_once
 from .arrangement import constant_pad_nd
@@ -146,11 +146,6 @@ def _expand(value: Any, spatial: int) -> tuple:
 
 def _check(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple, padding: tuple, dilation: tuple,
            transposed: bool, output_padding: tuple, groups: int) -> None:
-    if input._dtype is not weight._dtype:
-        raise RuntimeError(f"expected scalar type {input._dtype._scalar_name} but found {weight._dtype._scalar_name}")
-    if bias is not None and bias._dtype is not input._dtype:
-        raise RuntimeError(f"Input type ({input._dtype._cpp_name}) and bias type ({bias._dtype._cpp_name}) should be "
-                           "the same")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in padding):
@@ -195,6 +190,20 @@ def _check(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple,
                                    f"output_padding_height: {output_padding[0]} output_padding_width: "
                                    f"{output_padding[-1]} stride_height: {stride[0]} stride_width: {stride[-1]} "
                                    f"dilation_height: {dilation[0]} dilation_width: {dilation[-1]}")
+    _check_dtypes(input, weight, bias, transposed)
+
+
+def _check_dtypes(input: Tensor, weight: Tensor, bias: Optional[Tensor], transposed: bool) -> None:
+    """After the shapes, as ATen checks: the transposed kernel's dispatch, the bias, then the weight (the
+    error a uint8 image meets)."""
+    if transposed and input._dtype in (dtypes.uint8, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.bool_):
+        kernel = "slow_conv_transpose3d_out_cpu" if input.ndim == 5 else "slow_conv_transpose2d_out_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input._dtype._scalar_name}'")
+    if bias is not None and bias._dtype is not input._dtype:
+        raise RuntimeError(f"Input type ({input._dtype._cpp_name}) and bias type ({bias._dtype._cpp_name}) should be "
+                           "the same")
+    if input._dtype is not weight._dtype:
+        raise RuntimeError(f"expected scalar type {input._dtype._scalar_name} but found {weight._dtype._scalar_name}")
 
 
 @op(nodes=(CONVOLUTION,), method=False)
