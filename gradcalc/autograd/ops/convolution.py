@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .. import dtypes, grad_mode
+from .. import dtypes, grad_mode, meta
 from ..tensor import Tensor
 from ...warnings import warn_once
 from .arrangement import constant_pad_nd
@@ -206,6 +206,20 @@ def _check_dtypes(input: Tensor, weight: Tensor, bias: Optional[Tensor], transpo
         raise RuntimeError(f"expected scalar type {input._dtype._scalar_name} but found {weight._dtype._scalar_name}")
 
 
+def _meta_output(x_shape: tuple, w_shape: tuple, stride: tuple, padding: tuple, dilation: tuple, transposed: bool,
+                 output_padding: tuple, groups: int, kind: np.dtype) -> np.ndarray:
+    """A meta convolution's output: its shape only (its input may be far larger than any memory)."""
+    if transposed:
+        channels = w_shape[1] * groups
+        sizes = tuple((size - 1) * s - 2 * p + d * (k - 1) + o + 1 for size, s, p, d, k, o in zip(
+            x_shape[2:], stride, padding, dilation, w_shape[2:], output_padding))
+    else:
+        channels = w_shape[0]
+        sizes = tuple((size + 2 * p - d * (k - 1) - 1) // s + 1 for size, s, p, d, k in zip(
+            x_shape[2:], stride, padding, dilation, w_shape[2:]))
+    return np.broadcast_to(np.zeros((), kind), (x_shape[0], channels) + sizes)
+
+
 @op(nodes=(CONVOLUTION,), method=False)
 def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Sequence[int],
                 padding: Sequence[int], dilation: Sequence[int], transposed: bool, output_padding: Sequence[int],
@@ -215,16 +229,17 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
     output_padding = _expand(output_padding, spatial)
     _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     x, w = input._data, weight._data
-    if not transposed:
+    if meta.state["made"] and meta.any_meta((input, weight, bias)):
+        data = _meta_output(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups, x.dtype)
+    elif not transposed:
         data = _forward(x, w, stride, padding, dilation, groups)
-        out_channels = w.shape[0]
     else:
         out_channels = w.shape[1] * groups
         sizes = tuple((size - 1) * s - 2 * p + d * (k - 1) + o + 1 for size, s, p, d, k, o in zip(
             x.shape[2:], stride, padding, dilation, w.shape[2:], output_padding))
         data = _grad_input(x, w, (x.shape[0], out_channels) + sizes, stride, padding, dilation, groups)
-    if bias is not None:
-        data = data + bias._data.reshape((out_channels,) + (1,) * spatial)
+    if bias is not None and data.strides[0]:  # (a meta output has no values to add to)
+        data = data + bias._data.reshape((data.shape[1],) + (1,) * spatial)
     inputs = (input, weight, bias if bias is not None else ABSENT)
     return record(CONVOLUTION, inputs, np.asarray(data, dtype=input._dtype._numpy), input._dtype,
                   stride=stride, padding=padding, dilation=dilation, transposed=transposed,

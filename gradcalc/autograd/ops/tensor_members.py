@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import api, dtypes
+from .. import api, dtypes, meta
 from ..tensor import Tensor
 from ...warnings import warn_once
 from .arithmetic import add, div, floor_divide, mul, neg, pow as power, rdiv, remainder, rpow, rsub, sub
@@ -53,9 +53,13 @@ def _reflected(function: Callable) -> Callable:
             if other is NotImplemented:
                 return NotImplemented
         try:
-            return function(a, other)
+            result = function(a, other)
         except MemoryError as error:
             raise out_of_memory(error) from None
+        # a comparison's result is made outside the registry's record: meta here
+        if meta.state["made"] and (meta.is_meta(a) or meta.is_meta(other)):
+            return meta.marked(result)
+        return result
 
     return operator
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...autograd import dtypes
 from ...autograd.dtypes import DType
+from ...autograd.meta import parameter_data
 from ...autograd.tensor import Tensor
 from .. import functional as F
 from .. import init
@@ -68,9 +69,9 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
             shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(Tensor._make(np.zeros(shape, dtype._numpy), dtype))
+        self.weight = Parameter(parameter_data(shape, dtype, device))
         if bias:
-            self.bias = Parameter(Tensor._make(np.zeros((out_channels,), dtype._numpy), dtype))
+            self.bias = Parameter(parameter_data((out_channels,), dtype, device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

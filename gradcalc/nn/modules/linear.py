@@ -8,6 +8,7 @@ import numpy as np
 
 from ...autograd import dtypes, grad_mode, random
 from ...autograd.dtypes import DType
+from ...autograd.meta import parameter_data
 from ...autograd.tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...warnings import warn
 from .. import functional as F
@@ -46,16 +47,18 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         # as torch: uninitialised parameters, then reset_parameters draws into them in place
-        self.weight = Parameter(Tensor._make(np.zeros((out_features, in_features), dtype._numpy), dtype))
+        self.weight = Parameter(parameter_data((out_features, in_features), dtype, device))
         if bias:
-            self.bias = Parameter(Tensor._make(np.zeros((out_features,), dtype._numpy), dtype))
+            self.bias = Parameter(parameter_data((out_features,), dtype, device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """kaiming_uniform_ on the weight (skipped, with a warning, when it has no elements),
-        then uniform_ on the bias, from PyTorch's random stream."""
+        then uniform_ on the bias, from PyTorch's random stream (a meta module's draw nothing)."""
+        if self.weight.is_meta:
+            return
         weight, bias = random.linear_init(self.in_features, self.out_features, self.bias is not None,
                                           self.weight.dtype.name)
         with grad_mode.no_grad():
