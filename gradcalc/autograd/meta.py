@@ -82,6 +82,18 @@ def any_meta(values: Any) -> bool:
                for value in values)
 
 
+def moved(tensor: Tensor, device: Any, empty: bool) -> Tensor:
+    """`tensor` on `device` for a module's move: to meta, its shape; off meta, new storage (to_empty) or PyTorch's
+    error (a copy of data there is none of)."""
+    if wants_meta(device):
+        return make_meta(tensor.shape, tensor._dtype)
+    if not empty:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() "
+                                  "instead of torch.nn.Module.to() when moving module from meta to a different "
+                                  "device.")
+    return Tensor._make(np.zeros(tensor.shape, tensor._dtype._numpy), tensor._dtype)
+
+
 def check_same_device(inputs: Any) -> None:
     """TensorIterator's check: every tensor on the first one's device but CPU scalars (0-dim)."""
     tensors = [t for t in inputs if isinstance(t, Tensor) and t.ndim]

@@ -397,6 +397,10 @@ class Tensor:
             raise TypeError("data must be a Tensor")
         self._data = value._data
         self._dtype = value._dtype
+        if value.__dict__.get("_meta"):
+            self.__dict__["_meta"] = True
+        else:
+            self.__dict__.pop("_meta", None)
 
     @property
     def _version(self) -> int:

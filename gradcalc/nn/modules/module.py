@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator, Optional
 
 from ...autograd import dtypes, grad_mode
 from ...autograd.dtypes import DType
-from ...autograd.tensor import RemovableHandle, Tensor, to_arguments
+from ...autograd.tensor import Device, RemovableHandle, Tensor, check_device, to_arguments
 from ..parameter import Parameter, is_buffer
 from .backward_hooks import BackwardHook
 
@@ -446,7 +446,10 @@ class Module:
     # -------------------------------------------------------------- dtype and device
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
+        device = kwargs.get("device", next((arg for arg in args if isinstance(arg, (str, Device))), None))
         dtype, _ = to_arguments(args, kwargs)
+        if device is not None:
+            self._move(device, empty=False)
         if dtype is None:
             return self
         if dtype.category < dtypes.FLOATING:
@@ -476,6 +479,26 @@ class Module:
         return self.to("cuda")
 
     def share_memory(self) -> "Module":
+        return self
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> "Module":
+        """Parameters and buffers moved to `device` without their values (from the meta device: storage to
+        initialise, as the meta-device notes do with reset_parameters)."""
+        return self._move(device, empty=True, recurse=recurse)
+
+    def _move(self, device: Any, empty: bool, recurse: bool = True) -> "Module":
+        """Parameters (the same objects, as torch's _apply keeps them) and buffers on `device`: the CPU or meta."""
+        from ...autograd import meta
+
+        check_device(device)
+        with grad_mode.no_grad():
+            for module in self.modules() if recurse else (self,):
+                for param in module._parameters.values():
+                    if param is not None and param.is_meta != meta.wants_meta(device):
+                        param.data = meta.moved(param, device, empty)
+                for name, buffer in module._buffers.items():
+                    if buffer is not None and buffer.is_meta != meta.wants_meta(device):
+                        module._buffers[name] = meta.moved(buffer, device, empty)
         return self
 
     def _convert(self, dtype: DType) -> "Module":
