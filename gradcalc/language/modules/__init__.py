@@ -95,7 +95,11 @@ class ModuleTable:
         if why is not None:
             raise ImportError(f"gradcalc programs cannot import {name}: {why}", name=name)
         if not _exists(name):
-            raise ModuleNotFoundError(f"No module named '{name}'", name=name)
+            # Python names the first package that is missing (`import torchvision.transforms`: 'torchvision')
+            parts = name.split(".")
+            missing = next(".".join(parts[:depth]) for depth in range(1, len(parts) + 1)
+                           if not _exists(".".join(parts[:depth])))
+            raise ModuleNotFoundError(f"No module named '{missing}'", name=missing)
         module = self.loaded[name] = Namespace(name, self.extra(name), functools.partial(self._table, name))
         return module
 
