@@ -11,6 +11,7 @@ from .. import dtypes, grad_mode, simd
 from ..forward_mode import unsupported
 from ..tensor import Tensor
 from .common import broadcast_shapes
+from .joining import cat
 from .registry import node, op, record
 
 
@@ -193,8 +194,6 @@ EUCLIDEAN_DIST = node("EuclideanDistBackward0", ("x1", "x2"), jvp=unsupported("_
 
 def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
     """ATen's _euclidean_dist: |a|^2 - 2ab + |b|^2 as one matrix product of padded operands."""
-    from .joining import cat
-
     with grad_mode.no_grad():
         a, b = x1.detach(), x2.detach()
         a_norm = a.pow(2).sum(-1, True)

@@ -9,7 +9,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator, Optional
 
-from ...autograd import dtypes, grad_mode
+from ...autograd import dtypes, grad_mode, meta
 from ...autograd.dtypes import DType
 from ...autograd.tensor import Device, RemovableHandle, Tensor, check_device, to_arguments
 from ..parameter import Parameter, is_buffer
@@ -488,8 +488,6 @@ class Module:
 
     def _move(self, device: Any, empty: bool, recurse: bool = True) -> "Module":
         """Parameters (the same objects, as torch's _apply keeps them) and buffers on `device`: the CPU or meta."""
-        from ...autograd import meta
-
         check_device(device)
         with grad_mode.no_grad():
             for module in self.modules() if recurse else (self,):
