@@ -276,7 +276,9 @@ _gradcalc("gradcalc.autograd.graph", "_AllowMutationOnSavedContext")
 _gradcalc("contextlib", "_GeneratorContextManager", read={"__enter__", "__exit__", "__call__"})
 _gradcalc("gradcalc.autograd.ops.decompositions", "LinAlgError", like=RuntimeError)
 _gradcalc("gradcalc.serialization", "UnpicklingError", like=RuntimeError)
-_gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"})
+_gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"},
+          subclasses=True)  # torch.cuda.amp.autocast derives from it
+_gradcalc("gradcalc.amp", "GradScaler", public=True, subclasses=True, derivable=True)
 # torch.nn: a module's registries and forward pre-hooks (the Pruning Tutorial finds its pruning method there; they
 # hold the program's hooks only); torch.nn.utils' spectral norm keeps its power-iteration vectors as private
 # buffers (`_u`, `_v`)

@@ -35,7 +35,7 @@ def _torch() -> dict:
         special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
         save=serialization.save, load=serialization.load, func=Submodule("torch.func"),
         vmap=Deferred(_vmap), testing=Submodule("torch.testing"), distributions=Submodule("torch.distributions"),
-        functional=Submodule("torch.functional"), random=Submodule("torch.random"),
+        functional=Submodule("torch.functional"), random=Submodule("torch.random"), amp=Submodule("torch.amp"),
     )
     return torch
 
@@ -146,7 +146,15 @@ def _module_all(path: str) -> Callable[[], dict]:
 def _cuda() -> dict:
     from ... import cuda
 
-    return cuda.cuda_members()
+    return dict(cuda.cuda_members(), amp=Submodule("torch.cuda.amp"))
+
+
+def _amp(name: str) -> Callable[[], dict]:
+    def build() -> dict:
+        from ... import amp
+
+        return amp.amp_members() if name == "torch.amp" else amp.cuda_amp_members()
+    return build
 
 
 def _random() -> dict:
@@ -188,7 +196,8 @@ BUILDERS: dict = {
     "torch.autograd.forward_ad": _module_all("autograd.forward_ad"),
     "torch.func": _module_all("func"),
     "torch.testing": _module_all("testing"),
-    "torch.cuda": _cuda, "torch.random": _random,
+    "torch.cuda": _cuda, "torch.random": _random, "torch.amp": _amp("torch.amp"),
+    "torch.cuda.amp": _amp("torch.cuda.amp"),
     "torch.accelerator": _no_device(is_available=lambda: False,
                                     current_accelerator=lambda check_available=False: None,
                                     device_count=lambda: 0),
