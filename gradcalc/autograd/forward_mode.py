@@ -45,6 +45,18 @@ def unsupported(aten_name: str) -> Callable:
 _ids = itertools.count()
 
 
+class TransformDepth:
+    """How many of torch.func's transforms are running, outermost first: only the outermost detaches
+    (_functorch), and a custom Function must then have a setup_context (function.py)."""
+
+    value = 0
+
+
+def functorch_active() -> bool:
+    """torch._C._are_functorch_transforms_active: a grad, vjp, jvp or vmap of torch.func running."""
+    return TransformDepth.value > 0 or any(type(level) is BatchLevel for level in LEVELS)
+
+
 class BatchLevel:
     """A vmap running now: the tensors computed from its examples carry it (as a tangent of
     True), so that what vmap refuses (`.item()`, control flow on them) can be refused."""

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import grad_mode
 from .engine import FREED_MESSAGE, Node, gradient_edge
-from .forward_mode import NO_JVP, BatchLevel, set_tangent, tangent_of
+from .forward_mode import NO_JVP, BatchLevel, functorch_active, set_tangent, tangent_of
 from .grad_mode import FORWARD_LEVELS
 from .saved_variable import SavedTensor
 from .tensor import Tensor
@@ -178,6 +178,8 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         with_setup = cls.setup_context is not Function.setup_context
+        if functorch_active():
+            _check_functorch(cls, with_setup)
         if with_setup:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
@@ -185,6 +187,25 @@ class Function:
         if kwargs:
             raise TypeError("apply() takes no keyword arguments")
         return _apply(cls, args, with_setup)
+
+
+def _check_functorch(cls: type, with_setup: bool) -> None:
+    """What torch.func asks of a Function: a setup_context, and under vmap a rule for batches (gradcalc runs
+    the examples one by one, so a rule given is not needed, but one missing is PyTorch's error)."""
+    if not with_setup:
+        raise RuntimeError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
+                           "...), it must override the setup_context staticmethod. For more details, please see "
+                           "https://pytorch.org/docs/main/notes/extending.func.html")
+    batched = any(type(level) is BatchLevel for level in FORWARD_LEVELS)
+    if batched and not getattr(cls, "generate_vmap_rule", False) and "vmap" not in _own_attributes(cls):
+        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please override "
+                           "and implement the vmap staticmethod or set generate_vmap_rule=True. For more details, "
+                           "please see https://pytorch.org/docs/main/notes/extending.func.html")
+
+
+def _own_attributes(cls: type) -> set:
+    """The names the program's Function classes define (not gradcalc's Function)."""
+    return {name for base in cls.__mro__ if base is not Function and issubclass(base, Function) for name in vars(base)}
 
 
 def _apply(cls: type, args: tuple, with_setup: bool) -> Any:
