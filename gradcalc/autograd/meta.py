@@ -2,16 +2,19 @@
 shapes" recipe uses them (a model built under `with torch.device("meta")` shows each layer's
 output shape without computing anything).
 
-A meta tensor is a Tensor flagged `_meta` whose storage is one zero element seen at every
-position (zero strides): any size costs nothing. Ops on meta tensors run as usual on those
-zeros and their results are made meta again, so an op's output must fit in memory (PyTorch's
-meta kernels have no such bound); the convolution, whose input the recipe makes larger than any
-memory, only computes its output's shape.
+A meta tensor is a Tensor flagged `_meta` whose storage is zeros the operating system has not
+yet given pages to (np.zeros), contiguous as PyTorch's meta tensors are, so ops that choose by
+strides choose as PyTorch does; past a gibibyte it is one zero element seen at every position
+(zero strides), so any size costs nothing. Ops on meta tensors run as usual on those zeros and
+their results are made meta, so an op's output must fit in memory (PyTorch's meta kernels have no
+such bound); the convolution, whose input the recipe makes larger than any memory, only computes
+its output's shape.
 Factories, `.to("meta")` and a `torch.device("meta")` context make them; nothing copies data
 out of them. Random fills on them draw nothing, as PyTorch's meta kernels draw nothing.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -37,13 +40,19 @@ def wants_meta(device: Any) -> bool:
     return Device(device).type == "meta"
 
 
-def _zero_strided(shape: tuple, dtype: np.dtype) -> np.ndarray:
+_CONTIGUOUS_LIMIT = 2 ** 30  # bytes: larger meta tensors get one zero element at every position
+
+
+def storage(shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """A meta tensor's zeros: contiguous, or zero-strided when large."""
+    if math.prod(shape) * dtype.itemsize <= _CONTIGUOUS_LIMIT:
+        return np.zeros(shape, dtype)
     return np.lib.stride_tricks.as_strided(np.zeros(1, dtype), shape=shape, strides=(0,) * len(shape),
                                            writeable=True)
 
 
 def make_meta(shape: Any, dtype: DType, requires_grad: bool = False) -> Tensor:
-    out = Tensor._make(_zero_strided(tuple(shape), dtype._numpy), dtype, requires_grad=bool(requires_grad))
+    out = Tensor._make(storage(tuple(shape), dtype._numpy), dtype, requires_grad=bool(requires_grad))
     return mark(out)
 
 
@@ -57,10 +66,7 @@ def parameter_data(shape: tuple, dtype: DType, device: Any) -> Tensor:
 
 
 def mark(tensor: Tensor) -> Tensor:
-    """`tensor` made meta: its values dropped for the one zero element (a view of a meta tensor is one already)."""
-    data = tensor._data
-    if any(data.strides) and data.size > 1:
-        tensor._data = _zero_strided(data.shape, data.dtype)
+    """`tensor` made meta (its zeros, whatever they are, no longer shown)."""
     tensor.__dict__["_meta"] = True
     state["made"] = True
     return tensor

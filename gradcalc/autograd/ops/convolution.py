@@ -217,7 +217,7 @@ def _meta_output(x_shape: tuple, w_shape: tuple, stride: tuple, padding: tuple, 
         channels = w_shape[0]
         sizes = tuple((size + 2 * p - d * (k - 1) - 1) // s + 1 for size, s, p, d, k in zip(
             x_shape[2:], stride, padding, dilation, w_shape[2:]))
-    return np.broadcast_to(np.zeros((), kind), (x_shape[0], channels) + sizes)
+    return meta.storage((x_shape[0], channels) + sizes, kind)
 
 
 @op(nodes=(CONVOLUTION,), method=False)
@@ -238,7 +238,7 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
         sizes = tuple((size - 1) * s - 2 * p + d * (k - 1) + o + 1 for size, s, p, d, k, o in zip(
             x.shape[2:], stride, padding, dilation, w.shape[2:], output_padding))
         data = _grad_input(x, w, (x.shape[0], out_channels) + sizes, stride, padding, dilation, groups)
-    if bias is not None and data.strides[0]:  # (a meta output has no values to add to)
+    if bias is not None and not meta.any_meta((input, weight, bias)):  # (a meta output has no values to add to)
         data = data + bias._data.reshape((data.shape[1],) + (1,) * spatial)
     inputs = (input, weight, bias if bias is not None else ABSENT)
     return record(CONVOLUTION, inputs, np.asarray(data, dtype=input._dtype._numpy), input._dtype,

@@ -52,14 +52,15 @@ def _reflected(function: Callable) -> Callable:
             other = _operand(other)
             if other is NotImplemented:
                 return NotImplemented
+        if meta.state["made"] and (meta.is_meta(a) or meta.is_meta(other)):
+            # a program's operands on two devices are refused as PyTorch refuses them; a comparison's
+            # result is made outside the registry's record: meta here
+            meta.check_same_device((a, other))
+            return meta.marked(function(a, other))
         try:
-            result = function(a, other)
+            return function(a, other)
         except MemoryError as error:
             raise out_of_memory(error) from None
-        # a comparison's result is made outside the registry's record: meta here
-        if meta.state["made"] and (meta.is_meta(a) or meta.is_meta(other)):
-            return meta.marked(result)
-        return result
 
     return operator
 

@@ -197,6 +197,8 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' (torch Tensor or None "
                             "required)")
+        if tensor is not None and not tensor.is_meta and meta.wants_meta(None):
+            tensor = meta.make_meta(tensor.shape, tensor._dtype)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -221,6 +223,9 @@ class Module:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created "
                              f"explicitly. To express '{name}' as a function of another Tensor, compute the value in "
                              "the forward() method.")
+        if param is not None and not param.is_meta and meta.wants_meta(None):
+            # built inside `with torch.device("meta")`: PyTorch's factories would have made it there
+            param.data = meta.make_meta(param.shape, param._dtype)
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Optional["Module"]) -> None:
