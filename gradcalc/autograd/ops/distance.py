@@ -213,6 +213,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     if compute_mode not in _COMPUTE_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     mode = _COMPUTE_MODES[compute_mode] or 0
+    for position, (name, t) in enumerate((("x1", x1), ("x2", x2)), 1):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"cdist(): argument '{name}' (position {position}) must be Tensor, not {type(t).__name__}")
     for name, t in (("X1", x1), ("X2", x2)):
         if t.ndim < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.ndim}D")
@@ -227,12 +230,20 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     r1, r2, columns = x1.shape[-2], x2.shape[-2], x1.shape[-1]
     empty = x1.numel() == 0 or x2.numel() == 0
     if p == 2 and not empty and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))):
+        if x1.dtype is not x2.dtype:
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {x1.dtype._cpp_name} != "
+                               f"{x2.dtype._cpp_name}")
         if x1.ndim == 2 and x2.ndim == 2:
             return _euclidean_dist(x1, x2).view(r1, r2)
         size = math.prod(batch)
         a = x1.expand(*batch, r1, columns).reshape(size, r1, columns)
         b = x2.expand(*batch, r2, columns).reshape(size, r2, columns)
         return _euclidean_dist(a, b).view(*batch, r1, r2)
+    # the kernel's dispatch: float and double only, both the same
+    if x1.dtype in (dtypes.float16, dtypes.bfloat16):
+        raise NotImplementedError(f"\"cdist\" not implemented for '{x1.dtype._scalar_name}'")
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(f"expected scalar type {x1.dtype._scalar_name} but found {x2.dtype._scalar_name}")
     a, b = _batched(x1, x2)
     return record(CDIST, (x1, x2), _cdist_values(a, b, float(p)), x1._dtype, p=float(p))
 
