@@ -54,17 +54,18 @@ _CUDA = {
 }
 
 
-def _named(name: str, behaviour: Any) -> Any:
+def named(name: str, behaviour: Any, module: str) -> Any:
+    """`behaviour` as a Python function `module.name`, as PyTorch's own are (a closure: nothing of it shows)."""
     def function(*args: Any, **kwargs: Any) -> Any:
         return behaviour(*args, **kwargs)
     function.__name__ = function.__qualname__ = name
-    function.__module__ = "torch.cuda"
+    function.__module__ = module
     return function
 
 
 def cuda_members() -> dict:
     """torch.cuda's functions, each a Python function of torch.cuda as PyTorch's are."""
-    return {name: _named(name, behaviour) for name, behaviour in _CUDA.items()}
+    return {name: named(name, behaviour, "torch.cuda") for name, behaviour in _CUDA.items()}
 
 
 @contextlib.contextmanager

@@ -36,6 +36,7 @@ def _torch() -> dict:
         save=serialization.save, load=serialization.load, func=Submodule("torch.func"),
         vmap=Deferred(_vmap), testing=Submodule("torch.testing"), distributions=Submodule("torch.distributions"),
         functional=Submodule("torch.functional"), random=Submodule("torch.random"), amp=Submodule("torch.amp"),
+        distributed=Submodule("torch.distributed"),
     )
     return torch
 
@@ -157,6 +158,12 @@ def _amp(name: str) -> Callable[[], dict]:
     return build
 
 
+def _distributed() -> dict:
+    from ... import distributed
+
+    return distributed.members()
+
+
 def _random() -> dict:
     from ... import cuda
 
@@ -197,7 +204,7 @@ BUILDERS: dict = {
     "torch.func": _module_all("func"),
     "torch.testing": _module_all("testing"),
     "torch.cuda": _cuda, "torch.random": _random, "torch.amp": _amp("torch.amp"),
-    "torch.cuda.amp": _amp("torch.cuda.amp"),
+    "torch.cuda.amp": _amp("torch.cuda.amp"), "torch.distributed": _distributed,
     "torch.accelerator": _no_device(is_available=lambda: False,
                                     current_accelerator=lambda check_available=False: None,
                                     device_count=lambda: 0),
