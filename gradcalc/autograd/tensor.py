@@ -260,8 +260,11 @@ class Tensor:
         return tensor
 
     def _copy(self) -> "Tensor":
-        """A copy with no history: what `detach().clone()` gives with grad mode off."""
-        return Tensor._make(self._data.copy(), self._dtype)
+        """A copy with no history: what `detach().clone()` gives with grad mode off (on the same device)."""
+        copy = Tensor._make(self._data.copy(), self._dtype)
+        if self.__dict__.get("_meta"):
+            copy.__dict__["_meta"] = True
+        return copy
 
     def _grad_accumulator(self) -> AccumulateGrad:
         node = self._accumulator() if self._accumulator is not None else None
