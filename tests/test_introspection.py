@@ -1,13 +1,16 @@
-"""inspect.signature on gradcalc's callables hands a program their parameters' defaults: each must
-be a value the sandbox policy lets a program hold (a default of an internal type would be a
-door to gradcalc's machinery)."""
+"""inspect.signature on gradcalc's callables hands a program their parameters' defaults and
+annotations: each default must be a value the sandbox policy lets a program hold (a default of an
+internal type would be a door to gradcalc's machinery), each annotation PyTorch's text."""
 from __future__ import annotations
 
 import inspect
 
+from gradcalc.autograd.dtypes import DType
+from gradcalc.autograd.random import Generator
+from gradcalc.autograd.tensor import Device, Size, Tensor
 from gradcalc.language import policy
 from gradcalc.language.modules import ModuleTable
-from gradcalc.language.modules.introspection import signature
+from gradcalc.language.modules.introspection import ShownAnnotation, signature
 from gradcalc.language.modules.namespace import members
 
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.nn.parallel",
@@ -15,6 +18,9 @@ MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.n
            "torch.autograd.functional", "torch.autograd.forward_ad", "torch.autograd.graph", "torch.func",
            "torch.random", "torch.cuda", "torch.distributions", "torch.linalg", "torch.special", "torch.fft",
            "torch.testing")
+
+
+PLAIN = (int, float, bool, str, complex, None, Tensor, Size, DType, Device, Generator)
 
 
 def test_signature_defaults_are_values_a_program_may_hold() -> None:
@@ -33,5 +39,7 @@ def test_signature_defaults_are_values_a_program_may_hold() -> None:
                     continue
                 if policy.class_rule(type(default)) is None:
                     refused.append((module, name, parameter.name, type(default).__qualname__))
-            assert all(p.annotation is inspect.Parameter.empty for p in found.parameters.values()), (module, name)
+            # PyTorch's annotations: as text, or the classes a program holds anyway; never gradcalc's own objects
+            assert all(p.annotation is inspect.Parameter.empty or type(p.annotation) is ShownAnnotation
+                       or p.annotation in PLAIN for p in found.parameters.values()), (module, name)
     assert not refused
