@@ -23,7 +23,6 @@ from . import tensor as tensor_module
 from .dtypes import DType
 from .tensor import Device, Tensor, check_device
 
-META = Device("meta")
 # whether any meta tensor was made in this process: until then the ops' entry points check nothing
 state = {"made": False}
 
