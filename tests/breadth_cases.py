@@ -215,3 +215,14 @@ BREADTH_CASES += [
     Case("frobenius_norm", lambda x: F.frobenius_norm(x, (0, 1)) + F.frobenius_norm(x, [1], True).sum(), [rand(2, 3)],
          True),
 ]
+
+# cdist: the kernel's distances for each p (a batch broadcast against plain rows), and the matrix-product
+# form ATen's _euclidean_dist takes for p = 2 when asked (or past 25 rows)
+BREADTH_CASES += [
+    Case("cdist", lambda a, b, c: F.cdist(a, b) + F.cdist(a, b, 1.0) * F.cdist(a, b, 1.5) + F.cdist(a, b, 3)
+         + F.cdist(a, b, float("inf")) + F.cdist(c, b, compute_mode="donot_use_mm_for_euclid_dist").sum(),
+         [distinct(2, 3, 4), distinct(5, 4, seed=1), distinct(1, 3, 4, seed=2)]),
+    Case("cdist matrix product", lambda a, b, c: F.cdist(a, b, compute_mode="use_mm_for_euclid_dist")
+         + F.cdist(c, b, compute_mode="use_mm_for_euclid_dist").sum(),
+         [distinct(3, 4), distinct(5, 4, seed=1), distinct(2, 3, 4, seed=2)], True),
+]

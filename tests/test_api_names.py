@@ -75,7 +75,7 @@ EXCLUDED: dict = {
         "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
         "prelu",
         "bilinear", "cosine_similarity", "cosine_embedding_loss",
-        "pairwise_distance", "cdist", "grid_sampler_3d",
+        "pairwise_distance", "grid_sampler_3d",
         "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
         "poisson_nll_loss", "triplet_margin_loss", "norm_except_dim", "is_distributed"],
         "torch.Tensor": ["prelu"]},

@@ -568,6 +568,7 @@ NO_FORWARD_AD = {
     **{case: f"Trying to use forward AD with {aten} that does not support it"
        for case, aten in (("multi_margin_loss", "multi_margin_loss"),
                           ("multilabel_margin_loss", "multilabel_margin_loss_forward"), ("pdist", "_pdist_forward"),
+                          ("cdist", "_cdist_forward"), ("cdist matrix product", "_euclidean_dist"),
                           ("ctc_loss", "_ctc_loss"))},
     "mkldnn_rnn_layer": "Trying to use forward AD with mkldnn_rnn_layer that does not support it",
     **{name: "Trying to use forward AD with grid_sampler_2d that does not support it" for name in (

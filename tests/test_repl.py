@@ -133,6 +133,17 @@ def test_did_you_mean_hints_in_the_repl_only() -> None:
     assert script.output.stderr.getvalue() == "NameError: name 'tensr' is not defined\n"
 
 
+def test_missing_libraries_name_what_gradcalc_offers_in_the_repl_only() -> None:
+    _, err, _ = drive("import torchvision.transforms as T\rimport nosuchlib\r\x04")
+    assert err.splitlines()[1:] == [
+        "ModuleNotFoundError: No module named 'torchvision'. gradcalc has no torchvision: make image batches with "
+        "torch.rand(N, C, H, W) and datasets with torch.utils.data.TensorDataset",
+        "ModuleNotFoundError: No module named 'nosuchlib'"]
+    script = Session(TextOutput(io.StringIO(), io.StringIO()))
+    script.run("import torchvision")
+    assert script.output.stderr.getvalue() == "ModuleNotFoundError: No module named 'torchvision'\n"
+
+
 def test_hints_offer_only_what_the_program_may_read() -> None:
     _, err, _ = drive("program = 1\rprogra\rx = ones(1)\rx._dat\r\x04")
     assert err.splitlines()[1] == "NameError: name 'progra' is not defined. Did you mean: 'program'?"

@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from ..autograd import api, forward_ad, grad_mode, forward_mode
+from ..autograd.forward_mode import TransformDepth as _Depth
 from ..autograd.ops.joining import stack
 from ..autograd.tensor import Tensor
 from ..warnings import warn_once
@@ -19,12 +20,6 @@ from ..utils._pytree import tree_flatten, tree_map, tree_unflatten, treespec_rep
 
 Argnums = Union[int, tuple]
 VJP_ONLY_TENSORS = "vjp(f, *primals): expected f(*primals) to return only tensors, got unsupported type {}"
-
-
-class _Depth:
-    """How many transforms are running, outermost first: only the outermost detaches."""
-
-    value = 0
 
 
 def running() -> bool:

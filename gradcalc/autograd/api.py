@@ -5,6 +5,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from . import meta
 from .engine import run_backward
 from .graph import GradientEdge
 from ..display.names import type_name
@@ -38,7 +39,10 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
             if output.requires_grad and output._dtype.is_complex:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{output.dtype}")
-            grads.append(Tensor._make(np.ones(output.shape, dtype=output._dtype._numpy), output._dtype))
+            if output.is_meta:  # a meta output's gradient is meta: every gradient after it too
+                grads.append(meta.make_meta(output.shape, output._dtype))
+            else:
+                grads.append(Tensor._make(np.ones(output.shape, dtype=output._dtype._numpy), output._dtype))
             continue
         if not isinstance(grad, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")

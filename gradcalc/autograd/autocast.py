@@ -120,7 +120,7 @@ class autocast:
         self.fast_dtype = dtype if dtype is not None else get_autocast_dtype(device_type)
         self._enabled = enabled
         if device_type == "cuda" and enabled:
-            warn("UserWarning", "User provided device_type of 'cuda', but CUDA is not available. Disabling")
+            warn("UserWarning", "CUDA is not available or torch_xla is imported. Disabling autocast.")
             self._enabled = False
         if device_type == "cpu" and self.fast_dtype not in (dtypes.bfloat16, dtypes.float16):
             warn("UserWarning", "In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"

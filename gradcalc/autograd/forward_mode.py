@@ -45,6 +45,18 @@ def unsupported(aten_name: str) -> Callable:
 _ids = itertools.count()
 
 
+class TransformDepth:
+    """How many of torch.func's transforms are running, outermost first: only the outermost detaches
+    (_functorch), and a custom Function must then have a setup_context (function.py)."""
+
+    value = 0
+
+
+def functorch_active() -> bool:
+    """torch._C._are_functorch_transforms_active: a grad, vjp, jvp or vmap of torch.func running."""
+    return TransformDepth.value > 0 or any(type(level) is BatchLevel for level in LEVELS)
+
+
 class BatchLevel:
     """A vmap running now: the tensors computed from its examples carry it (as a tangent of
     True), so that what vmap refuses (`.item()`, control flow on them) can be refused."""
@@ -116,7 +128,7 @@ def follow(out: Tensor, inputs: Sequence[Any]) -> Tensor:
     """Mark the output of an op without a derivative (a comparison) as batched like its inputs."""
     for level in LEVELS:
         if type(level) is BatchLevel and any(isinstance(t, Tensor) and tangent_of(t, level) for t in inputs):
-            _set_tangent(out, level, True)
+            set_tangent(out, level, True)
     return out
 
 
@@ -128,7 +140,7 @@ def check_inplace(target: Tensor, out: Tensor) -> None:
                                f"{[level.size] + list(out.shape)}")
 
 
-def _set_tangent(tensor: Tensor, level: int, tangent: Tensor) -> None:
+def set_tangent(tensor: Tensor, level: int, tangent: Tensor) -> None:
     if tensor._fw is None:
         tensor._fw = {}
     tensor._fw[level] = tangent
@@ -148,7 +160,7 @@ def propagate(op: Any, inputs: Sequence[Tensor], outs: Sequence[Optional[Tensor]
         if type(level) is BatchLevel:
             for out in outs:
                 if out is not None:
-                    _set_tangent(out, level, True)
+                    set_tangent(out, level, True)
             continue
         LEVELS[:] = active[:position]
         try:
@@ -157,7 +169,7 @@ def propagate(op: Any, inputs: Sequence[Tensor], outs: Sequence[Optional[Tensor]
             LEVELS[:] = active
         for out, tangent in zip(outs, results):
             if out is not None and tangent is not None:
-                _set_tangent(out, level, _fitted(tangent, out))
+                set_tangent(out, level, _fitted(tangent, out))
 
 
 def _fitted(tangent: Tensor, out: Tensor) -> Tensor:
@@ -288,7 +300,7 @@ def inplace(target: Tensor, out: Tensor, positions: Optional[np.ndarray]) -> Non
         tangent = from_out.get(level)
         if tangent is None:
             tangent = _zeros_like(target)
-        _set_tangent(target, level, tangent)
+        set_tangent(target, level, tangent)
         if base is not None:
             _write_through(base, Tensor._make(positions.reshape(-1), dtypes.int64), level, tangent)
 
@@ -298,4 +310,4 @@ def _write_through(base: Tensor, positions: Tensor, level: int, tangent: Tensor)
     if current is None:
         current = _zeros_like(base)
     flat = current.reshape(-1).index_put((positions,), tangent.reshape(-1))
-    _set_tangent(base, level, flat.reshape(base.shape))
+    set_tangent(base, level, flat.reshape(base.shape))

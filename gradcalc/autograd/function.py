@@ -14,7 +14,8 @@ import numpy as np
 
 from . import grad_mode
 from .engine import FREED_MESSAGE, Node, gradient_edge
-from .forward_mode import NO_JVP
+from .forward_mode import NO_JVP, BatchLevel, functorch_active, set_tangent, tangent_of
+from .grad_mode import FORWARD_LEVELS
 from .saved_variable import SavedTensor
 from .tensor import Tensor
 from ..display.names import torch_class
@@ -177,6 +178,8 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         with_setup = cls.setup_context is not Function.setup_context
+        if functorch_active():
+            _check_functorch(cls, with_setup)
         if with_setup:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
@@ -184,6 +187,25 @@ class Function:
         if kwargs:
             raise TypeError("apply() takes no keyword arguments")
         return _apply(cls, args, with_setup)
+
+
+def _check_functorch(cls: type, with_setup: bool) -> None:
+    """What torch.func asks of a Function: a setup_context, and under vmap a rule for batches (gradcalc runs
+    the examples one by one, so a rule given is not needed, but one missing is PyTorch's error)."""
+    if not with_setup:
+        raise RuntimeError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
+                           "...), it must override the setup_context staticmethod. For more details, please see "
+                           "https://pytorch.org/docs/main/notes/extending.func.html")
+    batched = any(type(level) is BatchLevel for level in FORWARD_LEVELS)
+    if batched and not getattr(cls, "generate_vmap_rule", False) and "vmap" not in _own_attributes(cls):
+        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please override "
+                           "and implement the vmap staticmethod or set generate_vmap_rule=True. For more details, "
+                           "please see https://pytorch.org/docs/main/notes/extending.func.html")
+
+
+def _own_attributes(cls: type) -> set:
+    """The names the program's Function classes define (not gradcalc's Function)."""
+    return {name for base in cls.__mro__ if base is not Function and issubclass(base, Function) for name in vars(base)}
 
 
 def _apply(cls: type, args: tuple, with_setup: bool) -> Any:
@@ -195,6 +217,9 @@ def _apply(cls: type, args: tuple, with_setup: bool) -> Any:
     ctx.needs_input_grad = tuple(isinstance(arg, Tensor) and arg.requires_grad for arg in args)
     previous = grad_mode.is_grad_enabled()
     grad_mode._set_enabled(False)
+    # the forward runs without forward AD (vmap's levels stay): the program's jvp gives the tangents
+    levels = list(FORWARD_LEVELS)
+    FORWARD_LEVELS[:] = [level for level in levels if type(level) is BatchLevel]
     try:
         if with_setup:
             output = cls.forward(*args)
@@ -203,11 +228,37 @@ def _apply(cls: type, args: tuple, with_setup: bool) -> Any:
             output = cls.forward(ctx, *args)
     finally:
         grad_mode._set_enabled(previous)
+        FORWARD_LEVELS[:] = levels
     is_tuple = isinstance(output, tuple)
     outputs = _wrap_outputs(ctx, inputs, output if is_tuple else (output,), is_executable)
     if is_executable:
         _save_variables(ctx)
+    _forward_tangents(cls, ctx, args, outputs)
     return outputs if is_tuple else outputs[0]
+
+
+def _forward_tangents(cls: type, ctx: BackwardCFunction, args: tuple, outputs: tuple) -> None:
+    """_process_forward_mode_AD: at each dual level an input has a tangent at, the program's jvp
+    (run with forward AD off and grad mode as the call found it) gives the outputs' tangents."""
+    levels = list(FORWARD_LEVELS)
+    for level in levels:
+        if type(level) is BatchLevel:
+            continue
+        tangents = [tangent_of(arg, level) if isinstance(arg, Tensor) else None for arg in args]
+        if all(tangent is None for tangent in tangents):
+            continue
+        FORWARD_LEVELS[:] = [other for other in levels if type(other) is BatchLevel]
+        try:
+            results = cls.jvp(ctx, *tangents)
+        finally:
+            FORWARD_LEVELS[:] = levels
+        results = results if isinstance(results, tuple) else (results,)
+        if len(results) != len(outputs):
+            raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected "
+                               f"{len(outputs)} but got {len(results)})")
+        for out, tangent in zip(outputs, results):
+            if isinstance(out, Tensor) and isinstance(tangent, Tensor):
+                set_tangent(out, level, tangent)
 
 
 def _wrap_outputs(ctx: BackwardCFunction, inputs: list, outputs: tuple, is_executable: bool) -> tuple:
@@ -327,4 +378,14 @@ def once_differentiable(fn: Callable) -> Callable:
 
 
 once_differentiable.__module__ = "torch.autograd.function"
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+class InplaceFunction(Function):
+    """Kept by PyTorch for old code that subclasses it: a Function told whether to work in place."""
+
+    __module__ = "torch.autograd.function"
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction", "once_differentiable"]

@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import api, dtypes
+from .forward_ad import dual_level, make_dual, unpack_dual
 from .ops.common import zeros_like
 from .tensor import Tensor
 from ..warnings import warn
@@ -160,6 +161,63 @@ def _check_jacobians(func: Callable, func_out: Any, inputs: tuple, outputs: tupl
                                      f"numerical:{n}\nanalytical:{a}\n")
 
 
+def _dual_inputs(inputs: tuple, tangents: list) -> list:
+    """The inputs with a dual of each differentiable one (its tangent from `tangents`, in order)."""
+    given = iter(tangents)
+    return [make_dual(inp.detach(), next(given)) if isinstance(inp, Tensor) and inp.requires_grad else inp
+            for inp in inputs]
+
+
+def _forward_columns(func: Callable, inputs: tuple, tangents: list) -> list:
+    """The output tangents of one forward pass (None for an output without one)."""
+    with dual_level():
+        raw = _as_tuple(func(*_dual_inputs(inputs, tangents)))
+        return [unpack_dual(out).tangent for out in raw
+                if isinstance(out, Tensor) and (out.is_floating_point() or out.is_complex())]
+
+
+def _check_forward_jacobians(func: Callable, func_out: Any, inputs: tuple, outputs: tuple, eps: float, rtol: float,
+                             atol: float) -> None:
+    """_get_analytical_jacobian_forward_ad: the Jacobian column by column, one unit tangent at a time."""
+    func_out = _as_tuple(func_out)
+    numerical = _numerical_jacobians(func, inputs, func_out, eps)
+    per_output = [[per_input[k] for per_input in numerical] for k, out in enumerate(func_out) if out.requires_grad]
+    diff_inputs = _diff_inputs(inputs)
+    for j, inp in enumerate(diff_inputs):
+        columns = [Tensor._make(np.zeros((inp.numel(), out.numel()), dtype=out.dtype._numpy), out.dtype)
+                   for out in outputs]
+        for flat in range(inp.numel()):
+            tangents = [zeros_like(t) for t in diff_inputs]
+            tangents[j].view(-1)[flat] = 1.0
+            for column, tangent in zip(columns, _forward_columns(func, inputs, tangents)):
+                if tangent is not None:
+                    column[flat] = tangent.detach().reshape(-1)
+        for i, (a, n) in enumerate(zip(columns, (per[j] for per in per_output))):
+            if not _allclose(a, n, rtol, atol):
+                raise GradcheckError(f"Jacobian computed with forward mode mismatch for output {i:d} with respect "
+                                     f"to input {j:d},\nnumerical:{n}\nanalytical:{a}\n")
+
+
+def _check_undefined_forward_grad(func: Callable, inputs: tuple) -> None:
+    """_test_undefined_forward_mode: an input without a tangent gives what a zero tangent gives."""
+    positions = [i for i, inp in enumerate(inputs) if isinstance(inp, Tensor) and inp.requires_grad]
+    with dual_level():
+        duals = _dual_inputs(inputs, [inputs[i].detach().clone().fill_(1.0) for i in positions])
+        for position in positions:
+            kept = duals[position]
+            duals[position] = make_dual(inputs[position].detach(), zeros_like(inputs[position]))
+            with_zero = [unpack_dual(out).tangent for out in _as_tuple(func(*duals))]
+            duals[position] = inputs[position].detach()
+            without = [unpack_dual(out).tangent for out in _as_tuple(func(*duals))]
+            duals[position] = kept
+            for index, (first, second) in enumerate(zip(with_zero, without)):
+                if first is not None and second is not None and not _allclose(first, second, 1e-5, 1e-8):
+                    # PyTorch gives the pieces as separate arguments: the message shows them as a tuple
+                    raise GradcheckError("Mismatch in tangent values for output with index: ", index, " when input: ",
+                                         inputs[position], " has an undefined tangent value. ", " Got: ", first,
+                                         " but expected: ", second)
+
+
 def _check_backward_mul_by_grad_output(outputs: tuple, inputs: tuple) -> None:
     diff_inputs = _diff_inputs(inputs)
     grads = api.grad(outputs, diff_inputs, [zeros_like(o) for o in outputs], allow_unused=True)
@@ -205,7 +263,8 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
     try:
-        return _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad and check_backward_ad)
+        return _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_forward_ad,
+                          check_backward_ad)
     except GradcheckError:
         if raise_exception:
             raise
@@ -213,12 +272,19 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
 
 
 def _gradcheck(func: Callable, inputs: Any, eps: float, atol: float, rtol: float, nondet_tol: float,
-               check_undefined_grad: bool) -> bool:
+               check_undefined_grad: bool, check_forward_ad: bool, check_backward_ad: bool) -> bool:
     inputs = _as_tuple(inputs)
     _check_inputs(inputs)
     func_out = func(*inputs)
     outputs = _differentiable_outputs(func_out)
-    _check_jacobians(func, func_out, inputs, outputs, eps, rtol, atol, nondet_tol)
+    if check_backward_ad:
+        _check_jacobians(func, func_out, inputs, outputs, eps, rtol, atol, nondet_tol)
+    if check_forward_ad:
+        _check_forward_jacobians(func, func_out, inputs, outputs, eps, rtol, atol)
+        if check_undefined_grad:
+            _check_undefined_forward_grad(func, inputs)
+    if not check_backward_ad:  # what remains needs backward mode
+        return True
     if not _diff_inputs(inputs):
         raise GradcheckError("no Tensors requiring grad found in input")
     _check_backward_mul_by_grad_output(outputs, inputs)

@@ -149,6 +149,16 @@ class Device:
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
+    # `with torch.device("meta"):` — the factories called inside make tensors on that device
+    def __enter__(self) -> None:
+        DEVICE_CONTEXT.append(self)
+
+    def __exit__(self, *exc_info: Any) -> None:
+        DEVICE_CONTEXT.pop()
+
+
+DEVICE_CONTEXT: list = []  # the devices of the `with torch.device(...)` blocks running, innermost last
+
 
 def _device_arguments(args: tuple, kwargs: dict) -> tuple:
     """(type, index) of torch.device(...), refused as torch's argument parser refuses them."""
@@ -177,11 +187,12 @@ def check_device(device: Any) -> None:
     kind = Device(device).type
     if kind == "cuda":
         raise AssertionError(NO_CUDA_MESSAGE)
-    if kind != "cpu":
+    if kind not in ("cpu", "meta"):  # meta: shapes without data (autograd/meta.py)
         raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
 
 
 CPU = Device("cpu")
+META = Device("meta")
 
 
 @torch_class("torch.Tensor")
@@ -259,8 +270,11 @@ class Tensor:
         return tensor
 
     def _copy(self) -> "Tensor":
-        """A copy with no history: what `detach().clone()` gives with grad mode off."""
-        return Tensor._make(self._data.copy(), self._dtype)
+        """A copy with no history: what `detach().clone()` gives with grad mode off (on the same device)."""
+        copy = Tensor._make(self._data.copy(), self._dtype)
+        if self.__dict__.get("_meta"):
+            copy.__dict__["_meta"] = True
+        return copy
 
     def _grad_accumulator(self) -> AccumulateGrad:
         node = self._accumulator() if self._accumulator is not None else None
@@ -281,7 +295,11 @@ class Tensor:
 
     @property
     def device(self) -> Device:
-        return CPU
+        return META if self.__dict__.get("_meta") else CPU
+
+    @property
+    def is_meta(self) -> bool:
+        return self.__dict__.get("_meta", False)
 
     @property
     def is_cuda(self) -> bool:
@@ -381,7 +399,10 @@ class Tensor:
     @property
     def data(self) -> "Tensor":
         # shares the storage but not the version counter: changes through it go unseen by autograd
-        return Tensor._make(self._data, self._dtype)
+        out = Tensor._make(self._data, self._dtype)
+        if self.__dict__.get("_meta"):
+            out.__dict__["_meta"] = True
+        return out
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -391,6 +412,10 @@ class Tensor:
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._data = value._data
         self._dtype = value._dtype
+        if value.__dict__.get("_meta"):
+            self.__dict__["_meta"] = True
+        else:
+            self.__dict__.pop("_meta", None)
 
     @property
     def _version(self) -> int:
@@ -473,9 +498,13 @@ class Tensor:
                                "bug report.")
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        if self.__dict__.get("_meta"):
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._data.reshape(()).item()
 
     def tolist(self) -> Any:
+        if self.__dict__.get("_meta"):
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._data.tolist()
 
     def __bool__(self) -> bool:
@@ -487,6 +516,8 @@ class Tensor:
             if self._data.size == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if self.__dict__.get("_meta"):
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
@@ -499,6 +530,8 @@ class Tensor:
         return int(self._real_value("int64_t"))
 
     def _real_value(self, c_type: str) -> Any:
+        if self.__dict__.get("_meta"):
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         value = self._data.reshape(())
         if self._dtype.is_complex:
             if value.imag != 0:  # c10's checked conversion of a complex number to a real type
@@ -550,7 +583,7 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __repr__(self) -> str:
-        from ..display.tensor_repr import format_tensor  # on first use: it costs start-up milliseconds
+        from ..display.tensor_repr import format_meta, format_tensor  # on first use: it costs start-up milliseconds
         try:
             grad_fn = self._grad_fn.name() if self._grad_fn is not None else None
         except RuntimeError:  # a view made in no-grad mode and changed in place has no valid history
@@ -560,9 +593,14 @@ class Tensor:
         # requires_grad, not the flag: a view made in no-grad mode requires grad when its base does
         shown = [level for level in LEVELS if type(level) is int]
         tangent = self._fw.get(shown[-1]) if self._fw and shown else None
-        text = format_tensor(self._data, self._dtype.name, grad_fn=grad_fn, requires_grad=self.requires_grad,
-                             default_dtype=dtypes.get_default_dtype().name,
-                             tangent=None if tangent is None else repr(tangent) if tangent.ndim else repr(tangent.item()))
+        if self.__dict__.get("_meta"):
+            text = format_meta(self._data.shape, self._dtype.name, grad_fn=grad_fn, requires_grad=self.requires_grad,
+                               default_dtype=dtypes.get_default_dtype().name)
+        else:
+            text = format_tensor(self._data, self._dtype.name, grad_fn=grad_fn, requires_grad=self.requires_grad,
+                                 default_dtype=dtypes.get_default_dtype().name,
+                                 tangent=None if tangent is None else repr(tangent) if tangent.ndim
+                                 else repr(tangent.item()))
         if getattr(type(self), "is_parameter", False):
             return "Parameter containing:\n" + text
         return text
@@ -618,6 +656,8 @@ class Tensor:
         return self._dtype.is_complex
 
     def cpu(self, memory_format: Any = None) -> "Tensor":
+        if self.__dict__.get("_meta"):
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self
 
     def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> "Tensor":

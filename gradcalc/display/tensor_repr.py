@@ -155,6 +155,19 @@ def format_tensor(
     return _add_suffixes(_PREFIX + body, suffixes, indent, opts.linewidth)
 
 
+def format_meta(shape: tuple[int, ...], dtype: str, *, grad_fn: str | None = None, requires_grad: bool = False,
+                default_dtype: str = "float32") -> str:
+    """What ``repr`` prints for a meta tensor: its shape, and its dtype unless the default one."""
+    suffixes = ["device='meta'", f"size={_shape_str(shape)}"]
+    if dtype != default_dtype:
+        suffixes.append(f"dtype=torch.{dtype}")
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn}>")
+    elif requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(_PREFIX + "...", suffixes, len(_PREFIX), _OPTIONS.linewidth)
+
+
 def _shape_str(shape: tuple[int, ...]) -> str:
     return str(tuple(int(n) for n in shape))
 

@@ -241,6 +241,7 @@ _gradcalc("gradcalc.autograd.engine", "Node", subclasses=True, private=_saved_na
 # a custom Function's ctx is its grad_fn: the program's own attributes, PyTorch's API, never the engine's entry points
 _gradcalc("gradcalc.autograd.function", "Function", public=True, derivable=True)
 _gradcalc("gradcalc.autograd.function", "FunctionCtx", public=True, public_write=True)
+_gradcalc("gradcalc.autograd.function", "InplaceFunction", public=True, derivable=True)
 _gradcalc("gradcalc.autograd.function", "BackwardCFunction", public=True, public_write=True, subclasses=True,
           deny={"apply", "release"}, shown_base="torch._C._FunctionBase")
 _gradcalc("gradcalc.autograd.random", "Generator", public=True)
@@ -275,7 +276,9 @@ _gradcalc("gradcalc.autograd.graph", "_AllowMutationOnSavedContext")
 _gradcalc("contextlib", "_GeneratorContextManager", read={"__enter__", "__exit__", "__call__"})
 _gradcalc("gradcalc.autograd.ops.decompositions", "LinAlgError", like=RuntimeError)
 _gradcalc("gradcalc.serialization", "UnpicklingError", like=RuntimeError)
-_gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"})
+_gradcalc("gradcalc.autograd.autocast", "autocast", public=True, read={"__enter__", "__exit__", "__call__"},
+          subclasses=True)  # torch.cuda.amp.autocast derives from it
+_gradcalc("gradcalc.amp", "GradScaler", public=True, subclasses=True, derivable=True)
 # torch.nn: a module's registries and forward pre-hooks (the Pruning Tutorial finds its pruning method there; they
 # hold the program's hooks only); torch.nn.utils' spectral norm keeps its power-iteration vectors as private
 # buffers (`_u`, `_v`)
@@ -300,6 +303,7 @@ _gradcalc("gradcalc.optim.optimizer", "Optimizer", public=True, public_write=Tru
 _gradcalc("gradcalc.optim.lr_scheduler", "LRScheduler", public=True, public_write=True, subclasses=True,
           derivable=True)
 _gradcalc("gradcalc.optim.lr_scheduler", "_CountedStep", read={"__call__"})
+_gradcalc("gradcalc.optim.optimizer", "_RequiredParameter")  # `required`, the marker old optimizers compare with
 _gradcalc("gradcalc.utils.data.dataset", "Dataset", public=True, public_write=True, subclasses=True, derivable=True,
           read={"__getitem__", "__len__", "__iter__", "__add__"})
 _gradcalc("gradcalc.utils.data.sampler", "Sampler", public=True, public_write=True, subclasses=True, derivable=True,

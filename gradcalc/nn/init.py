@@ -59,11 +59,15 @@ def _first_method(tensor: Any, name: str) -> None:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     _first_method(tensor, "uniform_")
+    if tensor.is_meta:  # PyTorch's meta kernels draw nothing
+        return tensor
     return _write(tensor, random.uniform_(tensor.shape, a, b, tensor.dtype.name, generator))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     _first_method(tensor, "normal_")
+    if tensor.is_meta:
+        return tensor
     return _write(tensor, random.normal_(tensor.shape, mean, std, tensor.dtype.name, generator))
 
 

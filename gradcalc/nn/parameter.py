@@ -29,6 +29,8 @@ class Parameter(Tensor):
             raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
         param = cls._make(data._data, data._dtype, requires_grad=requires_grad)
         param._vc = data._vc
+        if data.is_meta:
+            param.__dict__["_meta"] = True
         return param
 
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:

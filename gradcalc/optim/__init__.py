@@ -27,5 +27,5 @@ def optimizers() -> dict:
 
 
 def schedulers() -> dict:
-    """The members of the torch.optim.lr_scheduler namespace."""
-    return {name: getattr(lr_scheduler, name) for name in lr_scheduler.__all__}
+    """The members of the torch.optim.lr_scheduler namespace (and the private base old schedulers derive from)."""
+    return {name: getattr(lr_scheduler, name) for name in (*lr_scheduler.__all__, "_LRScheduler")}

@@ -18,10 +18,30 @@ from .completion import attribute_names, scope_names
 _HINT = re.compile(r"\. Did you mean: '(?P<name>[^']*)'\?$")
 
 
+# Libraries learners' snippets import that gradcalc does not have, and what it offers instead
+# (the REPL's one line after Python's ModuleNotFoundError)
+ALTERNATIVES = {
+    "torchvision": "make image batches with torch.rand(N, C, H, W) and datasets with torch.utils.data.TensorDataset",
+    "torchtext": "make token ids with torch.randint or torch.tensor and datasets with torch.utils.data",
+    "torchaudio": "make signals with torch.sin, torch.randn and torch.stft",
+    "matplotlib": "gradcalc draws no plots: print the values, or summaries such as tensor.mean() and tensor.std()",
+    "pandas": "keep tables as tensors, lists or dicts (csv rows as torch.tensor of lists)",
+    "sklearn": "split and scale data with torch.randperm, tensor.mean() and tensor.std(); metrics with torch ops",
+    "scipy": "torch.special, torch.linalg and torch.fft have the special functions and linear algebra",
+    "tqdm": "loop over the iterable itself, printing the progress you need",
+    "PIL": "an image is a tensor: torch.rand(C, H, W), or torch.randint(0, 256, (H, W, C), dtype=torch.uint8)",
+    "einops": "tensor.reshape, tensor.permute and torch.einsum do what rearrange and reduce do",
+}
+
+
 def describe(session: Session, error: BaseException) -> str:
-    """The error's line as the REPL shows it: with a hint when Python would give one."""
+    """The error's line as the REPL shows it: with a hint when Python would give one, or what gradcalc offers
+    for a library it does not have."""
     text = format_error(error)
     name = getattr(error, "name", None)
+    if isinstance(error, ModuleNotFoundError) and isinstance(name, str):
+        alternative = ALTERNATIVES.get(name.partition(".")[0])
+        return text if alternative is None else f"{text}. gradcalc has no {name.partition('.')[0]}: {alternative}"
     if not isinstance(error, (NameError, AttributeError)) or not isinstance(name, str) or text.startswith("gradcalc:"):
         return text
     if isinstance(error, AttributeError):

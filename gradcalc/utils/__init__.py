@@ -1,1 +1,1 @@
-"""torch.utils: the data utilities programs import (torch.utils.data)."""
+"""torch.utils: the data utilities programs import (torch.utils.data) and activation checkpointing."""

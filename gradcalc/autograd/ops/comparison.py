@@ -5,7 +5,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, meta
 from ..forward_mode import follow
 from ..grad_mode import FORWARD_LEVELS
 from ..tensor import Tensor
@@ -52,6 +52,13 @@ eq, ne, lt, le, gt, ge = map(_by_name, ("eq", "ne", "lt", "le", "gt", "ge"))
 
 @op()
 def equal(input: Tensor, other: Tensor) -> bool:
+    if meta.any_meta((input, other)):
+        raise NotImplementedError(
+            "aten::equal: attempted to run this operator with Meta tensors, but there was no fake impl or Meta kernel "
+            "registered. You may have run into this message while using an operator with PT2 compilation APIs "
+            "(torch.compile/torch.export); in order to use this operator with those APIs you'll need to add a fake "
+            "impl. Please see the following for next steps:  "
+            "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
@@ -62,6 +69,8 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 
 @op()
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    if meta.any_meta((input, other)):  # PyTorch's allclose reads the result with .item()
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .. import dtypes
+from .. import dtypes, meta
 from ..dtypes import DType
 from ...warnings import warn_once
-from ..tensor import Tensor, check_device
+from ..tensor import Device, Tensor, check_device
 from .registry import LINEAR, node, op, record
 
 CLONE = node("CloneBackward0", ("self",), jvp=LINEAR, self=lambda grad: grad)
@@ -51,6 +51,10 @@ def to_dtype(a: Tensor, dtype: DType, copy: bool = False) -> Tensor:
 def to(input: Tensor, device: Any = None, dtype: Optional[DType] = None, non_blocking: bool = False,
        copy: bool = False, *, memory_format: Any = None, tensor: Optional[Tensor] = None) -> Tensor:
     check_device(device)
+    if device is not None and (Device(device).type == "meta") != input.is_meta:
+        if input.is_meta:
+            raise meta.copy_out_error()
+        return meta.mark(to_dtype(input, dtype or input._dtype, copy=True))  # a copy: ToCopyBackward0
     if tensor is not None:
         # a Python number stands for a tensor of its own: float64 for a float, as PyTorch wraps it
         dtype = tensor._dtype if isinstance(tensor, Tensor) else dtypes.scalar_dtype(tensor, wrapped=True)

@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .. import grad_mode
+from .. import dtypes, grad_mode, meta
 from ..tensor import Tensor
 from ...warnings import warn_once
 from .arrangement import constant_pad_nd
@@ -146,11 +146,6 @@ def _expand(value: Any, spatial: int) -> tuple:
 
 def _check(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple, padding: tuple, dilation: tuple,
            transposed: bool, output_padding: tuple, groups: int) -> None:
-    if input._dtype is not weight._dtype:
-        raise RuntimeError(f"expected scalar type {input._dtype._scalar_name} but found {weight._dtype._scalar_name}")
-    if bias is not None and bias._dtype is not input._dtype:
-        raise RuntimeError(f"Input type ({input._dtype._cpp_name}) and bias type ({bias._dtype._cpp_name}) should be "
-                           "the same")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in padding):
@@ -195,6 +190,34 @@ def _check(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple,
                                    f"output_padding_height: {output_padding[0]} output_padding_width: "
                                    f"{output_padding[-1]} stride_height: {stride[0]} stride_width: {stride[-1]} "
                                    f"dilation_height: {dilation[0]} dilation_width: {dilation[-1]}")
+    _check_dtypes(input, weight, bias, transposed)
+
+
+def _check_dtypes(input: Tensor, weight: Tensor, bias: Optional[Tensor], transposed: bool) -> None:
+    """After the shapes, as ATen checks: the transposed kernel's dispatch, the bias, then the weight (the
+    error a uint8 image meets)."""
+    if transposed and input._dtype in (dtypes.uint8, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.bool_):
+        kernel = "slow_conv_transpose3d_out_cpu" if input.ndim == 5 else "slow_conv_transpose2d_out_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input._dtype._scalar_name}'")
+    if bias is not None and bias._dtype is not input._dtype:
+        raise RuntimeError(f"Input type ({input._dtype._cpp_name}) and bias type ({bias._dtype._cpp_name}) should be "
+                           "the same")
+    if input._dtype is not weight._dtype:
+        raise RuntimeError(f"expected scalar type {input._dtype._scalar_name} but found {weight._dtype._scalar_name}")
+
+
+def _meta_output(x_shape: tuple, w_shape: tuple, stride: tuple, padding: tuple, dilation: tuple, transposed: bool,
+                 output_padding: tuple, groups: int, kind: np.dtype) -> np.ndarray:
+    """A meta convolution's output: its shape only (its input may be far larger than any memory)."""
+    if transposed:
+        channels = w_shape[1] * groups
+        sizes = tuple((size - 1) * s - 2 * p + d * (k - 1) + o + 1 for size, s, p, d, k, o in zip(
+            x_shape[2:], stride, padding, dilation, w_shape[2:], output_padding))
+    else:
+        channels = w_shape[0]
+        sizes = tuple((size + 2 * p - d * (k - 1) - 1) // s + 1 for size, s, p, d, k in zip(
+            x_shape[2:], stride, padding, dilation, w_shape[2:]))
+    return meta.storage((x_shape[0], channels) + sizes, kind)
 
 
 @op(nodes=(CONVOLUTION,), method=False)
@@ -206,16 +229,17 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
     output_padding = _expand(output_padding, spatial)
     _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     x, w = input._data, weight._data
-    if not transposed:
+    if meta.state["made"] and meta.any_meta((input, weight, bias)):
+        data = _meta_output(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups, x.dtype)
+    elif not transposed:
         data = _forward(x, w, stride, padding, dilation, groups)
-        out_channels = w.shape[0]
     else:
         out_channels = w.shape[1] * groups
         sizes = tuple((size - 1) * s - 2 * p + d * (k - 1) + o + 1 for size, s, p, d, k, o in zip(
             x.shape[2:], stride, padding, dilation, w.shape[2:], output_padding))
         data = _grad_input(x, w, (x.shape[0], out_channels) + sizes, stride, padding, dilation, groups)
-    if bias is not None:
-        data = data + bias._data.reshape((out_channels,) + (1,) * spatial)
+    if bias is not None and not meta.any_meta((input, weight, bias)):  # (a meta output has no values to add to)
+        data = data + bias._data.reshape((data.shape[1],) + (1,) * spatial)
     inputs = (input, weight, bias if bias is not None else ABSENT)
     return record(CONVOLUTION, inputs, np.asarray(data, dtype=input._dtype._numpy), input._dtype,
                   stride=stride, padding=padding, dilation=dilation, transposed=transposed,

@@ -2,6 +2,7 @@
 randperm, the `_like` forms and `x.new_*`, with PyTorch's dtype rules."""
 from __future__ import annotations
 
+import collections
 import math
 from typing import Any, Optional, Sequence
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from .. import dtypes, kernels, random
 from ..dtypes import DType
+from ..meta import make_meta, wants_meta
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...display.names import type_name
 from ...warnings import warn, warn_once
@@ -29,11 +31,24 @@ def finish(data: np.ndarray, dtype: DType, requires_grad: Any, device: Any = Non
     check_device(device)
     if requires_grad and dtype.category < dtypes.FLOATING:
         raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
+    if wants_meta(device):
+        return make_meta(data.shape, dtype, requires_grad)
     return Tensor._make(data, dtype, requires_grad=bool(requires_grad))
 
 
+def _meta_factory(size: Sequence, dtype: DType, requires_grad: Any, device: Any) -> Optional[Tensor]:
+    """A meta tensor when one is asked for, made before any values are (a meta size may hold no memory's worth)."""
+    check_device(device)
+    if not wants_meta(device):
+        return None
+    if requires_grad and dtype.category < dtypes.FLOATING:
+        raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
+    return make_meta(check_size(size, dtype, allocated=False), dtype, requires_grad)
+
+
 def _is_sequence(data: Any) -> bool:
-    return isinstance(data, (list, tuple, range, np.ndarray))
+    # a deque is a sequence to PyTorch too (makemore-style loss windows keep their last values in one)
+    return isinstance(data, (list, tuple, range, np.ndarray, collections.deque))
 
 
 def infer_dtype(data: Any) -> DType:
@@ -168,11 +183,11 @@ def as_tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None) -
     return tensor(data, dtype=dtype, device=device)
 
 
-def check_size(size: Sequence, dtype: DType) -> tuple:
+def check_size(size: Sequence, dtype: DType, allocated: bool = True) -> tuple:
     for value in size:
         if value < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {value}: {shape_text(size)}")
-    return check_allocation(size, dtype)
+    return check_allocation(size, dtype) if allocated else tuple(size)
 
 
 def allocated(size: Sequence, dtype: DType, value: float = 0) -> Tensor:
@@ -195,6 +210,9 @@ def allocated(size: Sequence, dtype: DType, value: float = 0) -> Tensor:
 
 def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: Any, device: Any) -> Tensor:
     dtype = dtype or dtypes.get_default_dtype()
+    meta = _meta_factory(size, dtype, requires_grad, device)
+    if meta is not None:
+        return meta
     return finish(np.full(check_size(size, dtype), fitted_scalar(value, dtype), dtype=dtype._numpy), dtype, requires_grad, device)
 
 
@@ -222,6 +240,9 @@ def empty(size: Sequence[int], *, memory_format: Any = None, dtype: Optional[DTy
 def full(size: Sequence[int], fill_value: Any, *, dtype: Optional[DType] = None, layout: Any = None,
          device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
     dtype = dtype or dtypes.scalar_dtype(fill_value)
+    meta = _meta_factory(size, dtype, requires_grad, device)
+    if meta is not None:
+        return meta
     return finish(np.full(check_size(size, dtype), fitted_scalar(fill_value, dtype), dtype=dtype._numpy), dtype, requires_grad, device)
 
 
@@ -315,7 +336,9 @@ def eye(n: int, m: Optional[int] = None, *, dtype: Optional[DType] = None, layou
 def _sampled(sampler: Any, size: Sequence, dtype: Optional[DType], device: Any, requires_grad: Any,
              generator: Any) -> Tensor:
     dtype = dtype or dtypes.get_default_dtype()
-    check_device(device)
+    meta = _meta_factory(size, dtype, requires_grad, device)  # a meta tensor draws nothing
+    if meta is not None:
+        return meta
     return finish(sampler(check_size(size, dtype), dtype.name, generator=generator), dtype, requires_grad, device)
 
 
@@ -338,7 +361,9 @@ def randint(low: int = 0, high: int = None, size: Sequence[int] = (), *, generat
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dtype = dtype or dtypes.int64
-    check_device(device)
+    meta = _meta_factory(size, dtype, requires_grad, device)
+    if meta is not None:
+        return meta
     data = random.randint(low, high, check_size(size, dtype), dtype.name, generator=generator)
     return finish(np.asarray(data, dtype=dtype._numpy), dtype, requires_grad, device)
 

@@ -7,9 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, simd
+from .. import dtypes, grad_mode, simd
 from ..forward_mode import unsupported
 from ..tensor import Tensor
+from .common import broadcast_shapes
+from .joining import cat
 from .registry import node, op, record
 
 
@@ -107,4 +109,143 @@ def pdist(input: Tensor, p: Any = 2) -> Tensor:
     return record(PDIST, (input,), np.asarray(data, x.dtype), input._dtype, p=float(p))
 
 
-__all__ = ["pdist"]
+
+
+# ---------------------------------------------------------------- cdist
+
+def _cdist_values(x1: np.ndarray, x2: np.ndarray, p: float) -> np.ndarray:
+    """ATen's run_parallel_cdist: each distance a scalar loop over the columns, in the inputs' dtype."""
+    diff = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    kind = x1.dtype.type
+    agg = np.zeros(diff.shape[:-1], x1.dtype)
+    for column in range(diff.shape[-1]):
+        d = diff[..., column]
+        if p == 0:
+            agg = agg + (d != 0).astype(x1.dtype)
+        elif p == 1:
+            agg = agg + d
+        elif p == 2:
+            agg = agg + d * d
+        elif math.isinf(p):
+            agg = np.maximum(agg, d)
+        else:  # std::pow of the dtype, correctly rounded as glibc's powf nearly always is
+            agg = agg + np.power(d.astype(np.float64), float(kind(p))).astype(x1.dtype)
+    if p == 2:
+        return np.sqrt(agg)
+    if p in (0, 1) or math.isinf(p):
+        return agg
+    return np.power(agg.astype(np.float64), 1.0 / float(kind(p))).astype(x1.dtype)
+
+
+def _cdist_grad(grad: np.ndarray, x1: np.ndarray, x2: np.ndarray, dist: np.ndarray, p: float) -> np.ndarray:
+    """_cdist_backward for x1 (broadcast to the batch): each row gathers its pairs' gradients in order."""
+    out = np.zeros(x1.shape, x1.dtype)
+    if x1.shape[-1] == 0:
+        return out
+    for j in range(x2.shape[-2]):
+        diff = x1 - x2[..., j:j + 1, :]
+        pairs = _pair_gradients(diff.reshape(-1, diff.shape[-1]), grad[..., j].reshape(-1),
+                                dist[..., j].reshape(-1), p)
+        out = out + pairs.reshape(x1.shape)
+    return out
+
+
+def _summed_to(values: np.ndarray, shape: tuple) -> np.ndarray:
+    """A gradient of a broadcast input, summed back to its shape (the engine's sum_to)."""
+    lead = values.ndim - len(shape)
+    values = values.sum(axis=tuple(range(lead))) if lead else values
+    axes = tuple(i for i, size in enumerate(shape) if size == 1 and values.shape[i] != 1)
+    return values.sum(axis=axes, keepdims=True) if axes else values
+
+
+def _batched(x1: Tensor, x2: Tensor) -> tuple:
+    batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
+    return (np.broadcast_to(x1._data, batch + tuple(x1.shape[-2:])),
+            np.broadcast_to(x2._data, batch + tuple(x2.shape[-2:])))
+
+
+def _cdist_x1(grad: Tensor, x1: Tensor, x2: Tensor, p: float, result: Tensor) -> Tensor:
+    a, b = _batched(x1, x2)
+    values = _cdist_grad(grad._data, a, b, result._data, p)
+    return Tensor._make(_summed_to(values, tuple(x1.shape)).astype(x1._data.dtype), x1._dtype)
+
+
+def _cdist_x2(grad: Tensor, x1: Tensor, x2: Tensor, p: float, result: Tensor) -> Tensor:
+    a, b = _batched(x1, x2)
+    values = _cdist_grad(np.swapaxes(grad._data, -1, -2), b, a, np.swapaxes(result._data, -1, -2), p)
+    return Tensor._make(_summed_to(values, tuple(x2.shape)).astype(x2._data.dtype), x2._dtype)
+
+
+CDIST = node("CdistBackward0", ("x1", "x2"), jvp=unsupported("_cdist_forward"), x1=_cdist_x1, x2=_cdist_x2)
+
+
+def _euclidean_grads(grad: Tensor, x1: Tensor, x2: Tensor, result: Tensor) -> tuple:
+    """_euclidean_dist_backward, op for op."""
+    ratio = grad / result
+    ratio = ratio.masked_fill(result == 0, 0)
+    return (x1 * ratio.sum(-1, True) - ratio.matmul(x2),
+            x2 * ratio.sum(-2, False).unsqueeze(-1) - ratio.mT.matmul(x1))
+
+
+EUCLIDEAN_DIST = node("EuclideanDistBackward0", ("x1", "x2"), jvp=unsupported("_euclidean_dist"),
+                      x1=lambda grad, x1, x2, result: _euclidean_grads(grad, x1, x2, result)[0],
+                      x2=lambda grad, x1, x2, result: _euclidean_grads(grad, x1, x2, result)[1])
+
+
+def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
+    """ATen's _euclidean_dist: |a|^2 - 2ab + |b|^2 as one matrix product of padded operands."""
+    with grad_mode.no_grad():
+        a, b = x1.detach(), x2.detach()
+        a_norm = a.pow(2).sum(-1, True)
+        b_norm = b.pow(2).sum(-1, True)
+        a_ = cat([a.mul(-2), a_norm, a_norm.new_ones(a_norm.shape)], -1)
+        b_ = cat([b, b_norm.new_ones(b_norm.shape), b_norm], -1)
+        data = a_.matmul(b_.mT).clamp_min_(0).sqrt_()._data
+    return record(EUCLIDEAN_DIST, (x1, x2), data, x1._dtype)
+
+
+_COMPUTE_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                  "donot_use_mm_for_euclid_dist": 2}
+
+
+@op(method=False, nodes=(CDIST, EUCLIDEAN_DIST), python="torch.functional")
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    if compute_mode not in _COMPUTE_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    mode = _COMPUTE_MODES[compute_mode] or 0
+    for position, (name, t) in enumerate((("x1", x1), ("x2", x2)), 1):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"cdist(): argument '{name}' (position {position}) must be Tensor, not {type(t).__name__}")
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t.dtype.category != dtypes.FLOATING:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {t._dtype._scalar_name}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
+    r1, r2, columns = x1.shape[-2], x2.shape[-2], x1.shape[-1]
+    empty = x1.numel() == 0 or x2.numel() == 0
+    if p == 2 and not empty and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))):
+        if x1.dtype is not x2.dtype:
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {x1.dtype._cpp_name} != "
+                               f"{x2.dtype._cpp_name}")
+        if x1.ndim == 2 and x2.ndim == 2:
+            return _euclidean_dist(x1, x2).view(r1, r2)
+        size = math.prod(batch)
+        a = x1.expand(*batch, r1, columns).reshape(size, r1, columns)
+        b = x2.expand(*batch, r2, columns).reshape(size, r2, columns)
+        return _euclidean_dist(a, b).view(*batch, r1, r2)
+    # the kernel's dispatch: float and double only, both the same
+    if x1.dtype in (dtypes.float16, dtypes.bfloat16):
+        raise NotImplementedError(f"\"cdist\" not implemented for '{x1.dtype._scalar_name}'")
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(f"expected scalar type {x1.dtype._scalar_name} but found {x2.dtype._scalar_name}")
+    a, b = _batched(x1, x2)
+    return record(CDIST, (x1, x2), _cdist_values(a, b, float(p)), x1._dtype, p=float(p))
+
+
+__all__ = ["pdist", "cdist"]

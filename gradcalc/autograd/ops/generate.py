@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import grad_mode
+from .. import grad_mode, meta
 from ..tensor import Tensor
 from ...display.names import torch_class
 from ...warnings import warn
@@ -85,6 +85,17 @@ def _with_out(name: str, impl: Callable, bound: dict) -> Any:
 
 # ------------------------------------------------------------------ the generated callables
 
+def _call(impl: Callable, bound: dict, by_position: bool, name: str) -> Any:
+    try:
+        if by_position:
+            return impl(bound.pop("input"), **bound)
+        if "out" in bound:
+            return _with_out(name, impl, bound)
+        return impl(**bound)
+    except MemoryError as error:
+        raise out_of_memory(error) from None
+
+
 def make_function(namespace: str, name: str, impl: Callable) -> Callable:
     """`torch.name(...)`: PyTorch's argument parsing, then the implementation."""
     key = (namespace, name)
@@ -94,14 +105,9 @@ def make_function(namespace: str, name: str, impl: Callable) -> Callable:
     def function(*args: Any, **kwargs: Any) -> Any:
         found = _parsers.get(key) or parser(*key)
         bound = found.parse(args, kwargs)[1]
-        try:
-            if by_position:
-                return impl(bound.pop("input"), **bound)
-            if "out" in bound:
-                return _with_out(name, impl, bound)
-            return impl(**bound)
-        except MemoryError as error:
-            raise out_of_memory(error) from None
+        if meta.state["made"] and meta.any_meta(bound.values()):
+            return meta.marked(_call(impl, bound, by_position, name))
+        return _call(impl, bound, by_position, name)
 
     function.__name__ = function.__qualname__ = name
     return function
@@ -124,6 +130,16 @@ def make_inplace_function(name: str, impl: Callable) -> Callable:
     return function
 
 
+def _call_method(impl: Callable, self: Tensor, bound: dict, positional: bool, self_name: str) -> Any:
+    try:
+        if positional:
+            return impl(self, **bound)
+        bound[self_name] = self
+        return impl(**bound)
+    except MemoryError as error:
+        raise out_of_memory(error) from None
+
+
 def make_method(name: str, impl: Callable, self_name: str) -> Callable:
     """`x.name(...)`: the tensor binds to `self_name` ("input" for most ops)."""
     key = ("Tensor", name)
@@ -132,13 +148,9 @@ def make_method(name: str, impl: Callable, self_name: str) -> Callable:
     def method(self: Tensor, /, *args: Any, **kwargs: Any) -> Any:
         found = _parsers.get(key) or parser(*key)
         bound = found.parse(args, kwargs)[1]
-        try:
-            if positional:
-                return impl(self, **bound)
-            bound[self_name] = self
-            return impl(**bound)
-        except MemoryError as error:
-            raise out_of_memory(error) from None
+        if meta.state["made"] and (meta.is_meta(self) or meta.any_meta(bound.values())):
+            return meta.marked(_call_method(impl, self, bound, positional, self_name))
+        return _call_method(impl, self, bound, positional, self_name)
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"

@@ -46,7 +46,17 @@ WHERE = node("WhereBackward0", ("self", "other"), saved_tensors=("condition",), 
              other=lambda grad, condition: where(condition, zeros_like(grad), grad))
 
 
+def ranges_as_lists(index: Any) -> Any:
+    """A range in an index is a sequence of ints to PyTorch, as a list of them is."""
+    if isinstance(index, range):
+        return list(index)
+    if isinstance(index, tuple) and any(isinstance(item, range) for item in index):
+        return tuple(list(item) if isinstance(item, range) else item for item in index)
+    return index
+
+
 def getitem(a: Tensor, index: Any) -> Tensor:
+    index = ranges_as_lists(index)
     items = index if isinstance(index, tuple) else (index,)
     if _any_advanced(items):
         return _advanced_index(a, items)

@@ -190,10 +190,10 @@ def _always(value: Any) -> Any:
     return property(lambda self: value)
 
 
-# where a tensor lives: always the CPU, dense and strided
+# where a tensor lives: the CPU (or the meta device: Tensor.is_meta), dense and strided
 TENSOR_ATTRIBUTES = {
-    "layout": _always(STRIDED), "is_cpu": _always(True), "is_sparse": _always(False),
-    "is_sparse_csr": _always(False), "is_quantized": _always(False), "is_meta": _always(False),
+    "layout": _always(STRIDED), "is_cpu": property(lambda self: not self.is_meta), "is_sparse": _always(False),
+    "is_sparse_csr": _always(False), "is_quantized": _always(False),
     "is_mkldnn": _always(False), "is_mps": _always(False), "is_xla": _always(False), "is_xpu": _always(False),
     "is_ipu": _always(False), "is_vulkan": _always(False), "is_maia": _always(False), "is_mtia": _always(False),
     "is_nested": _always(False), "name": _always(None),

@@ -15,7 +15,8 @@ from ..tensor import (LEAF_INPLACE_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE, VIEW_M
                       VIEW_OF_LEAF_INPLACE_MESSAGE, Tensor, VersionCounter)
 from .common import as_tensor, broadcast_shapes, fitted_scalar, shape_text, zeros_like
 from .conversion import to_dtype
-from .indexing import basic_index, check_advanced_bounds, index_put, is_advanced, numpy_index, scatter_positions
+from .indexing import (basic_index, check_advanced_bounds, index_put, is_advanced, numpy_index, ranges_as_lists,
+                       scatter_positions)
 from .registry import LINEAR, OpNode, new_node, node, op, record
 from .shape import expand, reshape
 from ...display.names import torch_class
@@ -232,6 +233,7 @@ def _memory_offsets(array: np.ndarray, origin: int, itemsize: int) -> np.ndarray
 
 
 def setitem(a: Tensor, index: Any, value: Any) -> None:
+    index = ranges_as_lists(index)
     items = index if isinstance(index, tuple) else (index,)
     if isinstance(value, Tensor):
         source = value

@@ -20,6 +20,7 @@ from .. import dtypes
 from ..dtypes import DType
 from ..tensor import Device, Size, Tensor
 from ...display.names import type_name
+from ...warnings import first_time, warn
 from .tensor_numpy import python_scalar
 
 # ParameterType: the kinds of parameter a signature string names
@@ -447,6 +448,8 @@ class Parser:
                 bound.update(zip(keywords, kwargs.values()))
             for param in converted:
                 bound[param.name] = param.convert(bound[param.name], self.name)
+            if self.signatures[index].deprecated:
+                self._warn_deprecated(index)
             return index, bound
         if self.single:
             index, bound = 0, self.signatures[0].parse(args, kwargs, True)
@@ -458,7 +461,20 @@ class Parser:
             else:
                 self._error(args, kwargs)
         self._remember(key, index, args, kwargs, bound)
+        if self.signatures[index].deprecated:
+            self._warn_deprecated(index)
         return index, bound
+
+    def _warn_deprecated(self, index: int) -> None:
+        """check_deprecated's TORCH_WARN_ONCE: one warning in a process, for whichever deprecated
+        overload (of any function) is called first."""
+        if not first_time("deprecated overload"):
+            return
+        message = f"This overload of {self.name} is deprecated:\n\t{self.name}{self.signatures[index].shown()}"
+        others = [f"\n\t{self.name}{s.shown()}" for s in self.signatures if not s.hidden]
+        if others:
+            message += "\nConsider using one of the following signatures instead:" + "".join(others)
+        warn("UserWarning", message)
 
     def _remember(self, key: tuple, index: int, args: tuple, kwargs: dict, bound: dict) -> None:
         """Keep how this call bound when every check the signatures up to the match made of its

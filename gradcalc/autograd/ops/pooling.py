@@ -173,6 +173,9 @@ def avg_pool2d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] 
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     kernel, stride, padding, out = _avg_geometry(input, kernel_size, stride, padding, ceil_mode)
+    if input._dtype in (dtypes.uint8, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.bool_):
+        # the kernel's dispatch takes floating types and Long only (an image read as uint8 meets this)
+        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{input._dtype._scalar_name}'")
     x = input._data
     windows = _padded_windows(x, kernel, stride, padding, (1, 1), out, 0)
     total = windows.sum(axis=(-2, -1), dtype=x.dtype)

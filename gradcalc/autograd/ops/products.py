@@ -490,11 +490,33 @@ def _broadcast_einsum_operands(operands: tuple, operand_labels: list) -> tuple:
                  for t, labels in zip(operands, operand_labels))
 
 
+def _sublist_label(n: Any) -> str:
+    if n == Ellipsis:
+        return "..."
+    if 0 <= n < 26:
+        return chr(ord("A") + n)
+    if 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
 def einsum(*args: Any) -> Tensor:
-    if not args or not isinstance(args[0], str):
-        raise TypeError("einsum(): must specify the equation string and at least one operand, or at least one "
-                        "operand and its subscripts list")
-    equation, operands = args[0], args[1:]
+    message = ("einsum(): must specify the equation string and at least one operand, or at least one operand and "
+               "its subscripts list")
+    if len(args) < 2:
+        raise ValueError(message)
+    if isinstance(args[0], Tensor):
+        # the sublist form, einsum(a, [0, 1], b, [1, 2], [0, 2]): torch.functional writes it as an equation
+        equation = ",".join("".join(_sublist_label(n) for n in labels) for labels in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + "".join(_sublist_label(n) for n in args[-1])
+            operands = args[:-1:2]
+        else:
+            operands = args[::2]
+    elif isinstance(args[0], str):
+        equation, operands = args[0], args[1:]
+    else:
+        raise TypeError(message)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     operand_labels, output = _parse_einsum(equation, operands)

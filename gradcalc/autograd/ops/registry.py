@@ -25,7 +25,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes, grad_mode
+from .. import dtypes, grad_mode, meta
 from ..dtypes import DType
 from ..engine import FREED_MESSAGE, Node, gradient_edge
 from ..saved_variable import SavedTensor, default_hooks, hooked_order
@@ -276,6 +276,8 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
     with a grad_fn when the graph is being recorded."""
     out = (Tensor._make(data, dtype) if view_of is None
            else Tensor._make(data, dtype, base=view_of, view_kind=view_kind(VIEW_DEFAULT)))
+    if meta.state["made"] and meta.any_meta(inputs):
+        meta.mark(out)
     if FORWARD_LEVELS:
         propagate(op, inputs, (out,), params)
     if not grad_mode._enabled:
@@ -328,6 +330,8 @@ def record_outputs(op: NodeDef, inputs: Sequence[Tensor], outputs: Sequence[tupl
     PyTorch's names of the differentiable outputs (None for pivots, infos, ranks: no grad_fn),
     under which the backward formulas ask for them."""
     outs = tuple(Tensor._make(data, dtype) for data, dtype in outputs)
+    if meta.state["made"] and meta.any_meta(inputs):
+        meta.marked(outs)
     if FORWARD_LEVELS:
         propagate(op, inputs, [out if name is not None else None for out, name in zip(outs, names)], params,
                   {name: out for out, name in zip(outs, names) if name is not None})
@@ -354,6 +358,8 @@ def record_views(op: NodeDef, a: Tensor, datas: Sequence[np.ndarray], **params: 
     """The views of `a` that one multi-output op (unbind, split) makes, sharing one grad_fn."""
     kind = view_kind(VIEW_MULTI_OUTPUT)
     outs = tuple(Tensor._make(data, a._dtype, base=a, view_kind=kind) for data in datas)
+    if meta.state["made"] and meta.is_meta(a):
+        meta.marked(outs)
     if FORWARD_LEVELS:
         propagate(op, (a,), outs, params)
     if grad_mode.is_grad_enabled() and a.requires_grad:

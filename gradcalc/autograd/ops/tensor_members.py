@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import api, dtypes
+from .. import api, dtypes, meta
 from ..tensor import Tensor
 from ...display.names import type_name
 from ...warnings import warn_once
@@ -53,6 +53,11 @@ def _reflected(function: Callable) -> Callable:
             other = _operand(other)
             if other is NotImplemented:
                 return NotImplemented
+        if meta.state["made"] and (meta.is_meta(a) or meta.is_meta(other)):
+            # a program's operands on two devices are refused as PyTorch refuses them; a comparison's
+            # result is made outside the registry's record: meta here
+            meta.check_same_device((a, other))
+            return meta.marked(function(a, other))
         try:
             return function(a, other)
         except MemoryError as error:

@@ -110,6 +110,9 @@ def python_scalar(value: Any) -> Any:
 
 @op(function=False)
 def numpy(input: Tensor, *, force: bool = False) -> np.ndarray:
+    if input.is_meta:
+        raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
+                        "memory first.")
     if force:
         input = input.detach().resolve_conj().resolve_neg()
     elif input.requires_grad and grad_mode.is_grad_enabled():

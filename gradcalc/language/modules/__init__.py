@@ -28,7 +28,7 @@ REFUSED = {
     "requests": "it reaches the network", "ctypes": "it reaches host memory", "cffi": "it reaches host memory",
     "mmap": "it reaches host memory", "importlib": "it imports host modules", "imp": "it imports host modules",
     "pkgutil": "it imports host modules", "runpy": "it imports host modules", "builtins": "it reaches the host",
-    "gc": "it reaches every object of the host", "inspect": "it reaches frames and code objects",
+    "gc": "it reaches every object of the host",
     "traceback": "it reaches frames", "code": "it runs code from strings", "codeop": "it runs code from strings",
     "platform": _HOST, "resource": _HOST, "sysconfig": _HOST, "site": _HOST, "pty": "it starts processes",
     "webbrowser": "it starts processes", "sqlite3": "it reaches the host's files",
@@ -40,9 +40,9 @@ _TEMPLATES: dict = {}  # module name -> member table (values may be Submodule ma
 
 
 def _builders() -> dict:
-    from . import numpy, stdlib
+    from . import introspection, numpy, stdlib
 
-    return {**stdlib.BUILDERS, **numpy.BUILDERS}
+    return {**stdlib.BUILDERS, **numpy.BUILDERS, **introspection.BUILDERS}
 
 
 def _template(name: str) -> Optional[dict]:
@@ -95,7 +95,11 @@ class ModuleTable:
         if why is not None:
             raise ImportError(f"gradcalc programs cannot import {name}: {why}", name=name)
         if not _exists(name):
-            raise ModuleNotFoundError(f"No module named '{name}'", name=name)
+            # Python names the first package that is missing (`import torchvision.transforms`: 'torchvision')
+            parts = name.split(".")
+            missing = next(".".join(parts[:depth]) for depth in range(1, len(parts) + 1)
+                           if not _exists(".".join(parts[:depth])))
+            raise ModuleNotFoundError(f"No module named '{missing}'", name=missing)
         module = self.loaded[name] = Namespace(name, self.extra(name), functools.partial(self._table, name))
         return module
 

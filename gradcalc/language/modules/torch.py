@@ -36,7 +36,8 @@ def _torch() -> dict:
         special=Submodule("torch.special"), fft=Submodule("torch.fft"), utils=Submodule("torch.utils"),
         save=serialization.save, load=serialization.load, func=Submodule("torch.func"),
         vmap=Deferred(_vmap), testing=Submodule("torch.testing"), distributions=Submodule("torch.distributions"),
-        functional=Submodule("torch.functional"),
+        functional=Submodule("torch.functional"), random=Submodule("torch.random"), amp=Submodule("torch.amp"),
+        distributed=Submodule("torch.distributed"),
     )
     return torch
 
@@ -103,7 +104,7 @@ def _optim() -> dict:
     from ... import optim
 
     return dict(optim.optimizers(), lr_scheduler=Submodule("torch.optim.lr_scheduler"),
-                swa_utils=Submodule("torch.optim.swa_utils"))
+                swa_utils=Submodule("torch.optim.swa_utils"), optimizer=Submodule("torch.optim.optimizer"))
 
 
 def _lr_scheduler() -> dict:
@@ -144,6 +145,32 @@ def _module_all(path: str) -> Callable[[], dict]:
     return build
 
 
+def _cuda() -> dict:
+    from ... import cuda
+
+    return dict(cuda.cuda_members(), amp=Submodule("torch.cuda.amp"))
+
+
+def _amp(name: str) -> Callable[[], dict]:
+    def build() -> dict:
+        from ... import amp
+
+        return amp.amp_members() if name == "torch.amp" else amp.cuda_amp_members()
+    return build
+
+
+def _distributed() -> dict:
+    from ... import distributed
+
+    return distributed.members()
+
+
+def _random() -> dict:
+    from ... import cuda
+
+    return cuda.random_members()
+
+
 def _no_device(**members: Callable) -> Callable[[], dict]:
     return lambda: {name: Builtin(name, function) for name, function in members.items()}
 
@@ -155,14 +182,16 @@ BUILDERS: dict = {
     "torch.linalg": lambda: dict(_namespaces()["torch.linalg"]),
     "torch.special": lambda: dict(_namespaces()["torch.special"]), "torch.fft": lambda: dict(_namespaces()["torch.fft"]),
     "torch.nn.modules": _module_all("nn.modules"),
-    "torch.nn.parallel": lambda: dict(DataParallel=_module_all("nn.modules")()["DataParallel"]),
+    "torch.nn.parallel": _module_all("nn.parallel"),
     "torch.nn.parameter": _nn_parameter,
     "torch.nn.functional": _module_all("nn.functional"),
     "torch.nn.init": _module_all("nn.init"),
     "torch.nn.utils": _nn_utils,
     "torch.optim": _optim, "torch.optim.lr_scheduler": _lr_scheduler,
     "torch.optim.swa_utils": _module_all("optim.swa_utils"),
-    "torch.utils": lambda: dict(data=Submodule("torch.utils.data")),
+    "torch.optim.optimizer": _module_all("optim.optimizer"),
+    "torch.utils": lambda: dict(data=Submodule("torch.utils.data"), checkpoint=Submodule("torch.utils.checkpoint")),
+    "torch.utils.checkpoint": _module_all("utils.checkpoint"),
     "torch.utils.data": _data,
     "torch.utils.data.dataset": _module_all("utils.data.dataset"),
     "torch.utils.data.dataloader": _module_all("utils.data.dataloader"),
@@ -175,7 +204,8 @@ BUILDERS: dict = {
     "torch.autograd.forward_ad": _module_all("autograd.forward_ad"),
     "torch.func": _module_all("func"),
     "torch.testing": _module_all("testing"),
-    "torch.cuda": _no_device(is_available=lambda: False, device_count=lambda: 0),
+    "torch.cuda": _cuda, "torch.random": _random, "torch.amp": _amp("torch.amp"),
+    "torch.cuda.amp": _amp("torch.cuda.amp"), "torch.distributed": _distributed,
     "torch.accelerator": _no_device(is_available=lambda: False,
                                     current_accelerator=lambda check_available=False: None,
                                     device_count=lambda: 0),

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ...autograd import random
+from ...autograd import meta, random
 from ...autograd.dtypes import DType
 from ...autograd.ops import activation
 from ...autograd.ops.generate import namespace_members
@@ -140,6 +140,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1:
         noise = Tensor._make(np.zeros((), dtype=input.dtype._numpy), input.dtype)
+    elif input.is_meta:  # a meta tensor's mask: its shape, nothing drawn
+        noise = meta.make_meta(input.shape, input.dtype)
     else:
         noise = Tensor._make(_draw_in_memory_order(input._data, 1 - p, input.dtype.name), input.dtype)
         noise.div_(1 - p)

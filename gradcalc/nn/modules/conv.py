@@ -7,8 +7,8 @@ from typing import Any, Optional
 
 
 from ...autograd import dtypes
-from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
+from ...autograd.meta import parameter_data
 from ...autograd.tensor import Tensor
 from .. import functional as F
 from .. import init
@@ -68,9 +68,9 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
             shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(allocated(shape, dtype))
+        self.weight = Parameter(parameter_data(shape, dtype, device))
         if bias:
-            self.bias = Parameter(allocated((out_channels,), dtype))
+            self.bias = Parameter(parameter_data((out_channels,), dtype, device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -8,6 +8,7 @@ from typing import Any, Optional
 from ...autograd import dtypes, grad_mode, random
 from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
+from ...autograd.meta import parameter_data
 from ...autograd.tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...warnings import warn
 from .. import functional as F
@@ -29,21 +30,23 @@ class Linear(Module):
         check_device(device)
         dtype = dtype or dtypes.get_default_dtype()
         # as torch: uninitialised parameters, then reset_parameters draws into them in place
-        weight = allocated((out_features, in_features), dtype)
+        weight = parameter_data((out_features, in_features), dtype, device)
         if dtype.category < dtypes.FLOATING:
             raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(weight)
         if bias:
-            self.bias = Parameter(allocated((out_features,), dtype))
+            self.bias = Parameter(parameter_data((out_features,), dtype, device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """kaiming_uniform_ on the weight (skipped, with a warning, when it has no elements),
-        then uniform_ on the bias, from PyTorch's random stream."""
+        then uniform_ on the bias, from PyTorch's random stream (a meta module's draw nothing)."""
+        if self.weight.is_meta:
+            return
         out_features, in_features = self.weight.shape  # as torch, the weight's fan-in (a size given as a bool too)
         weight, bias = random.linear_init(in_features, out_features, self.bias is not None, self.weight.dtype.name)
         with grad_mode.no_grad():

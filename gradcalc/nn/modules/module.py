@@ -9,9 +9,9 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator, Optional
 
-from ...autograd import dtypes, grad_mode
+from ...autograd import dtypes, grad_mode, meta
 from ...autograd.dtypes import DType
-from ...autograd.tensor import RemovableHandle, Tensor, to_arguments
+from ...autograd.tensor import Device, RemovableHandle, Tensor, check_device, to_arguments
 from ..parameter import Parameter, is_buffer
 from .backward_hooks import BackwardHook
 
@@ -197,6 +197,8 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' (torch Tensor or None "
                             "required)")
+        if tensor is not None and not tensor.is_meta and meta.wants_meta(None):
+            tensor = meta.make_meta(tensor.shape, tensor._dtype)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -221,6 +223,9 @@ class Module:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created "
                              f"explicitly. To express '{name}' as a function of another Tensor, compute the value in "
                              "the forward() method.")
+        if param is not None and not param.is_meta and meta.wants_meta(None):
+            # built inside `with torch.device("meta")`: PyTorch's factories would have made it there
+            param.data = meta.make_meta(param.shape, param._dtype)
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Optional["Module"]) -> None:
@@ -449,7 +454,10 @@ class Module:
     # -------------------------------------------------------------- dtype and device
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
+        device = kwargs.get("device", next((arg for arg in args if isinstance(arg, (str, Device))), None))
         dtype, _ = to_arguments(args, kwargs)
+        if device is not None:
+            self._move(device, empty=False)
         if dtype is None:
             return self
         if dtype.category < dtypes.FLOATING:
@@ -479,6 +487,24 @@ class Module:
         return self.to("cuda")
 
     def share_memory(self) -> "Module":
+        return self
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> "Module":
+        """Parameters and buffers moved to `device` without their values (from the meta device: storage to
+        initialise, as the meta-device notes do with reset_parameters)."""
+        return self._move(device, empty=True, recurse=recurse)
+
+    def _move(self, device: Any, empty: bool, recurse: bool = True) -> "Module":
+        """Parameters (the same objects, as torch's _apply keeps them) and buffers on `device`: the CPU or meta."""
+        check_device(device)
+        with grad_mode.no_grad():
+            for module in self.modules() if recurse else (self,):
+                for param in module._parameters.values():
+                    if param is not None and param.is_meta != meta.wants_meta(device):
+                        param.data = meta.moved(param, device, empty)
+                for name, buffer in module._buffers.items():
+                    if buffer is not None and buffer.is_meta != meta.wants_meta(device):
+                        module._buffers[name] = meta.moved(buffer, device, empty)
         return self
 
     def _convert(self, dtype: DType) -> "Module":

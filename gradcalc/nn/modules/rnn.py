@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ...autograd import dtypes
+from ...autograd import dtypes, meta
 from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
 from ...autograd.ops.joining import stack
@@ -31,6 +31,9 @@ def _parameter(shape: tuple, dtype: DType) -> Parameter:
 
 
 def _zeros(shape: tuple, like: Tensor) -> Tensor:
+    """The initial state PyTorch makes with torch.zeros on the input's device (the meta device's too)."""
+    if like.is_meta:
+        return meta.make_meta(shape, like.dtype)
     return Tensor._make(np.zeros(shape, dtype=like.dtype._numpy), like.dtype)
 
 
@@ -376,7 +379,7 @@ class RNNCellBase(Module):
         return input, batched
 
     def _zeros(self, input: Tensor) -> Tensor:
-        return Tensor._make(np.zeros((input.shape[0], self.hidden_size), dtype=input.dtype._numpy), input.dtype)
+        return _zeros((input.shape[0], self.hidden_size), input)
 
 
 # torch's RNN, LSTM and GRU hand their arguments to RNNBase.__init__, which Python's messages about them name
