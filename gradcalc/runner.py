@@ -9,6 +9,8 @@ import gc
 import os
 import sys
 
+from . import jail
+
 # typing and signal cost as much as the rest of what the REPL's first prompt needs: imported when used
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,11 +76,14 @@ def run(source: str, filename: str, color: Optional[bool], graph: Optional[str] 
     """Run a whole program, then draw the graph behind tensor `graph` if asked; the exit status."""
     from .display.console import make_output
     from .language import limits
-    from .session import Session, format_error
+    from .session import Session, format_error, warm_up
 
     try:
         session = Session(make_output(color))
+        warm_up()
         end_of_start_up()
+        # the OS's wall, for the rest of this process: the program runs in it (no second process, for start-up's sake)
+        jail.apply()
         ok = session.run(source, filename)
         status = session.exit_status if session.exit_status is not None else 0 if ok else 1
         if graph is not None:  # drawn whatever the program's end: the graph is what it left
