@@ -20,7 +20,8 @@ from prompt_toolkit.output import ColorDepth, Output as TerminalOutput
 from prompt_toolkit.styles import Style
 
 from .commands import run_command
-from .completion import SessionCompleter, split_comment
+from ..display.completion import split_comment
+from .completion import SessionCompleter
 from .early import BANNER, EarlyPrompt
 from .transcript import InputLog, strip_prompts
 
