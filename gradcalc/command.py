@@ -60,10 +60,12 @@ def _dispatch(file: Optional[str], code: Optional[str], graph: Optional[str], co
     if code is not None and file is not None:
         raise click.UsageError("give either FILE or -e CODE, not both")
     try:
-        limits.set_memory_limit(limits.memory_limit_from(max_memory))
+        memory = limits.memory_limit_from(max_memory)
     except ValueError:
         raise click.BadParameter(f"'{max_memory}' is not a size such as 2G, 512M or 0",
                                  param_hint="--max-memory") from None
+    if code is not None or file is not None or not sys.stdin.isatty():
+        limits.set_memory_limit(memory)  # the program runs in this process (the REPL's, in its worker)
     if code is not None:
         sys.exit(run(code, "<string>", color, graph))
     if file == "-" or (file is None and not sys.stdin.isatty()):
@@ -79,4 +81,4 @@ def _dispatch(file: Optional[str], code: Optional[str], graph: Optional[str], co
         sys.exit(run(source, file, color, graph))
     if graph is not None:
         raise click.UsageError("--graph needs a program to run: a FILE, -e CODE or -")
-    start_repl(color, history_file)
+    start_repl(color, history_file, memory)

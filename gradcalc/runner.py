@@ -30,20 +30,18 @@ def end_quietly_on_a_closed_pipe() -> None:
         _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
 
 
-def start_repl(color: Optional[bool], history_file: Optional[str], default_memory_limit: bool = False) -> None:
-    """The REPL, its first prompt shown before anything else is loaded (see repl/early.py)."""
+def start_repl(color: Optional[bool], history_file: Optional[str], max_memory: Optional[int] = None) -> None:
+    """The REPL, its first prompt shown before anything else is loaded (see repl/early.py);
+    `max_memory` is its worker's ceiling (None: the default), not the REPL's own."""
     from .repl.early import show_first_prompt
 
     early = show_first_prompt()
     try:
         end_quietly_on_a_closed_pipe()
-        if default_memory_limit:
-            from .language import limits
-
-            limits.set_memory_limit(limits.default_memory_limit())
         from .repl.app import run_repl
 
-        run_repl(color, history_file, early, loaded=end_of_start_up)  # the session loads behind the first prompt
+        # the worker starts behind the first prompt
+        run_repl(color, history_file, early, loaded=end_of_start_up, max_memory=max_memory)
     except KeyboardInterrupt:  # Ctrl-C before the editor took over the terminal
         if early is not None:
             early.restore()  # now: interrupted() ends the process by the signal

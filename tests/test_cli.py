@@ -64,7 +64,9 @@ def test_syntax_error_shows_where_and_runs_nothing(command: list) -> None:
 
 
 def test_version_and_help(command: list) -> None:
-    assert run(command, "--version").stdout == f"gradcalc {gradcalc.__version__}\n"
+    version, sandbox = run(command, "--version").stdout.splitlines()
+    assert version == f"gradcalc {gradcalc.__version__}"
+    assert sandbox.startswith("sandbox: ") and "rlimits" in sandbox  # the walls this system puts up
     help_text = run(command, "--help")
     assert help_text.returncode == 0 and "-e, --exec CODE" in help_text.stdout
 

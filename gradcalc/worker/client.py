@@ -112,6 +112,12 @@ class Worker:
             except ProcessLookupError:
                 pass
 
+    def ended(self) -> Optional[str]:
+        """None while the worker lives (or before it starts); once it has died, how it ended."""
+        if self._process is None or self._process.poll() is None:
+            return None
+        return str(self._died())
+
     @property
     def pid(self) -> Optional[int]:
         return None if self._process is None else self._process.pid
