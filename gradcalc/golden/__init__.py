@@ -12,7 +12,6 @@ only has to agree on stderr's first word, `SyntaxError:`.
 from __future__ import annotations
 
 import difflib
-import io
 import json
 import re
 import subprocess
@@ -49,15 +48,11 @@ def write_expected(program: Path, answer: Answer) -> None:
 
 
 def run(program: Path) -> Answer:
-    """What `gradcalc PROGRAM` prints and its exit status, run in this process from a fresh start."""
-    from ..session import Session, TextOutput, reset_global_state
+    """What `gradcalc PROGRAM` prints and its exit status, from a fresh start: in a child of this
+    process that jails itself first (the second wall holds here too; this process runs no program)."""
+    from ..worker.zygote import run_in_child
 
-    reset_global_state()
-    stdout, stderr = io.StringIO(), io.StringIO()
-    session = Session(TextOutput(stdout, stderr))
-    ok = session.run(program.read_text(encoding="utf-8"), program.name)
-    status = session.exit_status if session.exit_status is not None else 0 if ok else 1
-    return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": status}
+    return run_in_child(program.read_text(encoding="utf-8"), program.name)
 
 
 class OracleError(Exception):

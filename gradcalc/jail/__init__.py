@@ -121,19 +121,21 @@ def apply(cpu_seconds: Optional[int] = None, environment: Optional[Mapping[str, 
         if warn:
             sys.stderr.write("gradcalc: warning: no sandbox on this system: programs run unconfined\n")
         return _STATUS
+    # loaded before the rlimits: a module compiled later could not write its .pyc (RLIMIT_FSIZE)
+    from . import landlock, seccomp_filter
+
+    abi = landlock.abi_version()
+    filtering = seccomp_filter.prepare()
     _wipe_environment(environment or {})
     _set_rlimits(cpu_seconds)
     _prctl(_PR_SET_NO_NEW_PRIVS, 1)
     _prctl(_PR_SET_DUMPABLE, 0)
-    from . import landlock, seccomp_filter
-
-    abi = landlock.abi_version()
     if abi:
         landlock.restrict(_readable_paths(), abi)
         up.append(f"landlock {abi}")
     else:
         missing.append("landlock")
-    if seccomp_filter.available():
+    if filtering:
         seccomp_filter.install()
         up.append("seccomp")
     else:
@@ -155,6 +157,7 @@ def walls() -> str:
     from . import landlock, seccomp_filter
 
     abi = landlock.abi_version()
-    up = ([f"landlock {abi}"] if abi else []) + (["seccomp"] if seccomp_filter.available() else []) + ["rlimits"]
-    missing = ([] if abi else ["landlock"]) + ([] if seccomp_filter.available() else ["seccomp"])
+    filtering = seccomp_filter.prepare()
+    up = ([f"landlock {abi}"] if abi else []) + (["seccomp"] if filtering else []) + ["rlimits"]
+    missing = ([] if abi else ["landlock"]) + ([] if filtering else ["seccomp"])
     return ", ".join(up) + ("; missing: " + ", ".join(missing) if missing else "")
