@@ -30,10 +30,22 @@ def _readable_paths() -> list[str]:
 
 
 def _wipe_environment(keep: Mapping[str, str]) -> None:
-    """Nothing of the host's variables stays: os.environ's bytes and the C `environ` strings (the
-    ones /proc/PID/environ shows) are overwritten before they are dropped."""
+    """Nothing of the host's variables stays: the block the kernel wrote them in at exec (what
+    /proc/PID/environ shows), the strings C's `environ` points at now, and os.environ's bytes are
+    overwritten before they are dropped."""
     import ctypes
 
+    libc = ctypes.CDLL(None)
+    environ = ctypes.c_void_p.in_dll(libc, "environ").value
+    entries = ctypes.cast(environ, ctypes.POINTER(ctypes.c_void_p)) if environ else None
+    index = 0
+    while entries is not None and entries[index]:
+        address = entries[index]
+        ctypes.memset(address, 0, len(ctypes.string_at(address)))
+        index += 1
+    start, end = _environment_block()
+    if start and end > start:
+        ctypes.memset(start, 0, end - start)
     data = getattr(os.environ, "_data", {})
     for key, value in list(data.items()):
         for item in (key, value):
@@ -41,15 +53,18 @@ def _wipe_environment(keep: Mapping[str, str]) -> None:
             if isinstance(item, bytes) and len(item) > 1 and sys.getrefcount(item) <= 3:
                 ctypes.memset(ctypes.c_char_p(item), 0, len(item))
     os.environ.clear()
-    libc = ctypes.CDLL(None)
-    environ = ctypes.POINTER(ctypes.c_char_p).in_dll(libc, "environ")
-    index = 0
-    while environ and environ[index] is not None:
-        address = ctypes.cast(environ, ctypes.POINTER(ctypes.c_void_p))[index]
-        ctypes.memset(address, 0, len(ctypes.string_at(address)))
-        index += 1
     libc.clearenv()
     os.environ.update(keep)
+
+
+def _environment_block() -> tuple[int, int]:
+    """Where exec put the environment's strings: fields 50 and 51 of /proc/self/stat."""
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        return int(fields[47]), int(fields[48])
+    except (OSError, ValueError, IndexError):
+        return 0, 0
 
 
 def _set_rlimits(cpu_seconds: Optional[int]) -> None:
