@@ -264,3 +264,51 @@ def test_a_dead_worker_is_said_and_replaced(worker, kill: int) -> None:
         worker.run("x")
     worker.restart()
     assert worker.run("x")["stderr"] == "NameError: name 'x' is not defined\n"
+
+
+# ------------------------------------------------------------------ the REPL outlives its worker
+
+def _worker_of(repl_pid: int) -> int:
+    """The REPL's worker: its child that has jailed itself."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        children = Path(f"/proc/{repl_pid}/task/{repl_pid}/children").read_text().split()
+        for child in map(int, children):
+            try:
+                if _status(child).get("Seccomp") == "2":
+                    return child
+            except FileNotFoundError:
+                pass
+        time.sleep(0.05)
+    raise AssertionError("the REPL has no jailed worker")
+
+
+def test_the_repl_survives_its_worker(tmp_path: Path) -> None:
+    from terminal import Terminal, gradcalc_command, gradcalc_environment
+
+    def run(line: str) -> str:
+        """Type a line; what it printed before the next prompt."""
+        term.send(line + "\r")
+        term.expect(line + "\n")  # the input as drawn once run
+        return term.expect(">>>", timeout=60)
+
+    term = Terminal(gradcalc_command("--max-memory", "1G"), gradcalc_environment(tmp_path))
+    try:
+        term.expect(">>>")
+        run("x = 1")
+        for kill in (signal.SIGKILL, signal.SIGSEGV):
+            os.kill(_worker_of(term.pid), kill)
+            said = run("x + 1")
+            assert said.count("gradcalc: the worker") == 1
+            assert (f"gradcalc: the worker was killed by {signal.Signals(kill).name}; "
+                    "a fresh session starts (variables are lost)\n") in said
+            assert "NameError: name 'x' is not defined" in said  # the input ran in the fresh session
+            run("x = 1")
+        # memory exhausted: the ceiling ends the program in one line (PyTorch's), and the session goes on
+        said = run("big = ones(2 ** 31)")
+        assert said.startswith("RuntimeError: ") and "can't allocate memory" in said and said.count("\n") == 1
+        assert "2\n" in run("x + 1")
+        term.send("\x04")
+        assert term.wait() == 0
+    finally:
+        term.close()
