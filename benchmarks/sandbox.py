@@ -20,17 +20,10 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from startup import median_seconds  # noqa: E402 (the start-up benchmark's way of timing a command)
+
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden" / "language"
-
-
-def median_ms(command: list, runs: int) -> float:
-    subprocess.run(command, capture_output=True, check=True)  # warm the file cache and the parser cache
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, capture_output=True, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
 
 
 def jail_ms(runs: int) -> float:
@@ -95,8 +88,8 @@ def main() -> None:
     parser.add_argument("--gradcalc", default=shutil.which("gradcalc", path=os.path.dirname(sys.executable))
                         or shutil.which("gradcalc"))
     args = parser.parse_args()
-    numpy_time = median_ms([sys.executable, "-c", "import numpy"], args.runs)
-    gradcalc_time = median_ms([args.gradcalc, "-e", "1"], args.runs)
+    numpy_time = median_seconds([sys.executable, "-c", "import numpy"], args.runs) * 1000
+    gradcalc_time = median_seconds([args.gradcalc, "-e", "1"], args.runs) * 1000
     print(f"python -c 'import numpy':  {numpy_time:6.1f} ms (median of {args.runs})")
     print(f"gradcalc -e 1 (jailed):    {gradcalc_time:6.1f} ms, {gradcalc_time / numpy_time:.2f}x (target: 1.5x)")
     print(f"the jail itself:           {jail_ms(args.runs):6.1f} ms (gradcalc.jail.apply in a started process)")

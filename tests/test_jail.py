@@ -283,6 +283,18 @@ def _worker_of(repl_pid: int) -> int:
     raise AssertionError("the REPL has no jailed worker")
 
 
+def _wait_until_dead(pid: int) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if _status(pid)["State"].startswith("Z"):
+                return
+        except FileNotFoundError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} did not die")
+
+
 def test_the_repl_survives_its_worker(tmp_path: Path) -> None:
     from terminal import Terminal, gradcalc_command, gradcalc_environment
 
@@ -297,7 +309,9 @@ def test_the_repl_survives_its_worker(tmp_path: Path) -> None:
         term.expect(">>>")
         run("x = 1")
         for kill in (signal.SIGKILL, signal.SIGSEGV):
-            os.kill(_worker_of(term.pid), kill)
+            worker = _worker_of(term.pid)
+            os.kill(worker, kill)
+            _wait_until_dead(worker)  # then the REPL finds it dead before it sends the next input
             said = run("x + 1")
             assert said.count("gradcalc: the worker") == 1
             assert (f"gradcalc: the worker was killed by {signal.Signals(kill).name}; "

@@ -109,6 +109,13 @@ def _is_regular_file(fd: int) -> bool:
         return False
 
 
+def _thread_count() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
 def _prctl(option: int, value: int) -> None:
     import ctypes
 
@@ -141,6 +148,7 @@ def apply(cpu_seconds: Optional[int] = None, environment: Optional[Mapping[str, 
 
     abi = landlock.abi_version()
     filtering = seccomp_filter.prepare()
+    threads = _thread_count()
     _wipe_environment(environment or {})
     _set_rlimits(cpu_seconds)
     _prctl(_PR_SET_NO_NEW_PRIVS, 1)
@@ -148,6 +156,8 @@ def apply(cpu_seconds: Optional[int] = None, environment: Optional[Mapping[str, 
     if abi:
         landlock.restrict(_readable_paths(), abi)
         up.append(f"landlock {abi}")
+        if threads > 1:  # Landlock holds the calling thread and those it makes later, not the others
+            missing.append(f"landlock on {threads - 1} thread(s) started before it")
     else:
         missing.append("landlock")
     if filtering:
@@ -158,7 +168,8 @@ def apply(cpu_seconds: Optional[int] = None, environment: Optional[Mapping[str, 
     up.append("rlimits")
     _STATUS = ", ".join(up) + ("; missing: " + ", ".join(missing) if missing else "")
     if missing and warn:
-        sys.stderr.write(f"gradcalc: warning: sandbox without {' and '.join(missing)}: the policy alone holds\n")
+        sys.stderr.write(f"gradcalc: warning: the sandbox's OS wall is incomplete here, missing: "
+                         f"{', '.join(missing)}\n")
         sys.stderr.flush()
     return _STATUS
 

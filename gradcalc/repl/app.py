@@ -91,7 +91,7 @@ class Loader:
     def _load(self, when_done: Callable[[], None]) -> None:
         try:
             self.worker = self._make_worker()
-            self.worker.start()  # its process starts first: it loads the most
+            self.worker.launch()  # first: it loads the most, in its own process, while this one loads the rest
             from ..language.parser import is_complete
 
             self.output = self._make_output()
@@ -101,6 +101,7 @@ class Loader:
                 from pygments.lexers.python import PythonLexer
 
                 self.lexer = PygmentsLexer(PythonLexer)  # the first instance compiles the lexer's rules
+            self.worker.start()
             self._loaded()
             when_done()
         except BaseException as error:  # shown by the first input that waits for it

@@ -50,13 +50,24 @@ class Worker:
         self._process: Optional[subprocess.Popen] = None
         self._requests = -1
         self._replies: Optional[Receiver] = None
+        self._ready = False  # whether it said it is ready
 
     # -------------------------------------------------------------- life
 
     def start(self) -> str:
         """Start the worker and wait until it is jailed and ready; the walls it put up."""
+        self.launch()
+        if not self._ready:
+            ready = self._receive()
+            self._ready = True
+            self.sandbox = str(ready.get("sandbox", ""))
+        return self.sandbox
+
+    def launch(self) -> None:
+        """Start the worker's process, without waiting for it (a front end loads its own part
+        meanwhile); the first request, or start(), waits until it is ready."""
         if self._process is not None:
-            return self.sandbox
+            return
         from ..language import limits
 
         requests_read, self._requests = os.pipe()
@@ -79,9 +90,7 @@ class Worker:
             os.close(replies_write)
         os.set_inheritable(self._requests, False)
         self._replies = Receiver(replies_read)
-        ready = self._receive()
-        self.sandbox = str(ready.get("sandbox", ""))
-        return self.sandbox
+        self._ready = False
 
     def close(self) -> None:
         """End the worker (closing its request pipe ends it; a stuck one is killed)."""
