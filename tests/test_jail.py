@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -326,3 +327,17 @@ def test_the_repl_survives_its_worker(tmp_path: Path) -> None:
         assert term.wait() == 0
     finally:
         term.close()
+
+
+def test_the_front_end_trusts_no_message_of_a_worker() -> None:
+    """A worker that escaped the policy writes what it likes on its reply pipe: a length beyond
+    the limit, or bytes that are not a JSON object, end the channel rather than the front end."""
+    from gradcalc.worker.protocol import MAX_MESSAGE, ChannelClosed, Receiver
+
+    for data in (struct.pack(">I", MAX_MESSAGE + 1), struct.pack(">I", 3) + b"\xff\xfe{", struct.pack(">I", 2) + b"[]"):
+        read, write = os.pipe()
+        os.write(write, data)
+        os.close(write)
+        with pytest.raises(ChannelClosed):
+            Receiver(read).receive()
+        os.close(read)

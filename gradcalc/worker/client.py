@@ -168,7 +168,11 @@ class Worker:
         assert self._replies is not None
         try:
             return self._replies.receive()
-        except ChannelClosed:
+        except ChannelClosed as broken:
+            if broken.args and self._process is not None:  # it lives, but broke the protocol: not trusted again
+                self._process.kill()
+                self.close()
+                raise WorkerDied(f"sent {broken.args[0]}, against the protocol, and was stopped") from None
             raise self._died() from None
 
     def _died(self) -> WorkerDied:

@@ -7,10 +7,12 @@ import struct
 from typing import Any
 
 _HEADER = struct.Struct(">I")
+# a jailed worker may be hostile: the front end reads no message longer than this
+MAX_MESSAGE = 256 << 20
 
 
 class ChannelClosed(Exception):
-    """The other side went away (the worker died, or the front end did)."""
+    """The other side went away (the worker died, or the front end did), or broke the protocol."""
 
 
 def send(fd: int, message: dict) -> None:
@@ -32,10 +34,18 @@ class Receiver:
     def receive(self) -> Any:
         self._fill(_HEADER.size)
         (length,) = _HEADER.unpack(self._buffer[:_HEADER.size])
+        if length > MAX_MESSAGE:
+            raise ChannelClosed(f"a message of {length:,} bytes")
         self._fill(_HEADER.size + length)
         data = self._buffer[_HEADER.size:_HEADER.size + length]
         self._buffer = self._buffer[_HEADER.size + length:]
-        return json.loads(data.decode("utf-8"))
+        try:
+            message = json.loads(data.decode("utf-8"))
+        except ValueError:
+            raise ChannelClosed("a message that is not JSON") from None
+        if not isinstance(message, dict):
+            raise ChannelClosed("a message that is not a JSON object")
+        return message
 
     def _fill(self, size: int) -> None:
         while len(self._buffer) < size:
