@@ -73,7 +73,8 @@ class Worker:
         requests_read, self._requests = os.pipe()
         replies_read, replies_write = os.pipe()
         memory = limits.default_memory_limit() if self.max_memory is None else self.max_memory
-        command = [sys.executable, "-m", "gradcalc.worker", str(requests_read), str(replies_write),
+        # -P: the working directory is not on the path, so that the worker imports the front end's gradcalc
+        command = [sys.executable, "-P", "-m", "gradcalc.worker", str(requests_read), str(replies_write),
                    "--max-memory", str(memory)]
         command += ["--color"] if self.color else []
         command += ["--hints"] if self.hints else []
