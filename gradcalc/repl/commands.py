@@ -67,8 +67,12 @@ def _help(context: Context, argument: str) -> None:
 
 
 def _vars(context: Context, argument: str) -> None:
+    drawn = context.worker.inspect("vars", width=context.width())
+    if "error" in drawn:
+        context.output.error(drawn["error"])
+        return
     # drawn already (coloured as the REPL is): onto the stream as it is
-    context.output.stdout.write(context.worker.inspect("vars", width=context.width())["text"])
+    context.output.stdout.write(drawn["text"])
 
 
 def _graph(context: Context, argument: str) -> None:

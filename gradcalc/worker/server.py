@@ -51,6 +51,13 @@ class Kernel:
         return session
 
     def handle(self, request: dict) -> dict:
+        """The reply to one request; a fault of gradcalc's own is one line in it, and the worker goes on."""
+        try:
+            return self._handle(request)
+        except Exception as error:
+            return {"error": f"gradcalc: internal error: {format_error(error)}"}
+
+    def _handle(self, request: dict) -> dict:
         op = request.get("op")
         if op == "run":
             return self.run(str(request.get("source", "")), bool(request.get("capture")))
@@ -154,7 +161,15 @@ def _option(args: list, name: str) -> Optional[str]:
 
 
 def main(args: Optional[list] = None) -> None:
-    args = sys.argv[1:] if args is None else args
+    """The worker's life; a failure to start is one line on its stderr, never a traceback."""
+    try:
+        _serve(sys.argv[1:] if args is None else args)
+    except Exception as error:
+        sys.stderr.write(f"gradcalc: the worker could not go on: {format_error(error)}\n")
+        sys.exit(1)
+
+
+def _serve(args: list) -> None:
     requests, replies = int(args[0]), int(args[1])
     end_quietly_on_a_closed_pipe()
     limits.set_memory_limit(int(_option(args, "--max-memory") or 0))
