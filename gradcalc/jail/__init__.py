@@ -21,8 +21,8 @@ def _readable_paths() -> list[str]:
     """What lazy imports and dlopen read: gradcalc, Python's installation and site-packages, the
     system's shared libraries."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    paths = {package, os.path.dirname(package), sys.prefix, sys.base_prefix, sys.exec_prefix,
-             sys.base_exec_prefix, os.path.dirname(os.__file__)}
+    # the package, not the folder it is in: a checkout's, or an editable install's, holds more than gradcalc
+    paths = {package, sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, os.path.dirname(os.__file__)}
     paths.update(path for path in sys.path if path and os.path.isdir(path) and path != os.getcwd())
     paths.update(("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib", "/etc/ld.so.cache"))
     # a symlinked installation is reached through both names
