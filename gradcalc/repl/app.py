@@ -293,9 +293,7 @@ class Repl:
         except WorkerDied as death:
             self._report(str(death))
         except Exception as error:  # a fault of gradcalc's own: one line, and the REPL goes on
-            from ..session import format_error
-
-            self.output.error(format_error(error))
+            self.output.error(f"gradcalc: internal error: {type(error).__name__}: {error}")
         self.output.stdout.flush()
         return not leave  # sys.exit() leaves, as in Python's REPL
 
@@ -321,9 +319,14 @@ class Repl:
             self._report(ended)
 
     def _report(self, how: str) -> None:
+        from ..worker.client import WorkerDied
+
         # the inputs stay: `:save` can still write what the lost session ran
         self.output.error(f"gradcalc: the worker {how}; a fresh session starts (variables are lost)")
-        self.worker.restart()
+        try:
+            self.worker.restart()
+        except WorkerDied as failure:  # the next input tries again
+            self.output.error(f"gradcalc: a fresh worker did not start: it {failure}")
 
 
 def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: Optional[EarlyPrompt] = None,
