@@ -18,6 +18,10 @@ answers each request in turn:
     {"op": "inspect", "what": "names"}        -> {"names": [str, ...]}  (the session's own names)
     {"op": "reset"}                           -> {"ok": true}  (no variables, default settings)
 
+Any request may instead be answered {"error": str}: an unknown request, or a fault of gradcalc's
+own, in one line. The front end reads no message longer than protocol.MAX_MESSAGE, and stops a
+worker that breaks the protocol: an escaped program could write on the reply pipe.
+
 Interrupting is SIGINT to the worker, which ends the running program with KeyboardInterrupt
 (status "interrupted"); idle, it ignores it. A worker that dies is the front end's to replace
 (client.Worker.restart).
