@@ -28,8 +28,6 @@ class _Child:
         self.parent = os.getpid()
         program_read, self.program = os.pipe()
         self.answer, answer_write = os.pipe()
-        # what is alive now is the children's inheritance: their collections need not walk it
-        gc.freeze()
         self.pid = os.fork()
         if self.pid == 0:  # the child: never back into the parent's code
             status = 70
@@ -118,6 +116,10 @@ def _warm_up() -> None:
     warm_up()
     seccomp_filter.prepare()
     jail.walls()
+    # what is alive now (numpy, gradcalc, the test run's own) is the children's inheritance: their
+    # collections need not walk it. Once only: freezing before every fork would keep for good the
+    # garbage made in between.
+    gc.freeze()
     _warm = True
 
 
