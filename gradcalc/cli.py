@@ -31,7 +31,7 @@ def main(args: Optional[list] = None) -> None:
     args = sys.argv[1:] if args is None else args
     if _COMPLETION not in os.environ:
         if not args and sys.stdin.isatty():
-            start_repl(None, None, default_memory_limit=True)
+            start_repl(None, None)
             return
         if len(args) == 2 and args[0] in ("-e", "--exec"):
             sys.exit(_run_code(args[1]))

@@ -11,6 +11,15 @@ from .language import limits
 from .runner import interrupted, run, start_repl
 
 
+def _show_version(context: click.Context, parameter: click.Parameter, value: bool) -> None:
+    if not value or context.resilient_parsing:
+        return
+    from . import jail
+
+    click.echo(f"gradcalc {__version__}\nsandbox: {jail.walls()}")
+    context.exit()
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("-e", "--exec", "code", metavar="CODE", help="Run CODE (statements separated by ';' or newlines).")
@@ -23,7 +32,8 @@ from .runner import interrupted, run, start_repl
                    "$XDG_DATA_HOME/gradcalc/history or ~/.local/share/gradcalc/history).")
 @click.option("--max-memory", metavar="SIZE", default=None,
               help="Memory ceiling for the program, such as 2G or 512M; 0 for none (default: a quarter of RAM).")
-@click.version_option(__version__, "-V", "--version", prog_name="gradcalc", message="%(prog)s %(version)s")
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=_show_version,
+              help="Show the version and which of the sandbox's OS walls this system puts up, and exit.")
 def command(file: Optional[str], code: Optional[str], graph: Optional[str], color: Optional[bool],
             history_file: Optional[str], max_memory: Optional[str]) -> None:
     """An autograd calculator that prints exactly what PyTorch prints.
@@ -62,10 +72,12 @@ def _dispatch(file: Optional[str], code: Optional[str], graph: Optional[str], co
     if code is not None and file is not None:
         raise click.UsageError("give either FILE or -e CODE, not both")
     try:
-        limits.set_memory_limit(limits.memory_limit_from(max_memory))
+        memory = limits.memory_limit_from(max_memory)
     except ValueError:
         raise click.BadParameter(f"'{max_memory}' is not a size such as 2G, 512M or 0",
                                  param_hint="--max-memory") from None
+    if code is not None or file is not None or not sys.stdin.isatty():
+        limits.set_memory_limit(memory)  # the program runs in this process (the REPL's, in its worker)
     if code is not None:
         sys.exit(run(code, "<string>", color, graph))
     if file == "-" or (file is None and not sys.stdin.isatty()):
@@ -79,4 +91,4 @@ def _dispatch(file: Optional[str], code: Optional[str], graph: Optional[str], co
         sys.exit(run(_source(data, file), file, color, graph))
     if graph is not None:
         raise click.UsageError("--graph needs a program to run: a FILE, -e CODE or -")
-    start_repl(color, history_file)
+    start_repl(color, history_file, memory)

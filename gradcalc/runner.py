@@ -9,6 +9,8 @@ import gc
 import os
 import sys
 
+from . import jail
+
 # typing and signal cost as much as the rest of what the REPL's first prompt needs: imported when used
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,21 +30,18 @@ def end_quietly_on_a_closed_pipe() -> None:
         _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
 
 
-def start_repl(color: Optional[bool], history_file: Optional[str], default_memory_limit: bool = False) -> None:
-    """The REPL, its first prompt shown before anything else is loaded (see repl/early.py)."""
+def start_repl(color: Optional[bool], history_file: Optional[str], max_memory: Optional[int] = None) -> None:
+    """The REPL, its first prompt shown before anything else is loaded (see repl/early.py);
+    `max_memory` is its worker's ceiling (None: the default), not the REPL's own."""
     from .repl.early import show_first_prompt
 
     early = show_first_prompt()
     try:
         end_quietly_on_a_closed_pipe()
-        if default_memory_limit:
-            from .language import limits
-
-            limits.set_memory_limit(limits.default_memory_limit())
         from .repl.app import run_repl
 
-        # the session loads behind the first prompt
-        status = run_repl(color, history_file, early, loaded=end_of_start_up)
+        # the worker starts behind the first prompt
+        status = run_repl(color, history_file, early, loaded=end_of_start_up, max_memory=max_memory)
     except KeyboardInterrupt:  # Ctrl-C before the editor took over the terminal
         if early is not None:
             early.restore()  # now: interrupted() ends the process by the signal
@@ -77,11 +76,14 @@ def run(source: str, filename: str, color: Optional[bool], graph: Optional[str] 
     """Run a whole program, then draw the graph behind tensor `graph` if asked; the exit status."""
     from .display.console import make_output
     from .language import limits
-    from .session import Session, format_error
+    from .session import Session, format_error, warm_up
 
     try:
         session = Session(make_output(color))
+        warm_up()
         end_of_start_up()
+        # the OS's wall, for the rest of this process: the program runs in it (no second process, for start-up's sake)
+        jail.apply()
         ok = session.run(source, filename)
         status = session.exit_status if session.exit_status is not None else 0 if ok else 1
         if graph is not None:  # drawn whatever the program's end: the graph is what it left

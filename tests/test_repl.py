@@ -15,7 +15,8 @@ from prompt_toolkit.output import DummyOutput
 
 from gradcalc.repl.app import Loader, Repl, indent_for_next_line
 from gradcalc.repl.commands import HELP
-from gradcalc.repl.completion import SessionCompleter, complete
+from gradcalc.display.completion import complete
+from gradcalc.repl.completion import SessionCompleter
 from gradcalc.repl.history import SafeFileHistory, history_path, open_history
 from gradcalc.repl.transcript import InputLog, strip_prompts
 from gradcalc.session import Session, TextOutput
@@ -60,7 +61,7 @@ def test_completion_never_calls_or_warns(session: Session) -> None:
 
 def test_completer_replaces_the_word_and_knows_the_commands(session: Session) -> None:
     event = CompleteEvent(completion_requested=True)
-    completer = SessionCompleter(lambda: session)
+    completer = SessionCompleter(lambda text: complete(session, text))
     completions = list(completer.get_completions(Document("z = x.requ"), event))
     assert [(c.text, c.start_position) for c in completions] == [("requires_grad", -4), ("requires_grad_", -4)]
     assert [c.text for c in completer.get_completions(Document(":gr"), event)] == [":graph"]

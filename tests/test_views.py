@@ -137,7 +137,7 @@ def test_vars_never_run_the_programs_code() -> None:
         "        return []\n"
         "spy = Spy()\n"
         "calls.clear()\n")  # Module.__setattr__ asks __getattr__ first, as PyTorch's does
-    from gradcalc.repl.completion import complete
+    from gradcalc.display.completion import complete
 
     assert variables.collect(session.namespace).modules[0][2:4] == ("1", "1")
     graph.collect(session.namespace["spy"]._parameters["w"], "w", session.namespace)

@@ -19,7 +19,6 @@ can run, and keeps one answer, for every machine, if they agree.
 from __future__ import annotations
 
 import difflib
-import io
 import json
 import re
 import os
@@ -75,18 +74,12 @@ def write_expected(program: Path, answer: dict, machine: Optional[dict] = None) 
 
 
 def run(program: Path, machine: Optional[dict] = None) -> Answer:
-    """What `gradcalc PROGRAM` prints and its exit status, run in this process from a fresh start
-    (emulating MACHINE, a machine record, if given, whatever this processor is)."""
-    from ..autograd import cpu
-    from ..session import Session, TextOutput, reset_global_state
+    """What `gradcalc PROGRAM` prints and its exit status, from a fresh start: in a child of this
+    process that jails itself first (the second wall holds here too; this process runs no program),
+    computing as on MACHINE (a machine record) if given, whatever this processor is."""
+    from ..worker.zygote import run_in_child
 
-    reset_global_state()
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with cpu.emulating(machine):
-        session = Session(TextOutput(stdout, stderr))
-        ok = session.run(program.read_text(encoding="utf-8"), program.name)
-    status = session.exit_status if session.exit_status is not None else 0 if ok else 1
-    return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": status}
+    return run_in_child(program.read_text(encoding="utf-8"), program.name, machine)
 
 
 class OracleError(Exception):

@@ -1,5 +1,5 @@
-"""The REPL's loop and editing: prompt_toolkit's prompt, Python's editing habits, and a session
-made in the background so that the first prompt shows at once."""
+"""The REPL's loop and editing: prompt_toolkit's prompt, Python's editing habits, and a worker
+(gradcalc.worker) started in the background so that the first prompt shows at once."""
 from __future__ import annotations
 
 import re
@@ -20,7 +20,8 @@ from prompt_toolkit.output import ColorDepth, Output as TerminalOutput
 from prompt_toolkit.styles import Style
 
 from .commands import run_command
-from .completion import SessionCompleter, split_comment
+from ..display.completion import split_comment
+from .completion import SessionCompleter
 from .early import BANNER, EarlyPrompt
 from .transcript import InputLog, strip_prompts
 
@@ -47,21 +48,30 @@ _STYLE = Style.from_dict({
 # ------------------------------------------------------------------ loading
 
 class Loader:
-    """What the first input needs and the first prompt does not: the session (numpy and gradcalc's
-    modules), its output (Rich, on a terminal), the parser and the highlighter. They are made in a
-    background thread started once the prompt is on the screen, while the user types; whatever
-    needs them first waits for them."""
+    """What the first input needs and the first prompt does not: the worker that runs programs (a
+    process of its own, which loads numpy and gradcalc and jails itself), the output for the REPL's
+    own messages (Rich, on a terminal), the parser (for Enter's "is the input whole?") and the
+    highlighter. They are made in a background thread started once the prompt is on the screen,
+    while the user types; whatever needs them first waits for them."""
 
-    def __init__(self, make_output: Callable[[], Any], color: bool, loaded: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, make_output: Callable[[], Any], color: bool, loaded: Callable[[], None] = lambda: None,
+                 make_worker: Optional[Callable[[], Any]] = None) -> None:
         self._make_output = make_output
         self._color = color
         self._loaded = loaded  # told once everything is made (the command line turns the collector on)
+        # default: a worker whose output comes back as text, written on this REPL's output
+        self._make_worker = make_worker or self._capturing_worker
         self._thread: Optional[threading.Thread] = None
         self._lock = threading.Lock()
         self._failure: Optional[BaseException] = None
         self.output: Any = None
-        self.session: Any = None
+        self.worker: Any = None
         self.lexer: Optional[Lexer] = None
+
+    def _capturing_worker(self) -> Any:
+        from ..worker.client import Worker
+
+        return Worker(color=self._color, hints=True, capture=True)
 
     def start(self, when_done: Callable[[], None]) -> None:
         with self._lock:
@@ -80,17 +90,18 @@ class Loader:
 
     def _load(self, when_done: Callable[[], None]) -> None:
         try:
+            self.worker = self._make_worker()
+            self.worker.launch()  # first: it loads the most, in its own process, while this one loads the rest
             from ..language.parser import is_complete
-            from ..session import Session
 
             self.output = self._make_output()
-            self.session = Session(self.output)
             is_complete("x = 1\n")  # builds the parser
             if self._color:
                 from prompt_toolkit.lexers import PygmentsLexer
                 from pygments.lexers.python import PythonLexer
 
                 self.lexer = PygmentsLexer(PythonLexer)  # the first instance compiles the lexer's rules
+            self.worker.start()
             self._loaded()
             when_done()
         except BaseException as error:  # shown by the first input that waits for it
@@ -171,7 +182,9 @@ def _continuation(width: int, line_number: int, wrap_count: int) -> list[tuple[s
 # ------------------------------------------------------------------ the loop
 
 class Repl:
-    """Reads inputs, runs them in one Session, and keeps going whatever happens in them."""
+    """Reads inputs and hands them to the worker, and keeps going whatever happens to them: an
+    error, Ctrl-C (passed on to the worker) or a worker that dies (replaced by a fresh one). It
+    never runs program code itself."""
 
     def __init__(self, loader: Loader, color: bool, history: History, terminal_input: Optional[Input] = None,
                  terminal_output: Optional[TerminalOutput] = None, banner_stream: Any = None) -> None:
@@ -179,7 +192,7 @@ class Repl:
         self.banner_stream = banner_stream
         self.color = color
         self.inputs = InputLog()
-        self._session: Any = None
+        self.exit_status: Optional[int] = None  # sys.exit()'s status, once a program called it
         self.prompt: PromptSession = PromptSession(
             [("class:prompt", ">>> ")],
             prompt_continuation=_continuation,
@@ -187,7 +200,7 @@ class Repl:
             key_bindings=_key_bindings(loader.wait),
             history=history,
             auto_suggest=AutoSuggestFromHistory(),
-            completer=SessionCompleter(lambda: self.session),
+            completer=SessionCompleter(self._candidates),
             complete_while_typing=False,
             lexer=DynamicLexer(lambda: loader.lexer),
             input_processors=[HighlightMatchingBracketProcessor()],
@@ -207,29 +220,25 @@ class Repl:
         return self.loader.output
 
     @property
-    def session(self) -> Any:
-        if self._session is None:
-            self.loader.wait()
-            self._session = self.loader.session
-            self._session.describe_error = self._describe_error
-        return self._session
+    def worker(self) -> Any:
+        self.loader.wait()
+        return self.loader.worker
 
     def width(self) -> int:
         return self.prompt.app.output.get_size().columns
 
     def reset(self) -> None:
         """A fresh session, as if gradcalc had just started."""
-        from ..session import Session, reset_global_state
-
-        reset_global_state()
-        self._session = Session(self.output)
-        self._session.describe_error = self._describe_error
+        self.worker.reset()
         self.inputs = InputLog()
 
-    def _describe_error(self, error: BaseException) -> str:
-        from .hints import describe
+    def _candidates(self, text: str) -> list[str]:
+        from ..worker.client import WorkerDied
 
-        return describe(self._session, error)
+        try:
+            return self.worker.complete(text)
+        except WorkerDied:  # said, and replaced, at the next input
+            return []
 
     # -------------------------------------------------------------- the loop
 
@@ -243,60 +252,93 @@ class Repl:
             stream = self.banner_stream or sys.stderr
             stream.write(BANNER + "\n")
             stream.flush()
-        # the session is made while the user types the first input
+        # the worker starts while the user types the first input
         self.prompt.app.after_render += self._start_loading
-        while True:
-            try:
-                text = self.prompt.prompt()
-                if not self.execute(text):
+        try:
+            while True:
+                try:
+                    text = self.prompt.prompt()
+                    if not self.execute(text):
+                        break
+                except KeyboardInterrupt:
+                    # Ctrl-C at the prompt drops the input (a program's interrupt is shown by execute)
+                    continue
+                except EOFError:
                     break
-            except KeyboardInterrupt:
-                # Ctrl-C at the prompt drops the input (a program's interrupt is shown by execute)
-                continue
-            except EOFError:
-                break
-        status = self._session.exit_status if self._session is not None else None
-        return status or 0
+        finally:
+            if self.loader.worker is not None:
+                self.loader.worker.close()
+        return self.exit_status or 0
 
     def _start_loading(self, app: Any) -> None:
         self.loader.start(lambda: app.invalidate() if app.is_running else None)
 
     def execute(self, text: str) -> bool:
         """Run one input; False when it asks to leave."""
+        from ..worker.client import WorkerDied
+
         command = text.strip()
         if not command:
             return True
+        leave = False
         try:
+            self._replace_a_dead_worker()
             if command.startswith(":") and "\n" not in command:
                 run_command(self, command)
-                return True
-            session = self.session
-            if command in _LEAVE and command.rstrip("()") not in session.namespace:
+            elif command in _LEAVE and command.rstrip("()") not in self._names():
                 return False
-            if command in ("help", "help()") and "help" not in session.namespace:
+            elif command in ("help", "help()") and "help" not in self._names():
                 run_command(self, ":help")
-                return True
-            source = strip_prompts(text)
-            try:
-                ok = session.run(source, "<stdin>")
-            except KeyboardInterrupt:
-                self.inputs.add(source, False, session.statements_done)
-                raise
-            self.inputs.add(source, ok, session.statements_done)
-        except KeyboardInterrupt:
+            else:
+                leave = self._run(strip_prompts(text))
+        except KeyboardInterrupt:  # before the worker was ready
             self.output.error("KeyboardInterrupt")
-        except Exception as error:  # a fault of gradcalc's own: one line, and the session goes on
-            from ..session import format_error
-
-            self.output.error(format_error(error))
+        except WorkerDied as death:
+            self._report(str(death))
+        except Exception as error:  # a fault of gradcalc's own: one line, and the REPL goes on
+            self.output.error(f"gradcalc: internal error: {type(error).__name__}: {error}")
         self.output.stdout.flush()
-        return self.session.exit_status is None  # sys.exit() leaves, as in Python's REPL
+        return not leave  # sys.exit() leaves, as in Python's REPL
+
+    def _run(self, source: str) -> bool:
+        """Run source in the worker; whether it called sys.exit()."""
+        self.output.stdout.flush()
+        reply = self.worker.run(source)
+        if "stdout" in reply:  # captured: written here
+            self.output.stdout.write(reply["stdout"])
+            self.output.stdout.flush()
+            self.output.stderr.write(reply["stderr"])
+        self.inputs.add(source, reply["status"] == "ok", reply["statements_done"])
+        if reply["status"] == "exit":
+            self.exit_status = reply["exit_code"]
+        return reply["status"] == "exit"
+
+    def _names(self) -> list:
+        return self.worker.inspect("names")["names"]
+
+    def _replace_a_dead_worker(self) -> None:
+        """A worker that died between inputs (killed from outside) is said and replaced first, so
+        that the input runs in the fresh one."""
+        ended = self.worker.ended()
+        if ended is not None:
+            self._report(ended)
+
+    def _report(self, how: str) -> None:
+        from ..worker.client import WorkerDied
+
+        # the inputs stay: `:save` can still write what the lost session ran
+        self.output.error(f"gradcalc: the worker {how}; a fresh session starts (variables are lost)")
+        try:
+            self.worker.restart()
+        except WorkerDied as failure:  # the next input tries again
+            self.output.error(f"gradcalc: a fresh worker did not start: it {failure}")
 
 
 def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: Optional[EarlyPrompt] = None,
-             loaded: Callable[[], None] = lambda: None) -> int:
+             loaded: Callable[[], None] = lambda: None, max_memory: Optional[int] = None) -> int:
     """The REPL on this terminal; returns its exit status when the user leaves (Ctrl-D, exit,
-    sys.exit()). `early`: see early.py; `loaded` is called once the session is made."""
+    sys.exit()). `early`: see early.py; `loaded` is called once the worker is ready; `max_memory`:
+    the worker's ceiling (None: the default)."""
     from prompt_toolkit.output import create_output
 
     from ..display.color import use_color
@@ -309,6 +351,12 @@ def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: O
 
         return output_for(colour)
 
+    def make_worker() -> Any:
+        from ..worker.client import Worker
+
+        # the program's output goes straight to this process's stdout and stderr, as it is made
+        return Worker(color=colour, hints=True, max_memory=max_memory)
+
     # prompts go to the terminal even when stdout is redirected, as Python's REPL does
-    return Repl(Loader(make_output, colour, loaded), colour, open_history(history_file),
+    return Repl(Loader(make_output, colour, loaded, make_worker), colour, open_history(history_file),
                 terminal_output=create_output(always_prefer_tty=True)).run(early)

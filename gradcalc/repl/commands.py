@@ -1,14 +1,15 @@
 """The REPL's meta-commands: its own views and actions, outside the program and its sandbox.
 
-They read the program's objects only through display/inspection.py, and write (`:save`)
-between inputs, when no program code runs.
+The views (`:vars`, `:graph`) are drawn by the worker, where the program's objects are (through
+display/inspection.py); `:save` writes here, in the front end, what the session ran.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-if TYPE_CHECKING:  # the session's modules load after the first prompt (see app.Loader)
-    from ..session import Session, TextOutput
+if TYPE_CHECKING:  # loaded after the first prompt (see app.Loader)
+    from ..session import TextOutput
+    from ..worker.client import Worker
     from .transcript import InputLog
 
 HELP = """\
@@ -44,7 +45,7 @@ class Context(Protocol):
     inputs: InputLog
 
     @property
-    def session(self) -> Session: ...
+    def worker(self) -> Worker: ...
 
     def width(self) -> int: ...
 
@@ -66,28 +67,23 @@ def _help(context: Context, argument: str) -> None:
 
 
 def _vars(context: Context, argument: str) -> None:
-    from ..display import variables
-    from ..display.console import show
-
-    found = variables.collect(context.session.namespace)
-    show(variables.render(found, context.width()), context.output.stdout, context.color, context.width())
+    drawn = context.worker.inspect("vars", width=context.width())
+    if "error" in drawn:
+        context.output.error(drawn["error"])
+        return
+    # drawn already (coloured as the REPL is): onto the stream as it is
+    context.output.stdout.write(drawn["text"])
 
 
 def _graph(context: Context, argument: str) -> None:
-    from ..display import graph
-    from ..display.console import show
-
     if not argument:
         context.output.error(":graph needs the name of a tensor, as in :graph y")
         return
-    session = context.session
-    try:
-        drawn = graph.collect(graph.lookup_tensor(session.namespace, session.builtins, argument), argument,
-                              session.namespace)
-    except graph.GraphError as error:
-        context.output.error(f":graph: {error}")
+    drawn = context.worker.inspect("graph", name=argument, width=context.width())
+    if "error" in drawn:
+        context.output.error(f":graph: {drawn['error']}")
         return
-    show(graph.render(drawn), context.output.stdout, context.color, context.width(), whole_lines=True)
+    context.output.stdout.write(drawn["text"])
 
 
 def _reset(context: Context, argument: str) -> None:

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from ..session import Session, format_error
-from .completion import attribute_names, scope_names
+from ..display.completion import attribute_names, scope_names
 
 _HINT = re.compile(r"\. Did you mean: '(?P<name>[^']*)'\?$")
 

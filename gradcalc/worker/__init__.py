@@ -1,0 +1,28 @@
+"""Programs run in a worker process apart from the front end, as a Jupyter kernel runs apart from
+its notebook: the REPL's editor, the pytest plugin (and a web page, a notebook kernel) never run
+program code; a worker does, jailed (gradcalc.jail) before it reads its first request.
+
+The protocol (protocol.py): on two pipes the front end hands over (their descriptor numbers are
+the worker's arguments), each message is a 4-byte big-endian length and that many bytes of UTF-8
+JSON. The worker first says `{"ready": true, "sandbox": "landlock 7, seccomp, rlimits"}`, then
+answers each request in turn:
+
+    {"op": "run", "source": S, "capture": bool}
+        -> {"status": "ok" | "error" | "exit" | "interrupted", "exit_code": int | null,
+            "statements_done": int, "stdout": str, "stderr": str}  (the two texts when captured;
+            else the program wrote on the worker's fds 1 and 2, which the front end chose)
+    {"op": "complete", "text": S}             -> {"candidates": [str, ...]}  (S: the text before the cursor)
+    {"op": "inspect", "what": "vars", "width": int}
+    {"op": "inspect", "what": "graph", "name": S, "width": int}
+                                              -> {"text": str} or {"error": str}  (:vars and :graph, drawn)
+    {"op": "inspect", "what": "names"}        -> {"names": [str, ...]}  (the session's own names)
+    {"op": "reset"}                           -> {"ok": true}  (no variables, default settings)
+
+Any request may instead be answered {"error": str}: an unknown request, or a fault of gradcalc's
+own, in one line. The front end reads no message longer than protocol.MAX_MESSAGE, and stops a
+worker that breaks the protocol: an escaped program could write on the reply pipe.
+
+Interrupting is SIGINT to the worker, which ends the running program with KeyboardInterrupt
+(status "interrupted"); idle, it ignores it. A worker that dies is the front end's to replace
+(client.Worker.restart).
+"""
