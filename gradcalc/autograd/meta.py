@@ -21,7 +21,7 @@ import numpy as np
 
 from . import tensor as tensor_module
 from .dtypes import DType
-from .tensor import Device, Tensor, check_device
+from .tensor import Device, Tensor
 
 # whether any meta tensor was made in this process: until then the ops' entry points check nothing
 state = {"made": False}
@@ -53,17 +53,6 @@ def storage(shape: tuple, dtype: np.dtype) -> np.ndarray:
 def make_meta(shape: Any, dtype: DType, requires_grad: bool = False) -> Tensor:
     out = Tensor._make(storage(tuple(shape), dtype._numpy), dtype, requires_grad=bool(requires_grad))
     return mark(out)
-
-
-def parameter_data(shape: tuple, dtype: DType, device: Any) -> Tensor:
-    """The storage a module's constructor makes for a parameter: on the meta device when asked (by `device=` or
-    a `with torch.device("meta")` block), zeros to draw into otherwise."""
-    from .ops.creation import allocated  # (creation makes meta tensors through this module)
-
-    check_device(device)
-    if wants_meta(device):
-        return make_meta(shape, dtype)
-    return allocated(shape, dtype)
 
 
 def mark(tensor: Tensor) -> Tensor:

@@ -208,6 +208,15 @@ def allocated(size: Sequence, dtype: DType, value: float = 0) -> Tensor:
     return Tensor._make(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype)
 
 
+def parameter_data(shape: tuple, dtype: DType, device: Any) -> Tensor:
+    """The storage a module's constructor makes for a parameter: on the meta device when asked (by `device=` or
+    a `with torch.device("meta")` block), zeros to draw into otherwise (torch.empty's checks first)."""
+    check_device(device)
+    if wants_meta(device):
+        return make_meta(shape, dtype)
+    return allocated(shape, dtype)
+
+
 def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: Any, device: Any) -> Tensor:
     dtype = dtype or dtypes.get_default_dtype()
     meta = _meta_factory(size, dtype, requires_grad, device)

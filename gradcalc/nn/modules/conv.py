@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from ...autograd import dtypes
 from ...autograd.dtypes import DType
-from ...autograd.meta import parameter_data
+from ...autograd.ops.creation import parameter_data
 from ...autograd.tensor import Tensor
 from .. import functional as F
 from .. import init

@@ -8,7 +8,7 @@ from typing import Any, Optional
 from ...autograd import dtypes, grad_mode, random
 from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
-from ...autograd.meta import parameter_data
+from ...autograd.ops.creation import parameter_data
 from ...autograd.tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...warnings import warn
 from .. import functional as F
