@@ -134,19 +134,25 @@ def _exception_line(error: BaseException) -> str:
 def _is_fault(error: BaseException) -> bool:
     """Whether gradcalc's own code failed: an error of the kinds above, or one of numpy's, raised
     in gradcalc's code by something other than a `raise` statement."""
-    if not (isinstance(error, _FAULTS) or type(error).__module__.startswith("numpy")):
+    if not (isinstance(error, _FAULTS) or _from_numpy(error)):
         return False
     trace = error.__traceback__
     if trace is None:
         return False
     while trace.tb_next is not None:
         trace = trace.tb_next
-    filename = trace.tb_frame.f_code.co_filename
+    with limits.reading_frames():  # gradcalc's own look: no program code runs here
+        filename = trace.tb_frame.f_code.co_filename
     if filename.startswith(_LANGUAGE):
         return False
     if not filename.startswith(_PACKAGE):
-        return type(error).__module__.startswith("numpy") and _raised_in_gradcalc(error)
+        return _from_numpy(error) and _raised_in_gradcalc(error)
     return not linecache.getline(filename, trace.tb_lineno).lstrip().startswith("raise")
+
+
+def _from_numpy(error: BaseException) -> bool:
+    module = type(error).__module__
+    return type(module) is str and module.startswith("numpy")  # a program's class may name any object
 
 
 def _raised_in_gradcalc(error: BaseException) -> bool:
@@ -154,7 +160,8 @@ def _raised_in_gradcalc(error: BaseException) -> bool:
     trace = error.__traceback__
     in_program = False
     while trace is not None:
-        filename = trace.tb_frame.f_code.co_filename
+        with limits.reading_frames():
+            filename = trace.tb_frame.f_code.co_filename
         if not filename.startswith(_PACKAGE):
             in_program = True
         elif in_program and not filename.startswith(_LANGUAGE):
@@ -272,17 +279,20 @@ class Session:
         except RecursionError as error:
             self.output.error(format_error(error))
             return False
-        try:
-            with limits.wall_up():
+        # the error's line is made, and the error (with the frames and generators its traceback
+        # holds, whose `finally` blocks run as they are freed) dropped, behind the wall: its
+        # __str__, its notes and sys.exit's argument are the program's code
+        with limits.wall_up():
+            try:
                 exec(code, self.namespace)
-        except SystemExit as exit:
-            self._exit(exit.code)
-            return False
-        except KeyboardInterrupt:
-            raise
-        except BaseException as error:  # every error of a program is shown, never a traceback
-            self.output.error(self.describe_error(error))
-            return False
+            except SystemExit as exit:
+                self._exit(exit.code)
+                return False
+            except KeyboardInterrupt:
+                raise
+            except BaseException as error:  # every error of a program is shown, never a traceback
+                self.output.error(self.describe_error(error))
+                return False
         return True
 
     def _exit(self, code: Any) -> None:
@@ -292,5 +302,9 @@ class Session:
         elif isinstance(code, int):
             self.exit_status = code & 0xFF
         else:
-            self.output.write_stderr(f"{code}\n")
+            try:
+                text = str(code)
+            except Exception:  # a program's __str__ may fail: Python prints the object's repr then
+                text = object.__repr__(code)
+            self.output.write_stderr(f"{text}\n")
             self.exit_status = 1

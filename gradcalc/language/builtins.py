@@ -141,8 +141,7 @@ def metaclass_for(value: Any) -> Any:
 
 
 def _getattr(obj: Any, name: Any, *default: Any) -> Any:
-    if not isinstance(name, str):
-        raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
+    name = guard.exact_name(name)
     if len(default) > 1:
         raise TypeError(f"getattr expected at most 3 arguments, got {2 + len(default)}")
     try:
@@ -154,8 +153,7 @@ def _getattr(obj: Any, name: Any, *default: Any) -> Any:
 
 
 def _hasattr(obj: Any, name: Any) -> bool:
-    if not isinstance(name, str):
-        raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
+    name = guard.exact_name(name)
     try:
         guard.guarded_getattr(obj, name)
     except AttributeError:
@@ -164,15 +162,21 @@ def _hasattr(obj: Any, name: Any) -> bool:
 
 
 def _setattr(obj: Any, name: Any, value: Any) -> None:
-    if not isinstance(name, str):
-        raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
-    guard.guarded_setattr(value, obj, name)
+    guard.guarded_setattr(value, obj, guard.exact_name(name))
 
 
 def _delattr(obj: Any, name: Any) -> None:
-    if not isinstance(name, str):
-        raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
-    guard.guarded_delattr(obj, name)
+    guard.guarded_delattr(obj, guard.exact_name(name))
+
+
+def exact_keywords(mapping: Any) -> Any:
+    """`f(**mapping)`'s mapping with exact-`str` keys (see compiler.KWARGS); Python's own errors
+    for what is not a mapping of strings."""
+    if host.type(mapping) is dict and all(host.type(key) is str for key in mapping):
+        return mapping
+    if not hasattr(mapping, "keys"):
+        return mapping
+    return {guard.exact_name(key) if isinstance(key, str) else key: mapping[key] for key in mapping.keys()}
 
 
 def _vars(*args: Any) -> Any:
@@ -218,9 +222,9 @@ def make_builtins(namespace: dict, modules: Any, echo: Callable[[Any], None]) ->
         __build_class__=guard.make_build_class(metaclass_for), __import__=host.__import__,
     )
     table.update({
-        compiler.GETATTR: guard.guarded_getattr, compiler.SETATTR: guard.guarded_setattr,
+        compiler.GETATTR: guard.compiled_getattr, compiler.SETATTR: guard.guarded_setattr,
         compiler.DELATTR: guard.guarded_delattr, compiler.ECHO: echo_,
-        compiler.POW: limits.guarded_pow, compiler.LSHIFT: limits.guarded_lshift,
+        compiler.KWARGS: exact_keywords, compiler.POW: limits.guarded_pow, compiler.LSHIFT: limits.guarded_lshift,
         compiler.IMPORT: modules.import_name, compiler.IMPORT_FROM: modules.import_from,
         compiler.IMPORT_STAR: lambda name, level: modules.import_star(namespace, name, level),
     })

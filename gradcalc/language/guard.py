@@ -17,6 +17,7 @@ from .policy import (CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES, FO
                      is_program_class, private_allowed, proxied, register_program_class, resolve)
 
 _getattr, _setattr, _delattr, _type = builtins.getattr, builtins.setattr, builtins.delattr, builtins.type
+_exact_str = str.__str__  # a str subclass's characters as an exact str, running none of its methods
 _FORMAT_NAMES = ("format", "format_map")
 _GETSET = _type(_type.__dict__["__dict__"])
 _MEMBER = _type(_type.__dict__["__dictoffset__"])
@@ -25,10 +26,28 @@ _MEMBER = _type(_type.__dict__["__dictoffset__"])
 
 # ------------------------------------------------------------------ reading
 
-def guarded_getattr(obj: Any, name: str, _rules: dict = RULES, _type: type = type, _read: Any = getattr,
-                    _method: type = MethodType) -> Any:
-    """`obj.name` as a program may see it. (The defaults bind globals as locals: this runs for
-    every attribute a program reads; the compiled code passes two arguments only.)"""
+def exact_name(name: Any) -> str:
+    """An attribute name a program gave, as an exact `str`: a `str` subclass's own characters,
+    copied by `str.__str__` without running any of its methods. Every decision and the access
+    itself then use this one string, never the program's object (whose `__eq__`, `__hash__` or
+    `__getitem__` would otherwise decide)."""
+    if _type(name) is str:
+        return name
+    if isinstance(name, str):
+        return _exact_str(name)
+    raise TypeError(f"attribute name must be string, not '{type_name(name)}'")
+
+
+def guarded_getattr(obj: Any, name: Any) -> Any:
+    """`obj.name` for a name the program computed (getattr, attrgetter, a format string...)."""
+    return compiled_getattr(obj, name if _type(name) is str else exact_name(name))
+
+
+def compiled_getattr(obj: Any, name: str, _rules: dict = RULES, _type: type = type, _read: Any = getattr,
+                     _method: type = MethodType) -> Any:
+    """`obj.name` as a program may see it, for an exact `str` name (the compiled code's `x.attr`).
+    (The defaults bind globals as locals: this runs for every attribute a program reads; the
+    compiled code passes two arguments only.)"""
     rule = _rules.get(_type(obj))
     if rule is not None and (name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny)):
         value = _read(obj, name)
@@ -206,7 +225,8 @@ def _guarded_special(instance: Any, name: str, method: Callable) -> Callable:
         target, rest = (instance, args) if instance is not None else (args[0] if args else None, args[1:])
         if not rest or not isinstance(rest[0], str):
             return method(*args)  # Python's own TypeError
-        attribute = rest[0]
+        attribute = exact_name(rest[0])
+        args = args[:len(args) - len(rest)] + (attribute,) + rest[1:]
         if name in ("__setattr__", "__delattr__"):
             check_writable(target, attribute)
             return method(*args)
@@ -381,10 +401,22 @@ class _SafeFormatter:
 
 # ------------------------------------------------------------------ classes
 
-def check_class_namespace(name: str, namespace: Any) -> None:
-    """What a class body (or `type(name, bases, dict)`) may define."""
+def exact_namespace(namespace: dict) -> dict:
+    """A class namespace a program built (`type(name, bases, dict)`, make_dataclass's), read
+    through dict's own method and keyed by exact strings: a key of its own type would decide, by
+    its `__eq__` and `__hash__`, which attribute a lookup finds."""
+    exact = {}
+    for key, value in dict.items(namespace):
+        if not isinstance(key, str):
+            raise TypeError(f"a class attribute name must be a string, not '{type_name(key)}'")
+        exact[exact_name(key)] = value
+    return exact
+
+
+def check_class_namespace(name: str, namespace: dict) -> None:
+    """What a class body (or `type(name, bases, dict)`, with exact_namespace's keys) may define."""
     for key, value in namespace.items():
-        if not isinstance(key, str) or (key in ("__dict__", "__weakref__") and _type(value) is _GETSET):
+        if key in ("__dict__", "__weakref__") and _type(value) is _GETSET:
             continue  # what Python itself adds to a class
         if key in FORBIDDEN_CLASS_NAMES or (is_dunder(key) and key not in CLASS_BODY_DUNDERS):
             raise TypeError(f"defining '{key}' in a class is not supported in gradcalc")
@@ -430,11 +462,12 @@ def make_class(name: Any, bases: Any, namespace: Any, metaclass: Any = type) -> 
     if not isinstance(namespace, dict):
         raise TypeError(f"type.__new__() argument 3 must be dict, not {type_name(namespace)}")
     check_bases(bases)
+    name, namespace = exact_name(name), exact_namespace(namespace)
     check_class_namespace(name, namespace)
     cls = metaclass(name, bases, {"__module__": "__main__", **namespace})
     register_program_class(cls)
     return cls
 
 
-__all__ = ["guarded_getattr", "guarded_setattr", "guarded_delattr", "check_writable", "admit",
+__all__ = ["exact_name", "guarded_getattr", "compiled_getattr", "guarded_setattr", "guarded_delattr", "check_writable", "admit",
            "make_build_class", "make_class", "check_class_namespace", "USER_DUNDERS"]

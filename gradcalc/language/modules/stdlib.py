@@ -90,16 +90,16 @@ def _functools() -> dict:
 
 def _attrgetter(*names: str) -> Callable:
     """operator.attrgetter, reading through the guard."""
-    for name in names:
-        if not isinstance(name, str):
-            raise TypeError("attribute name must be a string")
+    if not all(isinstance(name, str) for name in names):
+        raise TypeError("attribute name must be a string")
+    names = tuple(guard.exact_name(name) for name in names)  # split and read as the characters they are
 
     def get(obj: Any) -> Any:
         values = []
         for dotted in names:
             value = obj
             for part in dotted.split("."):
-                value = guard.guarded_getattr(value, part)
+                value = guard.compiled_getattr(value, part)
             values.append(value)
         return values[0] if len(values) == 1 else tuple(values)
 
@@ -110,7 +110,8 @@ def _methodcaller(name: str, *args: Any, **kwargs: Any) -> Callable:
     """operator.methodcaller, reading the method through the guard."""
     if not isinstance(name, str):
         raise TypeError("method name must be a string")
-    return lambda obj: guard.guarded_getattr(obj, name)(*args, **kwargs)
+    name = guard.exact_name(name)
+    return lambda obj: guard.compiled_getattr(obj, name)(*args, **kwargs)
 
 
 def _operator() -> dict:
