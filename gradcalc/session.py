@@ -18,7 +18,7 @@ from . import numpy_state, warnings
 from .language import limits, policy
 from .language.builtins import make_builtins, prelude
 from .language.compiler import PolicyError, compile_statement
-from .language.modules import ModuleTable
+from .language.modules import ModuleTable, guarded_helpers
 from .language.parser import GradcalcSyntaxError, parse
 from .language.syntax_errors import make_error
 
@@ -221,6 +221,7 @@ class Session:
         self.namespace["__builtins__"] = self.builtins
         self.namespace.update(prelude(self.modules.get))
         policy.install()  # the rules of what is loaded now; the rest as their modules load
+        guarded_helpers.install()  # copy and Enum act through the guard on the program's objects
         python_warnings.resetwarnings()
         python_warnings.simplefilter("always")
 
@@ -238,15 +239,40 @@ class Session:
 
     @contextmanager
     def _running(self) -> Iterator[None]:
-        """The host's streams and warnings point at this session while its program runs."""
-        saved = sys.stdout, sys.stderr, python_warnings.showwarning
+        """The host's streams, warnings and report of errors nothing can catch (a generator's
+        `finally` failing as it is collected) point at this session while its program runs."""
+        saved = sys.stdout, sys.stderr, python_warnings.showwarning, sys.unraisablehook
         sys.stdout, sys.stderr = self.stdout, self.stderr
         python_warnings.showwarning = warnings.showing_through(self.output.warning)
+        sys.unraisablehook = self._unraisable
         try:
             with numpy_state.running_program():
                 yield
         finally:
-            sys.stdout, sys.stderr, python_warnings.showwarning = saved
+            sys.stdout, sys.stderr, python_warnings.showwarning, sys.unraisablehook = saved
+
+    def _unraisable(self, report: Any) -> None:
+        """Python's `Exception ignored in: ...` report, its traceback showing the program's own
+        lines only (as Python shows a program's; gradcalc's frames are not the program's)."""
+        try:
+            shown = repr(report.object)
+        except Exception:  # a program's __repr__ may fail too
+            shown = object.__repr__(report.object)
+        lines = [f"{report.err_msg or 'Exception ignored in'}: {shown}"]
+        program = []
+        trace = report.exc_traceback
+        while trace is not None:
+            with limits.reading_frames():  # gradcalc's own look: no program code runs here
+                frame = trace.tb_frame
+                code, ours = frame.f_code, "$program" in frame.f_globals
+            if ours:
+                program.append(f'  File "{code.co_filename}", line {trace.tb_lineno}, in {code.co_name}')
+            trace = trace.tb_next
+        if program:
+            lines += ["Traceback (most recent call last):", *program]
+        if report.exc_value is not None:
+            lines.append(_exception_line(report.exc_value))
+        self.output.write_stderr("\n".join(lines) + "\n")
 
     def run(self, source: str, filename: str = "<string>") -> bool:
         """Run a whole program (or one REPL input); False if it ended in an error or an exit."""

@@ -8,17 +8,19 @@ lookup, a name test, Python's getattr, and a check that the value's type may be 
 from __future__ import annotations
 
 import builtins
+from collections import UserString
 from types import MethodType
 from typing import Any, Callable
 
 from ..display.names import shown_method, type_name
-from .policy import (CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES, FORBIDDEN_CLASS_NAMES, GUARDED_DUNDERS,
-                     PROGRAM, READABLE_DUNDERS, RULES, SUPER, USER_DUNDERS, class_rule, derivable, is_dunder,
-                     is_program_class, private_allowed, proxied, register_program_class, resolve)
+from .policy import (CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES, FORBIDDEN_CLASS_NAMES, FORMATTING,
+                     GUARDED_DUNDERS, PICKLING, PROGRAM, READABLE_DUNDERS, RULES, SUPER, USER_DUNDERS, class_rule,
+                     defines, derivable, is_dunder, is_program_class, private_allowed, proxied, register_program_class,
+                     resolve)
 
 _getattr, _setattr, _delattr, _type = builtins.getattr, builtins.setattr, builtins.delattr, builtins.type
 _exact_str = str.__str__  # a str subclass's characters as an exact str, running none of its methods
-_FORMAT_NAMES = ("format", "format_map")
+_TEMPLATES = (str, UserString)  # what has a str.format of its own (UserString's formats its data)
 _GETSET = _type(_type.__dict__["__dict__"])
 _MEMBER = _type(_type.__dict__["__dictoffset__"])
 
@@ -75,7 +77,7 @@ def _slow_getattr(obj: Any, name: str, rule: Any) -> Any:
         return _class_getattr(obj, name)
     if rule.kind == SUPER:
         return _super_getattr(obj, name)
-    if name in _FORMAT_NAMES and isinstance(obj, str):
+    if name in FORMATTING and isinstance(obj, _TEMPLATES):
         return _SafeFormatter.bound(obj, name)
     if rule.replaced is not None and name in rule.replaced:
         return rule.replaced[name](obj)
@@ -130,7 +132,7 @@ def _refuse(obj: Any, name: str) -> None:
     fail); only a class's own `__getattr__` (a module's, nn.Module's) is asked, for its message."""
     owners = proxied(obj).__mro__ if isinstance(obj, type) else _type(obj).__mro__
     instance_dict = getattr(obj, "__dict__", None) if not isinstance(obj, type) else None
-    exists = any(name in vars(owner) for owner in owners) or (
+    exists = any(defines(owner, name) for owner in owners) or (
         isinstance(instance_dict, dict) and name in instance_dict) or (
         isinstance(obj, type) and any(name in vars(meta) for meta in _type(obj).__mro__))
     if not exists:
@@ -155,8 +157,8 @@ def _class_getattr(cls: Any, name: str) -> Any:
         _refuse(cls, name)
     if not is_dunder(name):
         cls = proxied(cls)  # a stand-in shows the real class's attributes, its own special methods
-    if name in _FORMAT_NAMES and issubclass(cls, str):
-        return _SafeFormatter.unbound(name)
+    if name in FORMATTING and issubclass(cls, _TEMPLATES):
+        return _SafeFormatter.unbound(name, cls)
     program = is_program_class(cls)
     if is_dunder(name):
         allowed = name in CLASS_DUNDERS
@@ -192,8 +194,10 @@ def _super_getattr(proxy: super, name: str) -> Any:
             # proxy's own __init__, which can only bind it as super() could
             return _getattr(proxy, name)
         _refuse(proxy, name)
-    if name in _FORMAT_NAMES and isinstance(instance, str):
+    if name in FORMATTING and isinstance(instance, _TEMPLATES):
         return _SafeFormatter.bound(instance, name)
+    if name in PICKLING and not _own_pickling(proxy, name):
+        _refuse(proxy, name)
     if isinstance(instance, type):  # in a classmethod
         allowed = (name in CLASS_DUNDERS) if is_dunder(name) else (
             name[0] != "_" or (is_program_class(instance) and private_allowed(instance, name)))
@@ -206,6 +210,16 @@ def _super_getattr(proxy: super, name: str) -> Any:
     if name in GUARDED_DUNDERS:
         return _guarded_special(instance, name, value)
     return admit(value, proxy, name)
+
+
+def _own_pickling(proxy: super, name: str) -> bool:
+    """Whether `super().__reduce_ex__` (and its kin) is a program's own: Python's and gradcalc's
+    give copyreg's functions, which make uninitialised objects of any class."""
+    start = proxy.__thisclass__
+    mro = proxy.__self_class__.__mro__
+    following = mro[mro.index(start) + 1:] if start in mro else ()
+    owner = next((base for base in following if name in vars(base)), None)
+    return owner is not None and is_program_class(owner)
 
 
 def _guarded_special(instance: Any, name: str, method: Callable) -> Callable:
@@ -270,6 +284,8 @@ def check_writable(obj: Any, name: str) -> None:
         return
     if name in rule.write:
         return
+    if rule.kind == PROGRAM and name in _WRAPPER_NAMES:
+        return  # functools.wraps on a program's object (a decorator class): entries in its own dict
     if rule.kind == PROGRAM and not is_dunder(name):
         if name[0] != "_" or private_allowed(cls, name):
             rule.write.add(name)  # learnt once; Python's own errors (a property without setter) still apply
@@ -287,6 +303,7 @@ def check_writable(obj: Any, name: str) -> None:
 
 
 _FUNCTION = _type(check_writable)
+_WRAPPER_NAMES = frozenset({"__module__", "__name__", "__qualname__", "__doc__", "__annotations__", "__wrapped__"})
 _FUNCTION_WRITABLE = frozenset({"__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
                                 "__annotations__", "__defaults__", "__kwdefaults__"})
 
@@ -378,7 +395,10 @@ class _SafeFormatter:
     """str.format and str.format_map as a program gets them (see _format)."""
 
     @staticmethod
-    def bound(template: str, name: str) -> Callable:
+    def bound(template: Any, name: str) -> Callable:
+        if isinstance(template, UserString):  # its format is its data's
+            data = template.data
+            template = exact_name(data) if isinstance(data, str) else str(data)
         if name == "format":
             def format(*args: Any, **kwargs: Any) -> str:
                 return _format(template, args, kwargs)
@@ -389,9 +409,13 @@ class _SafeFormatter:
         return format_map
 
     @staticmethod
-    def unbound(name: str) -> Callable:
+    def unbound(name: str, cls: type) -> Callable:
+        owner = UserString if issubclass(cls, UserString) else str
+
         def method(template: Any, *args: Any, **kwargs: Any) -> str:
-            if not isinstance(template, str):
+            if not isinstance(template, owner):
+                if owner is UserString:  # a plain function of the class: what it reads is missing
+                    raise AttributeError(f"'{type_name(template)}' object has no attribute 'data'")
                 raise TypeError(f"descriptor '{name}' for 'str' objects doesn't apply to a "
                                 f"'{type_name(template)}' object")
             return _SafeFormatter.bound(template, name)(*args, **kwargs)

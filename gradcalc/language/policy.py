@@ -22,6 +22,7 @@ A type's rule:
 from __future__ import annotations
 
 import builtins
+import collections
 import copy
 import re
 import sys
@@ -76,8 +77,11 @@ CLASS_BODY_DUNDERS = USER_DUNDERS | frozenset(
     {"__slots__", "__doc__", "__module__", "__qualname__", "__annotations__", "__match_args__", "__classcell__"})
 # Never in a program's class: `__del__` would run program code whenever the collector decides.
 FORBIDDEN_CLASS_NAMES = frozenset({"__del__", "__class__", "__dict__", "__weakref__"})
+# str.format and format_map walk attributes by the names in the template: the guard's own stand in
+# for them, on str and UserString (whose format is its data's) and what derives from them.
+FORMATTING = frozenset({"format", "format_map"})
 # Objects' pickling hooks give host callables (copyreg's, numpy's): only a program's own may be read.
-_PICKLING = frozenset({"__reduce__", "__reduce_ex__", "__getstate__", "__setstate__", "__getnewargs__",
+PICKLING = _PICKLING = frozenset({"__reduce__", "__reduce_ex__", "__getstate__", "__setstate__", "__getnewargs__",
                        "__getnewargs_ex__"})
 # Dunders any object may show; the result is still checked (`x.__class__` is a class the policy knows).
 _METADATA = frozenset({"__class__", "__doc__", "__module__", "__name__", "__qualname__"})
@@ -97,6 +101,70 @@ CLASS_DUNDERS = (USER_DUNDERS - _PICKLING - {"__instancecheck__", "__subclassche
 
 def is_dunder(name: str) -> bool:
     return len(name) > 4 and name[:2] == "__" and name[-2:] == "__"
+
+
+# ------------------------------------------------------------------ numpy's protocols
+
+# What numpy (and the buffer and DLPack protocols) read off any object it is given, on the object
+# itself: `__array_interface__` and `__array_struct__` make an array over any address. They are
+# dunders, which the guard never lets a program set; but a program can also put them where the
+# guard does not look (an instance's `__dict__`, a `__getattr__`, a helper that calls setattr),
+# so the classes whose objects a program can fill answer none of them (see shield_class).
+ARRAY_PROTOCOLS = frozenset({
+    "__array_interface__", "__array_struct__", "__array__", "__array_priority__", "__array_ufunc__",
+    "__array_function__", "__array_wrap__", "__array_finalize__", "__array_prepare__", "__array_namespace__",
+    "__dlpack__", "__dlpack_device__", "__buffer__", "__release_buffer__",
+})
+
+
+class _Shield:
+    """A data descriptor a class holds for each of numpy's protocol names it does not define
+    itself: a data descriptor of the class comes before the instance's own `__dict__`, so
+    whatever a program put there under that name is never found."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        raise AttributeError(self.name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        raise AttributeError(f"'{type(obj).__name__}' object attribute '{self.name}' cannot be set in gradcalc")
+
+    def __delete__(self, obj: Any) -> None:
+        raise AttributeError(self.name)
+
+
+def _refusing_protocols(method: Callable) -> Callable:
+    """A program's `__getattr__` or `__getattribute__`, which numpy would otherwise ask for its
+    protocols: it is never asked for them."""
+
+    def checked(self: Any, name: Any, *args: Any) -> Any:
+        if name in ARRAY_PROTOCOLS:
+            raise AttributeError(name)
+        return method(self, name, *args)
+
+    checked.__name__, checked.__qualname__ = method.__name__, method.__qualname__
+    checked.__refusing_protocols__ = True  # type: ignore[attr-defined]
+    return checked
+
+
+def defines(owner: type, name: str) -> bool:
+    """Whether a class defines `name` itself (a shield is no attribute: it hides one)."""
+    return name in vars(owner) and type(vars(owner)[name]) is not _Shield
+
+
+def shield_class(cls: type) -> None:
+    """Make `cls`'s objects answer none of numpy's protocols but those its classes define."""
+    for name in ARRAY_PROTOCOLS:
+        if not any(name in vars(base) for base in cls.__mro__):
+            type.__setattr__(cls, name, _Shield(name))
+    for name in ("__getattr__", "__getattribute__"):
+        method = vars(cls).get(name)
+        if isinstance(method, types.FunctionType) and not hasattr(method, "__refusing_protocols__"):
+            type.__setattr__(cls, name, _refusing_protocols(method))
 
 
 # ------------------------------------------------------------------ the rules
@@ -165,9 +233,11 @@ def _install_python() -> None:
     _allow([zip, map, filter, enumerate, reversed, types.MappingProxyType])
     RULES[types.MappingProxyType] = Rule(read={"get", "keys", "values", "items", "copy"})
     _allow([types.GeneratorType], read={"send", "throw", "close"})
-    # callables: their names and documentation; a program's functions carry attributes of its own
+    # callables: their names and documentation; a program's functions carry attributes of its own,
+    # set and read by name only (a function's `__dict__`, which no class can shield, would take
+    # numpy's protocols)
     function_dunders = {"__name__", "__qualname__", "__doc__", "__module__", "__defaults__", "__kwdefaults__",
-                        "__annotations__", "__wrapped__", "__dict__", "__call__", "__get__"}
+                        "__annotations__", "__wrapped__", "__call__", "__get__"}
     _allow([types.FunctionType], read=function_dunders, public=True)
     _allow([types.MethodType], read={"__name__", "__qualname__", "__doc__", "__module__", "__call__", "__wrapped__"},
            public=True)
@@ -208,11 +278,9 @@ def _install_python() -> None:
     for cls in (object, dict, list, tuple, set, frozenset, int, float, str, complex, bytes):
         RULES[cls].derivable = True
     # collections' containers: gradcalc's own API returns some (state_dict is an OrderedDict)
-    import collections
-
     for cls in (collections.OrderedDict, collections.Counter, collections.defaultdict, collections.deque,
                 collections.ChainMap, collections.UserDict, collections.UserList, collections.UserString):
-        RULES[cls] = Rule(read=public_names(cls), derivable=True,
+        RULES[cls] = Rule(read=public_names(cls) - FORMATTING, derivable=True,
                           write={"default_factory"} if cls is collections.defaultdict else ())
     ordered = collections.OrderedDict(a=1)
     for value in (ordered.keys(), ordered.values(), ordered.items(), iter(ordered), reversed(ordered),
@@ -350,6 +418,8 @@ def _install_loaded() -> bool:
             like = options.get("like")  # an exception: as Python's own exceptions
             RULES[cls] = rule = copy.copy(RULES[like]) if like else Rule(**options)
             rule.c_methods = _c_methods(cls)
+            if "__dict__" in rule.read:  # a program fills its objects' dicts (Tensor, Module)
+                shield_class(cls)
     return bool(ready)
 
 
@@ -437,7 +507,7 @@ def _is_registered_program_class(cls: type) -> bool:
 def register_program_class(cls: type) -> None:
     """A class the program made: its instances show their public names, their own private ones
     (micrograd keeps `self._prev`) and the special methods it defines."""
-    deny = ("format", "format_map") if issubclass(cls, str) else ()
+    deny = FORMATTING if issubclass(cls, (str, collections.UserString)) else ()
     own_dunders = {name for base in cls.__mro__ if _is_registered_program_class(base) or base is cls
                    for name in vars(base) if is_dunder(name)}
     # the private names the instances of its gradcalc bases may read and write (a Distribution's
@@ -447,6 +517,7 @@ def register_program_class(cls: type) -> None:
     write = {name for rule in inherited for name in rule.write if name[0] == "_" and not is_dunder(name)}
     RULES[cls] = Rule(PROGRAM, read=READABLE_DUNDERS | (own_dunders & USER_DUNDERS) | {"__dict__"} | read,
                       public=True, deny=deny, public_write=True, derivable=True, write=write)
+    shield_class(cls)
     # its metaclass (abc.ABCMeta, TypedDict's) was checked when the class was made
     if type(cls) not in RULES:
         RULES[type(cls)] = Rule(CLASS)
