@@ -13,10 +13,10 @@ from types import MethodType
 from typing import Any, Callable
 
 from ..display.names import shown_method, type_name
-from .policy import (CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES, FORBIDDEN_CLASS_NAMES, FORMATTING,
-                     GUARDED_DUNDERS, PICKLING, PROGRAM, READABLE_DUNDERS, RULES, SUPER, USER_DUNDERS, class_rule,
-                     defines, derivable, is_dunder, is_program_class, private_allowed, proxied, register_program_class,
-                     resolve)
+from .policy import (ATTRIBUTE_HOOKS, CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES,
+                     FORBIDDEN_CLASS_NAMES, FORMATTING, GUARDED_DUNDERS, PICKLING, PROGRAM, READABLE_DUNDERS, RULES,
+                     SUPER, USER_DUNDERS, attribute_hook, class_rule, defines, derivable, is_dunder, is_program_class,
+                     private_allowed, proxied, register_program_class, resolve)
 
 _getattr, _setattr, _delattr, _type = builtins.getattr, builtins.setattr, builtins.delattr, builtins.type
 _exact_str = str.__str__  # a str subclass's characters as an exact str, running none of its methods
@@ -243,6 +243,8 @@ def _guarded_special(instance: Any, name: str, method: Callable) -> Callable:
         args = args[:len(args) - len(rest)] + (attribute,) + rest[1:]
         if name in ("__setattr__", "__delattr__"):
             check_writable(target, attribute)
+            if name == "__setattr__" and attribute in ATTRIBUTE_HOOKS and isinstance(target, type) and len(rest) > 1:
+                args = args[:len(args) - len(rest)] + (attribute, attribute_hook(rest[1])) + rest[2:]
             return method(*args)
         rule = RULES.get(_type(target)) or resolve(_type(target))
         if rule is None or not _readable(target, attribute, rule):
@@ -261,6 +263,8 @@ def guarded_setattr(value: Any, obj: Any, name: str, _rules: dict = RULES, _type
     rule = _rules.get(_type(obj))
     if rule is None or name not in rule.write:
         check_writable(obj, name)
+        if name in ATTRIBUTE_HOOKS and isinstance(obj, type):  # a program's class (check_writable)
+            value = attribute_hook(value)
     _write(obj, name, value)
 
 

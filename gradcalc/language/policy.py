@@ -156,15 +156,32 @@ def defines(owner: type, name: str) -> bool:
     return name in vars(owner) and type(vars(owner)[name]) is not _Shield
 
 
-def shield_class(cls: type) -> None:
-    """Make `cls`'s objects answer none of numpy's protocols but those its classes define."""
-    for name in ARRAY_PROTOCOLS:
-        if not any(name in vars(base) for base in cls.__mro__):
+ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__")
+
+
+def attribute_hook(value: Any) -> Any:
+    """A program's `__getattr__` or `__getattribute__` as its class holds it (_refusing_protocols):
+    a function (any other callable would be asked by Python without going through one)."""
+    if not isinstance(value, types.FunctionType):
+        raise TypeError("a class's __getattr__ and __getattribute__ must be functions in gradcalc")
+    return value if hasattr(value, "__refusing_protocols__") else _refusing_protocols(value)
+
+
+def shield_class(cls: type, program: bool = False) -> None:
+    """Make `cls`'s objects answer none of numpy's protocols but those its classes define; of a
+    program's class's own, only a method `__array__` (which must return an array), never a slot
+    or any other value under a protocol's name. (Not on a typing.Protocol, whose class dict lists
+    what its instances must have, and which has no instances.)"""
+    for name in ARRAY_PROTOCOLS if not vars(cls).get("_is_protocol") else ():
+        own = vars(cls).get(name)
+        if program and own is not None and not (name == "__array__" and isinstance(own, types.FunctionType)):
             type.__setattr__(cls, name, _Shield(name))
-    for name in ("__getattr__", "__getattribute__"):
-        method = vars(cls).get(name)
-        if isinstance(method, types.FunctionType) and not hasattr(method, "__refusing_protocols__"):
-            type.__setattr__(cls, name, _refusing_protocols(method))
+        elif not any(name in vars(base) for base in cls.__mro__):
+            type.__setattr__(cls, name, _Shield(name))
+    if program:
+        for name in ATTRIBUTE_HOOKS:
+            if name in vars(cls):
+                type.__setattr__(cls, name, attribute_hook(vars(cls)[name]))
 
 
 # ------------------------------------------------------------------ the rules
@@ -517,7 +534,7 @@ def register_program_class(cls: type) -> None:
     write = {name for rule in inherited for name in rule.write if name[0] == "_" and not is_dunder(name)}
     RULES[cls] = Rule(PROGRAM, read=READABLE_DUNDERS | (own_dunders & USER_DUNDERS) | {"__dict__"} | read,
                       public=True, deny=deny, public_write=True, derivable=True, write=write)
-    shield_class(cls)
+    shield_class(cls, program=True)
     # its metaclass (abc.ABCMeta, TypedDict's) was checked when the class was made
     if type(cls) not in RULES:
         RULES[type(cls)] = Rule(CLASS)

@@ -113,11 +113,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {b._dtype._scalar_name}, "
                            f"{a._dtype._scalar_name}, and {b._dtype._scalar_name}")
     check_has_kernel("addmv_impl_cpu", a)
-    # a short sum in PyTorch's order (kernels.matmul); numpy's BLAS adds it in an order that
-    # follows where the arrays happen to lie in memory
-    short = a.shape[1] <= 3
-    product = kernels.matmul(a._data, b._data[:, None])[:, 0] if short else a._data @ b._data
-    return record(MV, (a, b), np.asarray(product, dtype=a._dtype._numpy), a._dtype)
+    return record(MV, (a, b), np.asarray(a._data @ b._data, dtype=a._dtype._numpy), a._dtype)
 
 
 @op(nodes=(MM,))

@@ -1,9 +1,40 @@
 """The standard modules tutorials import, each a table of the real module's harmless members.
 
 A builder returns a module's members and lists, in the policy, the types of the values they
-make (a `re.Pattern`, a `datetime`). What reads members by name from a string (operator's
-attrgetter), builds classes behind the class statement (namedtuple, dataclass) or prints to
-the host (pprint) is wrapped so that it goes through the guard or the session's output.
+make (a `re.Pattern`, a `datetime`). A member is admitted for what it does, not for its public
+name: what reads or sets attributes by names a program chose, formats them into source it runs,
+evaluates strings or reads files is replaced by a version that goes through the guard
+(guarded_helpers.py, guarded_argparse.py) or is left out. Why each of the others is safe:
+
+* math, cmath, statistics, heapq, bisect, fractions, decimal, numbers, itertools, datetime, time,
+  string (constants, capwords, Template: `$name` is a mapping lookup, never an attribute walk),
+  textwrap, json, re: they compute on the values given and call only the program's own methods
+  (`__lt__`, `__float__`, a `default=` or `key=` function), never the host's getattr, setattr or
+  eval with a program's string; `time.sleep` only waits (the jail's CPU limit bounds it).
+* functools: partial, reduce, cmp_to_key, lru_cache/cache (the host's update_wrapper, copying a
+  program function's own public attributes), cached_property (its name comes from the class
+  statement), partialmethod; wraps, update_wrapper, total_ordering, singledispatch(method) are
+  guarded_helpers'.
+* operator: item and arithmetic functions; attrgetter and methodcaller read through the guard;
+  pow and lshift carry the size limits.
+* collections: containers (UserString's format is the guard's); namedtuple is guarded_helpers'.
+* copy: copy and deepcopy, whose `_reconstruct` applies a program's own reductions through the
+  guard (guarded_helpers.install).
+* dataclasses: field, fields, asdict, astuple, replace, is_dataclass read the fields that
+  dataclass checked; dataclass and make_dataclass are guarded_helpers'.
+* typing: aliases, forms, TypeVar, cast, Protocol, TypedDict (they keep annotations, never
+  evaluate them); get_type_hints and NamedTuple are guarded_helpers'; no_type_check, which sets a
+  flag on every function of any class, is left out.
+* abc, enum: classes a program derives from; Enum's functional API is guarded_helpers'.
+* contextlib: context managers calling the program's own callables; redirect_stdout and
+  redirect_stderr point the session's streams at a program object for the block.
+* types: type objects to compare with; SimpleNamespace is guarded_helpers' (a shielded class).
+* pprint: formats with `repr`, printing to the session's stdout.
+* argparse: guarded_argparse's parser (no `@file`, `dest`s the guard allows) and Namespace.
+* warnings: warn, filters and catch_warnings (shown through the session); formatwarning and
+  warn_explicit read no source file.
+* sys: constants, getsizeof, intern, exit; argv, modules and path are the program's own copies.
+* random, io, __future__: a session's own generator, in-memory streams, feature flags.
 """
 from __future__ import annotations
 
