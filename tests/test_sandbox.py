@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import gc
 import io
 import os
 import re
@@ -143,6 +144,9 @@ _REPORTING = {
     "a warning's message": "import warnings\nclass M(UserWarning):\n    def __str__(self):\n        return wall()\n"
                            "warnings.warn(M())\n",
     "a value's __format__": "class A:\n    def __format__(self, spec):\n        return wall()\nf'{A():x}'\n",
+    "a generator's finally as the collector frees its cycle":
+        "def g():\n    try:\n        yield 1\n    finally:\n        wall()\n"
+        "cycle = [g()]\ncycle.append(cycle)\nnext(cycle[0])\ndel cycle\n",
 }
 
 
@@ -153,6 +157,8 @@ def test_program_code_that_gradcalc_reports_on_runs_behind_the_wall(program: str
     session = Session(TextOutput(io.StringIO(), io.StringIO()))
     session.namespace["wall"] = lambda: seen.append(limits.wall_is_up()) or ""
     session.run(program, "probe.grad")
+    del session
+    gc.collect()  # outside any statement, as it may come at any allocation
     assert seen and all(seen), seen
 
 

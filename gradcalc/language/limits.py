@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import gc
 import operator
 import os
 import sys
@@ -175,11 +176,18 @@ def _make_wall() -> tuple:
     reading = False
     roots: tuple = ()
 
+    def collecting(phase: str, info: dict) -> None:
+        # a collection may finalise a program's objects (a generator's `finally`) whatever code
+        # it interrupts, in a statement or between two: it runs behind the wall
+        nonlocal depth
+        depth += 1 if phase == "start" else -1
+
     def install() -> None:
         nonlocal installed, roots
         if not installed:
             roots = _readable_roots()
             sys.addaudithook(_make_hook(roots, lambda: depth > 0, lambda: reading))
+            gc.callbacks.append(collecting)
             installed = True
 
     @contextmanager
