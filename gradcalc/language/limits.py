@@ -3,10 +3,12 @@
 * integer `**` and `<<` that could not fit in memory end at once, in one line;
 * a memory ceiling for the whole process (`--max-memory`), so a program ends in MemoryError
   rather than in the machine's swap;
-* a second wall: a Python audit hook (PEP 578) that, while a program runs (and, in the command
-  line, from its first line to the end of the process), refuses opening files for writing or
-  outside Python's and gradcalc's installation, starting processes, sockets, ctypes and frame
-  introspection. A gap in the policy is then not yet an escape.
+* a second wall: a Python audit hook (PEP 578) that, while a program runs (its statements, the
+  lines gradcalc makes of its errors, every garbage collection, and, in the command line, from
+  its first line to the end of the process), refuses opening files for writing or outside
+  Python's and gradcalc's installation, starting processes, sockets, ctypes and frame
+  introspection. A gap in the policy is then not yet an escape. Its switches live in closure
+  cells that no module attribute holds, and once raised for good it cannot be lowered.
 """
 from __future__ import annotations
 
@@ -176,11 +178,20 @@ def _make_wall() -> tuple:
     reading = False
     roots: tuple = ()
 
+    interrupted: list = []  # the frame-reading switch of the code each collection interrupts
+
     def collecting(phase: str, info: dict) -> None:
         # a collection may finalise a program's objects (a generator's `finally`) whatever code
-        # it interrupts, in a statement or between two: it runs behind the wall
-        nonlocal depth
-        depth += 1 if phase == "start" else -1
+        # it interrupts, in a statement, between two or in gradcalc's own look at frames: it
+        # runs behind the wall, frames closed
+        nonlocal depth, reading
+        if phase == "start":
+            depth += 1
+            interrupted.append(reading)
+            reading = False
+        elif interrupted:  # (a collection under way when the callback came has no start)
+            depth -= 1
+            reading = interrupted.pop()
 
     def install() -> None:
         nonlocal installed, roots
