@@ -16,7 +16,7 @@ from ..display.names import shown_method, type_name
 from .policy import (ATTRIBUTE_HOOKS, CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES,
                      FORBIDDEN_CLASS_NAMES, FORMATTING, GUARDED_DUNDERS, PICKLING, PROGRAM, READABLE_DUNDERS, RULES,
                      SUPER, USER_DUNDERS, attribute_hook, class_rule, defines, derivable, is_dunder, is_program_class,
-                     private_allowed, proxied, register_program_class, resolve)
+                     is_program_function, private_allowed, proxied, register_program_class, resolve)
 
 _getattr, _setattr, _delattr, _type = builtins.getattr, builtins.setattr, builtins.delattr, builtins.type
 _exact_str = str.__str__  # a str subclass's characters as an exact str, running none of its methods
@@ -96,6 +96,8 @@ def _slow_getattr(obj: Any, name: str, rule: Any) -> Any:
 def _readable(obj: Any, name: str, rule: Any) -> bool:
     """The names the fast path leaves: dunders, private names and denied public names."""
     if name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny):
+        return True
+    if rule.public_if is not None and name[0] != "_" and name not in rule.deny and rule.public_if(obj):
         return True
     if is_dunder(name):
         return name in READABLE_DUNDERS
@@ -295,7 +297,7 @@ def check_writable(obj: Any, name: str) -> None:
             rule.write.add(name)  # learnt once; Python's own errors (a property without setter) still apply
             return
     elif cls is _FUNCTION:
-        if name in _FUNCTION_WRITABLE or (name[0] != "_" and "$program" in obj.__globals__):
+        if name in _FUNCTION_WRITABLE or (name[0] != "_" and is_program_function(obj)):
             return  # a program's function may carry attributes (`f.calls = 0`)
     elif rule.public_write and name[0] != "_":
         _check_descriptor(obj, name, rule)

@@ -18,6 +18,9 @@ A type's rule:
   c_methods     bound methods print as C built-ins (`<built-in method sum of Tensor ...>`)
   replaced      names read through a function of the object instead (`ndarray.resize`, whose
                 `refcheck=False` would free memory that other arrays still show)
+  public_if     public names of the objects this predicate accepts (a program's own functions:
+                a function the standard library made, lru_cache's or contextmanager's, carries
+                the attributes update_wrapper copied from whatever it wrapped, gradcalc's too)
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ import copy
 import re
 import sys
 import types
+import weakref
 from typing import Any, Callable, Iterable, Optional
 
 VALUE, CLASS, SUPER, PROGRAM = "value", "class", "super", "program"
@@ -34,12 +38,13 @@ VALUE, CLASS, SUPER, PROGRAM = "value", "class", "super", "program"
 
 class Rule:
     __slots__ = ("kind", "read", "public", "deny", "write", "public_write", "subclasses", "private", "c_methods",
-                 "derivable", "shown_base", "replaced")
+                 "derivable", "shown_base", "replaced", "public_if")
 
     def __init__(self, kind: str = VALUE, read: Iterable[str] = (), public: bool = False, deny: Iterable[str] = (),
                  write: Iterable[str] = (), public_write: bool = False, subclasses: bool = False,
                  private: Optional[Callable[[str], bool]] = None, derivable: bool = False,
-                 shown_base: Optional[str] = None, replaced: Optional[dict] = None) -> None:
+                 shown_base: Optional[str] = None, replaced: Optional[dict] = None,
+                 public_if: Optional[Callable[[Any], bool]] = None) -> None:
         self.kind = kind
         # program classes learn the private names they may use as they go: mutable sets
         self.read: Any = set(read) if kind == PROGRAM else frozenset(read)
@@ -53,6 +58,7 @@ class Rule:
         self.derivable = derivable  # a program's class may derive from it
         self.shown_base = shown_base  # the C class PyTorch's messages name for its read-only properties
         self.replaced = replaced
+        self.public_if = public_if  # public names only of the objects this predicate accepts
 
 
 # ------------------------------------------------------------------ dunders
@@ -255,7 +261,8 @@ def _install_python() -> None:
     # numpy's protocols)
     function_dunders = {"__name__", "__qualname__", "__doc__", "__module__", "__defaults__", "__kwdefaults__",
                         "__annotations__", "__wrapped__", "__call__", "__get__"}
-    _allow([types.FunctionType], read=function_dunders, public=True)
+    _allow([types.FunctionType], read=function_dunders,
+           public_if=lambda function: is_program_function(function) or function in SHOWN_FUNCTIONS)
     _allow([types.MethodType], read={"__name__", "__qualname__", "__doc__", "__module__", "__call__", "__wrapped__"},
            public=True)
     _allow([types.BuiltinFunctionType],
@@ -504,6 +511,16 @@ def _made_by_enum(cls: type) -> bool:
 
 
 # ------------------------------------------------------------------ a program's classes
+
+# functions the standard library made for a program whose attributes it uses (singledispatch's
+# `register`), their copies of other objects' attributes taken away (guarded_helpers)
+SHOWN_FUNCTIONS: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def is_program_function(value: Any) -> bool:
+    """A function the program defined (its globals are the session's namespace)."""
+    return isinstance(value, types.FunctionType) and "$program" in value.__globals__
+
 
 def is_program_class(cls: Any) -> bool:
     if not isinstance(cls, type):

@@ -36,11 +36,6 @@ def _names(values: Any) -> list:
     return [_exact(str(value)) for value in values]
 
 
-def _is_program_function(value: Any) -> bool:
-    return isinstance(value, types.FunctionType) and isinstance(value.__builtins__, dict) and (
-        "$getattr" in value.__builtins__)
-
-
 # ------------------------------------------------------------------ types.SimpleNamespace
 
 @torch_class("types.SimpleNamespace", c_type=True)
@@ -71,8 +66,8 @@ def update_wrapper(wrapper: Any, wrapped: Any, assigned: Any = functools.WRAPPER
         guard.guarded_setattr(value, wrapper, name)
     for attribute in updated:
         name = _exact(attribute)
-        if name == "__dict__":  # the wrapped object's own attributes, each set as the program would
-            own = getattr(wrapped, "__dict__", None)
+        if name == "__dict__":  # the wrapped object's own attributes, as the program reads and sets them
+            own = vars(wrapped) if policy.is_program_function(wrapped) else _readable_dict(wrapped)
             for key, value in dict.items(own) if isinstance(own, dict) else ():
                 if isinstance(key, str):
                     guard.guarded_setattr(value, wrapper, _exact(key))
@@ -86,10 +81,29 @@ def update_wrapper(wrapper: Any, wrapped: Any, assigned: Any = functools.WRAPPER
     return wrapper
 
 
+def _readable_dict(obj: Any) -> Any:
+    try:
+        return guard.compiled_getattr(obj, "__dict__")
+    except AttributeError:  # gradcalc's own objects keep their attributes to themselves
+        return None
+
+
 def wraps(wrapped: Any, assigned: Any = functools.WRAPPER_ASSIGNMENTS,
           updated: Any = functools.WRAPPER_UPDATES) -> Callable:
     """functools.wraps, through update_wrapper above."""
     return functools.partial(update_wrapper, wrapped=wrapped, assigned=assigned, updated=updated)
+
+
+def own_only(decorate: Callable) -> Callable:
+    """A decorator that sets a flag on what it is given (typing.final): on the program's own
+    classes and functions; anything else is returned as it is, unmarked."""
+
+    def decorator(target: Any) -> Any:
+        if policy.is_program_class(target) or policy.is_program_function(target):
+            return decorate(target)
+        return target
+
+    return decorator
 
 
 def total_ordering(cls: Any) -> Any:
@@ -154,10 +168,17 @@ def _checked_register(register: Callable) -> Callable:
     return checked
 
 
+_DISPATCHER_OWN = frozenset({"register", "dispatch", "registry", "_clear_cache"})
+
+
 @functools.wraps(functools.singledispatch)
 def singledispatch(func: Any) -> Any:
     dispatcher = functools.singledispatch(func)
+    if not policy.is_program_function(func):  # what update_wrapper copied from gradcalc's object
+        for key in [key for key in vars(dispatcher) if key not in _DISPATCHER_OWN and not policy.is_dunder(key)]:
+            del vars(dispatcher)[key]
     dispatcher.register = _checked_register(dispatcher.register)
+    policy.SHOWN_FUNCTIONS.add(dispatcher)
     return dispatcher
 
 

@@ -23,8 +23,9 @@ evaluates strings or reads files is replaced by a version that goes through the 
 * dataclasses: field, fields, asdict, astuple, replace, is_dataclass read the fields that
   dataclass checked; dataclass and make_dataclass are guarded_helpers'.
 * typing: aliases, forms, TypeVar, cast, Protocol, TypedDict (they keep annotations, never
-  evaluate them); get_type_hints and NamedTuple are guarded_helpers'; no_type_check, which sets a
-  flag on every function of any class, is left out.
+  evaluate them); get_type_hints and NamedTuple are guarded_helpers'; final marks the program's
+  own classes and functions only; no_type_check, which sets a flag on every function of any
+  class, is left out.
 * abc, enum: classes a program derives from; Enum's functional API is guarded_helpers'.
 * contextlib: context managers calling the program's own callables; redirect_stdout and
   redirect_stderr point the session's streams at a program object for the block.
@@ -105,8 +106,9 @@ def _functools() -> dict:
                                "singledispatchmethod", "WRAPPER_ASSIGNMENTS", "WRAPPER_UPDATES"))
     _allow(module.partial, read={"func", "args", "keywords", "__call__", "__doc__"}, write={"__doc__"}, subclasses=False)
     cached = module.lru_cache()(lambda: None)
+    # (not its other attributes: update_wrapper copied them from whatever it wraps, gradcalc's objects too)
     _allow(type(cached), read={"cache_info", "cache_clear", "cache_parameters", "__wrapped__", "__name__",
-                               "__qualname__", "__doc__", "__module__", "__call__"}, public=True)
+                               "__qualname__", "__doc__", "__module__", "__call__"})
     _allow(type(cached.cache_info()), public=True)
     members.update({name: _shown_as(getattr(module, name), getattr(guarded, name))
                     for name in ("wraps", "update_wrapper", "total_ordering", "singledispatch")})
@@ -202,6 +204,7 @@ def _typing() -> dict:
                                        "ForwardRef", "no_type_check", "no_type_check_decorator", "io", "re"))
     members["TYPE_CHECKING"] = False
     members["get_type_hints"] = _shown_as(typing.get_type_hints, guarded.get_type_hints)
+    members["final"] = _shown_as(typing.final, guarded.own_only(typing.final))
     members["NamedTuple"] = guarded.named_tuple
     install_typing_types()
     return members
