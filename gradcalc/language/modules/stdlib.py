@@ -23,8 +23,8 @@ evaluates strings or reads files is replaced by a version that goes through the 
 * dataclasses: field, fields, asdict, astuple, replace, is_dataclass read the fields that
   dataclass checked; dataclass and make_dataclass are guarded_helpers'.
 * typing: aliases, forms, TypeVar, cast, Protocol, TypedDict (they keep annotations, never
-  evaluate them); get_type_hints and NamedTuple are guarded_helpers'; final marks the program's
-  own classes and functions only; no_type_check, which sets a flag on every function of any
+  evaluate them); get_type_hints and NamedTuple are guarded_helpers'; final and
+  dataclass_transform mark the program's own classes and functions only; no_type_check, which sets a flag on every function of any
   class, is left out.
 * abc, enum: classes a program derives from; Enum's functional API is guarded_helpers'.
 * contextlib: context managers calling the program's own callables; redirect_stdout and
@@ -205,6 +205,11 @@ def _typing() -> dict:
     members["TYPE_CHECKING"] = False
     members["get_type_hints"] = _shown_as(typing.get_type_hints, guarded.get_type_hints)
     members["final"] = _shown_as(typing.final, guarded.own_only(typing.final))
+
+    def dataclass_transform(**options: Any) -> Callable:
+        return guarded.own_only(typing.dataclass_transform(**options))
+
+    members["dataclass_transform"] = _shown_as(typing.dataclass_transform, dataclass_transform)
     members["NamedTuple"] = guarded.named_tuple
     install_typing_types()
     return members
