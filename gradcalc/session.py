@@ -18,7 +18,7 @@ from . import numpy_state, warnings
 from .language import limits, policy
 from .language.builtins import make_builtins, prelude
 from .language.compiler import PolicyError, compile_statement
-from .language.modules import ModuleTable
+from .language.modules import ModuleTable, guarded_helpers
 from .language.parser import GradcalcSyntaxError, parse
 from .language.syntax_errors import make_error
 
@@ -134,19 +134,25 @@ def _exception_line(error: BaseException) -> str:
 def _is_fault(error: BaseException) -> bool:
     """Whether gradcalc's own code failed: an error of the kinds above, or one of numpy's, raised
     in gradcalc's code by something other than a `raise` statement."""
-    if not (isinstance(error, _FAULTS) or type(error).__module__.startswith("numpy")):
+    if not (isinstance(error, _FAULTS) or _from_numpy(error)):
         return False
     trace = error.__traceback__
     if trace is None:
         return False
     while trace.tb_next is not None:
         trace = trace.tb_next
-    filename = trace.tb_frame.f_code.co_filename
+    with limits.reading_frames():  # gradcalc's own look: no program code runs here
+        filename = trace.tb_frame.f_code.co_filename
     if filename.startswith(_LANGUAGE):
         return False
     if not filename.startswith(_PACKAGE):
-        return type(error).__module__.startswith("numpy") and _raised_in_gradcalc(error)
+        return _from_numpy(error) and _raised_in_gradcalc(error)
     return not linecache.getline(filename, trace.tb_lineno).lstrip().startswith("raise")
+
+
+def _from_numpy(error: BaseException) -> bool:
+    module = type(error).__module__
+    return type(module) is str and module.startswith("numpy")  # a program's class may name any object
 
 
 def _raised_in_gradcalc(error: BaseException) -> bool:
@@ -154,7 +160,8 @@ def _raised_in_gradcalc(error: BaseException) -> bool:
     trace = error.__traceback__
     in_program = False
     while trace is not None:
-        filename = trace.tb_frame.f_code.co_filename
+        with limits.reading_frames():
+            filename = trace.tb_frame.f_code.co_filename
         if not filename.startswith(_PACKAGE):
             in_program = True
         elif in_program and not filename.startswith(_LANGUAGE):
@@ -222,6 +229,7 @@ class Session:
         self.namespace["__builtins__"] = self.builtins
         self.namespace.update(prelude(self.modules.get))
         policy.install()  # the rules of what is loaded now; the rest as their modules load
+        guarded_helpers.install()  # copy and Enum act through the guard on the program's objects
         python_warnings.resetwarnings()
         python_warnings.simplefilter("always")
 
@@ -239,15 +247,40 @@ class Session:
 
     @contextmanager
     def _running(self) -> Iterator[None]:
-        """The host's streams and warnings point at this session while its program runs."""
-        saved = sys.stdout, sys.stderr, python_warnings.showwarning
+        """The host's streams, warnings and report of errors nothing can catch (a generator's
+        `finally` failing as it is collected) point at this session while its program runs."""
+        saved = sys.stdout, sys.stderr, python_warnings.showwarning, sys.unraisablehook
         sys.stdout, sys.stderr = self.stdout, self.stderr
         python_warnings.showwarning = warnings.showing_through(self.output.warning)
+        sys.unraisablehook = self._unraisable
         try:
             with numpy_state.running_program():
                 yield
         finally:
-            sys.stdout, sys.stderr, python_warnings.showwarning = saved
+            sys.stdout, sys.stderr, python_warnings.showwarning, sys.unraisablehook = saved
+
+    def _unraisable(self, report: Any) -> None:
+        """Python's `Exception ignored in: ...` report, its traceback showing the program's own
+        lines only (as Python shows a program's; gradcalc's frames are not the program's)."""
+        try:
+            shown = repr(report.object)
+        except Exception:  # a program's __repr__ may fail too
+            shown = object.__repr__(report.object)
+        lines = [f"{report.err_msg or 'Exception ignored in'}: {shown}"]
+        program = []
+        trace = report.exc_traceback
+        while trace is not None:
+            with limits.reading_frames():  # gradcalc's own look: no program code runs here
+                frame = trace.tb_frame
+                code, ours = frame.f_code, "$program" in frame.f_globals
+            if ours:
+                program.append(f'  File "{code.co_filename}", line {trace.tb_lineno}, in {code.co_name}')
+            trace = trace.tb_next
+        if program:
+            lines += ["Traceback (most recent call last):", *program]
+        if report.exc_value is not None:
+            lines.append(_exception_line(report.exc_value))
+        self.output.write_stderr("\n".join(lines) + "\n")
 
     def run(self, source: str, filename: str = "<string>") -> bool:
         """Run a whole program (or one REPL input); False if it ended in an error or an exit."""
@@ -280,17 +313,20 @@ class Session:
         except RecursionError as error:
             self.output.error(format_error(error))
             return False
-        try:
-            with limits.wall_up():
+        # the error's line is made, and the error (with the frames and generators its traceback
+        # holds, whose `finally` blocks run as they are freed) dropped, behind the wall: its
+        # __str__, its notes and sys.exit's argument are the program's code
+        with limits.wall_up():
+            try:
                 exec(code, self.namespace)
-        except SystemExit as exit:
-            self._exit(exit.code)
-            return False
-        except KeyboardInterrupt:
-            raise
-        except BaseException as error:  # every error of a program is shown, never a traceback
-            self.output.error(self.describe_error(error))
-            return False
+            except SystemExit as exit:
+                self._exit(exit.code)
+                return False
+            except KeyboardInterrupt:
+                raise
+            except BaseException as error:  # every error of a program is shown, never a traceback
+                self.output.error(self.describe_error(error))
+                return False
         return True
 
     def _exit(self, code: Any) -> None:
@@ -300,5 +336,9 @@ class Session:
         elif isinstance(code, int):
             self.exit_status = code & 0xFF
         else:
-            self.output.write_stderr(f"{code}\n")
+            try:
+                text = str(code)
+            except Exception:  # a program's __str__ may fail: Python prints the object's repr then
+                text = object.__repr__(code)
+            self.output.write_stderr(f"{text}\n")
             self.exit_status = 1

@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import gc
 import io
 import os
 import re
@@ -39,8 +40,10 @@ def _read_probes(path: Path) -> Iterator[tuple]:
     status = 0
     number = 0
 
+    route = path.relative_to(PROBES).with_suffix("").as_posix()  # a route class's folder, then its file
+
     def done() -> tuple:
-        return f"{path.stem}-{number:02d}", "\n".join(source) + "\n", list(expected), status
+        return f"{route}-{number:02d}", "\n".join(source) + "\n", list(expected), status
 
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith(">>> "):
@@ -72,7 +75,10 @@ def run_probe(source: str) -> tuple:
     return lines, 0 if ok else 1
 
 
-_ALL_PROBES = [probe for path in sorted(PROBES.glob("*.txt")) for probe in _read_probes(path)]
+_ALL_PROBES = [probe for path in sorted(PROBES.rglob("*.txt")) for probe in _read_probes(path)]
+# one folder per class of route the attack of issue 21 found open, each probe run with only the
+# policy here (and, by the jail's tests, in a jailed worker too)
+ROUTE_CLASSES = ("str_names", "numpy_protocols", "stdlib_helpers", "wall")
 
 
 @pytest.mark.parametrize("name, source, expected, status", _ALL_PROBES, ids=[p[0] for p in _ALL_PROBES])
@@ -81,10 +87,12 @@ def test_probe(name: str, source: str, expected: list, status: int) -> None:
 
 
 def test_there_are_enough_probes_on_every_route() -> None:
-    routes = {path.stem: len(list(_read_probes(path))) for path in PROBES.glob("*.txt")}
+    routes = {path.relative_to(PROBES).with_suffix("").as_posix(): len(list(_read_probes(path)))
+              for path in PROBES.rglob("*.txt")}
     assert sum(routes.values()) >= 150
     assert set(routes) >= {"format_strings", "exceptions", "generators", "classes", "dunders", "objects",
                            "numpy_objects", "dtypes_and_rng", "builtins", "imports"}
+    assert all(any(route.startswith(folder + "/") for route in routes) for folder in ROUTE_CLASSES), routes
     assert all(count >= 10 for count in routes.values()), routes
 
 
@@ -120,6 +128,55 @@ def test_the_command_line_keeps_the_wall_up_to_the_end() -> None:
     done = subprocess.run([sys.executable, "-m", "gradcalc", "-e", program], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
+
+
+# Program code that gradcalc runs while it reports on the program: each calls `wall()`, a host
+# function handed to the program, which notes whether the wall was up.
+_REPORTING = {
+    "an exception's __str__": "class E(Exception):\n    def __str__(self):\n        return wall()\nraise E()\n",
+    "an exception's notes": "class N:\n    def __str__(self):\n        return wall()\n"
+                            "e = ValueError('x')\ne.__notes__ = [N()]\nraise e\n",
+    "sys.exit's argument": "import sys\nclass C:\n    def __str__(self):\n        return wall()\nsys.exit(C())\n",
+    "a generator's finally as a failed statement's traceback is freed":
+        "def g():\n    try:\n        yield 1\n    finally:\n        wall()\n"
+        "def f():\n    it = g()\n    next(it)\n    1 / 0\nf()\n",
+    "the echoed value's __repr__": "class A:\n    def __repr__(self):\n        return wall() or 'A'\nA()\n",
+    "a warning's message": "import warnings\nclass M(UserWarning):\n    def __str__(self):\n        return wall()\n"
+                           "warnings.warn(M())\n",
+    "a value's __format__": "class A:\n    def __format__(self, spec):\n        return wall()\nf'{A():x}'\n",
+    "a generator's finally as the collector frees its cycle":
+        "def g():\n    try:\n        yield 1\n    finally:\n        wall()\n"
+        "cycle = [g()]\ncycle.append(cycle)\nnext(cycle[0])\ndel cycle\n",
+}
+
+
+@pytest.mark.parametrize("program", list(_REPORTING.values()), ids=list(_REPORTING))
+def test_program_code_that_gradcalc_reports_on_runs_behind_the_wall(program: str) -> None:
+    seen: list = []
+    reset_global_state()
+    session = Session(TextOutput(io.StringIO(), io.StringIO()))
+    session.namespace["wall"] = lambda: seen.append(limits.wall_is_up()) or ""
+    session.run(program, "probe.grad")
+    del session
+    gc.collect()  # outside any statement, as it may come at any allocation
+    assert seen and all(seen), seen
+
+
+def test_the_wall_raised_for_good_stays_up_whatever_its_switches_say() -> None:
+    # what code past the policy could do: find the wall's functions and set every switch to off
+    program = (
+        "import os\nfrom gradcalc.language import limits\nlimits.wall_up_for_good()\n"
+        "for switch in (limits._up, limits._paused, limits._frames, limits._is_up):\n"
+        "    for cell in switch.__closure__ or ():\n"
+        "        if type(cell.cell_contents) in (int, bool):\n"
+        "            cell.cell_contents = 0\n"
+        "with limits.wall_paused():\n"
+        "    try:\n"
+        "        open(os.path.join(os.path.expanduser('~'), 'gradcalc-wall-test'), 'w')\n"
+        "    except PermissionError as error:\n"
+        "        print(error)\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.stdout == "gradcalc's sandbox refused to open a file for writing\n", done.stderr
 
 
 # ------------------------------------------------------------------ reachability
@@ -242,7 +299,7 @@ def test_modules_hold_only_what_the_policy_lists() -> None:
 
 if __name__ == "__main__":  # review what gradcalc answers to the probes of a file
     if len(sys.argv) == 3 and sys.argv[1] == "--show":
-        for probe_name, probe_source, _, _ in _read_probes(Path(sys.argv[2])):
+        for probe_name, probe_source, _, _ in _read_probes(Path(sys.argv[2]).resolve()):
             lines, code = run_probe(probe_source)
             print(f"{probe_name}  (exit {code})\n    " + probe_source.rstrip("\n").replace("\n", "\n    "))
             for stream, answer in lines:

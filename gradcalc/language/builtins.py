@@ -158,15 +158,10 @@ def _positional(name: str, args: tuple, kwargs: dict, low: int, high: int) -> No
     raise TypeError(f"{name} expected at most {high} argument{'s' if high != 1 else ''}, got {len(args)}")
 
 
-def _attribute_name(name: Any) -> None:
-    if not isinstance(name, str):
-        raise TypeError("attribute name must be string, not '" + host.type(name).__name__ + "'")
-
-
 def _getattr(*args: Any, **kwargs: Any) -> Any:
     _positional("getattr", args, kwargs, 2, 3)
     obj, name, *default = args
-    _attribute_name(name)
+    name = guard.exact_name(name)
     try:
         return guard.guarded_getattr(obj, name)
     except AttributeError:
@@ -178,7 +173,7 @@ def _getattr(*args: Any, **kwargs: Any) -> Any:
 def _hasattr(*args: Any, **kwargs: Any) -> bool:
     _positional("hasattr", args, kwargs, 2, 2)
     obj, name = args
-    _attribute_name(name)
+    name = guard.exact_name(name)
     try:
         guard.guarded_getattr(obj, name)
     except AttributeError:
@@ -189,15 +184,23 @@ def _hasattr(*args: Any, **kwargs: Any) -> bool:
 def _setattr(*args: Any, **kwargs: Any) -> None:
     _positional("setattr", args, kwargs, 3, 3)
     obj, name, value = args
-    _attribute_name(name)
-    guard.guarded_setattr(value, obj, name)
+    guard.guarded_setattr(value, obj, guard.exact_name(name))
 
 
 def _delattr(*args: Any, **kwargs: Any) -> None:
     _positional("delattr", args, kwargs, 2, 2)
     obj, name = args
-    _attribute_name(name)
-    guard.guarded_delattr(obj, name)
+    guard.guarded_delattr(obj, guard.exact_name(name))
+
+
+def exact_keywords(mapping: Any) -> Any:
+    """`f(**mapping)`'s mapping with exact-`str` keys (see compiler.KWARGS); Python's own errors
+    for what is not a mapping of strings."""
+    if host.type(mapping) is dict and all(host.type(key) is str for key in mapping):
+        return mapping
+    if not hasattr(mapping, "keys"):
+        return mapping
+    return {guard.exact_name(key) if isinstance(key, str) else key: mapping[key] for key in mapping.keys()}
 
 
 def _vars(*args: Any, **kwargs: Any) -> Any:
@@ -263,9 +266,9 @@ def make_builtins(namespace: dict, modules: Any, echo: Callable[[Any], None]) ->
         __build_class__=guard.make_build_class(metaclass_for), __import__=host.__import__,
     )
     table.update({
-        compiler.GETATTR: guard.guarded_getattr, compiler.SETATTR: guard.guarded_setattr,
+        compiler.GETATTR: guard.compiled_getattr, compiler.SETATTR: guard.guarded_setattr,
         compiler.DELATTR: guard.guarded_delattr, compiler.ECHO: echo_,
-        compiler.POW: limits.guarded_pow, compiler.LSHIFT: limits.guarded_lshift,
+        compiler.KWARGS: exact_keywords, compiler.POW: limits.guarded_pow, compiler.LSHIFT: limits.guarded_lshift,
         compiler.IMPORT: modules.import_name, compiler.IMPORT_FROM: modules.import_from,
         compiler.IMPORT_STAR: lambda name, level: modules.import_star(namespace, name, level),
     })

@@ -8,6 +8,8 @@ The pass rewrites:
   * `a.b += v`              -> a read, the operator, and a write
   * attribute targets of tuple assignments, `for`, `with` and `except`: through temporaries
   * `x ** y`, `x << y`      -> `$pow(x, y)`, `$lshift(x, y)` (integers that would not fit in memory)
+  * `f(**m)`                -> `f(**$kwargs(m))`: keyword names as exact strings (a `str` subclass
+    as a name would decide, by its own `__eq__` and `__hash__`, which attribute a helper sets)
   * `import a.b as c`, `from m import x` -> assignments from `$import`, `$import_from` (the session's
     modules; `from __future__ import ...` stays a statement, as compile() must see it)
   * an expression statement outside function and class bodies -> `$echo(value)`, as Python's
@@ -27,6 +29,7 @@ from .policy import CLASS_BODY_DUNDERS, FORBIDDEN_CLASS_NAMES, is_dunder
 GETATTR, SETATTR, DELATTR, ECHO = "$getattr", "$setattr", "$delattr", "$echo"
 IMPORT, IMPORT_FROM, IMPORT_STAR = "$import", "$import_from", "$import_star"
 POW, LSHIFT = "$pow", "$lshift"
+KWARGS = "$kwargs"
 _TEMP = "$t"
 # the in-place operators, by the ast operator they come from (`a.b **= c` must stay guarded)
 INPLACE = {ast.Add: "$iadd", ast.Sub: "$isub", ast.Mult: "$imul", ast.Div: "$itruediv", ast.FloorDiv: "$ifloordiv",
@@ -104,9 +107,15 @@ class _Policy(ast.NodeTransformer):
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
         node.bases = [self.visit(b) for b in node.bases]
         node.keywords = [self.visit(k) for k in node.keywords]
+        node.keywords = [self._keyword(k) for k in node.keywords]
         for name, where in _class_body_names(node.body):
             if name in FORBIDDEN_CLASS_NAMES or (is_dunder(name) and name not in CLASS_BODY_DUNDERS):
                 raise PolicyError(f"defining '{name}' in a class is not supported in gradcalc", where)
+        for where in _class_body_nodes(node.body):
+            # the annotations dict is Python's own, keyed by the names written: dataclass and
+            # NamedTuple format those keys into source text they run
+            if isinstance(where, ast.Name) and where.id == "__annotations__":
+                raise PolicyError("using '__annotations__' in a class body is not supported in gradcalc", where)
         self.classes.append(node.name)
         try:
             return self._body(node, "class")
@@ -170,6 +179,16 @@ class _Policy(ast.NodeTransformer):
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         # reads only: stores and deletes are rewritten by the statements that hold them
         return _call(GETATTR, [self.visit(node.value), ast.Constant(value=self.mangle(node.attr))], node)
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        node = self.generic_visit(node)
+        node.keywords = [self._keyword(k) for k in node.keywords]
+        return node
+
+    def _keyword(self, keyword: ast.keyword) -> ast.keyword:
+        if keyword.arg is None:  # `**mapping`
+            keyword.value = _call(KWARGS, [keyword.value], keyword.value)
+        return keyword
 
     def visit_BinOp(self, node: ast.BinOp) -> Any:
         node = self.generic_visit(node)
@@ -305,21 +324,25 @@ class _Policy(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-def _class_body_names(body: list) -> Iterator[tuple]:
-    """(name, node) of what a class body binds, in its blocks too but not in its methods."""
+def _class_body_nodes(body: list) -> Iterator[ast.AST]:
+    """The nodes of a class body, in its blocks too but not in its methods (their names yes)."""
     stack = list(body)
     while stack:
         node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _class_body_names(body: list) -> Iterator[tuple]:
+    """(name, node) of what a class body binds, in its blocks too but not in its methods."""
+    for node in _class_body_nodes(body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield node.name, node
-            continue
-        if isinstance(node, ast.Lambda):
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             yield node.id, node
         elif isinstance(node, ast.alias):
             yield (node.asname or node.name).partition(".")[0], node
-        stack.extend(ast.iter_child_nodes(node))
 
 
 def _has_attribute(target: ast.AST) -> bool:

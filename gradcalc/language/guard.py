@@ -8,16 +8,19 @@ lookup, a name test, Python's getattr, and a check that the value's type may be 
 from __future__ import annotations
 
 import builtins
+from collections import UserString
 from types import MethodType
 from typing import Any, Callable
 
 from ..display.names import shown_method, type_name
-from .policy import (CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES, FORBIDDEN_CLASS_NAMES, GUARDED_DUNDERS,
-                     PROGRAM, READABLE_DUNDERS, RULES, SUPER, USER_DUNDERS, class_rule, derivable, is_dunder,
-                     is_program_class, private_allowed, proxied, register_program_class, resolve)
+from .policy import (ATTRIBUTE_HOOKS, CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES,
+                     FORBIDDEN_CLASS_NAMES, FORMATTING, GUARDED_DUNDERS, PICKLING, PROGRAM, READABLE_DUNDERS, RULES,
+                     SUPER, USER_DUNDERS, attribute_hook, class_rule, defines, derivable, is_dunder, is_program_class,
+                     is_program_function, private_allowed, proxied, register_program_class, resolve)
 
 _getattr, _setattr, _delattr, _type = builtins.getattr, builtins.setattr, builtins.delattr, builtins.type
-_FORMAT_NAMES = ("format", "format_map")
+_exact_str = str.__str__  # a str subclass's characters as an exact str, running none of its methods
+_TEMPLATES = (str, UserString)  # what has a str.format of its own (UserString's formats its data)
 _GETSET = _type(_type.__dict__["__dict__"])
 _MEMBER = _type(_type.__dict__["__dictoffset__"])
 
@@ -25,10 +28,28 @@ _MEMBER = _type(_type.__dict__["__dictoffset__"])
 
 # ------------------------------------------------------------------ reading
 
-def guarded_getattr(obj: Any, name: str, _rules: dict = RULES, _type: type = type, _read: Any = getattr,
-                    _method: type = MethodType) -> Any:
-    """`obj.name` as a program may see it. (The defaults bind globals as locals: this runs for
-    every attribute a program reads; the compiled code passes two arguments only.)"""
+def exact_name(name: Any) -> str:
+    """An attribute name a program gave, as an exact `str`: a `str` subclass's own characters,
+    copied by `str.__str__` without running any of its methods. Every decision and the access
+    itself then use this one string, never the program's object (whose `__eq__`, `__hash__` or
+    `__getitem__` would otherwise decide)."""
+    if _type(name) is str:
+        return name
+    if isinstance(name, str):
+        return _exact_str(name)
+    raise TypeError(f"attribute name must be string, not '{type_name(name)}'")
+
+
+def guarded_getattr(obj: Any, name: Any) -> Any:
+    """`obj.name` for a name the program computed (getattr, attrgetter, a format string...)."""
+    return compiled_getattr(obj, name if _type(name) is str else exact_name(name))
+
+
+def compiled_getattr(obj: Any, name: str, _rules: dict = RULES, _type: type = type, _read: Any = getattr,
+                     _method: type = MethodType) -> Any:
+    """`obj.name` as a program may see it, for an exact `str` name (the compiled code's `x.attr`).
+    (The defaults bind globals as locals: this runs for every attribute a program reads; the
+    compiled code passes two arguments only.)"""
     rule = _rules.get(_type(obj))
     if rule is not None and (name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny)):
         value = _read(obj, name)
@@ -56,7 +77,7 @@ def _slow_getattr(obj: Any, name: str, rule: Any) -> Any:
         return _class_getattr(obj, name)
     if rule.kind == SUPER:
         return _super_getattr(obj, name)
-    if name in _FORMAT_NAMES and isinstance(obj, str):
+    if name in FORMATTING and isinstance(obj, _TEMPLATES):
         return _SafeFormatter.bound(obj, name)
     if rule.replaced is not None and name in rule.replaced:
         return rule.replaced[name](obj)
@@ -75,6 +96,8 @@ def _slow_getattr(obj: Any, name: str, rule: Any) -> Any:
 def _readable(obj: Any, name: str, rule: Any) -> bool:
     """The names the fast path leaves: dunders, private names and denied public names."""
     if name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny):
+        return True
+    if rule.public_if is not None and name[0] != "_" and name not in rule.deny and rule.public_if(obj):
         return True
     if is_dunder(name):
         return name in READABLE_DUNDERS
@@ -111,7 +134,7 @@ def _refuse(obj: Any, name: str) -> None:
     fail); only a class's own `__getattr__` (a module's, nn.Module's) is asked, for its message."""
     owners = proxied(obj).__mro__ if isinstance(obj, type) else _type(obj).__mro__
     instance_dict = getattr(obj, "__dict__", None) if not isinstance(obj, type) else None
-    exists = any(name in vars(owner) for owner in owners) or (
+    exists = any(defines(owner, name) for owner in owners) or (
         isinstance(instance_dict, dict) and name in instance_dict) or (
         isinstance(obj, type) and any(name in vars(meta) for meta in _type(obj).__mro__))
     if not exists:
@@ -136,8 +159,8 @@ def _class_getattr(cls: Any, name: str) -> Any:
         _refuse(cls, name)
     if not is_dunder(name):
         cls = proxied(cls)  # a stand-in shows the real class's attributes, its own special methods
-    if name in _FORMAT_NAMES and issubclass(cls, str):
-        return _SafeFormatter.unbound(name)
+    if name in FORMATTING and issubclass(cls, _TEMPLATES):
+        return _SafeFormatter.unbound(name, cls)
     program = is_program_class(cls)
     if is_dunder(name):
         allowed = name in CLASS_DUNDERS
@@ -173,8 +196,10 @@ def _super_getattr(proxy: super, name: str) -> Any:
             # proxy's own __init__, which can only bind it as super() could
             return _getattr(proxy, name)
         _refuse(proxy, name)
-    if name in _FORMAT_NAMES and isinstance(instance, str):
+    if name in FORMATTING and isinstance(instance, _TEMPLATES):
         return _SafeFormatter.bound(instance, name)
+    if name in PICKLING and not _own_pickling(proxy, name):
+        _refuse(proxy, name)
     if isinstance(instance, type):  # in a classmethod
         allowed = (name in CLASS_DUNDERS) if is_dunder(name) else (
             name[0] != "_" or (is_program_class(instance) and private_allowed(instance, name)))
@@ -187,6 +212,16 @@ def _super_getattr(proxy: super, name: str) -> Any:
     if name in GUARDED_DUNDERS:
         return _guarded_special(instance, name, value)
     return admit(value, proxy, name)
+
+
+def _own_pickling(proxy: super, name: str) -> bool:
+    """Whether `super().__reduce_ex__` (and its kin) is a program's own: Python's and gradcalc's
+    give copyreg's functions, which make uninitialised objects of any class."""
+    start = proxy.__thisclass__
+    mro = proxy.__self_class__.__mro__
+    following = mro[mro.index(start) + 1:] if start in mro else ()
+    owner = next((base for base in following if name in vars(base)), None)
+    return owner is not None and is_program_class(owner)
 
 
 def _guarded_special(instance: Any, name: str, method: Callable) -> Callable:
@@ -206,9 +241,12 @@ def _guarded_special(instance: Any, name: str, method: Callable) -> Callable:
         target, rest = (instance, args) if instance is not None else (args[0] if args else None, args[1:])
         if not rest or not isinstance(rest[0], str):
             return method(*args)  # Python's own TypeError
-        attribute = rest[0]
+        attribute = exact_name(rest[0])
+        args = args[:len(args) - len(rest)] + (attribute,) + rest[1:]
         if name in ("__setattr__", "__delattr__"):
             check_writable(target, attribute)
+            if name == "__setattr__" and attribute in ATTRIBUTE_HOOKS and isinstance(target, type) and len(rest) > 1:
+                args = args[:len(args) - len(rest)] + (attribute, attribute_hook(rest[1])) + rest[2:]
             return method(*args)
         rule = RULES.get(_type(target)) or resolve(_type(target))
         if rule is None or not _readable(target, attribute, rule):
@@ -227,6 +265,8 @@ def guarded_setattr(value: Any, obj: Any, name: str, _rules: dict = RULES, _type
     rule = _rules.get(_type(obj))
     if rule is None or name not in rule.write:
         check_writable(obj, name)
+        if name in ATTRIBUTE_HOOKS and isinstance(obj, type):  # a program's class (check_writable)
+            value = attribute_hook(value)
     _write(obj, name, value)
 
 
@@ -250,12 +290,14 @@ def check_writable(obj: Any, name: str) -> None:
         return
     if name in rule.write:
         return
+    if rule.kind == PROGRAM and name in _WRAPPER_NAMES:
+        return  # functools.wraps on a program's object (a decorator class): entries in its own dict
     if rule.kind == PROGRAM and not is_dunder(name):
         if name[0] != "_" or private_allowed(cls, name):
             rule.write.add(name)  # learnt once; Python's own errors (a property without setter) still apply
             return
     elif cls is _FUNCTION:
-        if name in _FUNCTION_WRITABLE or (name[0] != "_" and "$program" in obj.__globals__):
+        if name in _FUNCTION_WRITABLE or (name[0] != "_" and is_program_function(obj)):
             return  # a program's function may carry attributes (`f.calls = 0`)
     elif rule.public_write and name[0] != "_":
         _check_descriptor(obj, name, rule)
@@ -267,6 +309,7 @@ def check_writable(obj: Any, name: str) -> None:
 
 
 _FUNCTION = _type(check_writable)
+_WRAPPER_NAMES = frozenset({"__module__", "__name__", "__qualname__", "__doc__", "__annotations__", "__wrapped__"})
 _FUNCTION_WRITABLE = frozenset({"__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
                                 "__annotations__", "__defaults__", "__kwdefaults__"})
 
@@ -358,7 +401,10 @@ class _SafeFormatter:
     """str.format and str.format_map as a program gets them (see _format)."""
 
     @staticmethod
-    def bound(template: str, name: str) -> Callable:
+    def bound(template: Any, name: str) -> Callable:
+        if isinstance(template, UserString):  # its format is its data's
+            data = template.data
+            template = exact_name(data) if isinstance(data, str) else str(data)
         if name == "format":
             def format(*args: Any, **kwargs: Any) -> str:
                 return _format(template, args, kwargs)
@@ -369,9 +415,13 @@ class _SafeFormatter:
         return format_map
 
     @staticmethod
-    def unbound(name: str) -> Callable:
+    def unbound(name: str, cls: type) -> Callable:
+        owner = UserString if issubclass(cls, UserString) else str
+
         def method(template: Any, *args: Any, **kwargs: Any) -> str:
-            if not isinstance(template, str):
+            if not isinstance(template, owner):
+                if owner is UserString:  # a plain function of the class: what it reads is missing
+                    raise AttributeError(f"'{type_name(template)}' object has no attribute 'data'")
                 raise TypeError(f"descriptor '{name}' for 'str' objects doesn't apply to a "
                                 f"'{type_name(template)}' object")
             return _SafeFormatter.bound(template, name)(*args, **kwargs)
@@ -381,10 +431,22 @@ class _SafeFormatter:
 
 # ------------------------------------------------------------------ classes
 
-def check_class_namespace(name: str, namespace: Any) -> None:
-    """What a class body (or `type(name, bases, dict)`) may define."""
+def exact_namespace(namespace: dict) -> dict:
+    """A class namespace a program built (`type(name, bases, dict)`, make_dataclass's), read
+    through dict's own method and keyed by exact strings: a key of its own type would decide, by
+    its `__eq__` and `__hash__`, which attribute a lookup finds."""
+    exact = {}
+    for key, value in dict.items(namespace):
+        if not isinstance(key, str):
+            raise TypeError(f"a class attribute name must be a string, not '{type_name(key)}'")
+        exact[exact_name(key)] = value
+    return exact
+
+
+def check_class_namespace(name: str, namespace: dict) -> None:
+    """What a class body (or `type(name, bases, dict)`, with exact_namespace's keys) may define."""
     for key, value in namespace.items():
-        if not isinstance(key, str) or (key in ("__dict__", "__weakref__") and _type(value) is _GETSET):
+        if key in ("__dict__", "__weakref__") and _type(value) is _GETSET:
             continue  # what Python itself adds to a class
         if key in FORBIDDEN_CLASS_NAMES or (is_dunder(key) and key not in CLASS_BODY_DUNDERS):
             raise TypeError(f"defining '{key}' in a class is not supported in gradcalc")
@@ -430,11 +492,12 @@ def make_class(name: Any, bases: Any, namespace: Any, metaclass: Any = type) -> 
     if not isinstance(namespace, dict):
         raise TypeError(f"type.__new__() argument 3 must be dict, not {type_name(namespace)}")
     check_bases(bases)
+    name, namespace = exact_name(name), exact_namespace(namespace)
     check_class_namespace(name, namespace)
     cls = metaclass(name, bases, {"__module__": "__main__", **namespace})
     register_program_class(cls)
     return cls
 
 
-__all__ = ["guarded_getattr", "guarded_setattr", "guarded_delattr", "check_writable", "admit",
+__all__ = ["exact_name", "guarded_getattr", "compiled_getattr", "guarded_setattr", "guarded_delattr", "check_writable", "admit",
            "make_build_class", "make_class", "check_class_namespace", "USER_DUNDERS"]

@@ -3,18 +3,21 @@
 * integer `**` and `<<` that could not fit in memory end at once, in one line;
 * a memory ceiling for the whole process (`--max-memory`), so a program ends in MemoryError
   rather than in the machine's swap;
-* a second wall: a Python audit hook (PEP 578) that, while a program runs (and, in the command
-  line, from its first line to the end of the process), refuses opening files for writing or
-  outside Python's and gradcalc's installation, starting processes, sockets, ctypes and frame
-  introspection. A gap in the policy is then not yet an escape.
+* a second wall: a Python audit hook (PEP 578) that, while a program runs (its statements, the
+  lines gradcalc makes of its errors, every garbage collection, and, in the command line, from
+  its first line to the end of the process), refuses opening files for writing or outside
+  Python's and gradcalc's installation, starting processes, sockets, ctypes and frame
+  introspection. A gap in the policy is then not yet an escape. Its switches live in closure
+  cells that no module attribute holds, and once raised for good it cannot be lowered.
 """
 from __future__ import annotations
 
+import gc
 import operator
 import os
 import sys
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 # Integers of more bits than this (4 MiB, about 10 million digits) are refused.
 MAX_INTEGER_BITS = 1 << 25
@@ -119,50 +122,40 @@ _LISTING_EVENTS = ("os.listdir", "os.scandir", "glob.glob", "os.getxattr", "os.l
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
-class _Wall:
-    """The audit hook's state: whether a program runs, and what it may still read."""
+def _make_hook(roots: tuple, active: Callable[[], bool], reading_stack: Callable[[], bool]) -> Callable:
+    """An audit hook refusing what a program must not do while `active()`; `reading_stack()`
+    lets gradcalc's own look at who called it through (host_frame)."""
 
-    def __init__(self) -> None:
-        self.depth = 0
-        self.forever = False
-        self.installed = False
-        self.roots: tuple = ()
-        self.reading_stack = False  # gradcalc's own look at who called it (host_frame)
-
-    def hook(self, event: str, args: tuple) -> None:
-        if not (self.depth or self.forever):
-            return
-        if event == "open":
-            self._check_open(*args[:3])
-        elif event.startswith(_REFUSED_EVENTS):
-            raise PermissionError(f"gradcalc's sandbox refused {event}")
-        elif event.startswith(_FRAME_EVENTS) or (event == "object.__getattr__" and args[1] in _FRAME_ATTRIBUTES):
-            if event == "sys._getframe" and self.reading_stack:
-                return
-            # AttributeError: the standard library falls back where frames are unavailable (typing, enum)
-            raise AttributeError(f"gradcalc's sandbox refused {event}")
-        elif event.startswith(_LISTING_EVENTS) and args and not self._inside(args[0]):
-            raise PermissionError(f"gradcalc's sandbox refused {event}")
-
-    def _check_open(self, path: Any, mode: Any, flags: Any) -> None:
-        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-            isinstance(flags, int) and flags & _WRITE_FLAGS)
-        if writing:
-            raise PermissionError("gradcalc's sandbox refused to open a file for writing")
-        if not self._inside(path):
-            raise PermissionError("gradcalc's sandbox refused to open a file outside Python's installation")
-
-    def _inside(self, path: Any) -> bool:
+    def inside(path: Any) -> bool:
         if isinstance(path, int) or path is None:
             return path is None
         try:
             full = os.path.realpath(os.fsdecode(path))
         except (TypeError, ValueError):
             return False
-        return any(full == root or full.startswith(root + os.sep) for root in self.roots)
+        return any(full == root or full.startswith(root + os.sep) for root in roots)
 
+    def hook(event: str, args: tuple) -> None:
+        if not active():
+            return
+        if event == "open":
+            path, mode, flags = args[:3]
+            if (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+                    isinstance(flags, int) and flags & _WRITE_FLAGS):
+                raise PermissionError("gradcalc's sandbox refused to open a file for writing")
+            if not inside(path):
+                raise PermissionError("gradcalc's sandbox refused to open a file outside Python's installation")
+        elif event.startswith(_REFUSED_EVENTS):
+            raise PermissionError(f"gradcalc's sandbox refused {event}")
+        elif event.startswith(_FRAME_EVENTS) or (event == "object.__getattr__" and args[1] in _FRAME_ATTRIBUTES):
+            if reading_stack():
+                return
+            # AttributeError: the standard library falls back where frames are unavailable (typing, enum)
+            raise AttributeError(f"gradcalc's sandbox refused {event}")
+        elif event.startswith(_LISTING_EVENTS) and args and not inside(args[0]):
+            raise PermissionError(f"gradcalc's sandbox refused {event}")
 
-_WALL = _Wall()
+    return hook
 
 
 def _readable_roots() -> tuple:
@@ -174,56 +167,118 @@ def _readable_roots() -> tuple:
     return tuple(sorted({os.path.realpath(path) for path in candidates if path}))
 
 
-def install_wall() -> None:
-    """Add the audit hook (once per process; it cannot be removed, only kept idle)."""
-    if not _WALL.installed:
-        _WALL.roots = _readable_roots()
-        sys.addaudithook(_WALL.hook)
-        _WALL.installed = True
+def _make_wall() -> tuple:
+    """The wall's switches. Its state lives in this closure's cells, not in an object a module
+    holds: nothing a program (or code that got past the policy) can name reaches it. Raising it
+    for good adds a second hook that is always on and holds no switch at all: hooks cannot be
+    removed, so nothing in the process can lower it again."""
+    depth = 0
+    installed = False
+    permanent = False
+    reading = False
+    roots: tuple = ()
+
+    interrupted: list = []  # the frame-reading switch of the code each collection interrupts
+
+    def collecting(phase: str, info: dict) -> None:
+        # a collection may finalise a program's objects (a generator's `finally`) whatever code
+        # it interrupts, in a statement, between two or in gradcalc's own look at frames: it
+        # runs behind the wall, frames closed
+        nonlocal depth, reading
+        if phase == "start":
+            depth += 1
+            interrupted.append(reading)
+            reading = False
+        elif interrupted:  # (a collection under way when the callback came has no start)
+            depth -= 1
+            reading = interrupted.pop()
+
+    def install() -> None:
+        nonlocal installed, roots
+        if not installed:
+            roots = _readable_roots()
+            sys.addaudithook(_make_hook(roots, lambda: depth > 0, lambda: reading))
+            gc.callbacks.append(collecting)
+            installed = True
+
+    @contextmanager
+    def up() -> Iterator[None]:
+        nonlocal depth
+        install()
+        depth += 1
+        try:
+            yield
+        finally:
+            depth -= 1
+
+    @contextmanager
+    def paused() -> Iterator[None]:
+        nonlocal depth
+        saved, depth = depth, 0
+        try:
+            yield
+        finally:
+            depth = saved
+
+    def for_good() -> None:
+        nonlocal permanent
+        install()
+        if not permanent:
+            sys.addaudithook(_make_hook(roots, lambda: True, lambda: reading))
+            permanent = True
+
+    @contextmanager
+    def frames() -> Iterator[None]:
+        nonlocal reading
+        saved, reading = reading, True
+        try:
+            yield
+        finally:
+            reading = saved
+
+    def is_up() -> bool:
+        return depth > 0 or permanent
+
+    return up, paused, for_good, frames, is_up
 
 
-@contextmanager
-def wall_paused() -> Iterator[None]:
+_up, _paused, _for_good, _frames, _is_up = _make_wall()
+
+
+def wall_paused() -> Any:
     """gradcalc's own work inside a program's statement (loading a standard module, which reads
-    its own code): no program code runs meanwhile. Not in the command line's last phase."""
-    saved = _WALL.depth
-    _WALL.depth = 0
-    try:
-        yield
-    finally:
-        _WALL.depth = saved
+    its own code): no program code runs meanwhile. Once the wall is up for good, it stays up."""
+    return _paused()
 
 
-@contextmanager
-def wall_up() -> Iterator[None]:
+def wall_up() -> Any:
     """The audit hook refuses while this block runs (a program's statements)."""
-    install_wall()
-    _WALL.depth += 1
-    try:
-        yield
-    finally:
-        _WALL.depth -= 1
+    return _up()
 
 
 def wall_up_for_good() -> None:
-    """From now on until the process ends (the command line, once the program has started)."""
-    install_wall()
-    _WALL.forever = True
+    """From now on until the process ends, irreversibly: the command line once the program has
+    started, a worker before its first program, a test process (the pytest plugin) before its
+    first session."""
+    _for_good()
+
+
+def reading_frames() -> Any:
+    """gradcalc's own look at frames and tracebacks (who called numpy; where an error was raised),
+    which the wall lets through: no program code may run inside this block, and no frame read
+    in it may reach a program."""
+    return _frames()
 
 
 def host_frame(depth: int) -> Any:
     """The frame `depth` calls above the caller (as sys._getframe counts), for gradcalc's own look
-    at who called it: the wall lets it be read (walking on by `f_back` and `f_globals` raises no
-    audit event); it never reaches a program."""
-    _WALL.reading_stack = True
-    try:
+    at who called it (walking on by `f_back` and `f_globals` raises no audit event)."""
+    with _frames():
         return sys._getframe(depth + 1)
-    finally:
-        _WALL.reading_stack = False
 
 
 def wall_is_up() -> bool:
-    return bool(_WALL.depth or _WALL.forever)
+    return _is_up()
 
 
 def memory_limit_from(option: Optional[str]) -> int:

@@ -18,14 +18,19 @@ A type's rule:
   c_methods     bound methods print as C built-ins (`<built-in method sum of Tensor ...>`)
   replaced      names read through a function of the object instead (`ndarray.resize`, whose
                 `refcheck=False` would free memory that other arrays still show)
+  public_if     public names of the objects this predicate accepts (a program's own functions:
+                a function the standard library made, lru_cache's or contextmanager's, carries
+                the attributes update_wrapper copied from whatever it wrapped, gradcalc's too)
 """
 from __future__ import annotations
 
 import builtins
+import collections
 import copy
 import re
 import sys
 import types
+import weakref
 from typing import Any, Callable, Iterable, Optional
 
 VALUE, CLASS, SUPER, PROGRAM = "value", "class", "super", "program"
@@ -33,12 +38,13 @@ VALUE, CLASS, SUPER, PROGRAM = "value", "class", "super", "program"
 
 class Rule:
     __slots__ = ("kind", "read", "public", "deny", "write", "public_write", "subclasses", "private", "c_methods",
-                 "derivable", "shown_base", "replaced")
+                 "derivable", "shown_base", "replaced", "public_if")
 
     def __init__(self, kind: str = VALUE, read: Iterable[str] = (), public: bool = False, deny: Iterable[str] = (),
                  write: Iterable[str] = (), public_write: bool = False, subclasses: bool = False,
                  private: Optional[Callable[[str], bool]] = None, derivable: bool = False,
-                 shown_base: Optional[str] = None, replaced: Optional[dict] = None) -> None:
+                 shown_base: Optional[str] = None, replaced: Optional[dict] = None,
+                 public_if: Optional[Callable[[Any], bool]] = None) -> None:
         self.kind = kind
         # program classes learn the private names they may use as they go: mutable sets
         self.read: Any = set(read) if kind == PROGRAM else frozenset(read)
@@ -52,6 +58,7 @@ class Rule:
         self.derivable = derivable  # a program's class may derive from it
         self.shown_base = shown_base  # the C class PyTorch's messages name for its read-only properties
         self.replaced = replaced
+        self.public_if = public_if  # public names only of the objects this predicate accepts
 
 
 # ------------------------------------------------------------------ dunders
@@ -76,8 +83,11 @@ CLASS_BODY_DUNDERS = USER_DUNDERS | frozenset(
     {"__slots__", "__doc__", "__module__", "__qualname__", "__annotations__", "__match_args__", "__classcell__"})
 # Never in a program's class: `__del__` would run program code whenever the collector decides.
 FORBIDDEN_CLASS_NAMES = frozenset({"__del__", "__class__", "__dict__", "__weakref__"})
+# str.format and format_map walk attributes by the names in the template: the guard's own stand in
+# for them, on str and UserString (whose format is its data's) and what derives from them.
+FORMATTING = frozenset({"format", "format_map"})
 # Objects' pickling hooks give host callables (copyreg's, numpy's): only a program's own may be read.
-_PICKLING = frozenset({"__reduce__", "__reduce_ex__", "__getstate__", "__setstate__", "__getnewargs__",
+PICKLING = _PICKLING = frozenset({"__reduce__", "__reduce_ex__", "__getstate__", "__setstate__", "__getnewargs__",
                        "__getnewargs_ex__"})
 # Dunders any object may show; the result is still checked (`x.__class__` is a class the policy knows).
 _METADATA = frozenset({"__class__", "__doc__", "__module__", "__name__", "__qualname__"})
@@ -97,6 +107,87 @@ CLASS_DUNDERS = (USER_DUNDERS - _PICKLING - {"__instancecheck__", "__subclassche
 
 def is_dunder(name: str) -> bool:
     return len(name) > 4 and name[:2] == "__" and name[-2:] == "__"
+
+
+# ------------------------------------------------------------------ numpy's protocols
+
+# What numpy (and the buffer and DLPack protocols) read off any object it is given, on the object
+# itself: `__array_interface__` and `__array_struct__` make an array over any address. They are
+# dunders, which the guard never lets a program set; but a program can also put them where the
+# guard does not look (an instance's `__dict__`, a `__getattr__`, a helper that calls setattr),
+# so the classes whose objects a program can fill answer none of them (see shield_class).
+ARRAY_PROTOCOLS = frozenset({
+    "__array_interface__", "__array_struct__", "__array__", "__array_priority__", "__array_ufunc__",
+    "__array_function__", "__array_wrap__", "__array_finalize__", "__array_prepare__", "__array_namespace__",
+    "__dlpack__", "__dlpack_device__", "__buffer__", "__release_buffer__",
+})
+
+
+class _Shield:
+    """A data descriptor a class holds for each of numpy's protocol names it does not define
+    itself: a data descriptor of the class comes before the instance's own `__dict__`, so
+    whatever a program put there under that name is never found."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        raise AttributeError(self.name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        raise AttributeError(f"'{type(obj).__name__}' object attribute '{self.name}' cannot be set in gradcalc")
+
+    def __delete__(self, obj: Any) -> None:
+        raise AttributeError(self.name)
+
+
+def _refusing_protocols(method: Callable) -> Callable:
+    """A program's `__getattr__` or `__getattribute__`, which numpy would otherwise ask for its
+    protocols: it is never asked for them."""
+
+    def checked(self: Any, name: Any, *args: Any) -> Any:
+        if name in ARRAY_PROTOCOLS:
+            raise AttributeError(name)
+        return method(self, name, *args)
+
+    checked.__name__, checked.__qualname__ = method.__name__, method.__qualname__
+    checked.__refusing_protocols__ = True  # type: ignore[attr-defined]
+    return checked
+
+
+def defines(owner: type, name: str) -> bool:
+    """Whether a class defines `name` itself (a shield is no attribute: it hides one)."""
+    return name in vars(owner) and type(vars(owner)[name]) is not _Shield
+
+
+ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__")
+
+
+def attribute_hook(value: Any) -> Any:
+    """A program's `__getattr__` or `__getattribute__` as its class holds it (_refusing_protocols):
+    a function (any other callable would be asked by Python without going through one)."""
+    if not isinstance(value, types.FunctionType):
+        raise TypeError("a class's __getattr__ and __getattribute__ must be functions in gradcalc")
+    return value if hasattr(value, "__refusing_protocols__") else _refusing_protocols(value)
+
+
+def shield_class(cls: type, program: bool = False) -> None:
+    """Make `cls`'s objects answer none of numpy's protocols but those its classes define; of a
+    program's class's own, only a method `__array__` (which must return an array), never a slot
+    or any other value under a protocol's name. (Not on a typing.Protocol, whose class dict lists
+    what its instances must have, and which has no instances.)"""
+    for name in ARRAY_PROTOCOLS if not vars(cls).get("_is_protocol") else ():
+        own = vars(cls).get(name)
+        if program and own is not None and not (name == "__array__" and isinstance(own, types.FunctionType)):
+            type.__setattr__(cls, name, _Shield(name))
+        elif not any(name in vars(base) for base in cls.__mro__):
+            type.__setattr__(cls, name, _Shield(name))
+    if program:
+        for name in ATTRIBUTE_HOOKS:
+            if name in vars(cls):
+                type.__setattr__(cls, name, attribute_hook(vars(cls)[name]))
 
 
 # ------------------------------------------------------------------ the rules
@@ -165,10 +256,13 @@ def _install_python() -> None:
     _allow([zip, map, filter, enumerate, reversed, types.MappingProxyType])
     RULES[types.MappingProxyType] = Rule(read={"get", "keys", "values", "items", "copy"})
     _allow([types.GeneratorType], read={"send", "throw", "close"})
-    # callables: their names and documentation; a program's functions carry attributes of its own
+    # callables: their names and documentation; a program's functions carry attributes of its own,
+    # set and read by name only (a function's `__dict__`, which no class can shield, would take
+    # numpy's protocols)
     function_dunders = {"__name__", "__qualname__", "__doc__", "__module__", "__defaults__", "__kwdefaults__",
-                        "__annotations__", "__wrapped__", "__dict__", "__call__", "__get__"}
-    _allow([types.FunctionType], read=function_dunders, public=True)
+                        "__annotations__", "__wrapped__", "__call__", "__get__"}
+    _allow([types.FunctionType], read=function_dunders,
+           public_if=lambda function: is_program_function(function) or function in SHOWN_FUNCTIONS)
     _allow([types.MethodType], read={"__name__", "__qualname__", "__doc__", "__module__", "__call__", "__wrapped__"},
            public=True)
     _allow([types.BuiltinFunctionType],
@@ -208,11 +302,9 @@ def _install_python() -> None:
     for cls in (object, dict, list, tuple, set, frozenset, int, float, str, complex, bytes):
         RULES[cls].derivable = True
     # collections' containers: gradcalc's own API returns some (state_dict is an OrderedDict)
-    import collections
-
     for cls in (collections.OrderedDict, collections.Counter, collections.defaultdict, collections.deque,
                 collections.ChainMap, collections.UserDict, collections.UserList, collections.UserString):
-        RULES[cls] = Rule(read=public_names(cls), derivable=True,
+        RULES[cls] = Rule(read=public_names(cls) - FORMATTING, derivable=True,
                           write={"default_factory"} if cls is collections.defaultdict else ())
     ordered = collections.OrderedDict(a=1)
     for value in (ordered.keys(), ordered.values(), ordered.items(), iter(ordered), reversed(ordered),
@@ -354,6 +446,8 @@ def _install_loaded() -> bool:
             like = options.get("like")  # an exception: as Python's own exceptions
             RULES[cls] = rule = copy.copy(RULES[like]) if like else Rule(**options)
             rule.c_methods = _c_methods(cls)
+            if "__dict__" in rule.read:  # a program fills its objects' dicts (Tensor, Module)
+                shield_class(cls)
     return bool(ready)
 
 
@@ -422,6 +516,16 @@ def _made_by_enum(cls: type) -> bool:
 
 # ------------------------------------------------------------------ a program's classes
 
+# functions the standard library made for a program whose attributes it uses (singledispatch's
+# `register`), their copies of other objects' attributes taken away (guarded_helpers)
+SHOWN_FUNCTIONS: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def is_program_function(value: Any) -> bool:
+    """A function the program defined (its globals are the session's namespace)."""
+    return isinstance(value, types.FunctionType) and "$program" in value.__globals__
+
+
 def is_program_class(cls: Any) -> bool:
     if not isinstance(cls, type):
         return False
@@ -441,7 +545,7 @@ def _is_registered_program_class(cls: type) -> bool:
 def register_program_class(cls: type) -> None:
     """A class the program made: its instances show their public names, their own private ones
     (micrograd keeps `self._prev`) and the special methods it defines."""
-    deny = ("format", "format_map") if issubclass(cls, str) else ()
+    deny = FORMATTING if issubclass(cls, (str, collections.UserString)) else ()
     own_dunders = {name for base in cls.__mro__ if _is_registered_program_class(base) or base is cls
                    for name in vars(base) if is_dunder(name)}
     # the private names the instances of its gradcalc bases may read and write (a Distribution's
@@ -451,6 +555,7 @@ def register_program_class(cls: type) -> None:
     write = {name for rule in inherited for name in rule.write if name[0] == "_" and not is_dunder(name)}
     RULES[cls] = Rule(PROGRAM, read=READABLE_DUNDERS | (own_dunders & USER_DUNDERS) | {"__dict__"} | read,
                       public=True, deny=deny, public_write=True, derivable=True, write=write)
+    shield_class(cls, program=True)
     # its metaclass (abc.ABCMeta, TypedDict's) was checked when the class was made
     if type(cls) not in RULES:
         RULES[type(cls)] = Rule(CLASS)

@@ -12,6 +12,7 @@ import re
 import sys
 from typing import Any
 
+from ..language import limits
 from ..session import Session, format_error
 from ..display.completion import attribute_names, scope_names
 
@@ -65,8 +66,9 @@ def _local_names(error: BaseException) -> list[str]:
         return []
     while trace.tb_next is not None:
         trace = trace.tb_next
-    frame = trace.tb_frame
-    return [] if frame.f_locals is frame.f_globals else list(frame.f_locals)
+    with limits.reading_frames():  # the error's line is made behind the wall: gradcalc's own look
+        frame = trace.tb_frame
+        return [] if frame.f_locals is frame.f_globals else list(frame.f_locals)
 
 
 class _Listing:

@@ -1,9 +1,41 @@
 """The standard modules tutorials import, each a table of the real module's harmless members.
 
 A builder returns a module's members and lists, in the policy, the types of the values they
-make (a `re.Pattern`, a `datetime`). What reads members by name from a string (operator's
-attrgetter), builds classes behind the class statement (namedtuple, dataclass) or prints to
-the host (pprint) is wrapped so that it goes through the guard or the session's output.
+make (a `re.Pattern`, a `datetime`). A member is admitted for what it does, not for its public
+name: what reads or sets attributes by names a program chose, formats them into source it runs,
+evaluates strings or reads files is replaced by a version that goes through the guard
+(guarded_helpers.py, guarded_argparse.py) or is left out. Why each of the others is safe:
+
+* math, cmath, statistics, heapq, bisect, fractions, decimal, numbers, itertools, datetime, time,
+  string (constants, capwords, Template: `$name` is a mapping lookup, never an attribute walk),
+  textwrap, json, re: they compute on the values given and call only the program's own methods
+  (`__lt__`, `__float__`, a `default=` or `key=` function), never the host's getattr, setattr or
+  eval with a program's string; `time.sleep` only waits (the jail's CPU limit bounds it).
+* functools: partial, reduce, cmp_to_key, lru_cache/cache (the host's update_wrapper, copying a
+  program function's own public attributes), cached_property (its name comes from the class
+  statement), partialmethod; wraps, update_wrapper, total_ordering, singledispatch(method) are
+  guarded_helpers'.
+* operator: item and arithmetic functions; attrgetter and methodcaller read through the guard;
+  pow and lshift carry the size limits.
+* collections: containers (UserString's format is the guard's); namedtuple is guarded_helpers'.
+* copy: copy and deepcopy, whose `_reconstruct` applies a program's own reductions through the
+  guard (guarded_helpers.install).
+* dataclasses: field, fields, asdict, astuple, replace, is_dataclass read the fields that
+  dataclass checked; dataclass and make_dataclass are guarded_helpers'.
+* typing: aliases, forms, TypeVar, cast, Protocol, TypedDict (they keep annotations, never
+  evaluate them); get_type_hints and NamedTuple are guarded_helpers'; final and
+  dataclass_transform mark the program's own classes and functions only; no_type_check, which sets a flag on every function of any
+  class, is left out.
+* abc, enum: classes a program derives from; Enum's functional API is guarded_helpers'.
+* contextlib: context managers calling the program's own callables; redirect_stdout and
+  redirect_stderr point the session's streams at a program object for the block.
+* types: type objects to compare with; SimpleNamespace is guarded_helpers' (a shielded class).
+* pprint: formats with `repr`, printing to the session's stdout.
+* argparse: guarded_argparse's parser (no `@file`, `dest`s the guard allows) and Namespace.
+* warnings: warn, filters and catch_warnings (shown through the session); formatwarning and
+  warn_explicit read no source file.
+* sys: constants, getsizeof, intern, exit; argv, modules and path are the program's own copies.
+* random, io, __future__: a session's own generator, in-memory streams, feature flags.
 """
 from __future__ import annotations
 
@@ -14,6 +46,7 @@ from typing import Any, Callable, Iterable
 
 from .. import guard, policy
 from ..builtins import Builtin
+from . import guarded_helpers as guarded
 from .namespace import Submodule
 
 
@@ -33,19 +66,12 @@ def _public_read(*types_: Any) -> None:
     _allow(*types_, public=True)
 
 
-def _registered(make: Callable) -> Callable:
-    """`make` (namedtuple, dataclass, make_dataclass), whose classes become the program's."""
-
-    @functools.wraps(make)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        result = make(*args, **kwargs)
-        if isinstance(result, type):  # made by the standard library from the program's names and values
-            policy.register_program_class(result)
-        elif callable(result):  # `@dataclass(frozen=True)` gives the decorator first
-            return _registered(result)
-        return result
-
-    return wrapper
+def _shown_as(original: Callable, replacement: Callable) -> Callable:
+    """`replacement` (guarded_helpers') with the names and documentation of the member it stands
+    for, as Python shows that member; never a way back to it (no `__wrapped__`)."""
+    functools.update_wrapper(replacement, original, updated=())
+    del replacement.__wrapped__
+    return replacement
 
 
 # ------------------------------------------------------------------ the builders
@@ -80,26 +106,31 @@ def _functools() -> dict:
                                "singledispatchmethod", "WRAPPER_ASSIGNMENTS", "WRAPPER_UPDATES"))
     _allow(module.partial, read={"func", "args", "keywords", "__call__", "__doc__"}, write={"__doc__"}, subclasses=False)
     cached = module.lru_cache()(lambda: None)
+    # (not its other attributes: update_wrapper copied them from whatever it wraps, gradcalc's objects too)
     _allow(type(cached), read={"cache_info", "cache_clear", "cache_parameters", "__wrapped__", "__name__",
-                               "__qualname__", "__doc__", "__module__", "__call__"}, public=True)
+                               "__qualname__", "__doc__", "__module__", "__call__"})
     _allow(type(cached.cache_info()), public=True)
-    _allow(module.cached_property, module.partialmethod, module.singledispatchmethod, read={"__doc__"})
+    members.update({name: _shown_as(getattr(module, name), getattr(guarded, name))
+                    for name in ("wraps", "update_wrapper", "total_ordering", "singledispatch")})
+    members["singledispatchmethod"] = guarded.singledispatchmethod
+    _allow(module.cached_property, module.partialmethod, read={"__doc__"})
+    _allow(guarded.singledispatchmethod, read={"__doc__", "register"})
     _allow(type(module.cmp_to_key(lambda a, b: 0)(1)), read=set())
     return members
 
 
 def _attrgetter(*names: str) -> Callable:
     """operator.attrgetter, reading through the guard."""
-    for name in names:
-        if not isinstance(name, str):
-            raise TypeError("attribute name must be a string")
+    if not all(isinstance(name, str) for name in names):
+        raise TypeError("attribute name must be a string")
+    names = tuple(guard.exact_name(name) for name in names)  # split and read as the characters they are
 
     def get(obj: Any) -> Any:
         values = []
         for dotted in names:
             value = obj
             for part in dotted.split("."):
-                value = guard.guarded_getattr(value, part)
+                value = guard.compiled_getattr(value, part)
             values.append(value)
         return values[0] if len(values) == 1 else tuple(values)
 
@@ -110,7 +141,8 @@ def _methodcaller(name: str, *args: Any, **kwargs: Any) -> Callable:
     """operator.methodcaller, reading the method through the guard."""
     if not isinstance(name, str):
         raise TypeError("method name must be a string")
-    return lambda obj: guard.guarded_getattr(obj, name)(*args, **kwargs)
+    name = guard.exact_name(name)
+    return lambda obj: guard.compiled_getattr(obj, name)(*args, **kwargs)
 
 
 def _operator() -> dict:
@@ -132,17 +164,9 @@ def _collections() -> dict:
 
     members = _public(collections, ("OrderedDict", "defaultdict", "Counter", "deque", "ChainMap", "UserDict",
                                     "UserList", "UserString"))
-    members.update(namedtuple=_registered(_namedtuple(collections.namedtuple)), abc=Submodule("collections.abc"))
+    members.update(namedtuple=_shown_as(collections.namedtuple, guarded.namedtuple),
+                   abc=Submodule("collections.abc"))
     return members  # their types are in the policy from the start: gradcalc's API returns them
-
-
-def _namedtuple(make: Callable) -> Callable:
-    def namedtuple(typename: Any, field_names: Any, *, rename: bool = False, defaults: Any = None,
-                   module: Any = None) -> type:
-        # the module is the program's: namedtuple would otherwise look for it in the caller's frame
-        return make(typename, field_names, rename=rename, defaults=defaults, module=module or "__main__")
-
-    return namedtuple
 
 
 def _collections_abc() -> dict:
@@ -164,7 +188,8 @@ def _dataclasses() -> dict:
 
     members = _public(dataclasses, ("field", "fields", "asdict", "astuple", "replace", "is_dataclass",
                                     "FrozenInstanceError", "MISSING", "InitVar", "KW_ONLY", "Field"))
-    members.update(dataclass=_registered(dataclasses.dataclass), make_dataclass=_registered(dataclasses.make_dataclass))
+    members.update(dataclass=_shown_as(dataclasses.dataclass, guarded.dataclass),
+                   make_dataclass=_shown_as(dataclasses.make_dataclass, guarded.make_dataclass))
     _allow(dataclasses.Field, read={"name", "type", "default", "default_factory", "init", "repr", "hash", "compare",
                                     "metadata", "kw_only"})
     _allow(type(dataclasses.MISSING), type(dataclasses.KW_ONLY), dataclasses.InitVar, read=set())
@@ -174,10 +199,18 @@ def _dataclasses() -> dict:
 def _typing() -> dict:
     import typing
 
+    # no_type_check sets a flag on every function of any class it is given (gradcalc's too)
     members = _public(typing, without=("get_type_hints", "get_overloads", "clear_overloads", "TYPE_CHECKING",
-                                       "ForwardRef", "no_type_check_decorator", "io", "re"))
+                                       "ForwardRef", "no_type_check", "no_type_check_decorator", "io", "re"))
     members["TYPE_CHECKING"] = False
-    members["get_type_hints"] = Builtin("get_type_hints", _get_type_hints)
+    members["get_type_hints"] = _shown_as(typing.get_type_hints, guarded.get_type_hints)
+    members["final"] = _shown_as(typing.final, guarded.own_only(typing.final))
+
+    def dataclass_transform(**options: Any) -> Callable:
+        return guarded.own_only(typing.dataclass_transform(**options))
+
+    members["dataclass_transform"] = _shown_as(typing.dataclass_transform, dataclass_transform)
+    members["NamedTuple"] = guarded.named_tuple
     install_typing_types()
     return members
 
@@ -200,25 +233,6 @@ def install_typing_types() -> None:
                 getattr(typing, "_TypedDict", None)):
         if isinstance(cls, type):
             _allow(cls, read=set(), derivable=True)
-
-
-def _get_type_hints(obj: Any, globalns: Any = None, localns: Any = None, include_extras: bool = False) -> dict:
-    """typing.get_type_hints for annotations that are objects already. A string annotation
-    would be evaluated by Python's own eval, outside the guard: it is refused instead."""
-    import typing
-
-    def check(annotation: Any) -> None:
-        if isinstance(annotation, (str, typing.ForwardRef)):
-            raise TypeError(f"gradcalc does not evaluate string annotations ({annotation!r})")
-        for argument in getattr(annotation, "__args__", None) or ():
-            check(argument)
-
-    owners = obj.__mro__ if isinstance(obj, type) else (obj,)
-    for owner in owners:
-        for annotation in (vars(owner).get("__annotations__", {}) if isinstance(obj, type)
-                           else getattr(owner, "__annotations__", {}) or {}).values():
-            check(annotation)
-    return typing.get_type_hints(obj, globalns={"__builtins__": {}}, localns={}, include_extras=include_extras)
 
 
 def _abc() -> dict:
@@ -346,7 +360,8 @@ def _types() -> dict:
     members = _public(types, ("SimpleNamespace", "FunctionType", "LambdaType", "MethodType", "GeneratorType",
                               "BuiltinFunctionType", "BuiltinMethodType", "MappingProxyType", "NoneType",
                               "EllipsisType", "NotImplementedType", "GenericAlias", "UnionType"))
-    _allow(types.SimpleNamespace, public=True, public_write=True, read={"__dict__"}, derivable=True)
+    members["SimpleNamespace"] = guarded.SimpleNamespace
+    _allow(guarded.SimpleNamespace, public=True, public_write=True, read={"__dict__"}, derivable=True)
     return members
 
 
@@ -372,20 +387,12 @@ def _textwrap() -> dict:
     return members
 
 
-class _ArgumentParserMixin:
-    """An ArgumentParser whose command line is empty: a script from pytorch/examples runs on its defaults."""
-
-    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
-        return super().parse_args([] if args is None else args, namespace)  # type: ignore[misc]
-
-    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
-        return super().parse_known_args([] if args is None else args, namespace)  # type: ignore[misc]
-
-
 def _argparse() -> dict:
     import argparse
 
-    parser_class = type("ArgumentParser", (_ArgumentParserMixin, argparse.ArgumentParser), {"__module__": "argparse"})
+    from .guarded_argparse import ArgumentParserMixin, Namespace
+
+    parser_class = type("ArgumentParser", (ArgumentParserMixin, argparse.ArgumentParser), {"__module__": "argparse"})
 
     def make_parser(*args: Any, prog: Any = None, **kwargs: Any) -> Any:
         return parser_class(*args, prog=prog or "main.py", **kwargs)
@@ -394,8 +401,8 @@ def _argparse() -> dict:
                                  "RawTextHelpFormatter", "RawDescriptionHelpFormatter",
                                  "ArgumentDefaultsHelpFormatter", "MetavarTypeHelpFormatter", "SUPPRESS",
                                  "OPTIONAL", "ZERO_OR_MORE", "ONE_OR_MORE", "REMAINDER", "BooleanOptionalAction"))
-    members["ArgumentParser"] = Builtin("ArgumentParser", make_parser)
-    _allow(argparse.Namespace, public=True, public_write=True, read={"__dict__"})
+    members.update(ArgumentParser=Builtin("ArgumentParser", make_parser), Namespace=Namespace)
+    _allow(Namespace, public=True, public_write=True, read={"__dict__"})
     _allow(parser_class, read={"add_argument", "add_argument_group", "add_mutually_exclusive_group",
                                "set_defaults", "get_default", "parse_args", "parse_known_args", "print_help",
                                "print_usage", "format_help", "format_usage", "error", "exit", "description",
@@ -412,10 +419,13 @@ def _argparse() -> dict:
 def _warnings() -> dict:
     import warnings
 
-    return _public(warnings, ("warn", "warn_explicit", "filterwarnings", "simplefilter", "resetwarnings",
-                              "catch_warnings", "formatwarning", "Warning", "UserWarning", "DeprecationWarning",
-                              "PendingDeprecationWarning", "SyntaxWarning", "RuntimeWarning", "FutureWarning",
-                              "ImportWarning", "UnicodeWarning", "BytesWarning", "ResourceWarning"))
+    members = _public(warnings, ("warn", "filterwarnings", "simplefilter", "resetwarnings", "catch_warnings",
+                                 "Warning", "UserWarning", "DeprecationWarning", "PendingDeprecationWarning",
+                                 "SyntaxWarning", "RuntimeWarning", "FutureWarning", "ImportWarning",
+                                 "UnicodeWarning", "BytesWarning", "ResourceWarning"))
+    members.update(formatwarning=_shown_as(warnings.formatwarning, guarded.formatwarning),
+                   warn_explicit=Builtin("warn_explicit", guarded.warn_explicit))
+    return members
 
 
 def _sys() -> dict:

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterator, Optional
 from ...autograd import dtypes, grad_mode, meta
 from ...autograd.dtypes import DType
 from ...autograd.tensor import Device, RemovableHandle, Tensor, check_device, to_arguments
+from ...language.policy import ARRAY_PROTOCOLS
 from ..parameter import Parameter, is_buffer
 from .backward_hooks import BackwardHook
 
@@ -118,7 +119,10 @@ class Module:
     # -------------------------------------------------------------- attributes
 
     def __getattr__(self, name: str) -> Any:
-        # reached only when ordinary lookup fails: the registries come next
+        # reached only when ordinary lookup fails: the registries come next (never for numpy's
+        # protocols, which a program could otherwise plant there for numpy to read)
+        if name in ARRAY_PROTOCOLS:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         registries = self.__dict__
         for registry in ("_parameters", "_buffers", "_modules"):
             if registry in registries and name in registries[registry]:
