@@ -78,13 +78,13 @@ def _serve(program: int, answer: int) -> None:
     # the ceiling counts what the parent had mapped already: the program gets the usual room on top
     limits.set_memory_limit(limits.default_memory_limit() + _mapped_bytes())
     jail.apply(warn=False)
-    # the one program this child runs, and whatever of it outlives its statements, behind the audit hook too
-    limits.wall_up_for_good()
     with os.fdopen(program, "rb") as pipe:
         request = pipe.read()
     if not request:  # the parent ended without a program for it
         return
     given = json.loads(request.decode("utf-8"))
+    # the one program this child runs, and whatever of it outlives its statements, behind the audit hook too
+    limits.wall_up_for_good()
     with cpu.emulating(given["machine"]):  # the machine an expected answer was recorded on, if it matters
         ok = session.run(given["source"], given["filename"])
     status = session.exit_status if session.exit_status is not None else 0 if ok else 1
