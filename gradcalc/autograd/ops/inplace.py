@@ -345,7 +345,7 @@ def fill(input: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     number = value._data if isinstance(value, Tensor) else value
-    number = fitted_scalar(number, a._dtype)
+    number = fitted_scalar(number, input._dtype)
     data = np.full(input.shape, number, dtype=input._dtype._numpy)
     if isinstance(value, Tensor):
         return record(FILL_COPY_TENSOR, (input, value), data, input._dtype)
