@@ -83,11 +83,11 @@ def _serve(program: int, answer: int) -> None:
     if not request:  # the parent ended without a program for it
         return
     given = json.loads(request.decode("utf-8"))
-    # the one program this child runs, and whatever of it outlives its statements, behind the audit hook too
-    limits.wall_up_for_good()
     with cpu.emulating(given["machine"]):  # the machine an expected answer was recorded on, if it matters
         ok = session.run(given["source"], given["filename"])
     status = session.exit_status if session.exit_status is not None else 0 if ok else 1
+    # what is left of the program (generators closed as the child ends, say) runs behind the wall too
+    limits.wall_up_for_good()
     data = json.dumps({"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": status}).encode("utf-8")
     while data:
         data = data[os.write(answer, data):]
