@@ -133,10 +133,13 @@ class Worker:
 
     # -------------------------------------------------------------- requests
 
-    def run(self, source: str, capture: Optional[bool] = None) -> dict:
-        """Run source in the session; Ctrl-C in the front end meanwhile interrupts the program."""
-        return self._request({"op": "run", "source": source, "capture": self.capture if capture is None else capture},
-                             interruptible=True)
+    def run(self, source: str, capture: Optional[bool] = None, cell: bool = False) -> dict:
+        """Run source in the session; Ctrl-C in the front end meanwhile interrupts the program.
+        `cell`: as a notebook cell (the reply's "result": the last expression's value, shown)."""
+        request = {"op": "run", "source": source, "capture": self.capture if capture is None else capture}
+        if cell:
+            request["cell"] = True
+        return self._request(request, interruptible=True)
 
     def complete(self, text: str, cursor: Optional[int] = None) -> list[str]:
         """The names that can end `text[:cursor]` (all of it by default)."""

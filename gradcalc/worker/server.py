@@ -53,7 +53,7 @@ class Kernel:
     def handle(self, request: dict) -> dict:
         op = request.get("op")
         if op == "run":
-            return self.run(str(request.get("source", "")), bool(request.get("capture")))
+            return self.run(str(request.get("source", "")), bool(request.get("capture")), bool(request.get("cell")))
         if op == "complete":
             from ..display.completion import complete
 
@@ -66,8 +66,9 @@ class Kernel:
             return {"ok": True}
         return {"error": f"unknown request {op!r}"}
 
-    def run(self, source: str, capture: bool) -> dict:
+    def run(self, source: str, capture: bool, cell: bool = False) -> dict:
         session = self.session
+        result = None
         captured = TextOutput(io.StringIO(), io.StringIO()) if capture else None
         session.output = captured or self.output
         session.exit_status = None
@@ -75,7 +76,12 @@ class Kernel:
         try:
             self.interrupts.running = True
             try:
-                ok = session.run(source, "<stdin>")
+                if cell:  # a notebook's cell: only its last expression shows, as its result
+                    from ..notebook.cell import run_cell
+
+                    ok, result = run_cell(session, source)
+                else:
+                    ok = session.run(source, "<stdin>")
             finally:
                 self.interrupts.running = False
             if session.exit_status is not None:
@@ -92,6 +98,8 @@ class Kernel:
             session.output = self.output
             _flush()
         reply = {"status": status, "exit_code": session.exit_status, "statements_done": session.statements_done}
+        if cell:
+            reply["result"] = result
         if captured is not None:
             reply.update(stdout=captured.stdout.getvalue(), stderr=captured.stderr.getvalue())
         return reply
@@ -104,6 +112,9 @@ class Kernel:
         session = self.session
         if what == "names":
             return {"names": [name for name in session.namespace if isinstance(name, str)]}
+        if what == "vars" and request.get("rows"):  # the rows as text, for a front end that draws them
+            found = variables.collect(session.namespace)
+            return {"tensors": [list(row) for row in found.tensors], "modules": [list(row) for row in found.modules]}
         if what == "vars":
             drawn = variables.render(variables.collect(session.namespace), width)
             return {"text": _drawn(drawn, self.color, width, whole_lines=False)}
@@ -115,6 +126,10 @@ class Kernel:
             except graph.GraphError as error:
                 return {"error": str(error)}
             return {"text": _drawn(graph.render(found), self.color, width, whole_lines=True)}
+        if what == "describe":  # a notebook's Shift-Tab
+            from ..notebook.introspect import describe
+
+            return describe(session, str(request.get("name", "")))
         return {"error": f"nothing to inspect named {what!r}"}
 
 
