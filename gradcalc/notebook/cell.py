@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 from .pretty import pretty
 
@@ -28,6 +28,7 @@ class _CellOutput:
         self.lines = source.splitlines()
         self.shows_last = bool(body) and isinstance(body[-1], ast.Expr) and not _ends_with_semicolon(source)
         self.result: Optional[str] = None
+        self.error_text: Optional[str] = None
 
     def write(self, text: str) -> None:
         self.inner.write(text)
@@ -49,7 +50,8 @@ class _CellOutput:
             self.inner.write_stderr(f"{category}: {message}\n")
 
     def error(self, text: str) -> None:
-        self.inner.error(text)
+        # kept apart from stderr: the kernel shows it as the cell's error message
+        self.error_text = text
 
 
 def _ends_with_semicolon(source: str) -> bool:
@@ -58,8 +60,14 @@ def _ends_with_semicolon(source: str) -> bool:
     return bool(lines) and lines[-1].endswith(";")
 
 
-def run_cell(session: Session, source: str) -> tuple[bool, Optional[str]]:
-    """Run a cell in `session`: whether it ended without an error, and its result's text/plain."""
+class CellRun(NamedTuple):
+    ok: bool  # ended without an error or an exit
+    result: Optional[str]  # the text/plain of the last expression's value, if it shows
+    error: Optional[str]  # the error that ended it, `ErrorType: message`
+
+
+def run_cell(session: Session, source: str) -> CellRun:
+    """Run a cell in `session` (its stdout and stderr go to the session's output)."""
     from ..language.parser import GradcalcSyntaxError, parse
 
     try:
@@ -73,4 +81,4 @@ def run_cell(session: Session, source: str) -> tuple[bool, Optional[str]]:
         ok = session.run(source, CELL_FILENAME)
     finally:
         session.output = inner
-    return ok, output.result
+    return CellRun(ok, output.result, output.error_text)

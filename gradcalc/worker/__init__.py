@@ -9,10 +9,11 @@ answers each request in turn:
 
     {"op": "run", "source": S, "capture": bool, "cell": bool}
         -> {"status": "ok" | "error" | "exit" | "interrupted", "exit_code": int | null,
-            "statements_done": int, "stdout": str, "stderr": str, "result": str | null}  (the two
-            texts when captured; else the program wrote on the worker's fds 1 and 2, which the front
-            end chose; "cell": run as IPython runs a notebook cell, its last expression's value not
-            printed but in "result", as IPython shows it: gradcalc.notebook.cell)
+            "statements_done": int, "stdout": str, "stderr": str, "result": str | null,
+            "error": str | null}  (the two texts when captured; else the program wrote on the
+            worker's fds 1 and 2, which the front end chose; "cell": run as IPython runs a
+            notebook cell: the last expression's value is not printed but in "result", as IPython
+            shows it, and the error that ended the cell is in "error", not in stderr)
     {"op": "complete", "text": S}             -> {"candidates": [str, ...]}  (S: the text before the cursor)
     {"op": "inspect", "what": "vars", "width": int}
     {"op": "inspect", "what": "graph", "name": S, "width": int}

@@ -68,7 +68,7 @@ class Kernel:
 
     def run(self, source: str, capture: bool, cell: bool = False) -> dict:
         session = self.session
-        result = None
+        cell_run = None
         captured = TextOutput(io.StringIO(), io.StringIO()) if capture else None
         session.output = captured or self.output
         session.exit_status = None
@@ -79,7 +79,8 @@ class Kernel:
                 if cell:  # a notebook's cell: only its last expression shows, as its result
                     from ..notebook.cell import run_cell
 
-                    ok, result = run_cell(session, source)
+                    cell_run = run_cell(session, source)
+                    ok = cell_run.ok
                 else:
                     ok = session.run(source, "<stdin>")
             finally:
@@ -98,8 +99,8 @@ class Kernel:
             session.output = self.output
             _flush()
         reply = {"status": status, "exit_code": session.exit_status, "statements_done": session.statements_done}
-        if cell:
-            reply["result"] = result
+        if cell_run is not None:
+            reply.update(result=cell_run.result, error=cell_run.error)
         if captured is not None:
             reply.update(stdout=captured.stdout.getvalue(), stderr=captured.stderr.getvalue())
         return reply
