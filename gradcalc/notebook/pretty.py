@@ -7,11 +7,14 @@ Runs in the worker, on the program's values: only repr() and the type's own attr
 from __future__ import annotations
 
 import io
+import re
 from collections import deque
 from typing import Any, Callable, Optional
 
 MAX_WIDTH = 79
 MAX_SEQ_LENGTH = 1000  # IPython shows a longer container's first 1000 items, then `...`
+# object.__repr__'s form, which IPython shows as `<NAME at 0x...>` (a grad_fn node's, in PyTorch)
+_OBJECT_REPR = re.compile(r"^<([\w.]+) object at (0x[0-9a-fA-F]+)>$")
 
 
 class _Group:
@@ -193,8 +196,12 @@ class _Printer:
 
 def _repr_lines(p: _Printer, value: Any, cycle: bool) -> None:
     """repr(), its lines joined by hard breaks that keep the enclosing bracket's indentation."""
+    text = repr(value)
+    default = _OBJECT_REPR.match(text)
+    if default:  # a class of gradcalc's that writes object's repr, as PyTorch's C classes inherit it
+        text = f"<{default.group(1)} at {default.group(2)}>"
     p.begin(0, "")
-    for index, line in enumerate(repr(value).splitlines()):
+    for index, line in enumerate(text.splitlines()):
         if index:
             p.break_()
         p.text(line)
