@@ -76,13 +76,12 @@ def test_streams_and_the_result_as_ipython_shows_it(kernel) -> None:
 
 def test_an_error_and_a_warning(kernel) -> None:
     _, client = kernel
-    status, messages = run(client, "print('before')\nones(2).backward()")
+    status, messages = run(client, "print('before')\nones(2).sum().backward()")
     assert status == "error"
     assert messages[0] == ("stream", {"name": "stdout", "text": "before\n"})
-    assert messages[1] == ("error", {"ename": "RuntimeError",
-                                     "evalue": "grad can be implicitly created only for scalar outputs",
-                                     "traceback": ["RuntimeError: grad can be implicitly created only for scalar "
-                                                   "outputs"]})
+    error = "element 0 of tensors does not require grad and does not have a grad_fn"  # SPEC §2's example
+    assert messages[1] == ("error", {"ename": "RuntimeError", "evalue": error,
+                                     "traceback": [f"RuntimeError: {error}"]})
     status, messages = run(client, "a = ones(2, requires_grad=True)\nb = a * 2\nb.grad")
     assert status == "ok"
     assert messages[0][0] == "stream" and messages[0][1]["name"] == "stderr"

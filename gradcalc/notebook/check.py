@@ -67,7 +67,8 @@ def normalize(outputs: list) -> list[str]:
         elif kind == "error":
             ename = str(output.get("ename"))
             # a syntax error agrees on its name only (gradcalc's message says more: SPEC §1)
-            evalue = "" if ename in ("SyntaxError", "IndentationError") else _TRIGGERED.sub("", str(output.get("evalue")))
+            syntax = ename in ("SyntaxError", "IndentationError")
+            evalue = "" if syntax else _TRIGGERED.sub("", str(output.get("evalue")))
             errors.append(f"error:\n{ename}: {evalue}")
     found = []
     if stdout:
@@ -143,6 +144,7 @@ def report_text(path: str, reports: list[CellReport]) -> str:
     for report in reports:
         lines.append(f"  cell {report.index}: {report.verdict}" + (f" ({report.why})" if report.why else ""))
         lines.extend("      " + line for line in report.diff)
-    counts = {verdict: sum(report.verdict == verdict for report in reports) for verdict in ("same", "differs", "skipped")}
+    counts = {verdict: sum(report.verdict == verdict for report in reports)
+              for verdict in ("same", "differs", "skipped")}
     lines.append(f"{counts['same']} same, {counts['differs']} differ, {counts['skipped']} skipped")
     return "\n".join(lines) + "\n"

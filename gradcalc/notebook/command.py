@@ -46,6 +46,7 @@ def nbcheck(notebooks: tuple, record: Optional[str]) -> None:
     \b
     Exit status: 0 every cell the same (or skipped), 1 a cell differs, 2 a usage error.
     """
+    from ..worker.client import WorkerDied
     from .check import check_notebook, load, report_text
 
     failed = False
@@ -61,7 +62,10 @@ def nbcheck(notebooks: tuple, record: Optional[str]) -> None:
             notebook = load(path)
         except ValueError as error:
             raise click.UsageError(str(error)) from None
-        reports = check_notebook(notebook)
+        try:
+            reports = check_notebook(notebook)
+        except WorkerDied as died:
+            raise click.ClickException(f"the worker {died}") from None
         click.echo(report_text(path, reports), nl=False)
         failed = failed or any(report.verdict == "differs" for report in reports)
     sys.exit(1 if failed else 0)

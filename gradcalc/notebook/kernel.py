@@ -21,7 +21,7 @@ from ..worker.client import Worker, WorkerDied
 from .outputs import cell_outputs, error_output
 
 _NAME_AT_END = re.compile(r"[A-Za-z_][\w.]*$")
-_NAME_AT_START = re.compile(r"^\w*")
+_NAME_AT_START = re.compile(r"^\w*(?:\.\w+)*")
 _IDENTIFIER_END = re.compile(r"\w*$")
 _DOCS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_docs.json")
 # magics gradcalc refuses by design, with why (a notebook check reports their cells as skipped)

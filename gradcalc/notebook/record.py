@@ -24,7 +24,10 @@ def record(path: str, python: str, timeout: int = 600) -> None:
         from jupyter_client.manager import KernelManager
     except ImportError:
         raise RuntimeError("--record needs nbclient: pip install 'gradcalc[jupyter]'") from None
-    notebook = nbformat.read(path, as_version=4)
+    try:
+        notebook = nbformat.read(path, as_version=4)
+    except Exception as error:  # nbformat's: not JSON, not a notebook, not readable
+        raise RuntimeError(f"can't read '{path}' as a notebook: {error}") from None
     skipped = [cell for cell in notebook.cells if cell.cell_type == "code" and skip_reason(cell.source)]
     for cell in skipped:
         cell.metadata.setdefault("tags", []).append(_SKIP_TAG)
@@ -38,7 +41,8 @@ def record(path: str, python: str, timeout: int = 600) -> None:
             json.dump(spec, handle)
         manager = KernelManager(kernel_name=_KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[directory]))
         client = nbclient.NotebookClient(notebook, km=manager, timeout=timeout, allow_errors=True,
-                                         skip_cells_with_tag=_SKIP_TAG, resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}})
+                                         record_timing=False, skip_cells_with_tag=_SKIP_TAG,
+                                         resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}})
         try:
             client.execute()
         except Exception as error:  # nbclient's own: a kernel that did not start or died
