@@ -185,3 +185,20 @@ def test_nbclient_runs_a_notebook_with_the_kernel(kernel_dirs: list[str]) -> Non
     assert [o["output_type"] for o in notebook.cells[1].outputs] == ["stream", "execute_result"]
     assert notebook.cells[1].outputs[1]["data"]["text/plain"] == "tensor([4., 8.])"
     assert notebook.cells[2].outputs[0]["ename"] == "AttributeError"
+
+
+def test_a_recorded_course_notebook_through_the_kernel(kernel_dirs: list[str]) -> None:
+    """The kernel gives, cell by cell, the outputs PyTorch's kernel stored (as nbcheck compares them)."""
+    nbclient = pytest.importorskip("nbclient", reason=EXTRA)
+    nbformat = pytest.importorskip("nbformat", reason=EXTRA)
+    from gradcalc.notebook.check import normalize
+
+    path = Path(__file__).parent / "notebooks" / "tutorial_s002.ipynb"
+    expected = nbformat.read(str(path), as_version=4)
+    notebook = nbformat.read(str(path), as_version=4)
+    manager = KernelManager(kernel_name="gradcalc", kernel_spec_manager=KernelSpecManager(kernel_dirs=kernel_dirs))
+    nbclient.NotebookClient(notebook, km=manager, timeout=120, allow_errors=True).execute()
+    pairs = [(want, got) for want, got in zip(expected.cells, notebook.cells) if want.cell_type == "code"]
+    assert any(output.output_type == "error" for want, _ in pairs for output in want.outputs)
+    for want, got in pairs:
+        assert normalize(got.outputs) == normalize(want.outputs), want.source
