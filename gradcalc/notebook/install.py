@@ -14,7 +14,7 @@ DISPLAY_NAME = "gradcalc (PyTorch 2.13 autograd)"
 
 def kernel_json() -> dict:
     return {
-        "argv": [sys.executable, "-m", "gradcalc.notebook.kernel", "-f", "{connection_file}"],
+        "argv": [sys.executable, "-m", "gradcalc.notebook", "-f", "{connection_file}"],
         "display_name": DISPLAY_NAME,
         "language": "python",
         # Ctrl-C as SIGINT to the kernel, which passes it to its worker

@@ -1,6 +1,6 @@
-"""The Jupyter kernel: `python -m gradcalc.notebook.kernel -f CONNECTION_FILE`, as the kernelspec
-(install.py) starts it. A front end only: every cell, completion and inspection goes to a jailed
-worker (gradcalc.worker), started while ipykernel sets up its sockets.
+"""The Jupyter kernel, as the kernelspec (install.py) starts it: `python -m gradcalc.notebook -f
+CONNECTION_FILE` (__main__.py). A front end only: every cell, completion and inspection goes to a
+jailed worker (gradcalc.worker), launched before ipykernel is even imported.
 
 Built on ipykernel's Kernel base, as a "wrapper kernel": it brings the wire protocol (message
 signing, heartbeat, the control channel, interrupt by signal, history and comm replies) that every
@@ -89,8 +89,10 @@ class GradcalcKernel(Kernel):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.worker = Worker(capture=True)
-        self.worker.launch()  # it warms up while ipykernel starts
+        global _launched
+        # the worker __main__ launched before ipykernel was imported, warm by now
+        self.worker, _launched = _launched or Worker(capture=True), None
+        self.worker.launch()
         self._docs: Optional[dict] = None
 
     # ------------------------------------------------------------------ execute
@@ -211,12 +213,13 @@ class GradcalcKernel(Kernel):
         return {"status": "ok", "restart": restart}
 
 
-def main() -> None:
-    """The kernelspec's command."""
+_launched: Optional[Worker] = None
+
+
+def main(worker: Optional[Worker] = None) -> None:
+    """Run the kernel, with `worker` (launched, not yet waited for) as its first worker."""
     from ipykernel.kernelapp import IPKernelApp
 
+    global _launched
+    _launched = worker
     IPKernelApp.launch_instance(kernel_class=GradcalcKernel)
-
-
-if __name__ == "__main__":
-    main()
