@@ -26,7 +26,7 @@ from torch import (tensor, ones, zeros, ones_like, zeros_like, full, full_like,
 torch.manual_seed(0);"""
 
 
-def cells_of(source):
+def cells_of(source: str) -> list[str]:
     lines = source.splitlines()
     try:
         body = ast.parse(source).body
@@ -46,7 +46,7 @@ def cells_of(source):
     return cells
 
 
-def make(name, title, programs, source):
+def make(name: str, title: str, programs: list[str], source: str) -> None:
     nb = new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells.append(new_markdown_cell(f"# {title}\n\nAdapted from the gradcalc oracle corpus (`{source}`); outputs "
