@@ -51,3 +51,19 @@ def describe(session: Session, dotted: str) -> dict:
     with reading_program():
         text = safe_repr(value, limit=200)
     return {"name": name, "type": type(value).__name__, "repr": text}
+
+
+def graph_svg(session: Session, name: str) -> dict:
+    """{"svg": ...}: the autograd graph behind `name` as the web page draws it (display/picture.py);
+    {"error": ...} when there is no such tensor, or no SVG renderer in this installation."""
+    from ..display import graph
+
+    try:
+        from ..display import picture
+    except ImportError:
+        return {"error": "this gradcalc draws graphs as text only"}
+    try:
+        found = graph.collect(graph.lookup_tensor(session.namespace, session.builtins, name), name, session.namespace)
+    except graph.GraphError as error:
+        return {"error": str(error)}
+    return {"svg": picture.to_svg(found)}

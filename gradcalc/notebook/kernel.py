@@ -153,11 +153,7 @@ class GradcalcKernel(Kernel):
                                "text/plain": text}, silent)
                 return self._ok()
             if line.startswith("%") and word == "graph" and argument.replace(".", "").replace("_", "").isalnum():
-                drawn = self.worker.inspect("graph", name=argument, width=VARS_WIDTH)
-                if "error" in drawn:
-                    return self._error("UsageError", str(drawn["error"]), silent)
-                self._display({"text/plain": drawn.get("text", "")}, silent)
-                return self._ok()
+                return self._graph(argument, silent)
         except WorkerDied as died:
             return self._error("WorkerDied", f"the worker {died}: a fresh one took its place, without the "
                                "variables", silent, restart=True)
@@ -167,6 +163,19 @@ class GradcalcKernel(Kernel):
         kind = "Cell" if line.startswith("%%") else "Line"
         return self._error("UsageError", f"{kind} magic function `%{word}` not found (gradcalc has %vars and "
                            "%graph NAME).", silent)
+
+    def _graph(self, name: str, silent: bool) -> dict:
+        """The graph behind `name`: as SVG where the worker has the web page's renderer, and as the
+        REPL's text view (what a front end without SVG shows)."""
+        drawn = self.worker.inspect("graph", name=name, width=VARS_WIDTH)
+        if "error" in drawn:
+            return self._error("UsageError", str(drawn["error"]), silent)
+        data = {"text/plain": drawn.get("text", "")}
+        picture = self.worker.inspect("graph", name=name, format="svg")
+        if "svg" in picture:
+            data["image/svg+xml"] = picture["svg"]
+        self._display(data, silent)
+        return self._ok()
 
     # ------------------------------------------------------------------ completion, inspection
 

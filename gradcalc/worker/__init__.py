@@ -21,6 +21,9 @@ answers each request in turn:
     {"op": "inspect", "what": "vars", "rows": true}
                                               -> {"tensors": [[str, ...], ...], "modules": [...]}  (the
                                                  rows of :vars, in display.variables' column order)
+    {"op": "inspect", "what": "graph", "name": S, "format": "svg"}
+                                              -> {"svg": str} or {"error": str}  (%graph: the picture of
+                                                 display/picture.py, where this installation has it)
     {"op": "inspect", "what": "describe", "name": S}
                                               -> {"name": torch name, "type": str, "repr": str} or
                                                  {"error": str}  (Shift-Tab: gradcalc.notebook.introspect)

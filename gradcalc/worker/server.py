@@ -119,6 +119,10 @@ class Kernel:
         if what == "vars":
             drawn = variables.render(variables.collect(session.namespace), width)
             return {"text": _drawn(drawn, self.color, width, whole_lines=False)}
+        if what == "graph" and request.get("format") == "svg":  # a notebook's %graph
+            from ..notebook.introspect import graph_svg
+
+            return graph_svg(session, str(request.get("name", "")))
         if what == "graph":
             name = str(request.get("name", ""))
             try:
