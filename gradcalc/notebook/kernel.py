@@ -105,8 +105,7 @@ class GradcalcKernel(Kernel):
         try:
             reply = self.worker.run(code, cell=True)
         except WorkerDied as died:
-            return self._error("WorkerDied", f"the worker {died}: a fresh one took its place, without the "
-                               "variables", silent, restart=True)
+            return self._worker_died(died, silent)
         except KeyboardInterrupt:  # Ctrl-C between two messages: the program had not started or was done
             return self._error("KeyboardInterrupt", "", silent)
         outputs = cell_outputs(reply, self.execution_count)
@@ -122,20 +121,21 @@ class GradcalcKernel(Kernel):
     def _ok(self) -> dict:
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
 
-    def _error(self, ename: str, evalue: str, silent: bool, restart: bool = False) -> dict:
-        if restart:
-            self._restart_worker()
+    def _error(self, ename: str, evalue: str, silent: bool) -> dict:
         content = error_output(ename, evalue)
         del content["output_type"]
         if not silent:
             self.send_response(self.iopub_socket, "error", content)
         return {"status": "error", "execution_count": self.execution_count, **content}
 
-    def _restart_worker(self) -> None:
+    def _worker_died(self, died: WorkerDied, silent: bool) -> dict:
+        """The cell's error says how the worker ended; a fresh one takes its place."""
         try:
             self.worker.restart()
-        except WorkerDied:  # it will be started again by the next cell
+        except WorkerDied:  # the next request starts one again
             self.worker.close()
+        return self._error("WorkerDied", f"the worker {died}: a fresh one took its place, without the variables",
+                           silent)
 
     def _display(self, data: dict, silent: bool) -> None:
         if not silent:
@@ -155,8 +155,7 @@ class GradcalcKernel(Kernel):
             if line.startswith("%") and word == "graph" and argument.replace(".", "").replace("_", "").isalnum():
                 return self._graph(argument, silent)
         except WorkerDied as died:
-            return self._error("WorkerDied", f"the worker {died}: a fresh one took its place, without the "
-                               "variables", silent, restart=True)
+            return self._worker_died(died, silent)
         if line.startswith("!") or word in _REFUSED_MAGICS:
             why = _REFUSED_MAGICS.get(word, "gradcalc runs no shell commands")
             return self._error("UsageError", f"{line.splitlines()[0]}: {why}", silent)
