@@ -181,7 +181,7 @@ class _Printer:
         self.begin(0, "")
         try:
             for cls in type(value).__mro__:
-                printer = _PRINTERS.get(cls)
+                printer = _PRINTERS.get(cls) or _BY_NAME.get((cls.__module__, cls.__name__))
                 if printer is not None:
                     printer(self, value, cycle)
                     return
@@ -303,6 +303,43 @@ _PRINTERS: dict = {
     int: _repr_lines, float: _repr_lines, str: _repr_lines, bytes: _repr_lines, range: _repr_lines,
     slice: _repr_lines, tuple: _sequence("(", ")"), list: _sequence("[", "]"), dict: _dict,
     set: _set("{", "}"), frozenset: _set("frozenset({", "})"), type: _type, BaseException: _exception,
+}
+
+
+def _call(p: _Printer, name: str, args: tuple, keywords: Optional[dict] = None) -> None:
+    """`name(arg, ..., key=value)`, laid out as IPython's CallExpression."""
+    p.begin(len(name) + 1, name + "(")
+    items = [(None, arg) for arg in args] + list((keywords or {}).items())
+    for index, (key, arg) in enumerate(items):
+        if index:
+            p.text(",")
+            p.breakable()
+        if key is None:
+            p.pretty(arg)
+        else:
+            p.begin(len(key) + 1, key + "=")
+            p.pretty(arg)
+            p.end(len(key) + 1, "")
+    p.end(len(name) + 1, ")")
+
+
+def _collection(show: Callable[[Any], tuple]) -> Callable[[_Printer, Any, bool], None]:
+    """A printer for a collections class, shown as the call that makes it: `OrderedDict([...])`."""
+    def printer(p: _Printer, value: Any, cycle: bool) -> None:
+        name = type(value).__name__
+        if cycle:
+            p.text(name + "(...)")
+        else:
+            _call(p, name, *show(value))
+    return printer
+
+
+_BY_NAME: dict = {
+    ("collections", "OrderedDict"): _collection(lambda d: ((list(d.items()),),) if len(d) else ((),)),
+    ("collections", "defaultdict"): _collection(lambda d: ((d.default_factory, dict(d)),)),
+    ("collections", "deque"): _collection(lambda d: ((list(d),), {"maxlen": d.maxlen}) if d.maxlen is not None
+                                          else ((list(d),),)),
+    ("collections", "Counter"): _collection(lambda d: ((dict(d.most_common()),),) if len(d) else ((),)),
 }
 
 
