@@ -31,7 +31,15 @@ _WARNING = re.compile(r"^\S.*?:\d+: (\w+): (.*)$")
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
 
 
+_COMMENT = re.compile(r"#[^\n]*")  # a comment that names matplotlib or CUDA uses neither
+# asking whether CUDA is there is not using it: gradcalc answers as PyTorch's CPU build does
+_CUDA_QUESTION = re.compile(r"""["']cuda(:\d+)?["']\s+if\s+torch\.cuda\.is_available\(\)|"""
+                            r"torch\.(cuda|backends\.mps)\.is_available\(\)")
+
+
 def skip_reason(source: str) -> Optional[str]:
+    """Why gradcalc does not run this cell (what it refuses by design), or None."""
+    source = _CUDA_QUESTION.sub("", _COMMENT.sub("", source))
     for pattern, why in _SKIPPED:
         if pattern.search(source):
             return why
