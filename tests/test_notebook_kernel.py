@@ -149,6 +149,21 @@ def test_interrupt_ends_an_endless_loop_and_keeps_the_variables(kernel) -> None:
     assert run(client, "kept")[1][0][1]["data"]["text/plain"] == "tensor(3.)"
 
 
+def test_a_running_cell_streams_its_output(kernel) -> None:
+    """A print before an endless loop shows while the loop runs; the interrupt then ends it."""
+    manager, client = kernel
+    message_id = client.execute("print('started')\nwhile True:\n    pass")
+    seen = []
+    while not any(kind == "stream" for kind, _ in seen):
+        message = client.get_iopub_msg(timeout=60)
+        if message["parent_header"].get("msg_id") == message_id:
+            seen.append((message["msg_type"], message["content"]))
+    assert ("stream", {"name": "stdout", "text": "started\n"}) in seen
+    manager.interrupt_kernel()
+    reply = client.get_shell_msg(timeout=60)
+    assert reply["parent_header"]["msg_id"] == message_id and reply["content"]["ename"] == "KeyboardInterrupt"
+
+
 def _worker_of(kernel_pid: int) -> int:
     children = []
     for task in Path(f"/proc/{kernel_pid}/task").iterdir():

@@ -15,8 +15,9 @@ import re
 import torch
 
 # the namespaces a notebook that teaches autograd reaches, by the name a program writes
-_NAMESPACES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.autograd", "torch.autograd.functional",
-               "torch.linalg", "torch.special", "torch.optim", "torch.func", "torch.distributions", "torch.testing")
+_NAMESPACES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.autograd",
+               "torch.autograd.functional", "torch.linalg", "torch.special", "torch.optim", "torch.func",
+               "torch.distributions", "torch.testing")
 _SIGNATURE_LINE = re.compile(r"^\s*([\w.]+\(.*\))(\s*->\s*.*)?$")
 _OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gradcalc", "notebook",
                     "torch_docs.json")

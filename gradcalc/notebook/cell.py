@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
 
 from .pretty import pretty
 
 if TYPE_CHECKING:
-    from ..session import Output, Session
+    from ..session import Output, Session, TextOutput
 
 CELL_FILENAME = "<cell>"
 # IPython's test for a cell whose value is not shown: its last line (comments aside) ends with `;`
@@ -82,3 +82,72 @@ def run_cell(session: Session, source: str) -> CellRun:
     finally:
         session.output = inner
     return CellRun(ok, output.result, output.error_text)
+
+
+class Streamer:
+    """A cell's stdout and stderr sent to the front end while it runs, as `{"stream": "stdout",
+    "text": ...}` messages, so that a long loop's prints show as they come (as ipykernel's own
+    streams, batched every FLUSH_SECONDS). Only this thread's sender writes to the reply pipe while
+    the program runs: a KeyboardInterrupt, which the main thread gets, never cuts a message in two.
+    `finish()`, called once the program has ended, sends what is left before the reply."""
+
+    FLUSH_SECONDS = 0.1
+
+    def __init__(self, send: Callable[[dict], None]) -> None:
+        import threading
+
+        self._send = send
+        self._lock = threading.Lock()
+        self._segments: list[list[str]] = []  # [name, text], in the order written
+        self._active = True
+        threading.Thread(target=self._run, name="gradcalc-cell-streams", daemon=True).start()
+
+    def output(self) -> TextOutput:
+        """The session's output for the cell: its two streams go out through this streamer."""
+        from ..session import TextOutput
+
+        return TextOutput(_Side(self, "stdout"), _Side(self, "stderr"))
+
+    def write(self, name: str, text: str) -> None:
+        with self._lock:
+            if self._segments and self._segments[-1][0] == name:
+                self._segments[-1][1] += text
+            else:
+                self._segments.append([name, text])
+
+    def _run(self) -> None:
+        import time
+
+        while self._active:
+            time.sleep(self.FLUSH_SECONDS)
+            with self._lock:
+                if self._active:
+                    self._flush()
+
+    def _flush(self) -> None:
+        segments, self._segments = self._segments, []
+        for name, text in segments:
+            if text:
+                self._send({"stream": name, "text": text})
+
+    def finish(self) -> None:
+        with self._lock:
+            self._active = False
+            self._flush()
+
+
+class _Side:
+    """One of the two streams, as TextOutput writes to it."""
+
+    def __init__(self, streamer: Streamer, name: str) -> None:
+        self.streamer = streamer
+        self.name = name
+
+    def write(self, text: str) -> None:
+        self.streamer.write(self.name, text)
+
+    def flush(self) -> None:
+        pass
+
+    def getvalue(self) -> str:
+        return ""  # all of it went out as stream messages

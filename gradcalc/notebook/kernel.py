@@ -103,7 +103,7 @@ class GradcalcKernel(Kernel):
         if magic.startswith(("%", "!")):
             return self._magic(magic, silent)
         try:
-            reply = self.worker.run(code, cell=True)
+            reply = self.worker.run(code, cell=True, on_stream=None if silent else self._stream)
         except WorkerDied as died:
             return self._worker_died(died, silent)
         except KeyboardInterrupt:  # Ctrl-C between two messages: the program had not started or was done
@@ -117,6 +117,10 @@ class GradcalcKernel(Kernel):
             return {"status": "error", "execution_count": self.execution_count,
                     **{key: value for key, value in outputs[-1].items() if key != "output_type"}}
         return self._ok()
+
+    def _stream(self, name: str, text: str) -> None:
+        """Output of the running cell, as the worker hands it over."""
+        self.send_response(self.iopub_socket, "stream", {"name": name, "text": text})
 
     def _ok(self) -> dict:
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}

@@ -14,6 +14,9 @@ answers each request in turn:
             worker's fds 1 and 2, which the front end chose; "cell": run as IPython runs a
             notebook cell: the last expression's value is not printed but in "result", as IPython
             shows it, and the error that ended the cell is in "error", not in stderr)
+        with "stream": true (and "capture"), the reply comes after {"stream": "stdout" | "stderr",
+        "text": str} messages that carry the two texts while the program runs (every 0.1 s), and
+        its own "stdout" and "stderr" are empty: gradcalc.notebook.cell.Streamer
     {"op": "complete", "text": S}             -> {"candidates": [str, ...]}  (S: the text before the cursor)
     {"op": "inspect", "what": "vars", "width": int}
     {"op": "inspect", "what": "graph", "name": S, "width": int}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .. import jail
 from ..display.console import make_output, show
@@ -41,6 +41,7 @@ class Kernel:
         self.output = make_output(color)
         self.session = self._new_session()
         self.interrupts = _Interruptible()
+        self.send: Optional[Callable[[dict], None]] = None  # to the front end, for messages before a reply
 
     def _new_session(self) -> Session:
         session = Session(self.output)
@@ -53,7 +54,8 @@ class Kernel:
     def handle(self, request: dict) -> dict:
         op = request.get("op")
         if op == "run":
-            return self.run(str(request.get("source", "")), bool(request.get("capture")), bool(request.get("cell")))
+            return self.run(str(request.get("source", "")), bool(request.get("capture")), bool(request.get("cell")),
+                            bool(request.get("stream")))
         if op == "complete":
             from ..display.completion import complete
 
@@ -66,10 +68,16 @@ class Kernel:
             return {"ok": True}
         return {"error": f"unknown request {op!r}"}
 
-    def run(self, source: str, capture: bool, cell: bool = False) -> dict:
+    def run(self, source: str, capture: bool, cell: bool = False, stream: bool = False) -> dict:
         session = self.session
         cell_run = None
+        streamer = None
         captured = TextOutput(io.StringIO(), io.StringIO()) if capture else None
+        if capture and stream and self.send is not None:  # a notebook's streams, sent as they come
+            from ..notebook.cell import Streamer
+
+            streamer = Streamer(self.send)
+            captured = streamer.output()
         session.output = captured or self.output
         session.exit_status = None
         status = "ok"
@@ -98,6 +106,8 @@ class Kernel:
         finally:
             session.output = self.output
             _flush()
+            if streamer is not None:
+                streamer.finish()
         reply = {"status": status, "exit_code": session.exit_status, "statements_done": session.statements_done}
         if cell_run is not None:
             reply.update(result=cell_run.result, error=cell_run.error)
@@ -188,6 +198,7 @@ def main(args: Optional[list] = None) -> None:
     cpu = _option(args, "--cpu")
     sandbox = jail.apply(cpu_seconds=int(cpu) if cpu else None)
     _end_with_the_front_end(requests)
+    kernel.send = lambda message: send(replies, message)
     send(replies, {"ready": True, "sandbox": sandbox})
     receiver = Receiver(requests)
     while True:
