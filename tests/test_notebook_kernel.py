@@ -134,6 +134,8 @@ def test_vars_and_graph_magics(kernel) -> None:
     assert status == "error" and messages[0][1]["ename"] == "UsageError"
     status, messages = run(client, "!ls")
     assert status == "error" and "runs no shell commands" in messages[0][1]["evalue"]
+    status, messages = run(client, "%%time\nx = 1")
+    assert status == "error" and messages[0][1]["evalue"].startswith("Cell magic `%%time` not found")
 
 
 def test_interrupt_ends_an_endless_loop_and_keeps_the_variables(kernel) -> None:

@@ -147,7 +147,8 @@ class GradcalcKernel(Kernel):
 
     def _magic(self, line: str, silent: bool) -> dict:
         """%vars, %graph NAME; the magics gradcalc refuses, as errors."""
-        word, _, argument = line.lstrip("%!").partition(" ")
+        first = line.splitlines()[0]
+        word, _, argument = first.lstrip("%!").partition(" ")
         argument = argument.strip()
         try:
             if line.startswith("%") and word == "vars" and not argument:
@@ -162,9 +163,11 @@ class GradcalcKernel(Kernel):
             return self._worker_died(died, silent)
         if line.startswith("!") or word in _REFUSED_MAGICS:
             why = _REFUSED_MAGICS.get(word, "gradcalc runs no shell commands")
-            return self._error("UsageError", f"{line.splitlines()[0]}: {why}", silent)
-        kind = "Cell" if line.startswith("%%") else "Line"
-        return self._error("UsageError", f"{kind} magic function `%{word}` not found (gradcalc has %vars and "
+            return self._error("UsageError", f"{first}: {why}", silent)
+        if line.startswith("%%"):  # IPython's words for a magic it does not know
+            return self._error("UsageError", f"Cell magic `%%{word}` not found (gradcalc has %vars and %graph NAME).",
+                               silent)
+        return self._error("UsageError", f"Line magic function `%{word}` not found (gradcalc has %vars and "
                            "%graph NAME).", silent)
 
     def _graph(self, name: str, silent: bool) -> dict:
