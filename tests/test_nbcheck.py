@@ -76,6 +76,9 @@ def test_nbcheck_exit_status_and_usage_errors(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "gradcalc", "nbcheck", str(tmp_path / "none.ipynb")],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "can't open" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([sys.executable, "-m", "gradcalc", "nbcheck", "--record", str(tmp_path / "no-python"),
+                           str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--record: can't run" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_normalize_masks_addresses_and_warning_locations() -> None:

@@ -10,6 +10,12 @@ import click
 _EXTRA = "needs the jupyter extra: pip install 'gradcalc[jupyter]'"
 
 
+class _CannotCheck(click.ClickException):
+    """A notebook that could not be run at all: not a difference, so not exit status 1."""
+
+    exit_code = 2
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def kernel() -> None:
     """gradcalc's Jupyter kernel."""
@@ -44,7 +50,8 @@ def nbcheck(notebooks: tuple, record: Optional[str]) -> None:
     """Run each notebook's code cells in gradcalc and compare their outputs with the notebook's.
 
     \b
-    Exit status: 0 every cell the same (or skipped), 1 a cell differs, 2 a usage error.
+    Exit status: 0 every cell the same (or skipped), 1 a cell differs, 2 a usage error
+    or a notebook that could not be run.
     """
     from ..worker.client import WorkerDied
     from .check import check_notebook, load, report_text
@@ -57,7 +64,7 @@ def nbcheck(notebooks: tuple, record: Optional[str]) -> None:
             try:
                 record_outputs(path, record)
             except RuntimeError as error:
-                raise click.ClickException(str(error)) from None
+                raise _CannotCheck(str(error)) from None
         try:
             notebook = load(path)
         except ValueError as error:
@@ -65,7 +72,7 @@ def nbcheck(notebooks: tuple, record: Optional[str]) -> None:
         try:
             reports = check_notebook(notebook)
         except WorkerDied as died:
-            raise click.ClickException(f"the worker {died}") from None
+            raise _CannotCheck(f"the worker {died}") from None
         click.echo(report_text(path, reports), nl=False)
         failed = failed or any(report.verdict == "differs" for report in reports)
     sys.exit(1 if failed else 0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import tempfile
 
 from .check import skip_reason
@@ -24,6 +25,7 @@ def record(path: str, python: str, timeout: int = 600) -> None:
         from jupyter_client.manager import KernelManager
     except ImportError:
         raise RuntimeError("--record needs nbclient: pip install 'gradcalc[jupyter]'") from None
+    _check_python(python)
     try:
         notebook = nbformat.read(path, as_version=4)
     except Exception as error:  # nbformat's: not JSON, not a notebook, not readable
@@ -53,3 +55,14 @@ def record(path: str, python: str, timeout: int = 600) -> None:
                 if not cell.metadata.tags:
                     del cell.metadata["tags"]
     nbformat.write(notebook, path)
+
+
+def _check_python(python: str) -> None:
+    """RuntimeError unless `python` runs and has ipykernel (nbclient waits forever on a kernel whose
+    command cannot start)."""
+    try:
+        done = subprocess.run([python, "-c", "import ipykernel"], capture_output=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise RuntimeError(f"--record: can't run {python}: {getattr(error, 'strerror', None) or error}") from None
+    if done.returncode != 0:
+        raise RuntimeError(f"--record: {python} has no ipykernel ({python} -m pip install ipykernel)")
