@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gradcalc.notebook.check import check_notebook, load, normalize, skip_reason
+from gradcalc.notebook.outputs import cell_outputs
 from gradcalc.notebook.pretty import pretty
 
 NOTEBOOKS = sorted((Path(__file__).parent / "notebooks").glob("*.ipynb"))
@@ -88,6 +89,12 @@ def test_normalize_masks_addresses_and_warning_locations() -> None:
     assert skip_reason("y = x * 2") is None
     assert skip_reason('device = torch.device("cuda" if torch.cuda.is_available() else "cpu")') is None
     assert skip_reason("x = x.to('cuda:0')") == "uses CUDA"
+
+
+def test_a_fault_of_the_worker_is_the_cells_error() -> None:
+    assert cell_outputs({"error": "gradcalc: internal error: KeyError: 'x'"}, 1) == [
+        {"output_type": "error", "ename": "gradcalc", "evalue": "internal error: KeyError: 'x'",
+         "traceback": ["gradcalc: internal error: KeyError: 'x'"]}]
 
 
 def test_the_ipython_layout_of_values() -> None:

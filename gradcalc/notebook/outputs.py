@@ -29,7 +29,8 @@ def cell_outputs(reply: dict, execution_count: Optional[int]) -> list[dict]:
     """The outputs of a cell run by the worker (Worker.run(..., cell=True)), in IPython's order:
     the streams, the result, then the error that ended the cell."""
     outputs: list[dict] = []
-    status = reply.get("status")
+    # a reply of {"error": ...} alone is the worker's own fault, said in one line
+    status = reply.get("status", "error" if "error" in reply else None)
     stderr = str(reply.get("stderr") or "")
     if status == "interrupted":  # said as the error below
         stderr = stderr.removesuffix("KeyboardInterrupt\n")
