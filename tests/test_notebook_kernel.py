@@ -56,7 +56,7 @@ def test_the_kernelspec(kernel_dirs: list[str]) -> None:
     spec = KernelSpecManager(kernel_dirs=kernel_dirs).get_kernel_spec("gradcalc")
     assert spec.display_name == "gradcalc (PyTorch 2.13 autograd)"
     assert spec.language == "python" and spec.interrupt_mode == "signal"
-    assert spec.argv[1:3] == ["-m", "gradcalc.notebook"]
+    assert spec.argv[1:4] == ["-P", "-m", "gradcalc.notebook"]
 
 
 def test_streams_and_the_result_as_ipython_shows_it(kernel) -> None:

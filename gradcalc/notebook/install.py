@@ -14,7 +14,8 @@ DISPLAY_NAME = "gradcalc (PyTorch 2.13 autograd)"
 
 def kernel_json() -> dict:
     return {
-        "argv": [sys.executable, "-m", "gradcalc.notebook", "-f", "{connection_file}"],
+        # -P: the notebook's folder (the kernel's working directory) is not on the path
+        "argv": [sys.executable, "-P", "-m", "gradcalc.notebook", "-f", "{connection_file}"],
         "display_name": DISPLAY_NAME,
         "language": "python",
         # Ctrl-C as SIGINT to the kernel, which passes it to its worker
