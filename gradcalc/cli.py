@@ -36,6 +36,11 @@ def main(args: Optional[list] = None) -> None:
         if len(args) == 2 and args[0] in ("-e", "--exec"):
             sys.exit(_run_code(args[1]))
     end_quietly_on_a_closed_pipe()
+    if args[:1] in (["kernel"], ["nbcheck"]):  # notebooks: their own commands (notebook/command.py)
+        from .notebook import command as notebook_command
+
+        getattr(notebook_command, args[0]).main(args[1:], prog_name=f"gradcalc {args[0]}")
+        return
     try:
         from .command import command
 

@@ -43,6 +43,8 @@ def command(file: Optional[str], code: Optional[str], graph: Optional[str], colo
     gradcalc FILE.grad       run a script
     gradcalc -e "CODE"       run one line
     gradcalc -               read a program from standard input
+    gradcalc kernel install  install the Jupyter kernel
+    gradcalc nbcheck NB      compare a notebook's stored outputs with gradcalc's
 
     \b
     Exit status: 0 success, 1 an error in the program, 2 a usage error,

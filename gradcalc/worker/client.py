@@ -16,7 +16,7 @@ import os
 import signal
 import subprocess
 import sys
-from typing import IO, Any, Optional, Union
+from typing import IO, Any, Callable, Optional, Union
 
 from .protocol import ChannelClosed, Receiver, send
 
@@ -134,10 +134,17 @@ class Worker:
 
     # -------------------------------------------------------------- requests
 
-    def run(self, source: str, capture: Optional[bool] = None) -> dict:
-        """Run source in the session; Ctrl-C in the front end meanwhile interrupts the program."""
-        return self._request({"op": "run", "source": source, "capture": self.capture if capture is None else capture},
-                             interruptible=True)
+    def run(self, source: str, capture: Optional[bool] = None, cell: bool = False,
+            on_stream: Optional[Callable[[str, str], None]] = None) -> dict:
+        """Run source in the session; Ctrl-C in the front end meanwhile interrupts the program.
+        `cell`: as a notebook cell (the reply's "result": the last expression's value, shown).
+        `on_stream(name, text)`: captured output handed over while the program runs."""
+        request: dict = {"op": "run", "source": source, "capture": self.capture if capture is None else capture}
+        if cell:
+            request["cell"] = True
+        if on_stream is not None:
+            request["stream"] = True
+        return self._request(request, interruptible=True, on_stream=on_stream)
 
     def complete(self, text: str, cursor: Optional[int] = None) -> list[str]:
         """The names that can end `text[:cursor]` (all of it by default)."""
@@ -151,7 +158,8 @@ class Worker:
     def reset(self) -> None:
         self._request({"op": "reset"})
 
-    def _request(self, message: dict, interruptible: bool = False) -> dict:
+    def _request(self, message: dict, interruptible: bool = False,
+                 on_stream: Optional[Callable[[str, str], None]] = None) -> dict:
         self.start()
         try:
             send(self._requests, message)
@@ -159,7 +167,10 @@ class Worker:
             raise self._died() from None
         while True:
             try:
-                return self._receive()
+                reply = self._receive()
+                if on_stream is None or "stream" not in reply:
+                    return reply
+                on_stream(str(reply["stream"]), str(reply.get("text", "")))  # a program still running
             except KeyboardInterrupt:
                 if not interruptible:
                     raise

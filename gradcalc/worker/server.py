@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .. import jail
 from ..display.console import make_output, show
@@ -41,6 +41,7 @@ class Kernel:
         self.output = make_output(color)
         self.session = self._new_session()
         self.interrupts = _Interruptible()
+        self.send: Optional[Callable[[dict], None]] = None  # to the front end, for messages before a reply
 
     def _new_session(self) -> Session:
         session = Session(self.output)
@@ -60,7 +61,8 @@ class Kernel:
     def _handle(self, request: dict) -> dict:
         op = request.get("op")
         if op == "run":
-            return self.run(str(request.get("source", "")), bool(request.get("capture")))
+            return self.run(str(request.get("source", "")), bool(request.get("capture")), bool(request.get("cell")),
+                            bool(request.get("stream")))
         if op == "complete":
             from ..display.completion import complete
 
@@ -73,16 +75,29 @@ class Kernel:
             return {"ok": True}
         return {"error": f"unknown request {op!r}"}
 
-    def run(self, source: str, capture: bool) -> dict:
+    def run(self, source: str, capture: bool, cell: bool = False, stream: bool = False) -> dict:
         session = self.session
+        cell_run = None
+        streamer = None
         captured = TextOutput(io.StringIO(), io.StringIO()) if capture else None
+        if capture and stream and self.send is not None:  # a notebook's streams, sent as they come
+            from ..notebook.cell import Streamer
+
+            streamer = Streamer(self.send)
+            captured = streamer.output()
         session.output = captured or self.output
         session.exit_status = None
         status = "ok"
         try:
             self.interrupts.running = True
             try:
-                ok = session.run(source, "<stdin>")
+                if cell:  # a notebook's cell: only its last expression shows, as its result
+                    from ..notebook.cell import run_cell
+
+                    cell_run = run_cell(session, source)
+                    ok = cell_run.ok
+                else:
+                    ok = session.run(source, "<stdin>")
             finally:
                 self.interrupts.running = False
             if session.exit_status is not None:
@@ -98,7 +113,11 @@ class Kernel:
         finally:
             session.output = self.output
             _flush()
+            if streamer is not None:
+                streamer.finish()
         reply = {"status": status, "exit_code": session.exit_status, "statements_done": session.statements_done}
+        if cell_run is not None:
+            reply.update(result=cell_run.result, error=cell_run.error)
         if captured is not None:
             reply.update(stdout=captured.stdout.getvalue(), stderr=captured.stderr.getvalue())
         return reply
@@ -111,9 +130,16 @@ class Kernel:
         session = self.session
         if what == "names":
             return {"names": [name for name in session.namespace if isinstance(name, str)]}
+        if what == "vars" and request.get("rows"):  # the rows as text, for a front end that draws them
+            found = variables.collect(session.namespace)
+            return {"tensors": [list(row) for row in found.tensors], "modules": [list(row) for row in found.modules]}
         if what == "vars":
             drawn = variables.render(variables.collect(session.namespace), width)
             return {"text": _drawn(drawn, self.color, width, whole_lines=False)}
+        if what == "graph" and request.get("format") == "svg":  # a notebook's %graph
+            from ..notebook.introspect import graph_svg
+
+            return graph_svg(session, str(request.get("name", "")))
         if what == "graph":
             name = str(request.get("name", ""))
             try:
@@ -122,6 +148,10 @@ class Kernel:
             except graph.GraphError as error:
                 return {"error": str(error)}
             return {"text": _drawn(graph.render(found), self.color, width, whole_lines=True)}
+        if what == "describe":  # a notebook's Shift-Tab
+            from ..notebook.introspect import describe
+
+            return describe(session, str(request.get("name", "")))
         return {"error": f"nothing to inspect named {what!r}"}
 
 
@@ -183,6 +213,7 @@ def _serve(args: list) -> None:
     cpu = _option(args, "--cpu")
     sandbox = jail.apply(cpu_seconds=int(cpu) if cpu else None)
     _end_with_the_front_end(requests)
+    kernel.send = lambda message: send(replies, message)
     send(replies, {"ready": True, "sandbox": sandbox})
     receiver = Receiver(requests)
     while True:

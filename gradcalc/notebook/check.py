@@ -1,0 +1,158 @@
+"""`gradcalc nbcheck NOTEBOOK.ipynb`: run a notebook's code cells in gradcalc, one jailed worker for
+the whole notebook (state kept across cells, as a kernel keeps it), and compare each cell's outputs
+with those the notebook stores (PyTorch's, when it was run under PyTorch: `--record`).
+
+Compared per cell: stdout, stderr (a warning's location and quoted line dropped, as they name
+the file that raised it), the result's text/plain and the error's name and message; memory
+addresses are masked. Cells that use what gradcalc refuses by design are skipped, with why."""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .outputs import cell_outputs
+
+# what gradcalc refuses by design, found in a cell's source: (pattern, why the cell is skipped)
+_SKIPPED = [
+    (re.compile(r"^\s*!", re.MULTILINE), "runs a shell command"),
+    (re.compile(r"^\s*%+\s*(pip|conda)\b", re.MULTILINE), "installs packages"),
+    (re.compile(r"^\s*%+\s*matplotlib\b|\bmatplotlib\b|\bplt\.", re.MULTILINE), "plots (matplotlib)"),
+    (re.compile(r"\bcuda\b|\bmps\b", re.IGNORECASE), "uses CUDA"),
+    (re.compile(r"\bopen\(|\btorch\.load\(|\bnp\.load(txt)?\(|\bread_csv\(|\bDataLoader\b|\bdatasets\b|\burlopen\b"
+                r"|\brequests\.|\bwget\b|\bos\.path\b|\btorchvision\b", re.MULTILINE), "uses files or downloads"),
+    (re.compile(r"^\s*%", re.MULTILINE), "uses an IPython magic"),
+]
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+# Python's warnings: "FILE:LINE: Category: message" and the quoted source line after it
+_WARNING = re.compile(r"^\S.*?:\d+: (\w+): (.*)$")
+_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
+
+
+_COMMENT = re.compile(r"#[^\n]*")  # a comment that names matplotlib or CUDA uses neither
+# asking whether CUDA is there is not using it: gradcalc answers as PyTorch's CPU build does
+_CUDA_QUESTION = re.compile(r"""["']cuda(:\d+)?["']\s+if\s+torch\.cuda\.is_available\(\)|"""
+                            r"torch\.(cuda|backends\.mps)\.is_available\(\)")
+
+
+def skip_reason(source: str) -> Optional[str]:
+    """Why gradcalc does not run this cell (what it refuses by design), or None."""
+    source = _CUDA_QUESTION.sub("", _COMMENT.sub("", source))
+    for pattern, why in _SKIPPED:
+        if pattern.search(source):
+            return why
+    return None
+
+
+def _text(value: object) -> str:
+    return "".join(value) if isinstance(value, list) else str(value or "")
+
+
+def _normal_stderr(text: str) -> str:
+    lines, quoted = [], False
+    for line in text.splitlines():
+        if quoted and line.startswith("  "):  # the line the warning quotes
+            continue
+        match = _WARNING.match(line)
+        quoted = match is not None
+        if match:
+            line = f"{match.group(1)}: {_TRIGGERED.sub('', match.group(2))}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def normalize(outputs: list) -> list[str]:
+    """The comparable part of a cell's outputs, one text per kind, addresses masked."""
+    stdout, stderr, results, errors = [], [], [], []
+    for output in outputs:
+        kind = output.get("output_type")
+        if kind == "stream":
+            (stdout if output.get("name") == "stdout" else stderr).append(_text(output.get("text")))
+        elif kind == "execute_result":
+            results.append("result:\n" + _text(output.get("data", {}).get("text/plain")))
+        elif kind == "error":
+            ename = str(output.get("ename"))
+            # a syntax error agrees on its name only (gradcalc's message says more: SPEC §1)
+            syntax = ename in ("SyntaxError", "IndentationError")
+            evalue = "" if syntax else _TRIGGERED.sub("", str(output.get("evalue")))
+            errors.append(f"error:\n{ename}: {evalue}")
+    found = []
+    if stdout:
+        found.append("stdout:\n" + "".join(stdout))
+    if stderr and _normal_stderr("".join(stderr)):
+        found.append("stderr:\n" + _normal_stderr("".join(stderr)))
+    found += results + errors
+    return [_ADDRESS.sub("0x…", text).rstrip("\n") for text in found]
+
+
+@dataclass
+class CellReport:
+    index: int  # the code cell's number, from 1
+    verdict: str  # "same", "differs" or "skipped"
+    why: str = ""  # a skip's reason
+    diff: list[str] = field(default_factory=list)
+
+
+def _diff(expected: list[str], actual: list[str], limit: int = 12) -> list[str]:
+    lines = list(difflib.unified_diff("\n".join(expected).splitlines(), "\n".join(actual).splitlines(),
+                                      "notebook", "gradcalc", lineterm="", n=1))
+    return lines[:limit] + (["..."] if len(lines) > limit else [])
+
+
+def check_notebook(notebook: dict) -> list[CellReport]:
+    """Run the notebook's code cells in a fresh worker; one report per code cell."""
+    from ..worker.client import Worker, WorkerDied
+
+    reports = []
+    worker = Worker(capture=True)
+    try:
+        worker.start()
+        code_cells = [cell for cell in notebook.get("cells", []) if cell.get("cell_type") == "code"]
+        for index, cell in enumerate(code_cells, 1):
+            source = _text(cell.get("source"))
+            why = skip_reason(source)
+            if why is not None:
+                reports.append(CellReport(index, "skipped", why))
+                continue
+            if not source.strip():
+                continue
+            try:
+                reply = worker.run(source, cell=True)
+            except WorkerDied as died:
+                reply = {"status": "error", "error": f"WorkerDied: the worker {died}"}
+                worker.restart()
+            expected, actual = normalize(cell.get("outputs", [])), normalize(cell_outputs(reply, index))
+            if expected == actual:
+                reports.append(CellReport(index, "same"))
+            else:
+                reports.append(CellReport(index, "differs", diff=_diff(expected, actual)))
+    finally:
+        worker.close()
+    return reports
+
+
+def load(path: str) -> dict:
+    """The notebook's JSON; ValueError saying why it is not one."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            notebook = json.load(handle)
+    except OSError as error:
+        raise ValueError(f"can't open '{path}': {error.strerror}") from None
+    except (ValueError, UnicodeDecodeError):
+        raise ValueError(f"'{path}' is not a notebook (not JSON)") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise ValueError(f"'{path}' is not a notebook (no cells)")
+    return notebook
+
+
+def report_text(path: str, reports: list[CellReport]) -> str:
+    lines = [path]
+    for report in reports:
+        lines.append(f"  cell {report.index}: {report.verdict}" + (f" ({report.why})" if report.why else ""))
+        lines.extend("      " + line for line in report.diff)
+    counts = {verdict: sum(report.verdict == verdict for report in reports)
+              for verdict in ("same", "differs", "skipped")}
+    lines.append(f"{counts['same']} same, {counts['differs']} differ, {counts['skipped']} skipped")
+    return "\n".join(lines) + "\n"

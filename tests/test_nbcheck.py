@@ -1,0 +1,141 @@
+"""`gradcalc nbcheck` and the notebook plugin: cells the same, a cell that differs, cells skipped by
+design; the course notebooks in tests/notebooks, recorded under PyTorch (`--record`), cell by cell."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradcalc.notebook.check import check_notebook, load, normalize, skip_reason
+from gradcalc.notebook.outputs import cell_outputs
+from gradcalc.notebook.pretty import pretty
+
+NOTEBOOKS = sorted((Path(__file__).parent / "notebooks").glob("*.ipynb"))
+
+
+def _cell(source: str, outputs: list) -> dict:
+    return {"cell_type": "code", "metadata": {}, "execution_count": None, "source": source, "outputs": outputs}
+
+
+def _result(text: str) -> dict:
+    return {"output_type": "execute_result", "execution_count": 1, "data": {"text/plain": text}, "metadata": {}}
+
+
+def _notebook(*cells: dict) -> dict:
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "markdown", "metadata": {},
+                                                                          "source": "# t"}, *cells]}
+
+
+SAME = _notebook(
+    _cell("x = tensor(3., requires_grad=True)\ny = x ** 2\ny.backward()\nprint('grad:', x.grad)\ny",
+          [{"output_type": "stream", "name": "stdout", "text": "grad: tensor(6.)\n"},
+           _result("tensor(9., grad_fn=<PowBackward0>)")]),
+    _cell("y.grad_fn", [_result("<PowBackward0 at 0x7f0012345678>")]),
+    # the notebook's warning names IPython's file for the cell and quotes the line: both are dropped
+    _cell("import warnings\nwarnings.warn('careful')", [{"output_type": "stream", "name": "stderr", "text": (
+        "/tmp/ipykernel_1/2.py:2: UserWarning: careful\n  warnings.warn('careful')\n")}]),
+    _cell("print('before')\n1 / 0", [{"output_type": "stream", "name": "stdout", "text": "before\n"},
+                                      {"output_type": "error", "ename": "ZeroDivisionError",
+                                       "evalue": "division by zero", "traceback": ["\x1b[31m...long..."]}]),
+    _cell("!pip install torch", []),
+    _cell("%matplotlib inline", []),
+    _cell("x.cuda()", []),
+    _cell("data = open('train.csv').read()", []),
+)
+
+
+def test_a_notebook_whose_cells_are_the_same() -> None:
+    reports = check_notebook(SAME)
+    assert [(r.index, r.verdict) for r in reports] == [(1, "same"), (2, "same"), (3, "same"), (4, "same"),
+                                                       (5, "skipped"), (6, "skipped"), (7, "skipped"),
+                                                       (8, "skipped")]
+    assert [r.why for r in reports[4:]] == ["runs a shell command", "plots (matplotlib)", "uses CUDA",
+                                            "uses files or downloads"]
+
+
+def test_a_cell_that_differs_says_how(tmp_path: Path) -> None:
+    path = tmp_path / "differs.ipynb"
+    path.write_text(json.dumps(_notebook(_cell("tensor([1., 2.]) * 2", [_result("tensor([2., 5.])")]))))
+    done = subprocess.run([sys.executable, "-m", "gradcalc", "nbcheck", str(path)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 1
+    assert "cell 1: differs" in done.stdout
+    assert "-tensor([2., 5.])" in done.stdout and "+tensor([2., 4.])" in done.stdout
+    assert done.stdout.endswith("0 same, 1 differ, 0 skipped\n")
+
+
+def test_nbcheck_exit_status_and_usage_errors(tmp_path: Path) -> None:
+    path = tmp_path / "same.ipynb"
+    path.write_text(json.dumps(SAME))
+    done = subprocess.run([sys.executable, "-m", "gradcalc", "nbcheck", str(path)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout
+    assert "cell 5: skipped (runs a shell command)" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "gradcalc", "nbcheck", str(tmp_path / "none.ipynb")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "can't open" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([sys.executable, "-m", "gradcalc", "nbcheck", "--record", str(tmp_path / "no-python"),
+                           str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--record: can't run" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_normalize_masks_addresses_and_warning_locations() -> None:
+    assert normalize([_result("<AddBackward0 at 0x7f3a00000000>")]) == ["result:\n<AddBackward0 at 0x…>"]
+    assert normalize([{"output_type": "stream", "name": "stderr",
+                       "text": "<cell>:3: UserWarning: careful\n  y.grad\n"}]) == ["stderr:\nUserWarning: careful"]
+    assert skip_reason("y = x * 2") is None
+    assert skip_reason('device = torch.device("cuda" if torch.cuda.is_available() else "cpu")') is None
+    assert skip_reason("x = x.to('cuda:0')") == "uses CUDA"
+
+
+def test_a_fault_of_the_worker_is_the_cells_error() -> None:
+    assert cell_outputs({"error": "gradcalc: internal error: KeyError: 'x'"}, 1) == [
+        {"output_type": "error", "ename": "gradcalc", "evalue": "internal error: KeyError: 'x'",
+         "traceback": ["gradcalc: internal error: KeyError: 'x'"]}]
+
+
+def test_the_ipython_layout_of_values() -> None:
+    assert pretty([1, 2]) == "[1, 2]"
+    assert pretty((1,)) == "(1,)"
+    assert pretty(list(range(30))) == "[0,\n 1,\n" + "".join(f" {i},\n" for i in range(2, 29)) + " 29]"
+    assert pretty({"b": 1, "a": [2]}) == "{'b': 1, 'a': [2]}"
+    assert pretty({3, 1, 2}) == "{1, 2, 3}" and pretty(set()) == "set()"
+
+
+def test_the_plugin_checks_notebooks_cell_by_cell(tmp_path: Path) -> None:
+    (tmp_path / "course.ipynb").write_text(json.dumps(_notebook(
+        _cell("tensor(2.) ** 2", [_result("tensor(4.)")]),
+        _cell("tensor(2.) + 2", [_result("tensor(5.)")]),
+        _cell("!pip install torch", []))))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--gradcalc-notebooks",
+                           "-rs", str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert "1 failed, 1 passed, 1 skipped" in done.stdout, done.stdout
+    assert "course.ipynb, cell 2: gradcalc's outputs differ from the notebook's" in done.stdout
+    assert "runs a shell command" in done.stdout
+
+
+def test_record_runs_the_notebook_under_another_python(tmp_path: Path) -> None:
+    pytest.importorskip("nbclient", reason="the jupyter extra is not installed (pip install -e '.[test,jupyter]')")
+    pytest.importorskip("ipykernel", reason="the jupyter extra is not installed (pip install -e '.[test,jupyter]')")
+    path = tmp_path / "plain.ipynb"
+    path.write_text(json.dumps(_notebook(_cell("print('a')\n[1, 2]", []), _cell("1/0", []),
+                                         _cell("!echo never run", []))))
+    # this Python has no torch, but plain Python cells run the same in both
+    done = subprocess.run([sys.executable, "-m", "gradcalc", "nbcheck", "--record", sys.executable, str(path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    cells = [cell for cell in load(str(path))["cells"] if cell["cell_type"] == "code"]
+    assert "".join(cells[0]["outputs"][1]["data"]["text/plain"]) == "[1, 2]"  # stored as a list of lines
+    assert cells[1]["outputs"][0]["ename"] == "ZeroDivisionError"
+    assert cells[2]["outputs"] == [] and "tags" not in cells[2]["metadata"]  # a skipped cell is not run there
+    assert "3: skipped (runs a shell command)" in done.stdout
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[path.stem for path in NOTEBOOKS])
+def test_course_notebooks_recorded_under_pytorch(path: Path) -> None:
+    reports = check_notebook(load(str(path)))
+    differing = [f"cell {r.index}:\n" + "\n".join(r.diff) for r in reports if r.verdict == "differs"]
+    assert not differing, "\n".join(differing)
