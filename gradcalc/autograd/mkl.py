@@ -23,13 +23,19 @@ VERSION = "2024.2.0"
 # mkl_vml_defines.h: VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, the mode of ATen's vml.h
 _VML_MODE = 0x2 | 0x140000 | 0x100
 _SEQUENTIAL = 1  # MKL_THREADING_SEQUENTIAL
-# ATen's vml.h names for the functions it sends to MKL, and MKL's names for them.
-VML_FUNCTIONS = {"exp": "Exp", "log": "Ln", "log2": "Log2", "log10": "Log10", "sin": "Sin", "cos": "Cos",
-                 "tan": "Tan", "tanh": "Tanh", "asin": "Asin", "acos": "Acos", "atan": "Atan", "sqrt": "Sqrt",
-                 "erf": "Erf", "erfc": "Erfc", "erfinv": "ErfInv"}
+# The ops whose CPU kernels call ATen's vml.h (by their grad_fn), and MKL's names for the functions.
+VML_FUNCTIONS = {"ExpBackward0": "Exp", "LogBackward0": "Ln", "Log2Backward0": "Log2", "Log10Backward0": "Log10",
+                 "SinBackward0": "Sin", "CosBackward0": "Cos", "TanBackward0": "Tan", "TanhBackward0": "Tanh",
+                 "AsinBackward0": "Asin", "AcosBackward0": "Acos", "AtanBackward0": "Atan", "SqrtBackward0": "Sqrt",
+                 "ErfBackward0": "Erf", "ErfcBackward0": "Erfc", "ErfinvBackward0": "ErfInv"}
 
 _UNLOADED = object()
-_state: dict = {"library": _UNLOADED, "why": "", "on": os.environ.get("GRADCALC_MKL", "1") != "0"}
+# "on": None follows GRADCALC_MKL (read at each use, so the test suite's setting reaches it), a bool overrides it
+_state: dict = {"library": _UNLOADED, "why": "", "on": None}
+
+
+def _turned_on() -> bool:
+    return os.environ.get("GRADCALC_MKL", "1") != "0" if _state["on"] is None else _state["on"]
 
 
 def _find() -> Optional[str]:
@@ -55,10 +61,9 @@ def _load() -> Optional[ctypes.CDLL]:
     path = _find()
     if path is None:
         return None
-    # the threading layer is read when MKL starts: sequential, so no OpenMP runtime is loaded
-    os.environ.setdefault("MKL_THREADING_LAYER", "SEQUENTIAL")
     try:
         library = ctypes.CDLL(path)
+        # set before MKL's first computation: the sequential layer, so no OpenMP runtime is loaded
         library.MKL_Set_Threading_Layer(ctypes.c_int(_SEQUENTIAL))
         library.MKL_Set_Num_Threads(ctypes.c_int(1))
     except (OSError, AttributeError) as error:
@@ -74,7 +79,7 @@ def _load() -> Optional[ctypes.CDLL]:
 
 def library() -> Optional[ctypes.CDLL]:
     """MKL, loaded on the first call; None when it is turned off or not installed."""
-    if not _state["on"]:
+    if not _turned_on():
         return None
     if _state["library"] is _UNLOADED:
         _state["library"] = _load()
@@ -83,7 +88,7 @@ def library() -> Optional[ctypes.CDLL]:
 
 def describe() -> str:
     """Which backend computes PyTorch's MKL results, for `gradcalc --version`."""
-    if not _state["on"]:
+    if not _turned_on():
         return "emulation (GRADCALC_MKL=0)"
     if library() is None:
         return f"emulation ({_state['why']})"
@@ -105,10 +110,12 @@ def _pointer(array: np.ndarray, kind: type) -> ctypes.pointer:
     return array.ctypes.data_as(ctypes.POINTER(kind))
 
 
-def vml(name: str, x: np.ndarray) -> Optional[np.ndarray]:
-    """ATen's vml::v<name> of float32/float64 X (MKL's element-wise results do not depend on where
-    an element sits, so a strided tensor's copy, as ATen makes, gives the same)."""
-    if x.dtype.type not in (np.float32, np.float64) or not x.size or x.size >= 1 << 31:
+def vml(node_name: str, x: np.ndarray) -> Optional[np.ndarray]:
+    """The op of grad_fn NODE_NAME on float32/float64 X as ATen's vml.h computes it, if it does
+    (MKL's element-wise results do not depend on where an element sits, so a strided tensor's
+    copy, as ATen makes, gives the same)."""
+    name = VML_FUNCTIONS.get(node_name)
+    if name is None or x.dtype.type not in (np.float32, np.float64) or not x.size or x.size >= 1 << 31:
         return None
     lib = library()
     if lib is None:
@@ -117,7 +124,7 @@ def vml(name: str, x: np.ndarray) -> Optional[np.ndarray]:
     kind = ctypes.c_float if single else ctypes.c_double
     source = np.ascontiguousarray(x)
     out = np.empty_like(source)
-    getattr(lib, ("vms" if single else "vmd") + VML_FUNCTIONS[name])(
+    getattr(lib, ("vms" if single else "vmd") + name)(
         source.size, _pointer(source, kind), _pointer(out, kind), _VML_MODE)
     return out.reshape(x.shape)
 
