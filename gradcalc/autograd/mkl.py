@@ -1,7 +1,7 @@
 """PyTorch's own library for its last digits: Intel MKL 2024.2.0, the version PyTorch 2.13 links,
 installed by the `gradcalc[mkl]` extra and called through ctypes exactly where ATen calls it:
-float32/float64 matrix products (sgemm/dgemm with ATen's layout and transposition choices, sgemv
-for matrix-vector products, sdot for dot products) and the VML functions of ATen's `vml.h`
+float32/float64 matrix products (sgemm/dgemm with ATen's layout and transposition choices, sdot
+for dot products) and the VML functions of ATen's `vml.h`
 (vmsExp, vmsLn, ...), with ATen's mode: high accuracy, denormals kept, errors ignored.
 
 MKL is loaded on first use, never at start-up; sequential threading layer and one thread, as the
@@ -224,35 +224,6 @@ def _fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
     buffer = np.zeros(size + _ALIGNMENT, np.uint8)
     position = -buffer.ctypes.data % _ALIGNMENT
     return buffer[position:position + size].view(dtype).reshape(shape)
-
-
-def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
-         beta: float = 0) -> Optional[np.ndarray]:
-    """alpha * mat @ vec + beta * OUT as ATen's addmv computes it: ?gemv_ on MAT as it lies in
-    memory ('n' for a column-major matrix, else 't' on its row-major data, copied when neither fits)."""
-    routine, kind = _blas("gemv", mat.dtype)
-    if routine is None or vec.dtype != mat.dtype:
-        return None
-    m, n = mat.shape
-    y = _fresh((m,), mat.dtype)
-    if out is not None:
-        y[...] = out
-    if not y.size or not n or max(m, n) >= 1 << 31:
-        return None
-    step = [s // mat.itemsize for s in mat.strides]
-    if step[0] == 1 and (n == 1 or step[1] >= max(1, m)):
-        trans, rows, columns, lda = b"N", m, n, step[1]
-    else:
-        if not (step[1] == 1 and (m == 1 or step[0] >= max(1, n))):
-            mat = _copy(mat)
-            step = [n, 1]
-        trans, rows, columns, lda = b"T", n, m, step[0]
-    lda = rows if columns == 1 else lda  # as BlasKernel's gemv sets it for one column
-    x, step = _vector(vec)
-    scalars = kind(alpha), kind(beta)
-    routine(ctypes.c_char_p(trans), *_ints(rows, columns), ctypes.byref(scalars[0]), _base(_placed(mat), kind),
-            *_ints(max(lda, 1)), _base(x, kind), *_ints(step), ctypes.byref(scalars[1]), _base(y, kind), *_ints(1))
-    return y
 
 
 def dot(x: np.ndarray, y: np.ndarray) -> Optional[np.ndarray]:
