@@ -11,6 +11,17 @@ from .language import limits
 from .runner import interrupted, run, start_repl
 
 
+def _version(ctx: click.Context, on: bool) -> None:
+    """The version, then the backend that gives PyTorch's MKL results (loading MKL to say so)."""
+    if not on or ctx.resilient_parsing:
+        return
+    from .autograd import mkl
+
+    click.echo(f"gradcalc {__version__}")
+    click.echo(f"backend: {mkl.describe()}")
+    ctx.exit()
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("-e", "--exec", "code", metavar="CODE", help="Run CODE (statements separated by ';' or newlines).")
@@ -23,7 +34,8 @@ from .runner import interrupted, run, start_repl
                    "$XDG_DATA_HOME/gradcalc/history or ~/.local/share/gradcalc/history).")
 @click.option("--max-memory", metavar="SIZE", default=None,
               help="Memory ceiling for the program, such as 2G or 512M; 0 for none (default: a quarter of RAM).")
-@click.version_option(__version__, "-V", "--version", prog_name="gradcalc", message="%(prog)s %(version)s")
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=lambda ctx, _, on: _version(ctx, on), help="Show the version and exit.")
 def command(file: Optional[str], code: Optional[str], graph: Optional[str], color: Optional[bool],
             history_file: Optional[str], max_memory: Optional[str]) -> None:
     """An autograd calculator that prints exactly what PyTorch prints.
