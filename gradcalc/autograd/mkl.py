@@ -1,7 +1,7 @@
 """PyTorch's own library for its last digits: Intel MKL 2024.2.0, the version PyTorch 2.13 links,
 installed by the `gradcalc[mkl]` extra and called through ctypes exactly where ATen calls it:
-float32/float64 matrix products (sgemm/dgemm with ATen's layout and transposition choices, sdot
-for dot products) and the VML functions of ATen's `vml.h`
+float32/float64 matrix products (sgemm/dgemm with ATen's layout and transposition choices, sgemv
+for matrix-vector products, sdot for dot products) and the VML functions of ATen's `vml.h`
 (vmsExp, vmsLn, ...), with ATen's mode: high accuracy, denormals kept, errors ignored.
 
 MKL is loaded on first use, never at start-up; sequential threading layer and one thread, as the
@@ -201,6 +201,13 @@ def _base(x: np.ndarray, kind: type) -> ctypes.pointer:
 _ALIGNMENT = 64
 
 
+def _storage(nbytes: int) -> tuple:
+    """A new zeroed storage as c10's allocator gives one: (its memory, the offset of the first
+    aligned byte). Kept outside numpy, so an array made on it is the root of its views."""
+    memory = (ctypes.c_char * (nbytes + _ALIGNMENT))()
+    return memory, -ctypes.addressof(memory) % _ALIGNMENT
+
+
 def _placed(x: np.ndarray) -> np.ndarray:
     """X at an address of PyTorch's alignment: its storage (the array it is a view of) starting on
     64 bytes, X at its offset in it. A copy when X does not lie so already."""
@@ -212,18 +219,44 @@ def _placed(x: np.ndarray) -> np.ndarray:
     if start % _ALIGNMENT == offset:
         return x
     low, high = np.lib.array_utils.byte_bounds(x) if hasattr(np.lib, "array_utils") else np.byte_bounds(x)
-    buffer = np.empty(high - low + _ALIGNMENT, np.uint8)
-    position = (offset - (start - low) - buffer.ctypes.data) % _ALIGNMENT
-    ctypes.memmove(buffer.ctypes.data + position, low, high - low)
-    return np.ndarray(x.shape, x.dtype, buffer=buffer, offset=position + start - low, strides=x.strides)
+    memory, first = _storage(high - low + _ALIGNMENT)
+    position = first + (offset - (start - low)) % _ALIGNMENT
+    ctypes.memmove(ctypes.addressof(memory) + position, low, high - low)
+    return np.ndarray(x.shape, x.dtype, buffer=memory, offset=position + start - low, strides=x.strides)
 
 
 def _fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
     """Zeros in a new storage, aligned as c10's allocator aligns it."""
-    size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-    buffer = np.zeros(size + _ALIGNMENT, np.uint8)
-    position = -buffer.ctypes.data % _ALIGNMENT
-    return buffer[position:position + size].view(dtype).reshape(shape)
+    count = int(np.prod(shape, dtype=np.int64))
+    memory, first = _storage(count * np.dtype(dtype).itemsize)
+    return np.frombuffer(memory, dtype, count, first).reshape(shape)
+
+
+def gemv(mat: np.ndarray, vec: np.ndarray) -> Optional[np.ndarray]:
+    """mat @ vec as ATen's addmv computes it (mv: beta 0): ?gemv_ on MAT as it lies in memory ('n'
+    for a column-major matrix, else 't' on its row-major data, copied when neither fits)."""
+    routine, kind = _blas("gemv", mat.dtype)
+    if routine is None or vec.dtype != mat.dtype:
+        return None
+    m, n = mat.shape
+    if not m or not n or max(m, n) >= 1 << 31:
+        return None
+    y = _fresh((m,), mat.dtype)
+    step = [s // mat.itemsize for s in mat.strides]
+    if step[0] == 1 and (n == 1 or step[1] >= max(1, m)):
+        trans, rows, columns, lda = b"N", m, n, step[1]
+    else:
+        if not (step[1] == 1 and (m == 1 or step[0] >= max(1, n))):
+            mat = _copy(mat)
+            step = [n, 1]
+        trans, rows, columns, lda = b"T", n, m, step[0]
+    lda = rows if columns == 1 else lda  # as BlasKernel's gemv sets it for one column
+    x, step = _vector(vec)
+    mat = _placed(mat)  # held until the call returns: _base keeps only the address
+    scalars = kind(1), kind(0)
+    routine(ctypes.c_char_p(trans), *_ints(rows, columns), ctypes.byref(scalars[0]), _base(mat, kind),
+            *_ints(max(lda, 1)), _base(x, kind), *_ints(step), ctypes.byref(scalars[1]), _base(y, kind), *_ints(1))
+    return y
 
 
 def dot(x: np.ndarray, y: np.ndarray) -> Optional[np.ndarray]:

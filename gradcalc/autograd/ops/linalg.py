@@ -116,7 +116,10 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {b._dtype._scalar_name}, "
                            f"{a._dtype._scalar_name}, and {b._dtype._scalar_name}")
     check_has_kernel("addmv_impl_cpu", a)
-    return record(MV, (a, b), np.asarray(a._data @ b._data, dtype=a._dtype._numpy), a._dtype)
+    data = mkl.gemv(a._data, b._data)
+    if data is None:
+        data = a._data @ b._data
+    return record(MV, (a, b), np.asarray(data, dtype=a._dtype._numpy), a._dtype)
 
 
 @op(nodes=(MM,))

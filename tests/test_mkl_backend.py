@@ -1,0 +1,81 @@
+"""With the `mkl` extra, gradcalc computes with PyTorch's own MKL where ATen calls it, bit for bit:
+every case is checked against the digest recorded from PyTorch 2.13 on the machine in
+mkl_cases/ (MKL picks its kernels by processor, so a recording holds on its own machine only).
+Skipped without the extra, or on another machine."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradcalc.autograd import cpu, mkl
+from gradcalc.autograd.ops.registry import OPS
+from gradcalc.autograd.ops.tensor_numpy import from_numpy
+from gradcalc.nn.functional.layers import linear
+
+CASES_DIR = Path(__file__).parent / "mkl_cases"
+_spec = importlib.util.spec_from_file_location("record_mkl_cases", CASES_DIR / "record_mkl_cases.py")
+recorder = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(recorder)
+RECORDED = {cpu.machine_label(json.loads(path.read_text())["machine"]): json.loads(path.read_text())
+            for path in sorted(CASES_DIR.glob("mkl_cases_*.json"))}
+HERE = cpu.machine_label(cpu.machine_record())
+CASES = RECORDED.get(HERE, {"cases": []})["cases"]
+
+
+@pytest.fixture(autouse=True)
+def with_mkl():
+    """MKL on for these tests (the suite runs with the emulation), or the reason it cannot be."""
+    with mkl.turned(True):
+        if mkl.library() is None:
+            pytest.skip(f"the MKL backend is not available: {mkl.describe()}")
+        if not CASES:
+            pytest.skip(f"no recording from PyTorch on this machine ({HERE})")
+        yield
+
+
+def _torch(name: str):
+    return OPS[("torch", name)].impl
+
+
+def _computed(case: dict) -> np.ndarray:
+    dtype = np.dtype(case["dtype"]).type
+    if case["op"] in recorder.VML:
+        return _torch(case["op"])(from_numpy(recorder.vml_inputs(case["op"], dtype)))._data
+    m, k, n = case["shape"]
+    a, b = recorder.factors(case["seed"], m, k, n, case["layout"], dtype)
+    t = from_numpy
+    if case["op"] == "mm":
+        return _torch("mm")(t(a), t(b))._data
+    bias, weight = recorder.vector(case["seed"] + 1000, n, dtype), np.ascontiguousarray(b.T)
+    if case["op"] == "addmm":
+        return _torch("addmm")(t(bias), t(a), t(b), beta=0.5, alpha=2.0)._data
+    if case["op"] == "linear":
+        return linear(t(a), t(weight), t(bias))._data
+    if case["op"] == "linear1d":
+        return linear(t(np.ascontiguousarray(a[0])), t(weight), t(bias))._data
+    if case["op"] == "mv":
+        return _torch("mv")(t(a), t(recorder.vector(case["seed"] + 2000, k, dtype)))._data
+    if case["op"] == "dot":
+        return _torch("dot")(t(np.ascontiguousarray(a[0])), t(recorder.vector(case["seed"] + 3000, k, dtype)))._data
+    return _torch("matmul")(t(np.stack([a, a[::-1]])), t(b))._data
+
+
+def _id(case: dict) -> str:
+    shape = "x".join(map(str, case.get("shape", ()))) + ("-" + case["layout"] if "layout" in case else "")
+    return "-".join(filter(None, (case["op"], case["dtype"], shape)))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(case) for case in CASES])
+def test_mkl_result_has_pytorchs_bits(case: dict) -> None:
+    assert recorder.digest(_computed(case)) == case["digest"]
+
+
+def test_turned_off_means_the_emulation() -> None:
+    a, b = recorder.factors(0, 4, 16, 12, "nn", np.float32)
+    with mkl.turned(False):
+        assert mkl.gemm(a, b) is None and mkl.vml("ExpBackward0", a) is None
+        assert mkl.describe() == "emulation (GRADCALC_MKL=0)"
