@@ -14,7 +14,7 @@ from __future__ import annotations
 import ctypes
 import os
 from contextlib import contextmanager
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import numpy as np
 
@@ -164,11 +164,33 @@ def gemm(mat1: np.ndarray, mat2: np.ndarray, out: Optional[np.ndarray] = None, a
     if routine is None or mat2.dtype != mat1.dtype:
         return None
     (m, k), n = mat1.shape, mat2.shape[1]
+    if not m or not n or not k or max(m, n, k) >= 1 << 31:
+        return None
     c = _fresh((m, n), mat1.dtype)
     if out is not None:
         c[...] = out
-    if not c.size or not k or max(m, n, k) >= 1 << 31:
+    _gemm_into(routine, kind, mat1, mat2, c, alpha, beta)
+    return c
+
+
+def bmm(batch1: np.ndarray, batch2: np.ndarray) -> Optional[np.ndarray]:
+    """batch1 @ batch2 for stacks of matrices as ATen's bmm computes those it sends to BLAS: the
+    addmm of each pair into its slice of the result."""
+    routine, kind = _blas("gemm", batch1.dtype)
+    (count, m, k), n = batch1.shape, batch2.shape[2]
+    if routine is None or batch2.dtype != batch1.dtype or not count or not m or not n or not k \
+            or max(m, n, k) >= 1 << 31:
         return None
+    out = _fresh((count, m, n), batch1.dtype)
+    for index in range(count):
+        _gemm_into(routine, kind, batch1[index], batch2[index], out[index], 1, 0)
+    return out
+
+
+def _gemm_into(routine: Callable, kind: type, mat1: np.ndarray, mat2: np.ndarray, c: np.ndarray, alpha: float,
+               beta: float) -> None:
+    """gemm's call of ?gemm_ into C, a row-major (m, n) matrix in a storage of its own."""
+    (m, k), n = mat1.shape, mat2.shape[1]
     # a row-major (m, n) result has strides (n, 1): column-major only when it is one column
     transposed = n != 1
     if transposed:
@@ -189,7 +211,6 @@ def gemm(mat1: np.ndarray, mat2: np.ndarray, out: Optional[np.ndarray] = None, a
     routine(ctypes.c_char_p(b"T" if transa else b"N"), ctypes.c_char_p(b"T" if transb else b"N"), *_ints(m, n, k),
             ctypes.byref(scalars[0]), _base(a, kind), *_ints(lda), _base(b, kind), *_ints(ldb),
             ctypes.byref(scalars[1]), _base(c, kind), *_ints(ldc))
-    return c
 
 
 def _base(x: np.ndarray, kind: type) -> ctypes.pointer:

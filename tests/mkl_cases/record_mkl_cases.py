@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record what PyTorch 2.13 computes with its MKL on this machine (one thread, as the oracle runs)
-for test_mkl_backend.py: matrix products (mm in the four layouts, addmm, linear, mv, dot, a 3-D
-batch through matmul) in float32 and float64 over many shapes, and the VML functions on 100,000
+for test_mkl_backend.py: matrix products (mm in the four layouts, addmm, linear, mv, dot, bmm,
+batches through matmul, folded and broadcast) in float32 and float64 over many shapes, and the VML functions on 100,000
 seeded float32 inputs each (10,000 float64). Inputs come from seeded numpy generators and are
 copied into PyTorch's own storages (aligned as its allocator aligns them: MKL's path for some
 shapes follows the alignment); the file keeps the shapes, the machine and digests.
@@ -39,6 +39,17 @@ def factors(seed: int, m: int, k: int, n: int, layout: str, dtype: type) -> tupl
     a = rng.standard_normal((k, m) if layout[0] == "t" else (m, k)).astype(dtype)
     b = rng.standard_normal((n, k) if layout[1] == "t" else (k, n)).astype(dtype)
     return (a.T if layout[0] == "t" else a), (b.T if layout[1] == "t" else b)
+
+
+def batches(a: np.ndarray, b: np.ndarray) -> tuple:
+    """Three pairs of factors for bmm: (a, b), (a halved, b reversed), (a reversed, b doubled)."""
+    return np.stack([a, a / 2, a[::-1]]), np.stack([b, b[::-1], b * 2])
+
+
+def broadcast(a: np.ndarray, b: np.ndarray) -> tuple:
+    """A batch of two against a batch of three, broadcast to 2x3 products."""
+    first, second = batches(a, b)
+    return first[:2, None], second[None]
 
 
 def vector(seed: int, size: int, dtype: type) -> np.ndarray:
@@ -82,7 +93,9 @@ def main() -> None:
                        "linear1d": torch.nn.functional.linear(own(a[0]), own(np.ascontiguousarray(b.T)), own(bias)),
                        "mv": torch.mv(own(a), own(vector(seed + 2000, k, dtype))),
                        "dot": torch.dot(own(a[0]), own(vector(seed + 3000, k, dtype))),
-                       "matmul3d": torch.matmul(own(np.stack([a, a[::-1]])), own(b))}
+                       "matmul3d": torch.matmul(own(np.stack([a, a[::-1]])), own(b)),
+                       "bmm": torch.bmm(*map(own, batches(a, b))),
+                       "matmul_broadcast": torch.matmul(*map(own, broadcast(a, b)))}
             cases += [{"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": [m, k, n], "layout": "nt",
                        "digest": digest(result.numpy())} for op, result in results.items()]
     vml = [{"op": name, "dtype": np.dtype(dtype).name,

@@ -165,10 +165,17 @@ _SMALL_BATCHED_PRODUCT = 400
 def batched_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b for stacks of matrices as ATen's CPU bmm computes them: a small product (the
     attention scores of short sequences) is one running sum per element over k, each product
-    rounded, in the inputs' type; larger ones go to BLAS."""
+    rounded, in the inputs' type; larger ones go to BLAS (to MKL's gemm, as ATen's, when it is in use)."""
     m, k = a.shape[-2:]
     n = b.shape[-1]
-    if a.dtype.kind != "f" or k * m * n >= _SMALL_BATCHED_PRODUCT or not a.size or not b.size:
+    small = k * m * n < _SMALL_BATCHED_PRODUCT
+    if not small and a.ndim == 3 and n != 1:
+        product = mkl.bmm(a, b)  # ATen's addmm of each pair, when MKL is in use
+        if product is not None:
+            return product
+    # with MKL, a product of one column takes ATen's own loop whatever its size (as measured)
+    ordered = small or (n == 1 and mkl.library() is not None)
+    if a.dtype.kind != "f" or not ordered or not a.size or not b.size:
         return a @ b
     total = np.zeros(a.shape[:-1] + (n,), a.dtype)
     for i in range(k):
