@@ -128,6 +128,7 @@ class _Wall:
         self.installed = False
         self.roots: tuple = ()
         self.reading_stack = False  # gradcalc's own look at who called it (host_frame)
+        self.native = False  # gradcalc's own calls into MKL through ctypes (native_calls)
 
     def hook(self, event: str, args: tuple) -> None:
         if not (self.depth or self.forever):
@@ -135,6 +136,8 @@ class _Wall:
         if event == "open":
             self._check_open(*args[:3])
         elif event.startswith(_REFUSED_EVENTS):
+            if self.native and event.startswith("ctypes."):
+                return
             raise PermissionError(f"gradcalc's sandbox refused {event}")
         elif event.startswith(_FRAME_EVENTS) or (event == "object.__getattr__" and args[1] in _FRAME_ATTRIBUTES):
             if event == "sys._getframe" and self.reading_stack:
@@ -192,6 +195,18 @@ def wall_paused() -> Iterator[None]:
         yield
     finally:
         _WALL.depth = saved
+
+
+@contextmanager
+def native_calls() -> Iterator[None]:
+    """gradcalc's own calls into MKL through ctypes (autograd/mkl.py): fixed calls on gradcalc's
+    own buffers, during which no program code runs. Other walls stay up."""
+    saved = _WALL.native
+    _WALL.native = True
+    try:
+        yield
+    finally:
+        _WALL.native = saved
 
 
 @contextmanager
