@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -94,3 +97,17 @@ def test_turned_off_means_the_emulation() -> None:
     with mkl.turned(False):
         assert mkl.gemm(a, b) is None and mkl.vml("ExpBackward0", a) is None
         assert mkl.describe() == "emulation (GRADCALC_MKL=0)"
+
+
+def test_a_program_computes_with_mkl_behind_the_sandbox() -> None:
+    """gradcalc's calls into MKL pass the sandbox's wall (a program's own ctypes stays refused):
+    PyTorch's float32 sqrt of this value is MKL's, one unit in the last place off the correctly
+    rounded 1.8037647008895874; and the version names the backend."""
+    program = "print(torch.sqrt(torch.tensor([3.2535672187805176])).item()); import ctypes"
+    done = subprocess.run([sys.executable, "-m", "gradcalc", "-e", program], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "GRADCALC_MKL": "1", "NO_COLOR": "1"})
+    assert done.stdout.splitlines()[0] == "1.803764820098877"
+    assert "ctypes" in done.stderr and done.returncode == 1
+    version = subprocess.run([sys.executable, "-m", "gradcalc", "--version"], capture_output=True, text=True,
+                             timeout=300, env={**os.environ, "GRADCALC_MKL": "1"})
+    assert version.stdout.splitlines()[1] == f"backend: Intel MKL {mkl.VERSION} (sequential)"
