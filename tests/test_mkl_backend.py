@@ -111,3 +111,15 @@ def test_a_program_computes_with_mkl_behind_the_sandbox() -> None:
     version = subprocess.run([sys.executable, "-m", "gradcalc", "--version"], capture_output=True, text=True,
                              timeout=300, env={**os.environ, "GRADCALC_MKL": "1"})
     assert version.stdout.splitlines()[1] == f"backend: Intel MKL {mkl.VERSION} (sequential)"
+
+
+def test_mkl_is_loaded_on_first_use_only() -> None:
+    """A program without a routed op never loads MKL (start-up stays as it was); one with does."""
+    script = ("import sys\nfrom gradcalc import cli\nfrom gradcalc.autograd import mkl\n"
+              "for program in ('x = tensor([1.0, 2.0]) * 3 + 1', 'y = tensor([1.0]).exp()'):\n"
+              "    sys.argv = ['gradcalc', '-e', program]\n"
+              "    try:\n        cli.main()\n    except SystemExit:\n        pass\n"
+              "    print(mkl._state['library'] is not mkl._UNLOADED)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "GRADCALC_MKL": "1"}, cwd=Path(__file__).parent)
+    assert done.stdout.split() == ["False", "True"]
