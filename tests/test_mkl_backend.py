@@ -62,6 +62,11 @@ def _computed(case: dict) -> np.ndarray:
         return linear(t(np.ascontiguousarray(a[0])), t(weight), t(bias))._data
     if case["op"] == "mv":
         return _torch("mv")(t(a), t(recorder.vector(case["seed"] + 2000, k, dtype)))._data
+    if case["op"] == "addmv":
+        return _torch("addmv")(t(recorder.vector(case["seed"] + 4000, m, dtype)), t(a),
+                               t(recorder.vector(case["seed"] + 2000, k, dtype)), beta=0.5, alpha=2.0)._data
+    if case["op"] == "baddbmm":
+        return _torch("baddbmm")(t(bias), *map(t, recorder.batches(a, b)), beta=0.5, alpha=2.0)._data
     if case["op"] == "dot":
         return _torch("dot")(t(np.ascontiguousarray(a[0])), t(recorder.vector(case["seed"] + 3000, k, dtype)))._data
     if case["op"] == "bmm":
@@ -81,9 +86,11 @@ def _param(case: dict):
     # and than its bmm of the same pairs in a batch of six (which gradcalc matches, matmul_broadcast):
     # MKL's path for them follows something outside the operands, not known yet
     m, k, n = case["shape"] if "shape" in case else (0, 0, 0)
-    unsettled = case["op"] == "bmm" and m * k * n >= 400 and n != 1
+    unsettled = case["op"] in ("bmm", "baddbmm") and m * k * n >= 400 and n != 1
     marks = [pytest.mark.xfail(reason="PyTorch's bits for this bmm vary with its batch", strict=False)] \
         if unsettled else []
+    if case["op"] == "baddbmm" and m * k * n >= 400 and n == 1:
+        marks = [pytest.mark.xfail(reason="ATen's route for a large baddbmm of one column is not known", strict=True)]
     return pytest.param(case, id=_id(case), marks=marks)
 
 

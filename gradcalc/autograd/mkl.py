@@ -1,8 +1,9 @@
 """PyTorch's own library for its last digits: Intel MKL 2024.2.0, the version PyTorch 2.13 links,
 installed by the `gradcalc[mkl]` extra and called through ctypes exactly where ATen calls it:
 float32/float64 matrix products (sgemm/dgemm with ATen's layout and transposition choices, for
-mm, addmm and each pair of a bmm; sgemv for matrix-vector products, sdot for dot products) and the VML functions of ATen's `vml.h`
-(vmsExp, vmsLn, ...), with ATen's mode: high accuracy, denormals kept, errors ignored.
+mm, addmm and each pair of a bmm or baddbmm; sgemv for mv and addmv; sdot for dot) and the VML
+functions of ATen's `vml.h` (vmsExp, vmsLn, ...), with ATen's mode: high accuracy, denormals
+kept, errors ignored.
 
 MKL is loaded on first use, never at start-up; sequential threading layer and one thread, as the
 reference PyTorch runs. GRADCALC_MKL=0 turns it off; without the package, or with another version
@@ -189,18 +190,21 @@ def gemm(mat1: np.ndarray, mat2: np.ndarray, out: Optional[np.ndarray] = None, a
 
 
 @_native
-def bmm(batch1: np.ndarray, batch2: np.ndarray) -> Optional[np.ndarray]:
-    """batch1 @ batch2 for stacks of matrices as ATen's bmm computes those it sends to BLAS: the
-    addmm of each pair into its slice of the result."""
+def bmm(batch1: np.ndarray, batch2: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
+        beta: float = 0) -> Optional[np.ndarray]:
+    """alpha * batch1 @ batch2 + beta * OUT for stacks of matrices as ATen's bmm and baddbmm
+    compute those they send to BLAS: the addmm of each pair into its slice of the result."""
     routine, kind = _blas("gemm", batch1.dtype)
     (count, m, k), n = batch1.shape, batch2.shape[2]
     if routine is None or batch2.dtype != batch1.dtype or not count or not m or not n or not k \
             or max(m, n, k) >= 1 << 31:
         return None
-    out = _fresh((count, m, n), batch1.dtype)
+    result = _fresh((count, m, n), batch1.dtype)
+    if out is not None:
+        result[...] = out
     for index in range(count):
-        _gemm_into(routine, kind, batch1[index], batch2[index], out[index], 1, 0)
-    return out
+        _gemm_into(routine, kind, batch1[index], batch2[index], result[index], alpha, beta)
+    return result
 
 
 def _gemm_into(routine: Callable, kind: type, mat1: np.ndarray, mat2: np.ndarray, c: np.ndarray, alpha: float,
@@ -270,9 +274,11 @@ def _fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
 
 
 @_native
-def gemv(mat: np.ndarray, vec: np.ndarray) -> Optional[np.ndarray]:
-    """mat @ vec as ATen's addmv computes it (mv: beta 0): ?gemv_ on MAT as it lies in memory ('n'
-    for a column-major matrix, else 't' on its row-major data, copied when neither fits)."""
+def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
+         beta: float = 0) -> Optional[np.ndarray]:
+    """alpha * mat @ vec + beta * OUT as ATen's addmv computes it (mv: beta 0): ?gemv_ on MAT as it
+    lies in memory ('n' for a column-major matrix, else 't' on its row-major data, copied when
+    neither fits)."""
     routine, kind = _blas("gemv", mat.dtype)
     if routine is None or vec.dtype != mat.dtype:
         return None
@@ -280,6 +286,8 @@ def gemv(mat: np.ndarray, vec: np.ndarray) -> Optional[np.ndarray]:
     if not m or not n or max(m, n) >= 1 << 31:
         return None
     y = _fresh((m,), mat.dtype)
+    if out is not None:
+        y[...] = out
     step = [s // mat.itemsize for s in mat.strides]
     if step[0] == 1 and (n == 1 or step[1] >= max(1, m)):
         trans, rows, columns, lda = b"N", m, n, step[1]
@@ -291,7 +299,7 @@ def gemv(mat: np.ndarray, vec: np.ndarray) -> Optional[np.ndarray]:
     lda = rows if columns == 1 else lda  # as BlasKernel's gemv sets it for one column
     x, step = _vector(vec)
     mat = _placed(mat)  # held until the call returns: _base keeps only the address
-    scalars = kind(1), kind(0)
+    scalars = kind(alpha), kind(beta)
     routine(ctypes.c_char_p(trans), *_ints(rows, columns), ctypes.byref(scalars[0]), _base(mat, kind),
             *_ints(max(lda, 1)), _base(x, kind), *_ints(step), ctypes.byref(scalars[1]), _base(y, kind), *_ints(1))
     return y

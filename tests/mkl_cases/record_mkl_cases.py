@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Record what PyTorch 2.13 computes with its MKL on this machine (one thread, as the oracle runs)
-for test_mkl_backend.py: matrix products (mm in the four layouts, addmm, linear, mv, dot, bmm,
-batches through matmul, folded and broadcast) in float32 and float64 over many shapes, and the VML functions on 100,000
-seeded float32 inputs each (10,000 float64). Inputs come from seeded numpy generators and are
-copied into PyTorch's own storages (aligned as its allocator aligns them: MKL's path for some
-shapes follows the alignment); the file keeps the shapes, the machine and digests.
+for test_mkl_backend.py: matrix products (mm in the four layouts, addmm, linear, mv, addmv, dot,
+bmm, baddbmm, batches through matmul, folded and broadcast) in float32 and float64 over many
+shapes, and the VML functions on 100,000 seeded float32 inputs each (10,000 float64). Inputs
+come from seeded numpy generators and are copied into PyTorch's own storages (aligned as its
+allocator aligns them: MKL's path for some shapes follows the alignment); the file keeps the
+shapes, the machine and digests.
 
 Usage (with a Python that has torch 2.13):  python record_mkl_cases.py
 writes mkl_cases_LABEL.json beside this file, LABEL the machine's (gradcalc/autograd/cpu.py).
@@ -92,6 +93,9 @@ def main() -> None:
                        "linear": torch.nn.functional.linear(own(a), own(np.ascontiguousarray(b.T)), own(bias)),
                        "linear1d": torch.nn.functional.linear(own(a[0]), own(np.ascontiguousarray(b.T)), own(bias)),
                        "mv": torch.mv(own(a), own(vector(seed + 2000, k, dtype))),
+                       "addmv": torch.addmv(own(vector(seed + 4000, m, dtype)), own(a),
+                                            own(vector(seed + 2000, k, dtype)), beta=0.5, alpha=2.0),
+                       "baddbmm": torch.baddbmm(own(bias), *map(own, batches(a, b)), beta=0.5, alpha=2.0),
                        "dot": torch.dot(own(a[0]), own(vector(seed + 3000, k, dtype))),
                        "matmul3d": torch.matmul(own(np.stack([a, a[::-1]])), own(b)),
                        "bmm": torch.bmm(*map(own, batches(a, b))),

@@ -159,7 +159,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 # ATen's bmm and baddbmm loop over k themselves below this many multiplications per matrix
-_SMALL_BATCHED_PRODUCT = 400
+SMALL_BATCHED_PRODUCT = 400
 
 
 def batched_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -168,7 +168,7 @@ def batched_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rounded, in the inputs' type; larger ones go to BLAS (to MKL's gemm, as ATen's, when it is in use)."""
     m, k = a.shape[-2:]
     n = b.shape[-1]
-    small = k * m * n < _SMALL_BATCHED_PRODUCT
+    small = k * m * n < SMALL_BATCHED_PRODUCT
     if not small and a.ndim == 3 and n != 1:
         product = mkl.bmm(a, b)  # ATen's addmm of each pair, when MKL is in use
         if product is not None:
