@@ -330,3 +330,20 @@ def _vector(x: np.ndarray) -> tuple:
     if step < 1 or x.strides[0] % x.itemsize:
         return _copy(x), 1
     return _placed(x), step
+
+
+@_native
+def potrf(matrix: np.ndarray, upper: bool) -> Optional[tuple]:
+    """linalg.cholesky of one float32/float64 matrix as ATen's apply_cholesky computes it: ?potrf_
+    on a column-major copy (reading the triangle it names), the other triangle then zeroed.
+    (factor, info): info > 0 is the order of the leading minor that is not positive-definite."""
+    routine, kind = _blas("potrf", matrix.dtype)
+    n = matrix.shape[0]
+    if routine is None or not n or n >= 1 << 31:
+        return None
+    column_major = _copy(matrix.T)  # the row-major storage of the transpose
+    info = ctypes.c_int(0)
+    routine(ctypes.c_char_p(b"U" if upper else b"L"), *_ints(n), _base(column_major, kind), *_ints(n),
+            ctypes.byref(info))
+    factor = column_major.T
+    return (np.triu(factor) if upper else np.tril(factor)), info.value

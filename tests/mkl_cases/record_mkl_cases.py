@@ -2,7 +2,7 @@
 """Record what PyTorch 2.13 computes with its MKL on this machine (one thread, as the oracle runs)
 for test_mkl_backend.py: matrix products (mm in the four layouts, addmm, linear, mv, addmv, dot,
 bmm, baddbmm, batches through matmul, folded and broadcast) in float32 and float64 over many
-shapes, and the VML functions on 100,000 seeded float32 inputs each (10,000 float64). Inputs
+shapes, linalg.cholesky (LAPACK's potrf), and the VML functions on 100,000 seeded float32 inputs each (10,000 float64). Inputs
 come from seeded numpy generators and are copied into PyTorch's own storages (aligned as its
 allocator aligns them: MKL's path for some shapes follows the alignment); the file keeps the
 shapes, the machine and digests.
@@ -63,6 +63,16 @@ def vml_inputs(name: str, dtype: type) -> np.ndarray:
     return (np.random.default_rng(sorted(VML).index(name)).random(size) * scale + offset).astype(dtype)
 
 
+CHOLESKY_SIZES = [1, 2, 3, 5, 8, 16, 17, 33, 64, 100]
+
+
+def positive_definite(n: int, dtype: type) -> np.ndarray:
+    """M M^T + n I for a seeded M of small integers: exact, so that no BLAS's order of summation
+    (numpy's is pinned in the tests, not in the recording) moves its bits."""
+    m = np.random.default_rng(n).integers(-9, 10, (n, n))
+    return (m @ m.T + n * np.eye(n, dtype=np.int64)).astype(dtype)
+
+
 def digest(array: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()[:16]
 
@@ -102,6 +112,12 @@ def main() -> None:
                        "matmul_broadcast": torch.matmul(*map(own, broadcast(a, b)))}
             cases += [{"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": [m, k, n], "layout": "nt",
                        "digest": digest(result.numpy())} for op, result in results.items()]
+    for dtype in (np.float32, np.float64):
+        for n in CHOLESKY_SIZES:
+            for upper in (False, True):
+                factor = torch.linalg.cholesky(own(positive_definite(n, dtype)), upper=upper)
+                cases.append({"op": "cholesky", "dtype": np.dtype(dtype).name, "shape": [n], "upper": upper,
+                              "digest": digest(factor.numpy())})
     vml = [{"op": name, "dtype": np.dtype(dtype).name,
             "digest": digest(getattr(torch, name)(torch.from_numpy(vml_inputs(name, dtype)).clone()).numpy())}
            for dtype in (np.float32, np.float64) for name in VML]
