@@ -13,12 +13,14 @@ import pytest
 from golden_programs import golden_name, known_gap
 
 from gradcalc import machine
+from gradcalc.autograd import mkl
 from gradcalc.golden.plugin import GradItem
 
 
 # The expected answers were recorded on other machines and are emulated as there: MKL, which follows
 # this processor, stays off (here and in the gradcalc processes the tests start) unless a test turns it on.
 os.environ["GRADCALC_MKL"] = "0"
+mkl.turn(False)
 
 
 def pytest_configure(config: pytest.Config) -> None:

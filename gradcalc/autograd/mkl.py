@@ -34,12 +34,12 @@ VML_FUNCTIONS = {"ExpBackward0": "Exp", "LogBackward0": "Ln", "Log2Backward0": "
                  "ErfBackward0": "Erf", "ErfcBackward0": "Erfc", "ErfinvBackward0": "ErfInv"}
 
 _UNLOADED = object()
-# "on": None follows GRADCALC_MKL (read at each use, so the test suite's setting reaches it), a bool overrides it
-_state: dict = {"library": _UNLOADED, "why": "", "on": None}
+# GRADCALC_MKL is read when gradcalc starts, before a sandbox may empty the environment
+_state: dict = {"library": _UNLOADED, "why": "", "on": os.environ.get("GRADCALC_MKL", "1") != "0"}
 
 
 def _turned_on() -> bool:
-    return os.environ.get("GRADCALC_MKL", "1") != "0" if _state["on"] is None else _state["on"]
+    return _state["on"]
 
 
 def _find() -> Optional[str]:
@@ -109,9 +109,14 @@ def describe() -> str:
     return f"Intel MKL {VERSION} (sequential)"
 
 
+def turn(on: bool) -> None:
+    """Compute with MKL (ON) or with the emulation from now on, as GRADCALC_MKL says at start-up."""
+    _state["on"] = on
+
+
 @contextmanager
 def turned(on: bool) -> Iterator[None]:
-    """Compute with MKL (ON) or with the emulation, for the tests."""
+    """Compute with MKL (ON) or with the emulation while the block runs, for the tests."""
     saved = _state["on"]
     _state["on"] = on
     try:
