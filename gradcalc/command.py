@@ -15,8 +15,9 @@ def _show_version(context: click.Context, parameter: click.Parameter, value: boo
     if not value or context.resilient_parsing:
         return
     from . import jail
+    from .autograd import mkl
 
-    click.echo(f"gradcalc {__version__}\nsandbox: {jail.walls()}")
+    click.echo(f"gradcalc {__version__}\nsandbox: {jail.walls()}\nbackend: {mkl.describe()}")
     context.exit()
 
 
@@ -33,7 +34,8 @@ def _show_version(context: click.Context, parameter: click.Parameter, value: boo
 @click.option("--max-memory", metavar="SIZE", default=None,
               help="Memory ceiling for the program, such as 2G or 512M; 0 for none (default: a quarter of RAM).")
 @click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=_show_version,
-              help="Show the version and which of the sandbox's OS walls this system puts up, and exit.")
+              help="Show the version, which of the sandbox's OS walls this system puts up and which backend gives "
+                   "PyTorch's MKL results, and exit.")
 def command(file: Optional[str], code: Optional[str], graph: Optional[str], color: Optional[bool],
             history_file: Optional[str], max_memory: Optional[str]) -> None:
     """An autograd calculator that prints exactly what PyTorch prints.

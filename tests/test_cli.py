@@ -77,9 +77,11 @@ def test_bytes_that_are_not_utf8_are_a_syntax_error_as_in_python(command: list, 
 
 
 def test_version_and_help(command: list) -> None:
-    version, sandbox = run(command, "--version").stdout.splitlines()
+    version, sandbox, backend = run(command, "--version").stdout.splitlines()
     assert version == f"gradcalc {gradcalc.__version__}"
     assert sandbox.startswith("sandbox: ") and "rlimits" in sandbox  # the walls this system puts up
+    # the backend of PyTorch's MKL results (the test suite runs with the emulation)
+    assert backend == "backend: emulation (GRADCALC_MKL=0)"
     help_text = run(command, "--help")
     assert help_text.returncode == 0 and "-e, --exec CODE" in help_text.stdout
 

@@ -122,9 +122,11 @@ _LISTING_EVENTS = ("os.listdir", "os.scandir", "glob.glob", "os.getxattr", "os.l
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
-def _make_hook(roots: tuple, active: Callable[[], bool], reading_stack: Callable[[], bool]) -> Callable:
+def _make_hook(roots: tuple, active: Callable[[], bool], reading_stack: Callable[[], bool],
+               native: Callable[[], bool]) -> Callable:
     """An audit hook refusing what a program must not do while `active()`; `reading_stack()`
-    lets gradcalc's own look at who called it through (host_frame)."""
+    lets gradcalc's own look at who called it through (host_frame), `native()` gradcalc's own
+    calls into MKL through ctypes (native_calls)."""
 
     def inside(path: Any) -> bool:
         if isinstance(path, int) or path is None:
@@ -146,6 +148,8 @@ def _make_hook(roots: tuple, active: Callable[[], bool], reading_stack: Callable
             if not inside(path):
                 raise PermissionError("gradcalc's sandbox refused to open a file outside Python's installation")
         elif event.startswith(_REFUSED_EVENTS):
+            if native() and event.startswith("ctypes."):
+                return
             raise PermissionError(f"gradcalc's sandbox refused {event}")
         elif event.startswith(_FRAME_EVENTS) or (event == "object.__getattr__" and args[1] in _FRAME_ATTRIBUTES):
             if reading_stack():
@@ -176,6 +180,7 @@ def _make_wall() -> tuple:
     installed = False
     permanent = False
     reading = False
+    calling_native = False
     roots: tuple = ()
 
     interrupted: list = []  # the frame-reading switch of the code each collection interrupts
@@ -197,7 +202,7 @@ def _make_wall() -> tuple:
         nonlocal installed, roots
         if not installed:
             roots = _readable_roots()
-            sys.addaudithook(_make_hook(roots, lambda: depth > 0, lambda: reading))
+            sys.addaudithook(_make_hook(roots, lambda: depth > 0, lambda: reading, lambda: calling_native))
             gc.callbacks.append(collecting)
             installed = True
 
@@ -224,7 +229,7 @@ def _make_wall() -> tuple:
         nonlocal permanent
         install()
         if not permanent:
-            sys.addaudithook(_make_hook(roots, lambda: True, lambda: reading))
+            sys.addaudithook(_make_hook(roots, lambda: True, lambda: reading, lambda: calling_native))
             permanent = True
 
     @contextmanager
@@ -236,13 +241,28 @@ def _make_wall() -> tuple:
         finally:
             reading = saved
 
+    @contextmanager
+    def native() -> Iterator[None]:
+        nonlocal calling_native
+        saved, calling_native = calling_native, True
+        try:
+            yield
+        finally:
+            calling_native = saved
+
     def is_up() -> bool:
         return depth > 0 or permanent
 
-    return up, paused, for_good, frames, is_up
+    return up, paused, for_good, frames, native, is_up
 
 
-_up, _paused, _for_good, _frames, _is_up = _make_wall()
+_up, _paused, _for_good, _frames, _native, _is_up = _make_wall()
+
+
+def native_calls() -> Any:
+    """gradcalc's own calls into MKL through ctypes (autograd/mkl.py): fixed calls on gradcalc's
+    own buffers, during which no program code runs. Every other refusal stays."""
+    return _native()
 
 
 def wall_paused() -> Any:

@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import dtypes, kernels, simd
+from .. import dtypes, kernels, mkl, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_number,
@@ -267,6 +267,10 @@ def reciprocal(input: Tensor) -> Tensor:
 def unary_float(node_def: NodeDef, a: Tensor, **params: Any) -> Tensor:
     """An element-wise function that gives a floating result for integer input."""
     dtype = float_result(a._dtype)
+    if dtype in (dtypes.float32, dtypes.float64) and node_def.name in mkl.VML_FUNCTIONS and not params:
+        data = mkl.vml(node_def.name, arrays((a,), dtype)[0])  # where ATen calls MKL's VML, when it is installed
+        if data is not None:
+            return record(node_def, (a,), data, dtype)
     # PyTorch's float32 exp, log, tanh, ... are correctly rounded far more often than numpy's:
     # computing in float64 and rounding once gets the same last bits
     compute = dtypes.float64 if dtype in (dtypes.float32, dtypes.float16) else dtype

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, mkl
 from ..tensor import Tensor
 from ...display.names import torch_class
 from ...warnings import warn_once
@@ -359,7 +359,12 @@ def _cholesky_arrays(A: Tensor, upper: bool, check: bool, name: str) -> tuple:
     flat = A._data.reshape((-1,) + A.shape[-2:])
     factors = np.zeros_like(flat)
     info = np.zeros(flat.shape[0], dtype=np.int32)
+    by_mkl = False  # ATen's LAPACK, when the MKL backend is installed: it computes the upper factor itself
     for index, matrix in enumerate(flat):
+        through_mkl = mkl.potrf(matrix, upper) if not A._dtype.is_complex else None
+        if through_mkl is not None:
+            (factors[index], info[index]), by_mkl = through_mkl, True
+            continue
         lower = np.tril(matrix)
         hermitian = lower + np.tril(lower, -1).conj().T
         try:
@@ -373,7 +378,7 @@ def _cholesky_arrays(A: Tensor, upper: bool, check: bool, name: str) -> tuple:
                           f"positive-definite (the leading minor of order {int(info[info > 0][0])} is not "
                           "positive-definite).")
     factors = factors.reshape(A.shape)
-    if upper:
+    if upper and not by_mkl:
         factors = np.swapaxes(factors, -1, -2).conj()
     return np.asarray(factors, dtype=A._dtype._numpy), info.reshape(A.shape[:-2])
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import autocast, kernels
+from .. import autocast, kernels, mkl
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import broadcast_shapes, check_has_kernel
@@ -98,7 +98,10 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     a, b = input, tensor
     check_vectors(a, b)
     check_has_kernel("dot", a)
-    return record(DOT, (a, b), np.asarray(np.dot(a._data, b._data), dtype=a._dtype._numpy), a._dtype)
+    data = mkl.dot(a._data, b._data)
+    if data is None:
+        data = np.dot(a._data, b._data)
+    return record(DOT, (a, b), np.asarray(data, dtype=a._dtype._numpy), a._dtype)
 
 
 @op(nodes=(MV,))
@@ -113,7 +116,10 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {b._dtype._scalar_name}, "
                            f"{a._dtype._scalar_name}, and {b._dtype._scalar_name}")
     check_has_kernel("addmv_impl_cpu", a)
-    return record(MV, (a, b), np.asarray(a._data @ b._data, dtype=a._dtype._numpy), a._dtype)
+    data = mkl.gemv(a._data, b._data)
+    if data is None:
+        data = a._data @ b._data
+    return record(MV, (a, b), np.asarray(data, dtype=a._dtype._numpy), a._dtype)
 
 
 @op(nodes=(MM,))
@@ -129,7 +135,10 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
                            f"{b.shape[0]}x{b.shape[1]})")
     dtype = _same_dtype(a, b)
     check_has_kernel("addmm_impl_cpu_", a)
-    return record(MM, (a, b), np.asarray(kernels.matmul(a._data, b._data), dtype=dtype._numpy), dtype,
+    data = mkl.gemm(a._data, b._data)
+    if data is None:
+        data = kernels.matmul(a._data, b._data)
+    return record(MM, (a, b), np.asarray(data, dtype=dtype._numpy), dtype,
                   **_sizes_and_strides("self", a), **_sizes_and_strides("mat2", b))
 
 
@@ -150,16 +159,23 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 # ATen's bmm and baddbmm loop over k themselves below this many multiplications per matrix
-_SMALL_BATCHED_PRODUCT = 400
+SMALL_BATCHED_PRODUCT = 400
 
 
 def batched_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b for stacks of matrices as ATen's CPU bmm computes them: a small product (the
     attention scores of short sequences) is one running sum per element over k, each product
-    rounded, in the inputs' type; larger ones go to BLAS."""
+    rounded, in the inputs' type; larger ones go to BLAS (to MKL's gemm, as ATen's, when it is in use)."""
     m, k = a.shape[-2:]
     n = b.shape[-1]
-    if a.dtype.kind != "f" or k * m * n >= _SMALL_BATCHED_PRODUCT or not a.size or not b.size:
+    small = k * m * n < SMALL_BATCHED_PRODUCT
+    if not small and a.ndim == 3 and n != 1:
+        product = mkl.bmm(a, b)  # ATen's addmm of each pair, when MKL is in use
+        if product is not None:
+            return product
+    # with MKL, a product of one column takes ATen's own loop whatever its size (as measured)
+    ordered = small or (n == 1 and mkl.library() is not None)
+    if a.dtype.kind != "f" or not ordered or not a.size or not b.size:
         return a @ b
     total = np.zeros(a.shape[:-1] + (n,), a.dtype)
     for i in range(k):
@@ -179,6 +195,10 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
     dtype = a._dtype
+    data = _mkl_addmm(input._data, a._data, b._data, alpha, beta)
+    if data is not None:
+        return record(ADDMM, (input, a, b), data, dtype, beta=beta, alpha=alpha, **_sizes_and_strides("mat1", a),
+                      **_sizes_and_strides("mat2", b))
     product = kernels.matmul(a._data, b._data)
     if alpha != 1:
         product = product * np.asarray(alpha, dtype=product.dtype)
@@ -187,6 +207,16 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha:
     data = np.asarray(bias + product, dtype=dtype._numpy)
     return record(ADDMM, (input, a, b), data, dtype, beta=beta, alpha=alpha, **_sizes_and_strides("mat1", a),
                   **_sizes_and_strides("mat2", b))
+
+
+def _mkl_addmm(bias: np.ndarray, mat1: np.ndarray, mat2: np.ndarray, alpha: object, beta: object) -> object:
+    """addmm through MKL, when it is in use: ATen copies the bias into the result, which ?gemm_
+    then scales by beta and adds the product to."""
+    shape = (mat1.shape[0], mat2.shape[1])
+    fits = bias.ndim <= 2 and all(size in (1, full) for size, full in zip(bias.shape[::-1], shape[::-1]))
+    if not fits or not all(isinstance(x, (int, float)) for x in (alpha, beta)) or bias.dtype != mat1.dtype:
+        return None
+    return mkl.gemm(mat1, mat2, np.broadcast_to(bias, shape) if beta != 0 else None, alpha, beta)
 
 
 @op()

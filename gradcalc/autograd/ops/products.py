@@ -3,18 +3,18 @@ the composite products PyTorch builds from mm, bmm and views (inner, tensordot, 
 multi_dot, matrix_power, vecdot), so their graphs show the nodes PyTorch's show."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import autocast, dtypes, simd
+from .. import autocast, dtypes, mkl, simd
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn_once
 from .common import broadcast_shapes, check_has_kernel, normalize_dims, shape_text
 from .decompositions import check_floating
 from .joining import cat
-from .linalg import batched_products, bmm, check_addmm_dtypes, check_vectors, matmul, mm
+from .linalg import SMALL_BATCHED_PRODUCT, batched_products, bmm, check_addmm_dtypes, check_vectors, matmul, mm
 from .parser import parser
 from .registry import LINEAR, node, op, record
 
@@ -54,6 +54,15 @@ def _fused(scalar: Any, dtype: Any) -> Any:
     return np.asarray(scalar, dtype=dtype._numpy)
 
 
+def _mkl_scaled(routine: Callable, input: np.ndarray, first: np.ndarray, second: np.ndarray, alpha: Any, beta: Any,
+                shape: tuple) -> Optional[np.ndarray]:
+    """ROUTINE(first, second, the input broadcast to SHAPE, alpha, beta) through MKL, when it is in
+    use and the scalars are real numbers (None otherwise)."""
+    if not all(isinstance(x, (int, float)) for x in (alpha, beta)) or input.dtype != first.dtype:
+        return None
+    return routine(first, second, np.broadcast_to(input, shape) if beta != 0 else None, alpha, beta)
+
+
 @op(nodes=(ADDMV,))
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     if mat.ndim != 2 or vec.ndim != 1:
@@ -65,6 +74,9 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {input._dtype._scalar_name}, "
                            f"{mat._dtype._scalar_name}, and {vec._dtype._scalar_name}")
     dtype = mat._dtype
+    data = _mkl_scaled(mkl.gemv, input._data, mat._data, vec._data, alpha, beta, (mat.shape[0],))
+    if data is not None:  # ATen copies the input into the result, which ?gemv_ scales by beta and adds to
+        return record(ADDMV, (input, mat, vec), data, dtype, beta=beta, alpha=alpha)
     data = _fused(beta, dtype) * input._data + _fused(alpha, dtype) * (mat._data @ vec._data) if beta != 0 else \
         _fused(alpha, dtype) * (mat._data @ vec._data)
     return record(ADDMV, (input, mat, vec), np.asarray(np.broadcast_to(data, (mat.shape[0],)), dtype=dtype._numpy),
@@ -102,7 +114,12 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     if batch2._dtype is not batch1._dtype:  # then the kernel's own check
         raise RuntimeError(f"expected scalar type {batch1._dtype._scalar_name} but found {batch2._dtype._scalar_name}")
     dtype = batch1._dtype
-    broadcast_shapes(tuple(input.shape), (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
+    broadcast_shapes(tuple(input.shape), shape)
+    if batch1.shape[1] * batch1.shape[2] * batch2.shape[2] >= SMALL_BATCHED_PRODUCT and batch2.shape[2] != 1:
+        data = _mkl_scaled(mkl.bmm, input._data, batch1._data, batch2._data, alpha, beta, shape)
+        if data is not None:  # as bmm, each pair's addmm with the input's slice
+            return record(BADDBMM, (input, batch1, batch2), data, dtype, beta=beta, alpha=alpha)
     data = batched_products(batch1._data, batch2._data) * _fused(alpha, dtype)
     if beta != 0:
         data = data + input._data * _fused(beta, dtype)

@@ -1,0 +1,354 @@
+"""PyTorch's own library for its last digits: Intel MKL 2024.2.0, the version PyTorch 2.13 links,
+installed by the `gradcalc[mkl]` extra and called through ctypes exactly where ATen calls it:
+float32/float64 matrix products (sgemm/dgemm with ATen's layout and transposition choices, for
+mm, addmm and each pair of a bmm or baddbmm; sgemv for mv and addmv; sdot for dot) and the VML
+functions of ATen's `vml.h` (vmsExp, vmsLn, ...), with ATen's mode: high accuracy, denormals
+kept, errors ignored.
+
+MKL is loaded on first use, never at start-up; sequential threading layer and one thread, as the
+reference PyTorch runs. GRADCALC_MKL=0 turns it off; without the package, or with another version
+of it (whose kernels give other bits), the emulation computes as before. Every function here
+returns None when the backend is not in use, so callers fall back to the emulation.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional
+
+import numpy as np
+
+from ..language.limits import native_calls
+
+# The version PyTorch 2.13 reports in torch.__config__.show(): another one computes other bits.
+VERSION = "2024.2.0"
+# mkl_vml_defines.h: VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, the mode of ATen's vml.h
+_VML_MODE = 0x2 | 0x140000 | 0x100
+_SEQUENTIAL = 1  # MKL_THREADING_SEQUENTIAL
+# The ops whose CPU kernels call ATen's vml.h (by their grad_fn), and MKL's names for the functions.
+VML_FUNCTIONS = {"ExpBackward0": "Exp", "LogBackward0": "Ln", "Log2Backward0": "Log2", "Log10Backward0": "Log10",
+                 "SinBackward0": "Sin", "CosBackward0": "Cos", "TanBackward0": "Tan", "TanhBackward0": "Tanh",
+                 "AsinBackward0": "Asin", "AcosBackward0": "Acos", "AtanBackward0": "Atan", "SqrtBackward0": "Sqrt",
+                 "ErfBackward0": "Erf", "ErfcBackward0": "Erfc", "ErfinvBackward0": "ErfInv"}
+
+_UNLOADED = object()
+# GRADCALC_MKL is read when gradcalc starts, before a sandbox may empty the environment
+_state: dict = {"library": _UNLOADED, "why": "", "on": os.environ.get("GRADCALC_MKL", "1") != "0"}
+
+
+def _turned_on() -> bool:
+    return _state["on"]
+
+
+def _find() -> Optional[str]:
+    """libmkl_rt of the installed `mkl` distribution, if it is MKL's version PyTorch links."""
+    from importlib import metadata  # only on first use: not a start-up cost
+
+    try:
+        distribution = metadata.distribution("mkl")
+    except metadata.PackageNotFoundError:
+        _state["why"] = "the mkl package is not installed (pip install 'gradcalc[mkl]')"
+        return None
+    if distribution.version != VERSION:
+        _state["why"] = f"mkl {distribution.version} is installed; PyTorch 2.13's results need {VERSION}"
+        return None
+    for file in distribution.files or ():
+        if file.name.startswith(("libmkl_rt.so", "mkl_rt")) and file.suffix in (".2", ".dll", ".so"):
+            return str(file.locate())
+    _state["why"] = "the mkl package has no libmkl_rt"
+    return None
+
+
+def _load() -> Optional[ctypes.CDLL]:
+    path = _find()
+    if path is None:
+        return None
+    try:
+        library = ctypes.CDLL(path)
+        # set before MKL's first computation: the sequential layer, so no OpenMP runtime is loaded
+        library.MKL_Set_Threading_Layer(ctypes.c_int(_SEQUENTIAL))
+        library.MKL_Set_Num_Threads(ctypes.c_int(1))
+        for name in VML_FUNCTIONS.values():
+            for prefix, kind in (("vms", ctypes.c_float), ("vmd", ctypes.c_double)):
+                function = getattr(library, prefix + name)
+                function.argtypes = [ctypes.c_int, ctypes.POINTER(kind), ctypes.POINTER(kind), ctypes.c_int64]
+                function.restype = None
+    except (OSError, AttributeError) as error:
+        _state["why"] = f"MKL could not be loaded: {error}"
+        return None
+    return library
+
+
+def _native(function: Callable) -> Callable:
+    """FUNCTION's ctypes calls let through the sandbox's wall, which refuses a program's own."""
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with native_calls():
+            return function(*args, **kwargs)
+    return call
+
+
+@_native
+def library() -> Optional[ctypes.CDLL]:
+    """MKL, loaded on the first call; None when it is turned off or not installed."""
+    if not _turned_on():
+        return None
+    if _state["library"] is _UNLOADED:
+        _state["library"] = _load()
+    return _state["library"]
+
+
+def describe() -> str:
+    """Which backend computes PyTorch's MKL results, for `gradcalc --version`."""
+    if not _turned_on():
+        return "emulation (GRADCALC_MKL=0)"
+    if library() is None:
+        return f"emulation ({_state['why']})"
+    return f"Intel MKL {VERSION} (sequential)"
+
+
+def turn(on: bool) -> None:
+    """Compute with MKL (ON) or with the emulation from now on, as GRADCALC_MKL says at start-up."""
+    _state["on"] = on
+
+
+@contextmanager
+def turned(on: bool) -> Iterator[None]:
+    """Compute with MKL (ON) or with the emulation while the block runs, for the tests."""
+    saved = _state["on"]
+    _state["on"] = on
+    try:
+        yield
+    finally:
+        _state["on"] = saved
+
+
+def _pointer(array: np.ndarray, kind: type) -> ctypes.pointer:
+    return array.ctypes.data_as(ctypes.POINTER(kind))
+
+
+@_native
+def vml(node_name: str, x: np.ndarray) -> Optional[np.ndarray]:
+    """The op of grad_fn NODE_NAME on float32/float64 X as ATen's vml.h computes it, if it does
+    (MKL's element-wise results do not depend on where an element sits, so a strided tensor's
+    copy, as ATen makes, gives the same)."""
+    name = VML_FUNCTIONS.get(node_name)
+    if name is None or x.dtype.type not in (np.float32, np.float64) or not x.size or x.size >= 1 << 31:
+        return None
+    lib = library()
+    if lib is None:
+        return None
+    single = x.dtype.type is np.float32
+    kind = ctypes.c_float if single else ctypes.c_double
+    source = np.ascontiguousarray(x)
+    out = np.empty_like(source)
+    getattr(lib, ("vms" if single else "vmd") + name)(
+        source.size, _pointer(source, kind), _pointer(out, kind), _VML_MODE)
+    return out.reshape(x.shape)
+
+
+def _blas(name: str, dtype: np.dtype) -> tuple:
+    """The Fortran BLAS routine (s... for float32, d... for float64) ATen's cpublas calls."""
+    lib = library()
+    if lib is None or dtype.type not in (np.float32, np.float64):
+        return None, None
+    single = dtype.type is np.float32
+    return getattr(lib, ("s" if single else "d") + name + "_"), (ctypes.c_float if single else ctypes.c_double)
+
+
+def _ints(*values: int) -> list:
+    return [ctypes.byref(ctypes.c_int(value)) for value in values]
+
+
+def _column_major_operand(x: np.ndarray, transposed_result: bool, lead: int, other: int) -> tuple:
+    """How addmm_impl_cpu_ hands one factor to gemm: (transposed, leading dimension, array), the
+    factor copied row-major when neither of its strides fits (strides in elements)."""
+    step = [s // x.itemsize for s in x.strides]
+    inner, outer = (1, 0) if transposed_result else (0, 1)
+    if step[inner] == 1 and step[outer] >= max(1, lead):
+        return False, step[outer], x
+    if step[outer] == 1 and step[inner] >= max(1, other):
+        return True, step[inner], x
+    return not transposed_result, x.shape[1], _copy(x)
+
+
+@_native
+def gemm(mat1: np.ndarray, mat2: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
+         beta: float = 0) -> Optional[np.ndarray]:
+    """alpha * mat1 @ mat2 + beta * OUT (a fresh row-major result when OUT is None) as ATen's
+    addmm_impl_cpu_ computes it: the result read as a column-major matrix (a row-major one as its
+    transpose, the factors swapped), each factor passed as it lies in memory, transposed or not,
+    then ?gemm_ after cpublas's normalize_last_dims. None when MKL is not in use."""
+    routine, kind = _blas("gemm", mat1.dtype)
+    if routine is None or mat2.dtype != mat1.dtype:
+        return None
+    (m, k), n = mat1.shape, mat2.shape[1]
+    if not m or not n or not k or max(m, n, k) >= 1 << 31:
+        return None
+    c = _fresh((m, n), mat1.dtype)
+    if out is not None:
+        c[...] = out
+    _gemm_into(routine, kind, mat1, mat2, c, alpha, beta)
+    return c
+
+
+@_native
+def bmm(batch1: np.ndarray, batch2: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
+        beta: float = 0) -> Optional[np.ndarray]:
+    """alpha * batch1 @ batch2 + beta * OUT for stacks of matrices as ATen's bmm and baddbmm
+    compute those they send to BLAS: the addmm of each pair into its slice of the result."""
+    routine, kind = _blas("gemm", batch1.dtype)
+    (count, m, k), n = batch1.shape, batch2.shape[2]
+    if routine is None or batch2.dtype != batch1.dtype or not count or not m or not n or not k \
+            or max(m, n, k) >= 1 << 31:
+        return None
+    result = _fresh((count, m, n), batch1.dtype)
+    if out is not None:
+        result[...] = out
+    for index in range(count):
+        _gemm_into(routine, kind, batch1[index], batch2[index], result[index], alpha, beta)
+    return result
+
+
+def _gemm_into(routine: Callable, kind: type, mat1: np.ndarray, mat2: np.ndarray, c: np.ndarray, alpha: float,
+               beta: float) -> None:
+    """gemm's call of ?gemm_ into C, a row-major (m, n) matrix in a storage of its own."""
+    (m, k), n = mat1.shape, mat2.shape[1]
+    # a row-major (m, n) result has strides (n, 1): column-major only when it is one column
+    transposed = n != 1
+    if transposed:
+        mat1, mat2, m, n = mat2, mat1, n, m
+    transa, lda, a = _column_major_operand(mat1, transposed, m, k)
+    transb, ldb, b = _column_major_operand(mat2, transposed, k, n)
+    ldc = m
+    if transa:
+        lda = k if m == 1 else lda
+    elif k == 1:
+        lda = m
+    if transb:
+        ldb = n if k == 1 else ldb
+    elif n == 1:
+        ldb = k
+    scalars = kind(alpha), kind(beta)
+    a, b = _placed(a), _placed(b)
+    routine(ctypes.c_char_p(b"T" if transa else b"N"), ctypes.c_char_p(b"T" if transb else b"N"), *_ints(m, n, k),
+            ctypes.byref(scalars[0]), _base(a, kind), *_ints(lda), _base(b, kind), *_ints(ldb),
+            ctypes.byref(scalars[1]), _base(c, kind), *_ints(ldc))
+
+
+def _base(x: np.ndarray, kind: type) -> ctypes.pointer:
+    return ctypes.cast(ctypes.c_void_p(x.__array_interface__["data"][0]), ctypes.POINTER(kind))
+
+
+# c10's CPU allocator starts every storage on this many bytes; MKL's kernels for some shapes (one
+# row, short odd sums) take another path by the alignment of their operands, so it matters.
+_ALIGNMENT = 64
+
+
+def _storage(nbytes: int) -> tuple:
+    """A new zeroed storage as c10's allocator gives one: (its memory, the offset of the first
+    aligned byte). Kept outside numpy, so an array made on it is the root of its views."""
+    memory = (ctypes.c_char * (nbytes + _ALIGNMENT))()
+    return memory, -ctypes.addressof(memory) % _ALIGNMENT
+
+
+def _placed(x: np.ndarray) -> np.ndarray:
+    """X at an address of PyTorch's alignment: its storage (the array it is a view of) starting on
+    64 bytes, X at its offset in it. A copy when X does not lie so already."""
+    base = x
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    start = x.__array_interface__["data"][0]
+    offset = (start - base.__array_interface__["data"][0]) % _ALIGNMENT
+    if start % _ALIGNMENT == offset:
+        return x
+    low, high = np.lib.array_utils.byte_bounds(x) if hasattr(np.lib, "array_utils") else np.byte_bounds(x)
+    memory, first = _storage(high - low + _ALIGNMENT)
+    position = first + (offset - (start - low)) % _ALIGNMENT
+    ctypes.memmove(ctypes.addressof(memory) + position, low, high - low)
+    return np.ndarray(x.shape, x.dtype, buffer=memory, offset=position + start - low, strides=x.strides)
+
+
+def _fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """Zeros in a new storage, aligned as c10's allocator aligns it."""
+    count = int(np.prod(shape, dtype=np.int64))
+    memory, first = _storage(count * np.dtype(dtype).itemsize)
+    return np.frombuffer(memory, dtype, count, first).reshape(shape)
+
+
+@_native
+def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
+         beta: float = 0) -> Optional[np.ndarray]:
+    """alpha * mat @ vec + beta * OUT as ATen's addmv computes it (mv: beta 0): ?gemv_ on MAT as it
+    lies in memory ('n' for a column-major matrix, else 't' on its row-major data, copied when
+    neither fits)."""
+    routine, kind = _blas("gemv", mat.dtype)
+    if routine is None or vec.dtype != mat.dtype:
+        return None
+    m, n = mat.shape
+    if not m or not n or max(m, n) >= 1 << 31:
+        return None
+    y = _fresh((m,), mat.dtype)
+    if out is not None:
+        y[...] = out
+    step = [s // mat.itemsize for s in mat.strides]
+    if step[0] == 1 and (n == 1 or step[1] >= max(1, m)):
+        trans, rows, columns, lda = b"N", m, n, step[1]
+    else:
+        if not (step[1] == 1 and (m == 1 or step[0] >= max(1, n))):
+            mat = _copy(mat)
+            step = [n, 1]
+        trans, rows, columns, lda = b"T", n, m, step[0]
+    lda = rows if columns == 1 else lda  # as BlasKernel's gemv sets it for one column
+    x, step = _vector(vec)
+    mat = _placed(mat)  # held until the call returns: _base keeps only the address
+    scalars = kind(alpha), kind(beta)
+    routine(ctypes.c_char_p(trans), *_ints(rows, columns), ctypes.byref(scalars[0]), _base(mat, kind),
+            *_ints(max(lda, 1)), _base(x, kind), *_ints(step), ctypes.byref(scalars[1]), _base(y, kind), *_ints(1))
+    return y
+
+
+@_native
+def dot(x: np.ndarray, y: np.ndarray) -> Optional[np.ndarray]:
+    """x · y as ATen's dot: ?dot_ over the two vectors (a 0-d array)."""
+    routine, kind = _blas("dot", x.dtype)
+    if routine is None or y.dtype != x.dtype or not 0 < x.size < 1 << 31:
+        return None
+    routine.restype = kind
+    (a, step_a), (b, step_b) = _vector(x), _vector(y)
+    return np.asarray(routine(*_ints(x.size), _base(a, kind), *_ints(step_a), _base(b, kind), *_ints(step_b)), x.dtype)
+
+
+def _copy(x: np.ndarray) -> np.ndarray:
+    """A contiguous copy in a new storage, as ATen's .contiguous() makes."""
+    copy = _fresh(x.shape, x.dtype)
+    copy[...] = x
+    return copy
+
+
+def _vector(x: np.ndarray) -> tuple:
+    """A vector as BLAS gets it from ATen, with its stride (in elements); copied where it is not
+    a forward stride BLAS takes."""
+    step = x.strides[0] // x.itemsize if x.size > 1 else 1
+    if step < 1 or x.strides[0] % x.itemsize:
+        return _copy(x), 1
+    return _placed(x), step
+
+
+@_native
+def potrf(matrix: np.ndarray, upper: bool) -> Optional[tuple]:
+    """linalg.cholesky of one float32/float64 matrix as ATen's apply_cholesky computes it: ?potrf_
+    on a column-major copy (reading the triangle it names), the other triangle then zeroed.
+    (factor, info): info > 0 is the order of the leading minor that is not positive-definite."""
+    routine, kind = _blas("potrf", matrix.dtype)
+    n = matrix.shape[0]
+    if routine is None or not n or n >= 1 << 31:
+        return None
+    column_major = _copy(matrix.T)  # the row-major storage of the transpose
+    info = ctypes.c_int(0)
+    routine(ctypes.c_char_p(b"U" if upper else b"L"), *_ints(n), _base(column_major, kind), *_ints(n),
+            ctypes.byref(info))
+    factor = column_major.T
+    return (np.triu(factor) if upper else np.tril(factor)), info.value

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Record what PyTorch 2.13 computes with its MKL on this machine (one thread, as the oracle runs)
+for test_mkl_backend.py: matrix products (mm in the four layouts, addmm, linear, mv, addmv, dot,
+bmm, baddbmm, batches through matmul, folded and broadcast) in float32 and float64 over many
+shapes, linalg.cholesky (LAPACK's potrf), and the VML functions on 100,000 seeded float32 inputs each (10,000 float64). Inputs
+come from seeded numpy generators and are copied into PyTorch's own storages (aligned as its
+allocator aligns them: MKL's path for some shapes follows the alignment); the file keeps the
+shapes, the machine and digests.
+
+Usage (with a Python that has torch 2.13):  python record_mkl_cases.py
+writes mkl_cases_LABEL.json beside this file, LABEL the machine's (gradcalc/autograd/cpu.py).
+"""
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+# (m, k, n): odd tails, one row, one column, 1xkx1 dot shapes, short and long sums
+SHAPES = [
+    (4, 16, 12), (8, 64, 32), (5, 100, 13), (16, 192, 16), (16, 193, 16), (16, 257, 16), (64, 400, 120),
+    (64, 784, 128), (120, 64, 400), (129, 257, 65), (7, 400, 24), (1, 500, 20), (2, 300, 5), (3, 300, 64),
+    (10, 250, 2), (64, 300, 1), (8, 400, 3), (3, 3, 3), (6, 2, 20), (7, 1, 9), (33, 17, 1), (1, 17, 33),
+    (1, 8, 1), (1, 2000, 1), (1, 1, 1), (1, 3, 1), (2, 2, 2), (31, 31, 31), (100, 1000, 10), (5, 33, 7),
+]
+LAYOUTS = ("nn", "nt", "tn", "tt")  # whether each factor is a transposed view (as nn.Linear's W.t())
+# each VML function with inputs over its domain: (scale, offset) of a uniform draw
+VML = {"exp": (20, -10), "log": (100, 0), "log2": (100, 0), "log10": (100, 0), "sin": (40, -20),
+       "cos": (40, -20), "tan": (6, -3), "tanh": (16, -8), "asin": (2, -1), "acos": (2, -1), "atan": (40, -20),
+       "sqrt": (100, 0), "erf": (8, -4), "erfc": (8, -4), "erfinv": (2, -1)}
+VML_SIZE = 100_000
+
+
+def factors(seed: int, m: int, k: int, n: int, layout: str, dtype: type) -> tuple:
+    """The two factors of a case, each a transposed view of a row-major array where LAYOUT says so."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((k, m) if layout[0] == "t" else (m, k)).astype(dtype)
+    b = rng.standard_normal((n, k) if layout[1] == "t" else (k, n)).astype(dtype)
+    return (a.T if layout[0] == "t" else a), (b.T if layout[1] == "t" else b)
+
+
+def batches(a: np.ndarray, b: np.ndarray) -> tuple:
+    """Three pairs of factors for bmm: (a, b), (a halved, b reversed), (a reversed, b doubled)."""
+    return np.stack([a, a / 2, a[::-1]]), np.stack([b, b[::-1], b * 2])
+
+
+def broadcast(a: np.ndarray, b: np.ndarray) -> tuple:
+    """A batch of two against a batch of three, broadcast to 2x3 products."""
+    first, second = batches(a, b)
+    return first[:2, None], second[None]
+
+
+def vector(seed: int, size: int, dtype: type) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(size).astype(dtype)
+
+
+def vml_inputs(name: str, dtype: type) -> np.ndarray:
+    scale, offset = VML[name]
+    size = VML_SIZE if dtype is np.float32 else VML_SIZE // 10
+    return (np.random.default_rng(sorted(VML).index(name)).random(size) * scale + offset).astype(dtype)
+
+
+CHOLESKY_SIZES = [1, 2, 3, 5, 8, 16, 17, 33, 64, 100]
+
+
+def positive_definite(n: int, dtype: type) -> np.ndarray:
+    """M M^T + n I for a seeded M of small integers: exact, so that no BLAS's order of summation
+    (numpy's is pinned in the tests, not in the recording) moves its bits."""
+    m = np.random.default_rng(n).integers(-9, 10, (n, n))
+    return (m @ m.T + n * np.eye(n, dtype=np.int64)).astype(dtype)
+
+
+def digest(array: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()[:16]
+
+
+def main() -> None:
+    sys.path.insert(0, str(HERE.parent.parent))
+    import torch  # only the recording needs it: the test imports this file's inputs and digest
+
+    from gradcalc.autograd.cpu import machine_label, machine_record
+
+    torch.set_num_threads(1)
+
+    def own(x: np.ndarray) -> "torch.Tensor":  # in a storage of PyTorch's, the same view of it
+        if x.ndim == 2 and x.flags.f_contiguous and not x.flags.c_contiguous:
+            return torch.from_numpy(np.ascontiguousarray(x.T)).clone().t()
+        return torch.from_numpy(np.ascontiguousarray(x)).clone()
+
+    cases = []
+    for dtype in (np.float32, np.float64):
+        for seed, (m, k, n) in enumerate(SHAPES):
+            for layout in LAYOUTS:
+                a, b = factors(seed, m, k, n, layout, dtype)
+                cases.append({"op": "mm", "dtype": np.dtype(dtype).name, "seed": seed, "shape": [m, k, n],
+                              "layout": layout, "digest": digest(torch.mm(own(a), own(b)).numpy())})
+            a, b = factors(seed, m, k, n, "nt", dtype)
+            bias = vector(seed + 1000, n, dtype)
+            results = {"addmm": torch.addmm(own(bias), own(a), own(b), beta=0.5, alpha=2.0),
+                       "linear": torch.nn.functional.linear(own(a), own(np.ascontiguousarray(b.T)), own(bias)),
+                       "linear1d": torch.nn.functional.linear(own(a[0]), own(np.ascontiguousarray(b.T)), own(bias)),
+                       "mv": torch.mv(own(a), own(vector(seed + 2000, k, dtype))),
+                       "addmv": torch.addmv(own(vector(seed + 4000, m, dtype)), own(a),
+                                            own(vector(seed + 2000, k, dtype)), beta=0.5, alpha=2.0),
+                       "baddbmm": torch.baddbmm(own(bias), *map(own, batches(a, b)), beta=0.5, alpha=2.0),
+                       "dot": torch.dot(own(a[0]), own(vector(seed + 3000, k, dtype))),
+                       "matmul3d": torch.matmul(own(np.stack([a, a[::-1]])), own(b)),
+                       "bmm": torch.bmm(*map(own, batches(a, b))),
+                       "matmul_broadcast": torch.matmul(*map(own, broadcast(a, b)))}
+            cases += [{"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": [m, k, n], "layout": "nt",
+                       "digest": digest(result.numpy())} for op, result in results.items()]
+    for dtype in (np.float32, np.float64):
+        for n in CHOLESKY_SIZES:
+            for upper in (False, True):
+                factor = torch.linalg.cholesky(own(positive_definite(n, dtype)), upper=upper)
+                cases.append({"op": "cholesky", "dtype": np.dtype(dtype).name, "shape": [n], "upper": upper,
+                              "digest": digest(factor.numpy())})
+    vml = [{"op": name, "dtype": np.dtype(dtype).name,
+            "digest": digest(getattr(torch, name)(torch.from_numpy(vml_inputs(name, dtype)).clone()).numpy())}
+           for dtype in (np.float32, np.float64) for name in VML]
+    header = json.dumps({"torch": torch.__version__, "mkl": "2024.2.0", "machine": machine_record()})[:-1]
+    lines = ",\n".join(json.dumps(case) for case in cases + vml)
+    out = HERE / f"mkl_cases_{machine_label(machine_record())}.json"
+    out.write_text(f'{header}, "cases": [\n{lines}\n]}}\n')
+
+
+if __name__ == "__main__":
+    main()

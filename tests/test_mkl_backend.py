@@ -1,0 +1,136 @@
+"""With the `mkl` extra, gradcalc computes with PyTorch's own MKL where ATen calls it, bit for bit:
+every case is checked against the digest recorded from PyTorch 2.13 on the machine in
+mkl_cases/ (MKL picks its kernels by processor, so a recording holds on its own machine only).
+Skipped without the extra, or on another machine."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradcalc.autograd import cpu, mkl
+from gradcalc.autograd.ops.registry import OPS
+from gradcalc.autograd.ops.tensor_numpy import from_numpy
+from gradcalc.nn.functional.layers import linear
+
+CASES_DIR = Path(__file__).parent / "mkl_cases"
+_spec = importlib.util.spec_from_file_location("record_mkl_cases", CASES_DIR / "record_mkl_cases.py")
+recorder = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(recorder)
+RECORDED = {cpu.machine_label(json.loads(path.read_text())["machine"]): json.loads(path.read_text())
+            for path in sorted(CASES_DIR.glob("mkl_cases_*.json"))}
+HERE = cpu.machine_label(cpu.machine_record())
+CASES = RECORDED.get(HERE, {"cases": []})["cases"]
+
+
+@pytest.fixture(autouse=True)
+def with_mkl():
+    """MKL on for these tests (the suite runs with the emulation), or the reason it cannot be."""
+    with mkl.turned(True):
+        if mkl.library() is None:
+            pytest.skip(f"the MKL backend is not available: {mkl.describe()}")
+        if not CASES:
+            pytest.skip(f"no recording from PyTorch on this machine ({HERE})")
+        yield
+
+
+def _torch(name: str):
+    return OPS[("torch", name)].impl
+
+
+def _computed(case: dict) -> np.ndarray:
+    dtype = np.dtype(case["dtype"]).type
+    if case["op"] == "cholesky":
+        matrix = from_numpy(recorder.positive_definite(case["shape"][0], dtype))
+        return OPS[("linalg", "cholesky")].impl(matrix, upper=case["upper"])._data
+    if case["op"] in recorder.VML:
+        return _torch(case["op"])(from_numpy(recorder.vml_inputs(case["op"], dtype)))._data
+    m, k, n = case["shape"]
+    a, b = recorder.factors(case["seed"], m, k, n, case["layout"], dtype)
+    t = from_numpy
+    if case["op"] == "mm":
+        return _torch("mm")(t(a), t(b))._data
+    bias, weight = recorder.vector(case["seed"] + 1000, n, dtype), np.ascontiguousarray(b.T)
+    if case["op"] == "addmm":
+        return _torch("addmm")(t(bias), t(a), t(b), beta=0.5, alpha=2.0)._data
+    if case["op"] == "linear":
+        return linear(t(a), t(weight), t(bias))._data
+    if case["op"] == "linear1d":
+        return linear(t(np.ascontiguousarray(a[0])), t(weight), t(bias))._data
+    if case["op"] == "mv":
+        return _torch("mv")(t(a), t(recorder.vector(case["seed"] + 2000, k, dtype)))._data
+    if case["op"] == "addmv":
+        return _torch("addmv")(t(recorder.vector(case["seed"] + 4000, m, dtype)), t(a),
+                               t(recorder.vector(case["seed"] + 2000, k, dtype)), beta=0.5, alpha=2.0)._data
+    if case["op"] == "baddbmm":
+        return _torch("baddbmm")(t(bias), *map(t, recorder.batches(a, b)), beta=0.5, alpha=2.0)._data
+    if case["op"] == "dot":
+        return _torch("dot")(t(np.ascontiguousarray(a[0])), t(recorder.vector(case["seed"] + 3000, k, dtype)))._data
+    if case["op"] == "bmm":
+        return _torch("bmm")(*map(t, recorder.batches(a, b)))._data
+    if case["op"] == "matmul_broadcast":
+        return _torch("matmul")(*map(t, recorder.broadcast(a, b)))._data
+    return _torch("matmul")(t(np.stack([a, a[::-1]])), t(b))._data
+
+
+def _id(case: dict) -> str:
+    shape = "x".join(map(str, case.get("shape", ()))) + ("-" + case["layout"] if "layout" in case else "") \
+        + ("-upper" if case.get("upper") else "")
+    return "-".join(filter(None, (case["op"], case["dtype"], shape)))
+
+
+def _param(case: dict):
+    # PyTorch's own bmm of three pairs gave, for some shapes, other bits than its mm of each pair
+    # and than its bmm of the same pairs in a batch of six (which gradcalc matches, matmul_broadcast):
+    # MKL's path for them follows something outside the operands, not known yet
+    m, k, n = case["shape"] if case["op"] in ("bmm", "baddbmm") else (0, 0, 0)
+    unsettled = case["op"] in ("bmm", "baddbmm") and m * k * n >= 400 and n != 1
+    marks = [pytest.mark.xfail(reason="PyTorch's bits for this bmm vary with its batch", strict=False)] \
+        if unsettled else []
+    if case["op"] == "baddbmm" and m * k * n >= 400 and n == 1:
+        marks = [pytest.mark.xfail(reason="ATen's route for a large baddbmm of one column is not known", strict=True)]
+    return pytest.param(case, id=_id(case), marks=marks)
+
+
+@pytest.mark.parametrize("case", [_param(case) for case in CASES])
+def test_mkl_result_has_pytorchs_bits(case: dict) -> None:
+    assert recorder.digest(_computed(case)) == case["digest"]
+
+
+def test_turned_off_means_the_emulation() -> None:
+    a, b = recorder.factors(0, 4, 16, 12, "nn", np.float32)
+    with mkl.turned(False):
+        assert mkl.gemm(a, b) is None and mkl.vml("ExpBackward0", a) is None
+        assert mkl.describe() == "emulation (GRADCALC_MKL=0)"
+
+
+def test_a_program_computes_with_mkl_behind_the_sandbox() -> None:
+    """gradcalc's calls into MKL pass the sandbox's wall (a program's own ctypes stays refused):
+    PyTorch's float32 sqrt of this value is MKL's, one unit in the last place off the correctly
+    rounded 1.8037647008895874; and the version names the backend."""
+    program = "print(torch.sqrt(torch.tensor([3.2535672187805176])).item()); import ctypes"
+    done = subprocess.run([sys.executable, "-m", "gradcalc", "-e", program], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "GRADCALC_MKL": "1", "NO_COLOR": "1"})
+    assert done.stdout.splitlines()[0] == "1.803764820098877"
+    assert "ctypes" in done.stderr and done.returncode == 1
+    version = subprocess.run([sys.executable, "-m", "gradcalc", "--version"], capture_output=True, text=True,
+                             timeout=300, env={**os.environ, "GRADCALC_MKL": "1"})
+    assert version.stdout.splitlines()[1] == f"backend: Intel MKL {mkl.VERSION} (sequential)"
+
+
+def test_mkl_is_loaded_on_first_use_only() -> None:
+    """A program without a routed op never loads MKL (start-up stays as it was); one with does."""
+    script = ("import sys\nfrom gradcalc import cli\nfrom gradcalc.autograd import mkl\n"
+              "for program in ('x = tensor([1.0, 2.0]) * 3 + 1', 'y = tensor([1.0]).exp()'):\n"
+              "    sys.argv = ['gradcalc', '-e', program]\n"
+              "    try:\n        cli.main()\n    except SystemExit:\n        pass\n"
+              "    print(mkl._state['library'] is not mkl._UNLOADED)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "GRADCALC_MKL": "1"}, cwd=Path(__file__).parent)
+    assert done.stdout.split() == ["False", "True"]
