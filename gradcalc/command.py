@@ -8,7 +8,7 @@ import click
 
 from . import __version__
 from .language import limits
-from .runner import interrupted, run, start_repl
+from .runner import interrupted, run, set_graph_format, start_repl
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,9 +23,13 @@ from .runner import interrupted, run, start_repl
                    "$XDG_DATA_HOME/gradcalc/history or ~/.local/share/gradcalc/history).")
 @click.option("--max-memory", metavar="SIZE", default=None,
               help="Memory ceiling for the program, such as 2G or 512M; 0 for none (default: a quarter of RAM).")
+@click.option("--format", "graph_format", type=click.Choice(["text", "dot", "svg"]), default="text",
+              help="How --graph draws: text (as :graph), dot (Graphviz, as torchviz) or svg (a picture).")
+@click.option("--json", "json_request", is_flag=True,
+              help="Read {\"source\": ...} as JSON on stdin, print one JSON answer (gradcalc serve's worker).")
 @click.version_option(__version__, "-V", "--version", prog_name="gradcalc", message="%(prog)s %(version)s")
 def command(file: Optional[str], code: Optional[str], graph: Optional[str], color: Optional[bool],
-            history_file: Optional[str], max_memory: Optional[str]) -> None:
+            history_file: Optional[str], max_memory: Optional[str], graph_format: str, json_request: bool) -> None:
     """An autograd calculator that prints exactly what PyTorch prints.
 
     \b
@@ -39,6 +43,11 @@ def command(file: Optional[str], code: Optional[str], graph: Optional[str], colo
     130 interrupted (Ctrl-C).
     """
     try:
+        if json_request:  # a machine's request: report.py
+            from .report import answer_request
+
+            sys.exit(answer_request(sys.stdin.buffer.read(), max_memory))
+        set_graph_format(graph_format)
         _dispatch(file, code, graph, color, history_file, max_memory)
     except KeyboardInterrupt:  # click would say "Aborted!" and exit 1
         sys.exit(interrupted())
