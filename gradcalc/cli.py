@@ -36,6 +36,11 @@ def main(args: Optional[list] = None) -> None:
         if len(args) == 2 and args[0] in ("-e", "--exec"):
             sys.exit(_run_code(args[1]))
     end_quietly_on_a_closed_pipe()
+    if args[:1] == ["serve"]:  # the classroom page: its own options (serve/command.py)
+        from .serve.command import serve
+
+        serve.main(args[1:], prog_name="gradcalc serve")
+        return
     try:
         from .command import command
 
