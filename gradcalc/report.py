@@ -4,7 +4,7 @@ The request is one JSON document on stdin: {"source": "...", "graphs": ["y", ...
 "max_output": BYTES}. The answer is one JSON document on stdout: {"stdout", "stderr" (each what
 `gradcalc FILE` prints on that stream, byte for byte), "status" (its exit status), "truncated",
 "vars" ({"tensors": [...], "modules": [...]}, the rows of `:vars`, as objects keyed by column),
-"graphs" ({name: SVG})}. A request gradcalc cannot read gets status 2 and the reason on stderr.
+"graphs" ({name: SVG}), and "views_error" if reading them failed (at the memory ceiling, say)}. A request gradcalc cannot read gets status 2 and the reason on stderr.
 
 The server runs each request in a fresh `gradcalc --json` process and enforces the wall clock and
 the memory ceiling from outside; the output cap is kept here as well, so that a program that prints
@@ -110,7 +110,7 @@ def run_program(source: str, graphs: Any, max_output: int) -> dict:
     try:
         answer["vars"], answer["graphs"] = _views(session, graphs)
     except Exception as error:  # the views read the program's objects: never let that cost the answer
-        answer["stderr"] += f"gradcalc: the views failed: {format_error(error)}\n"
+        answer["views_error"] = format_error(error)  # not in stderr: that stays the command line's
     return answer
 
 

@@ -157,10 +157,17 @@ def _outcome(data: bytes, errors: bytes, limit: Optional[str], code: Optional[in
         return _crashed(errors, code, limits, elapsed)
     if answer.get("truncated"):
         return Outcome(answer, "output", elapsed)
-    if answer.get("stderr", "").endswith("MemoryError\n") or answer.get("stderr", "").endswith("MemoryError: \n"):
+    if _out_of_memory(answer.get("stderr", "")):
         answer["stderr"] += memory_limit_message(limits)
         return Outcome(answer, "memory", elapsed)
     return Outcome(answer, None, elapsed)
+
+
+def _out_of_memory(stderr: str) -> bool:
+    """Whether the error that ended the program is the memory ceiling's: Python's MemoryError, or
+    the message PyTorch's allocator gives (which gradcalc prints as PyTorch does)."""
+    last = stderr.rstrip("\n").rpartition("\n")[2]
+    return last.startswith("MemoryError") or "DefaultCPUAllocator: can't allocate memory" in last
 
 
 def _crashed(errors: bytes, code: Optional[int], limits: Limits, elapsed: float) -> Outcome:
@@ -168,6 +175,8 @@ def _crashed(errors: bytes, code: Optional[int], limits: Limits, elapsed: float)
     text = errors.decode("utf-8", "replace")
     if "MemoryError" in text or code == -signal.SIGKILL:
         return Outcome(empty_answer(memory_limit_message(limits)), "memory", elapsed)
-    how = f"was killed by {signal.Signals(-code).name}" if code is not None and code < 0 else \
-        f"ended with exit status {code}"
+    if code is not None and code < 0:
+        how = f"was killed by signal {-code}"
+    else:
+        how = f"ended with exit status {code}"
     return Outcome(empty_answer(f"The run failed: its process {how} without an answer.\n"), "crash", elapsed)
