@@ -164,7 +164,7 @@ def to_svg(graph: Graph) -> str:
     head = [(graph.title, "gc-head")] + ([] if graph.nodes else [(graph.remark, "gc-remark")])
     head_height = MARGIN + LINE_HEIGHT * len(head) + (GAP_Y // 2 if graph.nodes else MARGIN)
     drawn = boxes(graph) if graph.nodes else []
-    width, height = _layout(drawn, head_height)
+    width, height = layout(drawn, head_height)
     width = max(width, MARGIN * 2 + max(len(text) for text, _ in head) * CHAR_WIDTH)
     height = max(height, head_height)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="gc-graph" width="{width:.0f}" height="{height:.0f}" '
@@ -208,7 +208,7 @@ def _edge(source: Box, target: Box) -> str:
            'marker-end="url(#gc-arrow)"/>'
 
 
-def _layout(drawn: list[Box], top: float) -> tuple[float, float]:
+def layout(drawn: list[Box], top: float) -> tuple[float, float]:
     """Layers by the longest path from the root (so every edge points down), an order within each
     layer that crosses few edges, then coordinates; the picture's width and height."""
     if not drawn:
