@@ -108,7 +108,7 @@ def run_program(source: str, graphs: Any, max_output: int) -> dict:
     answer = {"stdout": text_out, "stderr": text_err, "status": status, "truncated": truncated,
               "vars": {"tensors": [], "modules": []}, "graphs": {}}
     try:
-        answer["vars"], answer["graphs"] = _views(session, graphs)
+        answer["vars"], answer["graphs"] = views(session, graphs)
     except Exception as error:  # the views read the program's objects: never let that cost the answer
         answer["views_error"] = format_error(error)  # not in stderr: that stays the command line's
     return answer
@@ -123,7 +123,7 @@ def _jail() -> None:
     jail.apply(warn=False)
 
 
-def _views(session: Any, graphs: Any) -> tuple[dict, dict]:
+def views(session: Any, graphs: Any) -> tuple[dict, dict]:
     """The `:vars` rows and the pictures of the graphs asked for."""
     from .display import graph, picture, variables
 

@@ -18,7 +18,7 @@ pytest.importorskip("starlette", reason="gradcalc serve needs the serve extra: p
 pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx (the test extra)")
 
 with warnings.catch_warnings():  # recent Starlette would rather have httpx2 than httpx: either does
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.filterwarnings("ignore", message="Using `httpx`")
     from starlette.testclient import TestClient  # noqa: E402
 
 from gradcalc.serve.app import Settings, create_app  # noqa: E402
@@ -71,6 +71,16 @@ def test_a_run_answers_as_the_command_line_with_the_vars_and_graphs(client: Test
     assert rows["x"]["grad_fn"] == "AddBackward0" and rows["w"]["is_leaf"] == "True"
     assert "AddBackward0" in answer["graphs"]["x"] and answer["graphs"]["x"].startswith("<svg")
     assert "freed by backward" in answer["graphs"]["x"]
+
+
+def test_runs_spawned_without_the_zygote_answer_the_same(client: TestClient) -> None:
+    with TestClient(create_app(Settings(LIMITS, rate=0, fork=False))) as spawning:
+        spawned = run(spawning, SEED)
+        cut = run(spawning, "while True:\n    print('spam')\n", [])
+    forked = run(client, SEED)
+    assert {key: value for key, value in spawned.items() if key != "elapsed_ms"} == \
+        {key: value for key, value in forked.items() if key != "elapsed_ms"}
+    assert cut["limit"] == "output"
 
 
 def test_text_plain_body_and_graphs_on_request(client: TestClient) -> None:
@@ -144,11 +154,17 @@ def test_bad_requests_are_refused_before_any_run(body: bytes, content_type: str,
 
 
 class _Refusing:
+    async def start(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
     async def run(self, source: str, graphs: object, limits: Limits) -> Outcome:
         raise AssertionError("no run was expected")
 
 
-class _Waiting:
+class _Waiting(_Refusing):
     """A runner whose runs last until released."""
 
     def __init__(self) -> None:

@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import time
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -22,6 +23,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from .runs import Limits, Runner, SubprocessRunner
+from .zygote import ZygoteRunner
 
 log = logging.getLogger("gradcalc.serve")
 STATIC = Path(str(resources.files("gradcalc.serve") / "static"))
@@ -38,6 +40,7 @@ class Settings:
     queue: int = 16  # runs waiting for a worker, past which the server answers 503
     rate: float = 120.0  # runs per minute per client, 0 for no limit
     burst: int = 20  # runs a client may make at once before the rate applies
+    fork: bool = True  # runs forked from a warm zygote (zygote.py), else each a new interpreter
 
 
 class _Buckets:
@@ -73,7 +76,7 @@ class BadRequest(Exception):
 def create_app(settings: Optional[Settings] = None, runner: Optional[Runner] = None) -> Starlette:
     """The ASGI application (uvicorn serves it; tests call it directly)."""
     settings = settings or Settings()
-    runner = runner or SubprocessRunner()
+    runner = runner or (ZygoteRunner() if settings.fork else SubprocessRunner())
     slots = asyncio.Semaphore(settings.workers)
     buckets = _Buckets(settings.rate, settings.burst)
     state = {"waiting": 0}
@@ -121,7 +124,13 @@ def create_app(settings: Optional[Settings] = None, runner: Optional[Runner] = N
 
     routes = [Route("/", page), Route("/static/{name}", asset), Route("/api/examples", examples),
               Route("/api/limits", limits), Route("/api/run", run, methods=["POST"])]
-    return Starlette(routes=routes)
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> Any:
+        await runner.start()
+        yield
+        await runner.close()
+
+    return Starlette(routes=routes, lifespan=lifespan)
 
 
 # the page loads nothing from elsewhere: a strict policy keeps a share link's content from trying

@@ -35,8 +35,10 @@ def _size(context: click.Context, parameter: click.Parameter, value: str) -> int
 @click.option("--source-limit", default="100K", show_default=True, callback=_size, help="Size of a program.")
 @click.option("--rate", default=120.0, show_default=True, type=click.FloatRange(0),
               help="Runs a minute per client address, after a burst of 20 (0: no limit).")
+@click.option("--fork/--spawn", default=True, show_default=True,
+              help="Fork each run from a warm process (fast), or start a new interpreter for each.")
 def serve(host: str, port: int, workers: int, queue: int | None, time_limit: float, memory_limit: int,
-          output_limit: int, source_limit: int, rate: float) -> None:
+          output_limit: int, source_limit: int, rate: float, fork: bool) -> None:
     """The classroom page: paste a snippet, see what PyTorch prints and the graph it built."""
     try:
         import uvicorn
@@ -47,7 +49,7 @@ def serve(host: str, port: int, workers: int, queue: int | None, time_limit: flo
         raise click.UsageError(f"gradcalc serve needs the serve extra ({error.name} is missing): "
                                "pip install 'gradcalc[serve]'") from None
     settings = Settings(Limits(time_limit, memory_limit, output_limit, source_limit), workers,
-                        4 * workers if queue is None else queue, rate)
+                        4 * workers if queue is None else queue, rate, fork=fork)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     click.echo(f"gradcalc serve: http://{host}:{port}/  ({workers} workers; Ctrl-C stops)", err=True)
     uvicorn.run(create_app(settings), host=host, port=port, access_log=False, log_level="warning")

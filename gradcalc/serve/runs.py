@@ -46,6 +46,12 @@ class Runner(Protocol):
     async def run(self, source: str, graphs: Any, limits: Limits) -> Outcome:
         """Run `source` in a fresh child, within `limits`."""
 
+    async def start(self) -> None:
+        """Get ready for the first run (the server is starting)."""
+
+    async def close(self) -> None:
+        """Stop what the runner started (the server is shutting down)."""
+
 
 def empty_answer(stderr: str = "", status: Optional[int] = None) -> dict:
     return {"stdout": "", "stderr": stderr, "status": status, "truncated": False,
@@ -80,7 +86,7 @@ class SubprocessRunner:
         child = await asyncio.create_subprocess_exec(
             *self.command, "--json", "--max-memory", str(limits.memory),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            env=_child_environment(), start_new_session=True, close_fds=True)
+            env=child_environment(), start_new_session=True, close_fds=True)
         try:
             data, errors, limit = await asyncio.wait_for(_exchange(child, request, limits.output + VIEWS_MARGIN),
                                                          timeout=limits.time)
@@ -89,10 +95,16 @@ class SubprocessRunner:
         finally:
             _kill(child)
             await child.wait()
-        return _outcome(data, errors, limit, child.returncode, limits, time.monotonic() - started)
+        return outcome_of(data, errors, limit, child.returncode, limits, time.monotonic() - started)
+
+    async def start(self) -> None:
+        """Nothing to start: each run starts its own process."""
+
+    async def close(self) -> None:
+        """Nothing outlives its run."""
 
 
-def _child_environment() -> dict:
+def child_environment() -> dict:
     """Nothing of the server's environment but what Python needs to find gradcalc and its locale."""
     keep = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "HOME", "VIRTUAL_ENV")
     environment = {name: os.environ[name] for name in keep if name in os.environ}
@@ -142,7 +154,7 @@ def _kill(child: Any) -> None:
             pass
 
 
-def _outcome(data: bytes, errors: bytes, limit: Optional[str], code: Optional[int], limits: Limits,
+def outcome_of(data: bytes, errors: bytes, limit: Optional[str], code: Optional[int], limits: Limits,
              elapsed: float) -> Outcome:
     if limit == "time":
         return Outcome(empty_answer(time_limit_message(limits)), "time", elapsed)

@@ -1,0 +1,216 @@
+"""A warm parent that forks a fresh child per run (Android's zygote), so that a run does not pay
+Python's and numpy's start-up: `python -m gradcalc.serve.zygote`, started by the server.
+
+The zygote imports gradcalc and loads what a run needs, then only forks: it never runs a program.
+Each child sets its limits (memory ceiling, a wall-clock alarm that kills it), runs one program
+as `gradcalc --json` does (report.run_program, which puts up the OS wall where gradcalc has it),
+writes its answer on its own pipe and ends; it is never reused. The zygote reads the children's
+pipes and sends each answer, as one JSON line on stdout, to the server, whose requests come as
+JSON lines on stdin: {"id", "source", "graphs", "max_output", "memory", "time"}, or {"kill": id}.
+
+ZygoteRunner is the server's side: a Runner (runs.py) that starts the zygote on first use and
+again if it dies.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import selectors
+import signal
+import sys
+from typing import Any, Optional
+
+from .runs import Limits, Outcome, child_environment, empty_answer, outcome_of
+
+LINE_LIMIT = 256 << 20  # an answer line: the output cap plus the pictures, well within this
+GRACE = 5.0  # seconds past the time limit before the server gives up on the zygote's answer
+
+
+# ------------------------------------------------------------------ the zygote process
+
+def _warm_up() -> None:
+    """What every run would load otherwise: the session's modules, the parser, the views."""
+    import io
+
+    from .. import report
+    from ..language.parser import parse
+    from ..session import Session, TextOutput
+
+    session = Session(TextOutput(io.StringIO(), io.StringIO()))  # runs no program
+    parse("import torch\nx = torch.ones(2, requires_grad=True)\nprint(x)\n", "<warm-up>")
+    report.views(session, "*")
+
+
+def _child(request: dict, answer: int) -> None:
+    """In the forked child: the limits, one program, the answer on `answer`; never returns."""
+    status = 70
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # the zygote's pipes to the server are not the program's
+            os.dup2(devnull, fd)
+        from .. import report
+        from ..language import limits
+
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)  # the alarm ends the child: nothing can catch it
+        signal.setitimer(signal.ITIMER_REAL, float(request["time"]))
+        limits.set_memory_limit(_mapped_bytes() + int(request["memory"]))
+        given = report.run_program(request["source"], request["graphs"], int(request["max_output"]))
+        data = memoryview(json.dumps(given, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        while data:
+            data = data[os.write(answer, data):]
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _mapped_bytes() -> int:
+    """The zygote's own address space, inherited: the run's ceiling comes on top of it."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return 0
+
+
+def serve_forever() -> None:
+    """The zygote's loop: requests in, children forked, answers out."""
+    import gc
+
+    _warm_up()
+    gc.freeze()  # what is alive now is the children's inheritance: their collections need not walk it
+    selector = selectors.DefaultSelector()
+    selector.register(sys.stdin.buffer, selectors.EVENT_READ, None)
+    children: dict[int, tuple[Any, int, bytearray]] = {}  # answer fd -> (id, pid, answer so far)
+    pids: dict[Any, int] = {}  # id -> pid
+    pending = bytearray()
+    while True:
+        for key, _ in selector.select():
+            if key.data is None:
+                chunk = os.read(sys.stdin.fileno(), 1 << 16)
+                if not chunk:  # the server is gone
+                    for _, pid, _ in children.values():
+                        os.kill(pid, signal.SIGKILL)
+                    return
+                pending += chunk
+                while b"\n" in pending:
+                    line, _, rest = bytes(pending).partition(b"\n")
+                    pending = bytearray(rest)
+                    _request(json.loads(line), selector, children, pids)
+            else:
+                fd = key.fd
+                chunk = os.read(fd, 1 << 16)
+                if chunk:
+                    children[fd][2].extend(chunk)
+                    continue
+                selector.unregister(fd)
+                os.close(fd)
+                ident, pid, data = children.pop(fd)
+                pids.pop(ident, None)
+                _, wait_status = os.waitpid(pid, 0)
+                reply = {"id": ident, "answer": data.decode("utf-8", "replace"),
+                         "code": os.waitstatus_to_exitcode(wait_status)}
+                sys.stdout.write(json.dumps(reply) + "\n")
+                sys.stdout.flush()
+
+
+def _request(request: dict, selector: Any, children: dict, pids: dict) -> None:
+    if "kill" in request:
+        if request["kill"] in pids:
+            os.kill(pids[request["kill"]], signal.SIGKILL)
+        return
+    answer_read, answer_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(answer_read)
+        for fd in children:  # nothing of the other runs' answers
+            os.close(fd)
+        _child(request, answer_write)
+    os.close(answer_write)
+    children[answer_read] = (request["id"], pid, bytearray())
+    pids[request["id"]] = pid
+    selector.register(answer_read, selectors.EVENT_READ, request["id"])
+
+
+# ------------------------------------------------------------------ the server's side
+
+class ZygoteRunner:
+    """Runs through a zygote process: a fork instead of a new interpreter per run."""
+
+    def __init__(self, command: Optional[list[str]] = None) -> None:
+        self.command = command or [sys.executable, "-m", "gradcalc.serve.zygote"]
+        self.process: Optional[Any] = None
+        self.waiting: dict[int, asyncio.Future] = {}
+        self.next_id = 0
+        self.starting: Optional[asyncio.Lock] = None
+
+    async def start(self) -> None:
+        await self._zygote()  # its warm-up runs while the server starts
+
+    async def _zygote(self) -> Any:
+        if self.starting is None:
+            self.starting = asyncio.Lock()
+        async with self.starting:
+            if self.process is None or self.process.returncode is not None:
+                self.process = await asyncio.create_subprocess_exec(
+                    *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                    env=child_environment(), start_new_session=True, limit=LINE_LIMIT)
+                asyncio.ensure_future(self._read(self.process))
+        return self.process
+
+    async def _read(self, process: Any) -> None:
+        """Hand each answer to the run that waits for it; when the zygote ends, fail the rest."""
+        try:
+            while True:
+                line = await process.stdout.readline()
+                if not line:
+                    break
+                reply = json.loads(line)
+                future = self.waiting.pop(reply["id"], None)
+                if future is not None and not future.done():
+                    future.set_result(reply)
+        except (ValueError, asyncio.LimitOverrunError):  # a line the zygote should not have sent
+            process.kill()
+        for future in list(self.waiting.values()):
+            if not future.done():
+                future.set_result({"answer": "", "code": None})
+        self.waiting.clear()
+
+    async def run(self, source: str, graphs: Any, limits: Limits) -> Outcome:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        process = await self._zygote()
+        self.next_id += 1
+        ident = self.next_id
+        future = loop.create_future()
+        self.waiting[ident] = future
+        request = {"id": ident, "source": source, "graphs": graphs, "max_output": limits.output,
+                   "memory": limits.memory, "time": limits.time}
+        try:
+            process.stdin.write(json.dumps(request).encode("utf-8", "surrogatepass") + b"\n")
+            await process.stdin.drain()
+            reply = await asyncio.wait_for(asyncio.shield(future), timeout=limits.time + GRACE)
+        except (BrokenPipeError, ConnectionResetError):
+            self.waiting.pop(ident, None)
+            return Outcome(empty_answer("The run failed: the server's worker process was restarting.\n"), "crash",
+                           loop.time() - started)
+        except asyncio.TimeoutError:  # the alarm should have ended it: make sure
+            self.waiting.pop(ident, None)
+            process.stdin.write(json.dumps({"kill": ident}).encode() + b"\n")
+            reply = {"answer": "", "code": -signal.SIGALRM}
+        code = reply["code"]
+        limit = "time" if code == -signal.SIGALRM else None
+        return outcome_of(reply["answer"].encode("utf-8", "surrogatepass"), b"", limit, code, limits,
+                          loop.time() - started)
+
+    async def close(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.stdin.close()
+            try:
+                await asyncio.wait_for(self.process.wait(), timeout=5)
+            except asyncio.TimeoutError:
+                self.process.kill()
+
+
+if __name__ == "__main__":
+    serve_forever()
