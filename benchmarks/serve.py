@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -92,12 +93,19 @@ def main() -> None:
         print(f"{'forked' if not options.spawn else 'spawned'} runs, {options.workers} workers, "
               f"{os.cpu_count()} cores")
         print(f"{'clients':>8} {'runs/s':>8} {'p50 ms':>8} {'p95 ms':>8}")
+        total = 1
         for clients in (int(text) for text in options.clients.split(",")):
             rate, p50, p95 = measure(url, clients, options.runs)
+            total += clients * options.runs
             print(f"{clients:>8} {rate:>8.1f} {p50 * 1000:>8.0f} {p95 * 1000:>8.0f}")
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        server.wait(timeout=30)
+    # the server, its zygote and every run's child, all reaped by now: what a run costs, whatever else
+    # the machine was doing meanwhile
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"CPU per run (server, zygote and child, start-up included): "
+          f"{(used.ru_utime + used.ru_stime) / total * 1000:.0f} ms; load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
