@@ -2,7 +2,7 @@
 Python's and numpy's start-up: `python -m gradcalc.serve.zygote`, started by the server.
 
 The zygote imports gradcalc and loads what a run needs, then only forks: it never runs a program.
-Each child sets its limits (memory ceiling, a wall-clock alarm that kills it), runs one program
+Each child is forked ahead of its request (the spare) and waits for it on a pipe; then it sets its limits (memory ceiling, a wall-clock alarm that kills it), runs one program
 as `gradcalc --json` does (report.run_program, which puts up the OS wall where gradcalc has it),
 writes its answer on its own pipe and ends; it is never reused. The zygote reads the children's
 pipes and sends each answer, as one JSON line on stdout, to the server, whose requests come as
@@ -42,13 +42,43 @@ def _warm_up() -> None:
     report.views(session, "*")
 
 
-def _child(request: dict, answer: int) -> None:
-    """In the forked child: the limits, one program, the answer on `answer`; never returns."""
+class _Spare:
+    """A child forked ahead of its request (the fork is not on a run's path), waiting for it on a pipe."""
+
+    def __init__(self, inherited: list[int]) -> None:
+        request_read, self.request = os.pipe()
+        self.answer, answer_write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            for fd in (self.request, self.answer, *inherited):  # nothing of the other runs' pipes
+                os.close(fd)
+            _child(request_read, answer_write)
+        os.close(request_read)
+        os.close(answer_write)
+
+    def send(self, request: dict) -> None:
+        data = memoryview(json.dumps(request).encode("utf-8", "surrogatepass"))
+        try:
+            while data:
+                data = data[os.write(self.request, data):]
+        except OSError:  # it died waiting: its answer pipe's end and its status say so
+            pass
+        os.close(self.request)
+
+
+def _child(request_pipe: int, answer: int) -> None:
+    """In the forked child: its request, the limits, one program, the answer on `answer`; never returns."""
     status = 70
     try:
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):  # the zygote's pipes to the server are not the program's
             os.dup2(devnull, fd)
+        with os.fdopen(request_pipe, "rb") as pipe:
+            data = pipe.read()
+        if not data:  # the zygote ended without a request for it
+            status = 0
+            return
+        request = json.loads(data)
         from .. import report
         from ..language import limits
 
@@ -56,9 +86,9 @@ def _child(request: dict, answer: int) -> None:
         signal.setitimer(signal.ITIMER_REAL, float(request["time"]))
         limits.set_memory_limit(_mapped_bytes() + int(request["memory"]))
         given = report.run_program(request["source"], request["graphs"], int(request["max_output"]))
-        data = memoryview(json.dumps(given, ensure_ascii=False).encode("utf-8", "surrogatepass"))
-        while data:
-            data = data[os.write(answer, data):]
+        reply = memoryview(json.dumps(given, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        while reply:
+            reply = reply[os.write(answer, reply):]
         status = 0
     finally:
         os._exit(status)
@@ -74,7 +104,7 @@ def _mapped_bytes() -> int:
 
 
 def serve_forever() -> None:
-    """The zygote's loop: requests in, children forked, answers out."""
+    """The zygote's loop: requests in, each to the spare child (and a new spare forked), answers out."""
     import gc
 
     _warm_up()
@@ -83,53 +113,44 @@ def serve_forever() -> None:
     selector.register(sys.stdin.buffer, selectors.EVENT_READ, None)
     children: dict[int, tuple[Any, int, bytearray]] = {}  # answer fd -> (id, pid, answer so far)
     pids: dict[Any, int] = {}  # id -> pid
+    spare = _Spare([])
     pending = bytearray()
     while True:
         for key, _ in selector.select():
             if key.data is None:
                 chunk = os.read(sys.stdin.fileno(), 1 << 16)
                 if not chunk:  # the server is gone
-                    for _, pid, _ in children.values():
+                    for pid in [spare.pid, *pids.values()]:
                         os.kill(pid, signal.SIGKILL)
                     return
                 pending += chunk
                 while b"\n" in pending:
                     line, _, rest = bytes(pending).partition(b"\n")
                     pending = bytearray(rest)
-                    _request(json.loads(line), selector, children, pids)
+                    request = json.loads(line)
+                    if "kill" in request:
+                        if request["kill"] in pids:
+                            os.kill(pids[request["kill"]], signal.SIGKILL)
+                        continue
+                    spare.send(request)
+                    children[spare.answer] = (request["id"], spare.pid, bytearray())
+                    pids[request["id"]] = spare.pid
+                    selector.register(spare.answer, selectors.EVENT_READ, request["id"])
+                    spare = _Spare(list(children))
             else:
-                fd = key.fd
-                chunk = os.read(fd, 1 << 16)
+                chunk = os.read(key.fd, 1 << 16)
                 if chunk:
-                    children[fd][2].extend(chunk)
+                    children[key.fd][2].extend(chunk)
                     continue
-                selector.unregister(fd)
-                os.close(fd)
-                ident, pid, data = children.pop(fd)
+                selector.unregister(key.fd)
+                os.close(key.fd)
+                ident, pid, data = children.pop(key.fd)
                 pids.pop(ident, None)
                 _, wait_status = os.waitpid(pid, 0)
                 reply = {"id": ident, "answer": data.decode("utf-8", "replace"),
                          "code": os.waitstatus_to_exitcode(wait_status)}
                 sys.stdout.write(json.dumps(reply) + "\n")
                 sys.stdout.flush()
-
-
-def _request(request: dict, selector: Any, children: dict, pids: dict) -> None:
-    if "kill" in request:
-        if request["kill"] in pids:
-            os.kill(pids[request["kill"]], signal.SIGKILL)
-        return
-    answer_read, answer_write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(answer_read)
-        for fd in children:  # nothing of the other runs' answers
-            os.close(fd)
-        _child(request, answer_write)
-    os.close(answer_write)
-    children[answer_read] = (request["id"], pid, bytearray())
-    pids[request["id"]] = pid
-    selector.register(answer_read, selectors.EVENT_READ, request["id"])
 
 
 # ------------------------------------------------------------------ the server's side
