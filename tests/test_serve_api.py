@@ -129,6 +129,11 @@ def test_printing_forever_is_cut_at_the_output_limit(client: TestClient) -> None
     assert [row["name"] for row in answer["vars"]["tensors"]] == ["x"]  # the views as the program left them
 
 
+def test_each_run_draws_its_own_random_numbers(client: TestClient) -> None:
+    source = "import torch, random\nprint(torch.rand(2), random.random())\n"
+    assert run(client, source, [])["stdout"] != run(client, source, [])["stdout"]
+
+
 def test_an_exit_status_comes_back(client: TestClient) -> None:
     answer = run(client, "import sys\nprint('bye')\nsys.exit(3)\n", [])
     assert (answer["stdout"], answer["status"]) == ("bye\n", 3)

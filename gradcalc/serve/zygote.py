@@ -81,7 +81,9 @@ def _child(request_pipe: int, answer: int) -> None:
         request = json.loads(data)
         from .. import report
         from ..language import limits
+        from ..session import reset_global_state
 
+        reset_global_state()  # its own seeds, as a new process has: not the same draws in every child
         signal.signal(signal.SIGALRM, signal.SIG_DFL)  # the alarm ends the child: nothing can catch it
         signal.setitimer(signal.ITIMER_REAL, float(request["time"]))
         limits.set_memory_limit(_mapped_bytes() + int(request["memory"]))
