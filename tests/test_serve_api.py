@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 import warnings
 
 import pytest
@@ -23,6 +26,7 @@ with warnings.catch_warnings():  # recent Starlette would rather have httpx2 tha
 
 from gradcalc.serve.app import Settings, create_app  # noqa: E402
 from gradcalc.serve.runs import Limits, Outcome, empty_answer  # noqa: E402
+from gradcalc.serve.zygote import ZygoteRunner  # noqa: E402
 
 SEED = """import torch
 
@@ -81,6 +85,18 @@ def test_runs_spawned_without_the_zygote_answer_the_same(client: TestClient) -> 
     assert {key: value for key, value in spawned.items() if key != "elapsed_ms"} == \
         {key: value for key, value in forked.items() if key != "elapsed_ms"}
     assert cut["limit"] == "output"
+
+
+def test_a_zygote_that_dies_is_replaced() -> None:
+    runner = ZygoteRunner()
+    with TestClient(create_app(Settings(LIMITS, rate=0), runner=runner)) as test_client:
+        assert run(test_client, "print(1)\n", [])["stdout"] == "1\n"
+        os.kill(runner.process.pid, signal.SIGKILL)
+        for _ in range(100):
+            if runner.process.returncode is not None:
+                break
+            time.sleep(0.05)
+        assert run(test_client, "print(2)\n", [])["stdout"] == "2\n"
 
 
 def test_text_plain_body_and_graphs_on_request(client: TestClient) -> None:
