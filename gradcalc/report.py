@@ -4,9 +4,10 @@ The request is one JSON document on stdin: {"source": "...", "graphs": ["y", ...
 "max_output": BYTES}. The answer is one JSON document on stdout: {"stdout", "stderr" (each what
 `gradcalc FILE` prints on that stream, byte for byte), "status" (its exit status), "truncated",
 "vars" ({"tensors": [...], "modules": [...]}, the rows of `:vars`, as objects keyed by column),
-"graphs" ({name: SVG}), and "views_error" if reading them failed (at the memory ceiling, say)}. A request gradcalc cannot read gets status 2 and the reason on stderr.
+"graphs" ({name: SVG}), and "views_error" if reading them failed (at the memory ceiling, say)}.
+A request gradcalc cannot read gets status 2 and the reason on stderr.
 
-The server runs each request in a fresh `gradcalc --json` process and enforces the wall clock and
+gradcalc serve runs each request in a fresh process (this one, or a child of its zygote) and enforces the wall clock and
 the memory ceiling from outside; the output cap is kept here as well, so that a program that prints
 forever ends at the cap with its answer (and the vars table as they were) rather than killed.
 """

@@ -143,7 +143,7 @@ def _dot_string(text: str) -> str:
 
 # Colours are CSS variables with these defaults, so that a page can theme the picture (light, dark).
 _STYLE = """
-.gc-graph text{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;fill:var(--gc-ink,#1d1d1f)}
+.gc-graph text{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;fill:var(--gc-ink,#1d1d1f)}
 .gc-graph .gc-title{font-weight:bold}
 .gc-graph .gc-freed{fill:var(--gc-freed,#c0392b)}
 .gc-graph .gc-mark{fill:var(--gc-mark,#8a5a00)}

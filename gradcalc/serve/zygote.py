@@ -2,7 +2,8 @@
 Python's and numpy's start-up: `python -m gradcalc.serve.zygote`, started by the server.
 
 The zygote imports gradcalc and loads what a run needs, then only forks: it never runs a program.
-Each child is forked ahead of its request (the spare) and waits for it on a pipe; then it sets its limits (memory ceiling, a wall-clock alarm that kills it), runs one program
+Each child is forked ahead of its request (the spare) and waits for it on a pipe; then it
+reseeds, sets its limits (memory ceiling, a wall-clock alarm that kills it), runs one program
 as `gradcalc --json` does (report.run_program, which puts up the OS wall where gradcalc has it),
 writes its answer on its own pipe and ends; it is never reused. The zygote reads the children's
 pipes and sends each answer, as one JSON line on stdout, to the server, whose requests come as
@@ -236,4 +237,8 @@ class ZygoteRunner:
 
 
 if __name__ == "__main__":
-    serve_forever()
+    try:
+        serve_forever()
+    except Exception as failure:  # one line for the server's operator; its runs then fail and it restarts
+        sys.stderr.write(f"gradcalc serve: the zygote failed: {type(failure).__name__}: {failure}\n")
+        sys.exit(1)
