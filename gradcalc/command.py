@@ -37,6 +37,7 @@ def command(file: Optional[str], code: Optional[str], graph: Optional[str], colo
     gradcalc FILE.grad       run a script
     gradcalc -e "CODE"       run one line
     gradcalc -               read a program from standard input
+    gradcalc serve           the classroom web page (gradcalc serve --help)
 
     \b
     Exit status: 0 success, 1 an error in the program, 2 a usage error,

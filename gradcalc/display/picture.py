@@ -18,7 +18,8 @@ from .graph import FREED, Graph, GraphNode, single_input, straight_run
 MAX_BOXES = 60
 MAX_LINE = 60  # characters of a box's line before it is cut with "…"
 FONT_SIZE = 13
-CHAR_WIDTH = FONT_SIZE * 0.6  # a monospace font's advance
+HEAD_SIZE = 14  # the title's font
+CHAR_WIDTH = FONT_SIZE * 0.62  # a monospace font's advance (0.6 em), with a little to spare
 LINE_HEIGHT = 17
 PAD_X, PAD_Y = 8, 6
 GAP_X, GAP_Y = 24, 44
@@ -165,7 +166,7 @@ def to_svg(graph: Graph) -> str:
     head_height = MARGIN + LINE_HEIGHT * len(head) + (GAP_Y // 2 if graph.nodes else MARGIN)
     drawn = boxes(graph) if graph.nodes else []
     width, height = layout(drawn, head_height)
-    width = max(width, MARGIN * 2 + max(len(text) for text, _ in head) * CHAR_WIDTH)
+    width = max(width, MARGIN * 2 + max(len(text) for text, _ in head) * CHAR_WIDTH * HEAD_SIZE / FONT_SIZE)
     height = max(height, head_height)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="gc-graph" width="{width:.0f}" height="{height:.0f}" '
            f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{_xml(graph.title)}">',

@@ -119,7 +119,8 @@ def create_app(settings: Optional[Settings] = None, runner: Optional[Runner] = N
         finally:
             state["waiting"] -= 1
         answer = dict(outcome.answer, limit=outcome.limit, elapsed_ms=round(outcome.elapsed * 1000))
-        _log(client, 200, started, exit=answer.get("status"), limit=outcome.limit, bytes=len(source))
+        _log(client, 200, started, exit=answer.get("status"), limit=outcome.limit,
+             bytes=len(source.encode("utf-8")))
         return JSONResponse(answer)
 
     routes = [Route("/", page), Route("/static/{name}", asset), Route("/api/examples", examples),
