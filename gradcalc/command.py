@@ -8,6 +8,7 @@ import click
 
 from . import __version__
 from .language import limits
+from .report import answer_json
 from .runner import interrupted, run, set_graph_format, start_repl
 
 
@@ -16,6 +17,11 @@ from .runner import interrupted, run, set_graph_format, start_repl
 @click.option("-e", "--exec", "code", metavar="CODE", help="Run CODE (statements separated by ';' or newlines).")
 @click.option("--graph", metavar="NAME",
               help="After the program, draw the autograd graph behind tensor NAME (as the REPL's :graph).")
+@click.option("--format", type=click.Choice(["text", "dot", "svg"]), default="text", expose_value=False,
+              callback=set_graph_format,
+              help="How --graph draws: text (as :graph), dot (Graphviz, as torchviz) or svg (a picture).")
+@click.option("--json", is_flag=True, is_eager=True, expose_value=False, callback=answer_json,
+              help="Read {\"source\": ...} as JSON on stdin, print one JSON answer (gradcalc serve's worker).")
 @click.option("--color/--no-color", default=None,
               help="Colour the output (default: on a terminal; NO_COLOR and FORCE_COLOR are honoured).")
 @click.option("--history-file", metavar="PATH", default=None,
@@ -23,13 +29,9 @@ from .runner import interrupted, run, set_graph_format, start_repl
                    "$XDG_DATA_HOME/gradcalc/history or ~/.local/share/gradcalc/history).")
 @click.option("--max-memory", metavar="SIZE", default=None,
               help="Memory ceiling for the program, such as 2G or 512M; 0 for none (default: a quarter of RAM).")
-@click.option("--format", "graph_format", type=click.Choice(["text", "dot", "svg"]), default="text",
-              help="How --graph draws: text (as :graph), dot (Graphviz, as torchviz) or svg (a picture).")
-@click.option("--json", "json_request", is_flag=True,
-              help="Read {\"source\": ...} as JSON on stdin, print one JSON answer (gradcalc serve's worker).")
 @click.version_option(__version__, "-V", "--version", prog_name="gradcalc", message="%(prog)s %(version)s")
 def command(file: Optional[str], code: Optional[str], graph: Optional[str], color: Optional[bool],
-            history_file: Optional[str], max_memory: Optional[str], graph_format: str, json_request: bool) -> None:
+            history_file: Optional[str], max_memory: Optional[str]) -> None:
     """An autograd calculator that prints exactly what PyTorch prints.
 
     \b
@@ -44,11 +46,6 @@ def command(file: Optional[str], code: Optional[str], graph: Optional[str], colo
     130 interrupted (Ctrl-C).
     """
     try:
-        if json_request:  # a machine's request: report.py
-            from .report import answer_request
-
-            sys.exit(answer_request(sys.stdin.buffer.read(), max_memory))
-        set_graph_format(graph_format)
         _dispatch(file, code, graph, color, history_file, max_memory)
     except KeyboardInterrupt:  # click would say "Aborted!" and exit 1
         sys.exit(interrupted())

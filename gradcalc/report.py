@@ -1,22 +1,23 @@
 """`gradcalc --json`: one program run for a machine (gradcalc serve's page), in this process.
 
 The request is one JSON document on stdin: {"source": "...", "graphs": ["y", ...] or "*",
-"max_output": BYTES}. The answer is one JSON document on stdout: {"stdout", "stderr" (each what
-`gradcalc FILE` prints on that stream, byte for byte), "status" (its exit status), "truncated",
-"vars" ({"tensors": [...], "modules": [...]}, the rows of `:vars`, as objects keyed by column),
-"graphs" ({name: SVG}), and "views_error" if reading them failed (at the memory ceiling, say)}.
-A request gradcalc cannot read gets status 2 and the reason on stderr.
+"max_output": BYTES, "max_memory": BYTES (0 for none; by default, the command line's)}. The
+answer is one JSON document on stdout: {"stdout", "stderr" (each what `gradcalc FILE` prints on
+that stream, byte for byte), "status" (its exit status), "truncated", "vars" ({"tensors": [...],
+"modules": [...]}, the rows of `:vars`, as objects keyed by column), "graphs" ({name: SVG}), and
+"views_error" if reading them failed (at the memory ceiling, say)}. A request gradcalc cannot
+read gets status 2 and the reason on stderr.
 
-gradcalc serve runs each request in a fresh process (this one, or a child of its zygote) and enforces the wall clock and
-the memory ceiling from outside; the output cap is kept here as well, so that a program that prints
-forever ends at the cap with its answer (and the vars table as they were) rather than killed.
+gradcalc serve runs each request in a fresh process (this one, or a child of its zygote) and keeps
+the wall clock from outside; the output cap is kept here, so that a program that prints forever
+ends at the cap with its answer (and the vars table as they were) rather than killed.
 """
 from __future__ import annotations
 
 import json
 import os
 import sys
-from typing import Any, Optional
+from typing import Any
 
 from .runner import USAGE_ERROR, end_of_start_up
 
@@ -53,13 +54,19 @@ class _CappedText:
         return "".join(self.parts)
 
 
-def answer_request(request: bytes, max_memory: Optional[str]) -> int:
+def answer_json(context: Any, parameter: Any, value: bool) -> None:
+    """`--json` (click's eager callback): answer the request on stdin, then exit with its status."""
+    if value and not context.resilient_parsing:
+        context.exit(answer_request(sys.stdin.buffer.read()))
+
+
+def answer_request(request: bytes) -> int:
     """Run the requested program and print the answer; the exit status is the answer's."""
     from .language import limits
 
     try:
         given = _read_request(request)
-        limits.set_memory_limit(limits.memory_limit_from(max_memory))
+        limits.set_memory_limit(given["max_memory"])
     except ValueError as error:
         _send({"stdout": "", "stderr": f"gradcalc: --json: {error}\n", "status": USAGE_ERROR, "truncated": False,
                "vars": {"tensors": [], "modules": []}, "graphs": {}})
@@ -82,7 +89,14 @@ def _read_request(request: bytes) -> dict:
     max_output = given.get("max_output", DEFAULT_MAX_OUTPUT)
     if type(max_output) is not int or max_output <= 0:
         raise ValueError('"max_output" is a positive number of bytes')
-    return {"source": given["source"], "graphs": graphs, "max_output": max_output}
+    max_memory = given.get("max_memory")
+    if max_memory is None:
+        from .language import limits
+
+        max_memory = limits.default_memory_limit()
+    if type(max_memory) is not int or max_memory < 0:
+        raise ValueError('"max_memory" is a number of bytes, 0 for no ceiling')
+    return {"source": given["source"], "graphs": graphs, "max_output": max_output, "max_memory": max_memory}
 
 
 def run_program(source: str, graphs: Any, max_output: int) -> dict:

@@ -19,8 +19,8 @@ INTERRUPTED = 130
 _graph_format = "text"  # how --graph draws: text, dot or svg (--format)
 
 
-def set_graph_format(form: str) -> None:
-    """`--format`: text (as :graph), dot or svg (display/picture.py)."""
+def set_graph_format(context: Any, parameter: Any, form: str) -> None:
+    """`--format` (click's callback): text (as :graph), dot or svg (display/picture.py)."""
     global _graph_format
     _graph_format = form
 

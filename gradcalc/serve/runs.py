@@ -81,10 +81,11 @@ class SubprocessRunner:
         self.command = command or [sys.executable, "-m", "gradcalc"]
 
     async def run(self, source: str, graphs: Any, limits: Limits) -> Outcome:
-        request = json.dumps({"source": source, "graphs": graphs, "max_output": limits.output}).encode("utf-8")
+        request = json.dumps({"source": source, "graphs": graphs, "max_output": limits.output,
+                              "max_memory": limits.memory}).encode("utf-8")
         started = time.monotonic()
         child = await asyncio.create_subprocess_exec(
-            *self.command, "--json", "--max-memory", str(limits.memory),
+            *self.command, "--json",
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             env=child_environment(), start_new_session=True, close_fds=True)
         try:
