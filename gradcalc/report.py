@@ -130,11 +130,14 @@ def run_program(source: str, graphs: Any, max_output: int) -> dict:
 
 
 def _jail() -> None:
-    """The OS wall (gradcalc.jail), in the versions that have it, before the program's first line."""
+    """The OS wall (gradcalc.jail), in the versions that have it, before the program's first line;
+    what the program's parse reads from outside the installation (the parser's cache) is loaded first."""
     try:
         from . import jail  # type: ignore[attr-defined]
+        from .session import warm_up  # type: ignore[attr-defined]
     except ImportError:
         return
+    warm_up()
     jail.apply(warn=False)
 
 
