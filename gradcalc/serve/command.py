@@ -10,6 +10,16 @@ import click
 from ..language.limits import parse_size
 
 
+def _missing_walls() -> str:
+    """What of the OS wall this system cannot put up ("" when all of it, or in a gradcalc without it)."""
+    try:
+        from .. import jail  # type: ignore[attr-defined]
+    except ImportError:
+        return ""
+    walls = jail.walls()
+    return ", ".join(name for name in ("landlock", "seccomp") if name not in walls)
+
+
 def _size(context: click.Context, parameter: click.Parameter, value: str) -> int:
     try:
         size = parse_size(value)
@@ -37,9 +47,15 @@ def _size(context: click.Context, parameter: click.Parameter, value: str) -> int
               help="Runs a minute per client address, after a burst of 20 (0: no limit).")
 @click.option("--fork/--spawn", default=True, show_default=True,
               help="Fork each run from a warm process (fast), or start a new interpreter for each.")
+@click.option("--without-os-wall", is_flag=True,
+              help="Start even where this system lacks the sandbox's OS wall (Landlock, seccomp).")
 def serve(host: str, port: int, workers: int, queue: int | None, time_limit: float, memory_limit: int,
-          output_limit: int, source_limit: int, rate: float, fork: bool) -> None:
+          output_limit: int, source_limit: int, rate: float, fork: bool, without_os_wall: bool) -> None:
     """The classroom page: paste a snippet, see what PyTorch prints and the graph it built."""
+    missing = _missing_walls()
+    if missing and not without_os_wall:
+        raise click.UsageError(f"this system lacks the sandbox's OS wall ({missing}): strangers' programs would "
+                               "run behind gradcalc's policy alone. Start with --without-os-wall to accept that.")
     try:
         import uvicorn
 

@@ -41,6 +41,11 @@ def _warm_up() -> None:
     session = Session(TextOutput(io.StringIO(), io.StringIO()))  # runs no program
     parse("import torch\nx = torch.ones(2, requires_grad=True)\nprint(x)\n", "<warm-up>")
     report.views(session, "*")
+    try:  # the OS wall's filter, compiled once here rather than in every child (where gradcalc has it)
+        from ..jail import seccomp_filter  # type: ignore[import-not-found]
+    except ImportError:
+        return
+    seccomp_filter.prepare()
 
 
 class _Spare:
