@@ -227,6 +227,19 @@ def test_past_the_rate_a_client_gets_429() -> None:
     assert "Too many runs" in refused.json()["error"] and int(refused.headers["Retry-After"]) >= 1
 
 
+def test_the_access_log_has_one_json_line_per_run_without_the_program(caplog: pytest.LogCaptureFixture) -> None:
+    runner = _Waiting()
+    runner.release.set()
+    with caplog.at_level("INFO", logger="gradcalc.serve"), \
+            TestClient(create_app(Settings(LIMITS, rate=0), runner=runner)) as test_client:
+        test_client.post("/api/run", content="secret = 'Ω'\n".encode())
+        test_client.post("/api/run", content=b"secret\x00")
+    records = [json.loads(record.getMessage()) for record in caplog.records if record.name == "gradcalc.serve"]
+    assert [(record["status"], record.get("bytes")) for record in records] == [(200, 14), (400, None)]
+    assert {"time", "client", "ms"} <= set(records[0]) and records[0]["exit"] == 0
+    assert "secret" not in caplog.text
+
+
 def test_the_page_its_assets_examples_and_limits(client: TestClient) -> None:
     page = client.get("/")
     assert page.status_code == 200 and "<textarea" in page.text
