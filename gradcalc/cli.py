@@ -41,6 +41,11 @@ def main(args: Optional[list] = None) -> None:
 
         getattr(notebook_command, args[0]).main(args[1:], prog_name=f"gradcalc {args[0]}")
         return
+    if args[:1] == ["serve"]:  # the classroom page: its own options (serve/command.py)
+        from .serve.command import serve
+
+        serve.main(args[1:], prog_name="gradcalc serve")
+        return
     try:
         from .command import command
 

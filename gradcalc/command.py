@@ -8,7 +8,8 @@ import click
 
 from . import __version__
 from .language import limits
-from .runner import interrupted, run, start_repl
+from .report import answer_json
+from .runner import interrupted, run, set_graph_format, start_repl
 
 
 def _show_version(context: click.Context, parameter: click.Parameter, value: bool) -> None:
@@ -26,6 +27,11 @@ def _show_version(context: click.Context, parameter: click.Parameter, value: boo
 @click.option("-e", "--exec", "code", metavar="CODE", help="Run CODE (statements separated by ';' or newlines).")
 @click.option("--graph", metavar="NAME",
               help="After the program, draw the autograd graph behind tensor NAME (as the REPL's :graph).")
+@click.option("--format", type=click.Choice(["text", "dot", "svg"]), default="text", expose_value=False,
+              callback=set_graph_format,
+              help="How --graph draws: text (as :graph), dot (Graphviz, as torchviz) or svg (a picture).")
+@click.option("--json", is_flag=True, is_eager=True, expose_value=False, callback=answer_json,
+              help="Read {\"source\": ...} as JSON on stdin, print one JSON answer (gradcalc serve's worker).")
 @click.option("--color/--no-color", default=None,
               help="Colour the output (default: on a terminal; NO_COLOR and FORCE_COLOR are honoured).")
 @click.option("--history-file", metavar="PATH", default=None,
@@ -47,6 +53,7 @@ def command(file: Optional[str], code: Optional[str], graph: Optional[str], colo
     gradcalc -               read a program from standard input
     gradcalc kernel install  install the Jupyter kernel
     gradcalc nbcheck NB      compare a notebook's stored outputs with gradcalc's
+    gradcalc serve           the classroom web page (gradcalc serve --help)
 
     \b
     Exit status: 0 success, 1 an error in the program, 2 a usage error,

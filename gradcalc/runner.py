@@ -18,6 +18,13 @@ if TYPE_CHECKING:
 
 USAGE_ERROR = 2
 INTERRUPTED = 130
+_graph_format = "text"  # how --graph draws: text, dot or svg (--format)
+
+
+def set_graph_format(context: Any, parameter: Any, form: str) -> None:
+    """`--format` (click's callback): text (as :graph), dot or svg (display/picture.py)."""
+    global _graph_format
+    _graph_format = form
 
 
 def end_quietly_on_a_closed_pipe() -> None:
@@ -115,6 +122,11 @@ def _show_graph(session: Any, name: str, color: Optional[bool]) -> int:
         sys.stdout.flush()
         sys.stderr.write(f"gradcalc: --graph: {error}\n")
         return USAGE_ERROR
+    if _graph_format != "text":
+        from .display import picture
+
+        sys.stdout.write(picture.to_dot(drawn) if _graph_format == "dot" else picture.to_svg(drawn))
+        return 0
     colour = use_color(color)
     show(graph.render(drawn), sys.stdout, colour, whole_lines=True)
     return 0

@@ -46,6 +46,13 @@ def test_wheel_ships_the_grammar_inside_the_package(wheel: Path) -> None:
     assert grammar == (REPO / "grammar" / "gradcalc.lark").read_bytes()
 
 
+def test_wheel_ships_the_classroom_page_and_its_examples(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    for asset in ("index.html", "app.js", "style.css", "favicon.svg"):
+        assert f"gradcalc/serve/static/{asset}" in names
+    assert "gradcalc/examples/s002_09_retain_grad.grad" in names
+
+
 def test_wheel_ships_the_generated_parser(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "gradcalc/language/_lark_runtime.py" in names

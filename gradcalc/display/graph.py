@@ -254,11 +254,11 @@ def _draw(nodes: list[GraphNode], text: Any) -> set:
             stack.clear()
             break
         lines += 1
-        run = _run_from(nodes, position, output_nr, drawn)
+        run = straight_run(nodes, position, output_nr, drawn)
         if len(run) >= MIN_RUN:
             drawn.update(run)
             _label(node, None, output_nr, text, len(run))
-            stack.append((_single_input(nodes[run[-1]]), below, below))
+            stack.append((single_input(nodes[run[-1]]), below, below))
             continue
         drawn.add(position)
         if node.uses > 1:
@@ -274,12 +274,13 @@ def _draw(nodes: list[GraphNode], text: Any) -> set:
     return drawn
 
 
-def _single_input(node: GraphNode) -> tuple[int, int]:
+def single_input(node: GraphNode) -> tuple[int, int]:
+    """The edge to the one input of a node that has exactly one."""
     (edge,) = [edge for edge in node.inputs if edge[0] is not None]
     return edge
 
 
-def _run_from(nodes: list[GraphNode], position: int, output_nr: int, drawn: set) -> list[int]:
+def straight_run(nodes: list[GraphNode], position: int, output_nr: int, drawn: set) -> list[int]:
     """The straight chain that starts at `position` and whose lines would all read the same: each
     node reached once, the only input of the one above, with a single input of its own, and none
     with a mark of its own (a session's name, a retained grad, a hook, a leaf). Only such a run is
@@ -296,7 +297,7 @@ def _run_from(nodes: list[GraphNode], position: int, output_nr: int, drawn: set)
         return [position]
     run, seen, key = [position], {position}, looks(first, output_nr)
     while True:
-        target, nr = _single_input(nodes[run[-1]])
+        target, nr = single_input(nodes[run[-1]])
         following = nodes[target]
         if target in drawn or target in seen or not plain(following) or looks(following, nr) != key:
             return run

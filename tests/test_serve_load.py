@@ -1,0 +1,110 @@
+"""gradcalc serve under a class's load, on loopback (the issue's 20 clients × 10 runs, under a minute on two cores):
+CLIENTS clients × RUNS runs of the seed programs, every answer byte for byte the command line's,
+while one more client sends a memory bomb, a CPU bomb and a fork attempt, one after the other, for
+as long as they run: each ends in its limit's message and no honest run meets a limit."""
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+pytest.importorskip("starlette", reason="gradcalc serve needs the serve extra: pip install 'gradcalc[serve]'")
+pytest.importorskip("uvicorn", reason="gradcalc serve needs the serve extra: pip install 'gradcalc[serve]'")
+
+CLIENTS, RUNS = 20, 10
+TIME_LIMIT = 6
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+SEEDS = ["s000_01_backward", "s002_09_retain_grad", "s004_06_data_shares_storage"]
+BOMBS = [("a = []\nwhile True:\n    a.append(' ' * 50_000_000)\n", "memory", "Memory limit"),
+         ("while True:\n    pass\n", "time", "Time limit exceeded"),
+         ("import os\nos.fork()\n", None, "ImportError: gradcalc programs cannot import os")]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    port = _free_port()
+    process = subprocess.Popen([sys.executable, "-m", "gradcalc", "serve", "--port", str(port), "--workers", "2",
+                                "--queue", str(CLIENTS * 2), "--time-limit", str(TIME_LIMIT), "--rate", "0"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/api/run"
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(url.replace("/api/run", "/api/limits"), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _post(url: str, source: str) -> dict:
+    request = urllib.request.Request(url, data=json.dumps({"source": source}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return json.loads(response.read())
+
+
+@pytest.mark.slow
+def test_a_class_at_once_with_an_attacker(server: str) -> None:
+    sources = [(EXAMPLES / f"{name}.grad").read_text() for name in SEEDS]
+    expected = []
+    for source in sources:
+        done = subprocess.run([sys.executable, "-m", "gradcalc", "-"], input=source.encode(), capture_output=True,
+                              timeout=60)
+        expected.append((done.stdout.decode(), done.stderr.decode(), done.returncode))
+    honest: list = []
+    attacks: list = []
+    failures: list = []
+    finished = threading.Event()
+
+    def student(number: int) -> None:
+        try:
+            for run in range(RUNS):
+                which = (number + run) % len(sources)
+                honest.append((which, _post(server, sources[which])))
+        except (OSError, urllib.error.HTTPError) as error:
+            failures.append(repr(error))
+
+    def attacker() -> None:
+        while not finished.is_set():
+            for source, limit, message in BOMBS:
+                started = time.monotonic()
+                attacks.append((limit, message, _post(server, source)))
+                time.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
+
+    threads = [threading.Thread(target=student, args=(number,)) for number in range(CLIENTS)]
+    bomber = threading.Thread(target=attacker)
+    bomber.start()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    finished.set()
+    bomber.join()
+
+    assert not failures
+    assert len(honest) == CLIENTS * RUNS
+    for which, answer in honest:
+        assert answer["limit"] is None
+        assert (answer["stdout"], answer["stderr"], answer["status"]) == expected[which]
+    assert len(attacks) >= len(BOMBS)
+    for limit, message, answer in attacks:
+        assert answer["limit"] == limit and message in answer["stderr"], answer
