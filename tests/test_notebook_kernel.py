@@ -2,6 +2,7 @@
 kernelspec `gradcalc kernel install` wrote, and every message of a cell is checked."""
 from __future__ import annotations
 
+import gc
 import importlib.util
 import os
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -32,6 +34,14 @@ def kernel_dirs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return [str(prefix / "share" / "jupyter" / "kernels")]
 
 
+@pytest.fixture(autouse=True)
+def _clients_finalised_here() -> Iterator[None]:
+    """jupyter_client's objects end here, not in a later test's program: the audit hook, up while a
+    program runs and every collection, would refuse their `__del__` its look at frames."""
+    yield
+    gc.collect()
+
+
 @pytest.fixture(scope="module")
 def kernel(kernel_dirs: list[str]):
     manager = KernelManager(kernel_name="gradcalc", kernel_spec_manager=KernelSpecManager(kernel_dirs=kernel_dirs))
@@ -42,6 +52,8 @@ def kernel(kernel_dirs: list[str]):
     yield manager, client
     client.stop_channels()
     manager.shutdown_kernel(now=True)
+    del client, manager
+    gc.collect()
 
 
 def run(client, code: str, timeout: float = 120) -> tuple[str, list]:
