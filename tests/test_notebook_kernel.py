@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import logging
 import os
 import subprocess
 import sys
@@ -36,10 +37,15 @@ def kernel_dirs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 @pytest.fixture(autouse=True)
 def _clients_finalised_here() -> Iterator[None]:
-    """jupyter_client's objects end here, not in a later test's program: the audit hook, up while a
-    program runs and every collection, would refuse their `__del__` its look at frames."""
+    """jupyter_client's objects end here, not in a later test's program. The audit hook is up during
+    every collection in a process that runs programs, so their `__del__` must not log (logging looks
+    at frames): its records are off meanwhile."""
     yield
-    gc.collect()
+    logging.disable(logging.CRITICAL)
+    try:
+        gc.collect()
+    finally:
+        logging.disable(logging.NOTSET)
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +59,6 @@ def kernel(kernel_dirs: list[str]):
     client.stop_channels()
     manager.shutdown_kernel(now=True)
     del client, manager
-    gc.collect()
 
 
 def run(client, code: str, timeout: float = 120) -> tuple[str, list]:

@@ -4,6 +4,8 @@ everything a program needs, jails itself (gradcalc.jail), says it is ready, then
 front end's requests (see __init__.py) until the request pipe closes."""
 from __future__ import annotations
 
+import gc
+
 import io
 import os
 import sys
@@ -70,6 +72,9 @@ class Kernel:
         if op == "inspect":
             return self.inspect(request)
         if op == "reset":
+            with limits.wall_up():  # the old session's objects end here: their finalisers are the program's
+                self.session = None
+                gc.collect()
             reset_global_state()
             self.session = self._new_session()
             return {"ok": True}
@@ -220,5 +225,7 @@ def _serve(args: list) -> None:
         try:
             request = receiver.receive()
         except ChannelClosed:
+            # what is left of the programs (generators closed as the worker ends) runs behind the wall too
+            limits.wall_up_for_good()
             return
         send(replies, kernel.handle(request))
