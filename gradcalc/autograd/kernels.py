@@ -370,11 +370,31 @@ def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool, panels: bool =
 def _panel_in_order(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
     if fused and a.dtype.type is np.float32:
         return _fused_float32_products_in_order(a, b)
+    if not fused:
+        return _plain_products_in_order(a, b)
     total = np.zeros((a.shape[0], b.shape[1]), a.dtype)
     for k in range(a.shape[1]):
-        column, row = a[:, k:k + 1], b[k:k + 1, :]
-        total = fused_multiply_add(column, row, total) if fused else total + column * row
+        total = fused_multiply_add(a[:, k:k + 1], b[k:k + 1, :], total)
     return total
+
+
+# How many products _plain_products_in_order makes at a time (a few MiB).
+_PRODUCTS_AT_ONCE = 1 << 19
+
+
+def _plain_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b with one running sum per element over k in order from zero, each product rounded: the
+    products made a block of k at a time and summed by np.add.accumulate, which adds strictly in
+    order (as a loop over k would, at numpy's speed instead of a few numpy calls per k)."""
+    (m, size), n = a.shape, b.shape[1]
+    total = np.zeros((m, 1, n), np.result_type(a, b))
+    step = max(1, _PRODUCTS_AT_ONCE // max(1, m * n))
+    for start in range(0, size, step):
+        products = a[:, start:start + step, None] * b[None, start:start + step, :]
+        # the running total first, so the block's first product is added to it (a zero keeps
+        # the sign a loop from zero gives: 0.0 + -0.0 is 0.0)
+        total = np.add.accumulate(np.concatenate([total, products], axis=1), axis=1)[:, -1:, :]
+    return total[:, 0, :]
 
 
 def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
