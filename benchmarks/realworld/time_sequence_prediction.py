@@ -58,7 +58,7 @@ for i in range(1):
         print('loss:', loss.item())
         loss.backward()
         return loss
-    optimizer.step(closure)
+    _ = optimizer.step(closure)  # assigned: gradcalc would echo the loss at top level
     with torch.no_grad():
         future = 20
         pred = seq(test_input, future=future)
