@@ -456,7 +456,8 @@ def _plain_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         # the running total first, so the block's first product is added to it (a zero keeps
         # the sign a loop from zero gives: 0.0 + -0.0 is 0.0)
         total = np.add.accumulate(np.concatenate([total, products], axis=1), axis=1)[:, -1:, :]
-    return total[:, 0, :]
+    # a fresh C-ordered array, as a loop's result is (strides decide whether a later reshape is a view)
+    return np.ascontiguousarray(total[:, 0, :])
 
 
 def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
