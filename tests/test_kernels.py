@@ -149,3 +149,26 @@ def test_a_blas_adding_in_another_order_is_not_used(monkeypatch: pytest.MonkeyPa
     b = np.ones((4, 12), np.float32)
     assert np.array_equal(kernels._fused_float32_products_in_order(a, b),
                           kernels._emulated_fused_products(a, b))
+
+
+def test_float64_fused_multiply_add_rounds_once() -> None:
+    """The whole-array float64 FMA against exact arithmetic: spread magnitudes, cancellation,
+    products of few bits whose sums fall on ties, extremes (the exact fallback), signed zeros."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(7)
+    n = 20000
+    a = rng.standard_normal(n) * 2.0 ** rng.integers(-60, 60, n)
+    b = rng.standard_normal(n) * 2.0 ** rng.integers(-60, 60, n)
+    few_bits = rng.integers(1, 2 ** 27, (2, n)) * 2.0 ** -27 + 1
+    cases = [(a, b, rng.standard_normal(n) * 2.0 ** rng.integers(-120, 120, n)),
+             (a, b, -(a * b) * (1 + rng.standard_normal(n) * 2.0 ** -rng.integers(20, 60, n))),
+             (few_bits[0], few_bits[1], -np.round(few_bits[0] * few_bits[1])
+              + rng.choice([2.0 ** -53, 2.0 ** -52, -2.0 ** -54, 2.0 ** -106], n)),
+             (np.array([1e300, 3e-200, 2.0 ** -1000]), np.array([1e-300, 3e-200, 3.0]), np.array([1.0, 1e-310, 0.0]))]
+    for x, y, z in cases:
+        exact = [float(Fraction(p) * Fraction(q) + Fraction(r)) for p, q, r in zip(x.tolist(), y.tolist(), z.tolist())]
+        assert kernels.fused_multiply_add(x, y, z).tobytes() == np.array(exact).tobytes()
+    signed = kernels.fused_multiply_add(np.array([-0.0, 0.0, np.inf]), np.array([1.0, 1.0, 1.0]),
+                                        np.array([-0.0, -0.0, -np.inf]))
+    assert np.signbit(signed[:2]).tolist() == [True, False] and np.isnan(signed[2])

@@ -81,10 +81,15 @@ def site(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_installed_wheel_runs_without_the_source_tree(site: Path, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(site), "XDG_CACHE_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
     program = "x = tensor(3.0, requires_grad=True); y = x**2+3*x+2; y.backward(); x.grad"
-    for _ in range(2):  # the first run builds the parser cache, the second loads it
+    for _ in range(2):
         done = subprocess.run([sys.executable, "-m", "gradcalc", "-e", program], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=120)
         assert (done.stdout, done.stderr, done.returncode) == ("tensor(9.)\n", "", 0)
+    # a syntax error is worded by the grammar's parser: the first run builds its cache, the second loads it
+    for _ in range(2):
+        failed = subprocess.run([sys.executable, "-m", "gradcalc", "-e", "x = = 1"], cwd=tmp_path, env=env,
+                                capture_output=True, text=True, timeout=120)
+        assert failed.returncode == 1 and "expected an expression" in failed.stdout + failed.stderr
     located = subprocess.run([sys.executable, "-c", "import gradcalc; print(gradcalc.__file__)"], cwd=tmp_path,
                              env=env, capture_output=True, text=True, check=True)
     assert located.stdout.startswith(str(site))

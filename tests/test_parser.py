@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradcalc.language.parser import GradcalcSyntaxError, is_complete, parse
+from gradcalc.language.parser import GradcalcSyntaxError, is_complete, parse, parse_with_lark
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO.parent / "shared" / "oracle" / "corpus"
@@ -25,11 +25,11 @@ def dump(tree: py.AST) -> str:
 
 
 def same_as_python(source: str) -> None:
-    assert dump(parse(source).module) == dump(py.parse(source))
+    assert dump(parse_with_lark(source).module) == dump(py.parse(source))
 
 
 def body(source: str) -> list:
-    return parse(source).module.body
+    return parse_with_lark(source).module.body
 
 
 # ------------------------------------------------------------ real programs
@@ -57,7 +57,7 @@ def test_program_parses_as_python_does(program: Path) -> None:
         with pytest.raises(GradcalcSyntaxError):
             parse(source, str(program))
         return
-    assert dump(parse(source, str(program)).module) == dump(expected)
+    assert dump(parse_with_lark(source, str(program)).module) == dump(expected)
 
 
 def test_corpus_syntax_error_message() -> None:
@@ -405,7 +405,7 @@ def test_generated_expressions_match_python(source: str) -> None:
         with pytest.raises(GradcalcSyntaxError):
             parse(source)
         return
-    assert dump(parse(source).module) == dump(expected)
+    assert dump(parse_with_lark(source).module) == dump(expected)
 
 
 _SIMPLE = st.sampled_from([
@@ -446,7 +446,7 @@ def test_generated_programs_match_python(program: str, tail: str) -> None:
         if isinstance(error, IndentationError):
             assert caught.value.type_name == "IndentationError"
         return
-    assert dump(parse(source).module) == dump(expected)
+    assert dump(parse_with_lark(source).module) == dump(expected)
 
 
 # ------------------------------------------------------------ grammar health
@@ -485,3 +485,38 @@ def test_cached_tables_are_reused(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(parser_module, "_lark", None)
     assert body("y = f'{x=}'")
     assert cache.stat().st_mtime_ns == written
+
+
+# ------------------------------------------------ CPython's parser for what needs no grammar
+
+@pytest.mark.parametrize("program", [p for p in _programs() if p.parent.name == "language"][:80],
+                         ids=lambda p: p.stem)
+def test_public_parse_builds_the_grammars_tree(program: Path) -> None:
+    source = program.read_text(encoding="utf-8")
+    try:
+        expected = parse_with_lark(source, str(program))
+    except GradcalcSyntaxError as error:
+        with pytest.raises(GradcalcSyntaxError) as caught:
+            parse(source, str(program))
+        assert str(caught.value) == str(error)
+        return
+    found = parse(source, str(program))
+    assert dump(found.module) == dump(expected.module) and found.warnings == expected.warnings
+
+
+@pytest.mark.parametrize("source, message", [
+    ("with (a as b, c as d):\n    pass\n", "invalid syntax"),
+    ("async def f(): pass", "'async' is not supported in gradcalc"),
+    ("x = 1\nmatch x:\n    case 1: pass\n", "'match' is not supported in gradcalc"),
+])
+def test_left_out_constructs_reach_the_grammar(source: str, message: str) -> None:
+    with pytest.raises(GradcalcSyntaxError) as caught:
+        parse(source)
+    assert str(caught.value) == message
+
+
+def test_escape_warnings_as_the_grammar_gives_them() -> None:
+    source = 'x = "\\d" + f"\\q{1}" + "\\777"\ny = 1if x else 2\n'
+    assert parse(source).warnings == parse_with_lark(source).warnings == [
+        ("DeprecationWarning", "invalid escape sequence '\\d'"), ("DeprecationWarning", "invalid escape sequence '\\q'"),
+        ("DeprecationWarning", "invalid octal escape sequence '\\777'")]

@@ -14,6 +14,7 @@ its SIMD and scalar loops, and the order of MKL's matrix products for small shap
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -217,12 +218,73 @@ def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarra
     (float32 or float64)."""
     a, b, c = np.broadcast_arrays(a, b, c)
     if a.dtype.type is np.float64:
-        from fractions import Fraction  # exact arithmetic, rarely needed: not imported at start-up
-
-        exact = [float(Fraction(x) * Fraction(y) + Fraction(z))
-                 for x, y, z in zip(a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist())]
-        return np.array(exact, dtype=np.float64).reshape(a.shape)
+        return _fused_float64(a, b, c)
     return _rounded_fused_float32(a.astype(np.float64) * b.astype(np.float64), c)
+
+
+# Where the error-free transformations below are exact: no factor, addend or product near
+# overflow (Veltkamp's split multiplies by 2**27 + 1) nor so small that a rounding error underflows.
+_LARGEST_SAFE, _SMALLEST_SAFE = 2.0 ** 500, 2.0 ** -900
+
+
+def _fused_float64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """float64 a * b + c rounded once, whole arrays at a time: Boldo and Melquiond's emulation
+    (the product split exactly into two floats by Dekker's algorithm, added to c exactly by
+    Knuth's two-sum, the low parts added rounded to odd, then the one rounding to nearest).
+    Elements out of its safe range are computed exactly with fractions; non-finite ones as
+    a * b + c, which is then what an FMA gives."""
+    a, b, c = (np.asarray(x, dtype=np.float64) for x in (a, b, c))
+    product = a * b
+    high, low = product, _product_error(a, b, product)
+    total, total_error = _two_sum(c, high)
+    rest = low + total_error
+    rest_error = _two_sum_error(low, total_error, rest)
+    # rounded to odd: an inexact sum with an even last bit moves to its other neighbour
+    inexact_even = (rest_error != 0) & ((rest.view(np.uint64) & np.uint64(1)) == 0)
+    if inexact_even.any():
+        rest = np.where(inexact_even, np.nextafter(rest, rest + rest_error), rest)
+    # an exact `total` keeps its sign of zero (-0.0 * 1.0 + -0.0 is -0.0)
+    out = np.where(rest == 0, total, total + rest)
+    magnitude = np.maximum(np.maximum(np.abs(a), np.abs(b)), np.abs(c))
+    unsafe = ~(magnitude < _LARGEST_SAFE) | ((product != 0) & (np.abs(product) < _SMALLEST_SAFE)) | (
+        (c != 0) & (np.abs(c) < _SMALLEST_SAFE))
+    if unsafe.any():
+        out = np.array(out, dtype=np.float64)  # writable, whatever broadcasting made
+        out[unsafe] = _exact_fused(a[unsafe], b[unsafe], c[unsafe])
+    return out
+
+
+def _two_sum(x: np.ndarray, y: np.ndarray) -> tuple:
+    total = x + y
+    return total, _two_sum_error(x, y, total)
+
+
+def _two_sum_error(x: np.ndarray, y: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """x + y - total exactly (Knuth), total being x + y rounded."""
+    y_part = total - x
+    return (x - (total - y_part)) + (y - y_part)
+
+
+def _product_error(a: np.ndarray, b: np.ndarray, product: np.ndarray) -> np.ndarray:
+    """a * b - product exactly (Dekker), product being a * b rounded."""
+    a_high, a_low = _split(a)
+    b_high, b_low = _split(b)
+    return ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+
+
+def _split(x: np.ndarray) -> tuple:
+    """x as two floats of 26 significant bits at most (Veltkamp)."""
+    scaled = x * 134217729.0  # 2**27 + 1
+    high = scaled - (scaled - x)
+    return high, x - high
+
+
+def _exact_fused(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    from fractions import Fraction  # exact arithmetic, rarely needed: not imported at start-up
+
+    exact = [float(Fraction(x) * Fraction(y) + Fraction(z)) if math.isfinite(x) and math.isfinite(y)
+             and math.isfinite(z) else x * y + z for x, y, z in zip(a.tolist(), b.tolist(), c.tolist())]
+    return np.array(exact, dtype=np.float64)
 
 
 def _rounded_fused_float32(product: np.ndarray, addend: np.ndarray) -> np.ndarray:
@@ -370,11 +432,32 @@ def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool, panels: bool =
 def _panel_in_order(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
     if fused and a.dtype.type is np.float32:
         return _fused_float32_products_in_order(a, b)
+    if not fused:
+        return _plain_products_in_order(a, b)
     total = np.zeros((a.shape[0], b.shape[1]), a.dtype)
     for k in range(a.shape[1]):
-        column, row = a[:, k:k + 1], b[k:k + 1, :]
-        total = fused_multiply_add(column, row, total) if fused else total + column * row
+        total = fused_multiply_add(a[:, k:k + 1], b[k:k + 1, :], total)
     return total
+
+
+# How many products _plain_products_in_order makes at a time (a few MiB).
+_PRODUCTS_AT_ONCE = 1 << 19
+
+
+def _plain_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b with one running sum per element over k in order from zero, each product rounded: the
+    products made a block of k at a time and summed by np.add.accumulate, which adds strictly in
+    order (as a loop over k would, at numpy's speed instead of a few numpy calls per k)."""
+    (m, size), n = a.shape, b.shape[1]
+    total = np.zeros((m, 1, n), np.result_type(a, b))
+    step = max(1, _PRODUCTS_AT_ONCE // max(1, m * n))
+    for start in range(0, size, step):
+        products = a[:, start:start + step, None] * b[None, start:start + step, :]
+        # the running total first, so the block's first product is added to it (a zero keeps
+        # the sign a loop from zero gives: 0.0 + -0.0 is 0.0)
+        total = np.add.accumulate(np.concatenate([total, products], axis=1), axis=1)[:, -1:, :]
+    # a fresh C-ordered array, as a loop's result is (strides decide whether a later reshape is a view)
+    return np.ascontiguousarray(total[:, 0, :])
 
 
 def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -15,13 +15,14 @@ import pickle
 import re
 import sys
 import types
+import warnings
 from re import _compiler, _parser
 from typing import Any, Optional
 
 from .builder import Builder
 from .syntax_errors import GradcalcSyntaxError, lexer_error, make_error, never_closed, parser_error
 
-__all__ = ["parse", "is_complete", "GradcalcSyntaxError", "Parsed"]
+__all__ = ["parse", "parse_with_lark", "is_complete", "GradcalcSyntaxError", "Parsed"]
 
 # Python's tokenizer refuses deeper bracket nesting with this message (its MAXLEVEL)
 _MAX_BRACKET_DEPTH = 200
@@ -368,9 +369,50 @@ class Parsed:
 def parse(source: str, filename: str = "<string>") -> Parsed:
     """Parse a whole program; raise GradcalcSyntaxError if it is not valid Python."""
     text = _normalise(source)
-    builder = Builder(text, filename, lambda field: _parse_field(field, text, filename, builder))
-    module = builder.transform(_parse_tree(text, _START_FILE, filename), _runtime_module().Tree)
+    return _parse_with_python(text, filename) or parse_with_lark(text, filename)
+
+
+def parse_with_lark(source: str, filename: str = "<string>") -> Parsed:
+    """`parse` by gradcalc's own grammar alone, whatever the host Python (the tests compare it with
+    CPython's parser)."""
+    text = _normalise(source)
+    _get_lark()  # loaded first: loading freezes what it makes, when the collector runs
+    # The parse makes millions of objects and no garbage cycles: collections meanwhile would only
+    # walk an ever larger heap again and again (most of a large source's time).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        builder = Builder(text, filename, lambda field: _parse_field(field, text, filename, builder))
+        module = builder.transform(_parse_tree(text, _START_FILE, filename), _runtime_module().Tree)
+    finally:
+        if collecting:
+            gc.enable()
     return Parsed(module, builder.warnings)
+
+
+# CPython 3.11's parser is gradcalc's language's own parser and builds the very tree the grammar
+# builds (tests/test_parser.py compares them), at C speed and in linear time and memory, where the
+# Lark parser takes a minute and gigabytes for a few megabytes of source. It is used on a 3.11 host
+# for sources without the words that start what gradcalc leaves out (`async`, `await`, a `match`
+# statement, a bracketed `with`); everything else, and every syntax error, goes to the grammar,
+# which words the errors as gradcalc does.
+_HOST_IS_THE_LANGUAGE = sys.version_info[:2] == (3, 11)
+_LEFT_OUT = re.compile(r"\b(?:async|await)\b|^[ \t]*match\b|\bwith[ \t\\\n]*\(", re.MULTILINE)
+
+
+def _parse_with_python(text: str, filename: str) -> Optional[Parsed]:
+    """The program as CPython's parser builds it, or None where the grammar must decide."""
+    if not _HOST_IS_THE_LANGUAGE or _LEFT_OUT.search(text):
+        return None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            module = ast.parse(text, filename)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # the grammar says why
+            return None
+    # the escape sequences' warnings, as the grammar's builder gives them (not the tokenizer's others)
+    found = [(w.category.__name__, str(w.message)) for w in caught if w.category is DeprecationWarning]
+    return Parsed(module, found)
 
 
 def _parse_field(field_text: str, text: str, filename: str, builder: Builder) -> Any:
