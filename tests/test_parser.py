@@ -520,3 +520,15 @@ def test_escape_warnings_as_the_grammar_gives_them() -> None:
     assert parse(source).warnings == parse_with_lark(source).warnings == [
         ("DeprecationWarning", "invalid escape sequence '\\d'"), ("DeprecationWarning", "invalid escape sequence '\\q'"),
         ("DeprecationWarning", "invalid octal escape sequence '\\777'")]
+
+
+@pytest.mark.parametrize("source", [
+    # a form feed is indentation to Python's tokenizer: the quick look at the words must not be
+    # the only guard, since a class pattern reads attributes by name past the sandbox's guard
+    "def f():\n    pass\n\x0cmatch f:\n    case object(__globals__=g):\n        g\n",
+    "x = 1\nmatch x:\n    case 1:\n        pass\n",
+    "async def f():\n    await g()\n",
+])
+def test_what_the_language_leaves_out_never_comes_from_the_host_parser(source: str) -> None:
+    with pytest.raises(GradcalcSyntaxError, match="is not supported in gradcalc"):
+        parse(source)

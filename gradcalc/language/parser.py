@@ -397,7 +397,10 @@ def parse_with_lark(source: str, filename: str = "<string>") -> Parsed:
 # statement, a bracketed `with`); everything else, and every syntax error, goes to the grammar,
 # which words the errors as gradcalc does.
 _HOST_IS_THE_LANGUAGE = sys.version_info[:2] == (3, 11)
-_LEFT_OUT = re.compile(r"\b(?:async|await)\b|^[ \t]*match\b|\bwith[ \t\\\n]*\(", re.MULTILINE)
+_LEFT_OUT = re.compile(r"\b(?:async|await)\b|^[ \t\f]*match\b|\bwith[ \t\f\\\n]*\(", re.MULTILINE)
+# what the grammar leaves out, as CPython builds it: the words above are only a quick look, the
+# tree decides (a class pattern reads attributes by the names it is given, past the guard)
+_LEFT_OUT_NODES = (ast.Match, ast.AsyncFunctionDef, ast.AsyncFor, ast.AsyncWith, ast.Await)
 
 
 def _parse_with_python(text: str, filename: str) -> Optional[Parsed]:
@@ -410,6 +413,8 @@ def _parse_with_python(text: str, filename: str) -> Optional[Parsed]:
             module = ast.parse(text, filename)
         except (SyntaxError, ValueError, RecursionError, MemoryError):  # the grammar says why
             return None
+    if any(isinstance(node, _LEFT_OUT_NODES) for node in ast.walk(module)):
+        return None
     # the escape sequences' warnings, as the grammar's builder gives them (not the tokenizer's others)
     found = [(w.category.__name__, str(w.message)) for w in caught if w.category is DeprecationWarning]
     return Parsed(module, found)
