@@ -19,19 +19,10 @@ import sys
 import threading
 import time
 import urllib.request
+from pathlib import Path
 
-SEED = """import torch
-
-w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-b = torch.tensor(0.5, requires_grad=True)
-x = w * 2 + b
-x.retain_grad()
-loss = x.pow(2).sum()
-loss.backward()
-print(loss)
-print(w.grad)
-print(x.grad)
-"""
+# the program the page starts with
+SEED = (Path(__file__).resolve().parent.parent / "gradcalc" / "serve" / "static" / "seed.grad").read_text()
 
 
 def _free_port() -> int:

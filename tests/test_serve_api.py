@@ -24,24 +24,13 @@ with warnings.catch_warnings():  # recent Starlette would rather have httpx2 tha
     warnings.filterwarnings("ignore", message="Using `httpx`")
     from starlette.testclient import TestClient  # noqa: E402
 
+from gradcalc.serve import app as app_module  # noqa: E402
 from gradcalc.serve.app import Settings, create_app  # noqa: E402
 from gradcalc.serve.runs import Limits, Outcome, empty_answer  # noqa: E402
 from gradcalc.serve.zygote import ZygoteRunner  # noqa: E402
 
-SEED = """import torch
-
-w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-b = torch.tensor(0.5, requires_grad=True)
-x = w * 2 + b
-x.retain_grad()
-loss = x.pow(2).sum()
-loss.backward()
-print(loss)
-print(w.grad)
-print(x.grad)
-x.grad.data.add_(1)
-print(torch.ones(2).requires_grad_().sum().grad)
-"""
+# the page's own program, and a warning and an in-place change through .data after it
+SEED = app_module.SEED + "x.grad.data.add_(1)\nprint(torch.ones(2).requires_grad_().sum().grad)\n"
 
 LIMITS = Limits(time=4.0, memory=512 << 20, output=10_000, source=2_000)
 

@@ -25,16 +25,7 @@ if CHROMIUM is None:
 
 BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-SEED = """import torch
-w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-b = torch.tensor(0.5, requires_grad=True)
-x = w * 2 + b
-x.retain_grad()
-loss = x.pow(2).sum()
-loss.backward()
-print(loss)
-print(x.grad)
-"""
+SEED = (Path(__file__).resolve().parent.parent / "gradcalc" / "serve" / "static" / "seed.grad").read_text()
 TIME_LIMIT = 3
 
 
@@ -98,6 +89,7 @@ def test_the_page_runs_shows_the_graph_shares_and_stops_a_loop(server: str, brow
         page.goto(server)
         page.wait_for_selector("#examples option:nth-child(2)", state="attached")
         editor = page.locator("#source")
+        assert _until(lambda: editor.input_value() or None) == SEED  # the page starts with the seed program
         editor.click()
         page.keyboard.press("Control+A")
         page.keyboard.press("Delete")

@@ -27,7 +27,10 @@ from .zygote import ZygoteRunner
 
 log = logging.getLogger("gradcalc.serve")
 STATIC = Path(str(resources.files("gradcalc.serve") / "static"))
-ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "favicon.svg": "image/svg+xml"}
+# seed.grad: the program the page starts with (the benchmark and the tests run it too)
+ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "favicon.svg": "image/svg+xml",
+          "seed.grad": "text/plain; charset=utf-8"}
+SEED = (STATIC / "seed.grad").read_text(encoding="utf-8")
 JSON_OVERHEAD = 6  # a JSON string may take six bytes (\u0000) for each byte of text
 
 

@@ -2,18 +2,6 @@
 // Plain JavaScript, no library: the page works with no network but the server's.
 "use strict";
 
-const SEED = `import torch
-
-w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-b = torch.tensor(0.5, requires_grad=True)
-x = w * 2 + b
-x.retain_grad()
-loss = x.pow(2).sum()
-loss.backward()
-print(loss)
-print(w.grad)
-print(x.grad)
-`;
 
 const $ = (id) => document.getElementById(id);
 const source = $("source"), highlight = $("highlight"), gutter = $("gutter");
@@ -350,7 +338,8 @@ $("smaller").addEventListener("click", () => setSize(currentSize() - 2));
   const saved = localStorage.getItem("gradcalc-theme");
   setTheme(saved || (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
   if (localStorage.getItem("gradcalc-size")) setSize(currentSize());
-  source.value = (await programFromFragment()) ?? SEED;
+  source.value = (await programFromFragment()) ??
+    await fetch("/static/seed.grad").then((answer) => (answer.ok ? answer.text() : ""));
   refresh();
   loadExamples();
   loadLimits();
