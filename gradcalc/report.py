@@ -130,13 +130,11 @@ def run_program(source: str, graphs: Any, max_output: int) -> dict:
 
 
 def _jail() -> None:
-    """The OS wall (gradcalc.jail), in the versions that have it, before the program's first line;
-    what the program's parse reads from outside the installation (the parser's cache) is loaded first."""
-    try:
-        from . import jail  # type: ignore[attr-defined]
-        from .session import warm_up  # type: ignore[attr-defined]
-    except ImportError:
-        return
+    """The OS wall (gradcalc.jail) before the program's first line; what the program's parse reads
+    from outside the installation (the parser's cache) is loaded first."""
+    from . import jail
+    from .session import warm_up
+
     warm_up()
     jail.apply(warn=False)
 

@@ -247,3 +247,15 @@ def test_the_json_mode_refuses_a_bad_request_in_json() -> None:
                           timeout=60)
     assert done.returncode == 2
     assert json.loads(done.stdout)["stderr"] == "gradcalc: --json: the request is not a JSON document\n"
+
+
+def test_the_page_does_not_start_where_a_wall_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gradcalc import jail
+    from gradcalc.serve import command
+
+    monkeypatch.setattr(jail, "walls", lambda: "seccomp, rlimits; missing: landlock")
+    assert command._missing_walls() == "landlock"
+    monkeypatch.setattr(jail, "walls", lambda: "none (not Linux)")
+    assert command._missing_walls() == "landlock, seccomp"
+    monkeypatch.setattr(jail, "walls", lambda: "landlock 7, seccomp, rlimits")
+    assert command._missing_walls() == ""

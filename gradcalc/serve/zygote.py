@@ -35,17 +35,13 @@ def _warm_up() -> None:
     import io
 
     from .. import report
-    from ..language.parser import parse
-    from ..session import Session, TextOutput
+    from ..jail import seccomp_filter
+    from ..session import Session, TextOutput, warm_up
 
     session = Session(TextOutput(io.StringIO(), io.StringIO()))  # runs no program
-    parse("import torch\nx = torch.ones(2, requires_grad=True)\nprint(x)\n", "<warm-up>")
+    warm_up()  # the parsers, the grammar's too (a syntax error needs it, and the jail keeps its cache out)
     report.views(session, "*")
-    try:  # the OS wall's filter, compiled once here rather than in every child (where gradcalc has it)
-        from ..jail import seccomp_filter  # type: ignore[import-not-found]
-    except ImportError:
-        return
-    seccomp_filter.prepare()
+    seccomp_filter.prepare()  # the OS wall's filter, compiled once here rather than in every child
 
 
 class _Spare:
