@@ -74,6 +74,16 @@ def default_memory_limit() -> int:
     return max(total // 4, 1 << 30)
 
 
+def mapped_bytes() -> int:
+    """This process's address space now (a forked child's is its parent's): a ceiling set after a
+    fork comes on top of it."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return 0
+
+
 def parse_size(text: str) -> int:
     """`2G`, `512M`, `1000000` (bytes); 0 means no limit."""
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}

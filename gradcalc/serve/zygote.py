@@ -88,7 +88,7 @@ def _child(request_pipe: int, answer: int) -> None:
         reset_global_state()  # its own seeds, as a new process has: not the same draws in every child
         signal.signal(signal.SIGALRM, signal.SIG_DFL)  # the alarm ends the child: nothing can catch it
         signal.setitimer(signal.ITIMER_REAL, float(request["time"]))
-        limits.set_memory_limit(_mapped_bytes() + int(request["memory"]))
+        limits.set_memory_limit(limits.mapped_bytes() + int(request["memory"]))
         given = report.run_program(request["source"], request["graphs"], int(request["max_output"]))
         reply = memoryview(json.dumps(given, ensure_ascii=False).encode("utf-8", "surrogatepass"))
         while reply:
@@ -97,14 +97,6 @@ def _child(request_pipe: int, answer: int) -> None:
     finally:
         os._exit(status)
 
-
-def _mapped_bytes() -> int:
-    """The zygote's own address space, inherited: the run's ceiling comes on top of it."""
-    try:
-        with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError):
-        return 0
 
 
 def serve_forever() -> None:

@@ -76,7 +76,7 @@ def _serve(program: int, answer: int) -> None:
     stdout, stderr = io.StringIO(), io.StringIO()
     session = Session(TextOutput(stdout, stderr))
     # the ceiling counts what the parent had mapped already: the program gets the usual room on top
-    limits.set_memory_limit(limits.default_memory_limit() + _mapped_bytes())
+    limits.set_memory_limit(limits.default_memory_limit() + limits.mapped_bytes())
     jail.apply(warn=False)
     with os.fdopen(program, "rb") as pipe:
         request = pipe.read()
@@ -92,13 +92,6 @@ def _serve(program: int, answer: int) -> None:
     while data:
         data = data[os.write(answer, data):]
 
-
-def _mapped_bytes() -> int:
-    try:
-        with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError):
-        return 0
 
 
 _PARENT_ENDS: set = set()  # this process's ends of its children's pipes
