@@ -285,10 +285,12 @@ def _worker_of(repl_pid: int) -> int:
 
 
 def _wait_until_dead(pid: int) -> None:
+    """Until the whole process is dead: its main thread turns zombie while its other threads are
+    still being torn down, and until they are, its parent cannot see it end."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            if _status(pid)["State"].startswith("Z"):
+            if _status(pid)["State"].startswith("Z") and os.listdir(f"/proc/{pid}/task") == [str(pid)]:
                 return
         except FileNotFoundError:
             return
