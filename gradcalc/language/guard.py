@@ -397,6 +397,9 @@ def _format(template: str, args: tuple, kwargs: Any) -> str:
     return render(template, 2)
 
 
+format_template = _format  # for the library code that formats a program's template (logging's `{` style)
+
+
 class _SafeFormatter:
     """str.format and str.format_map as a program gets them (see _format)."""
 

@@ -1,0 +1,211 @@
+"""`logging` for a program: Python's loggers, handlers, filters and records, with a root logger
+and a logger registry of each session's own, records formatted as Python formats them, to the
+session's stderr or to files of its tree.
+
+What differs from the host's module, and why: no logger looks at frames (the program's frames are
+not for the host to walk: a record's file and line are unknown, as Python gives them without
+frames); a `{`-style format goes through the guard's str.format (a template walks attributes);
+an exception shows its last line only (a traceback would show gradcalc's frames); a handler
+that fails says nothing (Python would print a traceback of gradcalc's code).
+"""
+from __future__ import annotations
+
+import logging as host_logging
+import weakref
+from typing import Any, Optional
+
+from ..display.names import torch_class
+from ..language import guard
+from . import os_module, streams
+from . import tree as files
+
+host_logging.raiseExceptions = False  # a failing handler prints no host traceback
+
+
+@torch_class("logging.Logger")
+class Logger(host_logging.Logger):
+    def findCaller(self, stack_info: bool = False, stacklevel: int = 1) -> tuple:  # noqa: N802
+        return "(unknown file)", 0, "(unknown function)", None
+
+
+class _RootLogger(Logger):
+    def __init__(self, level: int) -> None:
+        super().__init__("root", level)
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a logger cannot be pickled")
+
+
+_RootLogger.__name__ = _RootLogger.__qualname__ = "RootLogger"
+_RootLogger.__module__ = "logging"
+
+
+class _GuardedBraceStyle(host_logging.StrFormatStyle):
+    def _format(self, record: Any) -> str:
+        defaults = self._defaults
+        values = {**defaults, **record.__dict__} if defaults else record.__dict__
+        return guard.format_template(self._fmt, (), values)
+
+
+@torch_class("logging.Formatter")
+class Formatter(host_logging.Formatter):
+    def __init__(self, fmt: Optional[str] = None, datefmt: Optional[str] = None, style: str = "%",
+                 validate: bool = True, *, defaults: Optional[dict] = None) -> None:
+        super().__init__(fmt, datefmt, style, validate, defaults=defaults)
+        if style == "{":
+            self._style = _GuardedBraceStyle(self._style._fmt, defaults=defaults)
+            self._fmt = self._style._fmt
+
+    def formatException(self, ei: Any) -> str:  # noqa: N802
+        error = ei[1]
+        name = type(error).__qualname__
+        text = str(error)
+        return f"{name}: {text}" if text else name
+
+    def formatStack(self, stack_info: Any) -> str:  # noqa: N802
+        return ""
+
+
+@torch_class("logging.FileHandler")
+class FileHandler(host_logging.StreamHandler):
+    """A handler writing to a file of the program's tree."""
+
+    def __init__(self, filename: Any, mode: str = "a", encoding: Optional[str] = None, delay: bool = False,
+                 errors: Optional[str] = None) -> None:
+        self.baseFilename = os_module.abspath(filename)
+        self.mode, self.encoding, self.errors = mode, encoding, errors
+        if delay:
+            host_logging.Handler.__init__(self)
+            self.stream = None
+        else:
+            super().__init__(self._open())
+
+    def _open(self) -> Any:
+        return streams.open_file(self.baseFilename, self.mode, encoding=self.encoding, errors=self.errors)
+
+    def emit(self, record: Any) -> None:
+        if self.stream is None:
+            self.stream = self._open()
+        super().emit(record)
+
+    def close(self) -> None:
+        try:
+            if self.stream is not None:
+                self.flush()
+                self.stream.close()
+                self.stream = None
+        finally:
+            host_logging.Handler.close(self)
+
+    def __repr__(self) -> str:
+        return f"<FileHandler {self.baseFilename} ({host_logging.getLevelName(self.level)})>"
+
+
+class _Registry:
+    """One session's root logger and the registry of its named loggers."""
+
+    def __init__(self) -> None:
+        self.root = _RootLogger(host_logging.WARNING)
+        self.manager = host_logging.Manager(self.root)
+        self.manager.setLoggerClass(Logger)
+        self.root.manager = self.manager
+
+
+_registries: "weakref.WeakKeyDictionary[files.FileTree, _Registry]" = weakref.WeakKeyDictionary()
+
+
+def _registry() -> _Registry:
+    tree = files.active()
+    if tree not in _registries:
+        _registries[tree] = _Registry()
+    return _registries[tree]
+
+
+def getLogger(name: Optional[str] = None) -> Logger:  # noqa: N802
+    registry = _registry()
+    if not name or isinstance(name, str) and name == registry.root.name:
+        return registry.root
+    return registry.manager.getLogger(name)
+
+
+def basicConfig(**kwargs: Any) -> None:  # noqa: N802
+    """logging.basicConfig, as Python writes it, on the session's root logger."""
+    root = _registry().root
+    force = kwargs.pop("force", False)
+    encoding = kwargs.pop("encoding", None)
+    errors = kwargs.pop("errors", "backslashreplace")
+    if force:
+        for handler in root.handlers[:]:
+            root.removeHandler(handler)
+            handler.close()
+    if root.handlers:
+        return
+    handlers = kwargs.pop("handlers", None)
+    if handlers is None and "stream" in kwargs and "filename" in kwargs:
+        raise ValueError("'stream' and 'filename' should not be specified together")
+    if handlers is not None and ("stream" in kwargs or "filename" in kwargs):
+        raise ValueError("'stream' or 'filename' should not be specified together with 'handlers'")
+    if handlers is None:
+        filename = kwargs.pop("filename", None)
+        mode = kwargs.pop("filemode", "a")
+        if filename:
+            handler = FileHandler(filename, mode, encoding=encoding, errors=None if "b" in mode else errors)
+        else:
+            handler = host_logging.StreamHandler(kwargs.pop("stream", None))
+        handlers = [handler]
+    datefmt = kwargs.pop("datefmt", None)
+    style = kwargs.pop("style", "%")
+    if style not in host_logging._STYLES:
+        raise ValueError("Style must be one of: %s" % ",".join(host_logging._STYLES.keys()))
+    formatter = Formatter(kwargs.pop("format", host_logging._STYLES[style][1]), datefmt, style)
+    for handler in handlers:
+        if handler.formatter is None:
+            handler.setFormatter(formatter)
+        root.addHandler(handler)
+    level = kwargs.pop("level", None)
+    if level is not None:
+        root.setLevel(level)
+    if kwargs:
+        raise ValueError("Unrecognised argument(s): %s" % ", ".join(kwargs.keys()))
+
+
+def _root_call(method: str) -> Any:
+    """logging.info and its kin: the session's root logger's method, configured first if bare."""
+
+    def call(msg: Any, *args: Any, **kwargs: Any) -> None:
+        root = _registry().root
+        if not root.handlers:
+            basicConfig()
+        getattr(root, method)(msg, *args, **kwargs)
+
+    call.__name__ = call.__qualname__ = method
+    return call
+
+
+def log(level: int, msg: Any, *args: Any, **kwargs: Any) -> None:
+    root = _registry().root
+    if not root.handlers:
+        basicConfig()
+    root.log(level, msg, *args, **kwargs)
+
+
+def disable(level: int = host_logging.CRITICAL) -> None:
+    manager = _registry().manager
+    manager.disable = host_logging._checkLevel(level)
+    manager._clear_cache()
+
+
+def logging_members() -> dict:
+    members = {name: getattr(host_logging, name) for name in (
+        "CRITICAL", "FATAL", "ERROR", "WARNING", "WARN", "INFO", "DEBUG", "NOTSET", "Handler", "StreamHandler",
+        "NullHandler", "Filter", "LoggerAdapter", "LogRecord", "getLevelName", "BASIC_FORMAT")}
+    members.update(Logger=Logger, Formatter=Formatter, FileHandler=FileHandler, getLogger=getLogger,
+                   basicConfig=basicConfig, log=log, disable=disable,
+                   **{name: _root_call(name) for name in ("debug", "info", "warning", "warn", "error",
+                                                          "exception", "critical", "fatal")})
+    return members
+
+
+TYPES = (Logger, _RootLogger, Formatter, FileHandler, host_logging.Handler, host_logging.StreamHandler,
+         host_logging.NullHandler, host_logging.Filter, host_logging.LoggerAdapter, host_logging.LogRecord,
+         host_logging.Manager, host_logging.PlaceHolder)
