@@ -28,10 +28,15 @@ def _builtins(members: dict, names: tuple) -> dict:
     return {name: Builtin(name, value) if name in names else value for name, value in members.items()}
 
 
-def _os() -> dict:
+def _allow_stat() -> None:
+    """What os.stat and Path.stat give: the numbers of a file's entry."""
     import os as host_os
 
     _allow(host_os.stat_result, public=True)
+
+
+def _os() -> dict:
+    _allow_stat()
     _allow(os_module.DirEntry, read={"name", "path", "is_file", "is_dir", "is_symlink", "stat", "__fspath__"})
     _allow(os_module.ScandirIterator, read={"close", "__enter__", "__exit__", "__iter__", "__next__"})
     return _builtins(os_module.os_members(), ("getcwd", "listdir", "mkdir", "remove", "unlink", "rmdir", "rename",
@@ -43,6 +48,7 @@ def _os_path() -> dict:
 
 
 def _pathlib() -> dict:
+    _allow_stat()
     _allow(*pathlib_module.PATH_TYPES, public=True, read={"__fspath__", "__truediv__", "__rtruediv__"})
     return pathlib_module.pathlib_members()
 

@@ -4,6 +4,7 @@ gradcalc's that reads and writes a node's bytes and never a descriptor."""
 from __future__ import annotations
 
 import io
+import warnings
 from typing import Any, Optional
 
 from ..display.names import torch_class
@@ -70,6 +71,13 @@ class NodeIO(io.RawIOBase):
     def tell(self) -> int:
         self._checkClosed()
         return self._position
+
+    def _dealloc_warn(self, source: Any) -> None:
+        """Python's warning for a file left open when its stream is freed (the buffered and text
+        layers call this on the raw one, as on Python's FileIO), while its program runs: what
+        is left open at the end is freed without a word, as the reference runner frees it."""
+        if not self.closed and files.active() is self._tree:
+            warnings.warn(f"unclosed file {source!r}", ResourceWarning, stacklevel=2, source=source)
 
     def truncate(self, size: Optional[int] = None) -> int:
         if not self._writable:
