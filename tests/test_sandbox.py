@@ -78,7 +78,7 @@ def run_probe(source: str) -> tuple:
 _ALL_PROBES = [probe for path in sorted(PROBES.rglob("*.txt")) for probe in _read_probes(path)]
 # one folder per class of route the attack of issue 21 found open, each probe run with only the
 # policy, and again in a child that put the OS jail up first (the two walls together)
-ROUTE_CLASSES = ("str_names", "numpy_protocols", "stdlib_helpers", "wall")
+ROUTE_CLASSES = ("str_names", "numpy_protocols", "stdlib_helpers", "wall", "files")
 _ROUTE_PROBES = [probe for probe in _ALL_PROBES if probe[0].split("/")[0] in ROUTE_CLASSES]
 
 
