@@ -60,3 +60,14 @@ def test_every_serve_run_starts_with_no_files() -> None:
         answers = [client.post("/api/run", json={"source": WRITE + LIST, "graphs": []}).json()["stdout"]
                    for _ in range(2)]
     assert answers == ["['notes.txt']\n", "['notes.txt']\n"]
+
+
+def test_the_repl_says_what_to_do_without_requests_or_yaml() -> None:
+    from gradcalc.repl.hints import describe
+
+    session = _session()
+    session.describe_error = lambda error: describe(session, error)
+    session.run("import yaml")
+    assert session.output.stderr.getvalue() == (
+        "ModuleNotFoundError: No module named 'yaml'. gradcalc has no yaml: json.dump and json.load keep a config "
+        "in a file of the program's own\n")

@@ -24,7 +24,7 @@ REFUSED = {
     "_thread": "a program runs in one thread", "concurrent": "a program runs in one thread",
     "asyncio": "a program runs in one thread", "signal": _HOST, "socket": "it reaches the network",
     "ssl": "it reaches the network", "http": "it reaches the network", "urllib": "it reaches the network",
-    "requests": "it reaches the network", "ctypes": "it reaches host memory", "cffi": "it reaches host memory",
+"ctypes": "it reaches host memory", "cffi": "it reaches host memory",
     "mmap": "it reaches host memory", "importlib": "it imports host modules", "imp": "it imports host modules",
     "pkgutil": "it imports host modules", "runpy": "it imports host modules", "builtins": "it reaches the host",
     "gc": "it reaches every object of the host",
