@@ -206,6 +206,14 @@ def logging_members() -> dict:
     return members
 
 
+LogRecord = host_logging.LogRecord
 TYPES = (Logger, _RootLogger, Formatter, FileHandler, host_logging.Handler, host_logging.StreamHandler,
-         host_logging.NullHandler, host_logging.Filter, host_logging.LoggerAdapter, host_logging.LogRecord,
+         host_logging.NullHandler, host_logging.Filter, host_logging.LoggerAdapter, LogRecord,
          host_logging.Manager, host_logging.PlaceHolder)
+_HANDLER_SETTINGS = ("formatter", "name", "level", "terminator")
+# what programs set on these objects by assignment (a record takes any attribute, as filters add them)
+WRITABLE = {Logger: ("propagate", "disabled", "level"), _RootLogger: ("propagate", "disabled", "level"),
+            Formatter: ("default_time_format", "default_msec_format", "converter", "datefmt"),
+            FileHandler: _HANDLER_SETTINGS, host_logging.Handler: _HANDLER_SETTINGS,
+            host_logging.StreamHandler: _HANDLER_SETTINGS, host_logging.NullHandler: _HANDLER_SETTINGS,
+            host_logging.LoggerAdapter: ("extra",)}

@@ -71,8 +71,10 @@ def _pickle() -> dict:
 
 
 def _logging() -> dict:
-    # their public face, less what leads to the host's lock objects
-    _allow(*logs.TYPES, public=True, deny={"lock", "createLock", "acquire", "release"}, derivable=True)
+    # their public face, less what leads to the host's lock objects; the settings programs assign
+    for cls in logs.TYPES:
+        _allow(cls, public=True, deny={"lock", "createLock", "acquire", "release"}, derivable=True,
+               write=logs.WRITABLE.get(cls, ()), public_write=cls is logs.LogRecord)
     return logs.logging_members()
 
 
