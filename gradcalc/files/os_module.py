@@ -6,6 +6,7 @@ the file system, the working directory or the environment is answered here from 
 from __future__ import annotations
 
 import os as host_os
+import errno
 import posixpath
 import stat as modes
 from typing import Any, Iterator, Optional
@@ -158,6 +159,38 @@ def stat(path: Any, *, dir_fd: Any = None, follow_symlinks: bool = True) -> host
                                 1 if is_file else 2, 0, 0, size, node.modified, node.modified, node.modified))
 
 
+def number_for(path: str) -> int:
+    """A file number standing for `path` (as tempfile.mkstemp gives one): the next after 2, as a
+    process with only its three standard streams would number it."""
+    numbers = files.active().numbers
+    number = max(numbers, default=2) + 1
+    numbers[number] = path
+    return number
+
+
+def _path_of(number: Any) -> str:
+    path = files.active().numbers.get(number) if type(number) is int else None
+    if path is None:
+        if not isinstance(number, int):
+            raise TypeError(f"'{type(number).__name__}' object cannot be interpreted as an integer")
+        raise files.error(errno.EBADF)
+    return path
+
+
+def close(fd: int) -> None:
+    _path_of(fd)
+    del files.active().numbers[fd]
+
+
+def fdopen(fd: int, mode: str = "r", buffering: int = -1, encoding: Optional[str] = None, *args: Any,
+           **kwargs: Any) -> Any:
+    """The file a number stands for, opened (the number is closed with it)."""
+    from .streams import open_stream
+
+    numbers = files.active().numbers
+    return open_stream(_path_of(fd), mode, buffering, encoding, on_close=lambda: numbers.pop(fd, None))
+
+
 def getenv(key: str, default: Optional[str] = None) -> Optional[str]:
     return files.active().environment.get(key, default)
 
@@ -255,7 +288,8 @@ def os_members() -> dict:
         "W_OK", "X_OK")}
     members.update(getcwd=getcwd, listdir=listdir, mkdir=mkdir, makedirs=makedirs, remove=remove, unlink=remove,
                    rmdir=rmdir, removedirs=removedirs, rename=rename, replace=rename, stat=stat, lstat=stat,
-                   getenv=getenv, cpu_count=cpu_count, walk=walk, scandir=scandir, error=OSError,
+                   getenv=getenv, cpu_count=cpu_count, close=close, fdopen=fdopen, walk=walk, scandir=scandir,
+                   error=OSError,
                    path=Submodule("os.path"),
                    # the session's own environment, empty at the start
                    environ=Deferred(lambda: files.active().environment))

@@ -131,11 +131,25 @@ TemporaryDirectory.__module__ = "tempfile"
 def NamedTemporaryFile(mode: str = "w+b", buffering: int = -1, encoding: Optional[str] = None,  # noqa: N802
                        newline: Optional[str] = None, suffix: Optional[str] = None, prefix: Optional[str] = None,
                        dir: Optional[str] = None, delete: bool = True, *, errors: Optional[str] = None) -> Any:
-    """A new file's stream, its `name` the file's path (it stays in the tree when closed)."""
-    return streams.open_file(_unused_name(dir, prefix, suffix), mode.replace("w", "x"), buffering, encoding,
-                             errors, newline)
+    """A new file's stream, its `name` the file's path; with `delete`, the file goes when closed."""
+    path = _unused_name(dir, prefix, suffix)
+
+    def remove() -> None:
+        if os_module.exists(path):
+            os_module.remove(path)
+
+    return streams.open_stream(path, mode.replace("w", "x"), buffering, encoding, errors, newline,
+                               on_close=remove if delete else None)
+
+
+def mkstemp(suffix: Optional[str] = None, prefix: Optional[str] = None, dir: Optional[str] = None,
+            text: bool = False) -> tuple:
+    """A new empty file and its number (os.fdopen and os.close take it) with its path."""
+    path = _unused_name(dir, prefix, suffix)
+    files.active().make_file(path, exclusive=True)
+    return os_module.number_for(path), path
 
 
 def tempfile_members() -> dict:
-    return {"gettempdir": gettempdir, "mkdtemp": mkdtemp, "TemporaryDirectory": TemporaryDirectory,
+    return {"gettempdir": gettempdir, "mkdtemp": mkdtemp, "mkstemp": mkstemp, "TemporaryDirectory": TemporaryDirectory,
             "NamedTemporaryFile": NamedTemporaryFile, "TemporaryFile": NamedTemporaryFile, "tempdir": None}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import warnings
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..display.names import torch_class
 from ..language import policy
@@ -16,9 +16,9 @@ class NodeIO(io.RawIOBase):
     """The raw layer: a position in one file node of one tree."""
 
     def __init__(self, tree: files.FileTree, node: files.File, name: Any, mode: str, readable: bool,
-                 writable: bool, appending: bool) -> None:
+                 writable: bool, appending: bool, on_close: Optional[Callable[[], None]] = None) -> None:
         super().__init__()
-        self._tree, self._node = tree, node
+        self._tree, self._node, self._on_close = tree, node, on_close
         self.name, self.mode = name, mode
         self._readable, self._writable, self._appending = readable, writable, appending
         self._position = len(node.data) if appending else 0
@@ -71,6 +71,11 @@ class NodeIO(io.RawIOBase):
     def tell(self) -> int:
         self._checkClosed()
         return self._position
+
+    def close(self) -> None:
+        if not self.closed and self._on_close is not None:
+            self._on_close()
+        super().close()
 
     def _dealloc_warn(self, source: Any) -> None:
         """Python's warning for a file left open when its stream is freed (the buffered and text
@@ -141,6 +146,13 @@ def open_file(file: Any, mode: str = "r", buffering: int = -1, encoding: Optiona
               errors: Optional[str] = None, newline: Optional[str] = None, closefd: bool = True,
               opener: Any = None) -> Any:
     """Python's `open`, on the active session's file tree."""
+    return open_stream(file, mode, buffering, encoding, errors, newline, opener)
+
+
+def open_stream(file: Any, mode: str = "r", buffering: int = -1, encoding: Optional[str] = None,
+                errors: Optional[str] = None, newline: Optional[str] = None, opener: Any = None,
+                on_close: Optional[Callable[[], None]] = None) -> Any:
+    """`open`, calling `on_close` when the file is closed (a temporary file removes itself)."""
     if isinstance(file, int) and not isinstance(file, bool):
         raise files.error(9)  # a program has no descriptors
     creating, reading, writing, appending, updating, text = _parse_mode(mode)
@@ -166,7 +178,7 @@ def open_file(file: Any, mode: str = "r", buffering: int = -1, encoding: Optiona
     readable, writable = reading or updating, not reading or updating
     raw_mode = ("xb" if creating else "ab" if appending else "rb" if reading and not updating
                 else "wb" if not updating else "rb") + ("+" if updating else "")
-    raw = NodeIO(tree, node, name, raw_mode, readable, writable, appending)
+    raw = NodeIO(tree, node, name, raw_mode, readable, writable, appending, on_close)
     # (unbuffered binary files are buffered too: the raw layer is gradcalc's, never a program's)
     size = io.DEFAULT_BUFFER_SIZE if buffering in (-1, 1) else buffering
     layer = BufferedRandom if updating else BufferedReader if reading else BufferedWriter

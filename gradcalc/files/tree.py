@@ -73,6 +73,7 @@ class FileTree:
         self.ceiling = ceiling
         self.used = 0
         self.environment: dict = {}  # os.environ: no variable of the host's
+        self.numbers: dict = {}  # the file numbers tempfile.mkstemp gave -> their paths
         for directory in (WORKING_DIRECTORY, TEMPORARY_DIRECTORY):
             self.root.entries[directory.strip("/")] = Directory()
 
