@@ -47,15 +47,13 @@ class _GuardedBraceStyle(host_logging.StrFormatStyle):
         return guard.format_template(self._fmt, (), values)
 
 
+# Every formatter of this process, the host's class too (a program reaches it as a base class of
+# Formatter's), formats a `{` template through the guard. (A process that loads this runs programs.)
+host_logging._STYLES["{"] = (_GuardedBraceStyle, host_logging._STYLES["{"][1])
+
+
 @torch_class("logging.Formatter")
 class Formatter(host_logging.Formatter):
-    def __init__(self, fmt: Optional[str] = None, datefmt: Optional[str] = None, style: str = "%",
-                 validate: bool = True, *, defaults: Optional[dict] = None) -> None:
-        super().__init__(fmt, datefmt, style, validate, defaults=defaults)
-        if style == "{":
-            self._style = _GuardedBraceStyle(self._style._fmt, defaults=defaults)
-            self._fmt = self._style._fmt
-
     def formatException(self, ei: Any) -> str:  # noqa: N802
         error = ei[1]
         name = type(error).__qualname__

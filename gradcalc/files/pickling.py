@@ -60,6 +60,8 @@ class _Unpickler(host_pickle.Unpickler):
         return found
 
     def persistent_load(self, pid: Any) -> Any:
+        if type(pid) is str and pid.isdigit():  # protocol 0 writes the number as text
+            pid = int(pid)
         if type(pid) is not int:
             raise UnpicklingError("unsupported persistent id encountered")
         if pid not in self._loaded:
