@@ -21,13 +21,14 @@ from typing import Any, Iterator
 
 import pytest
 
+from gradcalc.files import modules as file_modules
 from gradcalc.language import guard, limits, policy
 from gradcalc.language.modules import importable
 from gradcalc.language.modules import numpy as numpy_module, stdlib
 from gradcalc.session import Session, TextOutput, reset_global_state
 
 PROBES = Path(__file__).parent / "sandbox"
-MODULES = sorted(stdlib.BUILDERS) + sorted(numpy_module.BUILDERS)
+MODULES = sorted({*stdlib.BUILDERS, *file_modules.BUILDERS}) + sorted(numpy_module.BUILDERS)
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 

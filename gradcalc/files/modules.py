@@ -15,7 +15,7 @@ import io
 from typing import Any
 
 from ..language import policy
-from ..language.builtins import Builtin
+from ..language.builtins import OPEN, Builtin
 from . import logs, os_module, pathlib_module, pickling, searching, shell, streams
 
 
@@ -100,7 +100,7 @@ def _io() -> dict:
 
     members = BUILDERS["io"]()
     streams.allow_types()
-    members.update(open=Builtin("open", streams.open_file), UnsupportedOperation=io.UnsupportedOperation,
+    members.update(open=OPEN, UnsupportedOperation=io.UnsupportedOperation,
                    SEEK_SET=io.SEEK_SET, SEEK_CUR=io.SEEK_CUR, SEEK_END=io.SEEK_END,
                    DEFAULT_BUFFER_SIZE=io.DEFAULT_BUFFER_SIZE, TextIOWrapper=streams.TextIOWrapper,
                    BufferedReader=streams.BufferedReader, BufferedWriter=streams.BufferedWriter,

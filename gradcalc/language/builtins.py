@@ -69,6 +69,10 @@ class Builtin:
         return f"<built-in method {self.name} of {self.owner} object at {hex(id(Builtin))}>"
 
 
+# the session's own files' `open`, which is also io.open
+OPEN = Builtin("open", streams.open_file)
+
+
 def _refusal(name: str, why: str) -> Builtin:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise PermissionError(f"{name}() is not available in gradcalc: {why}")
@@ -262,7 +266,7 @@ def make_builtins(namespace: dict, modules: Any, echo: Callable[[Any], None]) ->
         type=Type, getattr=Builtin("getattr", _getattr), hasattr=Builtin("hasattr", _hasattr),
         setattr=Builtin("setattr", _setattr), delattr=Builtin("delattr", _delattr), vars=Builtin("vars", _vars),
         dir=Builtin("dir", dir_), pow=Builtin("pow", _pow), exit=Quitter("exit"), quit=Quitter("quit"),
-        hash=Builtin("hash", nesting.guarded_hash), open=Builtin("open", streams.open_file),
+        hash=Builtin("hash", nesting.guarded_hash), open=OPEN,
         **nesting.COUNTED_ITERATORS,
         # C code a program calls looks these up here (time.strptime imports _strptime); a program
         # cannot name them, and its import statements go through `$import`
