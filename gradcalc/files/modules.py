@@ -16,7 +16,7 @@ from typing import Any
 
 from ..language import policy
 from ..language.builtins import OPEN, Builtin
-from . import logs, os_module, pathlib_module, pickling, searching, shell, streams
+from . import logs, os_module, pathlib_module, pickling, searching, shell, streams, tree
 
 
 def _allow(*types_: Any, **options: Any) -> None:
@@ -37,6 +37,7 @@ def _allow_stat() -> None:
 
 def _os() -> dict:
     _allow_stat()
+    _allow(tree.Environment, read=policy.public_names(dict))
     _allow(os_module.DirEntry, read={"name", "path", "is_file", "is_dir", "is_symlink", "stat", "__fspath__"})
     _allow(os_module.ScandirIterator, read={"close", "__enter__", "__exit__", "__iter__", "__next__"})
     return _builtins(os_module.os_members(), ("getcwd", "listdir", "mkdir", "remove", "unlink", "rmdir", "rename",

@@ -65,6 +65,32 @@ class Directory:
 Node = Union[File, Directory]
 
 
+class Environment(dict):
+    """os.environ: a mapping of strings to strings, shown as Python shows it; no variable of the
+    host's is ever in it."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        for item in (key, value):
+            if not isinstance(item, str):
+                raise TypeError(f"str expected, not {type(item).__name__}")
+        super().__setitem__(key, value)
+
+    def setdefault(self, key: Any, value: Any = None) -> Any:
+        if key not in self:
+            self[key] = value
+        return self[key]
+
+    def copy(self) -> dict:
+        return dict(self)
+
+    def __repr__(self) -> str:
+        return f"environ({dict.__repr__(self)})"
+
+
+Environment.__module__ = "os"
+Environment.__name__ = Environment.__qualname__ = "_Environ"
+
+
 class FileTree:
     """The directories and files of one session."""
 
@@ -72,7 +98,7 @@ class FileTree:
         self.root = Directory()
         self.ceiling = ceiling
         self.used = 0
-        self.environment: dict = {}  # os.environ: no variable of the host's
+        self.environment = Environment()
         self.numbers: dict = {}  # the file numbers tempfile.mkstemp gave -> their paths
         for directory in (WORKING_DIRECTORY, TEMPORARY_DIRECTORY):
             self.root.entries[directory.strip("/")] = Directory()
