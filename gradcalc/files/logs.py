@@ -5,8 +5,8 @@ session's stderr or to files of its tree.
 What differs from the host's module, and why: no logger looks at frames (the program's frames are
 not for the host to walk: a record's file and line are unknown, as Python gives them without
 frames); a `{`-style format goes through the guard's str.format (a template walks attributes);
-an exception shows its last line only (a traceback would show gradcalc's frames); a handler
-that fails says nothing (Python would print a traceback of gradcalc's code).
+an exception's traceback shows the program's frames only, without source lines; a handler that
+fails says nothing (Python would print a traceback of gradcalc's code).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import weakref
 from typing import Any, Optional
 
 from ..display.names import torch_class
-from ..language import guard
+from ..language import guard, limits
 from . import os_module, streams
 from . import tree as files
 
@@ -52,13 +52,38 @@ class _GuardedBraceStyle(host_logging.StrFormatStyle):
 host_logging._STYLES["{"] = (_GuardedBraceStyle, host_logging._STYLES["{"][1])
 
 
+_CAUSE = "The above exception was the direct cause of the following exception:"
+_CONTEXT = "During handling of the above exception, another exception occurred:"
+
+
+def _traceback_lines(error: BaseException, trace: Any, seen: set) -> list:
+    from ..session import format_error
+
+    seen.add(id(error))
+    lines = []
+    cause, context = error.__cause__, error.__context__
+    earlier = cause if cause is not None else None if error.__suppress_context__ else context
+    if earlier is not None and id(earlier) not in seen:
+        lines += [*_traceback_lines(earlier, earlier.__traceback__, seen), "",
+                  _CAUSE if cause is not None else _CONTEXT, ""]
+    if trace is not None:
+        lines.append("Traceback (most recent call last):")
+    while trace is not None:
+        with limits.reading_frames():  # gradcalc's own look: no program code runs here
+            code, ours = trace.tb_frame.f_code, "$program" in trace.tb_frame.f_globals
+        if ours:
+            lines.append(f'  File "{code.co_filename}", line {trace.tb_lineno}, in {code.co_name}')
+        trace = trace.tb_next
+    return [*lines, format_error(error)]
+
+
 @torch_class("logging.Formatter")
 class Formatter(host_logging.Formatter):
     def formatException(self, ei: Any) -> str:  # noqa: N802
-        error = ei[1]
-        name = type(error).__qualname__
-        text = str(error)
-        return f"{name}: {text}" if text else name
+        """Python's traceback of the error and the errors it was raised from, showing the program's
+        own frames (gradcalc's are not the program's), without source lines (as Python shows a
+        program whose file it cannot read)."""
+        return "\n".join(_traceback_lines(ei[1], ei[2], set()))
 
     def formatStack(self, stack_info: Any) -> str:  # noqa: N802
         return ""
