@@ -2,9 +2,8 @@
 and a logger registry of each session's own, records formatted as Python formats them, to the
 session's stderr or to files of its tree.
 
-What differs from the host's module, and why: no logger looks at frames (the program's frames are
-not for the host to walk: a record's file and line are unknown, as Python gives them without
-frames); a `{`-style format goes through the guard's str.format (a template walks attributes);
+What differs from the host's module, and why: a logger finds the program's frame that logged
+among the program's frames only (gradcalc's are not the program's); a `{`-style format goes through the guard's str.format (a template walks attributes);
 an exception's traceback shows the program's frames only, without source lines; a handler that
 fails says nothing (Python would print a traceback of gradcalc's code).
 """
@@ -25,6 +24,16 @@ host_logging.raiseExceptions = False  # a failing handler prints no host traceba
 @torch_class("logging.Logger")
 class Logger(host_logging.Logger):
     def findCaller(self, stack_info: bool = False, stacklevel: int = 1) -> tuple:  # noqa: N802
+        """The program's frame that logged (the `stacklevel`-th of the program's frames outward):
+        its file, line and function, as Python finds them; gradcalc's frames are not counted."""
+        with limits.reading_frames():  # gradcalc's own look: no program code runs here
+            frame = limits.host_frame(1)
+            while frame is not None:
+                if "$program" in frame.f_globals:
+                    stacklevel -= 1
+                    if stacklevel <= 0:
+                        return frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name, None
+                frame = frame.f_back
         return "(unknown file)", 0, "(unknown function)", None
 
 
