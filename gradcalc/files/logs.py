@@ -21,8 +21,22 @@ from . import tree as files
 host_logging.raiseExceptions = False  # a failing handler prints no host traceback
 
 
+class _SessionPart:
+    """Logger.root and Logger.manager: the session's, where the host's class keeps the process's
+    (a logger made by a manager holds its own `manager`, which this does not shadow)."""
+
+    def __init__(self, part: str) -> None:
+        self.part = part
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        return getattr(_registry(), self.part)
+
+
 @torch_class("logging.Logger")
 class Logger(host_logging.Logger):
+    root = _SessionPart("root")
+    manager = _SessionPart("manager")
+
     def findCaller(self, stack_info: bool = False, stacklevel: int = 1) -> tuple:  # noqa: N802
         """The program's frame that logged (the `stacklevel`-th of the program's frames outward):
         its file, line and function, as Python finds them; gradcalc's frames are not counted."""
