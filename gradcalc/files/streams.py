@@ -4,6 +4,7 @@ gradcalc's that reads and writes a node's bytes and never a descriptor."""
 from __future__ import annotations
 
 import io
+import time
 import warnings
 from typing import Any, Callable, Optional
 
@@ -54,7 +55,7 @@ class NodeIO(io.RawIOBase):
         if end > len(node.data):
             self._tree.resize(node, end)
         node.data[self._position:end] = data
-        node.modified = files.time.time()
+        node.modified = time.time()
         self._position = end
         return len(data)
 
