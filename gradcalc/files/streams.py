@@ -121,6 +121,8 @@ DEFAULT_ENCODING = "UTF-8"  # what Python picks in a UTF-8 locale
 
 def allow_types() -> None:
     """The streams `open` gives, in the policy: all a file does, not the raw layer beneath."""
+    if TextIOWrapper in policy.RULES:
+        return
     names = policy.public_names(TextIOWrapper) | policy.public_names(BufferedRandom) | {"mode"}
     policy.allow_module_types(FILE_TYPES, read=names - {"raw", "detach", "fileno"})
 
