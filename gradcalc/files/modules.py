@@ -1,5 +1,5 @@
 """The modules that reach a program's files, as a program imports them: os, os.path, pathlib,
-shutil, glob, tempfile, pickle, logging, csv, and io's and json's members that take a file.
+shutil, glob, tempfile, pickle, logging, csv, and io's, json's and numpy's members that take a file.
 
 Each is a table of gradcalc's own functions and classes over the session's file tree (tree.py);
 none holds the host's module of that name or anything that reaches a descriptor. Why the host
@@ -16,7 +16,7 @@ from typing import Any
 
 from ..language import policy
 from ..language.builtins import OPEN, Builtin
-from . import logs, os_module, pathlib_module, pickling, searching, shell, streams, tree
+from . import arrays, logs, os_module, pathlib_module, pickling, searching, shell, streams, tree
 
 
 def _allow(*types_: Any, **options: Any) -> None:
@@ -26,6 +26,19 @@ def _allow(*types_: Any, **options: Any) -> None:
 def _builtins(members: dict, names: tuple) -> dict:
     """The members Python implements in C, shown as its built-in functions are."""
     return {name: Builtin(name, value) if name in names else value for name, value in members.items()}
+
+
+def _numpy() -> dict:
+    from numpy.lib.npyio import NpzFile
+
+    from ..language.modules.numpy import BUILDERS as NUMPY_BUILDERS
+
+    members = NUMPY_BUILDERS["numpy"]()
+    # an archive's arrays by name; not its zip file or stream
+    _allow(NpzFile, read={"files", "keys", "values", "items", "get", "close", "__getitem__", "__contains__",
+                          "__iter__", "__len__", "__enter__", "__exit__"})
+    members.update(arrays.numpy_file_members())
+    return members
 
 
 def _allow_stat() -> None:
@@ -124,4 +137,5 @@ def _json() -> dict:
 BUILDERS: dict = {
     "os": _os, "os.path": _os_path, "posixpath": _os_path, "pathlib": _pathlib, "shutil": _shutil, "glob": _glob,
     "tempfile": _tempfile, "pickle": _pickle, "logging": _logging, "csv": _csv, "io": _io, "json": _json,
+    "numpy": _numpy,
 }
