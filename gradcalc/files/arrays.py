@@ -6,8 +6,9 @@ numpy refuses it with allow_pickle=False).
 """
 from __future__ import annotations
 
+import io
 import os
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from numpy.lib import format as npy_format
@@ -24,17 +25,26 @@ def _opened(file: Any, mode: str) -> tuple:
     return file, False
 
 
-def save(file: Any, arr: Any, allow_pickle: bool = True, fix_imports: Any = None) -> None:
+def _with_suffix(file: Any, suffix: str) -> Any:
+    """A path as numpy completes it (`np.save('arr', a)` writes arr.npy); a stream as it is."""
     if isinstance(file, (str, bytes, os.PathLike)):
         file = files.fspath(file)
-        if not file.endswith(".npy"):
-            file += ".npy"
-    stream, own = _opened(file, "wb")
+        return file if file.endswith(suffix) else file + suffix
+    return file
+
+
+def _writing(file: Any, write: Callable[[Any], None], mode: str = "wb") -> None:
+    stream, own = _opened(file, mode)
     try:
-        npy_format.write_array(stream, np.asanyarray(arr), allow_pickle=False)
+        write(stream)
     finally:
         if own:
             stream.close()
+
+
+def save(file: Any, arr: Any, allow_pickle: bool = True, fix_imports: Any = None) -> None:
+    _writing(_with_suffix(file, ".npy"),
+             lambda stream: npy_format.write_array(stream, np.asanyarray(arr), allow_pickle=False))
 
 
 def load(file: Any, mmap_mode: Any = None, allow_pickle: bool = False, fix_imports: bool = True,
@@ -45,8 +55,6 @@ def load(file: Any, mmap_mode: Any = None, allow_pickle: bool = False, fix_impor
         raise EOFError("No data left in file")
     stream.seek(-len(magic), 1)
     if magic.startswith(b"PK\x03\x04"):  # an .npz archive: read whole, from memory
-        import io
-
         data = io.BytesIO(stream.read())
         if own:
             stream.close()
@@ -63,28 +71,14 @@ def load(file: Any, mmap_mode: Any = None, allow_pickle: bool = False, fix_impor
 
 def _saving_archive(numpy_function: Any) -> Any:
     def save_archive(file: Any, *args: Any, allow_pickle: bool = True, **kwds: Any) -> None:
-        if isinstance(file, (str, bytes, os.PathLike)):
-            file = files.fspath(file)
-            if not file.endswith(".npz"):
-                file += ".npz"
-        stream, own = _opened(file, "wb")
-        try:
-            numpy_function(stream, *args, allow_pickle=False, **kwds)
-        finally:
-            if own:
-                stream.close()
+        _writing(_with_suffix(file, ".npz"), lambda stream: numpy_function(stream, *args, allow_pickle=False, **kwds))
 
     save_archive.__name__ = save_archive.__qualname__ = numpy_function.__name__
     return save_archive
 
 
 def savetxt(fname: Any, X: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N803
-    stream, own = _opened(fname, "w")
-    try:
-        np.savetxt(stream, X, *args, **kwargs)
-    finally:
-        if own:
-            stream.close()
+    _writing(fname, lambda stream: np.savetxt(stream, X, *args, **kwargs), "w")
 
 
 def _reading_text(numpy_function: Any) -> Any:
