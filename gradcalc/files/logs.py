@@ -3,9 +3,10 @@ and a logger registry of each session's own, records formatted as Python formats
 session's stderr or to files of its tree.
 
 What differs from the host's module, and why: a logger finds the program's frame that logged
-among the program's frames only (gradcalc's are not the program's); a `{`-style format goes through the guard's str.format (a template walks attributes);
-an exception's traceback shows the program's frames only, without source lines; a handler that
-fails says nothing (Python would print a traceback of gradcalc's code).
+among the program's frames only (gradcalc's are not the program's); a `{`-style format goes
+through the guard's str.format (a template walks attributes); an exception's traceback shows the
+program's frames only, without source lines; a handler that fails says nothing (Python would
+print a traceback of gradcalc's code); Logger.root and Logger.manager are the session's.
 """
 from __future__ import annotations
 
