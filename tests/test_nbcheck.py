@@ -91,6 +91,14 @@ def test_normalize_masks_addresses_and_warning_locations() -> None:
     assert skip_reason("x = x.to('cuda:0')") == "uses CUDA"
 
 
+def test_a_help_request_is_skipped() -> None:
+    # the kernel answers `name?` in the pager, of which a notebook stores nothing to compare
+    assert skip_reason("torch.nn.Module?") == "asks for help (NAME?)"
+    assert skip_reason("# every tensor type\ntorch.*Tensor?") == "asks for help (NAME?)"
+    assert skip_reason("??x") == "asks for help (NAME?)"
+    assert skip_reason("y = x if x else None") is None
+
+
 def test_a_fault_of_the_worker_is_the_cells_error() -> None:
     assert cell_outputs({"error": "gradcalc: internal error: KeyError: 'x'"}, 1) == [
         {"output_type": "error", "ename": "gradcalc", "evalue": "internal error: KeyError: 'x'",

@@ -24,6 +24,8 @@ _SKIPPED = [
     (re.compile(r"\bopen\(|\btorch\.load\(|\bnp\.load(txt)?\(|\bread_csv\(|\bDataLoader\b|\bdatasets\b|\burlopen\b"
                 r"|\brequests\.|\bwget\b|\bos\.path\b|\btorchvision\b", re.MULTILINE), "uses files or downloads"),
     (re.compile(r"^\s*%", re.MULTILINE), "uses an IPython magic"),
+    # the kernel answers it in the pager, which a notebook does not store
+    (re.compile(r"\A\s*(\?{1,2}[\w.*]+|[\w.*]+\?{1,2})\s*\Z"), "asks for help (NAME?)"),
 ]
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 # Python's warnings: "FILE:LINE: Category: message" and the quoted source line after it
