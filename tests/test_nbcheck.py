@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gradcalc.notebook.check import check_notebook, load, normalize, skip_reason
+from gradcalc.notebook.check import check_notebook, load, normalize, recordable, skip_reason
 from gradcalc.notebook.outputs import cell_outputs
 from gradcalc.notebook.pretty import pretty
 
@@ -140,6 +140,26 @@ def test_record_runs_the_notebook_under_another_python(tmp_path: Path) -> None:
     assert cells[1]["outputs"][0]["ename"] == "ZeroDivisionError"
     assert cells[2]["outputs"] == [] and "tags" not in cells[2]["metadata"]  # a skipped cell is not run there
     assert "3: skipped (runs a shell command)" in done.stdout
+
+
+def test_record_runs_a_plotting_cell_for_its_imports(tmp_path: Path) -> None:
+    """A lecture's first cell often imports torch beside matplotlib: under PyTorch it must run, or
+    every cell after it fails there. Shell commands and other magics still do not run."""
+    pytest.importorskip("nbclient", reason="the jupyter extra is not installed (pip install -e '.[test,jupyter]')")
+    pytest.importorskip("ipykernel", reason="the jupyter extra is not installed (pip install -e '.[test,jupyter]')")
+    from gradcalc.notebook.record import record
+
+    assert recordable("import math\nimport matplotlib.pyplot as plt\n%matplotlib inline")
+    assert recordable("x = x.to('cuda')") and recordable("torch.*Tensor?")
+    assert not recordable("plt.plot(xs)\n!rm -rf data") and not recordable("%%bash\necho plt.x")
+    assert not recordable("xs = open('names.txt').read()  # plt.")
+    path = tmp_path / "lecture.ipynb"
+    path.write_text(json.dumps(_notebook(_cell("import math\nimport matplotlib.pyplot as plt\n%matplotlib inline", []),
+                                         _cell("math.floor(2.5)", []), _cell("%%bash\necho plt.never", []))))
+    record(str(path), sys.executable)
+    cells = [cell for cell in load(str(path))["cells"] if cell["cell_type"] == "code"]
+    assert "".join(cells[1]["outputs"][0]["data"]["text/plain"]) == "2"
+    assert cells[2]["outputs"] == []
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[path.stem for path in NOTEBOOKS])

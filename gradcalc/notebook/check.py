@@ -15,18 +15,23 @@ from typing import Optional
 
 from .outputs import cell_outputs
 
+_SHELL = re.compile(r"^\s*!", re.MULTILINE)
+_INSTALL = re.compile(r"^\s*%+\s*(pip|conda)\b", re.MULTILINE)
+_FILES = re.compile(r"\bopen\(|\btorch\.load\(|\bnp\.load(txt)?\(|\bread_csv\(|\bDataLoader\b|\bdatasets\b|\burlopen\b"
+                    r"|\brequests\.|\bwget\b|\bos\.path\b|\btorchvision\b", re.MULTILINE)
 # what gradcalc refuses by design, found in a cell's source: (pattern, why the cell is skipped)
 _SKIPPED = [
-    (re.compile(r"^\s*!", re.MULTILINE), "runs a shell command"),
-    (re.compile(r"^\s*%+\s*(pip|conda)\b", re.MULTILINE), "installs packages"),
+    (_SHELL, "runs a shell command"),
+    (_INSTALL, "installs packages"),
     (re.compile(r"^\s*%+\s*matplotlib\b|\bmatplotlib\b|\bplt\.", re.MULTILINE), "plots (matplotlib)"),
     (re.compile(r"\bcuda\b|\bmps\b", re.IGNORECASE), "uses CUDA"),
-    (re.compile(r"\bopen\(|\btorch\.load\(|\bnp\.load(txt)?\(|\bread_csv\(|\bDataLoader\b|\bdatasets\b|\burlopen\b"
-                r"|\brequests\.|\bwget\b|\bos\.path\b|\btorchvision\b", re.MULTILINE), "uses files or downloads"),
+    (_FILES, "uses files or downloads"),
     (re.compile(r"^\s*%", re.MULTILINE), "uses an IPython magic"),
     # the kernel answers it in the pager, which a notebook does not store
     (re.compile(r"\A\s*(\?{1,2}[\w.*]+|[\w.*]+\?{1,2})\s*\Z"), "asks for help (NAME?)"),
 ]
+# what the recording Python, which is not jailed, must not run either
+_UNSAFE = [_SHELL, _INSTALL, _FILES, re.compile(r"^\s*%(?!\s*matplotlib\b)", re.MULTILINE)]
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 # Python's warnings: "FILE:LINE: Category: message" and the quoted source line after it
 _WARNING = re.compile(r"^\S.*?:\d+: (\w+): (.*)$")
@@ -46,6 +51,14 @@ def skip_reason(source: str) -> Optional[str]:
         if pattern.search(source):
             return why
     return None
+
+
+def recordable(source: str) -> bool:
+    """Whether `--record` runs this cell under the other Python although nbcheck skips it: a cell
+    skipped for its plots, CUDA or a help request runs there, so that what else it does (often the
+    notebook's `import torch`, or its variables) is there for the cells after it."""
+    source = _COMMENT.sub("", source)
+    return not any(pattern.search(source) for pattern in _UNSAFE)
 
 
 def _text(value: object) -> str:
