@@ -91,6 +91,14 @@ def test_normalize_masks_addresses_and_warning_locations() -> None:
     assert skip_reason("x = x.to('cuda:0')") == "uses CUDA"
 
 
+def test_a_cell_its_author_left_out_still_runs() -> None:
+    left_out = _cell("x = tensor(5.)\nx", [_result("tensor(4.)")])
+    left_out["metadata"]["nbcheck"] = {"skip": "differs in the last bits (a known issue)"}
+    reports = check_notebook(_notebook(left_out, _cell("x * 2", [_result("tensor(10.)")])))
+    assert [(r.verdict, r.why) for r in reports] == [
+        ("skipped", "not compared: differs in the last bits (a known issue)"), ("same", "")]
+
+
 def test_a_help_request_is_skipped() -> None:
     # the kernel answers `name?` in the pager, of which a notebook stores nothing to compare
     assert skip_reason("torch.nn.Module?") == "asks for help (NAME?)"

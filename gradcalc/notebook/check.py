@@ -61,6 +61,14 @@ def recordable(source: str) -> bool:
     return not any(pattern.search(source) for pattern in _UNSAFE)
 
 
+def not_compared(cell: dict) -> Optional[str]:
+    """Why the notebook's author left this cell out of the comparison (its metadata's
+    `"nbcheck": {"skip": "why"}`), or None. Such a cell still runs, for the cells after it."""
+    settings = cell.get("metadata", {}).get("nbcheck")
+    why = settings.get("skip") if isinstance(settings, dict) else None
+    return str(why) if why else None
+
+
 def _text(value: object) -> str:
     return "".join(value) if isinstance(value, list) else str(value or "")
 
@@ -139,7 +147,10 @@ def check_notebook(notebook: dict) -> list[CellReport]:
                 reply = {"status": "error", "error": f"WorkerDied: the worker {died}"}
                 worker.restart()
             expected, actual = normalize(cell.get("outputs", [])), normalize(cell_outputs(reply, index))
-            if expected == actual:
+            why = not_compared(cell)
+            if why is not None:
+                reports.append(CellReport(index, "skipped", f"not compared: {why}"))
+            elif expected == actual:
                 reports.append(CellReport(index, "same"))
             else:
                 reports.append(CellReport(index, "differs", diff=_diff(expected, actual)))
