@@ -88,6 +88,7 @@ def test_normalize_masks_addresses_and_warning_locations() -> None:
                        "text": "<cell>:3: UserWarning: careful\n  y.grad\n"}]) == ["stderr:\nUserWarning: careful"]
     assert skip_reason("y = x * 2") is None
     assert skip_reason('device = torch.device("cuda" if torch.cuda.is_available() else "cpu")') is None
+    assert skip_reason('device = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")') is None
     assert skip_reason("x = x.to('cuda:0')") == "uses CUDA"
 
 

@@ -40,7 +40,7 @@ _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
 
 _COMMENT = re.compile(r"#[^\n]*")  # a comment that names matplotlib or CUDA uses neither
 # asking whether CUDA is there is not using it: gradcalc answers as PyTorch's CPU build does
-_CUDA_QUESTION = re.compile(r"""["']cuda(:\d+)?["']\s+if\s+torch\.cuda\.is_available\(\)|"""
+_CUDA_QUESTION = re.compile(r"""["']cuda(:\d+)?["']\)?\s+if\s+torch\.cuda\.is_available\(\)|"""
                             r"torch\.(cuda|backends\.mps)\.is_available\(\)")
 
 
