@@ -253,13 +253,14 @@ def test_nbclient_runs_a_notebook_with_the_kernel(kernel_dirs: list[str]) -> Non
     assert notebook.cells[2].outputs[0]["ename"] == "AttributeError"
 
 
-def test_a_recorded_course_notebook_through_the_kernel(kernel_dirs: list[str]) -> None:
+@pytest.mark.parametrize("name", ["tutorial_s002", "course_pytorch_autograd_basics"])
+def test_a_recorded_course_notebook_through_the_kernel(kernel_dirs: list[str], name: str) -> None:
     """The kernel gives, cell by cell, the outputs PyTorch's kernel stored (as nbcheck compares them)."""
     nbclient = pytest.importorskip("nbclient", reason=EXTRA)
     nbformat = pytest.importorskip("nbformat", reason=EXTRA)
     from gradcalc.notebook.check import normalize
 
-    path = Path(__file__).parent / "notebooks" / "tutorial_s002.ipynb"
+    path = Path(__file__).parent / "notebooks" / f"{name}.ipynb"
     expected = nbformat.read(str(path), as_version=4)
     notebook = nbformat.read(str(path), as_version=4)
     manager = KernelManager(kernel_name="gradcalc", kernel_spec_manager=KernelSpecManager(kernel_dirs=kernel_dirs))
