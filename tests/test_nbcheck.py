@@ -90,6 +90,13 @@ def test_normalize_masks_addresses_and_warning_locations() -> None:
     assert skip_reason('device = torch.device("cuda" if torch.cuda.is_available() else "cpu")') is None
     assert skip_reason('device = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")') is None
     assert skip_reason("x = x.to('cuda:0')") == "uses CUDA"
+    # the branches a CPU build never takes, and what torch.cuda answers without a GPU (UvA's set_seed)
+    assert skip_reason("torch.manual_seed(1)\nif torch.cuda.is_available():\n    torch.cuda.manual_seed(1)\n"
+                       "    x = x.cuda()\ntorch.cuda.manual_seed_all(1)") is None
+    assert skip_reason('device = torch.device("cpu") if not torch.cuda.is_available() else torch.device("cuda:0")') \
+        is None
+    assert skip_reason("if torch.cuda.is_available():\n    x = x.cuda()\nx = x.cuda()") == "uses CUDA"
+    assert skip_reason("if torch.cuda.is_available():\n    x = x.cuda()\nplt.plot(x)") == "plots (matplotlib)"
 
 
 def test_a_cell_its_author_left_out_still_runs() -> None:

@@ -7,6 +7,7 @@ the file that raised it), the result's text/plain and the error's name and messa
 addresses are masked. Cells that use what gradcalc refuses by design are skipped, with why."""
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import re
@@ -39,14 +40,35 @@ _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
 
 
 _COMMENT = re.compile(r"#[^\n]*")  # a comment that names matplotlib or CUDA uses neither
-# asking whether CUDA is there is not using it: gradcalc answers as PyTorch's CPU build does
+# asking whether CUDA is there is not using it: gradcalc answers as PyTorch's CPU build does, to
+# the question, to the seeds and counts torch.cuda takes without a GPU, and by the branch it takes
+_GPU_QUESTION = re.compile(r"torch\.(cuda|backends\.mps)\.is_available\(\)")
 _CUDA_QUESTION = re.compile(r"""["']cuda(:\d+)?["']\)?\s+if\s+torch\.cuda\.is_available\(\)|"""
-                            r"torch\.(cuda|backends\.mps)\.is_available\(\)")
+                            rf"{_GPU_QUESTION.pattern}|torch\.cuda\.(device_count|manual_seed(_all)?)\b")
+
+
+def _without_gpu_branches(source: str) -> str:
+    """The source with every `if` statement and conditional expression that asks for a GPU blanked:
+    on a CPU build the GPU's branch never runs. Source that is not Python (a magic) stays."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    text = list(source)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.IfExp)) and _GPU_QUESTION.search(ast.unparse(node.test)):
+            begin = starts[node.lineno - 1] + node.col_offset
+            end = starts[node.end_lineno - 1] + node.end_col_offset
+            text[begin:end] = [char if char == "\n" else " " for char in text[begin:end]]
+    return "".join(text)
 
 
 def skip_reason(source: str) -> Optional[str]:
     """Why gradcalc does not run this cell (what it refuses by design), or None."""
-    source = _CUDA_QUESTION.sub("", _COMMENT.sub("", source))
+    source = _CUDA_QUESTION.sub("", _COMMENT.sub("", _without_gpu_branches(source)))
     for pattern, why in _SKIPPED:
         if pattern.search(source):
             return why
