@@ -168,6 +168,8 @@ class FileTree:
     def make_file(self, path: Path, exclusive: bool = False, truncate: bool = False) -> File:
         """The file at `path`, made if missing (empty if `truncate`)."""
         node = self.find(path)
+        if node is None and fspath(path).endswith("/"):
+            raise error(errno.EISDIR, shown(path))  # a new file's name cannot end as a directory's
         if node is None:
             directory, name = self.parent(path)
             node = directory.entries[name] = File()
