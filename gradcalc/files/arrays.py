@@ -1,8 +1,10 @@
-"""numpy's save, load, savez, savetxt and loadtxt on a program's own files.
+"""numpy's save, load, savez, savetxt, loadtxt, fromfile, memmap and an array's tofile on a
+program's own files.
 
-numpy opens a path with the host's `open`: here a path is always opened in the session's tree
-and numpy is handed the stream. Nothing is ever unpickled (an array of objects is refused, as
-numpy refuses it with allow_pickle=False).
+numpy opens a path with the host's `open` (and maps it with mmap): here a path is always opened
+in the session's tree and numpy is handed the stream or the bytes. Nothing is ever unpickled (an
+array of objects is refused, as numpy refuses it with allow_pickle=False); a memmap is a copy of
+the file's bytes, so only the modes that never write back ('r', 'c') are offered.
 """
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ import numpy as np
 from numpy.lib import format as npy_format
 from numpy.lib.npyio import NpzFile
 
-from . import streams
+from ..display.names import torch_class
+from . import os_module, streams
 from . import tree as files
 
 
@@ -94,7 +97,70 @@ def _reading_text(numpy_function: Any) -> Any:
     return read_text
 
 
+@torch_class("builtin_function_or_method")
+class ToFile:
+    """`a.tofile` as a program holds it: the array's bytes (or its items as text, with `sep`)
+    written to a file of the program's own."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array: np.ndarray) -> None:
+        self._array = array
+
+    def __call__(self, fid: Any, sep: str = "", format: str = "%s") -> None:
+        if sep:
+            text = sep.join(format % item for item in self._array.ravel().tolist())
+            _writing(fid, lambda stream: stream.write(text), "w")
+        else:
+            _writing(fid, lambda stream: stream.write(self._array.tobytes()))
+
+    def __repr__(self) -> str:
+        return f"<built-in method tofile of numpy.ndarray object at {hex(id(self._array))}>"
+
+
+def _file_bytes(file: Any, offset: int) -> bytes:
+    stream, own = _opened(file, "rb")
+    try:
+        stream.seek(offset, 1)
+        return stream.read()
+    finally:
+        if own:
+            stream.close()
+
+
+def fromfile(file: Any, dtype: Any = float, count: int = -1, sep: str = "", offset: int = 0, *,
+             like: Any = None) -> np.ndarray:
+    if sep:
+        return np.fromstring(_file_bytes(file, offset).decode(), dtype=dtype, count=count, sep=sep)
+    return np.frombuffer(_file_bytes(file, offset), dtype=dtype, count=count).copy()
+
+
+_MEMMAP_MODES = {"readonly": "r", "copyonwrite": "c", "readwrite": "r+", "write": "w+"}
+
+
+def memmap(filename: Any, dtype: Any = np.uint8, mode: str = "r+", offset: int = 0, shape: Any = None,
+           order: str = "C") -> np.memmap:
+    mode = _MEMMAP_MODES.get(mode, mode)
+    if mode not in ("r", "c", "r+", "w+"):
+        raise ValueError(f"mode must be one of {list(_MEMMAP_MODES) + ['r', 'c', 'r+', 'w+']!r} (got {mode!r})")
+    if mode not in ("r", "c"):
+        raise ValueError(f"memmap mode {mode!r} is not available in gradcalc: a program's memmap is a copy of "
+                         "its file, never written back (use mode='r' or 'c')")
+    dtype = np.dtype(dtype)
+    data = _file_bytes(filename, 0)[offset:]
+    count = len(data) // dtype.itemsize if shape is None else int(np.prod(shape))
+    array = np.frombuffer(data, dtype=dtype, count=count).copy()
+    mapped = (array if shape is None else array.reshape(shape, order=order)).view(np.memmap)
+    mapped.filename = os_module.abspath(filename) if isinstance(filename, (str, bytes, os.PathLike)) else None
+    mapped.offset, mapped.mode = offset, mode
+    mapped._mmap = array  # numpy's mark of a mapped array, which its slices keep (they stay memmaps)
+    if mode == "r":
+        mapped.flags.writeable = False
+    return mapped
+
+
 def numpy_file_members() -> dict:
     return {"save": save, "load": load, "savez": _saving_archive(np.savez),
             "savez_compressed": _saving_archive(np.savez_compressed), "savetxt": savetxt,
-            "loadtxt": _reading_text(np.loadtxt), "genfromtxt": _reading_text(np.genfromtxt)}
+            "loadtxt": _reading_text(np.loadtxt), "genfromtxt": _reading_text(np.genfromtxt),
+            "fromfile": fromfile, "memmap": memmap}

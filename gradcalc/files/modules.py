@@ -29,6 +29,7 @@ def _builtins(members: dict, names: tuple) -> dict:
 
 
 def _numpy() -> dict:
+    import numpy as np
     from numpy.lib.npyio import NpzFile
 
     from ..language.modules.numpy import BUILDERS as NUMPY_BUILDERS
@@ -37,6 +38,9 @@ def _numpy() -> dict:
     # an archive's arrays by name; not its zip file or stream
     _allow(NpzFile, read={"files", "keys", "values", "items", "get", "close", "__getitem__", "__contains__",
                           "__iter__", "__len__", "__enter__", "__exit__"})
+    array = policy.RULES[np.ndarray]  # a memmap is an array of the file's bytes, and where they came from
+    _allow(np.memmap, read=array.read | {"filename", "offset", "mode", "flush"}, deny=array.deny, write=array.write,
+           replaced=array.replaced)
     members.update(arrays.numpy_file_members())
     return members
 
