@@ -1,6 +1,7 @@
 """`shutil` and `tempfile` over a program's file tree."""
 from __future__ import annotations
 
+import errno
 import posixpath
 import random
 from typing import Any, Optional
@@ -49,7 +50,7 @@ def rmtree(path: Any, ignore_errors: bool = False, onerror: Any = None) -> None:
     try:
         node = tree.get(path)
         if not isinstance(node, files.Directory):
-            raise files.error(20, files.shown(path))
+            raise files.error(errno.ENOTDIR, files.shown(path))
         directory, name = tree.parent(path)
     except OSError as failure:
         if ignore_errors:

@@ -3,6 +3,7 @@ newlines, seek and tell, iteration and the closed-file errors are Python's) over
 gradcalc's that reads and writes a node's bytes and never a descriptor."""
 from __future__ import annotations
 
+import errno
 import io
 import time
 import warnings
@@ -65,7 +66,7 @@ class NodeIO(io.RawIOBase):
         if base is None:
             raise ValueError(f"invalid whence ({whence}, should be 0, 1 or 2)")
         if base + offset < 0:
-            raise files.error(22)
+            raise files.error(errno.EINVAL)
         self._position = base + offset
         return self._position
 
@@ -157,7 +158,7 @@ def open_stream(file: Any, mode: str = "r", buffering: int = -1, encoding: Optio
                 on_close: Optional[Callable[[], None]] = None) -> Any:
     """`open`, calling `on_close` when the file is closed (a temporary file removes itself)."""
     if isinstance(file, int) and not isinstance(file, bool):
-        raise files.error(9)  # a program has no descriptors
+        raise files.error(errno.EBADF)  # a program has no descriptors
     creating, reading, writing, appending, updating, text = _parse_mode(mode)
     if not text:
         for value, what in ((encoding, "an encoding"), (errors, "an errors"), (newline, "a newline")):
@@ -175,7 +176,7 @@ def open_stream(file: Any, mode: str = "r", buffering: int = -1, encoding: Optio
     if reading:
         node = tree.get(file)
         if isinstance(node, files.Directory):
-            raise files.error(21, name)
+            raise files.error(errno.EISDIR, name)
     else:
         node = tree.make_file(file, exclusive=creating, truncate=writing)
     readable, writable = reading or updating, not reading or updating
@@ -183,7 +184,7 @@ def open_stream(file: Any, mode: str = "r", buffering: int = -1, encoding: Optio
                 else "wb" if not updating else "rb") + ("+" if updating else "")
     raw = NodeIO(tree, node, name, raw_mode, readable, writable, appending, on_close)
     # (unbuffered binary files are buffered too: the raw layer is gradcalc's, never a program's)
-    size = io.DEFAULT_BUFFER_SIZE if buffering in (-1, 1) else buffering
+    size = io.DEFAULT_BUFFER_SIZE if buffering in (-1, 0, 1) else buffering
     layer = BufferedRandom if updating else BufferedReader if reading else BufferedWriter
     buffered = layer(raw, size)
     if not text:
