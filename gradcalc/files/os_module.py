@@ -8,6 +8,7 @@ from __future__ import annotations
 import os as host_os
 import errno
 import posixpath
+import re
 import stat as modes
 from typing import Any, Iterator, Optional
 
@@ -71,14 +72,26 @@ def relpath(path: Any, start: Any = None) -> str:
 
 
 def expanduser(path: Any) -> str:
+    """`~` as the session's HOME if the program set one, else its working directory (its home)."""
     text = files.fspath(path)
     if text == "~" or text.startswith("~/"):
-        return files.WORKING_DIRECTORY + text[1:]
+        home = files.active().environment.get("HOME", files.WORKING_DIRECTORY).rstrip("/")
+        return (home + text[1:]) or "/"
     return text
 
 
+_VARIABLE = re.compile(r"\$(\w+|\{[^}]*\})", re.ASCII)
+
+
 def expandvars(path: Any) -> str:
-    return files.fspath(path)  # no variables are set: Python leaves unknown ones as they are
+    """`$name` and `${name}` from the session's environment; Python leaves unknown ones as they are."""
+    environment = files.active().environment
+
+    def value(found: re.Match) -> str:
+        name = found.group(1).strip("{}")
+        return environment.get(name, found.group(0))
+
+    return _VARIABLE.sub(value, files.fspath(path))
 
 
 def samefile(first: Any, second: Any) -> bool:

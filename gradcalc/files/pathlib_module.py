@@ -25,7 +25,7 @@ class Path(host_pathlib.PurePosixPath):
 
     @classmethod
     def home(cls) -> "Path":
-        return cls(files.WORKING_DIRECTORY)
+        return cls(os_module.expanduser("~"))
 
     def absolute(self) -> "Path":
         return self if self.is_absolute() else type(self)(files.WORKING_DIRECTORY, self)
