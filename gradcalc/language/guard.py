@@ -181,10 +181,22 @@ def _class_getattr(cls: Any, name: str) -> Any:
         _refuse(cls, name)
     if name == "__name__" and not program:
         return cls.__qualname__  # a C type's __name__ is its full name, kept for Python's messages
+    if name == "__mro__":
+        return shown_mro(cls)
+    if name == "mro":
+        return lambda: list(shown_mro(cls))
     value = _getattr(cls, name)
     if name in GUARDED_DUNDERS:
         return _guarded_special(None, name, value)
     return admit(value, cls, name)
+
+
+def shown_mro(cls: type) -> tuple:
+    """A class's bases as a program may hold them: those the policy lists, the program's own and
+    `object`. The rest are the host's: the real class behind a guarded stand-in (argparse's
+    Namespace, which sets any attribute unguarded), a library's private helpers."""
+    return tuple(base for base in cls.__mro__
+                 if base is object or is_program_class(base) or class_rule(base) is not None)
 
 
 def _super_getattr(proxy: super, name: str) -> Any:
