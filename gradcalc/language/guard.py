@@ -192,11 +192,18 @@ def _class_getattr(cls: Any, name: str) -> Any:
 
 
 def shown_mro(cls: type) -> tuple:
-    """A class's bases as a program may hold them: those the policy lists, the program's own and
-    `object`. The rest are the host's: the real class behind a guarded stand-in (argparse's
-    Namespace, which sets any attribute unguarded), a library's private helpers."""
-    return tuple(base for base in cls.__mro__
-                 if base is object or is_program_class(base) or class_rule(base) is not None)
+    """A class and its bases as a program may hold them. Left out: the host's real class behind a
+    guarded stand-in of the same name (argparse's Namespace, which sets any attribute unshielded;
+    logging's Formatter, which formats templates unguarded), and private helper bases the policy
+    does not list (argparse's _AttributeHolder)."""
+    shown: list = []
+    for base in cls.__mro__:
+        listed = base is cls or base is object or is_program_class(base) or class_rule(base) is not None
+        shadowed = any(base.__module__ == stand_in.__module__ and base.__qualname__ == stand_in.__qualname__
+                       for stand_in in shown)
+        if listed or not (shadowed or base.__name__.startswith("_")):
+            shown.append(base)
+    return tuple(shown)
 
 
 def _super_getattr(proxy: super, name: str) -> Any:
