@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from gradcalc.autograd import cpu, mkl
+from gradcalc.autograd.api import backward
 from gradcalc.autograd.ops.registry import OPS
 from gradcalc.autograd.ops.tensor_numpy import from_numpy
 from gradcalc.nn.functional.layers import linear
@@ -49,11 +50,15 @@ def _computed(case: dict) -> np.ndarray:
     if case["op"] == "cholesky":
         matrix = from_numpy(recorder.positive_definite(case["shape"][0], dtype))
         return OPS[("linalg", "cholesky")].impl(matrix, upper=case["upper"])._data
+    if case["op"] in BATCHED:
+        return _batched(case, dtype)
     if case["op"] in recorder.VML:
         return _torch(case["op"])(from_numpy(recorder.vml_inputs(case["op"], dtype)))._data
     m, k, n = case["shape"]
     a, b = recorder.factors(case["seed"], m, k, n, case["layout"], dtype)
-    t = from_numpy
+
+    def t(x: np.ndarray):
+        return from_numpy(recorder.laid_out(x))
     if case["op"] == "mm":
         return _torch("mm")(t(a), t(b))._data
     bias, weight = recorder.vector(case["seed"] + 1000, n, dtype), np.ascontiguousarray(b.T)
@@ -79,26 +84,34 @@ def _computed(case: dict) -> np.ndarray:
     return _torch("matmul")(t(np.stack([a, a[::-1]])), t(b))._data
 
 
+BATCHED = ("bmm_stack", "baddbmm_stack", "bmm_grad", "matmul_batched")
+
+
+def _batched(case: dict, dtype: type) -> np.ndarray:
+    shape = tuple(case["shape"])
+    if case["op"] == "matmul_batched":
+        return _torch("matmul")(*map(from_numpy, recorder.matmul_operands(case["seed"], shape, case["layout"],
+                                                                          dtype)))._data
+    first, second = (from_numpy(recorder.stack_view(spec))
+                     for spec in recorder.stacks(case["seed"], shape, case["layout"], dtype))
+    if case["op"] == "bmm_stack":
+        return _torch("bmm")(first, second)._data
+    if case["op"] == "baddbmm_stack":
+        bias = from_numpy(recorder.vector(case["seed"] + 1000, shape[3], dtype))
+        return _torch("baddbmm")(bias, first, second, beta=0.5, alpha=2.0)._data
+    first.requires_grad_(), second.requires_grad_()
+    gradient = np.random.default_rng(case["seed"] + 2000).standard_normal((shape[0], shape[1], shape[3]))
+    backward(_torch("bmm")(first, second), from_numpy(gradient.astype(dtype)))
+    return np.concatenate([first.grad._data.ravel(), second.grad._data.ravel()])
+
+
 def _id(case: dict) -> str:
     shape = "x".join(map(str, case.get("shape", ()))) + ("-" + case["layout"] if "layout" in case else "") \
         + ("-upper" if case.get("upper") else "")
     return "-".join(filter(None, (case["op"], case["dtype"], shape)))
 
 
-def _param(case: dict):
-    # PyTorch's own bmm of three pairs gave, for some shapes, other bits than its mm of each pair
-    # and than its bmm of the same pairs in a batch of six (which gradcalc matches, matmul_broadcast):
-    # MKL's path for them follows something outside the operands, not known yet
-    m, k, n = case["shape"] if case["op"] in ("bmm", "baddbmm") else (0, 0, 0)
-    unsettled = case["op"] in ("bmm", "baddbmm") and m * k * n >= 400 and n != 1
-    marks = [pytest.mark.xfail(reason="PyTorch's bits for this bmm vary with its batch", strict=False)] \
-        if unsettled else []
-    if case["op"] == "baddbmm" and m * k * n >= 400 and n == 1:
-        marks = [pytest.mark.xfail(reason="ATen's route for a large baddbmm of one column is not known", strict=True)]
-    return pytest.param(case, id=_id(case), marks=marks)
-
-
-@pytest.mark.parametrize("case", [_param(case) for case in CASES])
+@pytest.mark.parametrize("case", [pytest.param(case, id=_id(case)) for case in CASES])
 def test_mkl_result_has_pytorchs_bits(case: dict) -> None:
     assert recorder.digest(_computed(case)) == case["digest"]
 

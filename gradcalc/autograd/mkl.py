@@ -190,31 +190,88 @@ def gemm(mat1: np.ndarray, mat2: np.ndarray, out: Optional[np.ndarray] = None, a
     c = _fresh((m, n), mat1.dtype)
     if out is not None:
         c[...] = out
-    _gemm_into(routine, kind, mat1, mat2, c, alpha, beta)
-    return c
+    return c if _gemm_into(routine, kind, mat1, mat2, c, alpha, beta) else None
 
 
 @_native
 def bmm(batch1: np.ndarray, batch2: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
         beta: float = 0) -> Optional[np.ndarray]:
-    """alpha * batch1 @ batch2 + beta * OUT for stacks of matrices as ATen's bmm and baddbmm
-    compute those they send to BLAS: the addmm of each pair into its slice of the result."""
+    """alpha * batch1 @ batch2 + beta * OUT for stacks of matrices as ATen's bmm_out_or_baddbmm_
+    computes those it sends to BLAS (its small products it computes itself): when every matrix of
+    both stacks lies contiguous or transposed, baddbmm_with_gemm_'s one call of MKL's batched gemm
+    over the stack; otherwise the addmm of each pair into its slice of the result."""
     routine, kind = _blas("gemm", batch1.dtype)
     (count, m, k), n = batch1.shape, batch2.shape[2]
     if routine is None or batch2.dtype != batch1.dtype or not count or not m or not n or not k \
-            or max(m, n, k) >= 1 << 31:
+            or max(m, n, k, count) >= 1 << 31:
         return None
     result = _fresh((count, m, n), batch1.dtype)
     if out is not None:
         result[...] = out
-    for index in range(count):
-        _gemm_into(routine, kind, batch1[index], batch2[index], result[index], alpha, beta)
-    return result
+    if _matrices_contiguous_or_transposed(batch1) and _matrices_contiguous_or_transposed(batch2):
+        return result if _gemm_batch(routine, kind, batch1, batch2, result, alpha, beta) else None
+    done = all(_gemm_into(routine, kind, batch1[index], batch2[index], result[index], alpha, beta)
+               for index in range(count))
+    return result if done else None
+
+
+def _steps(x: np.ndarray) -> list:
+    return [s // x.itemsize for s in x.strides]
+
+
+def _matrices_contiguous_or_transposed(x: np.ndarray) -> bool:
+    """bmm_out_or_baddbmm_'s test of a stack: each matrix row-major or column-major (a stride of
+    a dimension of one not counted)."""
+    sizes, step = x.shape, _steps(x)
+    return (step[2] == 1 and (sizes[1] == 1 or step[1] >= sizes[2])) or \
+        (step[1] == 1 and (sizes[2] == 1 or step[2] >= sizes[1]))
+
+
+# cblas.h: CblasColMajor, CblasNoTrans, CblasTrans
+_COLUMN_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 102, 111, 112
+
+
+def _gemm_batch(routine: Callable, kind: type, batch1: np.ndarray, batch2: np.ndarray, result: np.ndarray,
+                alpha: float, beta: float) -> bool:
+    """baddbmm_with_gemm_ into RESULT (a fresh row-major stack): read column-major, the stacks
+    swapped, each passed as it lies in memory; cpublas's gemm_batched_with_stride then makes one
+    ?gemm_ call for a single pair, else cblas_?gemm_batch over pointers to every pair. False
+    where cpublas would fall back on ATen's own gemm kernel (leading dimensions BLAS refuses)."""
+    transa = batch2.strides[1] == batch2.itemsize and _steps(batch2)[2] >= batch2.shape[1]
+    transb = batch1.strides[1] == batch1.itemsize and _steps(batch1)[2] >= batch1.shape[1]
+    count, n, k = batch1.shape
+    m = batch2.shape[2]
+    lda, ldb, ldc = _steps(batch2)[2 if transa else 1], _steps(batch1)[2 if transb else 1], m
+    if count == 1:
+        return _cpublas_gemm(routine, kind, (transa, transb), (m, n, k), (alpha, beta), (batch2[0], lda),
+                             (batch1[0], ldb), (result[0], ldc))
+    lda, ldb, ldc = _normalized(transa, transb, m, n, k, lda, ldb, ldc)
+    if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
+        return False
+    a, b = _placed(batch2), _placed(batch1)
+    pointers = ctypes.c_void_p * count
+    address = [x.__array_interface__["data"][0] for x in (a, b, result)]
+    a_array, b_array, c_array = (pointers(*(start + index * x.strides[0] for index in range(count)))
+                                 for start, x in zip(address, (a, b, result)))
+    batched = getattr(library(), f"cblas_{'s' if kind is ctypes.c_float else 'd'}gemm_batch")
+    one = [ctypes.byref(ctypes.c_int(value)) for value in (_TRANSPOSE if transa else _NO_TRANSPOSE,
+                                                           _TRANSPOSE if transb else _NO_TRANSPOSE, m, n, k)]
+    scalars = kind(alpha), kind(beta)
+    batched(ctypes.c_int(_COLUMN_MAJOR), *one, ctypes.byref(scalars[0]), a_array, *_ints(lda), b_array, *_ints(ldb),
+            ctypes.byref(scalars[1]), c_array, *_ints(ldc), ctypes.c_int(1), *_ints(count))
+    return True
+
+
+def _fits_blas(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ldb: int, ldc: int) -> bool:
+    """cpublas's use_blas_gemm: leading dimensions BLAS accepts."""
+    return lda >= max(1, k if transa else m) and ldb >= max(1, n if transb else k) and ldc >= max(1, m) \
+        and max(lda, ldb, ldc) < 1 << 31
 
 
 def _gemm_into(routine: Callable, kind: type, mat1: np.ndarray, mat2: np.ndarray, c: np.ndarray, alpha: float,
-               beta: float) -> None:
-    """gemm's call of ?gemm_ into C, a row-major (m, n) matrix in a storage of its own."""
+               beta: float) -> bool:
+    """addmm_impl_cpu_'s call of cpublas's gemm into C, a row-major (m, n) matrix in a storage of
+    its own."""
     (m, k), n = mat1.shape, mat2.shape[1]
     # a row-major (m, n) result has strides (n, 1): column-major only when it is one column
     transposed = n != 1
@@ -222,7 +279,31 @@ def _gemm_into(routine: Callable, kind: type, mat1: np.ndarray, mat2: np.ndarray
         mat1, mat2, m, n = mat2, mat1, n, m
     transa, lda, a = _column_major_operand(mat1, transposed, m, k)
     transb, ldb, b = _column_major_operand(mat2, transposed, k, n)
-    ldc = m
+    return _cpublas_gemm(routine, kind, (transa, transb), (m, n, k), (alpha, beta), (a, lda), (b, ldb), (c, m))
+
+
+def _cpublas_gemm(routine: Callable, kind: type, transposed: tuple, sizes: tuple, scalars: tuple, a: tuple,
+                  b: tuple, c: tuple) -> bool:
+    """cpublas's gemm for float32/float64: ?gemm_ after normalize_last_dims, where BLAS accepts the
+    leading dimensions (A, B, C: a matrix and its leading dimension); False where ATen would use
+    its own kernel instead."""
+    (transa, transb), (m, n, k) = transposed, sizes
+    lda, ldb, ldc = _normalized(transa, transb, m, n, k, a[1], b[1], c[1])
+    if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
+        return False
+    first, second = _placed(a[0]), _placed(b[0])  # held until the call returns: _base keeps only the address
+    alpha, beta = kind(scalars[0]), kind(scalars[1])
+    routine(ctypes.c_char_p(b"T" if transa else b"N"), ctypes.c_char_p(b"T" if transb else b"N"), *_ints(m, n, k),
+            ctypes.byref(alpha), _base(first, kind), *_ints(lda), _base(second, kind), *_ints(ldb),
+            ctypes.byref(beta), _base(c[0], kind), *_ints(ldc))
+    return True
+
+
+def _normalized(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ldb: int, ldc: int) -> tuple:
+    """cpublas's normalize_last_dims: (lda, ldb, ldc) as BLAS gets them, fixed along dimensions
+    of one, whose strides are anything."""
+    if n == 1:
+        ldc = m
     if transa:
         lda = k if m == 1 else lda
     elif k == 1:
@@ -231,11 +312,7 @@ def _gemm_into(routine: Callable, kind: type, mat1: np.ndarray, mat2: np.ndarray
         ldb = n if k == 1 else ldb
     elif n == 1:
         ldb = k
-    scalars = kind(alpha), kind(beta)
-    a, b = _placed(a), _placed(b)
-    routine(ctypes.c_char_p(b"T" if transa else b"N"), ctypes.c_char_p(b"T" if transb else b"N"), *_ints(m, n, k),
-            ctypes.byref(scalars[0]), _base(a, kind), *_ints(lda), _base(b, kind), *_ints(ldb),
-            ctypes.byref(scalars[1]), _base(c, kind), *_ints(ldc))
+    return lda, ldb, ldc
 
 
 def _base(x: np.ndarray, kind: type) -> ctypes.pointer:

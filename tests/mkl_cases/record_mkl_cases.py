@@ -73,8 +73,104 @@ def positive_definite(n: int, dtype: type) -> np.ndarray:
     return (m @ m.T + n * np.eye(n, dtype=np.int64)).astype(dtype)
 
 
+# (count, m, k, n) of stacks for bmm, baddbmm and matmul with batch dimensions: one pair (a plain
+# gemm), two, odd counts, one row or one column, short sums and ATen's own small products (< 400)
+BATCH_SHAPES = [
+    (3, 1, 500, 20), (2, 5, 33, 7), (5, 16, 193, 16), (1, 64, 300, 1), (4, 33, 17, 1), (7, 1, 17, 33),
+    (17, 8, 64, 32), (2, 129, 257, 65), (6, 31, 31, 31), (3, 2, 300, 5), (1, 100, 1000, 10), (9, 4, 16, 12),
+    (3, 3, 3, 3), (2, 6, 2, 20), (4, 1, 2000, 1), (2, 64, 784, 128),
+]
+# how each stack lies in memory: c contiguous, t each matrix transposed, p rows padded, g columns
+# gapped (neither row- nor column-major), e one matrix expanded over the batch, s every other
+# matrix of a larger stack
+STACK_LAYOUTS = ("cc", "ct", "tc", "tt", "pt", "gc", "cg", "ce", "ec", "ss")
+MATMUL_FORMS = ("broadcast", "fold", "left2d", "vector")
+
+
+def stack(seed: int, count: int, rows: int, cols: int, layout: str, dtype: type) -> tuple:
+    """A seeded stack of COUNT rows x cols matrices laid out as LAYOUT says: (storage, a flat
+    contiguous array; shape; strides in elements; offset), for numpy and PyTorch to view alike."""
+    storage_shape, view = {
+        "c": ((count, rows, cols), lambda x: x),
+        "t": ((count, cols, rows), lambda x: x.transpose(0, 2, 1)),
+        "p": ((count, rows, cols + 3), lambda x: x[:, :, :cols]),
+        "g": ((count, rows, 2 * cols), lambda x: x[:, :, ::2]),
+        "e": ((1, rows, cols), lambda x: np.broadcast_to(x, (count, rows, cols))),
+        "s": ((2 * count, rows, cols), lambda x: x[1::2]),
+    }[layout]
+    storage = np.random.default_rng(seed).standard_normal(storage_shape).astype(dtype)
+    viewed = view(storage)
+    offset = (viewed.__array_interface__["data"][0] - storage.__array_interface__["data"][0]) // storage.itemsize
+    return storage.ravel(), viewed.shape, tuple(s // storage.itemsize for s in viewed.strides), offset
+
+
+def stack_view(spec: tuple) -> np.ndarray:
+    """STACK's view in numpy, of the flat storage (its base, so its alignment is the storage's)."""
+    storage, shape, strides, offset = spec
+    return np.lib.stride_tricks.as_strided(storage[offset:], shape, [s * storage.itemsize for s in strides])
+
+
+def stacks(seed: int, shape: tuple, layout: str, dtype: type) -> tuple:
+    """The two stacks of a batched case: (count, m, k) and (count, k, n)."""
+    count, m, k, n = shape
+    return stack(seed, count, m, k, layout[0], dtype), stack(seed + 500, count, k, n, layout[1], dtype)
+
+
+def matmul_operands(seed: int, shape: tuple, form: str, dtype: type) -> tuple:
+    """Contiguous operands of torch.matmul with batch dimensions in FORM: a (2, 1, m, k) against a
+    (count, k, n) stack, a stack against a matrix (folded into mm), a matrix against a stack
+    (expanded into bmm), a stack against a vector."""
+    count, m, k, n = shape
+    rng = np.random.default_rng(seed)
+    first, second = {"broadcast": ((2, 1, m, k), (count, k, n)), "fold": ((count, m, k), (k, n)),
+                     "left2d": ((m, k), (count, k, n)), "vector": ((count, m, k), (k,))}[form]
+    return rng.standard_normal(first).astype(dtype), rng.standard_normal(second).astype(dtype)
+
+
+def laid_out(x: np.ndarray) -> np.ndarray:
+    """X as the recording lays it out for PyTorch (MKL's path follows the layout): a transposed
+    matrix stays a transposed view, anything else is made contiguous."""
+    if x.ndim == 2 and x.flags.f_contiguous and not x.flags.c_contiguous:
+        return np.ascontiguousarray(x.T).T
+    return np.ascontiguousarray(x)
+
+
 def digest(array: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()[:16]
+
+
+def batched_cases(torch, own) -> list:
+    """bmm, baddbmm, bmm's gradients and matmul with batch dimensions, as PyTorch computes them."""
+    def viewed(spec: tuple) -> "torch.Tensor":
+        storage, shape, strides, offset = spec
+        return torch.from_numpy(storage).clone().as_strided(shape, strides, offset)
+
+    cases = []
+    for dtype in (np.float32, np.float64):
+        name = np.dtype(dtype).name
+        for seed, shape in enumerate(BATCH_SHAPES):
+            for layout in STACK_LAYOUTS:
+                first, second = (viewed(spec) for spec in stacks(seed, shape, layout, dtype))
+                cases.append({"op": "bmm_stack", "dtype": name, "seed": seed, "shape": list(shape), "layout": layout,
+                              "digest": digest(torch.bmm(first, second).numpy())})
+                if layout in ("cc", "tt", "pt", "gc"):
+                    bias = own(vector(seed + 1000, shape[3], dtype))
+                    result = torch.baddbmm(bias, first, second, beta=0.5, alpha=2.0)
+                    cases.append({"op": "baddbmm_stack", "dtype": name, "seed": seed, "shape": list(shape),
+                                  "layout": layout, "digest": digest(result.numpy())})
+                if layout in ("cc", "ct", "tt"):
+                    first.requires_grad_(), second.requires_grad_()
+                    gradient = own(np.random.default_rng(seed + 2000).standard_normal(
+                        (shape[0], shape[1], shape[3])).astype(dtype))
+                    torch.bmm(first, second).backward(gradient)
+                    cases.append({"op": "bmm_grad", "dtype": name, "seed": seed, "shape": list(shape),
+                                  "layout": layout, "digest": digest(np.concatenate(
+                                      [first.grad.numpy().ravel(), second.grad.numpy().ravel()]))})
+            for form in MATMUL_FORMS:
+                result = torch.matmul(*map(own, matmul_operands(seed, shape, form, dtype)))
+                cases.append({"op": "matmul_batched", "dtype": name, "seed": seed, "shape": list(shape),
+                              "layout": form, "digest": digest(result.numpy())})
+    return cases
 
 
 def main() -> None:
@@ -85,7 +181,7 @@ def main() -> None:
 
     torch.set_num_threads(1)
 
-    def own(x: np.ndarray) -> "torch.Tensor":  # in a storage of PyTorch's, the same view of it
+    def own(x: np.ndarray) -> "torch.Tensor":  # in a storage of PyTorch's, laid out as laid_out(x)
         if x.ndim == 2 and x.flags.f_contiguous and not x.flags.c_contiguous:
             return torch.from_numpy(np.ascontiguousarray(x.T)).clone().t()
         return torch.from_numpy(np.ascontiguousarray(x)).clone()
@@ -112,6 +208,7 @@ def main() -> None:
                        "matmul_broadcast": torch.matmul(*map(own, broadcast(a, b)))}
             cases += [{"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": [m, k, n], "layout": "nt",
                        "digest": digest(result.numpy())} for op, result in results.items()]
+    cases += batched_cases(torch, own)
     for dtype in (np.float32, np.float64):
         for n in CHOLESKY_SIZES:
             for upper in (False, True):
