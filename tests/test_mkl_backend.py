@@ -52,6 +52,8 @@ def _computed(case: dict) -> np.ndarray:
         return OPS[("linalg", "cholesky")].impl(matrix, upper=case["upper"])._data
     if case["op"] in BATCHED:
         return _batched(case, dtype)
+    if case["op"] in recorder.LU_OPS:
+        return _lu_family(case, dtype)
     if case["op"] in recorder.VML:
         return _torch(case["op"])(from_numpy(recorder.vml_inputs(case["op"], dtype)))._data
     m, k, n = case["shape"]
@@ -105,6 +107,27 @@ def _batched(case: dict, dtype: type) -> np.ndarray:
     return np.concatenate([first.grad._data.ravel(), second.grad._data.ravel()])
 
 
+def _lu_family(case: dict, dtype: type) -> np.ndarray:
+    a, b = (from_numpy(x) for x in recorder.lu_operands(case["seed"], tuple(case["shape"]), dtype))
+    op, linalg = case["op"], (lambda name: OPS[("linalg", name)].impl)
+    if op == "solve_grad":
+        a.requires_grad_(), b.requires_grad_()
+        backward(linalg("solve")(a, b).sum())
+        return np.concatenate([a.grad._data.ravel(), b.grad._data.ravel()])
+    if op in ("lu_factor", "lu_solve", "lu_solve_adjoint"):
+        lu, pivots = linalg("lu_factor")(a)
+        if op == "lu_factor":
+            return np.concatenate([lu._data.ravel(), pivots._data.ravel().astype(dtype)])
+        return linalg("lu_solve")(lu, pivots, b, adjoint=op == "lu_solve_adjoint")._data
+    if op == "solve_right":
+        return linalg("solve")(a, b.mT, left=False)._data
+    if op == "solve_vector":
+        return linalg("solve")(a, b[..., 0])._data
+    if op == "solve_transposed":
+        return linalg("solve")(a.mT, b)._data
+    return linalg(op)(a, b)._data if op == "solve" else linalg(op)(a)._data
+
+
 def _id(case: dict) -> str:
     shape = "x".join(map(str, case.get("shape", ()))) + ("-" + case["layout"] if "layout" in case else "") \
         + ("-upper" if case.get("upper") else "")
@@ -134,7 +157,7 @@ def test_a_program_computes_with_mkl_behind_the_sandbox() -> None:
     assert "ctypes" in done.stderr and done.returncode == 1
     version = subprocess.run([sys.executable, "-m", "gradcalc", "--version"], capture_output=True, text=True,
                              timeout=300, env={**os.environ, "GRADCALC_MKL": "1"})
-    assert version.stdout.splitlines()[-1] == f"backend: Intel MKL {mkl.VERSION} (sequential)"
+    assert version.stdout.splitlines()[-1] == f"backend: Intel MKL {mkl.VERSION} (GNU OpenMP, one thread)"
 
 
 def test_mkl_is_loaded_on_first_use_only() -> None:

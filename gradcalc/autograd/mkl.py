@@ -1,14 +1,16 @@
 """PyTorch's own library for its last digits: Intel MKL 2024.2.0, the version PyTorch 2.13 links,
 installed by the `gradcalc[mkl]` extra and called through ctypes exactly where ATen calls it:
 float32/float64 matrix products (sgemm/dgemm with ATen's layout and transposition choices, for
-mm, addmm and each pair of a bmm or baddbmm; sgemv for mv and addmv; sdot for dot) and the VML
-functions of ATen's `vml.h` (vmsExp, vmsLn, ...), with ATen's mode: high accuracy, denormals
-kept, errors ignored.
+mm and addmm; bmm and baddbmm through cblas_?gemm_batch or each pair's gemm, as ATen routes
+them; sgemv for mv and addmv; sdot for dot) and the VML functions of ATen's `vml.h` (vmsExp,
+vmsLn, ...), with ATen's mode: high accuracy, denormals kept, errors ignored. LAPACK is in
+mkl_lapack.py.
 
-MKL is loaded on first use, never at start-up; sequential threading layer and one thread, as the
-reference PyTorch runs. GRADCALC_MKL=0 turns it off; without the package, or with another version
-of it (whose kernels give other bits), the emulation computes as before. Every function here
-returns None when the backend is not in use, so callers fall back to the emulation.
+MKL is loaded on first use, never at start-up; GNU OpenMP threading layer and one thread, as the
+reference PyTorch runs (the sequential layer where libgomp is missing). GRADCALC_MKL=0 turns it
+off; without the package, or with another version of it (whose kernels give other bits), the
+emulation computes as before. Every function here returns None when the backend is not in use,
+so callers fall back to the emulation.
 """
 from __future__ import annotations
 
@@ -26,7 +28,10 @@ from ..language.limits import native_calls
 VERSION = "2024.2.0"
 # mkl_vml_defines.h: VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, the mode of ATen's vml.h
 _VML_MODE = 0x2 | 0x140000 | 0x100
-_SEQUENTIAL = 1  # MKL_THREADING_SEQUENTIAL
+# mkl_service.h's MKL_THREADING_GNU and MKL_THREADING_SEQUENTIAL. PyTorch's MKL runs on GNU OpenMP
+# (libgomp) with one thread here; MKL's LAPACK takes other paths on the sequential layer, even
+# with one thread (getrf of a 33x33 matrix gave other bits, measured), its BLAS and VML do not.
+_GNU_OPENMP, _SEQUENTIAL = 3, 1
 # The ops whose CPU kernels call ATen's vml.h (by their grad_fn), and MKL's names for the functions.
 VML_FUNCTIONS = {"ExpBackward0": "Exp", "LogBackward0": "Ln", "Log2Backward0": "Log2", "Log10Backward0": "Log10",
                  "SinBackward0": "Sin", "CosBackward0": "Cos", "TanBackward0": "Tan", "TanhBackward0": "Tanh",
@@ -67,9 +72,12 @@ def _load() -> Optional[ctypes.CDLL]:
         return None
     try:
         library = ctypes.CDLL(path)
-        # set before MKL's first computation: the sequential layer, so no OpenMP runtime is loaded
-        library.MKL_Set_Threading_Layer(ctypes.c_int(_SEQUENTIAL))
+        # set before MKL's first computation, which loads the layer's runtime
+        layer = _GNU_OPENMP if _has_gnu_openmp() else _SEQUENTIAL
+        library.MKL_Set_Threading_Layer(ctypes.c_int(layer))
         library.MKL_Set_Num_Threads(ctypes.c_int(1))
+        _state["layer"] = "GNU OpenMP, one thread" if layer == _GNU_OPENMP else \
+            "sequential: no libgomp here, so LAPACK's last digits may differ from PyTorch's"
         for name in VML_FUNCTIONS.values():
             for prefix, kind in (("vms", ctypes.c_float), ("vmd", ctypes.c_double)):
                 function = getattr(library, prefix + name)
@@ -81,7 +89,16 @@ def _load() -> Optional[ctypes.CDLL]:
     return library
 
 
-def _native(function: Callable) -> Callable:
+def _has_gnu_openmp() -> bool:
+    """Whether libgomp loads here (MKL's GNU layer needs it, and exits the process without it)."""
+    try:
+        ctypes.CDLL("libgomp.so.1")
+    except OSError:
+        return False
+    return True
+
+
+def native(function: Callable) -> Callable:
     """FUNCTION's ctypes calls let through the sandbox's wall, which refuses a program's own."""
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -90,7 +107,7 @@ def _native(function: Callable) -> Callable:
     return call
 
 
-@_native
+@native
 def library() -> Optional[ctypes.CDLL]:
     """MKL, loaded on the first call; None when it is turned off or not installed."""
     if not _turned_on():
@@ -106,7 +123,7 @@ def describe() -> str:
         return "emulation (GRADCALC_MKL=0)"
     if library() is None:
         return f"emulation ({_state['why']})"
-    return f"Intel MKL {VERSION} (sequential)"
+    return f"Intel MKL {VERSION} ({_state['layer']})"
 
 
 def turn(on: bool) -> None:
@@ -129,7 +146,7 @@ def _pointer(array: np.ndarray, kind: type) -> ctypes.pointer:
     return array.ctypes.data_as(ctypes.POINTER(kind))
 
 
-@_native
+@native
 def vml(node_name: str, x: np.ndarray) -> Optional[np.ndarray]:
     """The op of grad_fn NODE_NAME on float32/float64 X as ATen's vml.h computes it, if it does
     (MKL's element-wise results do not depend on where an element sits, so a strided tensor's
@@ -149,8 +166,9 @@ def vml(node_name: str, x: np.ndarray) -> Optional[np.ndarray]:
     return out.reshape(x.shape)
 
 
-def _blas(name: str, dtype: np.dtype) -> tuple:
-    """The Fortran BLAS routine (s... for float32, d... for float64) ATen's cpublas calls."""
+def blas_routine(name: str, dtype: np.dtype) -> tuple:
+    """The Fortran BLAS or LAPACK routine NAME (s... for float32, d... for float64) and its ctypes
+    scalar type; (None, None) when MKL is not in use or for another dtype."""
     lib = library()
     if lib is None or dtype.type not in (np.float32, np.float64):
         return None, None
@@ -158,7 +176,7 @@ def _blas(name: str, dtype: np.dtype) -> tuple:
     return getattr(lib, ("s" if single else "d") + name + "_"), (ctypes.c_float if single else ctypes.c_double)
 
 
-def _ints(*values: int) -> list:
+def int_refs(*values: int) -> list:
     return [ctypes.byref(ctypes.c_int(value)) for value in values]
 
 
@@ -171,41 +189,41 @@ def _column_major_operand(x: np.ndarray, transposed_result: bool, lead: int, oth
         return False, step[outer], x
     if step[outer] == 1 and step[inner] >= max(1, other):
         return True, step[inner], x
-    return not transposed_result, x.shape[1], _copy(x)
+    return not transposed_result, x.shape[1], fresh_copy(x)
 
 
-@_native
+@native
 def gemm(mat1: np.ndarray, mat2: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
          beta: float = 0) -> Optional[np.ndarray]:
     """alpha * mat1 @ mat2 + beta * OUT (a fresh row-major result when OUT is None) as ATen's
     addmm_impl_cpu_ computes it: the result read as a column-major matrix (a row-major one as its
     transpose, the factors swapped), each factor passed as it lies in memory, transposed or not,
     then ?gemm_ after cpublas's normalize_last_dims. None when MKL is not in use."""
-    routine, kind = _blas("gemm", mat1.dtype)
+    routine, kind = blas_routine("gemm", mat1.dtype)
     if routine is None or mat2.dtype != mat1.dtype:
         return None
     (m, k), n = mat1.shape, mat2.shape[1]
     if not m or not n or not k or max(m, n, k) >= 1 << 31:
         return None
-    c = _fresh((m, n), mat1.dtype)
+    c = fresh((m, n), mat1.dtype)
     if out is not None:
         c[...] = out
     return c if _gemm_into(routine, kind, mat1, mat2, c, alpha, beta) else None
 
 
-@_native
+@native
 def bmm(batch1: np.ndarray, batch2: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
         beta: float = 0) -> Optional[np.ndarray]:
     """alpha * batch1 @ batch2 + beta * OUT for stacks of matrices as ATen's bmm_out_or_baddbmm_
     computes those it sends to BLAS (its small products it computes itself): when every matrix of
     both stacks lies contiguous or transposed, baddbmm_with_gemm_'s one call of MKL's batched gemm
     over the stack; otherwise the addmm of each pair into its slice of the result."""
-    routine, kind = _blas("gemm", batch1.dtype)
+    routine, kind = blas_routine("gemm", batch1.dtype)
     (count, m, k), n = batch1.shape, batch2.shape[2]
     if routine is None or batch2.dtype != batch1.dtype or not count or not m or not n or not k \
             or max(m, n, k, count) >= 1 << 31:
         return None
-    result = _fresh((count, m, n), batch1.dtype)
+    result = fresh((count, m, n), batch1.dtype)
     if out is not None:
         result[...] = out
     if _matrices_contiguous_or_transposed(batch1) and _matrices_contiguous_or_transposed(batch2):
@@ -257,8 +275,8 @@ def _gemm_batch(routine: Callable, kind: type, batch1: np.ndarray, batch2: np.nd
     one = [ctypes.byref(ctypes.c_int(value)) for value in (_TRANSPOSE if transa else _NO_TRANSPOSE,
                                                            _TRANSPOSE if transb else _NO_TRANSPOSE, m, n, k)]
     scalars = kind(alpha), kind(beta)
-    batched(ctypes.c_int(_COLUMN_MAJOR), *one, ctypes.byref(scalars[0]), a_array, *_ints(lda), b_array, *_ints(ldb),
-            ctypes.byref(scalars[1]), c_array, *_ints(ldc), ctypes.c_int(1), *_ints(count))
+    batched(ctypes.c_int(_COLUMN_MAJOR), *one, ctypes.byref(scalars[0]), a_array, *int_refs(lda), b_array, *int_refs(ldb),
+            ctypes.byref(scalars[1]), c_array, *int_refs(ldc), ctypes.c_int(1), *int_refs(count))
     return True
 
 
@@ -291,11 +309,11 @@ def _cpublas_gemm(routine: Callable, kind: type, transposed: tuple, sizes: tuple
     lda, ldb, ldc = _normalized(transa, transb, m, n, k, a[1], b[1], c[1])
     if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
         return False
-    first, second = _placed(a[0]), _placed(b[0])  # held until the call returns: _base keeps only the address
+    first, second = _placed(a[0]), _placed(b[0])  # held until the call returns: address_of keeps only the address
     alpha, beta = kind(scalars[0]), kind(scalars[1])
-    routine(ctypes.c_char_p(b"T" if transa else b"N"), ctypes.c_char_p(b"T" if transb else b"N"), *_ints(m, n, k),
-            ctypes.byref(alpha), _base(first, kind), *_ints(lda), _base(second, kind), *_ints(ldb),
-            ctypes.byref(beta), _base(c[0], kind), *_ints(ldc))
+    routine(ctypes.c_char_p(b"T" if transa else b"N"), ctypes.c_char_p(b"T" if transb else b"N"), *int_refs(m, n, k),
+            ctypes.byref(alpha), address_of(first, kind), *int_refs(lda), address_of(second, kind), *int_refs(ldb),
+            ctypes.byref(beta), address_of(c[0], kind), *int_refs(ldc))
     return True
 
 
@@ -315,7 +333,7 @@ def _normalized(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ld
     return lda, ldb, ldc
 
 
-def _base(x: np.ndarray, kind: type) -> ctypes.pointer:
+def address_of(x: np.ndarray, kind: type) -> ctypes.pointer:
     return ctypes.cast(ctypes.c_void_p(x.__array_interface__["data"][0]), ctypes.POINTER(kind))
 
 
@@ -348,26 +366,26 @@ def _placed(x: np.ndarray) -> np.ndarray:
     return np.ndarray(x.shape, x.dtype, buffer=memory, offset=position + start - low, strides=x.strides)
 
 
-def _fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
+def fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
     """Zeros in a new storage, aligned as c10's allocator aligns it."""
     count = int(np.prod(shape, dtype=np.int64))
     memory, first = _storage(count * np.dtype(dtype).itemsize)
     return np.frombuffer(memory, dtype, count, first).reshape(shape)
 
 
-@_native
+@native
 def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
          beta: float = 0) -> Optional[np.ndarray]:
     """alpha * mat @ vec + beta * OUT as ATen's addmv computes it (mv: beta 0): ?gemv_ on MAT as it
     lies in memory ('n' for a column-major matrix, else 't' on its row-major data, copied when
     neither fits)."""
-    routine, kind = _blas("gemv", mat.dtype)
+    routine, kind = blas_routine("gemv", mat.dtype)
     if routine is None or vec.dtype != mat.dtype:
         return None
     m, n = mat.shape
     if not m or not n or max(m, n) >= 1 << 31:
         return None
-    y = _fresh((m,), mat.dtype)
+    y = fresh((m,), mat.dtype)
     if out is not None:
         y[...] = out
     step = [s // mat.itemsize for s in mat.strides]
@@ -375,32 +393,32 @@ def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alp
         trans, rows, columns, lda = b"N", m, n, step[1]
     else:
         if not (step[1] == 1 and (m == 1 or step[0] >= max(1, n))):
-            mat = _copy(mat)
+            mat = fresh_copy(mat)
             step = [n, 1]
         trans, rows, columns, lda = b"T", n, m, step[0]
     lda = rows if columns == 1 else lda  # as BlasKernel's gemv sets it for one column
     x, step = _vector(vec)
-    mat = _placed(mat)  # held until the call returns: _base keeps only the address
+    mat = _placed(mat)  # held until the call returns: address_of keeps only the address
     scalars = kind(alpha), kind(beta)
-    routine(ctypes.c_char_p(trans), *_ints(rows, columns), ctypes.byref(scalars[0]), _base(mat, kind),
-            *_ints(max(lda, 1)), _base(x, kind), *_ints(step), ctypes.byref(scalars[1]), _base(y, kind), *_ints(1))
+    routine(ctypes.c_char_p(trans), *int_refs(rows, columns), ctypes.byref(scalars[0]), address_of(mat, kind),
+            *int_refs(max(lda, 1)), address_of(x, kind), *int_refs(step), ctypes.byref(scalars[1]), address_of(y, kind), *int_refs(1))
     return y
 
 
-@_native
+@native
 def dot(x: np.ndarray, y: np.ndarray) -> Optional[np.ndarray]:
     """x · y as ATen's dot: ?dot_ over the two vectors (a 0-d array)."""
-    routine, kind = _blas("dot", x.dtype)
+    routine, kind = blas_routine("dot", x.dtype)
     if routine is None or y.dtype != x.dtype or not 0 < x.size < 1 << 31:
         return None
     routine.restype = kind
     (a, step_a), (b, step_b) = _vector(x), _vector(y)
-    return np.asarray(routine(*_ints(x.size), _base(a, kind), *_ints(step_a), _base(b, kind), *_ints(step_b)), x.dtype)
+    return np.asarray(routine(*int_refs(x.size), address_of(a, kind), *int_refs(step_a), address_of(b, kind), *int_refs(step_b)), x.dtype)
 
 
-def _copy(x: np.ndarray) -> np.ndarray:
+def fresh_copy(x: np.ndarray) -> np.ndarray:
     """A contiguous copy in a new storage, as ATen's .contiguous() makes."""
-    copy = _fresh(x.shape, x.dtype)
+    copy = fresh(x.shape, x.dtype)
     copy[...] = x
     return copy
 
@@ -410,22 +428,5 @@ def _vector(x: np.ndarray) -> tuple:
     a forward stride BLAS takes."""
     step = x.strides[0] // x.itemsize if x.size > 1 else 1
     if step < 1 or x.strides[0] % x.itemsize:
-        return _copy(x), 1
+        return fresh_copy(x), 1
     return _placed(x), step
-
-
-@_native
-def potrf(matrix: np.ndarray, upper: bool) -> Optional[tuple]:
-    """linalg.cholesky of one float32/float64 matrix as ATen's apply_cholesky computes it: ?potrf_
-    on a column-major copy (reading the triangle it names), the other triangle then zeroed.
-    (factor, info): info > 0 is the order of the leading minor that is not positive-definite."""
-    routine, kind = _blas("potrf", matrix.dtype)
-    n = matrix.shape[0]
-    if routine is None or not n or n >= 1 << 31:
-        return None
-    column_major = _copy(matrix.T)  # the row-major storage of the transpose
-    info = ctypes.c_int(0)
-    routine(ctypes.c_char_p(b"U" if upper else b"L"), *_ints(n), _base(column_major, kind), *_ints(n),
-            ctypes.byref(info))
-    factor = column_major.T
-    return (np.triu(factor) if upper else np.tril(factor)), info.value

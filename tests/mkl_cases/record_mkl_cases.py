@@ -127,6 +127,20 @@ def matmul_operands(seed: int, shape: tuple, form: str, dtype: type) -> tuple:
     return rng.standard_normal(first).astype(dtype), rng.standard_normal(second).astype(dtype)
 
 
+# square sizes for the LU family: tiny, odd, past MKL's blocking (32, 64) and a batch of three
+LU_SIZES = [(1,), (2,), (3,), (5,), (8,), (16,), (17,), (33,), (64,), (100,), (3, 17), (2, 40)]
+LU_OPS = ("solve", "solve_right", "solve_vector", "solve_transposed", "inv", "det", "lu_factor", "lu_solve",
+          "lu_solve_adjoint", "solve_grad")
+
+
+def lu_operands(seed: int, size: tuple, dtype: type) -> tuple:
+    """A seeded square A (a batch when SIZE has two numbers) and a right-hand side B of three
+    columns."""
+    *batch, n = size
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((*batch, n, n)).astype(dtype), rng.standard_normal((*batch, n, 3)).astype(dtype))
+
+
 def laid_out(x: np.ndarray) -> np.ndarray:
     """X as the recording lays it out for PyTorch (MKL's path follows the layout): a transposed
     matrix stays a transposed view, anything else is made contiguous."""
@@ -173,6 +187,34 @@ def batched_cases(torch, own) -> list:
     return cases
 
 
+def lu_cases(torch) -> list:
+    """torch.linalg's LU family (getrf, getrs) as PyTorch computes it: each result's digest (LU's
+    pivots with the factor)."""
+    def run(op: str, a: "torch.Tensor", b: "torch.Tensor") -> np.ndarray:
+        linalg = torch.linalg
+        if op == "solve_grad":
+            a.requires_grad_(), b.requires_grad_()
+            linalg.solve(a, b).sum().backward()
+            return np.concatenate([a.grad.numpy().ravel(), b.grad.numpy().ravel()])
+        if op in ("lu_factor", "lu_solve", "lu_solve_adjoint"):
+            lu, pivots = linalg.lu_factor(a)
+            if op == "lu_factor":
+                return np.concatenate([lu.numpy().ravel(), pivots.numpy().ravel().astype(lu.numpy().dtype)])
+            return linalg.lu_solve(lu, pivots, b, adjoint=op == "lu_solve_adjoint").numpy()
+        return {"solve": lambda: linalg.solve(a, b), "solve_right": lambda: linalg.solve(a, b.mT, left=False),
+                "solve_vector": lambda: linalg.solve(a, b[..., 0]), "solve_transposed": lambda: linalg.solve(a.mT, b),
+                "inv": lambda: linalg.inv(a), "det": lambda: linalg.det(a)}[op]().detach().numpy()
+
+    cases = []
+    for dtype in (np.float32, np.float64):
+        for seed, size in enumerate(LU_SIZES):
+            for op in LU_OPS:
+                a, b = (torch.from_numpy(x).clone() for x in lu_operands(seed, size, dtype))
+                cases.append({"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": list(size),
+                              "digest": digest(run(op, a, b))})
+    return cases
+
+
 def main() -> None:
     sys.path.insert(0, str(HERE.parent.parent))
     import torch  # only the recording needs it: the test imports this file's inputs and digest
@@ -209,6 +251,7 @@ def main() -> None:
             cases += [{"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": [m, k, n], "layout": "nt",
                        "digest": digest(result.numpy())} for op, result in results.items()]
     cases += batched_cases(torch, own)
+    cases += lu_cases(torch)
     for dtype in (np.float32, np.float64):
         for n in CHOLESKY_SIZES:
             for upper in (False, True):

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import dtypes, mkl
+from .. import dtypes, grad_mode, mkl_lapack
 from ..tensor import Tensor
 from ...display.names import torch_class
 from ...warnings import warn_once
@@ -58,7 +58,10 @@ def output_grads(grads: Any, count: int) -> list:
 
 def lu_factor_arrays(a: np.ndarray) -> tuple:
     """Partial pivoting LU of each matrix (LAPACK's getrf: the first largest pivot in each
-    column), as (LU, pivots 1-based int32, info)."""
+    column), as (LU, pivots 1-based int32, info): MKL's, when it is in use."""
+    through_mkl = mkl_lapack.lu_factor(a)
+    if through_mkl is not None:
+        return through_mkl
     a = np.array(a, copy=True)
     m, n = a.shape[-2], a.shape[-1]
     batch = a.shape[:-2]
@@ -131,7 +134,8 @@ def det(A: Tensor) -> Tensor:
     check_matrix(A, "linalg.det")
     # as torch: the product of U's diagonal from the LU factorisation, signed by the row interchanges
     if A._data.size:
-        lu, pivots, _ = lu_factor_arrays(A._data)
+        # MKL's factor is of A^T when A is contiguous, as ATen's
+        lu, pivots, _ = mkl_lapack.det_factor(A._data) or lu_factor_arrays(A._data)
         swaps = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1), axis=-1)
         product = np.where(swaps % 2, -1, 1) * np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
     else:  # the determinant of an empty matrix is 1
@@ -183,9 +187,14 @@ def _inverse_outputs(A: Tensor, check: bool) -> tuple:
     if check and np.any(info):
         raise LinAlgError(f"linalg.inv: The diagonal element {int(np.max(info))} is zero, the inversion could not be "
                           "completed because the input matrix is singular.")
-    singular = info != 0
-    safe = np.where(singular[..., None, None], np.eye(A.shape[-1], dtype=A._dtype._numpy), A._data)
-    inverse = np.asarray(np.linalg.inv(safe), dtype=A._dtype._numpy)
+    identity = np.broadcast_to(np.eye(A.shape[-1], dtype=A._dtype._numpy), A.shape)
+    through_mkl = mkl_lapack.solve(A._data, identity, True)  # ATen's inverse: the solve of A X = I
+    if through_mkl is not None:
+        inverse, _, _, info = through_mkl
+    else:
+        singular = info != 0
+        safe = np.where(singular[..., None, None], identity, A._data)
+        inverse = np.asarray(np.linalg.inv(safe), dtype=A._dtype._numpy)
     return record_outputs(INV, (A,), [(inverse, A._dtype), (info.astype(np.int32), dtypes.int32)], ("inverse", None))
 
 
@@ -208,25 +217,38 @@ def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
 
 
-def _solveoutput_grads(grads: Any, A: Tensor, result: Tensor, left: bool, which: str) -> Optional[Tensor]:
+def _adjoint_solve(grad: Tensor, A: Tensor, LU: Tensor, pivots: Tensor, left: bool, vector: bool) -> Tensor:
+    """The solve with A^H behind linalg.solve's gradients: as ATen's backward, the forward's LU
+    solved transposed by MKL's getrs when it is in use and no graph is built of the backward;
+    otherwise solved anew."""
+    if not grad_mode.is_grad_enabled():
+        gradient = grad._data[..., None] if vector else grad._data
+        through_mkl = mkl_lapack.lu_solve(LU._data, pivots._data, gradient, left, True)
+        if through_mkl is not None:
+            return Tensor._make(through_mkl[..., 0] if vector else through_mkl, grad._dtype)
+    return solve(A.mH, grad, left=left)
+
+
+def _solveoutput_grads(grads: Any, A: Tensor, LU: Tensor, pivots: Tensor, result: Tensor, left: bool,
+                       which: str) -> Optional[Tensor]:
     grad = output_grads(grads, 2)[0]
     if grad is None:
         return None
     vector = result.ndim == A.ndim - 1
     if left:
-        gB = solve(A.mH, grad)
+        gB = _adjoint_solve(grad, A, LU, pivots, left, vector)
         if which == "B":
             return gB
         return -(gB.unsqueeze(-1) * result.conj().unsqueeze(-2) if vector else gB.matmul(result.mH))
-    gB = solve(A.mH, grad, left=False)
+    gB = _adjoint_solve(grad, A, LU, pivots, left, vector)
     if which == "B":
         return gB
     return -(result.conj().unsqueeze(-1) * gB.unsqueeze(-2) if vector else result.mH.matmul(gB))
 
 
 SOLVE = node("LinalgSolveExBackward0", ("A", "B"), multi_output=True, saved=("A", "LU", "pivots", "left", "result"),
-             A=lambda grads, A, result, left: _solveoutput_grads(grads, A, result, left, "A"),
-             B=lambda grads, A, result, left: _solveoutput_grads(grads, A, result, left, "B"))
+             A=lambda grads, A, LU, pivots, result, left: _solveoutput_grads(grads, A, LU, pivots, result, left, "A"),
+             B=lambda grads, A, LU, pivots, result, left: _solveoutput_grads(grads, A, LU, pivots, result, left, "B"))
 
 
 def _solve_outputs(A: Tensor, B: Tensor, left: bool, check: bool) -> tuple:
@@ -238,11 +260,14 @@ def _solve_outputs(A: Tensor, B: Tensor, left: bool, check: bool) -> tuple:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
                            f"{rhs.shape[-2]}x{rhs.shape[-1]})")
-    lu, pivots, info = lu_factor_arrays(A._data)
+    through_mkl = mkl_lapack.solve(A._data, rhs, left)
+    lu, pivots, info = through_mkl[1:] if through_mkl is not None else lu_factor_arrays(A._data)
     if check and np.any(info):
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
     dtype = dtypes.result_type([A, B])
-    if left:
+    if through_mkl is not None:
+        x = through_mkl[0]
+    elif left:
         x = np.linalg.solve(A._data, rhs)
     else:
         x = np.swapaxes(np.linalg.solve(np.swapaxes(A._data, -1, -2), np.swapaxes(rhs, -1, -2)), -1, -2)
@@ -361,7 +386,7 @@ def _cholesky_arrays(A: Tensor, upper: bool, check: bool, name: str) -> tuple:
     info = np.zeros(flat.shape[0], dtype=np.int32)
     by_mkl = False  # ATen's LAPACK, when the MKL backend is installed: it computes the upper factor itself
     for index, matrix in enumerate(flat):
-        through_mkl = mkl.potrf(matrix, upper) if not A._dtype.is_complex else None
+        through_mkl = mkl_lapack.potrf(matrix, upper) if not A._dtype.is_complex else None
         if through_mkl is not None:
             (factors[index], info[index]), by_mkl = through_mkl, True
             continue

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import api, dtypes, grad_mode, forward_mode
+from .. import api, dtypes, forward_mode, grad_mode, mkl_lapack
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn_once
@@ -294,6 +294,9 @@ LU_SOLVE = node("LinalgLuSolveBackward0", ("LU", "B"), saved_tensors=("pivots",)
 
 @op(module="linalg")
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
+    data = mkl_lapack.lu_solve(LU._data, pivots._data, B._data, left, adjoint)
+    if data is not None:
+        return record(LU_SOLVE, (LU, B), data, B._dtype, pivots=pivots, left=left, adjoint=adjoint)
     P, L, U = _unpacked_arrays(LU._data, pivots._data)
     A = P @ L @ U
     A = np.swapaxes(A, -1, -2).conj() if adjoint else A
