@@ -54,6 +54,8 @@ def _computed(case: dict) -> np.ndarray:
         return _batched(case, dtype)
     if case["op"] in recorder.LU_OPS:
         return _lu_family(case, dtype)
+    if case["op"] in recorder.SPECTRAL_OPS:
+        return _spectral(case, dtype)
     if case["op"] in recorder.VML:
         return _torch(case["op"])(from_numpy(recorder.vml_inputs(case["op"], dtype)))._data
     m, k, n = case["shape"]
@@ -126,6 +128,16 @@ def _lu_family(case: dict, dtype: type) -> np.ndarray:
     if op == "solve_transposed":
         return linalg("solve")(a.mT, b)._data
     return linalg(op)(a, b)._data if op == "solve" else linalg(op)(a)._data
+
+
+def _spectral(case: dict, dtype: type) -> np.ndarray:
+    op, linalg = case["op"], (lambda name: OPS[("linalg", name)].impl)
+    a = from_numpy(recorder.spectral_operand(case["seed"], tuple(case["shape"]), op, dtype))
+    outputs = {"eigh": lambda: linalg("eigh")(a), "eigh_upper": lambda: linalg("eigh")(a, UPLO="U"),
+               "eigvalsh": lambda: [linalg("eigvalsh")(a)], "svd": lambda: linalg("svd")(a),
+               "svd_reduced": lambda: linalg("svd")(a, full_matrices=False),
+               "svdvals": lambda: [linalg("svdvals")(a)]}[op]()
+    return np.concatenate([x._data.ravel() for x in outputs])
 
 
 def _id(case: dict) -> str:

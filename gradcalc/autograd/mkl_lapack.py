@@ -19,8 +19,8 @@ def _column_major(x: np.ndarray) -> np.ndarray:
 
 
 def _matrices(x: np.ndarray) -> list:
-    """Each matrix of a batched column-major X, as a view of its storage."""
-    return list(x.reshape((-1,) + x.shape[-2:])) if x.ndim > 2 else [x]
+    """Each matrix of a batched X, as a view of its storage, in order."""
+    return [x[index] for index in np.ndindex(x.shape[:-2])]
 
 
 def _usable(*arrays: np.ndarray) -> Optional[tuple]:
@@ -125,3 +125,86 @@ def det_factor(a: np.ndarray) -> Optional[tuple]:
     """The LU behind ATen's linalg.det and slogdet: of A^T when A is contiguous (the same
     determinant), else of A. (LU, pivots, info)."""
     return lu_factor(np.swapaxes(a, -1, -2) if a.flags.c_contiguous else a)
+
+
+def _work_size(query: float, dtype: np.dtype) -> int:
+    """ATen's lapack_work_to_int: a workspace size LAPACK reported as a float, one unit in the
+    last place up (a large size may not be exact), at least 1."""
+    return max(1, int(np.ceil(np.nextafter(dtype.type(query), dtype.type(np.inf)))))
+
+
+def _char(flag: str) -> ctypes.c_char_p:
+    return ctypes.c_char_p(flag.encode())
+
+
+@native
+def syevd(a: np.ndarray, upper: bool, vectors: bool) -> Optional[tuple]:
+    """linalg.eigh (VECTORS) or eigvalsh as ATen's apply_lapack_eigh computes them: ?syevd_ on a
+    batched column-major copy of A reading the triangle UPLO names, its workspaces as the first
+    call's query sizes them. (eigenvalues, eigenvectors, info); the matrices after one that
+    failed are left as they were, as ATen returns early."""
+    usable = _usable(a)
+    if usable is None or not a.size:
+        return None
+    routine, kind = usable[0]("syevd"), usable[1]
+    n = a.shape[-1]
+    result = _column_major(a)
+    values = fresh(a.shape[:-1], a.dtype)
+    info = np.zeros(a.shape[:-2], np.int32)
+    jobz, uplo = _char("V" if vectors else "N"), _char("U" if upper else "L")
+    query, integer_query, status = kind(0), ctypes.c_int(0), ctypes.c_int(0)
+    routine(jobz, uplo, *int_refs(n), address_of(result, kind), *int_refs(n), address_of(values, kind),
+            ctypes.byref(query), *int_refs(-1), ctypes.byref(integer_query), *int_refs(-1), ctypes.byref(status))
+    work = fresh((_work_size(query.value, a.dtype),), a.dtype)
+    integer_work = np.zeros(max(1, integer_query.value), np.int32)
+    for matrix, eigenvalues, index in zip(_matrices(result), values.reshape(-1, n), np.ndindex(info.shape)):
+        routine(jobz, uplo, *int_refs(n), address_of(matrix, kind), *int_refs(n), address_of(eigenvalues, kind),
+                address_of(work, kind), *int_refs(work.size), integer_work.ctypes.data_as(ctypes.POINTER(ctypes.c_int)),
+                *int_refs(integer_work.size), ctypes.byref(status))
+        info[index] = status.value
+        if status.value:
+            break
+    return values, result, info
+
+
+@native
+def gesdd(a: np.ndarray, full_matrices: bool, vectors: bool) -> Optional[tuple]:
+    """linalg.svd (VECTORS) or svdvals as ATen's apply_svd computes them: ?gesdd_ on a batched
+    column-major copy of A, into column-major U and Vh (m x m and n x n when FULL_MATRICES, else
+    m x k and k x n), its workspace as the first call's query sizes it. (U, S, Vh, info); U and
+    Vh None without VECTORS."""
+    usable = _usable(a)
+    m, n = a.shape[-2:]
+    if usable is None or not m or not n:
+        return None
+    routine, kind = usable[0]("gesdd"), usable[1]
+    k, batch = min(m, n), a.shape[:-2]
+    work_matrix = _column_major(a)
+    values = fresh(batch + (k,), a.dtype)
+    columns, rows = (m, n) if full_matrices else (k, k)
+    u = np.swapaxes(fresh(batch + (columns, m), a.dtype), -1, -2) if vectors else None
+    vh = np.swapaxes(fresh(batch + (n, rows), a.dtype), -1, -2) if vectors else None
+    ldu, ldvh = (m, rows) if vectors else (1, 1)
+    jobz = _char(("A" if full_matrices else "S") if vectors else "N")
+    integer_work = np.zeros(8 * k, np.int32)
+    info = np.zeros(batch, np.int32)
+    query, status = kind(0), ctypes.c_int(0)
+    null = ctypes.POINTER(kind)()
+
+    def call(matrix: np.ndarray, singular: np.ndarray, left: Optional[np.ndarray], right: Optional[np.ndarray],
+             work: object, size: int) -> None:
+        routine(jobz, *int_refs(m, n), address_of(matrix, kind), *int_refs(m), address_of(singular, kind),
+                null if left is None else address_of(left, kind), *int_refs(ldu),
+                null if right is None else address_of(right, kind), *int_refs(ldvh), work, *int_refs(size),
+                integer_work.ctypes.data_as(ctypes.POINTER(ctypes.c_int)), ctypes.byref(status))
+
+    first = (lambda x: _matrices(x)[0]) if vectors else (lambda x: None)
+    call(_matrices(work_matrix)[0], values.reshape(-1, k)[0], first(u), first(vh), ctypes.byref(query), -1)
+    work = fresh((_work_size(query.value, a.dtype),), a.dtype)
+    lefts = _matrices(u) if vectors else [None] * info.size
+    rights = _matrices(vh) if vectors else [None] * info.size
+    for matrix, singular, left, right, index in zip(_matrices(work_matrix), values.reshape(-1, k), lefts, rights,
+                                                    np.ndindex(info.shape)):
+        call(matrix, singular, left, right, address_of(work, kind), work.size)
+        info[index] = status.value
+    return u, values, vh, info

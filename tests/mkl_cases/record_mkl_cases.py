@@ -141,6 +141,18 @@ def lu_operands(seed: int, size: tuple, dtype: type) -> tuple:
     return (rng.standard_normal((*batch, n, n)).astype(dtype), rng.standard_normal((*batch, n, 3)).astype(dtype))
 
 
+# shapes for eigh (square ones) and the SVD: odd sizes, past MKL's blocking, wide, tall, a batch
+SPECTRAL_SHAPES = [(1, 1), (2, 2), (3, 3), (5, 5), (8, 8), (16, 16), (17, 17), (33, 33), (64, 64), (100, 100),
+                   (5, 3), (3, 5), (40, 17), (17, 40), (3, 8, 8), (2, 6, 4)]
+SPECTRAL_OPS = ("eigh", "eigh_upper", "eigvalsh", "svd", "svd_reduced", "svdvals")
+
+
+def spectral_operand(seed: int, shape: tuple, op: str, dtype: type) -> np.ndarray:
+    """A seeded matrix (batch) for OP: symmetric for eigh (M + M^T, exactly so), any for the SVD."""
+    m = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    return m + np.swapaxes(m, -1, -2) if op.startswith("eig") else m
+
+
 def laid_out(x: np.ndarray) -> np.ndarray:
     """X as the recording lays it out for PyTorch (MKL's path follows the layout): a transposed
     matrix stays a transposed view, anything else is made contiguous."""
@@ -215,6 +227,28 @@ def lu_cases(torch) -> list:
     return cases
 
 
+def spectral_cases(torch) -> list:
+    """torch.linalg's eigh (syevd) and SVD (gesdd) as PyTorch computes them: all outputs'
+    digest together."""
+    def run(op: str, a: "torch.Tensor") -> list:
+        linalg = torch.linalg
+        return {"eigh": lambda: list(linalg.eigh(a)), "eigh_upper": lambda: list(linalg.eigh(a, UPLO="U")),
+                "eigvalsh": lambda: [linalg.eigvalsh(a)], "svd": lambda: list(linalg.svd(a)),
+                "svd_reduced": lambda: list(linalg.svd(a, full_matrices=False)),
+                "svdvals": lambda: [linalg.svdvals(a)]}[op]()
+
+    cases = []
+    for dtype in (np.float32, np.float64):
+        for seed, shape in enumerate(SPECTRAL_SHAPES):
+            for op in SPECTRAL_OPS:
+                if op.startswith("eig") and shape[-1] != shape[-2]:
+                    continue
+                outputs = run(op, torch.from_numpy(spectral_operand(seed, shape, op, dtype)).clone())
+                cases.append({"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": list(shape),
+                              "digest": digest(np.concatenate([x.detach().numpy().ravel() for x in outputs]))})
+    return cases
+
+
 def main() -> None:
     sys.path.insert(0, str(HERE.parent.parent))
     import torch  # only the recording needs it: the test imports this file's inputs and digest
@@ -252,6 +286,7 @@ def main() -> None:
                        "digest": digest(result.numpy())} for op, result in results.items()]
     cases += batched_cases(torch, own)
     cases += lu_cases(torch)
+    cases += spectral_cases(torch)
     for dtype in (np.float32, np.float64):
         for n in CHOLESKY_SIZES:
             for upper in (False, True):

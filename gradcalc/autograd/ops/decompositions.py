@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import dtypes, grad_mode, mkl_lapack
+from .. import dtypes, forward_mode, grad_mode, mkl_lapack
 from ..tensor import Tensor
 from ...display.names import torch_class
 from ...warnings import warn_once
@@ -571,9 +571,22 @@ SVD = node("LinalgSvdBackward0", ("A",), multi_output=True, saved=("S_sym_argsiz
            A=lambda grads, S, U, Vh, full_matrices: _svd_grad(grads, S, U, Vh, full_matrices))
 
 
-def _svd_outputs(A: Tensor, full_matrices: bool, name: str) -> tuple:
+def _needs_vectors(A: Tensor) -> bool:
+    """ATen's _may_require_fw_or_bw_grad: svdvals and eigvalsh compute the vectors too only
+    where a gradient may need them, and LAPACK's values differ in their last digits then."""
+    return (A.requires_grad and grad_mode.is_grad_enabled()) or forward_mode.has_tangent(A)
+
+
+def _svd_outputs(A: Tensor, full_matrices: bool, name: str, vectors: bool = True) -> tuple:
     check_matrix(A, name, square=False)
-    u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
+    through_mkl = mkl_lapack.gesdd(A._data, full_matrices, vectors)
+    if through_mkl is not None and not np.any(through_mkl[3]):
+        u, s, vh, _ = through_mkl
+        if not vectors:  # not returned: svdvals gives S alone
+            u, vh = np.zeros(A.shape[:-1] + (s.shape[-1],), A._dtype._numpy), np.zeros(s.shape + A.shape[-1:],
+                                                                                       A._dtype._numpy)
+    else:
+        u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
     real = A._dtype.to_real() if A._dtype.is_complex else A._dtype
     return record_outputs(SVD, (A,), [(np.asarray(u, dtype=A._dtype._numpy), A._dtype),
                                       (np.asarray(s, dtype=real._numpy), real),
@@ -596,7 +609,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
 
 @op(module="linalg")
 def svdvals(A: Tensor, *, driver: Optional[str] = None) -> Tensor:
-    return _svd_outputs(A, False, "linalg.svd")[1]
+    return _svd_outputs(A, False, "linalg.svd", _needs_vectors(A))[1]
 
 
 def _eigh_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor) -> Tensor:
@@ -619,11 +632,15 @@ EIGH = node("LinalgEighBackward0", ("A",), multi_output=True,
             A=lambda grads, eigenvalues, eigenvectors: _eigh_grad(grads, eigenvalues, eigenvectors))
 
 
-def _eigh_outputs(A: Tensor, UPLO: str, name: str) -> tuple:
+def _eigh_outputs(A: Tensor, UPLO: str, name: str, with_vectors: bool = True) -> tuple:
     check_matrix(A, name)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    values, vectors = np.linalg.eigh(A._data, UPLO=UPLO)
+    through_mkl = mkl_lapack.syevd(A._data, UPLO == "U", with_vectors)
+    if through_mkl is not None and not np.any(through_mkl[2]):
+        values, vectors, _ = through_mkl  # without with_vectors, LAPACK's workspace: eigvalsh gives values alone
+    else:
+        values, vectors = np.linalg.eigh(A._data, UPLO=UPLO)
     real = A._dtype.to_real() if A._dtype.is_complex else A._dtype
     return record_outputs(EIGH, (A,), [(np.asarray(values, dtype=real._numpy), real),
                                        (np.asarray(vectors, dtype=A._dtype._numpy), A._dtype)],
@@ -638,7 +655,7 @@ def eigh(input: Tensor, UPLO: str = "L") -> Any:
 
 @op(module="linalg")
 def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:
-    return _eigh_outputs(input, UPLO, "linalg.eigh")[0]
+    return _eigh_outputs(input, UPLO, "linalg.eigh", _needs_vectors(input))[0]
 
 
 def _eig_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor, complex_input: bool) -> Tensor:
