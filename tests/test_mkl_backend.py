@@ -56,6 +56,8 @@ def _computed(case: dict) -> np.ndarray:
         return _lu_family(case, dtype)
     if case["op"] in recorder.SPECTRAL_OPS:
         return _spectral(case, dtype)
+    if case["op"] in recorder.QR_OPS:
+        return _qr_family(case, dtype)
     if case["op"] in recorder.VML:
         return _torch(case["op"])(from_numpy(recorder.vml_inputs(case["op"], dtype)))._data
     m, k, n = case["shape"]
@@ -140,6 +142,19 @@ def _spectral(case: dict, dtype: type) -> np.ndarray:
     return np.concatenate([x._data.ravel() for x in outputs])
 
 
+def _qr_family(case: dict, dtype: type) -> np.ndarray:
+    op = case["op"]
+    a = from_numpy(recorder.spectral_operand(case["seed"], tuple(case["shape"]), op, dtype))
+    if op == "householder_product":
+        outputs = [OPS[("linalg", "householder_product")].impl(*_torch("geqrf")(a))]
+    elif op == "geqrf":
+        outputs = list(_torch("geqrf")(a))
+    else:
+        mode = {"qr": "reduced", "qr_complete": "complete", "qr_r": "r"}[op]
+        outputs = [x for x in OPS[("linalg", "qr")].impl(a, mode=mode) if x.numel()]
+    return np.concatenate([x._data.ravel() for x in outputs])
+
+
 def _id(case: dict) -> str:
     shape = "x".join(map(str, case.get("shape", ()))) + ("-" + case["layout"] if "layout" in case else "") \
         + ("-upper" if case.get("upper") else "")
@@ -182,3 +197,13 @@ def test_mkl_is_loaded_on_first_use_only() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
                           env={**os.environ, "GRADCALC_MKL": "1"}, cwd=Path(__file__).parent)
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_a_product_too_large_for_memory_fails_as_in_pytorch() -> None:
+    """MKL's result storages refuse an impossible size with PyTorch's allocator error, as the
+    emulation's do: the golden program's answer, recorded from PyTorch, holds with MKL too."""
+    program = Path(__file__).parent / "golden" / "ops" / "memory" / "out_of_memory.grad"
+    expected = json.loads(program.with_name("out_of_memory.expected.json").read_text())
+    done = subprocess.run([sys.executable, "-m", "gradcalc", program.name], capture_output=True, text=True,
+                          timeout=300, cwd=program.parent, env={**os.environ, "GRADCALC_MKL": "1", "NO_COLOR": "1"})
+    assert done.stdout == expected["stdout"]

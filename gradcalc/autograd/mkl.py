@@ -345,7 +345,12 @@ _ALIGNMENT = 64
 def _storage(nbytes: int) -> tuple:
     """A new zeroed storage as c10's allocator gives one: (its memory, the offset of the first
     aligned byte). Kept outside numpy, so an array made on it is the root of its views."""
-    memory = (ctypes.c_char * (nbytes + _ALIGNMENT))()
+    try:
+        memory = (ctypes.c_char * (nbytes + _ALIGNMENT))()
+    except MemoryError as error:
+        # the size numpy's own allocation error carries, which ops turn into PyTorch's allocator error
+        error._total_size = nbytes
+        raise
     return memory, -ctypes.addressof(memory) % _ALIGNMENT
 
 

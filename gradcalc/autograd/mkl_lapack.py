@@ -208,3 +208,86 @@ def gesdd(a: np.ndarray, full_matrices: bool, vectors: bool) -> Optional[tuple]:
         call(matrix, singular, left, right, address_of(work, kind), work.size)
         info[index] = status.value
     return u, values, vh, info
+
+
+def _with_query(usable: tuple, name: str, dtype: np.dtype, pairs: list, call: Callable) -> None:
+    """ATen's two-step LAPACK call: CALL once on the first of PAIRS with a workspace size of -1,
+    which queries the size, then on every pair with a workspace of that size."""
+    routine, kind = usable[0](name), usable[1]
+    query = kind(0)
+    call(routine, kind, *pairs[0], ctypes.byref(query), -1)
+    work = fresh((_work_size(query.value, dtype),), dtype)
+    for pair in pairs:
+        call(routine, kind, *pair, address_of(work, kind), work.size)
+
+
+def _geqrf(usable: tuple, qr: np.ndarray, tau: np.ndarray) -> None:
+    """ATen's apply_geqrf: ?geqrf_ on each matrix of the batched column-major QR, in place."""
+    m, n = qr.shape[-2:]
+
+    def call(routine: Callable, kind: type, matrix: np.ndarray, scales: np.ndarray, work: object, size: int) -> None:
+        routine(*int_refs(m, n), address_of(matrix, kind), *int_refs(max(1, m)), address_of(scales, kind), work,
+                *int_refs(size), ctypes.byref(ctypes.c_int(0)))
+
+    _with_query(usable, "geqrf", qr.dtype, list(zip(_matrices(qr), tau.reshape(-1, min(m, n)))), call)
+
+
+def _orgqr(usable: tuple, q: np.ndarray, tau: np.ndarray) -> None:
+    """ATen's apply_orgqr: ?orgqr_ on each matrix of the batched column-major Q, in place, from
+    the reflectors it holds and TAU's scales."""
+    m, n = q.shape[-2:]
+    k = tau.shape[-1]
+
+    def call(routine: Callable, kind: type, matrix: np.ndarray, scales: np.ndarray, work: object, size: int) -> None:
+        routine(*int_refs(m, n, k), address_of(matrix, kind), *int_refs(max(1, m)), address_of(scales, kind), work,
+                *int_refs(size), ctypes.byref(ctypes.c_int(0)))
+
+    _with_query(usable, "orgqr", q.dtype, list(zip(_matrices(q), tau.reshape(-1, k))), call)
+
+
+@native
+def qr(a: np.ndarray, mode: str) -> Optional[tuple]:
+    """linalg.qr as ATen's linalg_qr_out_helper computes it: ?geqrf_ on a batched column-major
+    copy of A, R its upper triangle (k or, for 'complete', m rows), Q from ?orgqr_ on the
+    reflectors copied into a column-major Q (k or, for 'complete', m columns). (Q or None for
+    'r', R)."""
+    usable = _usable(a)
+    m, n = a.shape[-2:]
+    if usable is None or not m or not n:
+        return None
+    k = min(m, n)
+    factored = _column_major(a)
+    tau = fresh(a.shape[:-2] + (k,), a.dtype)
+    _geqrf(usable, factored, tau)
+    r = np.triu(factored[..., :m if mode == "complete" else k, :])
+    if mode == "r":
+        return None, r
+    columns = m if mode == "complete" else k
+    q = np.swapaxes(fresh(a.shape[:-2] + (columns, m), a.dtype), -1, -2)
+    q[..., :min(n, columns)] = factored[..., :min(n, columns)]
+    _orgqr(usable, q, tau)
+    return q, r
+
+
+@native
+def geqrf(a: np.ndarray) -> Optional[tuple]:
+    """torch.geqrf: ?geqrf_ on a batched column-major copy of A. (reflectors and R, tau)."""
+    usable = _usable(a)
+    if usable is None or not a.size:
+        return None
+    factored = _column_major(a)
+    tau = fresh(a.shape[:-2] + (min(a.shape[-2:]),), a.dtype)
+    _geqrf(usable, factored, tau)
+    return factored, tau
+
+
+@native
+def householder_product(a: np.ndarray, tau: np.ndarray) -> Optional[np.ndarray]:
+    """linalg.householder_product as ATen's householder_product_out_helper computes it: ?orgqr_
+    on a batched column-major copy of A with TAU (contiguous)."""
+    usable = _usable(a, tau)
+    if usable is None or not a.size or not tau.shape[-1] or a.shape[:-2] != tau.shape[:-1]:
+        return None
+    result = _column_major(a)
+    _orgqr(usable, result, np.ascontiguousarray(tau))
+    return result

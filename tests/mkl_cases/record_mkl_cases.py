@@ -153,6 +153,11 @@ def spectral_operand(seed: int, shape: tuple, op: str, dtype: type) -> np.ndarra
     return m + np.swapaxes(m, -1, -2) if op.startswith("eig") else m
 
 
+QR_SHAPES = [(1, 1), (3, 3), (5, 3), (3, 5), (17, 17), (33, 33), (40, 17), (17, 40), (64, 64), (100, 100), (100, 70),
+             (3, 8, 8), (2, 6, 4)]
+QR_OPS = ("qr", "qr_complete", "qr_r", "geqrf", "householder_product")
+
+
 def laid_out(x: np.ndarray) -> np.ndarray:
     """X as the recording lays it out for PyTorch (MKL's path follows the layout): a transposed
     matrix stays a transposed view, anything else is made contiguous."""
@@ -249,6 +254,28 @@ def spectral_cases(torch) -> list:
     return cases
 
 
+def qr_cases(torch) -> list:
+    """torch.linalg.qr, torch.geqrf and linalg.householder_product (geqrf, orgqr) as PyTorch
+    computes them: all outputs' digest together."""
+    def run(op: str, a: "torch.Tensor") -> list:
+        if op == "householder_product":
+            return [torch.linalg.householder_product(*torch.geqrf(a))] if a.shape[-2] >= a.shape[-1] else []
+        if op == "geqrf":
+            return list(torch.geqrf(a))
+        return [x for x in torch.linalg.qr(a, mode={"qr": "reduced", "qr_complete": "complete", "qr_r": "r"}[op])
+                if x.numel()]
+
+    cases = []
+    for dtype in (np.float32, np.float64):
+        for seed, shape in enumerate(QR_SHAPES):
+            for op in QR_OPS:
+                outputs = run(op, torch.from_numpy(spectral_operand(seed, shape, op, dtype)).clone())
+                if outputs:
+                    cases.append({"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": list(shape),
+                                  "digest": digest(np.concatenate([x.numpy().ravel() for x in outputs]))})
+    return cases
+
+
 def main() -> None:
     sys.path.insert(0, str(HERE.parent.parent))
     import torch  # only the recording needs it: the test imports this file's inputs and digest
@@ -287,6 +314,7 @@ def main() -> None:
     cases += batched_cases(torch, own)
     cases += lu_cases(torch)
     cases += spectral_cases(torch)
+    cases += qr_cases(torch)
     for dtype in (np.float32, np.float64):
         for n in CHOLESKY_SIZES:
             for upper in (False, True):

@@ -505,6 +505,11 @@ def _qr_outputs(A: Tensor, mode: str) -> tuple:
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'")
+    through_mkl = mkl_lapack.qr(A._data, mode)
+    if through_mkl is not None:
+        q, r = through_mkl
+        q = np.zeros((0,), dtype=A._dtype._numpy) if q is None else q
+        return record_outputs(QR, (A,), [(q, A._dtype), (r, A._dtype)], ("Q", "R"), mode=mode)
     flat = A._data.reshape((-1,) + A.shape[-2:])
     pairs = [np.linalg.qr(matrix, mode="complete" if mode == "complete" else "reduced") for matrix in flat]
     k = min(A.shape[-2:]) if mode != "complete" else A.shape[-2]

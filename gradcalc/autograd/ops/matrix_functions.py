@@ -426,7 +426,9 @@ def householder_product(input: Tensor, tau: Tensor) -> Tensor:
     if input.shape[-2] < input.shape[-1]:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
                            "input.shape[-1]")
-    data = _householder_reference(input.detach(), tau.detach())._data
+    data = mkl_lapack.householder_product(input._data, tau._data)
+    if data is None:
+        data = _householder_reference(input.detach(), tau.detach())._data
     return record(HOUSEHOLDER, (input, tau), data, input._dtype)
 
 
@@ -501,11 +503,15 @@ def _householder_vectors(a: np.ndarray) -> tuple:
 @op()
 def geqrf(input: Tensor) -> Any:
     check_matrix(input, "geqrf", square=False)
-    flat = input._data.reshape((-1,) + input.shape[-2:])
-    pairs = [_householder_vectors(matrix) for matrix in flat]
-    a = np.stack([p[0] for p in pairs]).reshape(input.shape) if pairs else input._data.copy()
-    tau = np.stack([p[1] for p in pairs]).reshape(input.shape[:-2] + (min(input.shape[-2:]),)) if pairs else \
-        np.zeros(input.shape[:-2] + (min(input.shape[-2:]),))
+    through_mkl = mkl_lapack.geqrf(input._data)
+    if through_mkl is not None:
+        a, tau = through_mkl
+    else:
+        flat = input._data.reshape((-1,) + input.shape[-2:])
+        pairs = [_householder_vectors(matrix) for matrix in flat]
+        a = np.stack([p[0] for p in pairs]).reshape(input.shape) if pairs else input._data.copy()
+        tau = np.stack([p[1] for p in pairs]).reshape(input.shape[:-2] + (min(input.shape[-2:]),)) if pairs else \
+            np.zeros(input.shape[:-2] + (min(input.shape[-2:]),))
     outs = record_outputs(GEQRF, (input,), [(np.asarray(a, dtype=input._dtype._numpy), input._dtype),
                                             (np.asarray(tau, dtype=input._dtype._numpy), input._dtype)], ("a", "tau"))
     return ReturnTypes("geqrf", *outs, fields=("a", "tau"))
