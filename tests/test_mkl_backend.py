@@ -58,6 +58,8 @@ def _computed(case: dict) -> np.ndarray:
         return _spectral(case, dtype)
     if case["op"] in recorder.QR_OPS:
         return _qr_family(case, dtype)
+    if case["op"] in recorder.TRIANGULAR_OPS:
+        return _triangular(case, dtype)
     if case["op"] in recorder.VML:
         return _torch(case["op"])(from_numpy(recorder.vml_inputs(case["op"], dtype)))._data
     m, k, n = case["shape"]
@@ -153,6 +155,22 @@ def _qr_family(case: dict, dtype: type) -> np.ndarray:
         mode = {"qr": "reduced", "qr_complete": "complete", "qr_r": "r"}[op]
         outputs = [x for x in OPS[("linalg", "qr")].impl(a, mode=mode) if x.numel()]
     return np.concatenate([x._data.ravel() for x in outputs])
+
+
+def _triangular(case: dict, dtype: type) -> np.ndarray:
+    op = case["op"]
+    a, b = (from_numpy(x) for x in recorder.triangular_operands(case["seed"], tuple(case["shape"]), dtype))
+    if op.startswith("cholesky_solve"):
+        upper = op.endswith("upper")
+        return _torch("cholesky_solve")(b, a.triu() if upper else a.tril(), upper=upper)._data
+    solve = OPS[("linalg", "solve_triangular")].impl
+    return {"solve_triangular": lambda: solve(a, b, upper=False),
+            "solve_triangular_upper": lambda: solve(a, b, upper=True),
+            "solve_triangular_right": lambda: solve(a, b.mT, upper=True, left=False),
+            "solve_triangular_unit": lambda: solve(a, b, upper=False, unitriangular=True),
+            "solve_triangular_transposed_a": lambda: solve(a.mT, b, upper=True),
+            "solve_triangular_transposed_b": lambda: solve(a, b.mT.contiguous().mT, upper=False),
+            "solve_triangular_strided_a": lambda: solve(a[..., ::2, ::2], b[..., ::2, :], upper=False)}[op]()._data
 
 
 def _id(case: dict) -> str:

@@ -266,7 +266,7 @@ def _gemm_batch(routine: Callable, kind: type, batch1: np.ndarray, batch2: np.nd
     lda, ldb, ldc = _normalized(transa, transb, m, n, k, lda, ldb, ldc)
     if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
         return False
-    a, b = _placed(batch2), _placed(batch1)
+    a, b = placed(batch2), placed(batch1)
     pointers = ctypes.c_void_p * count
     address = [x.__array_interface__["data"][0] for x in (a, b, result)]
     a_array, b_array, c_array = (pointers(*(start + index * x.strides[0] for index in range(count)))
@@ -309,7 +309,7 @@ def _cpublas_gemm(routine: Callable, kind: type, transposed: tuple, sizes: tuple
     lda, ldb, ldc = _normalized(transa, transb, m, n, k, a[1], b[1], c[1])
     if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
         return False
-    first, second = _placed(a[0]), _placed(b[0])  # held until the call returns: address_of keeps only the address
+    first, second = placed(a[0]), placed(b[0])  # held until the call returns: address_of keeps only the address
     alpha, beta = kind(scalars[0]), kind(scalars[1])
     routine(ctypes.c_char_p(b"T" if transa else b"N"), ctypes.c_char_p(b"T" if transb else b"N"), *int_refs(m, n, k),
             ctypes.byref(alpha), address_of(first, kind), *int_refs(lda), address_of(second, kind), *int_refs(ldb),
@@ -354,7 +354,7 @@ def _storage(nbytes: int) -> tuple:
     return memory, -ctypes.addressof(memory) % _ALIGNMENT
 
 
-def _placed(x: np.ndarray) -> np.ndarray:
+def placed(x: np.ndarray) -> np.ndarray:
     """X at an address of PyTorch's alignment: its storage (the array it is a view of) starting on
     64 bytes, X at its offset in it. A copy when X does not lie so already."""
     base = x
@@ -403,7 +403,7 @@ def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alp
         trans, rows, columns, lda = b"T", n, m, step[0]
     lda = rows if columns == 1 else lda  # as BlasKernel's gemv sets it for one column
     x, step = _vector(vec)
-    mat = _placed(mat)  # held until the call returns: address_of keeps only the address
+    mat = placed(mat)  # held until the call returns: address_of keeps only the address
     scalars = kind(alpha), kind(beta)
     routine(ctypes.c_char_p(trans), *int_refs(rows, columns), ctypes.byref(scalars[0]), address_of(mat, kind),
             *int_refs(max(lda, 1)), address_of(x, kind), *int_refs(step), ctypes.byref(scalars[1]), address_of(y, kind), *int_refs(1))
@@ -434,4 +434,4 @@ def _vector(x: np.ndarray) -> tuple:
     step = x.strides[0] // x.itemsize if x.size > 1 else 1
     if step < 1 or x.strides[0] % x.itemsize:
         return fresh_copy(x), 1
-    return _placed(x), step
+    return placed(x), step

@@ -9,7 +9,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .mkl import address_of, blas_routine, fresh, fresh_copy, int_refs, native
+from .mkl import address_of, blas_routine, fresh, fresh_copy, int_refs, native, placed
 
 
 def _column_major(x: np.ndarray) -> np.ndarray:
@@ -290,4 +290,53 @@ def householder_product(a: np.ndarray, tau: np.ndarray) -> Optional[np.ndarray]:
         return None
     result = _column_major(a)
     _orgqr(usable, result, np.ascontiguousarray(tau))
+    return result
+
+
+@native
+def potrs(b: np.ndarray, factor: np.ndarray, upper: bool) -> Optional[np.ndarray]:
+    """torch.cholesky_solve as ATen's _cholesky_solve_helper_cpu computes it: ?potrs_ on batched
+    column-major copies of B and of the Cholesky FACTOR (of one batch shape: broadcasts stay on
+    the emulation)."""
+    usable = _usable(b, factor)
+    if usable is None or not b.size or not factor.size or b.shape[:-2] != factor.shape[:-2]:
+        return None
+    routine, kind = usable[0]("potrs"), usable[1]
+    result, triangle = _column_major(b), _column_major(factor)
+    n, columns = b.shape[-2:]
+    for matrix, factor_matrix in zip(_matrices(result), _matrices(triangle)):
+        routine(_char("U" if upper else "L"), *int_refs(n, columns), address_of(factor_matrix, kind),
+                *int_refs(max(1, n)), address_of(matrix, kind), *int_refs(max(1, n)), ctypes.byref(ctypes.c_int(0)))
+    return result
+
+
+@native
+def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: bool) -> Optional[np.ndarray]:
+    """linalg.solve_triangular for real A and B of one batch shape as ATen's
+    linalg_solve_triangular_out computes it: B copied into a column-major result (a result of
+    one row counts as row-major: the equation is then transposed), A passed as it lies when
+    each of its matrices is row- or column-major (a row-major one read as its transpose, the
+    triangle swapped), else copied so; then ?trsm_ on each matrix."""
+    usable = _usable(a, b)
+    if usable is None or not a.size or not b.size or a.shape[:-2] != b.shape[:-2]:
+        return None
+    routine, kind = usable[0]("trsm"), usable[1]
+    result = _column_major(b)
+    solved = result
+    transposed = result.strides[-1] == result.itemsize  # out_f.stride(-1) == 1
+    if transposed:
+        left, solved = not left, np.swapaxes(result, -1, -2)
+    if a.flags.c_contiguous or np.swapaxes(a, -1, -2).flags.c_contiguous:
+        factor, as_is = a, (a.strides[-1] == a.itemsize) == transposed
+    else:
+        factor, as_is = (fresh_copy(a) if transposed else _column_major(a)), True
+    if factor.strides[-1] == factor.itemsize:  # read as its transpose: the other triangle
+        upper = not upper
+    m, n = (factor.shape[-1] if left else solved.shape[-2]), solved.shape[-1]
+    one = kind(1)
+    factor = placed(factor)  # held until the calls return: address_of keeps only the address
+    for matrix, factor_matrix in zip(_matrices(solved), _matrices(factor)):
+        routine(_char("L" if left else "R"), _char("U" if upper else "L"), _char("N" if as_is else "T"),
+                _char("U" if unitriangular else "N"), *int_refs(m, n), ctypes.byref(one), address_of(factor_matrix, kind),
+                *int_refs(max(1, factor.shape[-2])), address_of(matrix, kind), *int_refs(max(1, solved.shape[-2])))
     return result

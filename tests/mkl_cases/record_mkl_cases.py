@@ -158,6 +158,24 @@ QR_SHAPES = [(1, 1), (3, 3), (5, 3), (3, 5), (17, 17), (33, 33), (40, 17), (17, 
 QR_OPS = ("qr", "qr_complete", "qr_r", "geqrf", "householder_product")
 
 
+# (batch..., n, columns of B): a vector-like B of one row or one column, odd sizes, batches
+TRIANGULAR_SHAPES = [(1, 1), (2, 3), (3, 1), (5, 4), (8, 8), (17, 5), (33, 2), (64, 10), (100, 3), (1, 7), (3, 6, 4),
+                     (2, 40, 1)]
+TRIANGULAR_OPS = ("solve_triangular", "solve_triangular_upper", "solve_triangular_right", "solve_triangular_unit",
+                  "solve_triangular_transposed_a", "solve_triangular_transposed_b", "solve_triangular_strided_a",
+                  "cholesky_solve", "cholesky_solve_upper")
+
+
+def triangular_operands(seed: int, shape: tuple, dtype: type) -> tuple:
+    """A seeded square A, well away from singular (its diagonal pushed up), and a B of SHAPE[-1]
+    columns; for cholesky_solve A is a Cholesky factor's candidate (its lower triangle is used)."""
+    *batch, n, columns = shape
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((*batch, n, n)).astype(dtype) + (2 * np.eye(n, dtype=dtype) * np.sign(
+        rng.standard_normal(n))).astype(dtype)
+    return a, rng.standard_normal((*batch, n, columns)).astype(dtype)
+
+
 def laid_out(x: np.ndarray) -> np.ndarray:
     """X as the recording lays it out for PyTorch (MKL's path follows the layout): a transposed
     matrix stays a transposed view, anything else is made contiguous."""
@@ -276,6 +294,32 @@ def qr_cases(torch) -> list:
     return cases
 
 
+def triangular_cases(torch) -> list:
+    """linalg.solve_triangular (trsm) and cholesky_solve (potrs) as PyTorch computes them, over
+    the layouts ATen tells apart: A row-major, column-major or neither, B made one row."""
+    def run(op: str, a: "torch.Tensor", b: "torch.Tensor") -> "torch.Tensor":
+        solve = torch.linalg.solve_triangular
+        if op.startswith("cholesky_solve"):
+            upper = op.endswith("upper")
+            return torch.cholesky_solve(b, a.triu() if upper else a.tril(), upper=upper)
+        return {"solve_triangular": lambda: solve(a, b, upper=False),
+                "solve_triangular_upper": lambda: solve(a, b, upper=True),
+                "solve_triangular_right": lambda: solve(a, b.mT, upper=True, left=False),
+                "solve_triangular_unit": lambda: solve(a, b, upper=False, unitriangular=True),
+                "solve_triangular_transposed_a": lambda: solve(a.mT, b, upper=True),
+                "solve_triangular_transposed_b": lambda: solve(a, b.mT.contiguous().mT, upper=False),
+                "solve_triangular_strided_a": lambda: solve(a[..., ::2, ::2], b[..., ::2, :], upper=False)}[op]()
+
+    cases = []
+    for dtype in (np.float32, np.float64):
+        for seed, shape in enumerate(TRIANGULAR_SHAPES):
+            for op in TRIANGULAR_OPS:
+                a, b = (torch.from_numpy(x).clone() for x in triangular_operands(seed, shape, dtype))
+                cases.append({"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": list(shape),
+                              "digest": digest(run(op, a, b).numpy())})
+    return cases
+
+
 def main() -> None:
     sys.path.insert(0, str(HERE.parent.parent))
     import torch  # only the recording needs it: the test imports this file's inputs and digest
@@ -315,6 +359,7 @@ def main() -> None:
     cases += lu_cases(torch)
     cases += spectral_cases(torch)
     cases += qr_cases(torch)
+    cases += triangular_cases(torch)
     for dtype in (np.float32, np.float64):
         for n in CHOLESKY_SIZES:
             for upper in (False, True):

@@ -316,7 +316,9 @@ SOLVE_TRIANGULAR = node("LinalgSolveTriangularBackward0", ("self", "B"),
 @op(module="linalg")
 def solve_triangular(input: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False) -> Tensor:
     dtype = dtypes.result_type([input, B])
-    data = _triangular_solve_arrays(input._data, B._data, upper, left, unitriangular)
+    data = mkl_lapack.trsm(input._data, B._data, upper, left, unitriangular)
+    if data is None:
+        data = _triangular_solve_arrays(input._data, B._data, upper, left, unitriangular)
     return record(SOLVE_TRIANGULAR, (input, B), np.asarray(data, dtype=dtype._numpy), dtype, upper=upper, left=left,
                   unitriangular=unitriangular)
 
@@ -451,7 +453,9 @@ def _cholesky_solve_factor_grad(grad: Tensor, factor: Tensor, result: Tensor, up
 
 @op(nodes=(CHOLESKY_SOLVE,))
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
-    data = _cholesky_solve_arrays(input._data, input2._data, upper)
+    data = mkl_lapack.potrs(input._data, input2._data, upper)
+    if data is None:
+        data = _cholesky_solve_arrays(input._data, input2._data, upper)
     return record(CHOLESKY_SOLVE, (input, input2), np.asarray(data, dtype=input._dtype._numpy), input._dtype,
                   upper=upper)
 
