@@ -10,12 +10,14 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from gradcalc.autograd import cpu, mkl
 from gradcalc.autograd.api import backward
+from gradcalc.autograd.ops import torch_namespaces
 from gradcalc.autograd.ops.registry import OPS
 from gradcalc.autograd.ops.tensor_numpy import from_numpy
 from gradcalc.nn.functional.layers import linear
@@ -27,6 +29,9 @@ _spec.loader.exec_module(recorder)
 RECORDED = {cpu.machine_label(json.loads(path.read_text())["machine"]): json.loads(path.read_text())
             for path in sorted(CASES_DIR.glob("mkl_cases_*.json"))}
 HERE = cpu.machine_label(cpu.machine_record())
+# gradcalc's ops under torch's names, for the recorder's functions that run a case through either
+_NAMESPACES = torch_namespaces()
+GRADCALC_TORCH = SimpleNamespace(**_NAMESPACES["torch"], linalg=SimpleNamespace(**_NAMESPACES["torch.linalg"]))
 CASES = RECORDED.get(HERE, {"cases": []})["cases"]
 
 
@@ -52,14 +57,9 @@ def _computed(case: dict) -> np.ndarray:
         return OPS[("linalg", "cholesky")].impl(matrix, upper=case["upper"])._data
     if case["op"] in BATCHED:
         return _batched(case, dtype)
-    if case["op"] in recorder.LU_OPS:
-        return _lu_family(case, dtype)
-    if case["op"] in recorder.SPECTRAL_OPS:
-        return _spectral(case, dtype)
-    if case["op"] in recorder.QR_OPS:
-        return _qr_family(case, dtype)
-    if case["op"] in recorder.TRIANGULAR_OPS:
-        return _triangular(case, dtype)
+    if case["op"] in recorder.FAMILIES:
+        outputs_of = recorder.FAMILIES[case["op"]][0]
+        return recorder.joined(outputs_of(GRADCALC_TORCH, case["op"], case["seed"], tuple(case["shape"]), dtype))
     if case["op"] in recorder.VML:
         return _torch(case["op"])(from_numpy(recorder.vml_inputs(case["op"], dtype)))._data
     m, k, n = case["shape"]
@@ -111,66 +111,6 @@ def _batched(case: dict, dtype: type) -> np.ndarray:
     gradient = np.random.default_rng(case["seed"] + 2000).standard_normal((shape[0], shape[1], shape[3]))
     backward(_torch("bmm")(first, second), from_numpy(gradient.astype(dtype)))
     return np.concatenate([first.grad._data.ravel(), second.grad._data.ravel()])
-
-
-def _lu_family(case: dict, dtype: type) -> np.ndarray:
-    a, b = (from_numpy(x) for x in recorder.lu_operands(case["seed"], tuple(case["shape"]), dtype))
-    op, linalg = case["op"], (lambda name: OPS[("linalg", name)].impl)
-    if op == "solve_grad":
-        a.requires_grad_(), b.requires_grad_()
-        backward(linalg("solve")(a, b).sum())
-        return np.concatenate([a.grad._data.ravel(), b.grad._data.ravel()])
-    if op in ("lu_factor", "lu_solve", "lu_solve_adjoint"):
-        lu, pivots = linalg("lu_factor")(a)
-        if op == "lu_factor":
-            return np.concatenate([lu._data.ravel(), pivots._data.ravel().astype(dtype)])
-        return linalg("lu_solve")(lu, pivots, b, adjoint=op == "lu_solve_adjoint")._data
-    if op == "solve_right":
-        return linalg("solve")(a, b.mT, left=False)._data
-    if op == "solve_vector":
-        return linalg("solve")(a, b[..., 0])._data
-    if op == "solve_transposed":
-        return linalg("solve")(a.mT, b)._data
-    return linalg(op)(a, b)._data if op == "solve" else linalg(op)(a)._data
-
-
-def _spectral(case: dict, dtype: type) -> np.ndarray:
-    op, linalg = case["op"], (lambda name: OPS[("linalg", name)].impl)
-    a = from_numpy(recorder.spectral_operand(case["seed"], tuple(case["shape"]), op, dtype))
-    outputs = {"eigh": lambda: linalg("eigh")(a), "eigh_upper": lambda: linalg("eigh")(a, UPLO="U"),
-               "eigvalsh": lambda: [linalg("eigvalsh")(a)], "svd": lambda: linalg("svd")(a),
-               "svd_reduced": lambda: linalg("svd")(a, full_matrices=False),
-               "svdvals": lambda: [linalg("svdvals")(a)]}[op]()
-    return np.concatenate([x._data.ravel() for x in outputs])
-
-
-def _qr_family(case: dict, dtype: type) -> np.ndarray:
-    op = case["op"]
-    a = from_numpy(recorder.spectral_operand(case["seed"], tuple(case["shape"]), op, dtype))
-    if op == "householder_product":
-        outputs = [OPS[("linalg", "householder_product")].impl(*_torch("geqrf")(a))]
-    elif op == "geqrf":
-        outputs = list(_torch("geqrf")(a))
-    else:
-        mode = {"qr": "reduced", "qr_complete": "complete", "qr_r": "r"}[op]
-        outputs = [x for x in OPS[("linalg", "qr")].impl(a, mode=mode) if x.numel()]
-    return np.concatenate([x._data.ravel() for x in outputs])
-
-
-def _triangular(case: dict, dtype: type) -> np.ndarray:
-    op = case["op"]
-    a, b = (from_numpy(x) for x in recorder.triangular_operands(case["seed"], tuple(case["shape"]), dtype))
-    if op.startswith("cholesky_solve"):
-        upper = op.endswith("upper")
-        return _torch("cholesky_solve")(b, a.triu() if upper else a.tril(), upper=upper)._data
-    solve = OPS[("linalg", "solve_triangular")].impl
-    return {"solve_triangular": lambda: solve(a, b, upper=False),
-            "solve_triangular_upper": lambda: solve(a, b, upper=True),
-            "solve_triangular_right": lambda: solve(a, b.mT, upper=True, left=False),
-            "solve_triangular_unit": lambda: solve(a, b, upper=False, unitriangular=True),
-            "solve_triangular_transposed_a": lambda: solve(a.mT, b, upper=True),
-            "solve_triangular_transposed_b": lambda: solve(a, b.mT.contiguous().mT, upper=False),
-            "solve_triangular_strided_a": lambda: solve(a[..., ::2, ::2], b[..., ::2, :], upper=False)}[op]()._data
 
 
 def _id(case: dict) -> str:

@@ -222,101 +222,88 @@ def batched_cases(torch, own) -> list:
     return cases
 
 
-def lu_cases(torch) -> list:
-    """torch.linalg's LU family (getrf, getrs) as PyTorch computes it: each result's digest (LU's
-    pivots with the factor)."""
-    def run(op: str, a: "torch.Tensor", b: "torch.Tensor") -> np.ndarray:
-        linalg = torch.linalg
-        if op == "solve_grad":
-            a.requires_grad_(), b.requires_grad_()
-            linalg.solve(a, b).sum().backward()
-            return np.concatenate([a.grad.numpy().ravel(), b.grad.numpy().ravel()])
-        if op in ("lu_factor", "lu_solve", "lu_solve_adjoint"):
-            lu, pivots = linalg.lu_factor(a)
-            if op == "lu_factor":
-                return np.concatenate([lu.numpy().ravel(), pivots.numpy().ravel().astype(lu.numpy().dtype)])
-            return linalg.lu_solve(lu, pivots, b, adjoint=op == "lu_solve_adjoint").numpy()
-        return {"solve": lambda: linalg.solve(a, b), "solve_right": lambda: linalg.solve(a, b.mT, left=False),
-                "solve_vector": lambda: linalg.solve(a, b[..., 0]), "solve_transposed": lambda: linalg.solve(a.mT, b),
-                "inv": lambda: linalg.inv(a), "det": lambda: linalg.det(a)}[op]().detach().numpy()
+def lu_outputs(torch, op: str, seed: int, size: tuple, dtype: type) -> list:
+    """torch.linalg's LU family (getrf, getrs) on seeded operands, through TORCH: PyTorch, or a
+    namespace of gradcalc's ops with the same names (the tests). LU's pivots come with the factor."""
+    a, b = (torch.from_numpy(x).clone() for x in lu_operands(seed, size, dtype))
+    linalg = torch.linalg
+    if op == "solve_grad":
+        a.requires_grad_(), b.requires_grad_()
+        linalg.solve(a, b).sum().backward()
+        return [a.grad, b.grad]
+    if op in ("lu_factor", "lu_solve", "lu_solve_adjoint"):
+        lu, pivots = linalg.lu_factor(a)
+        if op == "lu_factor":
+            return [lu, pivots.to(lu.dtype)]
+        return [linalg.lu_solve(lu, pivots, b, adjoint=op == "lu_solve_adjoint")]
+    return [{"solve": lambda: linalg.solve(a, b), "solve_right": lambda: linalg.solve(a, b.mT, left=False),
+             "solve_vector": lambda: linalg.solve(a, b[..., 0]), "solve_transposed": lambda: linalg.solve(a.mT, b),
+             "inv": lambda: linalg.inv(a), "det": lambda: linalg.det(a)}[op]()]
 
+
+def spectral_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
+    """torch.linalg's eigh (syevd) and SVD (gesdd) through TORCH; none for eigh of a matrix
+    that is not square."""
+    if op.startswith("eig") and shape[-1] != shape[-2]:
+        return []
+    a, linalg = torch.from_numpy(spectral_operand(seed, shape, op, dtype)).clone(), torch.linalg
+    return {"eigh": lambda: list(linalg.eigh(a)), "eigh_upper": lambda: list(linalg.eigh(a, UPLO="U")),
+            "eigvalsh": lambda: [linalg.eigvalsh(a)], "svd": lambda: list(linalg.svd(a)),
+            "svd_reduced": lambda: list(linalg.svd(a, full_matrices=False)),
+            "svdvals": lambda: [linalg.svdvals(a)]}[op]()
+
+
+def qr_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
+    """torch.linalg.qr, torch.geqrf and linalg.householder_product (geqrf, orgqr) through TORCH;
+    none for a householder_product of a wide matrix."""
+    a = torch.from_numpy(spectral_operand(seed, shape, op, dtype)).clone()
+    if op == "householder_product":
+        return [torch.linalg.householder_product(*torch.geqrf(a))] if a.shape[-2] >= a.shape[-1] else []
+    if op == "geqrf":
+        return list(torch.geqrf(a))
+    return [x for x in torch.linalg.qr(a, mode={"qr": "reduced", "qr_complete": "complete", "qr_r": "r"}[op])
+            if x.numel()]
+
+
+def triangular_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
+    """linalg.solve_triangular (trsm) and cholesky_solve (potrs) through TORCH, over the layouts
+    ATen tells apart: A row-major, column-major or neither, B made one row."""
+    a, b = (torch.from_numpy(x).clone() for x in triangular_operands(seed, shape, dtype))
+    solve = torch.linalg.solve_triangular
+    if op.startswith("cholesky_solve"):
+        upper = op.endswith("upper")
+        return [torch.cholesky_solve(b, a.triu() if upper else a.tril(), upper=upper)]
+    return [{"solve_triangular": lambda: solve(a, b, upper=False),
+             "solve_triangular_upper": lambda: solve(a, b, upper=True),
+             "solve_triangular_right": lambda: solve(a, b.mT, upper=True, left=False),
+             "solve_triangular_unit": lambda: solve(a, b, upper=False, unitriangular=True),
+             "solve_triangular_transposed_a": lambda: solve(a.mT, b, upper=True),
+             "solve_triangular_transposed_b": lambda: solve(a, b.mT.contiguous().mT, upper=False),
+             "solve_triangular_strided_a": lambda: solve(a[..., ::2, ::2], b[..., ::2, :], upper=False)}[op]()]
+
+
+# each op of the linalg families: (its function of outputs, the shapes it is recorded over)
+FAMILIES = {**{op: (lu_outputs, LU_SIZES) for op in LU_OPS},
+            **{op: (spectral_outputs, SPECTRAL_SHAPES) for op in SPECTRAL_OPS},
+            **{op: (qr_outputs, QR_SHAPES) for op in QR_OPS},
+            **{op: (triangular_outputs, TRIANGULAR_SHAPES) for op in TRIANGULAR_OPS}}
+
+
+def joined(outputs: list) -> np.ndarray:
+    """All of a case's outputs in one array, in order, for one digest."""
+    return np.concatenate([x.detach().numpy().ravel() for x in outputs])
+
+
+def family_cases(torch) -> list:
+    """The linalg families as PyTorch computes them, each case the digest of all its outputs."""
     cases = []
     for dtype in (np.float32, np.float64):
-        for seed, size in enumerate(LU_SIZES):
-            for op in LU_OPS:
-                a, b = (torch.from_numpy(x).clone() for x in lu_operands(seed, size, dtype))
-                cases.append({"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": list(size),
-                              "digest": digest(run(op, a, b))})
-    return cases
-
-
-def spectral_cases(torch) -> list:
-    """torch.linalg's eigh (syevd) and SVD (gesdd) as PyTorch computes them: all outputs'
-    digest together."""
-    def run(op: str, a: "torch.Tensor") -> list:
-        linalg = torch.linalg
-        return {"eigh": lambda: list(linalg.eigh(a)), "eigh_upper": lambda: list(linalg.eigh(a, UPLO="U")),
-                "eigvalsh": lambda: [linalg.eigvalsh(a)], "svd": lambda: list(linalg.svd(a)),
-                "svd_reduced": lambda: list(linalg.svd(a, full_matrices=False)),
-                "svdvals": lambda: [linalg.svdvals(a)]}[op]()
-
-    cases = []
-    for dtype in (np.float32, np.float64):
-        for seed, shape in enumerate(SPECTRAL_SHAPES):
-            for op in SPECTRAL_OPS:
-                if op.startswith("eig") and shape[-1] != shape[-2]:
-                    continue
-                outputs = run(op, torch.from_numpy(spectral_operand(seed, shape, op, dtype)).clone())
-                cases.append({"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": list(shape),
-                              "digest": digest(np.concatenate([x.detach().numpy().ravel() for x in outputs]))})
-    return cases
-
-
-def qr_cases(torch) -> list:
-    """torch.linalg.qr, torch.geqrf and linalg.householder_product (geqrf, orgqr) as PyTorch
-    computes them: all outputs' digest together."""
-    def run(op: str, a: "torch.Tensor") -> list:
-        if op == "householder_product":
-            return [torch.linalg.householder_product(*torch.geqrf(a))] if a.shape[-2] >= a.shape[-1] else []
-        if op == "geqrf":
-            return list(torch.geqrf(a))
-        return [x for x in torch.linalg.qr(a, mode={"qr": "reduced", "qr_complete": "complete", "qr_r": "r"}[op])
-                if x.numel()]
-
-    cases = []
-    for dtype in (np.float32, np.float64):
-        for seed, shape in enumerate(QR_SHAPES):
-            for op in QR_OPS:
-                outputs = run(op, torch.from_numpy(spectral_operand(seed, shape, op, dtype)).clone())
+        for op, (outputs_of, shapes) in FAMILIES.items():
+            for seed, shape in enumerate(shapes):
+                outputs = outputs_of(torch, op, seed, shape, dtype)
                 if outputs:
                     cases.append({"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": list(shape),
-                                  "digest": digest(np.concatenate([x.numpy().ravel() for x in outputs]))})
-    return cases
-
-
-def triangular_cases(torch) -> list:
-    """linalg.solve_triangular (trsm) and cholesky_solve (potrs) as PyTorch computes them, over
-    the layouts ATen tells apart: A row-major, column-major or neither, B made one row."""
-    def run(op: str, a: "torch.Tensor", b: "torch.Tensor") -> "torch.Tensor":
-        solve = torch.linalg.solve_triangular
-        if op.startswith("cholesky_solve"):
-            upper = op.endswith("upper")
-            return torch.cholesky_solve(b, a.triu() if upper else a.tril(), upper=upper)
-        return {"solve_triangular": lambda: solve(a, b, upper=False),
-                "solve_triangular_upper": lambda: solve(a, b, upper=True),
-                "solve_triangular_right": lambda: solve(a, b.mT, upper=True, left=False),
-                "solve_triangular_unit": lambda: solve(a, b, upper=False, unitriangular=True),
-                "solve_triangular_transposed_a": lambda: solve(a.mT, b, upper=True),
-                "solve_triangular_transposed_b": lambda: solve(a, b.mT.contiguous().mT, upper=False),
-                "solve_triangular_strided_a": lambda: solve(a[..., ::2, ::2], b[..., ::2, :], upper=False)}[op]()
-
-    cases = []
-    for dtype in (np.float32, np.float64):
-        for seed, shape in enumerate(TRIANGULAR_SHAPES):
-            for op in TRIANGULAR_OPS:
-                a, b = (torch.from_numpy(x).clone() for x in triangular_operands(seed, shape, dtype))
-                cases.append({"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": list(shape),
-                              "digest": digest(run(op, a, b).numpy())})
+                                  "digest": digest(joined(outputs))})
     return cases
 
 
@@ -356,10 +343,7 @@ def main() -> None:
             cases += [{"op": op, "dtype": np.dtype(dtype).name, "seed": seed, "shape": [m, k, n], "layout": "nt",
                        "digest": digest(result.numpy())} for op, result in results.items()]
     cases += batched_cases(torch, own)
-    cases += lu_cases(torch)
-    cases += spectral_cases(torch)
-    cases += qr_cases(torch)
-    cases += triangular_cases(torch)
+    cases += family_cases(torch)
     for dtype in (np.float32, np.float64):
         for n in CHOLESKY_SIZES:
             for upper in (False, True):
