@@ -31,7 +31,8 @@ RECORDED = {cpu.machine_label(json.loads(path.read_text())["machine"]): json.loa
 HERE = cpu.machine_label(cpu.machine_record())
 # gradcalc's ops under torch's names, for the recorder's functions that run a case through either
 _NAMESPACES = torch_namespaces()
-GRADCALC_TORCH = SimpleNamespace(**_NAMESPACES["torch"], linalg=SimpleNamespace(**_NAMESPACES["torch.linalg"]))
+GRADCALC_TORCH = SimpleNamespace(**_NAMESPACES["torch"], linalg=SimpleNamespace(**_NAMESPACES["torch.linalg"]),
+                                 fft=SimpleNamespace(**_NAMESPACES["torch.fft"]))
 CASES = RECORDED.get(HERE, {"cases": []})["cases"]
 
 
@@ -119,7 +120,17 @@ def _id(case: dict) -> str:
     return "-".join(filter(None, (case["op"], case["dtype"], shape)))
 
 
-@pytest.mark.parametrize("case", [pytest.param(case, id=_id(case)) for case in CASES])
+# cases whose digits are known to differ on a machine even with MKL, and why
+KNOWN = json.loads((CASES_DIR / "known_differences.json").read_text())
+
+
+def _param(case: dict):
+    known = KNOWN["machine"] == HERE and _id(case) in KNOWN["cases"]
+    return pytest.param(case, id=_id(case), marks=[pytest.mark.xfail(reason=KNOWN["reason"], strict=True)] if known
+                        else [])
+
+
+@pytest.mark.parametrize("case", [_param(case) for case in CASES])
 def test_mkl_result_has_pytorchs_bits(case: dict) -> None:
     assert recorder.digest(_computed(case)) == case["digest"]
 

@@ -282,16 +282,45 @@ def triangular_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> 
              "solve_triangular_strided_a": lambda: solve(a[..., ::2, ::2], b[..., ::2, :], upper=False)}[op]()]
 
 
-# each op of the linalg families: (its function of outputs, the shapes it is recorded over)
+FFT_SHAPES = [(1,), (2,), (7,), (8,), (16,), (17,), (100,), (128,), (1000,), (4, 6), (3, 17), (5, 32), (2, 3, 8)]
+FFT_OPS = ("fft", "fft_complex", "ifft_complex", "rfft", "irfft", "hfft", "ihfft", "fft2_complex", "rfftn", "irfftn",
+           "fft_ortho", "rfft_forward", "ifft_ortho", "fft_padded", "rfft_trimmed", "rfft_strided", "fftn_outer_dims",
+           "irfft_odd")
+
+
+def fft_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
+    """torch.fft's transforms (c2c, r2c, c2r through DFTI) through TORCH, on a seeded real
+    signal or a complex one made of two; none where the op needs two dimensions, or a
+    half-spectrum longer than one."""
+    rng = np.random.default_rng(seed)
+    real = rng.standard_normal(shape).astype(dtype)
+    x = torch.from_numpy(real).clone()
+    z = torch.from_numpy((real + 1j * rng.standard_normal(shape)).astype(np.result_type(dtype, np.complex64))).clone()
+    fft = torch.fft
+    if (op in ("fft2_complex", "fftn_outer_dims", "rfft_strided") and len(shape) < 2) or \
+            (op in ("irfft", "hfft", "irfftn") and shape[-1] == 1):
+        return []
+    return [{"fft": lambda: fft.fft(x), "fft_complex": lambda: fft.fft(z), "ifft_complex": lambda: fft.ifft(z),
+             "rfft": lambda: fft.rfft(x), "irfft": lambda: fft.irfft(z), "hfft": lambda: fft.hfft(z),
+             "ihfft": lambda: fft.ihfft(x), "fft2_complex": lambda: fft.fft2(z), "rfftn": lambda: fft.rfftn(x),
+             "irfftn": lambda: fft.irfftn(z), "fft_ortho": lambda: fft.fft(x, norm="ortho"),
+             "rfft_forward": lambda: fft.rfft(x, norm="forward"), "ifft_ortho": lambda: fft.ifft(z, norm="ortho"),
+             "fft_padded": lambda: fft.fft(x, n=shape[-1] + 3), "rfft_trimmed": lambda: fft.rfft(x, n=max(1, shape[-1] - 1)),
+             "rfft_strided": lambda: fft.rfft(x.mT), "fftn_outer_dims": lambda: fft.fftn(z, dim=(0, -1)),
+             "irfft_odd": lambda: fft.irfft(z, n=2 * shape[-1] - 1 if shape[-1] > 1 else 1)}[op]()]
+
+
+# each op of the linalg and fft families: (its function of outputs, the shapes it is recorded over)
 FAMILIES = {**{op: (lu_outputs, LU_SIZES) for op in LU_OPS},
             **{op: (spectral_outputs, SPECTRAL_SHAPES) for op in SPECTRAL_OPS},
             **{op: (qr_outputs, QR_SHAPES) for op in QR_OPS},
-            **{op: (triangular_outputs, TRIANGULAR_SHAPES) for op in TRIANGULAR_OPS}}
+            **{op: (triangular_outputs, TRIANGULAR_SHAPES) for op in TRIANGULAR_OPS},
+            **{op: (fft_outputs, FFT_SHAPES) for op in FFT_OPS}}
 
 
 def joined(outputs: list) -> np.ndarray:
     """All of a case's outputs in one array, in order, for one digest."""
-    return np.concatenate([x.detach().numpy().ravel() for x in outputs])
+    return np.concatenate([x.detach().resolve_conj().numpy().ravel() for x in outputs])
 
 
 def family_cases(torch) -> list:
