@@ -90,15 +90,16 @@ def _execute(x: np.ndarray, out_sizes: Sequence[int], dims: Sequence[int], norma
     return np.lib.stride_tricks.as_strided(out, tuple(out_sizes), strides)
 
 
-def _usable(x: np.ndarray) -> bool:
+def _usable(x: np.ndarray, dims: Sequence[int]) -> bool:
+    """Whether MKL is in use for a transform of X over DIMS (none over no dimension: a copy)."""
     return x.dtype.type in (np.float32, np.float64, np.complex64, np.complex128) and x.size > 0 \
-        and library() is not None
+        and len(dims) > 0 and library() is not None
 
 
 @native
 def c2c(x: np.ndarray, dims: Sequence[int], normalization: int, forward: bool) -> Optional[np.ndarray]:
     """ATen's _fft_c2c_mkl: the complex transform of X over DIMS (sorted by stride)."""
-    if not _usable(x) or not np.iscomplexobj(x):
+    if not _usable(x, dims) or not np.iscomplexobj(x):
         return None
     return _execute(x, x.shape, _sorted_dims(x, dims), normalization, forward, x.dtype)
 
@@ -108,7 +109,7 @@ def r2c(x: np.ndarray, dims: Sequence[int], normalization: int, onesided: bool) 
     """ATen's _fft_r2c_mkl before its conjugate-symmetric fill: the real transform of X, the
     last of DIMS half long plus one when ONESIDED, else the full length (only the first half
     plus one written: the caller fills the rest by symmetry)."""
-    if not _usable(x) or np.iscomplexobj(x):
+    if not _usable(x, dims) or np.iscomplexobj(x):
         return None
     sizes = list(x.shape)
     if onesided:
@@ -121,7 +122,7 @@ def r2c(x: np.ndarray, dims: Sequence[int], normalization: int, onesided: bool) 
 def c2r(x: np.ndarray, dims: Sequence[int], normalization: int, last_dim_size: int) -> Optional[np.ndarray]:
     """ATen's _fft_c2r_mkl: over more than one dimension, the complex inverse transform of all
     but the last first, then the real inverse transform of the last, LAST_DIM_SIZE long."""
-    if not _usable(x) or not np.iscomplexobj(x):
+    if not _usable(x, dims) or not np.iscomplexobj(x):
         return None
     dims = list(dims)
     if len(dims) > 1:

@@ -65,7 +65,7 @@ def lu_factor_arrays(a: np.ndarray) -> tuple:
     a = np.array(a, copy=True)
     m, n = a.shape[-2], a.shape[-1]
     batch = a.shape[:-2]
-    flat = a.reshape((-1, m, n))
+    flat = a.reshape((math.prod(batch), m, n))  # the count spelled out: -1 is ambiguous for empty matrices
     pivots = np.zeros((flat.shape[0], min(m, n)), dtype=np.int32)
     info = np.zeros(flat.shape[0], dtype=np.int32)
     rows = np.arange(flat.shape[0])
@@ -253,6 +253,9 @@ SOLVE = node("LinalgSolveExBackward0", ("A", "B"), multi_output=True, saved=("A"
 
 def _solve_outputs(A: Tensor, B: Tensor, left: bool, check: bool) -> tuple:
     check_matrix(A, "linalg.solve")
+    if A._dtype is not B._dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{A._dtype._scalar_name} and B of type {B._dtype._scalar_name} instead")
     vector = _is_vector_rhs(A, B)
     rhs = B._data[..., None] if vector else B._data
     rows = rhs.shape[-2] if left else rhs.shape[-1]
@@ -514,7 +517,7 @@ def _qr_outputs(A: Tensor, mode: str) -> tuple:
         q, r = through_mkl
         q = np.zeros((0,), dtype=A._dtype._numpy) if q is None else q
         return record_outputs(QR, (A,), [(q, A._dtype), (r, A._dtype)], ("Q", "R"), mode=mode)
-    flat = A._data.reshape((-1,) + A.shape[-2:])
+    flat = A._data.reshape((math.prod(A.shape[:-2]),) + A.shape[-2:])
     pairs = [np.linalg.qr(matrix, mode="complete" if mode == "complete" else "reduced") for matrix in flat]
     k = min(A.shape[-2:]) if mode != "complete" else A.shape[-2]
     q = np.stack([q for q, _ in pairs]).reshape(A.shape[:-2] + (A.shape[-2], k)) if pairs else np.zeros(

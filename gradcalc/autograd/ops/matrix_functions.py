@@ -13,7 +13,7 @@ from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn_once
 from .common import ReturnTypes, int64_tensor, zeros_like
-from .decompositions import (LinAlgError, check_floating, check_matrix, eigh, eye_like, inv, linalg_cholesky,
+from .decompositions import (check_floating, check_matrix, eigh, eye_like, inv, linalg_cholesky,
                              linalg_qr, linalg_svd, lu_factor_arrays, output_grads, permutation_matrix, solve,
                              solve_triangular, svdvals)
 from .joining import cat
@@ -190,7 +190,7 @@ def _lu_factor_outputs(A: Tensor, pivot: bool, check: bool, name: str) -> tuple:
         raise RuntimeError(f"{name}: LU without pivoting is not implemented on the CPU")
     lu, pivots, info = lu_factor_arrays(A._data)
     if check and np.any(info):
-        raise LinAlgError(f"{name}: U[{int(np.max(info))},{int(np.max(info))}] is zero and using it on lu_solve "
+        raise RuntimeError(f"{name}: U[{int(np.max(info))},{int(np.max(info))}] is zero and using it on lu_solve "
                           "would result in a division by zero. If you still want to perform the factorization, "
                           "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
     return record_outputs(LU_FACTOR, (A,), [(lu, A._dtype), (pivots, dtypes.int32), (info, dtypes.int32)],
@@ -507,7 +507,7 @@ def geqrf(input: Tensor) -> Any:
     if through_mkl is not None:
         a, tau = through_mkl
     else:
-        flat = input._data.reshape((-1,) + input.shape[-2:])
+        flat = input._data.reshape((math.prod(input.shape[:-2]),) + input.shape[-2:])
         pairs = [_householder_vectors(matrix) for matrix in flat]
         a = np.stack([p[0] for p in pairs]).reshape(input.shape) if pairs else input._data.copy()
         tau = np.stack([p[1] for p in pairs]).reshape(input.shape[:-2] + (min(input.shape[-2:]),)) if pairs else \

@@ -139,6 +139,8 @@ def _promoted(input: Tensor, require_complex: bool = False) -> Tensor:
     """Integers become the default float dtype; with `require_complex`, reals become complex."""
     if input._dtype.category < dtypes.FLOATING:
         input = input.to(dtypes.get_default_dtype())
+    if input._dtype in (dtypes.float16, dtypes.bfloat16):  # no CPU kernel transforms them
+        raise RuntimeError(f"Unsupported dtype {input._dtype._scalar_name}")
     if require_complex and not input._dtype.is_complex:
         input = input.to(input._dtype.to_complex())
     return input
@@ -163,6 +165,8 @@ def _resized(input: Tensor, dims: Sequence[int], sizes: Sequence[int]) -> Tensor
 
 
 def _one_dim(input: Tensor, n: Optional[int], dim: int) -> tuple:
+    if input.ndim == 0:  # a transform wraps its dimension without taking a scalar for a vector
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, input.ndim)
     return d, (input.shape[d] if n is None else n)
 
