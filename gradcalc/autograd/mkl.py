@@ -275,7 +275,8 @@ def _gemm_batch(routine: Callable, kind: type, batch1: np.ndarray, batch2: np.nd
     one = [ctypes.byref(ctypes.c_int(value)) for value in (_TRANSPOSE if transa else _NO_TRANSPOSE,
                                                            _TRANSPOSE if transb else _NO_TRANSPOSE, m, n, k)]
     scalars = kind(alpha), kind(beta)
-    batched(ctypes.c_int(_COLUMN_MAJOR), *one, ctypes.byref(scalars[0]), a_array, *int_refs(lda), b_array, *int_refs(ldb),
+    batched(ctypes.c_int(_COLUMN_MAJOR), *one, ctypes.byref(scalars[0]), a_array, *int_refs(lda), b_array,
+            *int_refs(ldb),
             ctypes.byref(scalars[1]), c_array, *int_refs(ldc), ctypes.c_int(1), *int_refs(count))
     return True
 
@@ -406,7 +407,8 @@ def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alp
     mat = placed(mat)  # held until the call returns: address_of keeps only the address
     scalars = kind(alpha), kind(beta)
     routine(ctypes.c_char_p(trans), *int_refs(rows, columns), ctypes.byref(scalars[0]), address_of(mat, kind),
-            *int_refs(max(lda, 1)), address_of(x, kind), *int_refs(step), ctypes.byref(scalars[1]), address_of(y, kind), *int_refs(1))
+            *int_refs(max(lda, 1)), address_of(x, kind), *int_refs(step), ctypes.byref(scalars[1]),
+            address_of(y, kind), *int_refs(1))
     return y
 
 
@@ -418,7 +420,8 @@ def dot(x: np.ndarray, y: np.ndarray) -> Optional[np.ndarray]:
         return None
     routine.restype = kind
     (a, step_a), (b, step_b) = _vector(x), _vector(y)
-    return np.asarray(routine(*int_refs(x.size), address_of(a, kind), *int_refs(step_a), address_of(b, kind), *int_refs(step_b)), x.dtype)
+    result = routine(*int_refs(x.size), address_of(a, kind), *int_refs(step_a), address_of(b, kind), *int_refs(step_b))
+    return np.asarray(result, x.dtype)
 
 
 def fresh_copy(x: np.ndarray) -> np.ndarray:

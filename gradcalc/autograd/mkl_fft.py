@@ -130,4 +130,5 @@ def c2r(x: np.ndarray, dims: Sequence[int], normalization: int, last_dim_size: i
         dims = dims[-1:]
     sizes = list(x.shape)
     sizes[dims[-1]] = last_dim_size
-    return _execute(x, sizes, dims, normalization, False, np.dtype(np.float32 if x.dtype == np.complex64 else np.float64))
+    real = np.dtype(np.float32 if x.dtype == np.complex64 else np.float64)
+    return _execute(x, sizes, dims, normalization, False, real)

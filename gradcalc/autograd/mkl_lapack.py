@@ -23,6 +23,10 @@ def _matrices(x: np.ndarray) -> list:
     return [x[index] for index in np.ndindex(x.shape[:-2])]
 
 
+def _char(flag: str) -> ctypes.c_char_p:
+    return ctypes.c_char_p(flag.encode())
+
+
 def _usable(*arrays: np.ndarray) -> Optional[tuple]:
     """(routine factory, ctypes scalar type) when MKL is in use for these arrays' dtype."""
     dtype = arrays[0].dtype
@@ -41,12 +45,12 @@ def potrf(matrix: np.ndarray, upper: bool) -> Optional[tuple]:
     (factor, info): info > 0 is the order of the leading minor that is not positive-definite."""
     usable = _usable(matrix)
     n = matrix.shape[0]
-    if usable is None or not n:
+    if usable is None or not n or matrix.shape != (n, n):
         return None
     routine, kind = usable[0]("potrf"), usable[1]
     factor = _column_major(matrix)
     info = ctypes.c_int(0)
-    routine(ctypes.c_char_p(b"U" if upper else b"L"), *int_refs(n), address_of(factor, kind), *int_refs(n),
+    routine(_char("U" if upper else "L"), *int_refs(n), address_of(factor, kind), *int_refs(n),
             ctypes.byref(info))
     return (np.triu(factor) if upper else np.tril(factor)), info.value
 
@@ -83,7 +87,7 @@ def _getrs(routine: Callable, kind: type, lu: np.ndarray, pivots: np.ndarray, b:
     n, columns = b.shape[-2:]
     status = ctypes.c_int(0)
     for factor, row, matrix in zip(_matrices(lu), pivots.reshape(-1, n), _matrices(b)):
-        routine(ctypes.c_char_p(b"T" if transposed else b"N"), *int_refs(n, columns), address_of(factor, kind),
+        routine(_char("T" if transposed else "N"), *int_refs(n, columns), address_of(factor, kind),
                 *int_refs(max(1, n)), row.ctypes.data_as(ctypes.POINTER(ctypes.c_int)), address_of(matrix, kind),
                 *int_refs(max(1, n)), ctypes.byref(status))
 
@@ -94,7 +98,7 @@ def _solved(usable: tuple, lu: np.ndarray, pivots: np.ndarray, b: np.ndarray, le
     if not left:
         adjoint, b = not adjoint, np.swapaxes(b, -1, -2)
     result = _column_major(b)
-    _getrs(usable[0]("getrs"), usable[1], lu, np.ascontiguousarray(pivots), result, adjoint)
+    _getrs(usable[0]("getrs"), usable[1], lu, np.ascontiguousarray(pivots, dtype=np.int32), result, adjoint)
     return result if left else np.swapaxes(result, -1, -2)
 
 
@@ -103,10 +107,14 @@ def lu_solve(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray, left: bool, adjo
     """torch.linalg.lu_solve as ATen computes it: the factor used where it lies column-major,
     else copied so; batch shapes must agree (broadcasts stay on the emulation)."""
     usable = _usable(lu, b)
-    if usable is None or not b.size or lu.shape[:-2] != b.shape[:-2]:
-        return None
+    n = lu.shape[-1]
+    if usable is None or not b.size or lu.shape[:-2] != b.shape[:-2] or lu.shape[-2] != n or \
+            b.shape[-2 if left else -1] != n or pivots.shape != lu.shape[:-1] or \
+            not np.all((pivots >= 1) & (pivots <= n)):
+        return None  # the emulation's own checks speak for anything LAPACK would be handed wrong
     column_major = lu.ndim >= 2 and np.swapaxes(lu, -1, -2).flags.c_contiguous
-    return _solved(usable, lu if column_major else _column_major(lu), pivots, b, left, adjoint)
+    # placed: held until the calls return, at its storage's alignment
+    return _solved(usable, placed(lu) if column_major else _column_major(lu), pivots, b, left, adjoint)
 
 
 @native
@@ -114,7 +122,9 @@ def solve(a: np.ndarray, b: np.ndarray, left: bool) -> Optional[tuple]:
     """ATen's _linalg_solve_ex for a matrix right-hand side B of A's batch shape: A's LU, then
     its solve. (X, LU, pivots, info)."""
     usable = _usable(a, b)
-    if usable is None or not b.size or not a.size or a.shape[:-2] != b.shape[:-2]:
+    n = a.shape[-1]
+    if usable is None or not b.size or not a.size or a.shape[:-2] != b.shape[:-2] or a.shape[-2] != n or \
+            b.shape[-2 if left else -1] != n:
         return None
     lu, pivots, info = lu_factor(a)
     return _solved(usable, lu, pivots, b, left, False), lu, pivots, info
@@ -133,10 +143,6 @@ def _work_size(query: float, dtype: np.dtype) -> int:
     return max(1, int(np.ceil(np.nextafter(dtype.type(query), dtype.type(np.inf)))))
 
 
-def _char(flag: str) -> ctypes.c_char_p:
-    return ctypes.c_char_p(flag.encode())
-
-
 @native
 def syevd(a: np.ndarray, upper: bool, vectors: bool) -> Optional[tuple]:
     """linalg.eigh (VECTORS) or eigvalsh as ATen's apply_lapack_eigh computes them: ?syevd_ on a
@@ -144,7 +150,7 @@ def syevd(a: np.ndarray, upper: bool, vectors: bool) -> Optional[tuple]:
     call's query sizes them. (eigenvalues, eigenvectors, info); the matrices after one that
     failed are left as they were, as ATen returns early."""
     usable = _usable(a)
-    if usable is None or not a.size:
+    if usable is None or not a.size or a.shape[-1] != a.shape[-2]:
         return None
     routine, kind = usable[0]("syevd"), usable[1]
     n = a.shape[-1]
@@ -286,7 +292,8 @@ def householder_product(a: np.ndarray, tau: np.ndarray) -> Optional[np.ndarray]:
     """linalg.householder_product as ATen's householder_product_out_helper computes it: ?orgqr_
     on a batched column-major copy of A with TAU (contiguous)."""
     usable = _usable(a, tau)
-    if usable is None or not a.size or not tau.shape[-1] or a.shape[:-2] != tau.shape[:-1]:
+    if usable is None or not a.size or tau.ndim != a.ndim - 1 or not tau.shape[-1] or \
+            a.shape[:-2] != tau.shape[:-1] or not a.shape[-2] >= a.shape[-1] >= tau.shape[-1]:
         return None
     result = _column_major(a)
     _orgqr(usable, result, np.ascontiguousarray(tau))
@@ -299,7 +306,8 @@ def potrs(b: np.ndarray, factor: np.ndarray, upper: bool) -> Optional[np.ndarray
     column-major copies of B and of the Cholesky FACTOR (of one batch shape: broadcasts stay on
     the emulation)."""
     usable = _usable(b, factor)
-    if usable is None or not b.size or not factor.size or b.shape[:-2] != factor.shape[:-2]:
+    if usable is None or not b.size or not factor.size or b.shape[:-2] != factor.shape[:-2] or \
+            factor.shape[-1] != factor.shape[-2] or b.shape[-2] != factor.shape[-1]:
         return None
     routine, kind = usable[0]("potrs"), usable[1]
     result, triangle = _column_major(b), _column_major(factor)
@@ -318,7 +326,8 @@ def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: b
     each of its matrices is row- or column-major (a row-major one read as its transpose, the
     triangle swapped), else copied so; then ?trsm_ on each matrix."""
     usable = _usable(a, b)
-    if usable is None or not a.size or not b.size or a.shape[:-2] != b.shape[:-2]:
+    if usable is None or not a.size or not b.size or a.shape[:-2] != b.shape[:-2] or a.shape[-1] != a.shape[-2] \
+            or b.shape[-2 if left else -1] != a.shape[-1]:
         return None
     routine, kind = usable[0]("trsm"), usable[1]
     result = _column_major(b)
@@ -337,6 +346,7 @@ def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: b
     factor = placed(factor)  # held until the calls return: address_of keeps only the address
     for matrix, factor_matrix in zip(_matrices(solved), _matrices(factor)):
         routine(_char("L" if left else "R"), _char("U" if upper else "L"), _char("N" if as_is else "T"),
-                _char("U" if unitriangular else "N"), *int_refs(m, n), ctypes.byref(one), address_of(factor_matrix, kind),
+                _char("U" if unitriangular else "N"), *int_refs(m, n), ctypes.byref(one),
+                address_of(factor_matrix, kind),
                 *int_refs(max(1, factor.shape[-2])), address_of(matrix, kind), *int_refs(max(1, solved.shape[-2])))
     return result

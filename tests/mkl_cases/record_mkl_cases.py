@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Record what PyTorch 2.13 computes with its MKL on this machine (one thread, as the oracle runs)
 for test_mkl_backend.py: matrix products (mm in the four layouts, addmm, linear, mv, addmv, dot,
-bmm, baddbmm, batches through matmul, folded and broadcast) in float32 and float64 over many
-shapes, linalg.cholesky (LAPACK's potrf), and the VML functions on 100,000 seeded float32 inputs each (10,000 float64). Inputs
-come from seeded numpy generators and are copied into PyTorch's own storages (aligned as its
-allocator aligns them: MKL's path for some shapes follows the alignment); the file keeps the
-shapes, the machine and digests.
+bmm, baddbmm over stacks laid out in many ways, their gradients, batches through matmul) in
+float32 and float64 over many shapes; LAPACK behind torch.linalg (cholesky, the LU family,
+triangular and Cholesky solves, eigh, the SVD, QR); torch.fft's transforms (DFTI); and the VML
+functions on 100,000 seeded float32 inputs each (10,000 float64). Inputs come from seeded numpy
+generators and are copied into PyTorch's own storages (aligned as its allocator aligns them:
+MKL's path for some shapes follows the alignment); the file keeps the shapes, the machine and
+digests. The linalg and fft families run through one function each, which the test calls with
+gradcalc's ops under torch's names.
 
 Usage (with a Python that has torch 2.13):  python record_mkl_cases.py
 writes mkl_cases_LABEL.json beside this file, LABEL the machine's (gradcalc/autograd/cpu.py).
@@ -305,7 +308,8 @@ def fft_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
              "ihfft": lambda: fft.ihfft(x), "fft2_complex": lambda: fft.fft2(z), "rfftn": lambda: fft.rfftn(x),
              "irfftn": lambda: fft.irfftn(z), "fft_ortho": lambda: fft.fft(x, norm="ortho"),
              "rfft_forward": lambda: fft.rfft(x, norm="forward"), "ifft_ortho": lambda: fft.ifft(z, norm="ortho"),
-             "fft_padded": lambda: fft.fft(x, n=shape[-1] + 3), "rfft_trimmed": lambda: fft.rfft(x, n=max(1, shape[-1] - 1)),
+             "fft_padded": lambda: fft.fft(x, n=shape[-1] + 3),
+             "rfft_trimmed": lambda: fft.rfft(x, n=max(1, shape[-1] - 1)),
              "rfft_strided": lambda: fft.rfft(x.mT), "fftn_outer_dims": lambda: fft.fftn(z, dim=(0, -1)),
              "irfft_odd": lambda: fft.irfft(z, n=2 * shape[-1] - 1 if shape[-1] > 1 else 1)}[op]()]
 

@@ -30,6 +30,16 @@ def _check_square(A: Tensor, name: str) -> None:
                            f"{A.shape[-1]} matrices")
 
 
+def check_solver_inputs(A: Tensor, B: Tensor, left: bool, name: str) -> None:
+    """ATen's checkInputsSolver: a square A and a B whose rows (columns for XA = B) match it."""
+    _check_square(A, name)
+    if B.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    if (B.shape[-2] if left else B.shape[-1]) != A.shape[-1]:
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'}"
+                           f" ({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
+
+
 def check_floating(A: Tensor, name: str) -> None:
     if A._dtype.category < dtypes.FLOATING:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
@@ -318,6 +328,7 @@ SOLVE_TRIANGULAR = node("LinalgSolveTriangularBackward0", ("self", "B"),
 
 @op(module="linalg")
 def solve_triangular(input: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False) -> Tensor:
+    check_solver_inputs(input, B, left, "linalg.solve_triangular")
     dtype = dtypes.result_type([input, B])
     data = mkl_lapack.trsm(input._data, B._data, upper, left, unitriangular)
     if data is None:
@@ -456,6 +467,13 @@ def _cholesky_solve_factor_grad(grad: Tensor, factor: Tensor, result: Tensor, up
 
 @op(nodes=(CHOLESKY_SOLVE,))
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {input.ndim} dimensions instead")
+    if input2.ndim < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {input2.ndim} dimensions instead")
+    if input2.shape[-1] != input2.shape[-2] or input.shape[-2] != input2.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {input2.shape[-2]} by "
+                           f"{input2.shape[-1]} but each b matrix is {input.shape[-2]} by {input.shape[-1]}")
     data = mkl_lapack.potrs(input._data, input2._data, upper)
     if data is None:
         data = _cholesky_solve_arrays(input._data, input2._data, upper)

@@ -13,7 +13,7 @@ from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn_once
 from .common import ReturnTypes, int64_tensor, zeros_like
-from .decompositions import (check_floating, check_matrix, eigh, eye_like, inv, linalg_cholesky,
+from .decompositions import (check_floating, check_solver_inputs, check_matrix, eigh, eye_like, inv, linalg_cholesky,
                              linalg_qr, linalg_svd, lu_factor_arrays, output_grads, permutation_matrix, solve,
                              solve_triangular, svdvals)
 from .joining import cat
@@ -294,6 +294,12 @@ LU_SOLVE = node("LinalgLuSolveBackward0", ("LU", "B"), saved_tensors=("pivots",)
 
 @op(module="linalg")
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
+    check_solver_inputs(LU, B, left, "linalg.lu_solve")
+    for wrong, bound in ((pivots._data < 1, "greater or equal to 1"), (pivots._data > LU.shape[-2],
+                                                                      "smaller or equal to LU.size(-2)")):
+        if np.any(wrong):
+            raise RuntimeError(f"Pivots given to lu_solve must all be {bound}. Did you properly pass the result of "
+                               "lu_factor?")
     data = mkl_lapack.lu_solve(LU._data, pivots._data, B._data, left, adjoint)
     if data is not None:
         return record(LU_SOLVE, (LU, B), data, B._dtype, pivots=pivots, left=left, adjoint=adjoint)
@@ -426,6 +432,12 @@ def householder_product(input: Tensor, tau: Tensor) -> Tensor:
     if input.shape[-2] < input.shape[-1]:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
                            "input.shape[-1]")
+    if input.shape[-1] < tau.shape[-1]:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if input.ndim - tau.ndim != 1:
+        raise RuntimeError(f"torch.linalg.householder_product: Expected tau to have one dimension less than input, "
+                           f"but got tau.ndim equal to {tau.ndim} and input.ndim is equal to {input.ndim}")
     data = mkl_lapack.householder_product(input._data, tau._data)
     if data is None:
         data = _householder_reference(input.detach(), tau.detach())._data
