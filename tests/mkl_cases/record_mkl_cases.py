@@ -133,7 +133,7 @@ def matmul_operands(seed: int, shape: tuple, form: str, dtype: type) -> tuple:
 # square sizes for the LU family: tiny, odd, past MKL's blocking (32, 64) and a batch of three
 LU_SIZES = [(1,), (2,), (3,), (5,), (8,), (16,), (17,), (33,), (64,), (100,), (3, 17), (2, 40)]
 LU_OPS = ("solve", "solve_right", "solve_vector", "solve_transposed", "inv", "det", "lu_factor", "lu_solve",
-          "lu_solve_adjoint", "solve_grad")
+          "lu_solve_adjoint", "solve_grad", "slogdet", "logdet")
 
 
 def lu_operands(seed: int, size: tuple, dtype: type) -> tuple:
@@ -239,7 +239,10 @@ def lu_outputs(torch, op: str, seed: int, size: tuple, dtype: type) -> list:
         if op == "lu_factor":
             return [lu, pivots.to(lu.dtype)]
         return [linalg.lu_solve(lu, pivots, b, adjoint=op == "lu_solve_adjoint")]
-    return [{"solve": lambda: linalg.solve(a, b), "solve_right": lambda: linalg.solve(a, b.mT, left=False),
+    if op == "slogdet":
+        return list(linalg.slogdet(a))
+    return [{"logdet": lambda: torch.logdet(a @ a.mT), "solve": lambda: linalg.solve(a, b),
+             "solve_right": lambda: linalg.solve(a, b.mT, left=False),
              "solve_vector": lambda: linalg.solve(a, b[..., 0]), "solve_transposed": lambda: linalg.solve(a.mT, b),
              "inv": lambda: linalg.inv(a), "det": lambda: linalg.det(a)}[op]()]
 

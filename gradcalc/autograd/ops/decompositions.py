@@ -146,8 +146,7 @@ def det(A: Tensor) -> Tensor:
     if A._data.size:
         # MKL's factor is of A^T when A is contiguous, as ATen's
         lu, pivots, _ = mkl_lapack.det_factor(A._data) or lu_factor_arrays(A._data)
-        swaps = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1), axis=-1)
-        product = np.where(swaps % 2, -1, 1) * np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
+        product = _permutation_sign(pivots) * np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
     else:  # the determinant of an empty matrix is 1
         product = np.ones(A.shape[:-2])
     data = np.asarray(product, dtype=A._dtype._numpy)
@@ -159,9 +158,24 @@ def torch_det(input: Tensor) -> Tensor:
     return det(input)
 
 
+def _permutation_sign(pivots: np.ndarray) -> np.ndarray:
+    """ATen's lu_det_P: the determinant of LAPACK's row interchanges, -1 for an odd count."""
+    swaps = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1), axis=-1)
+    return np.where(swaps % 2, -1, 1)
+
+
 def _slogdet_outputs(A: Tensor, name: str) -> tuple:
     check_matrix(A, name)
-    sign, logabsdet = np.linalg.slogdet(A._data)
+    factors = mkl_lapack.det_factor(A._data) if not A._dtype.is_complex else None
+    if factors is not None:
+        # ATen's _linalg_slogdet: from U's diagonal, its signs' product and its log-magnitudes' sum
+        # (the ops themselves, so log is MKL's and the sum adds in ATen's order)
+        lu, pivots, _ = factors
+        diagonal = Tensor._make(np.diagonal(lu, axis1=-2, axis2=-1), A._dtype)
+        sign = np.prod(np.sign(diagonal._data), axis=-1) * _permutation_sign(pivots)
+        logabsdet = diagonal.abs().log().sum(-1)._data
+    else:
+        sign, logabsdet = np.linalg.slogdet(A._data)
     real = A._dtype.to_real() if A._dtype.is_complex else A._dtype
     return record_outputs(SLOGDET, (A,), [(np.asarray(sign, dtype=A._dtype._numpy), A._dtype),
                                           (np.asarray(logabsdet, dtype=real._numpy), real)],
