@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .mkl import fresh, library, native, placed
+from .mkl import fresh, fresh_copy, library, native, placed
 
 # mkl_dfti.h: configuration parameters and their values
 _FORWARD_SCALE, _BACKWARD_SCALE, _NUMBER_OF_TRANSFORMS = 4, 5, 7
@@ -47,7 +47,10 @@ def _execute(x: np.ndarray, out_sizes: Sequence[int], dims: Sequence[int], norma
     batch = sorted((d for d in range(x.ndim) if d not in dims), key=lambda d: -x.strides[d])
     permutation = batch + list(dims)
     signal_shape = [x.shape[d] for d in dims]
-    source = placed(np.transpose(x, permutation).reshape([-1] + signal_shape))
+    source = np.transpose(x, permutation).reshape([-1] + signal_shape)
+    if min(source.strides) <= 0:  # an expanded gradient or a reversed view: made contiguous, as a tensor
+        source = fresh_copy(source)  # lies that ATen's strides can describe
+    source = placed(source)
     count = source.shape[0]
     sizes = [max(size, out_sizes[d]) for size, d in zip(signal_shape, dims)]
     out = fresh([count] + [out_sizes[d] for d in dims], out_dtype)

@@ -291,7 +291,7 @@ def triangular_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> 
 FFT_SHAPES = [(1,), (2,), (7,), (8,), (16,), (17,), (100,), (128,), (1000,), (4, 6), (3, 17), (5, 32), (2, 3, 8)]
 FFT_OPS = ("fft", "fft_complex", "ifft_complex", "rfft", "irfft", "hfft", "ihfft", "fft2_complex", "rfftn", "irfftn",
            "fft_ortho", "rfft_forward", "ifft_ortho", "fft_padded", "rfft_trimmed", "rfft_strided", "fftn_outer_dims",
-           "irfft_odd")
+           "irfft_odd", "irfft_grad", "rfft_grad")
 
 
 def fft_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
@@ -304,8 +304,13 @@ def fft_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
     z = torch.from_numpy((real + 1j * rng.standard_normal(shape)).astype(np.result_type(dtype, np.complex64))).clone()
     fft = torch.fft
     if (op in ("fft2_complex", "fftn_outer_dims", "rfft_strided") and len(shape) < 2) or \
-            (op in ("irfft", "hfft", "irfftn") and shape[-1] == 1):
+            (op in ("irfft", "hfft", "irfftn", "irfft_grad") and shape[-1] == 1):
         return []
+    if op.endswith("_grad"):  # the backward of a sum: an expanded gradient into the transform's own
+        leaf = z if op == "irfft_grad" else x
+        leaf.requires_grad_()
+        (fft.irfft(z).sum() if op == "irfft_grad" else fft.rfft(x).real.sum() + fft.rfft(x).imag.sum()).backward()
+        return [leaf.grad]
     return [{"fft": lambda: fft.fft(x), "fft_complex": lambda: fft.fft(z), "ifft_complex": lambda: fft.ifft(z),
              "rfft": lambda: fft.rfft(x), "irfft": lambda: fft.irfft(z), "hfft": lambda: fft.hfft(z),
              "ihfft": lambda: fft.ihfft(x), "fft2_complex": lambda: fft.fft2(z), "rfftn": lambda: fft.rfftn(x),
