@@ -147,13 +147,15 @@ def lu_operands(seed: int, size: tuple, dtype: type) -> tuple:
 # shapes for eigh (square ones) and the SVD: odd sizes, past MKL's blocking, wide, tall, a batch
 SPECTRAL_SHAPES = [(1, 1), (2, 2), (3, 3), (5, 5), (8, 8), (16, 16), (17, 17), (33, 33), (64, 64), (100, 100),
                    (5, 3), (3, 5), (40, 17), (17, 40), (3, 8, 8), (2, 6, 4)]
-SPECTRAL_OPS = ("eigh", "eigh_upper", "eigvalsh", "svd", "svd_reduced", "svdvals")
+SPECTRAL_OPS = ("eigh", "eigh_upper", "eigvalsh", "svd", "svd_reduced", "svdvals", "pinv", "pinv_hermitian",
+                "matrix_rank", "matrix_rank_hermitian")
 
 
 def spectral_operand(seed: int, shape: tuple, op: str, dtype: type) -> np.ndarray:
-    """A seeded matrix (batch) for OP: symmetric for eigh (M + M^T, exactly so), any for the SVD."""
+    """A seeded matrix (batch) for OP: symmetric for eigh and the hermitian forms (M + M^T, exactly
+    so), any for the SVD."""
     m = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
-    return m + np.swapaxes(m, -1, -2) if op.startswith("eig") else m
+    return m + np.swapaxes(m, -1, -2) if op.startswith("eig") or op.endswith("hermitian") else m
 
 
 QR_SHAPES = [(1, 1), (3, 3), (5, 3), (3, 5), (17, 17), (33, 33), (40, 17), (17, 40), (64, 64), (100, 100), (100, 70),
@@ -248,15 +250,18 @@ def lu_outputs(torch, op: str, seed: int, size: tuple, dtype: type) -> list:
 
 
 def spectral_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
-    """torch.linalg's eigh (syevd) and SVD (gesdd) through TORCH; none for eigh of a matrix
-    that is not square."""
-    if op.startswith("eig") and shape[-1] != shape[-2]:
+    """torch.linalg's eigh (syevd) and SVD (gesdd), and pinv and matrix_rank made of them, through
+    TORCH; none for eigh or a hermitian form of a matrix that is not square."""
+    if (op.startswith("eig") or op.endswith("hermitian")) and shape[-1] != shape[-2]:
         return []
     a, linalg = torch.from_numpy(spectral_operand(seed, shape, op, dtype)).clone(), torch.linalg
     return {"eigh": lambda: list(linalg.eigh(a)), "eigh_upper": lambda: list(linalg.eigh(a, UPLO="U")),
             "eigvalsh": lambda: [linalg.eigvalsh(a)], "svd": lambda: list(linalg.svd(a)),
             "svd_reduced": lambda: list(linalg.svd(a, full_matrices=False)),
-            "svdvals": lambda: [linalg.svdvals(a)]}[op]()
+            "svdvals": lambda: [linalg.svdvals(a)], "pinv": lambda: [linalg.pinv(a)],
+            "pinv_hermitian": lambda: [linalg.pinv(a, hermitian=True)],
+            "matrix_rank": lambda: [linalg.matrix_rank(a, rtol=0.3).to(a.dtype)],
+            "matrix_rank_hermitian": lambda: [linalg.matrix_rank(a, hermitian=True, rtol=0.3).to(a.dtype)]}[op]()
 
 
 def qr_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:

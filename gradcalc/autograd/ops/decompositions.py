@@ -615,7 +615,7 @@ SVD = node("LinalgSvdBackward0", ("A",), multi_output=True, saved=("S_sym_argsiz
            A=lambda grads, S, U, Vh, full_matrices: _svd_grad(grads, S, U, Vh, full_matrices))
 
 
-def _needs_vectors(A: Tensor) -> bool:
+def needs_vectors(A: Tensor) -> bool:
     """ATen's _may_require_fw_or_bw_grad: svdvals and eigvalsh compute the vectors too only
     where a gradient may need them, and LAPACK's values differ in their last digits then."""
     return (A.requires_grad and grad_mode.is_grad_enabled()) or forward_mode.has_tangent(A)
@@ -653,7 +653,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
 
 @op(module="linalg")
 def svdvals(A: Tensor, *, driver: Optional[str] = None) -> Tensor:
-    return _svd_outputs(A, False, "linalg.svd", _needs_vectors(A))[1]
+    return _svd_outputs(A, False, "linalg.svd", needs_vectors(A))[1]
 
 
 def _eigh_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor) -> Tensor:
@@ -699,7 +699,7 @@ def eigh(input: Tensor, UPLO: str = "L") -> Any:
 
 @op(module="linalg")
 def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:
-    return _eigh_outputs(input, UPLO, "linalg.eigh", _needs_vectors(input))[0]
+    return _eigh_outputs(input, UPLO, "linalg.eigh", needs_vectors(input))[0]
 
 
 def _eig_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor, complex_input: bool) -> Tensor:

@@ -13,10 +13,11 @@ from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn_once
 from .common import ReturnTypes, int64_tensor, zeros_like
-from .decompositions import (check_floating, check_solver_inputs, check_matrix, eigh, eye_like, inv, linalg_cholesky,
-                             linalg_qr, linalg_svd, lu_factor_arrays, output_grads, permutation_matrix, solve,
-                             solve_triangular, svdvals)
+from .decompositions import (check_floating, check_matrix, check_solver_inputs, eigh, eye_like, inv, linalg_cholesky,
+                             linalg_qr, linalg_svd, lu_factor_arrays, needs_vectors, output_grads, permutation_matrix,
+                             solve, solve_triangular, svdvals)
 from .joining import cat
+from .linalg import matmul
 from .registry import NOT_IMPLEMENTED, OPS, node, op, record, record_outputs
 from .statistics import NORM, vector_norm as statistics_vector_norm
 
@@ -72,17 +73,30 @@ def _pinv_grad(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
 PINV = node("LinalgPinvBackward0", ("self",), self=_pinv_grad)
 
 
+def _mkl_spectrum(a: np.ndarray, hermitian: bool, vectors: bool) -> Optional[tuple]:
+    """MKL's decomposition behind pinv and matrix_rank, as ATen's (eigh's syevd, or the reduced
+    SVD's gesdd): its outputs without the info, or None without MKL or where it failed."""
+    through_mkl = mkl_lapack.syevd(a, False, vectors) if hermitian else mkl_lapack.gesdd(a, False, vectors)
+    return None if through_mkl is None or np.any(through_mkl[-1]) else through_mkl[:-1]
+
+
 def _pinv_arrays(a: np.ndarray, atol: Any, rtol: Any, hermitian: bool) -> np.ndarray:
+    through_mkl = _mkl_spectrum(a, hermitian, True)
     if hermitian:
-        values, vectors = np.linalg.eigh(a)
+        values, vectors = through_mkl or np.linalg.eigh(a)
         magnitude = np.abs(values)
     else:
-        u, magnitude, vh = np.linalg.svd(a, full_matrices=False)
+        u, magnitude, vh = through_mkl or np.linalg.svd(a, full_matrices=False)
     largest = np.max(magnitude, axis=-1, keepdims=True) if magnitude.size else magnitude
     if rtol is None:
         rtol = 0.0 if atol is not None and atol > 0 else np.finfo(a.dtype).eps * max(a.shape[-2:])
     cutoff = np.maximum(0.0 if atol is None else atol, rtol * largest)
     keep = magnitude > cutoff
+    if through_mkl is not None:  # as ATen: V * (1 / S) in one product, then its matmul with U^H (MKL's)
+        vectors_v, vectors_u = (vectors, vectors) if hermitian else (np.swapaxes(vh, -1, -2), u)
+        scaled = vectors_v * np.where(keep, 1 / np.where(keep, values if hermitian else magnitude, 1), 0)[..., None, :]
+        dtype = dtypes.from_numpy(a.dtype)
+        return matmul(Tensor._make(scaled, dtype), Tensor._make(np.swapaxes(vectors_u, -1, -2), dtype))._data
     if hermitian:
         inverse = np.where(keep, 1 / np.where(keep, values, 1), 0)
         return (vectors * inverse[..., None, :]) @ np.swapaxes(vectors, -1, -2).conj()
@@ -334,7 +348,12 @@ def matrix_rank(input: Tensor, tol: Any = None, hermitian: bool = False, *, atol
         atol, rtol = (tol.item() if isinstance(tol, Tensor) else tol), 0.0
     atol = atol.item() if isinstance(atol, Tensor) else atol
     rtol = rtol.item() if isinstance(rtol, Tensor) else rtol
-    values = np.abs(np.linalg.eigvalsh(A._data)) if hermitian else np.linalg.svd(A._data, compute_uv=False)
+    # as ATen: from svdvals (vectors only where a gradient may need them) or eigvalsh's magnitudes
+    through_mkl = _mkl_spectrum(A._data, hermitian, not hermitian and needs_vectors(A))
+    if through_mkl is not None:
+        values = np.abs(through_mkl[0]) if hermitian else through_mkl[1]
+    else:
+        values = np.abs(np.linalg.eigvalsh(A._data)) if hermitian else np.linalg.svd(A._data, compute_uv=False)
     largest = np.max(values, axis=-1, keepdims=True) if values.size else values
     if rtol is None:
         rtol = 0.0 if atol is not None and atol > 0 else np.finfo(A._dtype._numpy).eps * max(A.shape[-2:])
