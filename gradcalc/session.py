@@ -294,7 +294,7 @@ class Session:
                 return False
             for category, message in parsed.warnings:
                 self.output.warning(category, message)
-            for statement in parsed.module.body:
+            for statement in parsed.statements():
                 if not self._run_statement(statement, source, filename):
                     return False
                 self.statements_done += 1
