@@ -335,10 +335,11 @@ class Repl:
 
 
 def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: Optional[EarlyPrompt] = None,
-             loaded: Callable[[], None] = lambda: None, max_memory: Optional[int] = None) -> int:
+             loaded: Callable[[], None] = lambda: None, worker: Any = None) -> int:
     """The REPL on this terminal; returns its exit status when the user leaves (Ctrl-D, exit,
-    sys.exit()). `early`: see early.py; `loaded` is called once the worker is ready; `max_memory`:
-    the worker's ceiling (None: the default)."""
+    sys.exit()). `early`: see early.py; `loaded` is called once the worker is ready; `worker`: the
+    worker.client.Worker that runs the inputs, launched already (default: one whose output is
+    captured and written here)."""
     from prompt_toolkit.output import create_output
 
     from ..display.color import use_color
@@ -351,12 +352,6 @@ def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: O
 
         return output_for(colour)
 
-    def make_worker() -> Any:
-        from ..worker.client import Worker
-
-        # the program's output goes straight to this process's stdout and stderr, as it is made
-        return Worker(color=colour, hints=True, max_memory=max_memory)
-
     # prompts go to the terminal even when stdout is redirected, as Python's REPL does
-    return Repl(Loader(make_output, colour, loaded, make_worker), colour, open_history(history_file),
-                terminal_output=create_output(always_prefer_tty=True)).run(early)
+    return Repl(Loader(make_output, colour, loaded, None if worker is None else lambda: worker), colour,
+                open_history(history_file), terminal_output=create_output(always_prefer_tty=True)).run(early)

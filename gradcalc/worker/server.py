@@ -15,7 +15,8 @@ from .. import jail
 from ..display.console import make_output, show
 from ..language import limits
 from ..runner import end_of_start_up, end_quietly_on_a_closed_pipe
-from ..session import Session, TextOutput, format_error, reset_global_state, warm_up
+from ..output import TextOutput
+from ..session import Session, format_error, reset_global_state, warm_up
 from .protocol import ChannelClosed, Receiver, send
 
 
