@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import pathlib
 import subprocess
 import sys
@@ -60,6 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--megabytes", type=float, default=5.0)
     args = parser.parse_args()
+    print("load average before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     head, unit = real_material()
     source = head + unit * max(1, round((args.megabytes * 1e6 - len(head)) / len(unit)))
     print(f"source: {len(source) / 1e6:.1f} MB, {source.count(chr(10)):,} lines")
