@@ -104,9 +104,12 @@ def _child(request_pipe: int, answer: int, memory: int) -> None:
         signal.signal(signal.SIGALRM, signal.SIG_DFL)  # the alarm ends the child: nothing can catch it
         signal.setitimer(signal.ITIMER_REAL, float(request["time"]))
         given = report.answer_in(session, request["source"], request["graphs"], int(request["max_output"]))
-        reply = memoryview(json.dumps(given, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        # a newline ends a whole answer (JSON text has none of its own): the zygote passes it on
+        # at once rather than when this process's end has unmapped its memory
+        reply = memoryview(json.dumps(given, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n")
         while reply:
             reply = reply[os.write(answer, reply):]
+        os.close(answer)
         status = 0
     finally:
         os._exit(status)
@@ -128,8 +131,10 @@ def serve_forever() -> None:
     pids: dict[Any, int] = {}  # id -> pid
     memory = Limits().memory  # the ceiling spares are made with: the server's default, until a request asks another
     spare: Optional[_Spare] = _Spare([], memory)
+    ending: list[int] = []  # children that answered whole, not yet reaped
     pending = bytearray()
     while True:
+        ending = [pid for pid in ending if not os.waitpid(pid, os.WNOHANG)[0]]
         for key, _ in selector.select():
             if key.data is None:
                 chunk = os.read(sys.stdin.fileno(), 1 << 16)
@@ -166,9 +171,12 @@ def serve_forever() -> None:
                 os.close(key.fd)
                 ident, pid, data = children.pop(key.fd)
                 pids.pop(ident, None)
-                _, wait_status = os.waitpid(pid, 0)
-                reply = {"id": ident, "answer": data.decode("utf-8", "replace"),
-                         "code": os.waitstatus_to_exitcode(wait_status)}
+                if data.endswith(b"\n"):  # a whole answer: the child ended its run, and is reaped later
+                    ending.append(pid)
+                    code = 0
+                else:  # cut short: how it ended says why
+                    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+                reply = {"id": ident, "answer": data.decode("utf-8", "replace"), "code": code}
                 sys.stdout.write(json.dumps(reply) + "\n")
                 sys.stdout.flush()
                 if spare is None:
