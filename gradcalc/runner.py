@@ -89,11 +89,12 @@ def run(source: str, filename: str, color: Optional[bool], graph: Optional[str] 
     """Run a whole program, then draw the graph behind tensor `graph` if asked; the exit status."""
     from .display.console import make_output
     from .language import limits
-    from .session import Session, format_error, warm_up
+    from .language.parser import preload
+    from .session import Session, format_error
 
     try:
         session = Session(make_output(color))
-        warm_up()
+        preload()  # the grammar's parser, unpickled if the program needs it (the jail keeps its cache out)
         end_of_start_up()
         # the OS's wall, for the rest of this process: the program runs in it (no second process, for start-up's sake)
         jail.apply()

@@ -48,6 +48,7 @@ _OPTIONS = dict(parser="lalr", lexer="basic", start=[_START_FILE, _START_FIELD],
 
 _runtime = None  # the module providing Lark's classes: the generated one or the lark package
 _lark = None  # the Lark object, built on the first parse
+_stored_parser: Optional[bytes] = None  # its pickle, read by preload() ahead of that parse
 
 
 def _runtime_module() -> types.ModuleType:
@@ -113,17 +114,44 @@ def _layout() -> _Layout:
     return _get_lark().options.postlex
 
 
-def _load_standalone(runtime: types.ModuleType):
-    """The parser of the generated modules, unpickled from the cache or built and cached."""
-    # the digest covers the tables and Lark's code; the pickle also depends on Python and on the
-    # format of its compiled regular expressions
-    path = _cache_file(f"parser-{runtime.TABLES_DIGEST[:16]}-{_python_tag()}-sre{_sre.MAGIC}.pickle")
-    if path is not None:
+def preload() -> None:
+    """Make ready to load the grammar's parser when it is first needed (a syntax error, what the
+    language leaves out: most programs never need it) without reading outside gradcalc's
+    installation then, where the sandbox's jail keeps the cache out: the cached parser is read now
+    and unpickled then. Where there is no cache to read (the lark package's own), it is loaded now."""
+    global _stored_parser
+    runtime = _runtime_module()
+    path = None if runtime.__name__ == "lark" else _cache_file(_standalone_cache_name(runtime))
+    if path is not None and _lark is None:
         try:
             with open(path, "rb") as handle:
-                return pickle.load(handle)
-        except Exception:  # missing, or unreadable by this gradcalc (truncated, renamed classes): rebuild
+                _stored_parser = handle.read()
+            return
+        except OSError:  # not cached yet: built (and stored) now
             pass
+    _get_lark()
+
+
+def _standalone_cache_name(runtime: types.ModuleType) -> str:
+    # the digest covers the tables and Lark's code; the pickle also depends on Python and on the
+    # format of its compiled regular expressions
+    return f"parser-{runtime.TABLES_DIGEST[:16]}-{_python_tag()}-sre{_sre.MAGIC}.pickle"
+
+
+def _load_standalone(runtime: types.ModuleType):
+    """The parser of the generated modules, unpickled from the cache (read by preload, or now) or
+    built and cached."""
+    global _stored_parser
+    path = _cache_file(_standalone_cache_name(runtime))
+    stored, _stored_parser = _stored_parser, None
+    try:
+        if stored is None and path is not None:
+            with open(path, "rb") as handle:
+                stored = handle.read()
+        if stored is not None:
+            return pickle.loads(stored)
+    except Exception:  # missing, or unreadable by this gradcalc (truncated, renamed classes): rebuild
+        pass
     from ._lark_tables import Lark_StandAlone
 
     parser = Lark_StandAlone(postlex=_Layout())
