@@ -147,11 +147,11 @@ def answer_in(session: Any, source: str, graphs: Any, max_output: int) -> dict:
 
 def _jail() -> None:
     """The OS wall (gradcalc.jail) before the program's first line; what the program's parse reads
-    from outside the installation (the parser's cache) is loaded first."""
+    from outside the installation (the parser's cache) is read first (a zygote's child has it)."""
     from . import jail
-    from .session import warm_up
+    from .language.parser import preload
 
-    warm_up()
+    preload()
     jail.apply(warn=False)
 
 

@@ -116,11 +116,14 @@ def _child(request_pipe: int, answer: int, memory: int) -> None:
 
 
 
+SPARES = 2  # children made ahead: a run takes the older, made while the run before last went on
+
+
 def serve_forever() -> None:
-    """The zygote's loop: requests in, each to the spare child, answers out. The next spare is
-    forked once the run is over, so that its making (a session, the jail) takes no processor from a
-    run, and makes itself while the answer travels back and the next request comes; with other runs
-    in flight (a busy server), at once."""
+    """The zygote's loop: requests in, each to the oldest spare child, answers out. Spares are
+    forked once a run is over, so that their making (a session, the jail) takes no processor from a
+    run, and there are two, so that the one a request takes is whole even when requests follow one
+    another at once; with other runs in flight (a busy server), one is forked as soon as one is taken."""
     import gc
 
     _warm_up()
@@ -130,7 +133,13 @@ def serve_forever() -> None:
     children: dict[int, tuple[Any, int, bytearray]] = {}  # answer fd -> (id, pid, answer so far)
     pids: dict[Any, int] = {}  # id -> pid
     memory = Limits().memory  # the ceiling spares are made with: the server's default, until a request asks another
-    spare: Optional[_Spare] = _Spare([], memory)
+    spares = [_Spare([], memory)]
+
+    def new_spare() -> _Spare:
+        # none of this process's other pipes: a run could read another one's answer, and a spare
+        # holding another's request pipe would keep that one waiting for its end for ever
+        return _Spare([*children, *(fd for spare in spares for fd in (spare.request, spare.answer))], memory)
+
     ending: list[int] = []  # children that answered whole, not yet reaped
     pending = bytearray()
     while True:
@@ -139,7 +148,7 @@ def serve_forever() -> None:
             if key.data is None:
                 chunk = os.read(sys.stdin.fileno(), 1 << 16)
                 if not chunk:  # the server is gone
-                    for pid in [*([spare.pid] if spare else []), *pids.values()]:
+                    for pid in [*(spare.pid for spare in spares), *pids.values()]:
                         os.kill(pid, signal.SIGKILL)
                     return
                 pending += chunk
@@ -152,16 +161,16 @@ def serve_forever() -> None:
                             os.kill(pids[request["kill"]], signal.SIGKILL)
                         continue
                     memory = int(request["memory"])
-                    if spare is not None and spare.memory != memory:  # made for another ceiling
+                    for spare in [spare for spare in spares if spare.memory != memory]:  # made for another ceiling
                         spare.discard()
-                        spare = None
-                    child, spare = spare or _Spare(list(children), memory), None
+                        spares.remove(spare)
+                    child = spares.pop(0) if spares else new_spare()
                     child.send(request)
                     children[child.answer] = (request["id"], child.pid, bytearray())
                     pids[request["id"]] = child.pid
                     selector.register(child.answer, selectors.EVENT_READ, request["id"])
-                    if len(children) > 1:  # a busy server: the next run's child is needed at once
-                        spare = _Spare(list(children), memory)
+                    if len(children) > 1 or not spares:  # a busy server: the next run's child is needed now
+                        spares.append(new_spare())
             else:
                 chunk = os.read(key.fd, 1 << 16)
                 if chunk:
@@ -179,8 +188,8 @@ def serve_forever() -> None:
                 reply = {"id": ident, "answer": data.decode("utf-8", "replace"), "code": code}
                 sys.stdout.write(json.dumps(reply) + "\n")
                 sys.stdout.flush()
-                if spare is None:
-                    spare = _Spare(list(children), memory)
+                while len(spares) < SPARES:
+                    spares.append(new_spare())
 
 
 # ------------------------------------------------------------------ the server's side
