@@ -291,6 +291,7 @@ class _Layout:
     always_accept: tuple = ()  # only the contextual lexer would need this
 
     def __init__(self) -> None:
+        self.recording = True  # whether the tokens are kept, for an error's report
         self.reset()
 
     def __reduce__(self):
@@ -323,7 +324,8 @@ class _Layout:
             if line_start:
                 if last is None and token.column > 1:
                     raise _LayoutError("unexpected indent", token.line, token.column, "IndentationError")
-                self.line_heads.append(token)
+                if self.recording:
+                    self.line_heads.append(token)
                 line_start = False
             if token.type in _OPENERS:
                 if len(self.brackets) >= _MAX_BRACKET_DEPTH:
@@ -331,7 +333,8 @@ class _Layout:
                 self.brackets.append(token)
             elif token.type in _CLOSERS:
                 self._close(token)
-            self.tokens.append(token)
+            if self.recording:
+                self.tokens.append(token)
             last = token
             yield token
         while len(self.indents) > 1:
@@ -659,6 +662,8 @@ def _check_rest(text: str, filename: str, found: GradcalcSyntaxError, begin: int
     if found.input_ended == "open":
         return found
     parser = _get_lark()
+    layout = _layout()
+    layout.recording = False  # the rest's tokens are only looked through: a large source's would fill memory
     try:
         for _ in parser.lex(_runtime_module().TextSlice(text, begin, end)):
             pass
@@ -666,6 +671,8 @@ def _check_rest(text: str, filename: str, found: GradcalcSyntaxError, begin: int
         return make_error(text, filename, error.message, error.line, error.column, type_name=error.type_name)
     except _runtime_module().UnexpectedCharacters as error:
         return lexer_error(text, filename, error.pos_in_stream, error.line, error.column)
+    finally:
+        layout.recording = True
     brackets = _layout().brackets
     if brackets and brackets[-1].line < found.line:
         return never_closed(text, filename, brackets[-1])
