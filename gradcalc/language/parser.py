@@ -503,10 +503,10 @@ def _next_piece(text: str, start: int, line: int, filename: str) -> tuple[_Piece
                 if end == len(text):
                     raise
                 end = len(text)  # the grammar words the error as the whole rest of the source gives it
-        except SyntaxError:
+        except SyntaxError as error:
             if end == len(text):
                 # raises the error in the grammar's words (or parses what only CPython refuses)
-                statements, found = _by_grammar(text, start, end, filename)
+                statements, found = _by_grammar(text, start, end, filename, (error.lineno, error.offset))
                 return _Piece(text, start, end, line, filename, by_grammar=True), statements, found
             end = _piece_end(text, start + 2 * (end - start))  # a wrong guess of the end, or the error
 
@@ -575,13 +575,16 @@ def _holds_left_out(statements: list) -> bool:
     return False
 
 
-def _by_grammar(text: str, start: int, end: int, filename: str) -> tuple[list, list]:
+def _by_grammar(text: str, start: int, end: int, filename: str,
+                host_error: Optional[tuple] = None) -> tuple[list, list]:
     """The statements and escape warnings of text[start:end] by the grammar, its lines numbered in
-    the whole text; raise GradcalcSyntaxError if it does not parse."""
+    the whole text; raise GradcalcSyntaxError if it does not parse. `host_error`: the (line,
+    column) of CPython's syntax error for the same text, if it gave one."""
     _get_lark()  # loaded first: loading freezes what it makes, when the collector runs
     with _collector_off():
         builder = Builder(text, filename, lambda field: _parse_field(field, text, filename, builder))
-        module = builder.transform(_parse_tree(text, _START_FILE, filename, start, end), _runtime_module().Tree)
+        tree = _parse_tree(text, _START_FILE, filename, start, end, host_error)
+        module = builder.transform(tree, _runtime_module().Tree)
     return module.body, builder.warnings
 
 
@@ -625,8 +628,12 @@ def _normalise(source: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def _parse_tree(text: str, start: str, filename: str, begin: int = 0, end: Optional[int] = None) -> Any:
-    """Lark's tree of text[begin:end] (whole lines), its positions those in the whole text."""
+def _parse_tree(text: str, start: str, filename: str, begin: int = 0, end: Optional[int] = None,
+                host_error: Optional[tuple] = None) -> Any:
+    """Lark's tree of text[begin:end] (whole lines), its positions those in the whole text.
+    `host_error`: where CPython's parser, which looks through the rest for a tokenizer error as
+    Python does, put its error; where it is the grammar's, the rest needs no look from Lark's
+    lexer (in Python: seconds for megabytes)."""
     parser = _get_lark()
     runtime = _runtime_module()
     try:
@@ -638,6 +645,8 @@ def _parse_tree(text: str, start: str, filename: str, begin: int = 0, end: Optio
         raise lexer_error(text, filename, error.pos_in_stream, error.line, error.column) from None
     except runtime.UnexpectedToken as error:
         found = parser_error(text, filename, error, _layout(), _terminal_text)
+        if host_error == (found.line, found.column):
+            raise found from None
         raise _check_rest(text, filename, found, begin, end) from None
 
 
