@@ -6,9 +6,9 @@ Each child is forked ahead of its request (the spare): it reseeds, sets its memo
 its session and puts up the OS wall where gradcalc has it (report.jailed_session), then waits for
 the request on a pipe; with it, it sets a wall-clock alarm that kills it, runs the one program as
 `gradcalc --json` does (report.answer_in), writes its answer on its own pipe and ends; it is never
-reused. The zygote reads the children's
-pipes and sends each answer, as one JSON line on stdout, to the server, whose requests come as
-JSON lines on stdin: {"id", "source", "graphs", "max_output", "memory", "time"}, or {"kill": id}.
+reused. The zygote reads the children's pipes and sends each answer, as one JSON line on stdout,
+to the server, whose requests come as JSON lines on stdin: {"id", "source", "graphs",
+"max_output", "memory", "time"}, or {"kill": id}.
 
 ZygoteRunner is the server's side: a Runner (runs.py) that starts the zygote on first use and
 again if it dies.
