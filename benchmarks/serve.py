@@ -3,8 +3,9 @@
 program (with its vars table and every graph) at 1, 10 and 20 concurrent clients, against a
 server started here on loopback, with runs forked from the zygote (default) or spawned (--spawn).
 
-Usage:  python benchmarks/serve.py [--runs N] [--workers N] [--spawn] [--clients 1,10,20]
-Targets: p50 <= 50 ms at 1 client, >= 30 runs/s at 10 clients.
+Usage:  python benchmarks/serve.py [--runs N] [--workers N] [--spawn] [--clients 1,10,20] [--pause S]
+Targets: p50 <= 50 ms at 1 client, >= 30 runs/s at 10 clients. --pause: each client waits S seconds
+after each answer, as a student reads it (default 0: the next run at once).
 """
 from __future__ import annotations
 
@@ -42,13 +43,15 @@ def _post(url: str) -> float:
     return time.perf_counter() - started
 
 
-def measure(url: str, clients: int, runs: int) -> tuple[float, float, float]:
-    """(runs per second, p50 seconds, p95 seconds) for `clients` clients making `runs` runs each."""
+def measure(url: str, clients: int, runs: int, pause: float = 0.0) -> tuple[float, float, float]:
+    """(runs per second, p50 seconds, p95 seconds) for `clients` clients making `runs` runs each,
+    `pause` seconds apart."""
     latencies: list[float] = []
 
     def client() -> None:
         for _ in range(runs):
             latencies.append(_post(url))
+            time.sleep(pause)
 
     threads = [threading.Thread(target=client) for _ in range(clients)]
     started = time.perf_counter()
@@ -68,6 +71,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--spawn", action="store_true", help="a new interpreter per run, not a fork")
     parser.add_argument("--clients", default="1,10,20")
+    parser.add_argument("--pause", type=float, default=0.0, help="seconds a client waits after each answer")
     options = parser.parse_args()
     port = _free_port()
     command = [sys.executable, "-m", "gradcalc", "serve", "--port", str(port), "--workers", str(options.workers),
@@ -86,7 +90,7 @@ def main() -> None:
         print(f"{'clients':>8} {'runs/s':>8} {'p50 ms':>8} {'p95 ms':>8}")
         total = 1
         for clients in (int(text) for text in options.clients.split(",")):
-            rate, p50, p95 = measure(url, clients, options.runs)
+            rate, p50, p95 = measure(url, clients, options.runs, options.pause)
             total += clients * options.runs
             print(f"{clients:>8} {rate:>8.1f} {p50 * 1000:>8.0f} {p95 * 1000:>8.0f}")
     finally:

@@ -101,13 +101,29 @@ def _read_request(request: bytes) -> dict:
 
 def run_program(source: str, graphs: Any, max_output: int) -> dict:
     """What the answer holds, the program run in a fresh session of this process."""
-    from .session import Session, TextOutput, format_error
+    return answer_in(jailed_session(), source, graphs, max_output)
+
+
+def jailed_session() -> Any:
+    """A fresh session in this process, and the OS wall (gradcalc.jail) up around it: what a run
+    needs before its program is known (gradcalc serve's zygote makes it ahead of the request)."""
+    from .output import TextOutput
+    from .session import Session
+
+    session = Session(TextOutput())  # the run's own streams are set by answer_in
+    end_of_start_up()
+    _jail()
+    return session
+
+
+def answer_in(session: Any, source: str, graphs: Any, max_output: int) -> dict:
+    """What the answer holds, the program run in `session` (of jailed_session, which runs no other)."""
+    from .output import TextOutput
+    from .session import format_error
 
     budget = [max_output]
     stdout, stderr = _CappedText(budget), _CappedText(budget)
-    session = Session(TextOutput(stdout, stderr))
-    end_of_start_up()
-    _jail()
+    session.output = TextOutput(stdout, stderr)
     truncated = False
     try:
         ok = session.run(source, "<stdin>")
@@ -131,11 +147,11 @@ def run_program(source: str, graphs: Any, max_output: int) -> dict:
 
 def _jail() -> None:
     """The OS wall (gradcalc.jail) before the program's first line; what the program's parse reads
-    from outside the installation (the parser's cache) is loaded first."""
+    from outside the installation (the parser's cache) is read first (a zygote's child has it)."""
     from . import jail
-    from .session import warm_up
+    from .language.parser import preload
 
-    warm_up()
+    preload()
     jail.apply(warn=False)
 
 

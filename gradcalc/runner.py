@@ -45,10 +45,16 @@ def start_repl(color: Optional[bool], history_file: Optional[str], max_memory: O
     early = show_first_prompt()
     try:
         end_quietly_on_a_closed_pipe()
+        from .display.color import use_color
+        from .worker.client import Worker
+
+        # launched before the editor loads, which takes as long: the worker loads numpy and gradcalc
+        # on another processor meanwhile; the program's output goes straight to this process's fds
+        worker = Worker(color=use_color(color), hints=True, max_memory=max_memory)
+        worker.launch()
         from .repl.app import run_repl
 
-        # the worker starts behind the first prompt
-        status = run_repl(color, history_file, early, loaded=end_of_start_up, max_memory=max_memory)
+        status = run_repl(color, history_file, early, loaded=end_of_start_up, worker=worker)
     except KeyboardInterrupt:  # Ctrl-C before the editor took over the terminal
         if early is not None:
             early.restore()  # now: interrupted() ends the process by the signal
@@ -83,11 +89,12 @@ def run(source: str, filename: str, color: Optional[bool], graph: Optional[str] 
     """Run a whole program, then draw the graph behind tensor `graph` if asked; the exit status."""
     from .display.console import make_output
     from .language import limits
-    from .session import Session, format_error, warm_up
+    from .language.parser import preload
+    from .session import Session, format_error
 
     try:
         session = Session(make_output(color))
-        warm_up()
+        preload()  # the grammar's parser, unpickled if the program needs it (the jail keeps its cache out)
         end_of_start_up()
         # the OS's wall, for the rest of this process: the program runs in it (no second process, for start-up's sake)
         jail.apply()

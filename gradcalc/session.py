@@ -12,7 +12,7 @@ import os
 import sys
 import warnings as python_warnings
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Optional, Protocol
+from typing import Any, Callable, Iterator, Optional
 
 from . import numpy_state, warnings
 from .files import tree as file_tree
@@ -22,52 +22,7 @@ from .language.compiler import PolicyError, compile_statement
 from .language.modules import ModuleTable, guarded_helpers
 from .language.parser import GradcalcSyntaxError, parse
 from .language.syntax_errors import make_error
-
-
-class Output(Protocol):
-    def write(self, text: str) -> None:
-        """Text a program prints on stdout."""
-
-    def write_stderr(self, text: str) -> None:
-        """Text a program writes to sys.stderr."""
-
-    def echo(self, value: Any) -> None:
-        """A value echoed by an expression statement."""
-
-    def warning(self, category: str, message: str) -> None:
-        """A warning raised while running."""
-
-    def error(self, text: str) -> None:
-        """The error that ended a run: `ErrorType: message` (a syntax error adds where and why)."""
-
-
-class TextOutput:
-    """Plain text on two streams: what a script or a pipe gets, byte for byte PyTorch's."""
-
-    def __init__(self, stdout: Any = None, stderr: Any = None) -> None:
-        self.stdout = stdout or sys.stdout
-        self.stderr = stderr or sys.stderr
-
-    def write(self, text: str) -> None:
-        self.stdout.write(text)
-
-    def write_stderr(self, text: str) -> None:
-        self.stdout.flush()
-        self.stderr.write(text)
-        self.stderr.flush()
-
-    def echo(self, value: Any) -> None:
-        self.stdout.write(repr(value) + "\n")
-
-    def warning(self, category: str, message: str) -> None:
-        self.stdout.flush()
-        self.stderr.write(f"{category}: {message}\n")
-        self.stderr.flush()
-
-    def error(self, text: str) -> None:
-        self.stdout.flush()
-        self.stderr.write(text + "\n")
-        self.stderr.flush()
+from .output import Output, TextOutput  # noqa: F401  (TextOutput: where sessions are made)
 
 
 class OutputStream:
@@ -296,7 +251,7 @@ class Session:
                 return False
             for category, message in parsed.warnings:
                 self.output.warning(category, message)
-            for statement in parsed.module.body:
+            for statement in parsed.statements():
                 if not self._run_statement(statement, source, filename):
                     return False
                 self.statements_done += 1

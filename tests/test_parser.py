@@ -532,3 +532,74 @@ def test_escape_warnings_as_the_grammar_gives_them() -> None:
 def test_what_the_language_leaves_out_never_comes_from_the_host_parser(source: str) -> None:
     with pytest.raises(GradcalcSyntaxError, match="is not supported in gradcalc"):
         parse(source)
+
+
+# ------------------------------------------------ a program parsed a piece at a time
+
+@pytest.fixture
+def tiny_pieces(monkeypatch):
+    """Every line that may start a piece ends one, and no piece's trees are kept: a small program
+    goes through what only a large one meets otherwise."""
+    import gradcalc.language.parser as parser_module
+
+    monkeypatch.setattr(parser_module, "_PIECE_CHARS", 1)
+    monkeypatch.setattr(parser_module, "_KEPT_CHARS", 0)
+
+
+def _same_outcome(source: str, filename: str = "<string>") -> None:
+    """`parse` a piece at a time gives what the grammar gives for the whole source at once."""
+    try:
+        expected = parse_with_lark(source, filename)
+    except GradcalcSyntaxError as error:
+        with pytest.raises(GradcalcSyntaxError) as caught:
+            parse(source, filename)
+        found = caught.value
+        assert (str(found), found.line, found.column, found.type_name, found.input_ended) == (
+            str(error), error.line, error.column, error.type_name, error.input_ended)
+        return
+    found = parse(source, filename)
+    assert dump(found.module) == dump(expected.module) and found.warnings == expected.warnings
+
+
+@pytest.mark.parametrize("program", [p for p in _programs() if p.parent.name == "language"],
+                         ids=lambda p: p.stem)
+def test_a_program_in_pieces_is_the_whole_program(program: Path, tiny_pieces) -> None:
+    _same_outcome(program.read_text(encoding="utf-8"), str(program))
+
+
+@pytest.mark.parametrize("source", [
+    # a line at column 0 inside a string, brackets or after a backslash is no statement's start
+    'x = """\nclass A:\n    pass\n"""\ny = 1\n',
+    "x = [\n1,\n2]\ny = x\n",
+    "x = 1 + \\\n2\ny = 3\n",
+    # a decorator and its function, a statement and the clauses that continue it
+    "@f\n@g(\n1)\ndef h():\n    pass\nz = 1\n",
+    "if a:\n    b\n# note\nelse:\n    c\ntry:\n    d\nexcept E:\n    e\nfinally:\n    f\nfor i in j:\n    k\nelse:\n    l\n",
+    "if a:\n    b\nelif c:\n    d\n",
+    # the grammar for one piece (a word that may start a `match` statement), CPython's for the others
+    "x = 1\nmatch = x\nmatch.y = 2\nz = 'a\\d'\n",
+    "x = 1\n\x0cmatch x:\n    case object(__globals__=g):\n        pass\n",
+    "x = 1\nasync def f():\n    pass\n",
+    "x = 1\ny = f(await)\n",
+    # errors in a later piece, and a tokenizer error after it that Python reports first
+    "x = 1\ny = 2\nz = (3,\nw = 4\n",
+    "x = 1\ny = 2 +\nz = 3\n",
+    "x = 1\ny = 2 +\nz = 'never closed\n",
+    "x = 1\n  y = 2\n",
+    "x = 1\ny = 2\nelse:\n    z\n",
+    "x = 1\ndef f():\n    return 1\n  y = 2\n",
+    "x = 1\ny = )\n",
+    'x = 1\ny = """never\nclosed\n',
+])
+def test_pieces_end_where_statements_end(source: str, tiny_pieces) -> None:
+    _same_outcome(source)
+
+
+def test_a_large_program_keeps_its_line_numbers() -> None:
+    # the default piece size: a few hundred pieces, those after the first ones made again when run
+    unit = 'def f(x):\n    """Doc.\nclass Not:\n    a statement\n"""\n    return x + 1\n\n\ny = [f(i)\nfor i in range(3)]\n'
+    source = unit * 12000 + "if y:\n    z = 1\nelse:\n    z = 2\n"
+    found = parse(source)
+    expected = py.parse(source)
+    assert len(found._pieces) > 10 and found._pieces[-1].kept is None
+    assert all(dump(a) == dump(b) for a, b in zip(found.statements(), expected.body, strict=True))

@@ -267,3 +267,17 @@ def test_the_first_prompt_waits_for_nothing_heavy() -> None:
             " 'gradcalc.session' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
     assert done.stdout == "[]\n[] False\n"
+
+
+def test_the_front_end_loads_no_numpy() -> None:
+    # numpy and the library are the worker's to load: the front end loading them too, on a 2-core
+    # machine, would take a processor from the worker while the first input waits for it
+    import subprocess
+
+    code = ("import sys\nfrom gradcalc.repl.app import Loader\nfrom gradcalc.display.console import make_output\n"
+            "from gradcalc.language.parser import is_complete\nfrom gradcalc.worker.client import Worker\n"
+            "make_output(True), make_output(False), is_complete('x = (1,\\n')\n"
+            "print(sorted(name for name in sys.modules if name.split('.')[0] == 'numpy'"
+            " or name.startswith(('gradcalc.session', 'gradcalc.autograd'))))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (done.stdout, done.returncode) == ("[]\n", 0), done.stderr

@@ -88,6 +88,18 @@ def test_a_zygote_that_dies_is_replaced() -> None:
         assert run(test_client, "print(2)\n", [])["stdout"] == "2\n"
 
 
+def test_each_run_has_its_servers_memory_ceiling() -> None:
+    # the zygote's children are made ahead with a ceiling: one of 128 MiB replaces those of 512
+    program = "import torch\nx = torch.ones(50_000_000)\nprint(x.shape)\n"  # 200 MB
+    small = Limits(time=4.0, memory=128 << 20, output=10_000, source=2_000)
+    with TestClient(create_app(Settings(small, rate=0), runner=ZygoteRunner())) as test_client:
+        for _ in range(2):
+            answer = run(test_client, program, [])
+            assert answer["limit"] == "memory" and "128 MiB" in answer["stderr"]
+    with TestClient(create_app(Settings(LIMITS, rate=0), runner=ZygoteRunner())) as test_client:
+        assert run(test_client, program, [])["stdout"] == "torch.Size([50000000])\n"
+
+
 def test_text_plain_body_and_graphs_on_request(client: TestClient) -> None:
     response = client.post("/api/run", content=b"import torch\ny = torch.ones(2, requires_grad=True) * 3\n",
                            headers={"Content-Type": "text/plain"})

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, Optional
 
-from ..session import TextOutput
+from ..output import TextOutput
 from .color import use_color
 
 # Spans of PyTorch's text worth a colour. At each position the first group that matches wins,

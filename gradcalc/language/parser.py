@@ -16,8 +16,9 @@ import re
 import sys
 import types
 import warnings
+from contextlib import contextmanager
 from re import _compiler, _parser
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from .builder import Builder
 from .syntax_errors import GradcalcSyntaxError, lexer_error, make_error, never_closed, parser_error
@@ -47,6 +48,7 @@ _OPTIONS = dict(parser="lalr", lexer="basic", start=[_START_FILE, _START_FIELD],
 
 _runtime = None  # the module providing Lark's classes: the generated one or the lark package
 _lark = None  # the Lark object, built on the first parse
+_stored_parser: Optional[bytes] = None  # its pickle, read by preload() ahead of that parse
 
 
 def _runtime_module() -> types.ModuleType:
@@ -112,17 +114,44 @@ def _layout() -> _Layout:
     return _get_lark().options.postlex
 
 
-def _load_standalone(runtime: types.ModuleType):
-    """The parser of the generated modules, unpickled from the cache or built and cached."""
-    # the digest covers the tables and Lark's code; the pickle also depends on Python and on the
-    # format of its compiled regular expressions
-    path = _cache_file(f"parser-{runtime.TABLES_DIGEST[:16]}-{_python_tag()}-sre{_sre.MAGIC}.pickle")
-    if path is not None:
+def preload() -> None:
+    """Make ready to load the grammar's parser when it is first needed (a syntax error, what the
+    language leaves out: most programs never need it) without reading outside gradcalc's
+    installation then, where the sandbox's jail keeps the cache out: the cached parser is read now
+    and unpickled then. Where there is no cache to read (the lark package's own), it is loaded now."""
+    global _stored_parser
+    runtime = _runtime_module()
+    path = None if runtime.__name__ == "lark" else _cache_file(_standalone_cache_name(runtime))
+    if path is not None and _lark is None:
         try:
             with open(path, "rb") as handle:
-                return pickle.load(handle)
-        except Exception:  # missing, or unreadable by this gradcalc (truncated, renamed classes): rebuild
+                _stored_parser = handle.read()
+            return
+        except OSError:  # not cached yet: built (and stored) now
             pass
+    _get_lark()
+
+
+def _standalone_cache_name(runtime: types.ModuleType) -> str:
+    # the digest covers the tables and Lark's code; the pickle also depends on Python and on the
+    # format of its compiled regular expressions
+    return f"parser-{runtime.TABLES_DIGEST[:16]}-{_python_tag()}-sre{_sre.MAGIC}.pickle"
+
+
+def _load_standalone(runtime: types.ModuleType):
+    """The parser of the generated modules, unpickled from the cache (read by preload, or now) or
+    built and cached."""
+    global _stored_parser
+    path = _cache_file(_standalone_cache_name(runtime))
+    stored, _stored_parser = _stored_parser, None
+    try:
+        if stored is None and path is not None:
+            with open(path, "rb") as handle:
+                stored = handle.read()
+        if stored is not None:
+            return pickle.loads(stored)
+    except Exception:  # missing, or unreadable by this gradcalc (truncated, renamed classes): rebuild
+        pass
     from ._lark_tables import Lark_StandAlone
 
     parser = Lark_StandAlone(postlex=_Layout())
@@ -262,6 +291,7 @@ class _Layout:
     always_accept: tuple = ()  # only the contextual lexer would need this
 
     def __init__(self) -> None:
+        self.recording = True  # whether the tokens are kept, for an error's report
         self.reset()
 
     def __reduce__(self):
@@ -294,7 +324,8 @@ class _Layout:
             if line_start:
                 if last is None and token.column > 1:
                     raise _LayoutError("unexpected indent", token.line, token.column, "IndentationError")
-                self.line_heads.append(token)
+                if self.recording:
+                    self.line_heads.append(token)
                 line_start = False
             if token.type in _OPENERS:
                 if len(self.brackets) >= _MAX_BRACKET_DEPTH:
@@ -302,7 +333,8 @@ class _Layout:
                 self.brackets.append(token)
             elif token.type in _CLOSERS:
                 self._close(token)
-            self.tokens.append(token)
+            if self.recording:
+                self.tokens.append(token)
             last = token
             yield token
         while len(self.indents) > 1:
@@ -355,69 +387,205 @@ class _Layout:
 
 
 # ------------------------------------------------------------------ public API
+#
+# A program is parsed a piece at a time, a piece being a run of whole top-level statements of
+# about _PIECE_CHARS characters: Python's grammar treats top-level statements independently, so
+# the pieces' statements are the program's, and the trees of only one piece need to be alive at
+# once (those of a whole 5 MB source take gigabytes). A syntax error anywhere stops the program
+# before it runs, so every piece is parsed first; the statements of the first pieces are kept,
+# those of the rest are made again as they are run.
+
+_PIECE_CHARS = 1 << 16
+_KEPT_CHARS = 1 << 18  # beyond this much source, a piece's trees are made again when run
+# Where a piece may end: a line at column 0 that starts a statement unless it is inside a string
+# or brackets, or after a backslash. A wrong guess only makes the piece fail to parse, and it is
+# then parsed with more of the source after it; a clause that continues a statement (`else`, ...)
+# is never taken, since a piece starting with it would fail for good.
+_PIECE_START = re.compile(r"(?<!\\)\n(?![ \t\f\n#)\]}]|(?:else|elif|except|finally)\b)")
+
+
+class _Piece:
+    """A run of whole top-level statements: where it is in the source and which parser took it;
+    its statements while they are kept."""
+
+    __slots__ = ("text", "start", "end", "line", "filename", "by_grammar", "kept")
+
+    def __init__(self, text: str, start: int, end: int, line: int, filename: str, by_grammar: bool) -> None:
+        self.text, self.start, self.end, self.line, self.filename = text, start, end, line, filename
+        self.by_grammar = by_grammar
+        self.kept: Optional[list] = None
+
+    def statements(self) -> list:
+        if self.kept is not None:
+            return self.kept
+        with _collector_off():
+            if self.by_grammar:
+                statements, _ = _by_grammar(self.text, self.start, self.end, self.filename)
+            else:
+                statements, _ = _by_python(self.text, self.start, self.end, self.line, self.filename)
+        return statements
+
 
 class Parsed:
-    """A parsed program: its `ast.Module` and the warnings Python's tokenizer would give."""
+    """A parsed program: its top-level statements and the warnings Python's tokenizer would give."""
 
-    __slots__ = ("module", "warnings")
+    __slots__ = ("_pieces", "warnings")
 
-    def __init__(self, module: ast.Module, warnings: list) -> None:
-        self.module = module
+    def __init__(self, pieces: list, warnings: list) -> None:
+        self._pieces = pieces
         self.warnings = warnings  # (category, message) pairs: invalid escape sequences
+
+    def statements(self) -> Iterator[ast.stmt]:
+        """The top-level statements in order, a large program's made as they are reached."""
+        for piece in self._pieces:
+            yield from piece.statements()
+
+    @property
+    def module(self) -> ast.Module:
+        """The whole program's tree (for small inputs: a large program's is large)."""
+        return ast.Module(body=list(self.statements()), type_ignores=[])
 
 
 def parse(source: str, filename: str = "<string>") -> Parsed:
     """Parse a whole program; raise GradcalcSyntaxError if it is not valid Python."""
     text = _normalise(source)
-    return _parse_with_python(text, filename) or parse_with_lark(text, filename)
+    pieces: list = []
+    found: list = []
+    start, line, kept_chars = 0, 1, 0
+    with _collector_off():
+        while start < len(text):
+            piece, statements, piece_warnings = _next_piece(text, start, line, filename)
+            if kept_chars < _KEPT_CHARS:
+                piece.kept = statements
+                kept_chars += piece.end - piece.start
+            pieces.append(piece)
+            found += piece_warnings
+            line += text.count("\n", piece.start, piece.end)
+            start = piece.end
+    return Parsed(pieces, found)
+
+
+@contextmanager
+def _collector_off() -> Iterator[None]:
+    """Parsing makes many objects and no garbage cycles: collections meanwhile would only walk the
+    trees kept so far, and the rest of the heap, again and again (most of a large source's time)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def parse_with_lark(source: str, filename: str = "<string>") -> Parsed:
     """`parse` by gradcalc's own grammar alone, whatever the host Python (the tests compare it with
     CPython's parser)."""
     text = _normalise(source)
-    _get_lark()  # loaded first: loading freezes what it makes, when the collector runs
-    # The parse makes millions of objects and no garbage cycles: collections meanwhile would only
-    # walk an ever larger heap again and again (most of a large source's time).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        builder = Builder(text, filename, lambda field: _parse_field(field, text, filename, builder))
-        module = builder.transform(_parse_tree(text, _START_FILE, filename), _runtime_module().Tree)
-    finally:
-        if collecting:
-            gc.enable()
-    return Parsed(module, builder.warnings)
+    piece = _Piece(text, 0, len(text), 1, filename, by_grammar=True)
+    piece.kept, found = _by_grammar(text, 0, len(text), filename)
+    return Parsed([piece], found)
+
+
+def _next_piece(text: str, start: int, line: int, filename: str) -> tuple[_Piece, list, list]:
+    """The piece starting at `start` (a statement's start), its statements and warnings; raise the
+    program's syntax error if it is there."""
+    end = _piece_end(text, start + _PIECE_CHARS)
+    while True:
+        try:
+            statements, found = _by_python(text, start, end, line, filename)
+            return _Piece(text, start, end, line, filename, by_grammar=False), statements, found
+        except _LeftOut:
+            try:
+                statements, found = _by_grammar(text, start, end, filename)
+                return _Piece(text, start, end, line, filename, by_grammar=True), statements, found
+            except GradcalcSyntaxError:
+                if end == len(text):
+                    raise
+                end = len(text)  # the grammar words the error as the whole rest of the source gives it
+        except SyntaxError as error:
+            if end == len(text):
+                # raises the error in the grammar's words (or parses what only CPython refuses)
+                statements, found = _by_grammar(text, start, end, filename, (error.lineno, error.offset))
+                return _Piece(text, start, end, line, filename, by_grammar=True), statements, found
+            end = _piece_end(text, start + 2 * (end - start))  # a wrong guess of the end, or the error
+
+
+def _piece_end(text: str, position: int) -> int:
+    """The first place a piece may end at or after `position`."""
+    if position >= len(text):
+        return len(text)
+    found = _PIECE_START.search(text, position - 1)  # the newline before a piece's first line
+    return found.end() if found else len(text)
 
 
 # CPython 3.11's parser is gradcalc's language's own parser and builds the very tree the grammar
 # builds (tests/test_parser.py compares them), at C speed and in linear time and memory, where the
 # Lark parser takes a minute and gigabytes for a few megabytes of source. It is used on a 3.11 host
-# for sources without the words that start what gradcalc leaves out (`async`, `await`, a `match`
+# for pieces without the words that start what gradcalc leaves out (`async`, `await`, a `match`
 # statement, a bracketed `with`); everything else, and every syntax error, goes to the grammar,
 # which words the errors as gradcalc does.
 _HOST_IS_THE_LANGUAGE = sys.version_info[:2] == (3, 11)
-_LEFT_OUT = re.compile(r"\b(?:async|await)\b|^[ \t\f]*match\b|\bwith[ \t\f\\\n]*\(", re.MULTILINE)
-# what the grammar leaves out, as CPython builds it: the words above are only a quick look, the
-# tree decides (a class pattern reads attributes by the names it is given, past the guard)
-_LEFT_OUT_NODES = (ast.Match, ast.AsyncFunctionDef, ast.AsyncFor, ast.AsyncWith, ast.Await)
+# (as two expressions that each start with what the regular expression engine looks for fast: a
+# first letter, a newline; as one they took a tenth of a large source's parse)
+_LEFT_OUT = re.compile(r"(?=[aw])\b(?:async\b|await\b|with[ \t\f\\\n]*\()")
+_MATCH_LINE = re.compile(r"(?:\n|^)[ \t\f]*match\b")
+# The statements the grammar leaves out, as CPython builds them: the words above are only a quick
+# look for a soft keyword (a form feed before `match` once passed it), the tree decides (a class
+# pattern reads attributes by the names it is given, past the guard). An `await` expression needs
+# no look at the tree: `async` and `await` are hard keywords, tokens only where the words stand.
+_LEFT_OUT_STATEMENTS = (ast.Match, ast.AsyncFunctionDef, ast.AsyncFor, ast.AsyncWith)
+_BLOCKS = ("body", "orelse", "finalbody", "handlers")
 
 
-def _parse_with_python(text: str, filename: str) -> Optional[Parsed]:
-    """The program as CPython's parser builds it, or None where the grammar must decide."""
-    if not _HOST_IS_THE_LANGUAGE or _LEFT_OUT.search(text):
-        return None
+class _LeftOut(Exception):
+    """The piece may hold what the language leaves out: the grammar decides."""
+
+
+def _by_python(text: str, start: int, end: int, line: int, filename: str) -> tuple[list, list]:
+    """The statements and escape warnings of text[start:end] as CPython's parser builds them, the
+    piece starting on line `line`; raise _LeftOut where the grammar must decide, or SyntaxError."""
+    piece = text[start:end]
+    if not _HOST_IS_THE_LANGUAGE or _LEFT_OUT.search(piece) or _MATCH_LINE.search(piece):
+        raise _LeftOut
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            module = ast.parse(text, filename)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):  # the grammar says why
-            return None
-    if any(isinstance(node, _LEFT_OUT_NODES) for node in ast.walk(module)):
-        return None
+            # the blank lines put the piece's lines at their numbers in the program
+            module = ast.parse("\n" * (line - 1) + piece, filename)
+        except (ValueError, RecursionError, MemoryError) as error:  # the grammar says why
+            raise SyntaxError(str(error)) from None
+    if _holds_left_out(module.body):
+        raise _LeftOut
     # the escape sequences' warnings, as the grammar's builder gives them (not the tokenizer's others)
     found = [(w.category.__name__, str(w.message)) for w in caught if w.category is DeprecationWarning]
-    return Parsed(module, found)
+    return module.body, found
+
+
+def _holds_left_out(statements: list) -> bool:
+    """Whether a left-out statement is among `statements` or in their blocks (statements are
+    never inside expressions: the blocks are all there is to look at)."""
+    stack = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _LEFT_OUT_STATEMENTS):
+            return True
+        for block in _BLOCKS:
+            stack += getattr(node, block, ())
+    return False
+
+
+def _by_grammar(text: str, start: int, end: int, filename: str,
+                host_error: Optional[tuple] = None) -> tuple[list, list]:
+    """The statements and escape warnings of text[start:end] by the grammar, its lines numbered in
+    the whole text; raise GradcalcSyntaxError if it does not parse. `host_error`: the (line,
+    column) of CPython's syntax error for the same text, if it gave one."""
+    _get_lark()  # loaded first: loading freezes what it makes, when the collector runs
+    with _collector_off():
+        builder = Builder(text, filename, lambda field: _parse_field(field, text, filename, builder))
+        tree = _parse_tree(text, _START_FILE, filename, start, end, host_error)
+        module = builder.transform(tree, _runtime_module().Tree)
+    return module.body, builder.warnings
 
 
 def _parse_field(field_text: str, text: str, filename: str, builder: Builder) -> Any:
@@ -460,11 +628,16 @@ def _normalise(source: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def _parse_tree(text: str, start: str, filename: str) -> Any:
+def _parse_tree(text: str, start: str, filename: str, begin: int = 0, end: Optional[int] = None,
+                host_error: Optional[tuple] = None) -> Any:
+    """Lark's tree of text[begin:end] (whole lines), its positions those in the whole text.
+    `host_error`: where CPython's parser, which looks through the rest for a tokenizer error as
+    Python does, put its error; where it is the grammar's, the rest needs no look from Lark's
+    lexer (in Python: seconds for megabytes)."""
     parser = _get_lark()
     runtime = _runtime_module()
     try:
-        return parser.parse(text, start=start)
+        return parser.parse(runtime.TextSlice(text, begin, end), start=start)
     except _LayoutError as error:
         raise make_error(text, filename, error.message, error.line, error.column,
                          type_name=error.type_name) from None
@@ -472,7 +645,9 @@ def _parse_tree(text: str, start: str, filename: str) -> Any:
         raise lexer_error(text, filename, error.pos_in_stream, error.line, error.column) from None
     except runtime.UnexpectedToken as error:
         found = parser_error(text, filename, error, _layout(), _terminal_text)
-        raise _check_rest(text, filename, found) from None
+        if host_error == (found.line, found.column):
+            raise found from None
+        raise _check_rest(text, filename, found, begin, end) from None
 
 
 def _terminal_text(name: str) -> Optional[str]:
@@ -484,8 +659,10 @@ def _terminal_text(name: str) -> Optional[str]:
     return pattern.value if pattern.type == "str" else None
 
 
-def _check_rest(text: str, filename: str, found: GradcalcSyntaxError) -> GradcalcSyntaxError:
-    """Tokenize the whole source, as Python does after a parser error.
+def _check_rest(text: str, filename: str, found: GradcalcSyntaxError, begin: int,
+                end: Optional[int]) -> GradcalcSyntaxError:
+    """Tokenize the whole source (text[begin:end], from a statement's start), as Python does after
+    a parser error.
 
     A tokenizer error anywhere (a bad bracket, an unterminated string) takes
     precedence, and so does a bracket still open at the end of the input when
@@ -494,13 +671,17 @@ def _check_rest(text: str, filename: str, found: GradcalcSyntaxError) -> Gradcal
     if found.input_ended == "open":
         return found
     parser = _get_lark()
+    layout = _layout()
+    layout.recording = False  # the rest's tokens are only looked through: a large source's would fill memory
     try:
-        for _ in parser.lex(text):
+        for _ in parser.lex(_runtime_module().TextSlice(text, begin, end)):
             pass
     except _LayoutError as error:
         return make_error(text, filename, error.message, error.line, error.column, type_name=error.type_name)
     except _runtime_module().UnexpectedCharacters as error:
         return lexer_error(text, filename, error.pos_in_stream, error.line, error.column)
+    finally:
+        layout.recording = True
     brackets = _layout().brackets
     if brackets and brackets[-1].line < found.line:
         return never_closed(text, filename, brackets[-1])

@@ -64,6 +64,7 @@ class Loader:
         self._thread: Optional[threading.Thread] = None
         self._lock = threading.Lock()
         self._failure: Optional[BaseException] = None
+        self._inputs_ready = threading.Event()  # set once the worker, the output and the parser are made
         self.output: Any = None
         self.worker: Any = None
         self.lexer: Optional[Lexer] = None
@@ -81,10 +82,10 @@ class Loader:
                 self._thread.start()
 
     def wait(self) -> None:
-        """Return once everything is made (made here and now if the thread never started)."""
+        """Return once what an input needs is made (made here and now if the thread never
+        started): the highlighter may still be on its way."""
         self.start(lambda: None)
-        assert self._thread is not None
-        self._thread.join()
+        self._inputs_ready.wait()
         if self._failure is not None:
             raise self._failure
 
@@ -95,17 +96,20 @@ class Loader:
             from ..language.parser import is_complete
 
             self.output = self._make_output()
-            is_complete("x = 1\n")  # builds the parser
-            if self._color:
-                from prompt_toolkit.lexers import PygmentsLexer
-                from pygments.lexers.python import PythonLexer
-
-                self.lexer = PygmentsLexer(PythonLexer)  # the first instance compiles the lexer's rules
+            is_complete("x = 1\n")  # loads the parser
             self.worker.start()
             self._loaded()
-            when_done()
         except BaseException as error:  # shown by the first input that waits for it
             self._failure = error
+            return
+        finally:
+            self._inputs_ready.set()
+        if self._color:  # last: a first input typed at once needs no colours to be run
+            from prompt_toolkit.lexers import PygmentsLexer
+            from pygments.lexers.python import PythonLexer
+
+            self.lexer = PygmentsLexer(PythonLexer)  # the first instance compiles the lexer's rules
+        when_done()
 
 
 # ------------------------------------------------------------------ editing keys
@@ -335,10 +339,11 @@ class Repl:
 
 
 def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: Optional[EarlyPrompt] = None,
-             loaded: Callable[[], None] = lambda: None, max_memory: Optional[int] = None) -> int:
+             loaded: Callable[[], None] = lambda: None, worker: Any = None) -> int:
     """The REPL on this terminal; returns its exit status when the user leaves (Ctrl-D, exit,
-    sys.exit()). `early`: see early.py; `loaded` is called once the worker is ready; `max_memory`:
-    the worker's ceiling (None: the default)."""
+    sys.exit()). `early`: see early.py; `loaded` is called once the worker is ready; `worker`: the
+    worker.client.Worker that runs the inputs, launched already (default: one whose output is
+    captured and written here)."""
     from prompt_toolkit.output import create_output
 
     from ..display.color import use_color
@@ -351,12 +356,6 @@ def run_repl(color: Optional[bool], history_file: Optional[str] = None, early: O
 
         return output_for(colour)
 
-    def make_worker() -> Any:
-        from ..worker.client import Worker
-
-        # the program's output goes straight to this process's stdout and stderr, as it is made
-        return Worker(color=colour, hints=True, max_memory=max_memory)
-
     # prompts go to the terminal even when stdout is redirected, as Python's REPL does
-    return Repl(Loader(make_output, colour, loaded, make_worker), colour, open_history(history_file),
-                terminal_output=create_output(always_prefer_tty=True)).run(early)
+    return Repl(Loader(make_output, colour, loaded, None if worker is None else lambda: worker), colour,
+                open_history(history_file), terminal_output=create_output(always_prefer_tty=True)).run(early)

@@ -2,12 +2,13 @@
 Python's and numpy's start-up: `python -m gradcalc.serve.zygote`, started by the server.
 
 The zygote imports gradcalc and loads what a run needs, then only forks: it never runs a program.
-Each child is forked ahead of its request (the spare) and waits for it on a pipe; then it
-reseeds, sets its limits (memory ceiling, a wall-clock alarm that kills it), runs one program
-as `gradcalc --json` does (report.run_program, which puts up the OS wall where gradcalc has it),
-writes its answer on its own pipe and ends; it is never reused. The zygote reads the children's
-pipes and sends each answer, as one JSON line on stdout, to the server, whose requests come as
-JSON lines on stdin: {"id", "source", "graphs", "max_output", "memory", "time"}, or {"kill": id}.
+Each child is forked ahead of its request (the spare): it reseeds, sets its memory ceiling, makes
+its session and puts up the OS wall where gradcalc has it (report.jailed_session), then waits for
+the request on a pipe; with it, it sets a wall-clock alarm that kills it, runs the one program as
+`gradcalc --json` does (report.answer_in), writes its answer on its own pipe and ends; it is never
+reused. The zygote reads the children's pipes and sends each answer, as one JSON line on stdout,
+to the server, whose requests come as JSON lines on stdin: {"id", "source", "graphs",
+"max_output", "memory", "time"}, or {"kill": id}.
 
 ZygoteRunner is the server's side: a Runner (runs.py) that starts the zygote on first use and
 again if it dies.
@@ -45,18 +46,28 @@ def _warm_up() -> None:
 
 
 class _Spare:
-    """A child forked ahead of its request (the fork is not on a run's path), waiting for it on a pipe."""
+    """A child forked ahead of its request, its session made and its OS wall up under a memory
+    ceiling of `memory` bytes (the fork, the session and the jail are not on a run's path), waiting
+    for the request on a pipe."""
 
-    def __init__(self, inherited: list[int]) -> None:
+    def __init__(self, inherited: list[int], memory: int) -> None:
+        self.memory = memory
         request_read, self.request = os.pipe()
         self.answer, answer_write = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:
             for fd in (self.request, self.answer, *inherited):  # nothing of the other runs' pipes
                 os.close(fd)
-            _child(request_read, answer_write)
+            _child(request_read, answer_write, memory)
         os.close(request_read)
         os.close(answer_write)
+
+    def discard(self) -> None:
+        """End a spare that will get no request (its ceiling is not the one asked for)."""
+        os.close(self.request)
+        os.close(self.answer)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
 
     def send(self, request: dict) -> None:
         data = memoryview(json.dumps(request).encode("utf-8", "surrogatepass"))
@@ -68,39 +79,51 @@ class _Spare:
         os.close(self.request)
 
 
-def _child(request_pipe: int, answer: int) -> None:
-    """In the forked child: its request, the limits, one program, the answer on `answer`; never returns."""
+def _child(request_pipe: int, answer: int, memory: int) -> None:
+    """In the forked child: the memory ceiling, a session and the jail, then its request, one
+    program under the time limit, the answer on `answer`; never returns."""
     status = 70
     try:
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):  # the zygote's pipes to the server are not the program's
             os.dup2(devnull, fd)
+        from .. import report
+        from ..language import limits
+        from ..session import reset_global_state
+
+        reset_global_state()  # its own seeds, as a new process has: not the same draws in every child
+        # the ceiling counts what the zygote had mapped already: the program gets its room on top
+        limits.set_memory_limit(limits.mapped_bytes() + memory)
+        session = report.jailed_session()
         with os.fdopen(request_pipe, "rb") as pipe:
             data = pipe.read()
         if not data:  # the zygote ended without a request for it
             status = 0
             return
         request = json.loads(data)
-        from .. import report
-        from ..language import limits
-        from ..session import reset_global_state
-
-        reset_global_state()  # its own seeds, as a new process has: not the same draws in every child
         signal.signal(signal.SIGALRM, signal.SIG_DFL)  # the alarm ends the child: nothing can catch it
         signal.setitimer(signal.ITIMER_REAL, float(request["time"]))
-        limits.set_memory_limit(limits.mapped_bytes() + int(request["memory"]))
-        given = report.run_program(request["source"], request["graphs"], int(request["max_output"]))
-        reply = memoryview(json.dumps(given, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        given = report.answer_in(session, request["source"], request["graphs"], int(request["max_output"]))
+        # a newline ends a whole answer (JSON text has none of its own): the zygote passes it on
+        # at once rather than when this process's end has unmapped its memory
+        reply = memoryview(json.dumps(given, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n")
         while reply:
             reply = reply[os.write(answer, reply):]
+        os.close(answer)
         status = 0
     finally:
         os._exit(status)
 
 
 
+SPARES = 2  # children made ahead: a run takes the older, made while the run before last went on
+
+
 def serve_forever() -> None:
-    """The zygote's loop: requests in, each to the spare child (and a new spare forked), answers out."""
+    """The zygote's loop: requests in, each to the oldest spare child, answers out. Spares are
+    forked once a run is over, so that their making (a session, the jail) takes no processor from a
+    run, and there are two, so that the one a request takes is whole even when requests follow one
+    another at once; with other runs in flight (a busy server), one is forked as soon as one is taken."""
     import gc
 
     _warm_up()
@@ -109,14 +132,23 @@ def serve_forever() -> None:
     selector.register(sys.stdin.buffer, selectors.EVENT_READ, None)
     children: dict[int, tuple[Any, int, bytearray]] = {}  # answer fd -> (id, pid, answer so far)
     pids: dict[Any, int] = {}  # id -> pid
-    spare = _Spare([])
+    memory = Limits().memory  # the ceiling spares are made with: the server's default, until a request asks another
+    spares = [_Spare([], memory)]
+
+    def new_spare() -> _Spare:
+        # none of this process's other pipes: a run could read another one's answer, and a spare
+        # holding another's request pipe would keep that one waiting for its end for ever
+        return _Spare([*children, *(fd for spare in spares for fd in (spare.request, spare.answer))], memory)
+
+    ending: list[int] = []  # children that answered whole, not yet reaped
     pending = bytearray()
     while True:
+        ending = [pid for pid in ending if not os.waitpid(pid, os.WNOHANG)[0]]
         for key, _ in selector.select():
             if key.data is None:
                 chunk = os.read(sys.stdin.fileno(), 1 << 16)
                 if not chunk:  # the server is gone
-                    for pid in [spare.pid, *pids.values()]:
+                    for pid in [*(spare.pid for spare in spares), *pids.values()]:
                         os.kill(pid, signal.SIGKILL)
                     return
                 pending += chunk
@@ -128,11 +160,17 @@ def serve_forever() -> None:
                         if request["kill"] in pids:
                             os.kill(pids[request["kill"]], signal.SIGKILL)
                         continue
-                    spare.send(request)
-                    children[spare.answer] = (request["id"], spare.pid, bytearray())
-                    pids[request["id"]] = spare.pid
-                    selector.register(spare.answer, selectors.EVENT_READ, request["id"])
-                    spare = _Spare(list(children))
+                    memory = int(request["memory"])
+                    for spare in [spare for spare in spares if spare.memory != memory]:  # made for another ceiling
+                        spare.discard()
+                        spares.remove(spare)
+                    child = spares.pop(0) if spares else new_spare()
+                    child.send(request)
+                    children[child.answer] = (request["id"], child.pid, bytearray())
+                    pids[request["id"]] = child.pid
+                    selector.register(child.answer, selectors.EVENT_READ, request["id"])
+                    if len(children) > 1 or not spares:  # a busy server: the next run's child is needed now
+                        spares.append(new_spare())
             else:
                 chunk = os.read(key.fd, 1 << 16)
                 if chunk:
@@ -142,11 +180,16 @@ def serve_forever() -> None:
                 os.close(key.fd)
                 ident, pid, data = children.pop(key.fd)
                 pids.pop(ident, None)
-                _, wait_status = os.waitpid(pid, 0)
-                reply = {"id": ident, "answer": data.decode("utf-8", "replace"),
-                         "code": os.waitstatus_to_exitcode(wait_status)}
+                if data.endswith(b"\n"):  # a whole answer: the child ended its run, and is reaped later
+                    ending.append(pid)
+                    code = 0
+                else:  # cut short: how it ended says why
+                    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+                reply = {"id": ident, "answer": data.decode("utf-8", "replace"), "code": code}
                 sys.stdout.write(json.dumps(reply) + "\n")
                 sys.stdout.flush()
+                while len(spares) < SPARES:
+                    spares.append(new_spare())
 
 
 # ------------------------------------------------------------------ the server's side

@@ -14,8 +14,10 @@ from typing import Any, Callable, Optional
 from .. import jail
 from ..display.console import make_output, show
 from ..language import limits
+from ..language.parser import preload
+from ..output import TextOutput
 from ..runner import end_of_start_up, end_quietly_on_a_closed_pipe
-from ..session import Session, TextOutput, format_error, reset_global_state, warm_up
+from ..session import Session, format_error, reset_global_state
 from .protocol import ChannelClosed, Receiver, send
 
 
@@ -209,7 +211,7 @@ def _serve(args: list) -> None:
     end_quietly_on_a_closed_pipe()
     limits.set_memory_limit(int(_option(args, "--max-memory") or 0))
     kernel = Kernel("--color" in args, "--hints" in args)
-    warm_up()
+    preload()  # the grammar's parser, unpickled when an input first needs it (the jail keeps its cache out)
     # what the REPL's views and hints load on first use, loaded while the front end's editor starts
     from ..display import completion, graph, variables  # noqa: F401
     from ..repl import hints  # noqa: F401
