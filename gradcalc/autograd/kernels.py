@@ -219,7 +219,7 @@ def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarra
     a, b, c = np.broadcast_arrays(a, b, c)
     if a.dtype.type is np.float64:
         return _fused_float64(a, b, c)
-    return _rounded_fused_float32(a.astype(np.float64) * b.astype(np.float64), c)
+    return rounded_fused_float32(a.astype(np.float64) * b.astype(np.float64), c)
 
 
 # Where the error-free transformations below are exact: no factor, addend or product near
@@ -242,7 +242,7 @@ def _fused_float64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     # rounded to odd: an inexact sum with an even last bit moves to its other neighbour
     inexact_even = (rest_error != 0) & ((rest.view(np.uint64) & np.uint64(1)) == 0)
     if inexact_even.any():
-        rest = np.where(inexact_even, np.nextafter(rest, rest + rest_error), rest)
+        rest = np.where(inexact_even, np.nextafter(rest, np.copysign(np.inf, rest_error)), rest)
     # an exact `total` keeps its sign of zero (-0.0 * 1.0 + -0.0 is -0.0)
     out = np.where(rest == 0, total, total + rest)
     magnitude = np.maximum(np.maximum(np.abs(a), np.abs(b)), np.abs(c))
@@ -287,17 +287,31 @@ def _exact_fused(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.array(exact, dtype=np.float64)
 
 
-def _rounded_fused_float32(product: np.ndarray, addend: np.ndarray) -> np.ndarray:
+def rounded_fused_float32(product: np.ndarray, addend: np.ndarray) -> np.ndarray:
     """product + addend rounded once to float32, `product` being a product of float32 values (exact
     in float64) and `addend` float32 values. The error of their float64 sum is exact too (two-sum),
-    and settles the one case that rounding twice gets wrong: a sum on a float32 midpoint."""
-    total = product + addend
-    midpoint = (total.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
-    if midpoint.any():
-        virtual = total - product
-        error = (product - (total - virtual)) + (addend - virtual)
-        total = np.where(midpoint & (error != 0), np.nextafter(total, total + error), total)
-    return total.astype(np.float32)
+    and settles the one case that rounding twice gets wrong: a sum on a float32 midpoint (of two
+    normal floats, whose bit pattern is tested; below float32's normal range every sum is settled)."""
+    total = np.asarray(product + addend)
+    bits = total.view(np.uint64)
+    doubtful = ((bits & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)) | (
+        (bits & _FLOAT64_EXPONENT) < _FLOAT32_NORMAL_EXPONENT)
+    if doubtful.any():  # a few elements: settled apart from the whole array
+        rough = total[doubtful]
+        product = np.broadcast_to(product, total.shape)[doubtful]
+        addend = np.broadcast_to(addend, total.shape)[doubtful]
+        virtual = rough - product
+        error = (product - (rough - virtual)) + (addend - virtual)
+        # an inexact sum rounded to odd, which no float32 nor midpoint of two ends with; toward
+        # the error's sign, as the error may be far below the sum's last bit
+        odd = (error != 0) & ((rough.view(np.uint64) & np.uint64(1)) == 0)
+        total[doubtful] = np.where(odd, np.nextafter(rough, np.copysign(np.inf, error)), rough)
+    rounded = total.astype(np.float32)
+    return rounded if rounded.ndim else rounded[()]  # a scalar from scalars, as numpy's arithmetic gives
+
+
+_FLOAT64_EXPONENT = np.uint64(0x7FF0000000000000)
+_FLOAT32_NORMAL_EXPONENT = np.uint64((1023 - 126) << 52)  # the float64 bits of 2**-126
 
 
 def simd_split(vector: np.ndarray, scalar: np.ndarray, lanes: int) -> np.ndarray:
@@ -520,7 +534,7 @@ def _emulated_fused_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     total = np.zeros((a.shape[0], b.shape[1]), np.float32)
     for k in range(a.shape[1]):
-        total = _rounded_fused_float32(a64[:, k:k + 1] * b64[k:k + 1, :], total)
+        total = rounded_fused_float32(a64[:, k:k + 1] * b64[k:k + 1, :], total)
     return total
 
 
