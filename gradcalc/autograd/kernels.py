@@ -558,11 +558,21 @@ def _emulated_fused_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _dot_products(a: np.ndarray, b_rows: np.ndarray, lanes: int) -> np.ndarray:
     """Each row of a against each row of b_rows: `lanes` products at a time into running sums, the
     lanes added as a tree, then the leftover products one by one."""
-    size = a.shape[1]
+    (m, size), n = a.shape, b_rows.shape[0]
     full = size - size % lanes
-    acc = np.zeros((a.shape[0], b_rows.shape[0], lanes), a.dtype)
-    for start in range(0, full, lanes):
-        acc = acc + a[:, None, start:start + lanes] * b_rows[None, :, start:start + lanes]
+    blocks = full // lanes
+    a_blocks = a[:, :full].reshape(m, blocks, lanes).transpose(1, 0, 2)[:, :, None, :]
+    b_blocks = b_rows[:, :full].reshape(n, blocks, lanes).transpose(1, 0, 2)[:, None, :, :]
+    # the products of a few MiB of blocks at a time, after a first row holding the sums so far
+    # (from zero): numpy adds rows along the first axis one after another (_row_by_row)
+    step = max(1, _PRODUCTS_AT_ONCE // max(1, m * n * lanes))
+    rows = np.zeros((min(step, blocks) + 1, m, n, lanes), a.dtype)
+    acc = rows[0].copy()
+    for start in range(0, blocks, step):
+        count = min(step, blocks - start)
+        rows[0] = acc
+        np.multiply(a_blocks[start:start + count], b_blocks[start:start + count], out=rows[1:count + 1])
+        acc = np.add.reduce(rows[:count + 1], axis=0)
     while acc.shape[-1] > 1:
         half = acc.shape[-1] // 2
         acc = acc[..., :half] + acc[..., half:]
