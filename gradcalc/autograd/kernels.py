@@ -499,8 +499,8 @@ def _thin_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.matmul(np.concatenate([a, a]), b)[:1]
     out = np.empty((m, b.shape[1]), np.float32)
     last = m - 3 if m % 2 else m
-    for start in range(0, last, 2):
-        np.matmul(a[start:start + 2], b, out=out[start:start + 2])
+    # a stack of two-row blocks: numpy's matmul calls BLAS once per block, as separate calls would
+    np.matmul(a[:last].reshape(last // 2, 2, a.shape[1]), b, out=out[:last].reshape(last // 2, 2, n))
     if m % 2:
         np.matmul(a[last:], b, out=out[last:])
     return out
