@@ -494,7 +494,8 @@ def _thin_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if n == 1:
         return _thin_blas_products(a, np.concatenate([b, b], axis=1))[:, :1]
     a = np.ascontiguousarray(a)
-    b = _c_ordered(b)
+    if not (b.flags.c_contiguous or b.strides[0] == b.itemsize):
+        b = np.ascontiguousarray(b)  # else BLAS takes it as it is: row-major, or column-major (W.t())
     if m == 1:
         return np.matmul(np.concatenate([a, a]), b)[:1]
     out = np.empty((m, b.shape[1]), np.float32)
@@ -506,23 +507,6 @@ def _thin_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-# A transposed matrix this large is copied to C order a block of columns at a time.
-_BLOCKED_COPY_SIZE = 1 << 16
-_COPY_BLOCK = 16
-
-
-def _c_ordered(matrix: np.ndarray) -> np.ndarray:
-    """`matrix` as a C-ordered array. A large transposed one (a weight's `.t()`) is copied a block
-    of columns at a time: numpy's one copy reads it a row's length apart per element, five times
-    slower than blocks whose columns are read side by side."""
-    if matrix.flags.c_contiguous or matrix.strides[0] != matrix.itemsize or matrix.size < _BLOCKED_COPY_SIZE:
-        return np.ascontiguousarray(matrix)
-    out = np.empty(matrix.shape, matrix.dtype)
-    for start in range(0, matrix.shape[1], _COPY_BLOCK):
-        out[:, start:start + _COPY_BLOCK] = matrix[:, start:start + _COPY_BLOCK]
-    return out
-
-
 _BLAS_CHECKED: list = []
 
 
@@ -530,7 +514,8 @@ def _blas_adds_thin_products_in_order() -> bool:
     """Whether numpy's BLAS sums each element of a two- or three-row float32 product as one fused
     running sum over k in order from zero (OpenBLAS's x86-64 kernels do): checked once per process
     against the emulation, on factors of spread magnitudes that any other order would round
-    differently, for each kind of block and tail of columns and of k."""
+    differently, for each kind of block and tail of columns and of k, with the right factor
+    row-major and column-major (nn.Linear's `W.t()`, which BLAS packs from its own layout)."""
     if not _BLAS_CHECKED:
         def factor(shape: tuple, seed: int) -> np.ndarray:  # scattered mantissas and exponents
             i = np.arange(seed, seed + shape[0] * shape[1]).reshape(shape)
@@ -540,9 +525,10 @@ def _blas_adds_thin_products_in_order() -> bool:
         for k in (2, 7, 8, 9, 33, _LONGEST_BLAS_CHAIN):
             a, b = factor((5, k), 0), factor((k, 23), 5 * k)
             expected = _emulated_fused_products(a, b).view(np.uint32)
-            checks += [np.array_equal(_thin_blas_products(a[:rows], b[:, :columns]).view(np.uint32),
+            checks += [np.array_equal(_thin_blas_products(a[:rows], layout(b[:, :columns])).view(np.uint32),
                                       expected[:rows, :columns])
-                       for rows in (1, 2, 3, 5) for columns in (1, 23)]
+                       for rows in (1, 2, 3, 5) for columns in (1, 23)
+                       for layout in (np.ascontiguousarray, np.asfortranarray)]
         _BLAS_CHECKED.append(all(checks))
     return _BLAS_CHECKED[0]
 
