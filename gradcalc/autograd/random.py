@@ -343,10 +343,10 @@ def uniform_(shape: Shape, low: float, high: float, dtype: DType = "float32",
     else:
         # float and half both compute in float (half's opmath type).
         lo32, hi32 = np.float32(low), np.float32(high)
-        out = _fma32(_uniform01_float(gen, n), hi32 - lo32, lo32).astype(name)
+        out = _fma32(_uniform01_float(gen, n), hi32 - lo32, lo32).astype(name, copy=False)
         to_s, from_s = np.array([hi32, lo32]).astype(name)
     # The kernel maps a result that rounded up to `to` back to `from`.
-    out = np.where(out == to_s, from_s, out).astype(name)
+    out = np.where(out == to_s, from_s, out).astype(name, copy=False)
     return out.reshape(_shape(shape))
 
 
