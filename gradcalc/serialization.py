@@ -1,6 +1,6 @@
-"""torch.save and torch.load, kept in memory: a program's files and buffers hold a short token and
-the saved object lives in this process for the program's run, so nothing reaches the host's disk
-and no bytes a program writes are ever unpickled.
+"""torch.save and torch.load, kept in memory: a program's files (files/, its own tree) and buffers
+hold a short token and the saved object lives in this process for the program's run, so nothing
+reaches the host's disk and no bytes a program writes are ever unpickled.
 
 A save takes a snapshot (tensors become new leaf tensors holding a copy of the data, the objects
 around them copies, shared tensors stay shared); each load gives a fresh copy of the snapshot.
@@ -12,16 +12,17 @@ from __future__ import annotations
 import collections
 import copy
 import itertools
+import os
 from typing import Any, Optional
 
 from .autograd import dtypes
 from .autograd.tensor import Device, Size, Tensor
+from .files.streams import open_file
 from .nn.parameter import Parameter
 
 __all__ = ["save", "load"]
 
 _MAGIC = b"PK\x03\x04gradcalc-saved-object:"
-_files: dict = {}  # a program's file name -> the bytes it holds
 _saved: dict = {}  # token -> snapshot
 _tokens = itertools.count(1)
 
@@ -50,9 +51,23 @@ _WEIGHTS_ONLY = (
 
 
 def forget_files() -> None:
-    """A new run starts with no files."""
-    _files.clear()
+    """A new run starts with nothing saved."""
     _saved.clear()
+
+
+def keep(obj: Any) -> int:
+    """Keep a snapshot of `obj` for this run; its number."""
+    token = next(_tokens)
+    _saved[token] = _copy(obj, {})
+    return token
+
+
+def kept(token: int) -> Any:
+    """A fresh copy of what `keep` kept under `token`."""
+    if token not in _saved:
+        raise UnpicklingError("A load persistent id instruction was encountered, but no persistent_load "
+                              "function was specified.")
+    return _copy(_saved[token], {})
 
 
 def _copy(obj: Any, memo: dict) -> Any:
@@ -104,23 +119,30 @@ def _unsupported(obj: Any, seen: set) -> Optional[type]:
     return None
 
 
+def _is_path(f: Any) -> bool:
+    return isinstance(f, (str, bytes, os.PathLike))
+
+
 def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
          _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
-    token = next(_tokens)
-    _saved[token] = _copy(obj, {})
-    payload = _MAGIC + str(token).encode()
-    if isinstance(f, str):
-        _files[f] = payload
+    payload = _MAGIC + str(keep(obj)).encode()
+    if _is_path(f):
+        from .files import tree
+
+        directory = os.path.dirname(tree.fspath(f))
+        if directory and not isinstance(tree.active().find(directory), tree.Directory):
+            raise RuntimeError(f"Parent directory {directory} does not exist.")
+        with open_file(f, "wb") as file:
+            file.write(payload)
     else:
         f.write(payload)
 
 
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: Optional[bool] = None,
          mmap: Optional[bool] = None, **pickle_load_args: Any) -> Any:
-    if isinstance(f, str):
-        if f not in _files:
-            raise FileNotFoundError(2, "No such file or directory", f)
-        payload = _files[f]
+    if _is_path(f):
+        with open_file(f, "rb") as file:
+            payload = file.read()
     else:
         payload = f.read()
     if not payload:

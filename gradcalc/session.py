@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional, Protocol
 
 from . import numpy_state, warnings
+from .files import tree as file_tree
 from .language import limits, policy
 from .language.builtins import make_builtins, prelude
 from .language.compiler import PolicyError, compile_statement
@@ -224,6 +225,7 @@ class Session:
         self.describe_error: Callable[[BaseException], str] = format_error
         self.stdout = OutputStream(lambda text: self.output.write(text), "<stdout>")
         self.stderr = OutputStream(lambda text: self.output.write_stderr(text), "<stderr>")
+        self.files = file_tree.FileTree()  # the program's own files, empty at the start
         self.modules = ModuleTable(self._module_members)
         self.namespace: dict = {"__name__": "__main__", "$program": True}
         self.builtins = make_builtins(self.namespace, self.modules, lambda value: self.output.echo(value))
@@ -255,7 +257,7 @@ class Session:
         python_warnings.showwarning = warnings.showing_through(self.output.warning)
         sys.unraisablehook = self._unraisable
         try:
-            with numpy_state.running_program():
+            with numpy_state.running_program(), file_tree.using(self.files):
                 yield
         finally:
             sys.stdout, sys.stderr, python_warnings.showwarning, sys.unraisablehook = saved

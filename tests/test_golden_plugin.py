@@ -105,7 +105,8 @@ def fake_python(folder: Folder) -> str:
 import os, sys
 # the runner of the gradcalc that pytest loads (an installed copy, or this checkout when editable)
 assert open(sys.argv[1]).read() == {REFERENCE.read_text()!r}, sys.argv
-assert os.path.isfile(sys.argv[2]) and os.path.dirname(sys.argv[2]) == "", sys.argv  # run in the program's folder
+assert os.path.isabs(sys.argv[2]) and os.path.isfile(sys.argv[2]), sys.argv  # the program, by its path
+assert os.listdir(".") == [], os.listdir(".")  # run in an empty folder: the files it writes start from none
 if open(sys.argv[2]).read() == {LEAF!r}:
     print("the answer for LEAF")
 else:

@@ -124,6 +124,31 @@ def test_completion_and_inspection(kernel) -> None:
     assert not client.inspect("nothing_here", 3, reply=True, timeout=60)["content"]["found"]
 
 
+def test_help_syntax_answers_in_the_pager(kernel) -> None:
+    """`name?` as in IPython (the NYU course's tensor notebook asks `torch.*Tensor?`): the answer is
+    a page payload of the reply, not an output."""
+    _, client = kernel
+
+    def pages(code: str) -> tuple[list, list]:
+        messages: list = []
+        reply = client.execute_interactive(code, timeout=120, output_hook=lambda m: messages.append(m["msg_type"]))
+        assert reply["content"]["status"] == "ok"
+        return [p["data"]["text/plain"] for p in reply["content"]["payload"] if p["source"] == "page"], messages
+
+    found, messages = pages("torch.*Tensor?")
+    assert "stream" not in messages and "error" not in messages
+    # IPython 9's list under PyTorch 2.13
+    assert found == ["torch.BFloat16Tensor\ntorch.BoolTensor\ntorch.ByteTensor\ntorch.CharTensor\n"
+                     "torch.DoubleTensor\ntorch.FloatTensor\ntorch.HalfTensor\ntorch.IntTensor\n"
+                     "torch.LongTensor\ntorch.ShortTensor\ntorch.Tensor"]
+    found, _ = pages("torch.add?")
+    assert found[0].startswith("Signature: torch.add(input, other, *, alpha=1, out=None) -> Tensor")
+    found, _ = pages("??torch.nn.Module")
+    assert "Type:      type" in found[0]
+    status, messages = run(client, "nothing_here?")
+    assert status == "ok" and messages == [("stream", {"name": "stdout", "text": "Object `nothing_here` not found.\n"})]
+
+
 def test_name_at_the_cursor() -> None:
     assert name_at("y = torch.add(x, 1)", 9) == "torch.add"
     assert name_at("y = torch.add(x, 1)", 14) == "torch.add"
@@ -228,13 +253,14 @@ def test_nbclient_runs_a_notebook_with_the_kernel(kernel_dirs: list[str]) -> Non
     assert notebook.cells[2].outputs[0]["ename"] == "AttributeError"
 
 
-def test_a_recorded_course_notebook_through_the_kernel(kernel_dirs: list[str]) -> None:
+@pytest.mark.parametrize("name", ["tutorial_s002", "course_pytorch_autograd_basics"])
+def test_a_recorded_course_notebook_through_the_kernel(kernel_dirs: list[str], name: str) -> None:
     """The kernel gives, cell by cell, the outputs PyTorch's kernel stored (as nbcheck compares them)."""
     nbclient = pytest.importorskip("nbclient", reason=EXTRA)
     nbformat = pytest.importorskip("nbformat", reason=EXTRA)
     from gradcalc.notebook.check import normalize
 
-    path = Path(__file__).parent / "notebooks" / "tutorial_s002.ipynb"
+    path = Path(__file__).parent / "notebooks" / f"{name}.ipynb"
     expected = nbformat.read(str(path), as_version=4)
     notebook = nbformat.read(str(path), as_version=4)
     manager = KernelManager(kernel_name="gradcalc", kernel_spec_manager=KernelSpecManager(kernel_dirs=kernel_dirs))

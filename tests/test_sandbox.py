@@ -21,13 +21,14 @@ from typing import Any, Iterator
 
 import pytest
 
+from gradcalc.files import modules as file_modules
 from gradcalc.language import guard, limits, policy
 from gradcalc.language.modules import importable
 from gradcalc.language.modules import numpy as numpy_module, stdlib
 from gradcalc.session import Session, TextOutput, reset_global_state
 
 PROBES = Path(__file__).parent / "sandbox"
-MODULES = sorted(stdlib.BUILDERS) + sorted(numpy_module.BUILDERS)
+MODULES = sorted({*stdlib.BUILDERS, *file_modules.BUILDERS}) + sorted(numpy_module.BUILDERS)
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 
@@ -78,7 +79,7 @@ def run_probe(source: str) -> tuple:
 _ALL_PROBES = [probe for path in sorted(PROBES.rglob("*.txt")) for probe in _read_probes(path)]
 # one folder per class of route the attack of issue 21 found open, each probe run with only the
 # policy, and again in a child that put the OS jail up first (the two walls together)
-ROUTE_CLASSES = ("str_names", "numpy_protocols", "stdlib_helpers", "wall")
+ROUTE_CLASSES = ("str_names", "numpy_protocols", "stdlib_helpers", "wall", "files")
 _ROUTE_PROBES = [probe for probe in _ALL_PROBES if probe[0].split("/")[0] in ROUTE_CLASSES]
 
 

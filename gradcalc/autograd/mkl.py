@@ -1,14 +1,16 @@
 """PyTorch's own library for its last digits: Intel MKL 2024.2.0, the version PyTorch 2.13 links,
 installed by the `gradcalc[mkl]` extra and called through ctypes exactly where ATen calls it:
 float32/float64 matrix products (sgemm/dgemm with ATen's layout and transposition choices, for
-mm, addmm and each pair of a bmm or baddbmm; sgemv for mv and addmv; sdot for dot) and the VML
-functions of ATen's `vml.h` (vmsExp, vmsLn, ...), with ATen's mode: high accuracy, denormals
-kept, errors ignored.
+mm and addmm; bmm and baddbmm through cblas_?gemm_batch or each pair's gemm, as ATen routes
+them; sgemv for mv and addmv; sdot for dot) and the VML functions of ATen's `vml.h` (vmsExp,
+vmsLn, ...), with ATen's mode: high accuracy, denormals kept, errors ignored. LAPACK is in
+mkl_lapack.py.
 
-MKL is loaded on first use, never at start-up; sequential threading layer and one thread, as the
-reference PyTorch runs. GRADCALC_MKL=0 turns it off; without the package, or with another version
-of it (whose kernels give other bits), the emulation computes as before. Every function here
-returns None when the backend is not in use, so callers fall back to the emulation.
+MKL is loaded on first use, never at start-up; GNU OpenMP threading layer and one thread, as the
+reference PyTorch runs (the sequential layer where libgomp is missing). GRADCALC_MKL=0 turns it
+off; without the package, or with another version of it (whose kernels give other bits), the
+emulation computes as before. Every function here returns None when the backend is not in use,
+so callers fall back to the emulation.
 """
 from __future__ import annotations
 
@@ -26,7 +28,10 @@ from ..language.limits import native_calls
 VERSION = "2024.2.0"
 # mkl_vml_defines.h: VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, the mode of ATen's vml.h
 _VML_MODE = 0x2 | 0x140000 | 0x100
-_SEQUENTIAL = 1  # MKL_THREADING_SEQUENTIAL
+# mkl_service.h's MKL_THREADING_GNU and MKL_THREADING_SEQUENTIAL. PyTorch's MKL runs on GNU OpenMP
+# (libgomp) with one thread here; MKL's LAPACK takes other paths on the sequential layer, even
+# with one thread (getrf of a 33x33 matrix gave other bits, measured), its BLAS and VML do not.
+_GNU_OPENMP, _SEQUENTIAL = 3, 1
 # The ops whose CPU kernels call ATen's vml.h (by their grad_fn), and MKL's names for the functions.
 VML_FUNCTIONS = {"ExpBackward0": "Exp", "LogBackward0": "Ln", "Log2Backward0": "Log2", "Log10Backward0": "Log10",
                  "SinBackward0": "Sin", "CosBackward0": "Cos", "TanBackward0": "Tan", "TanhBackward0": "Tanh",
@@ -67,9 +72,12 @@ def _load() -> Optional[ctypes.CDLL]:
         return None
     try:
         library = ctypes.CDLL(path)
-        # set before MKL's first computation: the sequential layer, so no OpenMP runtime is loaded
-        library.MKL_Set_Threading_Layer(ctypes.c_int(_SEQUENTIAL))
+        # set before MKL's first computation, which loads the layer's runtime
+        layer = _GNU_OPENMP if _has_gnu_openmp() else _SEQUENTIAL
+        library.MKL_Set_Threading_Layer(ctypes.c_int(layer))
         library.MKL_Set_Num_Threads(ctypes.c_int(1))
+        _state["layer"] = "GNU OpenMP, one thread" if layer == _GNU_OPENMP else \
+            "sequential: no libgomp here, so LAPACK's last digits may differ from PyTorch's"
         for name in VML_FUNCTIONS.values():
             for prefix, kind in (("vms", ctypes.c_float), ("vmd", ctypes.c_double)):
                 function = getattr(library, prefix + name)
@@ -81,7 +89,16 @@ def _load() -> Optional[ctypes.CDLL]:
     return library
 
 
-def _native(function: Callable) -> Callable:
+def _has_gnu_openmp() -> bool:
+    """Whether libgomp loads here (MKL's GNU layer needs it, and exits the process without it)."""
+    try:
+        ctypes.CDLL("libgomp.so.1")
+    except OSError:
+        return False
+    return True
+
+
+def native(function: Callable) -> Callable:
     """FUNCTION's ctypes calls let through the sandbox's wall, which refuses a program's own."""
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -90,7 +107,7 @@ def _native(function: Callable) -> Callable:
     return call
 
 
-@_native
+@native
 def library() -> Optional[ctypes.CDLL]:
     """MKL, loaded on the first call; None when it is turned off or not installed."""
     if not _turned_on():
@@ -106,7 +123,7 @@ def describe() -> str:
         return "emulation (GRADCALC_MKL=0)"
     if library() is None:
         return f"emulation ({_state['why']})"
-    return f"Intel MKL {VERSION} (sequential)"
+    return f"Intel MKL {VERSION} ({_state['layer']})"
 
 
 def turn(on: bool) -> None:
@@ -129,7 +146,7 @@ def _pointer(array: np.ndarray, kind: type) -> ctypes.pointer:
     return array.ctypes.data_as(ctypes.POINTER(kind))
 
 
-@_native
+@native
 def vml(node_name: str, x: np.ndarray) -> Optional[np.ndarray]:
     """The op of grad_fn NODE_NAME on float32/float64 X as ATen's vml.h computes it, if it does
     (MKL's element-wise results do not depend on where an element sits, so a strided tensor's
@@ -149,8 +166,9 @@ def vml(node_name: str, x: np.ndarray) -> Optional[np.ndarray]:
     return out.reshape(x.shape)
 
 
-def _blas(name: str, dtype: np.dtype) -> tuple:
-    """The Fortran BLAS routine (s... for float32, d... for float64) ATen's cpublas calls."""
+def blas_routine(name: str, dtype: np.dtype) -> tuple:
+    """The Fortran BLAS or LAPACK routine NAME (s... for float32, d... for float64) and its ctypes
+    scalar type; (None, None) when MKL is not in use or for another dtype."""
     lib = library()
     if lib is None or dtype.type not in (np.float32, np.float64):
         return None, None
@@ -158,7 +176,7 @@ def _blas(name: str, dtype: np.dtype) -> tuple:
     return getattr(lib, ("s" if single else "d") + name + "_"), (ctypes.c_float if single else ctypes.c_double)
 
 
-def _ints(*values: int) -> list:
+def int_refs(*values: int) -> list:
     return [ctypes.byref(ctypes.c_int(value)) for value in values]
 
 
@@ -171,50 +189,108 @@ def _column_major_operand(x: np.ndarray, transposed_result: bool, lead: int, oth
         return False, step[outer], x
     if step[outer] == 1 and step[inner] >= max(1, other):
         return True, step[inner], x
-    return not transposed_result, x.shape[1], _copy(x)
+    return not transposed_result, x.shape[1], fresh_copy(x)
 
 
-@_native
+@native
 def gemm(mat1: np.ndarray, mat2: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
          beta: float = 0) -> Optional[np.ndarray]:
     """alpha * mat1 @ mat2 + beta * OUT (a fresh row-major result when OUT is None) as ATen's
     addmm_impl_cpu_ computes it: the result read as a column-major matrix (a row-major one as its
     transpose, the factors swapped), each factor passed as it lies in memory, transposed or not,
     then ?gemm_ after cpublas's normalize_last_dims. None when MKL is not in use."""
-    routine, kind = _blas("gemm", mat1.dtype)
+    routine, kind = blas_routine("gemm", mat1.dtype)
     if routine is None or mat2.dtype != mat1.dtype:
         return None
     (m, k), n = mat1.shape, mat2.shape[1]
     if not m or not n or not k or max(m, n, k) >= 1 << 31:
         return None
-    c = _fresh((m, n), mat1.dtype)
+    c = fresh((m, n), mat1.dtype)
     if out is not None:
         c[...] = out
-    _gemm_into(routine, kind, mat1, mat2, c, alpha, beta)
-    return c
+    return c if _gemm_into(routine, kind, mat1, mat2, c, alpha, beta) else None
 
 
-@_native
+@native
 def bmm(batch1: np.ndarray, batch2: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
         beta: float = 0) -> Optional[np.ndarray]:
-    """alpha * batch1 @ batch2 + beta * OUT for stacks of matrices as ATen's bmm and baddbmm
-    compute those they send to BLAS: the addmm of each pair into its slice of the result."""
-    routine, kind = _blas("gemm", batch1.dtype)
+    """alpha * batch1 @ batch2 + beta * OUT for stacks of matrices as ATen's bmm_out_or_baddbmm_
+    computes those it sends to BLAS (its small products it computes itself): when every matrix of
+    both stacks lies contiguous or transposed, baddbmm_with_gemm_'s one call of MKL's batched gemm
+    over the stack; otherwise the addmm of each pair into its slice of the result."""
+    routine, kind = blas_routine("gemm", batch1.dtype)
     (count, m, k), n = batch1.shape, batch2.shape[2]
     if routine is None or batch2.dtype != batch1.dtype or not count or not m or not n or not k \
-            or max(m, n, k) >= 1 << 31:
+            or max(m, n, k, count) >= 1 << 31:
         return None
-    result = _fresh((count, m, n), batch1.dtype)
+    result = fresh((count, m, n), batch1.dtype)
     if out is not None:
         result[...] = out
-    for index in range(count):
-        _gemm_into(routine, kind, batch1[index], batch2[index], result[index], alpha, beta)
-    return result
+    if _matrices_contiguous_or_transposed(batch1) and _matrices_contiguous_or_transposed(batch2):
+        return result if _gemm_batch(routine, kind, batch1, batch2, result, alpha, beta) else None
+    done = all(_gemm_into(routine, kind, batch1[index], batch2[index], result[index], alpha, beta)
+               for index in range(count))
+    return result if done else None
+
+
+def _steps(x: np.ndarray) -> list:
+    return [s // x.itemsize for s in x.strides]
+
+
+def _matrices_contiguous_or_transposed(x: np.ndarray) -> bool:
+    """bmm_out_or_baddbmm_'s test of a stack: each matrix row-major or column-major (a stride of
+    a dimension of one not counted)."""
+    sizes, step = x.shape, _steps(x)
+    return (step[2] == 1 and (sizes[1] == 1 or step[1] >= sizes[2])) or \
+        (step[1] == 1 and (sizes[2] == 1 or step[2] >= sizes[1]))
+
+
+# cblas.h: CblasColMajor, CblasNoTrans, CblasTrans
+_COLUMN_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 102, 111, 112
+
+
+def _gemm_batch(routine: Callable, kind: type, batch1: np.ndarray, batch2: np.ndarray, result: np.ndarray,
+                alpha: float, beta: float) -> bool:
+    """baddbmm_with_gemm_ into RESULT (a fresh row-major stack): read column-major, the stacks
+    swapped, each passed as it lies in memory; cpublas's gemm_batched_with_stride then makes one
+    ?gemm_ call for a single pair, else cblas_?gemm_batch over pointers to every pair. False
+    where cpublas would fall back on ATen's own gemm kernel (leading dimensions BLAS refuses)."""
+    transa = batch2.strides[1] == batch2.itemsize and _steps(batch2)[2] >= batch2.shape[1]
+    transb = batch1.strides[1] == batch1.itemsize and _steps(batch1)[2] >= batch1.shape[1]
+    count, n, k = batch1.shape
+    m = batch2.shape[2]
+    lda, ldb, ldc = _steps(batch2)[2 if transa else 1], _steps(batch1)[2 if transb else 1], m
+    if count == 1:
+        return _cpublas_gemm(routine, kind, (transa, transb), (m, n, k), (alpha, beta), (batch2[0], lda),
+                             (batch1[0], ldb), (result[0], ldc))
+    lda, ldb, ldc = _normalized(transa, transb, m, n, k, lda, ldb, ldc)
+    if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
+        return False
+    a, b = placed(batch2), placed(batch1)
+    pointers = ctypes.c_void_p * count
+    address = [x.__array_interface__["data"][0] for x in (a, b, result)]
+    a_array, b_array, c_array = (pointers(*(start + index * x.strides[0] for index in range(count)))
+                                 for start, x in zip(address, (a, b, result)))
+    batched = getattr(library(), f"cblas_{'s' if kind is ctypes.c_float else 'd'}gemm_batch")
+    one = [ctypes.byref(ctypes.c_int(value)) for value in (_TRANSPOSE if transa else _NO_TRANSPOSE,
+                                                           _TRANSPOSE if transb else _NO_TRANSPOSE, m, n, k)]
+    scalars = kind(alpha), kind(beta)
+    batched(ctypes.c_int(_COLUMN_MAJOR), *one, ctypes.byref(scalars[0]), a_array, *int_refs(lda), b_array,
+            *int_refs(ldb),
+            ctypes.byref(scalars[1]), c_array, *int_refs(ldc), ctypes.c_int(1), *int_refs(count))
+    return True
+
+
+def _fits_blas(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ldb: int, ldc: int) -> bool:
+    """cpublas's use_blas_gemm: leading dimensions BLAS accepts."""
+    return lda >= max(1, k if transa else m) and ldb >= max(1, n if transb else k) and ldc >= max(1, m) \
+        and max(lda, ldb, ldc) < 1 << 31
 
 
 def _gemm_into(routine: Callable, kind: type, mat1: np.ndarray, mat2: np.ndarray, c: np.ndarray, alpha: float,
-               beta: float) -> None:
-    """gemm's call of ?gemm_ into C, a row-major (m, n) matrix in a storage of its own."""
+               beta: float) -> bool:
+    """addmm_impl_cpu_'s call of cpublas's gemm into C, a row-major (m, n) matrix in a storage of
+    its own."""
     (m, k), n = mat1.shape, mat2.shape[1]
     # a row-major (m, n) result has strides (n, 1): column-major only when it is one column
     transposed = n != 1
@@ -222,7 +298,31 @@ def _gemm_into(routine: Callable, kind: type, mat1: np.ndarray, mat2: np.ndarray
         mat1, mat2, m, n = mat2, mat1, n, m
     transa, lda, a = _column_major_operand(mat1, transposed, m, k)
     transb, ldb, b = _column_major_operand(mat2, transposed, k, n)
-    ldc = m
+    return _cpublas_gemm(routine, kind, (transa, transb), (m, n, k), (alpha, beta), (a, lda), (b, ldb), (c, m))
+
+
+def _cpublas_gemm(routine: Callable, kind: type, transposed: tuple, sizes: tuple, scalars: tuple, a: tuple,
+                  b: tuple, c: tuple) -> bool:
+    """cpublas's gemm for float32/float64: ?gemm_ after normalize_last_dims, where BLAS accepts the
+    leading dimensions (A, B, C: a matrix and its leading dimension); False where ATen would use
+    its own kernel instead."""
+    (transa, transb), (m, n, k) = transposed, sizes
+    lda, ldb, ldc = _normalized(transa, transb, m, n, k, a[1], b[1], c[1])
+    if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
+        return False
+    first, second = placed(a[0]), placed(b[0])  # held until the call returns: address_of keeps only the address
+    alpha, beta = kind(scalars[0]), kind(scalars[1])
+    routine(ctypes.c_char_p(b"T" if transa else b"N"), ctypes.c_char_p(b"T" if transb else b"N"), *int_refs(m, n, k),
+            ctypes.byref(alpha), address_of(first, kind), *int_refs(lda), address_of(second, kind), *int_refs(ldb),
+            ctypes.byref(beta), address_of(c[0], kind), *int_refs(ldc))
+    return True
+
+
+def _normalized(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ldb: int, ldc: int) -> tuple:
+    """cpublas's normalize_last_dims: (lda, ldb, ldc) as BLAS gets them, fixed along dimensions
+    of one, whose strides are anything."""
+    if n == 1:
+        ldc = m
     if transa:
         lda = k if m == 1 else lda
     elif k == 1:
@@ -231,14 +331,10 @@ def _gemm_into(routine: Callable, kind: type, mat1: np.ndarray, mat2: np.ndarray
         ldb = n if k == 1 else ldb
     elif n == 1:
         ldb = k
-    scalars = kind(alpha), kind(beta)
-    a, b = _placed(a), _placed(b)
-    routine(ctypes.c_char_p(b"T" if transa else b"N"), ctypes.c_char_p(b"T" if transb else b"N"), *_ints(m, n, k),
-            ctypes.byref(scalars[0]), _base(a, kind), *_ints(lda), _base(b, kind), *_ints(ldb),
-            ctypes.byref(scalars[1]), _base(c, kind), *_ints(ldc))
+    return lda, ldb, ldc
 
 
-def _base(x: np.ndarray, kind: type) -> ctypes.pointer:
+def address_of(x: np.ndarray, kind: type) -> ctypes.pointer:
     return ctypes.cast(ctypes.c_void_p(x.__array_interface__["data"][0]), ctypes.POINTER(kind))
 
 
@@ -250,11 +346,16 @@ _ALIGNMENT = 64
 def _storage(nbytes: int) -> tuple:
     """A new zeroed storage as c10's allocator gives one: (its memory, the offset of the first
     aligned byte). Kept outside numpy, so an array made on it is the root of its views."""
-    memory = (ctypes.c_char * (nbytes + _ALIGNMENT))()
+    try:
+        memory = (ctypes.c_char * (nbytes + _ALIGNMENT))()
+    except MemoryError as error:
+        # the size numpy's own allocation error carries, which ops turn into PyTorch's allocator error
+        error._total_size = nbytes
+        raise
     return memory, -ctypes.addressof(memory) % _ALIGNMENT
 
 
-def _placed(x: np.ndarray) -> np.ndarray:
+def placed(x: np.ndarray) -> np.ndarray:
     """X at an address of PyTorch's alignment: its storage (the array it is a view of) starting on
     64 bytes, X at its offset in it. A copy when X does not lie so already."""
     base = x
@@ -271,26 +372,26 @@ def _placed(x: np.ndarray) -> np.ndarray:
     return np.ndarray(x.shape, x.dtype, buffer=memory, offset=position + start - low, strides=x.strides)
 
 
-def _fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
+def fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
     """Zeros in a new storage, aligned as c10's allocator aligns it."""
     count = int(np.prod(shape, dtype=np.int64))
     memory, first = _storage(count * np.dtype(dtype).itemsize)
     return np.frombuffer(memory, dtype, count, first).reshape(shape)
 
 
-@_native
+@native
 def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
          beta: float = 0) -> Optional[np.ndarray]:
     """alpha * mat @ vec + beta * OUT as ATen's addmv computes it (mv: beta 0): ?gemv_ on MAT as it
     lies in memory ('n' for a column-major matrix, else 't' on its row-major data, copied when
     neither fits)."""
-    routine, kind = _blas("gemv", mat.dtype)
+    routine, kind = blas_routine("gemv", mat.dtype)
     if routine is None or vec.dtype != mat.dtype:
         return None
     m, n = mat.shape
     if not m or not n or max(m, n) >= 1 << 31:
         return None
-    y = _fresh((m,), mat.dtype)
+    y = fresh((m,), mat.dtype)
     if out is not None:
         y[...] = out
     step = [s // mat.itemsize for s in mat.strides]
@@ -298,32 +399,34 @@ def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alp
         trans, rows, columns, lda = b"N", m, n, step[1]
     else:
         if not (step[1] == 1 and (m == 1 or step[0] >= max(1, n))):
-            mat = _copy(mat)
+            mat = fresh_copy(mat)
             step = [n, 1]
         trans, rows, columns, lda = b"T", n, m, step[0]
     lda = rows if columns == 1 else lda  # as BlasKernel's gemv sets it for one column
     x, step = _vector(vec)
-    mat = _placed(mat)  # held until the call returns: _base keeps only the address
+    mat = placed(mat)  # held until the call returns: address_of keeps only the address
     scalars = kind(alpha), kind(beta)
-    routine(ctypes.c_char_p(trans), *_ints(rows, columns), ctypes.byref(scalars[0]), _base(mat, kind),
-            *_ints(max(lda, 1)), _base(x, kind), *_ints(step), ctypes.byref(scalars[1]), _base(y, kind), *_ints(1))
+    routine(ctypes.c_char_p(trans), *int_refs(rows, columns), ctypes.byref(scalars[0]), address_of(mat, kind),
+            *int_refs(max(lda, 1)), address_of(x, kind), *int_refs(step), ctypes.byref(scalars[1]),
+            address_of(y, kind), *int_refs(1))
     return y
 
 
-@_native
+@native
 def dot(x: np.ndarray, y: np.ndarray) -> Optional[np.ndarray]:
     """x · y as ATen's dot: ?dot_ over the two vectors (a 0-d array)."""
-    routine, kind = _blas("dot", x.dtype)
+    routine, kind = blas_routine("dot", x.dtype)
     if routine is None or y.dtype != x.dtype or not 0 < x.size < 1 << 31:
         return None
     routine.restype = kind
     (a, step_a), (b, step_b) = _vector(x), _vector(y)
-    return np.asarray(routine(*_ints(x.size), _base(a, kind), *_ints(step_a), _base(b, kind), *_ints(step_b)), x.dtype)
+    result = routine(*int_refs(x.size), address_of(a, kind), *int_refs(step_a), address_of(b, kind), *int_refs(step_b))
+    return np.asarray(result, x.dtype)
 
 
-def _copy(x: np.ndarray) -> np.ndarray:
+def fresh_copy(x: np.ndarray) -> np.ndarray:
     """A contiguous copy in a new storage, as ATen's .contiguous() makes."""
-    copy = _fresh(x.shape, x.dtype)
+    copy = fresh(x.shape, x.dtype)
     copy[...] = x
     return copy
 
@@ -333,22 +436,5 @@ def _vector(x: np.ndarray) -> tuple:
     a forward stride BLAS takes."""
     step = x.strides[0] // x.itemsize if x.size > 1 else 1
     if step < 1 or x.strides[0] % x.itemsize:
-        return _copy(x), 1
-    return _placed(x), step
-
-
-@_native
-def potrf(matrix: np.ndarray, upper: bool) -> Optional[tuple]:
-    """linalg.cholesky of one float32/float64 matrix as ATen's apply_cholesky computes it: ?potrf_
-    on a column-major copy (reading the triangle it names), the other triangle then zeroed.
-    (factor, info): info > 0 is the order of the leading minor that is not positive-definite."""
-    routine, kind = _blas("potrf", matrix.dtype)
-    n = matrix.shape[0]
-    if routine is None or not n or n >= 1 << 31:
-        return None
-    column_major = _copy(matrix.T)  # the row-major storage of the transpose
-    info = ctypes.c_int(0)
-    routine(ctypes.c_char_p(b"U" if upper else b"L"), *_ints(n), _base(column_major, kind), *_ints(n),
-            ctypes.byref(info))
-    factor = column_major.T
-    return (np.triu(factor) if upper else np.tril(factor)), info.value
+        return fresh_copy(x), 1
+    return placed(x), step

@@ -23,6 +23,7 @@ import json
 import re
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Optional, TypedDict
 
@@ -88,14 +89,17 @@ class OracleError(Exception):
 
 def record(python: str, program: Path, aten: Optional[str] = None) -> Answer:
     """What real PyTorch prints for PROGRAM: the reference runner under `python`, in a fresh process
-    in the program's folder (ATen's capability forced to ATEN, if given), numpy pinned as gradcalc pins it."""
+    in an empty folder of its own (the files it writes start from nothing, as a gradcalc program's
+    do, and vanish with the folder), ATen's capability forced to ATEN if given, numpy pinned
+    as gradcalc pins it."""
     from ..autograd import cpu
     from ..machine import numpy_pins
 
     env = {**os.environ, **numpy_pins(), **(cpu.CAPABILITIES[aten] if aten else {})}
     try:
-        done = subprocess.run([python, str(REFERENCE), program.name], cwd=program.parent, capture_output=True,
-                              text=True, timeout=ORACLE_TIMEOUT, env=env)
+        with tempfile.TemporaryDirectory(prefix="gradcalc-oracle-") as folder:
+            done = subprocess.run([python, str(REFERENCE), str(program.resolve())], cwd=folder, capture_output=True,
+                                  text=True, timeout=ORACLE_TIMEOUT, env=env)
     except OSError as error:
         raise OracleError(f"cannot run {python}: {error.strerror}") from None
     except subprocess.TimeoutExpired:

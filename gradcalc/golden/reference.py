@@ -10,6 +10,7 @@ a warning prints `Category: message`; the first error prints `ErrorType: message
 and ends the run with status 1.
 """
 import ast
+import os
 import re
 import sys
 import traceback
@@ -65,4 +66,4 @@ def run(source, filename):
 
 if __name__ == "__main__":
     with open(sys.argv[1], encoding="utf-8") as handle:
-        run(handle.read(), sys.argv[1])
+        run(handle.read(), os.path.basename(sys.argv[1]))  # named as gradcalc names a program it runs

@@ -1,8 +1,9 @@
 """Python's builtins as a program sees them, and the prelude of SPEC §3.
 
 Most are Python's own. Those that reach past an object's public face (getattr, setattr,
-hasattr, delattr, vars, dir, type) go through the guard; those that would reach the host
-(open, eval, exec, compile, globals, locals, input, breakpoint, help) refuse in one line.
+hasattr, delattr, vars, dir, type) go through the guard; `open` opens the session's own files
+(gradcalc/files); those that would reach the host (eval, exec, compile, globals, locals, input,
+breakpoint, help) refuse in one line.
 The guard's own entries (`$getattr`, ...) have names no program can write.
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, Callable, Optional
 
 from . import compiler, guard, limits, nesting, policy
 from ..display.names import torch_class
+from ..files import streams
 
 PRELUDE_FROM_TORCH = (
     "tensor", "ones", "zeros", "ones_like", "zeros_like", "full", "full_like", "arange", "linspace", "eye", "rand",
@@ -31,7 +33,6 @@ _PLAIN = (
 
 # What is refused, and why, in the words of the one line a program gets.
 _REFUSED = {
-    "open": "a program cannot read or write files",
     "input": "a program reads no input",
     "eval": "a program cannot run code from strings",
     "exec": "a program cannot run code from strings",
@@ -66,6 +67,10 @@ class Builtin:
             return f"<built-in function {self.name}>"
         # torch's address is that of the class holding its functions: any one fixed address will do
         return f"<built-in method {self.name} of {self.owner} object at {hex(id(Builtin))}>"
+
+
+# the session's own files' `open`, which is also io.open
+OPEN = Builtin("open", streams.open_file)
 
 
 def _refusal(name: str, why: str) -> Builtin:
@@ -252,6 +257,7 @@ def make_builtins(namespace: dict, modules: Any, echo: Callable[[Any], None]) ->
         echo(value)
         table["_"] = value
 
+    streams.allow_types()
     table: dict = {name: getattr(host, name) for name in _PLAIN}
     table.update({name: value for name, value in vars(host).items()
                   if isinstance(value, type) and issubclass(value, BaseException)})
@@ -260,7 +266,8 @@ def make_builtins(namespace: dict, modules: Any, echo: Callable[[Any], None]) ->
         type=Type, getattr=Builtin("getattr", _getattr), hasattr=Builtin("hasattr", _hasattr),
         setattr=Builtin("setattr", _setattr), delattr=Builtin("delattr", _delattr), vars=Builtin("vars", _vars),
         dir=Builtin("dir", dir_), pow=Builtin("pow", _pow), exit=Quitter("exit"), quit=Quitter("quit"),
-        hash=Builtin("hash", nesting.guarded_hash), **nesting.COUNTED_ITERATORS,
+        hash=Builtin("hash", nesting.guarded_hash), open=OPEN,
+        **nesting.COUNTED_ITERATORS,
         # C code a program calls looks these up here (time.strptime imports _strptime); a program
         # cannot name them, and its import statements go through `$import`
         __build_class__=guard.make_build_class(metaclass_for), __import__=host.__import__,

@@ -181,10 +181,29 @@ def _class_getattr(cls: Any, name: str) -> Any:
         _refuse(cls, name)
     if name == "__name__" and not program:
         return cls.__qualname__  # a C type's __name__ is its full name, kept for Python's messages
+    if name == "__mro__":
+        return shown_mro(cls)
+    if name == "mro":
+        return lambda: list(shown_mro(cls))
     value = _getattr(cls, name)
     if name in GUARDED_DUNDERS:
         return _guarded_special(None, name, value)
     return admit(value, cls, name)
+
+
+def shown_mro(cls: type) -> tuple:
+    """A class and its bases as a program may hold them. Left out: the host's real class behind a
+    guarded stand-in of the same name (argparse's Namespace, which sets any attribute unshielded;
+    logging's Formatter, which formats templates unguarded), and private helper bases the policy
+    does not list (argparse's _AttributeHolder)."""
+    shown: list = []
+    for base in cls.__mro__:
+        listed = base is cls or base is object or is_program_class(base) or class_rule(base) is not None
+        shadowed = any(base.__module__ == stand_in.__module__ and base.__qualname__ == stand_in.__qualname__
+                       for stand_in in shown)
+        if listed or not (shadowed or base.__name__.startswith("_")):
+            shown.append(base)
+    return tuple(shown)
 
 
 def _super_getattr(proxy: super, name: str) -> Any:
@@ -395,6 +414,9 @@ def _format(template: str, args: tuple, kwargs: Any) -> str:
         return "".join(out)
 
     return render(template, 2)
+
+
+format_template = _format  # for the library code that formats a program's template (logging's `{` style)
 
 
 class _SafeFormatter:

@@ -7,6 +7,7 @@ the file that raised it), the result's text/plain and the error's name and messa
 addresses are masked. Cells that use what gradcalc refuses by design are skipped, with why."""
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import re
@@ -15,16 +16,23 @@ from typing import Optional
 
 from .outputs import cell_outputs
 
+_SHELL = re.compile(r"^\s*!", re.MULTILINE)
+_INSTALL = re.compile(r"^\s*%+\s*(pip|conda)\b", re.MULTILINE)
+_FILES = re.compile(r"\bopen\(|\btorch\.load\(|\bnp\.load(txt)?\(|\bread_csv\(|\bDataLoader\b|\bdatasets\b|\burlopen\b"
+                    r"|\brequests\.|\bwget\b|\bos\.path\b|\btorchvision\b", re.MULTILINE)
 # what gradcalc refuses by design, found in a cell's source: (pattern, why the cell is skipped)
 _SKIPPED = [
-    (re.compile(r"^\s*!", re.MULTILINE), "runs a shell command"),
-    (re.compile(r"^\s*%+\s*(pip|conda)\b", re.MULTILINE), "installs packages"),
+    (_SHELL, "runs a shell command"),
+    (_INSTALL, "installs packages"),
     (re.compile(r"^\s*%+\s*matplotlib\b|\bmatplotlib\b|\bplt\.", re.MULTILINE), "plots (matplotlib)"),
     (re.compile(r"\bcuda\b|\bmps\b", re.IGNORECASE), "uses CUDA"),
-    (re.compile(r"\bopen\(|\btorch\.load\(|\bnp\.load(txt)?\(|\bread_csv\(|\bDataLoader\b|\bdatasets\b|\burlopen\b"
-                r"|\brequests\.|\bwget\b|\bos\.path\b|\btorchvision\b", re.MULTILINE), "uses files or downloads"),
+    (_FILES, "uses files or downloads"),
     (re.compile(r"^\s*%", re.MULTILINE), "uses an IPython magic"),
+    # the kernel answers it in the pager, which a notebook does not store
+    (re.compile(r"\A\s*(\?{1,2}[\w.*]+|[\w.*]+\?{1,2})\s*\Z"), "asks for help (NAME?)"),
 ]
+# what the recording Python, which is not jailed, must not run either
+_UNSAFE = [_SHELL, _INSTALL, _FILES, re.compile(r"^\s*%(?!\s*matplotlib\b)", re.MULTILINE)]
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 # Python's warnings: "FILE:LINE: Category: message" and the quoted source line after it
 _WARNING = re.compile(r"^\S.*?:\d+: (\w+): (.*)$")
@@ -32,18 +40,55 @@ _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
 
 
 _COMMENT = re.compile(r"#[^\n]*")  # a comment that names matplotlib or CUDA uses neither
-# asking whether CUDA is there is not using it: gradcalc answers as PyTorch's CPU build does
-_CUDA_QUESTION = re.compile(r"""["']cuda(:\d+)?["']\s+if\s+torch\.cuda\.is_available\(\)|"""
-                            r"torch\.(cuda|backends\.mps)\.is_available\(\)")
+# asking whether CUDA is there is not using it: gradcalc answers as PyTorch's CPU build does, to
+# the question, to the seeds and counts torch.cuda takes without a GPU, and by the branch it takes
+_GPU_QUESTION = re.compile(r"torch\.(cuda|backends\.mps)\.is_available\(\)")
+_CUDA_QUESTION = re.compile(r"""["']cuda(:\d+)?["']\)?\s+if\s+torch\.cuda\.is_available\(\)|"""
+                            rf"{_GPU_QUESTION.pattern}|torch\.cuda\.(device_count|manual_seed(_all)?)\b")
+
+
+def _without_gpu_branches(source: str) -> str:
+    """The source with every `if` statement and conditional expression that asks for a GPU blanked:
+    on a CPU build the GPU's branch never runs. Source that is not Python (a magic) stays."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    text = list(source)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.IfExp)) and _GPU_QUESTION.search(ast.unparse(node.test)):
+            begin = starts[node.lineno - 1] + node.col_offset
+            end = starts[node.end_lineno - 1] + node.end_col_offset
+            text[begin:end] = [char if char == "\n" else " " for char in text[begin:end]]
+    return "".join(text)
 
 
 def skip_reason(source: str) -> Optional[str]:
     """Why gradcalc does not run this cell (what it refuses by design), or None."""
-    source = _CUDA_QUESTION.sub("", _COMMENT.sub("", source))
+    source = _CUDA_QUESTION.sub("", _COMMENT.sub("", _without_gpu_branches(source)))
     for pattern, why in _SKIPPED:
         if pattern.search(source):
             return why
     return None
+
+
+def recordable(source: str) -> bool:
+    """Whether `--record` runs this cell under the other Python although nbcheck skips it: a cell
+    skipped for its plots, CUDA or a help request runs there, so that what else it does (often the
+    notebook's `import torch`, or its variables) is there for the cells after it."""
+    source = _COMMENT.sub("", source)
+    return not any(pattern.search(source) for pattern in _UNSAFE)
+
+
+def not_compared(cell: dict) -> Optional[str]:
+    """Why the notebook's author left this cell out of the comparison (its metadata's
+    `"nbcheck": {"skip": "why"}`), or None. Such a cell still runs, for the cells after it."""
+    settings = cell.get("metadata", {}).get("nbcheck")
+    why = settings.get("skip") if isinstance(settings, dict) else None
+    return str(why) if why else None
 
 
 def _text(value: object) -> str:
@@ -124,7 +169,10 @@ def check_notebook(notebook: dict) -> list[CellReport]:
                 reply = {"status": "error", "error": f"WorkerDied: the worker {died}"}
                 worker.restart()
             expected, actual = normalize(cell.get("outputs", [])), normalize(cell_outputs(reply, index))
-            if expected == actual:
+            why = not_compared(cell)
+            if why is not None:
+                reports.append(CellReport(index, "skipped", f"not compared: {why}"))
+            elif expected == actual:
                 reports.append(CellReport(index, "same"))
             else:
                 reports.append(CellReport(index, "differs", diff=_diff(expected, actual)))

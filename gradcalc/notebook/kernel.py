@@ -8,6 +8,7 @@ front end (JupyterLab, Notebook, VS Code, nbclient) relies on, leaving this modu
 cell does."""
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
@@ -23,6 +24,8 @@ from .outputs import cell_outputs, error_output
 _NAME_AT_END = re.compile(r"[A-Za-z_][\w.]*$")
 _NAME_AT_START = re.compile(r"^\w*(?:\.\w+)*")
 _IDENTIFIER_END = re.compile(r"\w*$")
+# IPython's help syntax: `torch.nn.Module?`, `??x`, `torch.*Tensor?` (a name with wildcards)
+_HELP = re.compile(r"^(\?{0,2})([A-Za-z_*][\w.*]*)(\?{0,2})$")
 _DOCS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_docs.json")
 # magics gradcalc refuses by design, with why (a notebook check reports their cells as skipped)
 _REFUSED_MAGICS = {"matplotlib": "gradcalc draws no plots (its own picture is %graph)",
@@ -102,6 +105,9 @@ class GradcalcKernel(Kernel):
         magic = code.strip()
         if magic.startswith(("%", "!")):
             return self._magic(magic, silent)
+        help_request = _HELP.match(magic)
+        if help_request and bool(help_request[1]) != bool(help_request[3]):
+            return self._help(help_request[2], silent)
         try:
             reply = self.worker.run(code, cell=True, on_stream=None if silent else self._stream)
         except WorkerDied as died:
@@ -182,6 +188,28 @@ class GradcalcKernel(Kernel):
             data["image/svg+xml"] = picture["svg"]
         self._display(data, silent)
         return self._ok()
+
+    def _help(self, name: str, silent: bool) -> dict:
+        """`name?`, as IPython answers it: the inspection in the front end's pager (a payload, not
+        an output); `module.*pattern?` lists the names that match."""
+        try:
+            if "*" in name:
+                module, _, pattern = name.rpartition(".")
+                prefix = module + "." if module else ""
+                names = [prefix + found for found in self.worker.complete(prefix)]
+                page = "\n".join(sorted(found for found in names if fnmatch.fnmatchcase(found, prefix + pattern)))
+            else:
+                found = self.worker.inspect("describe", name=name)
+                page = "" if "error" in found else self._inspection_text(found)
+        except WorkerDied as died:
+            return self._worker_died(died, silent)
+        if not page:
+            if not silent:
+                self._stream("stdout", f"Object `{name}` not found.\n")
+            return self._ok()
+        reply = self._ok()
+        reply["payload"] = [{"source": "page", "data": {"text/plain": page}, "start": 0}]
+        return reply
 
     # ------------------------------------------------------------------ completion, inspection
 

@@ -15,6 +15,7 @@ MAX_WIDTH = 79
 MAX_SEQ_LENGTH = 1000  # IPython shows a longer container's first 1000 items, then `...`
 # object.__repr__'s form, which IPython shows as `<NAME at 0x...>` (a grad_fn node's, in PyTorch)
 _OBJECT_REPR = re.compile(r"^<([\w.]+) object at (0x[0-9a-fA-F]+)>$")
+_CLASS_REPR = re.compile(r"<class '([^']+)'>\Z")
 
 
 class _Group:
@@ -186,7 +187,8 @@ class _Printer:
                     printer(self, value, cycle)
                     return
                 if cls is not object and "__repr__" in cls.__dict__:
-                    _repr_lines(self, value, cycle)
+                    # a class whose metaclass has a repr: _type tells a stand-in's from a real one's
+                    (_type if isinstance(value, type) else _repr_lines)(self, value, cycle)
                     return
             _default(self, value, cycle)
         finally:
@@ -274,10 +276,16 @@ def _type_name(cls: type) -> str:
 
 
 def _type(p: _Printer, value: type, cycle: bool) -> None:
-    if type(value).__repr__ is not type.__repr__:  # a metaclass's own repr
-        _repr_lines(p, value, cycle)
-    else:
+    if type(value).__repr__ is type.__repr__:
         p.text(_type_name(value))
+        return
+    # gradcalc's stand-ins for classes whose metaclass has no repr of its own (numpy's ndarray,
+    # torch.FloatTensor, `type`) write type's repr: IPython names those classes, as any other
+    named = _CLASS_REPR.match(repr(value))
+    if named:
+        p.text(named.group(1))
+    else:  # a metaclass's own repr
+        _repr_lines(p, value, cycle)
 
 
 def _default(p: _Printer, value: Any, cycle: bool) -> None:

@@ -1,7 +1,8 @@
 """`gradcalc nbcheck --record PYTHON`: run the notebook under another Python, one with torch and
 ipykernel, through nbclient, and store its outputs in the notebook: the expectations `nbcheck`
 then holds gradcalc to. That Python is not jailed: the cells nbcheck skips (shell commands, package
-installs, files, downloads) are not run there either, and keep the outputs they had."""
+installs, files, downloads, magics) are not run there either, and keep the outputs they had; those
+skipped only for plots, CUDA or help are run, for what else they define."""
 from __future__ import annotations
 
 import json
@@ -9,7 +10,7 @@ import os
 import subprocess
 import tempfile
 
-from .check import skip_reason
+from .check import recordable, skip_reason
 
 _KERNEL = "gradcalc-record"
 _SKIP_TAG = "gradcalc-record-skip"
@@ -30,7 +31,8 @@ def record(path: str, python: str, timeout: int = 600) -> None:
         notebook = nbformat.read(path, as_version=4)
     except Exception as error:  # nbformat's: not JSON, not a notebook, not readable
         raise RuntimeError(f"can't read '{path}' as a notebook: {error}") from None
-    skipped = [cell for cell in notebook.cells if cell.cell_type == "code" and skip_reason(cell.source)]
+    skipped = [cell for cell in notebook.cells
+               if cell.cell_type == "code" and skip_reason(cell.source) and not recordable(cell.source)]
     for cell in skipped:
         cell.metadata.setdefault("tags", []).append(_SKIP_TAG)
     with tempfile.TemporaryDirectory() as directory:

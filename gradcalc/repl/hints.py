@@ -26,12 +26,16 @@ ALTERNATIVES = {
     "torchtext": "make token ids with torch.randint or torch.tensor and datasets with torch.utils.data",
     "torchaudio": "make signals with torch.sin, torch.randn and torch.stft",
     "matplotlib": "gradcalc draws no plots: print the values, or summaries such as tensor.mean() and tensor.std()",
-    "pandas": "keep tables as tensors, lists or dicts (csv rows as torch.tensor of lists)",
+    "pandas": "keep tables as tensors, lists or dicts; the csv module reads and writes a program's own CSV files",
     "sklearn": "split and scale data with torch.randperm, tensor.mean() and tensor.std(); metrics with torch ops",
     "scipy": "torch.special, torch.linalg and torch.fft have the special functions and linear algebra",
     "tqdm": "loop over the iterable itself, printing the progress you need",
     "PIL": "an image is a tensor: torch.rand(C, H, W), or torch.randint(0, 256, (H, W, C), dtype=torch.uint8)",
     "einops": "tensor.reshape, tensor.permute and torch.einsum do what rearrange and reduce do",
+    "requests": "a program reaches no network: put the data in the program, or in a file it writes itself",
+    "yaml": "json.dump and json.load keep a config in a file of the program's own",
+    "wandb": "log the metrics with print, logging or a CSV file of the program's own",
+    "tensorboardX": "log the metrics with print, logging or a CSV file of the program's own",
 }
 
 

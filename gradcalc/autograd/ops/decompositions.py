@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import dtypes, mkl
+from .. import dtypes, forward_mode, grad_mode, mkl_lapack
 from ..tensor import Tensor
 from ...display.names import torch_class
 from ...warnings import warn_once
@@ -28,6 +28,16 @@ def _check_square(A: Tensor, name: str) -> None:
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
                            f"{A.shape[-1]} matrices")
+
+
+def check_solver_inputs(A: Tensor, B: Tensor, left: bool, name: str) -> None:
+    """ATen's checkInputsSolver: a square A and a B whose rows (columns for XA = B) match it."""
+    _check_square(A, name)
+    if B.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    if (B.shape[-2] if left else B.shape[-1]) != A.shape[-1]:
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'}"
+                           f" ({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
 
 
 def check_floating(A: Tensor, name: str) -> None:
@@ -58,11 +68,14 @@ def output_grads(grads: Any, count: int) -> list:
 
 def lu_factor_arrays(a: np.ndarray) -> tuple:
     """Partial pivoting LU of each matrix (LAPACK's getrf: the first largest pivot in each
-    column), as (LU, pivots 1-based int32, info)."""
+    column), as (LU, pivots 1-based int32, info): MKL's, when it is in use."""
+    through_mkl = mkl_lapack.lu_factor(a)
+    if through_mkl is not None:
+        return through_mkl
     a = np.array(a, copy=True)
     m, n = a.shape[-2], a.shape[-1]
     batch = a.shape[:-2]
-    flat = a.reshape((-1, m, n))
+    flat = a.reshape((math.prod(batch), m, n))  # the count spelled out: -1 is ambiguous for empty matrices
     pivots = np.zeros((flat.shape[0], min(m, n)), dtype=np.int32)
     info = np.zeros(flat.shape[0], dtype=np.int32)
     rows = np.arange(flat.shape[0])
@@ -131,9 +144,9 @@ def det(A: Tensor) -> Tensor:
     check_matrix(A, "linalg.det")
     # as torch: the product of U's diagonal from the LU factorisation, signed by the row interchanges
     if A._data.size:
-        lu, pivots, _ = lu_factor_arrays(A._data)
-        swaps = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1), axis=-1)
-        product = np.where(swaps % 2, -1, 1) * np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
+        # MKL's factor is of A^T when A is contiguous, as ATen's
+        lu, pivots, _ = mkl_lapack.det_factor(A._data) or lu_factor_arrays(A._data)
+        product = _permutation_sign(pivots) * np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
     else:  # the determinant of an empty matrix is 1
         product = np.ones(A.shape[:-2])
     data = np.asarray(product, dtype=A._dtype._numpy)
@@ -145,9 +158,24 @@ def torch_det(input: Tensor) -> Tensor:
     return det(input)
 
 
+def _permutation_sign(pivots: np.ndarray) -> np.ndarray:
+    """ATen's lu_det_P: the determinant of LAPACK's row interchanges, -1 for an odd count."""
+    swaps = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1), axis=-1)
+    return np.where(swaps % 2, -1, 1)
+
+
 def _slogdet_outputs(A: Tensor, name: str) -> tuple:
     check_matrix(A, name)
-    sign, logabsdet = np.linalg.slogdet(A._data)
+    factors = mkl_lapack.det_factor(A._data) if not A._dtype.is_complex else None
+    if factors is not None:
+        # ATen's _linalg_slogdet: from U's diagonal, its signs' product and its log-magnitudes' sum
+        # (the ops themselves, so log is MKL's and the sum adds in ATen's order)
+        lu, pivots, _ = factors
+        diagonal = Tensor._make(np.diagonal(lu, axis1=-2, axis2=-1), A._dtype)
+        sign = np.prod(np.sign(diagonal._data), axis=-1) * _permutation_sign(pivots)
+        logabsdet = diagonal.abs().log().sum(-1)._data
+    else:
+        sign, logabsdet = np.linalg.slogdet(A._data)
     real = A._dtype.to_real() if A._dtype.is_complex else A._dtype
     return record_outputs(SLOGDET, (A,), [(np.asarray(sign, dtype=A._dtype._numpy), A._dtype),
                                           (np.asarray(logabsdet, dtype=real._numpy), real)],
@@ -183,9 +211,14 @@ def _inverse_outputs(A: Tensor, check: bool) -> tuple:
     if check and np.any(info):
         raise LinAlgError(f"linalg.inv: The diagonal element {int(np.max(info))} is zero, the inversion could not be "
                           "completed because the input matrix is singular.")
-    singular = info != 0
-    safe = np.where(singular[..., None, None], np.eye(A.shape[-1], dtype=A._dtype._numpy), A._data)
-    inverse = np.asarray(np.linalg.inv(safe), dtype=A._dtype._numpy)
+    identity = np.broadcast_to(np.eye(A.shape[-1], dtype=A._dtype._numpy), A.shape)
+    through_mkl = mkl_lapack.solve(A._data, identity, True)  # ATen's inverse: the solve of A X = I
+    if through_mkl is not None:
+        inverse, _, _, info = through_mkl
+    else:
+        singular = info != 0
+        safe = np.where(singular[..., None, None], identity, A._data)
+        inverse = np.asarray(np.linalg.inv(safe), dtype=A._dtype._numpy)
     return record_outputs(INV, (A,), [(inverse, A._dtype), (info.astype(np.int32), dtypes.int32)], ("inverse", None))
 
 
@@ -208,29 +241,45 @@ def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
 
 
-def _solveoutput_grads(grads: Any, A: Tensor, result: Tensor, left: bool, which: str) -> Optional[Tensor]:
+def _adjoint_solve(grad: Tensor, A: Tensor, LU: Tensor, pivots: Tensor, left: bool, vector: bool) -> Tensor:
+    """The solve with A^H behind linalg.solve's gradients: as ATen's backward, the forward's LU
+    solved transposed by MKL's getrs when it is in use and no graph is built of the backward;
+    otherwise solved anew."""
+    if not grad_mode.is_grad_enabled():
+        gradient = grad._data[..., None] if vector else grad._data
+        through_mkl = mkl_lapack.lu_solve(LU._data, pivots._data, gradient, left, True)
+        if through_mkl is not None:
+            return Tensor._make(through_mkl[..., 0] if vector else through_mkl, grad._dtype)
+    return solve(A.mH, grad, left=left)
+
+
+def _solveoutput_grads(grads: Any, A: Tensor, LU: Tensor, pivots: Tensor, result: Tensor, left: bool,
+                       which: str) -> Optional[Tensor]:
     grad = output_grads(grads, 2)[0]
     if grad is None:
         return None
     vector = result.ndim == A.ndim - 1
     if left:
-        gB = solve(A.mH, grad)
+        gB = _adjoint_solve(grad, A, LU, pivots, left, vector)
         if which == "B":
             return gB
         return -(gB.unsqueeze(-1) * result.conj().unsqueeze(-2) if vector else gB.matmul(result.mH))
-    gB = solve(A.mH, grad, left=False)
+    gB = _adjoint_solve(grad, A, LU, pivots, left, vector)
     if which == "B":
         return gB
     return -(result.conj().unsqueeze(-1) * gB.unsqueeze(-2) if vector else result.mH.matmul(gB))
 
 
 SOLVE = node("LinalgSolveExBackward0", ("A", "B"), multi_output=True, saved=("A", "LU", "pivots", "left", "result"),
-             A=lambda grads, A, result, left: _solveoutput_grads(grads, A, result, left, "A"),
-             B=lambda grads, A, result, left: _solveoutput_grads(grads, A, result, left, "B"))
+             A=lambda grads, A, LU, pivots, result, left: _solveoutput_grads(grads, A, LU, pivots, result, left, "A"),
+             B=lambda grads, A, LU, pivots, result, left: _solveoutput_grads(grads, A, LU, pivots, result, left, "B"))
 
 
 def _solve_outputs(A: Tensor, B: Tensor, left: bool, check: bool) -> tuple:
     check_matrix(A, "linalg.solve")
+    if A._dtype is not B._dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{A._dtype._scalar_name} and B of type {B._dtype._scalar_name} instead")
     vector = _is_vector_rhs(A, B)
     rhs = B._data[..., None] if vector else B._data
     rows = rhs.shape[-2] if left else rhs.shape[-1]
@@ -238,11 +287,14 @@ def _solve_outputs(A: Tensor, B: Tensor, left: bool, check: bool) -> tuple:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
                            f"{rhs.shape[-2]}x{rhs.shape[-1]})")
-    lu, pivots, info = lu_factor_arrays(A._data)
+    through_mkl = mkl_lapack.solve(A._data, rhs, left)
+    lu, pivots, info = through_mkl[1:] if through_mkl is not None else lu_factor_arrays(A._data)
     if check and np.any(info):
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
     dtype = dtypes.result_type([A, B])
-    if left:
+    if through_mkl is not None:
+        x = through_mkl[0]
+    elif left:
         x = np.linalg.solve(A._data, rhs)
     else:
         x = np.swapaxes(np.linalg.solve(np.swapaxes(A._data, -1, -2), np.swapaxes(rhs, -1, -2)), -1, -2)
@@ -290,8 +342,11 @@ SOLVE_TRIANGULAR = node("LinalgSolveTriangularBackward0", ("self", "B"),
 
 @op(module="linalg")
 def solve_triangular(input: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False) -> Tensor:
+    check_solver_inputs(input, B, left, "linalg.solve_triangular")
     dtype = dtypes.result_type([input, B])
-    data = _triangular_solve_arrays(input._data, B._data, upper, left, unitriangular)
+    data = mkl_lapack.trsm(input._data, B._data, upper, left, unitriangular)
+    if data is None:
+        data = _triangular_solve_arrays(input._data, B._data, upper, left, unitriangular)
     return record(SOLVE_TRIANGULAR, (input, B), np.asarray(data, dtype=dtype._numpy), dtype, upper=upper, left=left,
                   unitriangular=unitriangular)
 
@@ -361,7 +416,7 @@ def _cholesky_arrays(A: Tensor, upper: bool, check: bool, name: str) -> tuple:
     info = np.zeros(flat.shape[0], dtype=np.int32)
     by_mkl = False  # ATen's LAPACK, when the MKL backend is installed: it computes the upper factor itself
     for index, matrix in enumerate(flat):
-        through_mkl = mkl.potrf(matrix, upper) if not A._dtype.is_complex else None
+        through_mkl = mkl_lapack.potrf(matrix, upper) if not A._dtype.is_complex else None
         if through_mkl is not None:
             (factors[index], info[index]), by_mkl = through_mkl, True
             continue
@@ -426,7 +481,16 @@ def _cholesky_solve_factor_grad(grad: Tensor, factor: Tensor, result: Tensor, up
 
 @op(nodes=(CHOLESKY_SOLVE,))
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
-    data = _cholesky_solve_arrays(input._data, input2._data, upper)
+    if input.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {input.ndim} dimensions instead")
+    if input2.ndim < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {input2.ndim} dimensions instead")
+    if input2.shape[-1] != input2.shape[-2] or input.shape[-2] != input2.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {input2.shape[-2]} by "
+                           f"{input2.shape[-1]} but each b matrix is {input.shape[-2]} by {input.shape[-1]}")
+    data = mkl_lapack.potrs(input._data, input2._data, upper)
+    if data is None:
+        data = _cholesky_solve_arrays(input._data, input2._data, upper)
     return record(CHOLESKY_SOLVE, (input, input2), np.asarray(data, dtype=input._dtype._numpy), input._dtype,
                   upper=upper)
 
@@ -480,7 +544,12 @@ def _qr_outputs(A: Tensor, mode: str) -> tuple:
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'")
-    flat = A._data.reshape((-1,) + A.shape[-2:])
+    through_mkl = mkl_lapack.qr(A._data, mode)
+    if through_mkl is not None:
+        q, r = through_mkl
+        q = np.zeros((0,), dtype=A._dtype._numpy) if q is None else q
+        return record_outputs(QR, (A,), [(q, A._dtype), (r, A._dtype)], ("Q", "R"), mode=mode)
+    flat = A._data.reshape((math.prod(A.shape[:-2]),) + A.shape[-2:])
     pairs = [np.linalg.qr(matrix, mode="complete" if mode == "complete" else "reduced") for matrix in flat]
     k = min(A.shape[-2:]) if mode != "complete" else A.shape[-2]
     q = np.stack([q for q, _ in pairs]).reshape(A.shape[:-2] + (A.shape[-2], k)) if pairs else np.zeros(
@@ -546,9 +615,22 @@ SVD = node("LinalgSvdBackward0", ("A",), multi_output=True, saved=("S_sym_argsiz
            A=lambda grads, S, U, Vh, full_matrices: _svd_grad(grads, S, U, Vh, full_matrices))
 
 
-def _svd_outputs(A: Tensor, full_matrices: bool, name: str) -> tuple:
+def needs_vectors(A: Tensor) -> bool:
+    """ATen's _may_require_fw_or_bw_grad: svdvals and eigvalsh compute the vectors too only
+    where a gradient may need them, and LAPACK's values differ in their last digits then."""
+    return (A.requires_grad and grad_mode.is_grad_enabled()) or forward_mode.has_tangent(A)
+
+
+def _svd_outputs(A: Tensor, full_matrices: bool, name: str, vectors: bool = True) -> tuple:
     check_matrix(A, name, square=False)
-    u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
+    through_mkl = mkl_lapack.gesdd(A._data, full_matrices, vectors)
+    if through_mkl is not None and not np.any(through_mkl[3]):
+        u, s, vh, _ = through_mkl
+        if not vectors:  # not returned: svdvals gives S alone
+            u, vh = np.zeros(A.shape[:-1] + (s.shape[-1],), A._dtype._numpy), np.zeros(s.shape + A.shape[-1:],
+                                                                                       A._dtype._numpy)
+    else:
+        u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
     real = A._dtype.to_real() if A._dtype.is_complex else A._dtype
     return record_outputs(SVD, (A,), [(np.asarray(u, dtype=A._dtype._numpy), A._dtype),
                                       (np.asarray(s, dtype=real._numpy), real),
@@ -571,7 +653,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
 
 @op(module="linalg")
 def svdvals(A: Tensor, *, driver: Optional[str] = None) -> Tensor:
-    return _svd_outputs(A, False, "linalg.svd")[1]
+    return _svd_outputs(A, False, "linalg.svd", needs_vectors(A))[1]
 
 
 def _eigh_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor) -> Tensor:
@@ -594,11 +676,15 @@ EIGH = node("LinalgEighBackward0", ("A",), multi_output=True,
             A=lambda grads, eigenvalues, eigenvectors: _eigh_grad(grads, eigenvalues, eigenvectors))
 
 
-def _eigh_outputs(A: Tensor, UPLO: str, name: str) -> tuple:
+def _eigh_outputs(A: Tensor, UPLO: str, name: str, with_vectors: bool = True) -> tuple:
     check_matrix(A, name)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    values, vectors = np.linalg.eigh(A._data, UPLO=UPLO)
+    through_mkl = mkl_lapack.syevd(A._data, UPLO == "U", with_vectors)
+    if through_mkl is not None and not np.any(through_mkl[2]):
+        values, vectors, _ = through_mkl  # without with_vectors, LAPACK's workspace: eigvalsh gives values alone
+    else:
+        values, vectors = np.linalg.eigh(A._data, UPLO=UPLO)
     real = A._dtype.to_real() if A._dtype.is_complex else A._dtype
     return record_outputs(EIGH, (A,), [(np.asarray(values, dtype=real._numpy), real),
                                        (np.asarray(vectors, dtype=A._dtype._numpy), A._dtype)],
@@ -613,7 +699,7 @@ def eigh(input: Tensor, UPLO: str = "L") -> Any:
 
 @op(module="linalg")
 def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:
-    return _eigh_outputs(input, UPLO, "linalg.eigh")[0]
+    return _eigh_outputs(input, UPLO, "linalg.eigh", needs_vectors(input))[0]
 
 
 def _eig_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor, complex_input: bool) -> Tensor:

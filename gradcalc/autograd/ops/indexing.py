@@ -172,6 +172,7 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
     specified = sum(_item_dims(item) for item in items if item is not None and item is not Ellipsis)
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    _check_index_shapes(items)
     axis, advanced = 0, 0
     for item in items:
         if item is Ellipsis:
@@ -195,6 +196,31 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
             if indices is not None:
                 advanced += 1
             axis += _item_dims(item)
+
+
+def _check_index_shapes(items: tuple) -> None:
+    """PyTorch's error when the index tensors do not broadcast together (a mask counts as one
+    index of its true elements' count per dimension it covers)."""
+    shapes = []
+    for item in items:
+        if isinstance(item, Tensor) and item.ndim > 0:
+            if item._dtype in (dtypes.bool_, dtypes.uint8):
+                shapes += [(int(np.count_nonzero(item._data)),)] * item.ndim
+            else:
+                shapes.append(item.shape)
+        elif isinstance(item, np.ndarray):
+            shapes.append(item.shape)
+        elif isinstance(item, list):
+            try:
+                shapes.append(np.shape(item))
+            except ValueError:  # a ragged list: its own error comes where it is read
+                return
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = ", ".join(shape_text(shape) for shape in shapes)
+        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {listed}") \
+            from None
 
 
 def _item_dims(item: Any) -> int:

@@ -169,13 +169,11 @@ def batched_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     m, k = a.shape[-2:]
     n = b.shape[-1]
     small = k * m * n < SMALL_BATCHED_PRODUCT
-    if not small and a.ndim == 3 and n != 1:
-        product = mkl.bmm(a, b)  # ATen's addmm of each pair, when MKL is in use
+    if not small and a.ndim == 3:
+        product = mkl.bmm(a, b)  # ATen's batched gemm, when MKL is in use
         if product is not None:
             return product
-    # with MKL, a product of one column takes ATen's own loop whatever its size (as measured)
-    ordered = small or (n == 1 and mkl.library() is not None)
-    if a.dtype.kind != "f" or not ordered or not a.size or not b.size:
+    if a.dtype.kind != "f" or not small or not a.size or not b.size:
         return a @ b
     total = np.zeros(a.shape[:-1] + (n,), a.dtype)
     for i in range(k):

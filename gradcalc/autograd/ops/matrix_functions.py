@@ -8,15 +8,16 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import api, dtypes, grad_mode, forward_mode
+from .. import api, dtypes, forward_mode, grad_mode, mkl_lapack
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn_once
 from .common import ReturnTypes, int64_tensor, zeros_like
-from .decompositions import (LinAlgError, check_floating, check_matrix, eigh, eye_like, inv, linalg_cholesky,
-                             linalg_qr, linalg_svd, lu_factor_arrays, output_grads, permutation_matrix, solve,
-                             solve_triangular, svdvals)
+from .decompositions import (check_floating, check_matrix, check_solver_inputs, eigh, eye_like, inv, linalg_cholesky,
+                             linalg_qr, linalg_svd, lu_factor_arrays, needs_vectors, output_grads, permutation_matrix,
+                             solve, solve_triangular, svdvals)
 from .joining import cat
+from .linalg import matmul
 from .registry import NOT_IMPLEMENTED, OPS, node, op, record, record_outputs
 from .statistics import NORM, vector_norm as statistics_vector_norm
 
@@ -72,17 +73,30 @@ def _pinv_grad(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
 PINV = node("LinalgPinvBackward0", ("self",), self=_pinv_grad)
 
 
+def _mkl_spectrum(a: np.ndarray, hermitian: bool, vectors: bool) -> Optional[tuple]:
+    """MKL's decomposition behind pinv and matrix_rank, as ATen's (eigh's syevd, or the reduced
+    SVD's gesdd): its outputs without the info, or None without MKL or where it failed."""
+    through_mkl = mkl_lapack.syevd(a, False, vectors) if hermitian else mkl_lapack.gesdd(a, False, vectors)
+    return None if through_mkl is None or np.any(through_mkl[-1]) else through_mkl[:-1]
+
+
 def _pinv_arrays(a: np.ndarray, atol: Any, rtol: Any, hermitian: bool) -> np.ndarray:
+    through_mkl = _mkl_spectrum(a, hermitian, True)
     if hermitian:
-        values, vectors = np.linalg.eigh(a)
+        values, vectors = through_mkl or np.linalg.eigh(a)
         magnitude = np.abs(values)
     else:
-        u, magnitude, vh = np.linalg.svd(a, full_matrices=False)
+        u, magnitude, vh = through_mkl or np.linalg.svd(a, full_matrices=False)
     largest = np.max(magnitude, axis=-1, keepdims=True) if magnitude.size else magnitude
     if rtol is None:
         rtol = 0.0 if atol is not None and atol > 0 else np.finfo(a.dtype).eps * max(a.shape[-2:])
     cutoff = np.maximum(0.0 if atol is None else atol, rtol * largest)
     keep = magnitude > cutoff
+    if through_mkl is not None:  # as ATen: V * (1 / S) in one product, then its matmul with U^H (MKL's)
+        vectors_v, vectors_u = (vectors, vectors) if hermitian else (np.swapaxes(vh, -1, -2), u)
+        scaled = vectors_v * np.where(keep, 1 / np.where(keep, values if hermitian else magnitude, 1), 0)[..., None, :]
+        dtype = dtypes.from_numpy(a.dtype)
+        return matmul(Tensor._make(scaled, dtype), Tensor._make(np.swapaxes(vectors_u, -1, -2), dtype))._data
     if hermitian:
         inverse = np.where(keep, 1 / np.where(keep, values, 1), 0)
         return (vectors * inverse[..., None, :]) @ np.swapaxes(vectors, -1, -2).conj()
@@ -190,7 +204,7 @@ def _lu_factor_outputs(A: Tensor, pivot: bool, check: bool, name: str) -> tuple:
         raise RuntimeError(f"{name}: LU without pivoting is not implemented on the CPU")
     lu, pivots, info = lu_factor_arrays(A._data)
     if check and np.any(info):
-        raise LinAlgError(f"{name}: U[{int(np.max(info))},{int(np.max(info))}] is zero and using it on lu_solve "
+        raise RuntimeError(f"{name}: U[{int(np.max(info))},{int(np.max(info))}] is zero and using it on lu_solve "
                           "would result in a division by zero. If you still want to perform the factorization, "
                           "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
     return record_outputs(LU_FACTOR, (A,), [(lu, A._dtype), (pivots, dtypes.int32), (info, dtypes.int32)],
@@ -294,6 +308,15 @@ LU_SOLVE = node("LinalgLuSolveBackward0", ("LU", "B"), saved_tensors=("pivots",)
 
 @op(module="linalg")
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
+    check_solver_inputs(LU, B, left, "linalg.lu_solve")
+    for wrong, bound in ((pivots._data < 1, "greater or equal to 1"), (pivots._data > LU.shape[-2],
+                                                                      "smaller or equal to LU.size(-2)")):
+        if np.any(wrong):
+            raise RuntimeError(f"Pivots given to lu_solve must all be {bound}. Did you properly pass the result of "
+                               "lu_factor?")
+    data = mkl_lapack.lu_solve(LU._data, pivots._data, B._data, left, adjoint)
+    if data is not None:
+        return record(LU_SOLVE, (LU, B), data, B._dtype, pivots=pivots, left=left, adjoint=adjoint)
     P, L, U = _unpacked_arrays(LU._data, pivots._data)
     A = P @ L @ U
     A = np.swapaxes(A, -1, -2).conj() if adjoint else A
@@ -325,7 +348,12 @@ def matrix_rank(input: Tensor, tol: Any = None, hermitian: bool = False, *, atol
         atol, rtol = (tol.item() if isinstance(tol, Tensor) else tol), 0.0
     atol = atol.item() if isinstance(atol, Tensor) else atol
     rtol = rtol.item() if isinstance(rtol, Tensor) else rtol
-    values = np.abs(np.linalg.eigvalsh(A._data)) if hermitian else np.linalg.svd(A._data, compute_uv=False)
+    # as ATen: from svdvals (vectors only where a gradient may need them) or eigvalsh's magnitudes
+    through_mkl = _mkl_spectrum(A._data, hermitian, not hermitian and needs_vectors(A))
+    if through_mkl is not None:
+        values = np.abs(through_mkl[0]) if hermitian else through_mkl[1]
+    else:
+        values = np.abs(np.linalg.eigvalsh(A._data)) if hermitian else np.linalg.svd(A._data, compute_uv=False)
     largest = np.max(values, axis=-1, keepdims=True) if values.size else values
     if rtol is None:
         rtol = 0.0 if atol is not None and atol > 0 else np.finfo(A._dtype._numpy).eps * max(A.shape[-2:])
@@ -423,7 +451,15 @@ def householder_product(input: Tensor, tau: Tensor) -> Tensor:
     if input.shape[-2] < input.shape[-1]:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
                            "input.shape[-1]")
-    data = _householder_reference(input.detach(), tau.detach())._data
+    if input.shape[-1] < tau.shape[-1]:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if input.ndim - tau.ndim != 1:
+        raise RuntimeError(f"torch.linalg.householder_product: Expected tau to have one dimension less than input, "
+                           f"but got tau.ndim equal to {tau.ndim} and input.ndim is equal to {input.ndim}")
+    data = mkl_lapack.householder_product(input._data, tau._data)
+    if data is None:
+        data = _householder_reference(input.detach(), tau.detach())._data
     return record(HOUSEHOLDER, (input, tau), data, input._dtype)
 
 
@@ -498,11 +534,15 @@ def _householder_vectors(a: np.ndarray) -> tuple:
 @op()
 def geqrf(input: Tensor) -> Any:
     check_matrix(input, "geqrf", square=False)
-    flat = input._data.reshape((-1,) + input.shape[-2:])
-    pairs = [_householder_vectors(matrix) for matrix in flat]
-    a = np.stack([p[0] for p in pairs]).reshape(input.shape) if pairs else input._data.copy()
-    tau = np.stack([p[1] for p in pairs]).reshape(input.shape[:-2] + (min(input.shape[-2:]),)) if pairs else \
-        np.zeros(input.shape[:-2] + (min(input.shape[-2:]),))
+    through_mkl = mkl_lapack.geqrf(input._data)
+    if through_mkl is not None:
+        a, tau = through_mkl
+    else:
+        flat = input._data.reshape((math.prod(input.shape[:-2]),) + input.shape[-2:])
+        pairs = [_householder_vectors(matrix) for matrix in flat]
+        a = np.stack([p[0] for p in pairs]).reshape(input.shape) if pairs else input._data.copy()
+        tau = np.stack([p[1] for p in pairs]).reshape(input.shape[:-2] + (min(input.shape[-2:]),)) if pairs else \
+            np.zeros(input.shape[:-2] + (min(input.shape[-2:]),))
     outs = record_outputs(GEQRF, (input,), [(np.asarray(a, dtype=input._dtype._numpy), input._dtype),
                                             (np.asarray(tau, dtype=input._dtype._numpy), input._dtype)], ("a", "tau"))
     return ReturnTypes("geqrf", *outs, fields=("a", "tau"))

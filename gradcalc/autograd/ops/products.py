@@ -116,9 +116,9 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     dtype = batch1._dtype
     shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
     broadcast_shapes(tuple(input.shape), shape)
-    if batch1.shape[1] * batch1.shape[2] * batch2.shape[2] >= SMALL_BATCHED_PRODUCT and batch2.shape[2] != 1:
+    if batch1.shape[1] * batch1.shape[2] * batch2.shape[2] >= SMALL_BATCHED_PRODUCT:
         data = _mkl_scaled(mkl.bmm, input._data, batch1._data, batch2._data, alpha, beta, shape)
-        if data is not None:  # as bmm, each pair's addmm with the input's slice
+        if data is not None:  # as bmm, the input copied into the result first
             return record(BADDBMM, (input, batch1, batch2), data, dtype, beta=beta, alpha=alpha)
     data = batched_products(batch1._data, batch2._data) * _fused(alpha, dtype)
     if beta != 0:

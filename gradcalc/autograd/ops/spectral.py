@@ -9,7 +9,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, mkl_fft
 from ...warnings import warn_once
 from ..tensor import Tensor, wrap_dim
 from .arrangement import constant_pad_nd, view_as_real
@@ -56,12 +56,13 @@ def _complex_dtype(dtype: Any) -> Any:
 
 def fft_c2c(input: Tensor, dim: Sequence[int], normalization: int, forward: bool) -> Tensor:
     dims = tuple(dim)
-    x = input._data.astype(np.complex128)
-    data = np.fft.fftn(x, axes=dims) if forward else np.fft.ifftn(x, axes=dims) * np.prod(
-        [input.shape[d] for d in dims])
-    data = _scale(data, [input.shape[d] for d in dims], normalization)
-    return record(C2C, (input,), _single(data, input._dtype), input._dtype, dim=dims,
-                  normalization=normalization, forward=forward)
+    data = mkl_fft.c2c(input._data, dims, normalization, forward)
+    if data is None:
+        x = input._data.astype(np.complex128)
+        data = np.fft.fftn(x, axes=dims) if forward else np.fft.ifftn(x, axes=dims) * np.prod(
+            [input.shape[d] for d in dims])
+        data = _single(_scale(data, [input.shape[d] for d in dims], normalization), input._dtype)
+    return record(C2C, (input,), data, input._dtype, dim=dims, normalization=normalization, forward=forward)
 
 
 def fft_r2c(input: Tensor, dim: Sequence[int], normalization: int, onesided: bool) -> Tensor:
@@ -69,8 +70,13 @@ def fft_r2c(input: Tensor, dim: Sequence[int], normalization: int, onesided: boo
     dtype = _complex_dtype(input._dtype)
     # the real-input transform (exact zeros where the spectrum is real), then, for the full
     # spectrum, the other half from its conjugate symmetry X[k] = conj(X[-k])
-    data = _scale(np.fft.rfftn(input._data.astype(np.float64), axes=dims), [input.shape[d] for d in dims],
-                  normalization)
+    through_mkl = mkl_fft.r2c(input._data, dims, normalization, onesided)
+    if through_mkl is not None:  # MKL writes the first half (and one) of a full spectrum
+        data = through_mkl if onesided else through_mkl[(slice(None),) * dims[-1] + (
+            slice(0, input.shape[dims[-1]] // 2 + 1),)]
+    else:
+        data = _scale(np.fft.rfftn(input._data.astype(np.float64), axes=dims), [input.shape[d] for d in dims],
+                      normalization)
     if not onesided:
         last, size = dims[-1], input.shape[dims[-1]]
         others = dims[:-1]
@@ -78,17 +84,20 @@ def fft_r2c(input: Tensor, dim: Sequence[int], normalization: int, onesided: boo
         half = size // 2 + 1
         rest = np.take(reflected, np.arange(size - half, 0, -1), axis=last)  # X[k] = conj(X[size - k])
         data = np.concatenate([data, rest], axis=last)
-    return record(R2C, (input,), _single(data, dtype), dtype, dim=dims, normalization=normalization,
-                  onesided=onesided)
+    if through_mkl is None:
+        data = _single(data, dtype)
+    return record(R2C, (input,), data, dtype, dim=dims, normalization=normalization, onesided=onesided)
 
 
 def fft_c2r(input: Tensor, dim: Sequence[int], normalization: int, last_dim_size: int) -> Tensor:
     dims = tuple(dim)
     dtype = input._dtype.to_real()
     sizes = [input.shape[d] for d in dims[:-1]] + [last_dim_size]
-    data = np.fft.irfftn(input._data.astype(np.complex128), s=sizes, axes=dims) * np.prod(sizes)
-    return record(C2R, (input,), _single(_scale(data, sizes, normalization), dtype), dtype, dim=dims,
-                  normalization=normalization)
+    data = mkl_fft.c2r(input._data, dims, normalization, last_dim_size)
+    if data is None:
+        data = np.fft.irfftn(input._data.astype(np.complex128), s=sizes, axes=dims) * np.prod(sizes)
+        data = _single(_scale(data, sizes, normalization), dtype)
+    return record(C2R, (input,), data, dtype, dim=dims, normalization=normalization)
 
 
 def _r2c_grad(grad: Tensor, self: Tensor, dim: tuple, normalization: int, onesided: bool) -> Tensor:
@@ -130,6 +139,8 @@ def _promoted(input: Tensor, require_complex: bool = False) -> Tensor:
     """Integers become the default float dtype; with `require_complex`, reals become complex."""
     if input._dtype.category < dtypes.FLOATING:
         input = input.to(dtypes.get_default_dtype())
+    if input._dtype in (dtypes.float16, dtypes.bfloat16):  # no CPU kernel transforms them
+        raise RuntimeError(f"Unsupported dtype {input._dtype._scalar_name}")
     if require_complex and not input._dtype.is_complex:
         input = input.to(input._dtype.to_complex())
     return input
@@ -154,6 +165,8 @@ def _resized(input: Tensor, dims: Sequence[int], sizes: Sequence[int]) -> Tensor
 
 
 def _one_dim(input: Tensor, n: Optional[int], dim: int) -> tuple:
+    if input.ndim == 0:  # a transform wraps its dimension without taking a scalar for a vector
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, input.ndim)
     return d, (input.shape[d] if n is None else n)
 

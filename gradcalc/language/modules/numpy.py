@@ -2,8 +2,9 @@
 
 Arrays, numpy's scalars and dtypes are numpy's own objects, so they print as numpy prints
 them; the policy lets a program use their everyday attributes and methods and nothing that
-touches files, pickles, raw memory or C (`tofile`, `dump`, `data`, `ctypes`, `save`, `load`,
-`memmap`, `frombuffer`, `ctypeslib`, a bit generator's `ctypes` and `cffi`, ...).
+touches host files, pickles, raw memory or C (`dump`, `data`, `ctypes`, `frombuffer`, `ctypeslib`,
+a bit generator's `ctypes` and `cffi`, ...); `save`, `load`, `memmap`, `tofile` and their kin
+work on the program's own files (gradcalc/files/arrays.py).
 """
 from __future__ import annotations
 
@@ -108,10 +109,12 @@ ARRAY_CLASS = _ArrayClass("ndarray", (), {"__module__": "numpy", "__qualname__":
 
 def install_types() -> None:
     """The types of the values numpy gives a program."""
+    from ...files.arrays import ToFile  # an array's tofile writes to the program's own files
+
     refused = _ARRAY_REFUSED | {"resize"}
     policy.allow_module_types([np.ndarray], read=policy.public_names(np.ndarray) - refused, deny=refused,
-                              write=_ARRAY_WRITABLE, replaced={"resize": _Resize})
-    policy.allow_module_types([_Resize], read={"__call__"})
+                              write=_ARRAY_WRITABLE, replaced={"resize": _Resize, "tofile": ToFile})
+    policy.allow_module_types([_Resize, ToFile], read={"__call__"})
     policy.RULES[ARRAY_CLASS] = policy.RULES[np.ndarray]  # its attributes are numpy's class's
     policy.allow_module_types([_ArrayClass], kind=policy.CLASS)
     policy.CLASS_PROXIES[np.ndarray] = ARRAY_CLASS

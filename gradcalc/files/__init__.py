@@ -1,0 +1,1 @@
+"""A program's own files: an in-memory tree per session (tree.py) and the modules over it."""

@@ -1,0 +1,166 @@
+"""numpy's save, load, savez, savetxt, loadtxt, fromfile, memmap and an array's tofile on a
+program's own files.
+
+numpy opens a path with the host's `open` (and maps it with mmap): here a path is always opened
+in the session's tree and numpy is handed the stream or the bytes. Nothing is ever unpickled (an
+array of objects is refused, as numpy refuses it with allow_pickle=False); a memmap is a copy of
+the file's bytes, so only the modes that never write back ('r', 'c') are offered.
+"""
+from __future__ import annotations
+
+import io
+import os
+from typing import Any, Callable
+
+import numpy as np
+from numpy.lib import format as npy_format
+from numpy.lib.npyio import NpzFile
+
+from ..display.names import torch_class
+from . import os_module, streams
+from . import tree as files
+
+
+def _opened(file: Any, mode: str) -> tuple:
+    """(stream, whether this opened it) for a path or a stream the program holds."""
+    if isinstance(file, (str, bytes, os.PathLike)):
+        return streams.open_file(file, mode), True
+    return file, False
+
+
+def _with_suffix(file: Any, suffix: str) -> Any:
+    """A path as numpy completes it (`np.save('arr', a)` writes arr.npy); a stream as it is."""
+    if isinstance(file, (str, bytes, os.PathLike)):
+        file = files.fspath(file)
+        return file if file.endswith(suffix) else file + suffix
+    return file
+
+
+def _writing(file: Any, write: Callable[[Any], None], mode: str = "wb") -> None:
+    stream, own = _opened(file, mode)
+    try:
+        write(stream)
+    finally:
+        if own:
+            stream.close()
+
+
+def save(file: Any, arr: Any, allow_pickle: bool = True, fix_imports: Any = None) -> None:
+    _writing(_with_suffix(file, ".npy"),
+             lambda stream: npy_format.write_array(stream, np.asanyarray(arr), allow_pickle=False))
+
+
+def load(file: Any, mmap_mode: Any = None, allow_pickle: bool = False, fix_imports: bool = True,
+         encoding: str = "ASCII", *, max_header_size: int = 10000) -> Any:  # numpy's default
+    stream, own = _opened(file, "rb")
+    magic = stream.read(len(npy_format.MAGIC_PREFIX))
+    if not magic:
+        raise EOFError("No data left in file")
+    stream.seek(-len(magic), 1)
+    if magic.startswith(b"PK\x03\x04"):  # an .npz archive: read whole, from memory
+        data = io.BytesIO(stream.read())
+        if own:
+            stream.close()
+        return NpzFile(data, own_fid=True, allow_pickle=False, max_header_size=max_header_size)
+    try:
+        if magic == npy_format.MAGIC_PREFIX:
+            return npy_format.read_array(stream, allow_pickle=False, max_header_size=max_header_size)
+        raise ValueError("This file contains pickled (object) data. If you trust the file you can load it "
+                         "unsafely using the `allow_pickle=` keyword argument or `pickle.load()`.")
+    finally:
+        if own:
+            stream.close()
+
+
+def _saving_archive(numpy_function: Any) -> Any:
+    def save_archive(file: Any, *args: Any, allow_pickle: bool = True, **kwds: Any) -> None:
+        _writing(_with_suffix(file, ".npz"), lambda stream: numpy_function(stream, *args, allow_pickle=False, **kwds))
+
+    save_archive.__name__ = save_archive.__qualname__ = numpy_function.__name__
+    return save_archive
+
+
+def savetxt(fname: Any, X: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N803
+    _writing(fname, lambda stream: np.savetxt(stream, X, *args, **kwargs), "w")
+
+
+def _reading_text(numpy_function: Any) -> Any:
+    def read_text(fname: Any, *args: Any, **kwargs: Any) -> Any:
+        stream, own = _opened(fname, "r")
+        try:
+            return numpy_function(stream, *args, **kwargs)
+        finally:
+            if own:
+                stream.close()
+
+    read_text.__name__ = read_text.__qualname__ = numpy_function.__name__
+    return read_text
+
+
+@torch_class("builtin_function_or_method")
+class ToFile:
+    """`a.tofile` as a program holds it: the array's bytes (or its items as text, with `sep`)
+    written to a file of the program's own."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array: np.ndarray) -> None:
+        self._array = array
+
+    def __call__(self, fid: Any, sep: str = "", format: str = "%s") -> None:
+        if sep:
+            text = sep.join(format % item for item in self._array.ravel().tolist())
+            _writing(fid, lambda stream: stream.write(text), "w")
+        else:
+            _writing(fid, lambda stream: stream.write(self._array.tobytes()))
+
+    def __repr__(self) -> str:
+        return f"<built-in method tofile of numpy.ndarray object at {hex(id(self._array))}>"
+
+
+def _file_bytes(file: Any, offset: int) -> bytes:
+    stream, own = _opened(file, "rb")
+    try:
+        stream.seek(offset, 1)
+        return stream.read()
+    finally:
+        if own:
+            stream.close()
+
+
+def fromfile(file: Any, dtype: Any = float, count: int = -1, sep: str = "", offset: int = 0, *,
+             like: Any = None) -> np.ndarray:
+    if sep:
+        return np.fromstring(_file_bytes(file, offset).decode(), dtype=dtype, count=count, sep=sep)
+    return np.frombuffer(_file_bytes(file, offset), dtype=dtype, count=count).copy()
+
+
+_MEMMAP_MODES = {"readonly": "r", "copyonwrite": "c", "readwrite": "r+", "write": "w+"}
+
+
+def memmap(filename: Any, dtype: Any = np.uint8, mode: str = "r+", offset: int = 0, shape: Any = None,
+           order: str = "C") -> np.memmap:
+    mode = _MEMMAP_MODES.get(mode, mode)
+    if mode not in ("r", "c", "r+", "w+"):
+        raise ValueError(f"mode must be one of {list(_MEMMAP_MODES) + ['r', 'c', 'r+', 'w+']!r} (got {mode!r})")
+    if mode not in ("r", "c"):
+        raise ValueError(f"memmap mode {mode!r} is not available in gradcalc: a program's memmap is a copy of "
+                         "its file, never written back (use mode='r' or 'c')")
+    dtype = np.dtype(dtype)
+    data = _file_bytes(filename, 0)[offset:]
+    count = len(data) // dtype.itemsize if shape is None else int(np.prod(shape))
+    array = np.frombuffer(data, dtype=dtype, count=count).copy()
+    mapped = (array if shape is None else array.reshape(shape, order=order)).view(np.memmap)
+    mapped.filename = os_module.abspath(filename) if isinstance(filename, (str, bytes, os.PathLike)) else None
+    mapped.offset, mapped.mode = offset, mode
+    mapped._mmap = array  # numpy's mark of a mapped array, which its slices keep (they stay memmaps)
+    if mode == "r":
+        mapped.flags.writeable = False
+    return mapped
+
+
+def numpy_file_members() -> dict:
+    return {"save": save, "load": load, "savez": _saving_archive(np.savez),
+            "savez_compressed": _saving_archive(np.savez_compressed), "savetxt": savetxt,
+            "loadtxt": _reading_text(np.loadtxt), "genfromtxt": _reading_text(np.genfromtxt),
+            "fromfile": fromfile, "memmap": memmap}
