@@ -1,11 +1,10 @@
 #!/usr/bin/env python3
 """The engine's and interpreter's cost, against PyTorch eager when it is installed.
 
-Usage:  python benchmarks/engine.py [--nodes N] [--ops N] [--steps N] [--torch PYTHON] [--only a|b|c]
+Usage:  python benchmarks/engine.py [--nodes N] [--ops N] [--torch PYTHON] [--only a|b]
 (a) a chain of N nodes `y = y * 1.00001` then `y.backward()`: time and peak memory;
-(b) N scalar ops in a loop then one backward: the per-op overhead of interpreter and engine;
-(c) the polynomial fit of the tutorial "Learning PyTorch with Examples" (its autograd version:
-    a third-order polynomial fitted to sin(x) on 2,000 points by plain SGD), N steps.
+(b) N scalar ops in a loop then one backward: the per-op overhead of interpreter and engine.
+(The polynomial fits of "Learning PyTorch with Examples" are benchmarks/realworld/polynomial_fits.py.)
 Each workload is one gradcalc program run by `gradcalc`, and the same program run under
 PyTorch by gradcalc/golden/reference.py with the Python given by --torch (skipped without it).
 The program times itself (CPU time, which the machine's other work does not inflate as it does
@@ -42,38 +41,6 @@ for i in range({n} // 4):
 acc.backward()
 print(x.grad)
 """
-# https://pytorch.org/tutorials/beginner/pytorch_with_examples.html, "PyTorch: Tensors and
-# autograd", seeded, on the CPU (the tutorial's device variable left out)
-POLYNOMIAL_FIT = """\
-import math
-_ = torch.manual_seed(0)
-dtype = torch.float
-x = torch.linspace(-math.pi, math.pi, 2000, dtype=dtype)
-y = torch.sin(x)
-a = torch.randn((), dtype=dtype, requires_grad=True)
-b = torch.randn((), dtype=dtype, requires_grad=True)
-c = torch.randn((), dtype=dtype, requires_grad=True)
-d = torch.randn((), dtype=dtype, requires_grad=True)
-learning_rate = 1e-6
-for t in range({n}):
-    y_pred = a + b * x + c * x ** 2 + d * x ** 3
-    loss = (y_pred - y).pow(2).sum()
-    if t % 100 == 99:
-        print(t, loss.item())
-    loss.backward()
-    with torch.no_grad():
-        a -= learning_rate * a.grad
-        b -= learning_rate * b.grad
-        c -= learning_rate * c.grad
-        d -= learning_rate * d.grad
-        a.grad = None
-        b.grad = None
-        c.grad = None
-        d.grad = None
-print(f'Result: y = {{a.item()}} + {{b.item()}} x + {{c.item()}} x^2 + {{d.item()}} x^3')
-"""
-
-
 # the workload between two readings of the process's CPU clock, printed last
 TIMED = """\
 import time as _time
@@ -144,13 +111,11 @@ def main() -> None:
     parser = workload_parser(__doc__)
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--ops", type=int, default=20_000)
-    parser.add_argument("--steps", type=int, default=2_000)
-    parser.add_argument("--only", choices=("a", "b", "c"), help="run one workload")
+    parser.add_argument("--only", choices=("a", "b"), help="run one workload")
     args = parser.parse_args()
     workloads = {
         "a": (f"(a) chain of {args.nodes:,} nodes", CHAIN.format(n=args.nodes)),
         "b": (f"(b) {args.ops:,} scalar ops", SCALAR_OPS.format(n=args.ops)),
-        "c": (f"(c) polynomial fit, {args.steps:,} steps", POLYNOMIAL_FIT.format(n=args.steps)),
     }
     for key, (name, source) in workloads.items():
         if args.only in (None, key):

@@ -4,10 +4,12 @@
 Usage:  python benchmarks/realworld.py --torch PYTHON [--runs N] [NAME ...]
 Each program in benchmarks/realworld/ is a shortened but faithful copy of a published one (its
 first lines say which and what was shortened). It runs as `gradcalc FILE` and as `PYTHON FILE`
-(PYTHON a Python with torch 2.13), times itself with time.perf_counter (start-up and imports are
-not counted) and prints that time last, as "seconds T". Runs alternate between the two, so a
-busy machine's load falls on both alike; the figure is the median of N runs. The two runs'
-printed answers are compared too: a workload whose answers differ is marked.
+(PYTHON a Python with torch 2.13), times itself with time.process_time (CPU time, which the
+machine's other work inflates less than wall time; start-up and imports are not counted) and
+prints that time last, as "seconds T". Both run with OMP_NUM_THREADS=1 unless it is set (PyTorch
+on one thread, as gradcalc's BLAS). Runs alternate between the two, so a busy machine's load
+falls on both alike; the figure is the median of N runs. The two runs' printed answers are
+compared too: a workload whose answers differ is marked.
 """
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ HERE = pathlib.Path(__file__).resolve().parent / "realworld"
 
 def timed_run(command: list) -> tuple[float, str]:
     """The time the program reports, and what it printed before it."""
-    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    environment = {"OMP_NUM_THREADS": "1", **os.environ}
+    out = subprocess.run(command, capture_output=True, text=True, check=True, env=environment).stdout
     answers, _, last = out.rstrip("\n").rpartition("\n")
     return float(last.split()[-1]), answers
 

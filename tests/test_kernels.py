@@ -151,6 +151,34 @@ def test_a_blas_adding_in_another_order_is_not_used(monkeypatch: pytest.MonkeyPa
                           kernels._emulated_fused_products(a, b))
 
 
+def _float32_nearest(exact: "Fraction") -> np.float32:
+    """The float32 nearest to an exact number, ties to even, chosen by exact distances."""
+    from fractions import Fraction
+
+    guess = np.float32(float(exact))
+    candidates = [np.nextafter(guess, np.float32(-np.inf)), guess, np.nextafter(guess, np.float32(np.inf))]
+    return min(candidates, key=lambda c: (abs(Fraction(float(c)) - exact), int(c.view(np.uint32)) & 1))
+
+
+def test_float32_fused_multiply_add_rounds_once() -> None:
+    """float32 a * b + c through a float64 sum against exact arithmetic: a product on a float32
+    midpoint with an addend far below its last bit (which must still decide the rounding),
+    sums below float32's normal range, spread magnitudes, products of few bits."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(11)
+    n = 3000
+    spread = [(rng.standard_normal(n) * 2.0 ** rng.integers(low, 40, n)).astype(np.float32) for low in (-70, -70, -140)]
+    few_bits = [(np.round(rng.standard_normal(n) * 64) / 64 + 1 / 128).astype(np.float32) for _ in range(2)]  # never 0
+    cases = [(np.float32([-4.75]), np.float32([-6.123990316103132e-24]), np.float32([-3.4135630590952544e-42])),
+             (np.float32([1.5, 1.5]), np.float32([2.0 ** -130, 2.0 ** -130]), np.float32([2.0 ** -149, -(2.0 ** -149)])),
+             tuple(spread), (few_bits[0], few_bits[1], np.float32(2.0 ** -100) * few_bits[0])]
+    for x, y, z in cases:
+        exact = [_float32_nearest(Fraction(float(p)) * Fraction(float(q)) + Fraction(float(r)))
+                 for p, q, r in zip(x, y, z)]
+        assert kernels.fused_multiply_add(x, y, z).tobytes() == np.array(exact, np.float32).tobytes()
+
+
 def test_float64_fused_multiply_add_rounds_once() -> None:
     """The whole-array float64 FMA against exact arithmetic: spread magnitudes, cancellation,
     products of few bits whose sums fall on ties, extremes (the exact fallback), signed zeros."""

@@ -6,7 +6,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-started = time.perf_counter()
+started = time.process_time()
 words = ['emma', 'olivia', 'ava', 'isabella', 'sophia', 'charlotte', 'mia', 'amelia',
          'harper', 'evelyn', 'abigail', 'emily', 'elizabeth', 'mila', 'ella', 'avery',
          'sofia', 'camila', 'aria', 'scarlett', 'victoria', 'madison', 'luna', 'grace',
@@ -77,4 +77,4 @@ emb = C[Xdev]
 h = torch.tanh(emb.view(-1, 30) @ W1 + b1)
 logits = h @ W2 + b2
 print(F.cross_entropy(logits, Ydev).item())
-print("seconds", time.perf_counter() - started)
+print("seconds", time.process_time() - started)

@@ -5,7 +5,7 @@ import math
 import time
 import torch
 
-started = time.perf_counter()
+started = time.process_time()
 _ = torch.manual_seed(0)  # not in the tutorial: so that both print the same answers
 dtype = torch.float
 x = torch.linspace(-math.pi, math.pi, 2000, dtype=dtype)
@@ -61,4 +61,4 @@ for t in range(2000):
     optimizer.step()
 linear_layer = model[0]
 print(f'Result: y = {linear_layer.bias.item()} + {linear_layer.weight[:, 0].item()} x + {linear_layer.weight[:, 1].item()} x^2 + {linear_layer.weight[:, 2].item()} x^3')
-print("seconds", time.perf_counter() - started)
+print("seconds", time.process_time() - started)

@@ -226,6 +226,12 @@ def _promotes_as(operand: object) -> object:
 def pair_result_type(a: object, b: object) -> DType:
     """result_type([a, b]), the common pairs (two tensors, a tensor and a number) answered
     without the general walk."""
+    if getattr(a, "_wrapped", None) is False:  # the commonest pairs first, with no call
+        if getattr(b, "_wrapped", None) is False and a._dtype is b._dtype:
+            return a._dtype
+        found = _WITH_NUMBER.get((a._dtype, type(b)))  # a tensor and a Python number met before
+        if found is not None:
+            return found
     a_kind, b_kind = _promotes_as(a), _promotes_as(b)
     if a_kind is _TENSOR:
         if b_kind is _TENSOR:

@@ -219,7 +219,7 @@ def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarra
     a, b, c = np.broadcast_arrays(a, b, c)
     if a.dtype.type is np.float64:
         return _fused_float64(a, b, c)
-    return _rounded_fused_float32(a.astype(np.float64) * b.astype(np.float64), c)
+    return rounded_fused_float32(a.astype(np.float64) * b.astype(np.float64), c)
 
 
 # Where the error-free transformations below are exact: no factor, addend or product near
@@ -242,7 +242,7 @@ def _fused_float64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     # rounded to odd: an inexact sum with an even last bit moves to its other neighbour
     inexact_even = (rest_error != 0) & ((rest.view(np.uint64) & np.uint64(1)) == 0)
     if inexact_even.any():
-        rest = np.where(inexact_even, np.nextafter(rest, rest + rest_error), rest)
+        rest = np.where(inexact_even, np.nextafter(rest, np.copysign(np.inf, rest_error)), rest)
     # an exact `total` keeps its sign of zero (-0.0 * 1.0 + -0.0 is -0.0)
     out = np.where(rest == 0, total, total + rest)
     magnitude = np.maximum(np.maximum(np.abs(a), np.abs(b)), np.abs(c))
@@ -287,17 +287,31 @@ def _exact_fused(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.array(exact, dtype=np.float64)
 
 
-def _rounded_fused_float32(product: np.ndarray, addend: np.ndarray) -> np.ndarray:
+def rounded_fused_float32(product: np.ndarray, addend: np.ndarray) -> np.ndarray:
     """product + addend rounded once to float32, `product` being a product of float32 values (exact
     in float64) and `addend` float32 values. The error of their float64 sum is exact too (two-sum),
-    and settles the one case that rounding twice gets wrong: a sum on a float32 midpoint."""
-    total = product + addend
-    midpoint = (total.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
-    if midpoint.any():
-        virtual = total - product
-        error = (product - (total - virtual)) + (addend - virtual)
-        total = np.where(midpoint & (error != 0), np.nextafter(total, total + error), total)
-    return total.astype(np.float32)
+    and settles the one case that rounding twice gets wrong: a sum on a float32 midpoint (of two
+    normal floats, whose bit pattern is tested; below float32's normal range every sum is settled)."""
+    total = np.asarray(product + addend)
+    bits = total.view(np.uint64)
+    doubtful = ((bits & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)) | (
+        (bits & _FLOAT64_EXPONENT) < _FLOAT32_NORMAL_EXPONENT)
+    if doubtful.any():  # a few elements: settled apart from the whole array
+        rough = total[doubtful]
+        product = np.broadcast_to(product, total.shape)[doubtful]
+        addend = np.broadcast_to(addend, total.shape)[doubtful]
+        virtual = rough - product
+        error = (product - (rough - virtual)) + (addend - virtual)
+        # an inexact sum rounded to odd, which no float32 nor midpoint of two ends with; toward
+        # the error's sign, as the error may be far below the sum's last bit
+        odd = (error != 0) & ((rough.view(np.uint64) & np.uint64(1)) == 0)
+        total[doubtful] = np.where(odd, np.nextafter(rough, np.copysign(np.inf, error)), rough)
+    rounded = total.astype(np.float32)
+    return rounded if rounded.ndim else rounded[()]  # a scalar from scalars, as numpy's arithmetic gives
+
+
+_FLOAT64_EXPONENT = np.uint64(0x7FF0000000000000)
+_FLOAT32_NORMAL_EXPONENT = np.uint64((1023 - 126) << 52)  # the float64 bits of 2**-126
 
 
 def simd_split(vector: np.ndarray, scalar: np.ndarray, lanes: int) -> np.ndarray:
@@ -480,13 +494,14 @@ def _thin_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if n == 1:
         return _thin_blas_products(a, np.concatenate([b, b], axis=1))[:, :1]
     a = np.ascontiguousarray(a)
-    b = np.ascontiguousarray(b)
+    if not (b.flags.c_contiguous or b.strides[0] == b.itemsize):
+        b = np.ascontiguousarray(b)  # else BLAS takes it as it is: row-major, or column-major (W.t())
     if m == 1:
         return np.matmul(np.concatenate([a, a]), b)[:1]
     out = np.empty((m, b.shape[1]), np.float32)
     last = m - 3 if m % 2 else m
-    for start in range(0, last, 2):
-        np.matmul(a[start:start + 2], b, out=out[start:start + 2])
+    # a stack of two-row blocks: numpy's matmul calls BLAS once per block, as separate calls would
+    np.matmul(a[:last].reshape(last // 2, 2, a.shape[1]), b, out=out[:last].reshape(last // 2, 2, n))
     if m % 2:
         np.matmul(a[last:], b, out=out[last:])
     return out
@@ -499,7 +514,8 @@ def _blas_adds_thin_products_in_order() -> bool:
     """Whether numpy's BLAS sums each element of a two- or three-row float32 product as one fused
     running sum over k in order from zero (OpenBLAS's x86-64 kernels do): checked once per process
     against the emulation, on factors of spread magnitudes that any other order would round
-    differently, for each kind of block and tail of columns and of k."""
+    differently, for each kind of block and tail of columns and of k, with the right factor
+    row-major and column-major (nn.Linear's `W.t()`, which BLAS packs from its own layout)."""
     if not _BLAS_CHECKED:
         def factor(shape: tuple, seed: int) -> np.ndarray:  # scattered mantissas and exponents
             i = np.arange(seed, seed + shape[0] * shape[1]).reshape(shape)
@@ -509,9 +525,10 @@ def _blas_adds_thin_products_in_order() -> bool:
         for k in (2, 7, 8, 9, 33, _LONGEST_BLAS_CHAIN):
             a, b = factor((5, k), 0), factor((k, 23), 5 * k)
             expected = _emulated_fused_products(a, b).view(np.uint32)
-            checks += [np.array_equal(_thin_blas_products(a[:rows], b[:, :columns]).view(np.uint32),
+            checks += [np.array_equal(_thin_blas_products(a[:rows], layout(b[:, :columns])).view(np.uint32),
                                       expected[:rows, :columns])
-                       for rows in (1, 2, 3, 5) for columns in (1, 23)]
+                       for rows in (1, 2, 3, 5) for columns in (1, 23)
+                       for layout in (np.ascontiguousarray, np.asfortranarray)]
         _BLAS_CHECKED.append(all(checks))
     return _BLAS_CHECKED[0]
 
@@ -520,18 +537,28 @@ def _emulated_fused_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     total = np.zeros((a.shape[0], b.shape[1]), np.float32)
     for k in range(a.shape[1]):
-        total = _rounded_fused_float32(a64[:, k:k + 1] * b64[k:k + 1, :], total)
+        total = rounded_fused_float32(a64[:, k:k + 1] * b64[k:k + 1, :], total)
     return total
 
 
 def _dot_products(a: np.ndarray, b_rows: np.ndarray, lanes: int) -> np.ndarray:
     """Each row of a against each row of b_rows: `lanes` products at a time into running sums, the
     lanes added as a tree, then the leftover products one by one."""
-    size = a.shape[1]
+    (m, size), n = a.shape, b_rows.shape[0]
     full = size - size % lanes
-    acc = np.zeros((a.shape[0], b_rows.shape[0], lanes), a.dtype)
-    for start in range(0, full, lanes):
-        acc = acc + a[:, None, start:start + lanes] * b_rows[None, :, start:start + lanes]
+    blocks = full // lanes
+    a_blocks = a[:, :full].reshape(m, blocks, lanes).transpose(1, 0, 2)[:, :, None, :]
+    b_blocks = b_rows[:, :full].reshape(n, blocks, lanes).transpose(1, 0, 2)[:, None, :, :]
+    # the products of a few MiB of blocks at a time, after a first row holding the sums so far
+    # (from zero): numpy adds rows along the first axis one after another (_row_by_row)
+    step = max(1, _PRODUCTS_AT_ONCE // max(1, m * n * lanes))
+    rows = np.zeros((min(step, blocks) + 1, m, n, lanes), a.dtype)
+    acc = rows[0].copy()
+    for start in range(0, blocks, step):
+        count = min(step, blocks - start)
+        rows[0] = acc
+        np.multiply(a_blocks[start:start + count], b_blocks[start:start + count], out=rows[1:count + 1])
+        acc = np.add.reduce(rows[:count + 1], axis=0)
     while acc.shape[-1] > 1:
         half = acc.shape[-1] // 2
         acc = acc[..., :half] + acc[..., half:]

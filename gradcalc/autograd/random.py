@@ -19,7 +19,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, kernels
 from .tensor import CPU, Device, Tensor
 from ..display.names import torch_class
 
@@ -221,53 +221,15 @@ def set_rng_state(new_state: Tensor) -> None:
 # ---------------------------------------------------------------- exact FMA
 
 
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
+def _fma32(a: Any, b: Any, c: Any) -> np.ndarray:
+    """float32 fma(a, b, c) with one rounding (the product of two floats is exact in double)."""
+    a, b, c = (np.asarray(x, dtype=np.float32) for x in (a, b, c))
+    return kernels.rounded_fused_float32(a.astype(np.float64) * b.astype(np.float64), c)
 
 
-def _round_to_odd(s: np.ndarray, err: np.ndarray) -> np.ndarray:
-    """Given s = RN(x) and err = x - s exactly, return x rounded to odd."""
-    fix = (err != 0) & ((s.view(np.int64) & 1) == 0) & np.isfinite(s)
-    if not fix.any():
-        return s
-    return np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
-
-
-def _fma32(a, b, c) -> np.ndarray:
-    """float32 fma(a, b, c) with one rounding.
-
-    The product of two floats is exact in double; rounding the double sum to
-    odd and then to float rounds correctly because 53 >= 2 * 24 + 2.
-    """
-    a = np.asarray(a, dtype=np.float32).astype(np.float64)
-    b = np.asarray(b, dtype=np.float32).astype(np.float64)
-    c = np.asarray(c, dtype=np.float32).astype(np.float64)
-    s, err = _two_sum(a * b, c)
-    return _round_to_odd(s, err).astype(np.float32)
-
-
-def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    t = a * 134217729.0  # Veltkamp split into two 26-bit halves
-    hi = t - (t - a)
-    return hi, a - hi
-
-
-def _fma64(a, b, c) -> np.ndarray:
-    """float64 fma(a, b, c) with one rounding (Boldo and Melquiond's emulation)."""
-    a, b, c = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (a, b, c)))
-    with np.errstate(all="ignore"):
-        p = a * b
-        ah, al = _split(a)
-        bh, bl = _split(b)
-        p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # a*b = p + p_err exactly
-        hi, lo = _two_sum(c, p)
-        v = _round_to_odd(*_two_sum(lo, p_err))
-        r = hi + v
-        # Exact zeros take their sign from p + c; infinities and NaNs need no emulation.
-        plain = p + c
-        return np.where((r == 0) | ~np.isfinite(r), plain, r)
+def _fma64(a: Any, b: Any, c: Any) -> np.ndarray:
+    """float64 fma(a, b, c) with one rounding."""
+    return kernels.fused_multiply_add(*(np.asarray(x, dtype=np.float64) for x in (a, b, c)))
 
 
 # ---------------------------------------------------------------- helpers
@@ -381,10 +343,10 @@ def uniform_(shape: Shape, low: float, high: float, dtype: DType = "float32",
     else:
         # float and half both compute in float (half's opmath type).
         lo32, hi32 = np.float32(low), np.float32(high)
-        out = _fma32(_uniform01_float(gen, n), hi32 - lo32, lo32).astype(name)
+        out = _fma32(_uniform01_float(gen, n), hi32 - lo32, lo32).astype(name, copy=False)
         to_s, from_s = np.array([hi32, lo32]).astype(name)
     # The kernel maps a result that rounded up to `to` back to `from`.
-    out = np.where(out == to_s, from_s, out).astype(name)
+    out = np.where(out == to_s, from_s, out).astype(name, copy=False)
     return out.reshape(_shape(shape))
 
 

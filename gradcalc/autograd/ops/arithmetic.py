@@ -43,7 +43,7 @@ def _log_masked(base: Tensor, result: Tensor) -> Tensor:
 
 
 # with an alpha, PyTorch's add kernel is one fused multiply-add: x + alpha * y rounded once
-ADD = node("AddBackward0", ("self", "other"), jvp=LINEAR, forward=lambda x, y, alpha=1: kernels.add_scaled(x, y, alpha),
+ADD = node("AddBackward0", ("self", "other"), jvp=LINEAR, forward=kernels.add_scaled,
            self=lambda grad: grad, other=lambda grad, alpha: _scaled(grad, alpha))
 SUB = node("SubBackward0", ("self", "other"), jvp=LINEAR,
            forward=lambda x, y, alpha=1: kernels.add_scaled(x, y, -alpha) if alpha != 1 else x - y,
@@ -191,7 +191,8 @@ def _check_alpha(operands: list, alpha: Any) -> None:
 @op()
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     check_number(other, "+")
-    _check_alpha([input, other], alpha)
+    if type(alpha) is not int:  # any int is a valid alpha: no call for the common case
+        _check_alpha([input, other], alpha)
     return binary(ADD, input, other, alpha=alpha)
 
 

@@ -21,6 +21,7 @@ engine's job, not the formula's.
 """
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -282,13 +283,16 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
         propagate(op, inputs, (out,), params)
     if not grad_mode._enabled:
         return out
-    needs_grad = tuple([tensor.requires_grad for tensor in inputs])
+    # Tensor.requires_grad, read without a call per input (this runs for every op)
+    needs_grad = tuple([t._requires_grad or t._node is not None or (t._base is not None and t._base.requires_grad)
+                        for t in inputs])
     if True not in needs_grad:
         return out
     node = new_node(op, inputs, params)
     out._node = node  # before saving: a pack hook sees the output with its grad_fn
     saved = node._saved
-    for name, index in op.save_plan(needs_grad):
+    plan = op._save_plans.get(needs_grad)
+    for name, index in plan if plan is not None else op.save_plan(needs_grad):
         if index < 0:
             saved[name] = SavedTensor(out, is_output=True)
         elif name not in params:
@@ -308,13 +312,16 @@ _INPUT_METAS_KEPT = 4096
 
 def new_node(op: NodeDef, inputs: Sequence[Tensor], params: dict) -> OpNode:
     """A grad_fn of `op` on `inputs`, before anything is saved in it."""
-    meta = tuple([(t._data.shape, t._dtype) for t in inputs])
+    meta = tuple(map(_SHAPE_AND_DTYPE, inputs))
     shared = _INPUT_METAS.get(meta)
     if shared is None:
         if len(_INPUT_METAS) >= _INPUT_METAS_KEPT:
             _INPUT_METAS.clear()
         shared = _INPUT_METAS[meta] = meta
-    return (op._node_class or op.node_class)(tuple([gradient_edge(t) for t in inputs]), shared, params)
+    return (op._node_class or op.node_class)(tuple(map(gradient_edge, inputs)), shared, params)
+
+
+_SHAPE_AND_DTYPE = attrgetter("_data.shape", "_dtype")  # in C: no Python frame per input
 
 
 def view_kind(recorded: str) -> str:

@@ -160,6 +160,20 @@ def _std_var(a: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
     return record(STD if take_sqrt else VAR, (a,), data, a._dtype, dim=dim, correction=correction, keepdim=keepdim)
 
 
+_FEW_ROWS = 16
+
+
+def _welford_squares(row: list) -> float:
+    """The sum of squared deviations of one row by Welford's updates, in the same double
+    arithmetic as the whole-array loop of _spread."""
+    running = total = 0.0
+    for k, value in enumerate(row, 1):
+        delta = value - running
+        running = running + delta / k
+        total = total + delta * (value - running)
+    return total
+
+
 def _spread(a: Tensor, axes: tuple, keepdim: bool, count: int, correction: float) -> np.ndarray:
     """The variance of a real tensor's values over `axes` in float64, as PyTorch's kernel sums it."""
     wide = a._data.astype(np.float64)
@@ -172,11 +186,14 @@ def _spread(a: Tensor, axes: tuple, keepdim: bool, count: int, correction: float
         # Welford's running mean and sum of squared deviations, in double precision
         moved = np.moveaxis(wide, axes, range(-len(axes), 0))
         rows = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (count,))  # not -1: sizes may be 0
-        running, total = np.zeros(rows.shape[:-1]), np.zeros(rows.shape[:-1])
-        for k in range(rows.shape[-1]):
-            delta = rows[..., k] - running
-            running = running + delta / (k + 1)
-            total = total + delta * (rows[..., k] - running)
+        if 0 < count and rows.size <= _FEW_ROWS * count:  # a few rows: a loop of floats costs less than numpy's calls
+            total = np.array([_welford_squares(row) for row in rows.reshape(-1, count).tolist()])
+        else:
+            running, total = np.zeros(rows.shape[:-1]), np.zeros(rows.shape[:-1])
+            for k in range(rows.shape[-1]):
+                delta = rows[..., k] - running
+                running = running + delta / (k + 1)
+                total = total + delta * (rows[..., k] - running)
         total = total.reshape(np.sum(wide, axis=axes, keepdims=keepdim).shape)
     return total / max(0, count - correction)
 
