@@ -107,13 +107,13 @@ def native(function: Callable) -> Callable:
     return call
 
 
-@native
 def library() -> Optional[ctypes.CDLL]:
-    """MKL, loaded on the first call; None when it is turned off or not installed."""
+    """MKL, loaded on the first call; None when it is turned off or not installed. (Asked before
+    every product: only the first call, which loads, passes the wall.)"""
     if not _turned_on():
         return None
     if _state["library"] is _UNLOADED:
-        _state["library"] = _load()
+        _state["library"] = native(_load)()
     return _state["library"]
 
 
