@@ -31,10 +31,15 @@ from gradcalc.session import Session, TextOutput, reset_global_state  # noqa: E4
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 TIMEOUT = 20
-# Python's own errors, which PyTorch's code seldom raises: one of them where PyTorch raised
-# something else is gradcalc's code failing, not a wording
+# Python's and numpy's own errors, which PyTorch's code seldom raises: one of them where PyTorch
+# raised something else is gradcalc's code failing, not a wording
 PYTHON_ERRORS = ("ValueError", "AttributeError", "KeyError", "TypeError", "ZeroDivisionError", "NameError",
-                 "UnboundLocalError", "OverflowError", "RecursionError", "AssertionError", "StopIteration")
+                 "UnboundLocalError", "OverflowError", "RecursionError", "AssertionError", "StopIteration",
+                 "IndexError", "NotImplementedError", "MemoryError", "FloatingPointError", "SystemError",
+                 "LinAlgError", "numpy.linalg.LinAlgError")
+# the first line of an error as the runners print it (`ErrorType: message`); a message's later
+# lines (PyTorch's lists of signatures, say) start otherwise
+ERROR_START = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)(?::|$)", re.MULTILINE)
 
 
 def run_gradcalc(source: str) -> dict:
@@ -72,8 +77,22 @@ def internal_looking(expected: dict, got: dict) -> bool:
     stderr = got["stderr"]
     if "Traceback" in stderr or "internal error" in stderr or "ESCAPED" in stderr:
         return True
-    error = stderr.rstrip().rsplit("\n", 1)[-1].split(":", 1)[0]
-    return error in PYTHON_ERRORS and not expected["stderr"].rstrip().rsplit("\n", 1)[-1].startswith(error + ":")
+    error = error_type(final_error(stderr))
+    return (error in PYTHON_ERRORS or error.startswith("numpy.")) and error_type(final_error(expected["stderr"])) != error
+
+
+def final_error(stderr: str) -> str:
+    """The error that ended a run, all its lines (a program's last output on stderr); '' if none.
+    A message of several lines is one error: its type is on the first."""
+    text = stderr.rstrip()
+    starts = [match.start() for match in ERROR_START.finditer(text)]
+    if starts:
+        return text[starts[-1]:]
+    return text.rsplit("\n", 1)[-1]
+
+
+def error_type(error: str) -> str:
+    return error.split("\n", 1)[0].split(":", 1)[0]
 
 
 def first_difference(expected: dict, got: dict) -> str:

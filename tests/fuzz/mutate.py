@@ -11,7 +11,8 @@ becomes another. Most mutants fail, in PyTorch as in gradcalc, and how they fail
 
 * internal: gradcalc failed itself (a traceback, `gradcalc: internal error`, an error escaping
   the session, a Python error where PyTorch raised another);
-* wording: both failed with the same error type but other words;
+* wording: both ended in the same error type (or warning category) but other words (all the
+  lines of a message of several);
 * mismatch: any other difference from PyTorch (needs --torch).
 
 Counts are given per 10,000 programs; each finding goes to DIR/<seed>_<index>.grad with its
@@ -31,12 +32,13 @@ import sys
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from compare import first_difference, internal_looking, normal, run_gradcalc  # noqa: E402
+from gradcalc.language import limits  # noqa: E402
+from compare import error_type, final_error, first_difference, internal_looking, normal, run_gradcalc  # noqa: E402
 
 # programs of this size at most: the long ones train models, and a mutant of them runs for long
 MAX_SOURCE = 1500
@@ -46,9 +48,16 @@ EDGE_VALUES = ("0", "-1", "1", "2", "3", "2**31", "2**63", "-2**63 - 1", "10**20
 DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "uint8", "int32", "int64", "bool", "complex64")
 
 
+# the regression programs of what fuzzing and issues found: probes of errors, not snippets, and
+# growing with each fix, which would change every seed's mutants
+NOT_SEEDS = ("answers", "fuzz_found")
+
+
 def seed_programs() -> list:
     """The golden programs short enough to mutate, in a fixed order."""
-    found = sorted((REPO / "tests" / "golden").rglob("*.grad")) + sorted((REPO / "examples").glob("*.grad"))
+    golden = REPO / "tests" / "golden"
+    found = sorted(path for path in golden.rglob("*.grad") if path.relative_to(golden).parts[0] not in NOT_SEEDS)
+    found += sorted((REPO / "examples").glob("*.grad"))
     sources = []
     for path in found:
         text = path.read_text(encoding="utf-8")
@@ -170,10 +179,6 @@ def without_backtraces(answer: dict) -> dict:
     return {key: BACKTRACE.sub("", value) if isinstance(value, str) else value for key, value in answer.items()}
 
 
-def last_line(answer: dict) -> str:
-    return answer["stderr"].rstrip().rsplit("\n", 1)[-1]
-
-
 def classify(expected: Optional[dict], got: dict) -> Optional[str]:
     """internal, wording, mismatch or None (the same answer), as the module docstring tells."""
     if expected is None:  # gradcalc alone: only its own failures show
@@ -184,8 +189,9 @@ def classify(expected: Optional[dict], got: dict) -> Optional[str]:
         return None
     if internal_looking(expected, got):
         return "internal"
-    want, have = last_line(expected), last_line(got)
-    if want and have and want != have and want.split(":", 1)[0] == have.split(":", 1)[0]:
+    # the same error in other words; an identical error with another difference is a mismatch
+    want, have = final_error(expected["stderr"]), final_error(got["stderr"])
+    if want and have and want != have and error_type(want) == error_type(have):
         return "wording"
     return "mismatch"
 
@@ -198,13 +204,23 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/gradcalc-mutants"))
     parser.add_argument("--record", type=Path, default=None,
                         help="write the programs and PyTorch's answers to this JSON file (with --torch)")
+    parser.add_argument("--replay", type=Path, default=None,
+                        help="the programs and PyTorch's answers of a --record run, instead of new ones")
+    parser.add_argument("--max-memory", default="2G",
+                        help="gradcalc's memory ceiling, as its --max-memory (its programs run in this process)")
     args = parser.parse_args()
-    sources = mutants(args.seed, args.count)
-    theirs: list[Any] = torch_answers(args.torch, sources) if args.torch else [None] * len(sources)
+    if args.replay is not None:
+        recorded = json.loads(args.replay.read_text(encoding="utf-8"))
+        sources, theirs = [case["source"] for case in recorded], [case["torch"] for case in recorded]
+    else:
+        sources = mutants(args.seed, args.count)
+        theirs = torch_answers(args.torch, sources) if args.torch else [None] * len(sources)
     if args.record is not None and args.torch:
         args.record.write_text(json.dumps([{"source": source, "torch": answer}
                                            for source, answer in zip(sources, theirs)], indent=1) + "\n",
                                encoding="utf-8")
+    # as the command line's own ceiling: a mutant asking for terabytes fails as in gradcalc, not by the OOM killer
+    limits.set_memory_limit(limits.mapped_bytes() + limits.parse_size(args.max_memory))
     args.out.mkdir(parents=True, exist_ok=True)
     counts: collections.Counter = collections.Counter()
     causes: collections.Counter = collections.Counter()
