@@ -53,3 +53,10 @@ def test_an_identical_error_is_no_wording_and_pythons_errors_are_internal() -> N
         == "internal"
     assert classify(_answer("", "tensor(1.)\n", 0), _answer("ValueError: x\n * y\n")) == "internal"
     assert classify(_answer("ValueError: a\n"), _answer("UserWarning: w\nValueError: b\n")) == "wording"
+
+
+def test_runs_out_of_resources_and_pytorchs_time_outs_are_counted_apart() -> None:
+    assert classify(_answer("", "", -14), _answer("MemoryError\n")) == "unanswered"
+    assert classify(_answer("TypeError: x\n"), _answer("MemoryError\n")) == "resources"
+    assert classify(_answer("", "1\n", 0), _answer("TimeoutError: gradcalc took too long\n")) == "resources"
+    assert classify(_answer("", "", -14), _answer("gradcalc: internal error: ValueError: x\n")) == "internal"

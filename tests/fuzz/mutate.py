@@ -13,7 +13,9 @@ becomes another. Most mutants fail, in PyTorch as in gradcalc, and how they fail
   the session, a Python error where PyTorch raised another);
 * wording: both ended in the same error type (or warning category) but other words (all the
   lines of a message of several);
-* mismatch: any other difference from PyTorch (needs --torch).
+* mismatch: any other difference from PyTorch (needs --torch);
+* resources: gradcalc ran out of memory under its ceiling (--max-memory) or out of time;
+* unanswered: PyTorch's own run was ended by its time-out.
 
 Counts are given per 10,000 programs; each finding goes to DIR/<seed>_<index>.grad with its
 answers in .diff.json. The same seed always gives the same mutants (`mutants(seed, count)`).
@@ -179,14 +181,25 @@ def without_backtraces(answer: dict) -> dict:
     return {key: BACKTRACE.sub("", value) if isinstance(value, str) else value for key, value in answer.items()}
 
 
+INTERNAL_MARKS = ("Traceback", "internal error", "ESCAPED")
+OUT_OF_RESOURCES = ("MemoryError", "numpy._core._exceptions._ArrayMemoryError", "numpy.core._exceptions._ArrayMemoryError")
+TIMED_OUT = "TimeoutError: gradcalc took too long"
+
+
 def classify(expected: Optional[dict], got: dict) -> Optional[str]:
     """internal, wording, mismatch or None (the same answer), as the module docstring tells."""
     if expected is None:  # gradcalc alone: only its own failures show
-        return "internal" if any(mark in got["stderr"] for mark in ("Traceback", "internal error", "ESCAPED")) \
-            else None
+        return "internal" if any(mark in got["stderr"] for mark in INTERNAL_MARKS) else None
     expected, got = normal(without_backtraces(expected)), normal(got)
     if expected == got:
         return None
+    if any(mark in got["stderr"] for mark in INTERNAL_MARKS):
+        return "internal"
+    if expected["rc"] < 0:  # PyTorch's run was ended by a signal (its time-out): no answer to compare
+        return "unanswered"
+    have = final_error(got["stderr"])
+    if error_type(have) in OUT_OF_RESOURCES or have.startswith(TIMED_OUT):
+        return "resources"  # a memory ceiling or time limit PyTorch's run did not have
     if internal_looking(expected, got):
         return "internal"
     # the same error in other words; an identical error with another difference is a mismatch
@@ -194,6 +207,9 @@ def classify(expected: Optional[dict], got: dict) -> Optional[str]:
     if want and have and want != have and error_type(want) == error_type(have):
         return "wording"
     return "mismatch"
+
+
+KINDS = ("internal", "wording", "mismatch", "resources", "unanswered")
 
 
 def main() -> None:
@@ -206,6 +222,7 @@ def main() -> None:
                         help="write the programs and PyTorch's answers to this JSON file (with --torch)")
     parser.add_argument("--replay", type=Path, default=None,
                         help="the programs and PyTorch's answers of a --record run, instead of new ones")
+    parser.add_argument("--all-causes", action="store_true", help="list every cause, not the 40 most common")
     parser.add_argument("--max-memory", default="2G",
                         help="gradcalc's memory ceiling, as its --max-memory (its programs run in this process)")
     args = parser.parse_args()
@@ -239,8 +256,9 @@ def main() -> None:
                                                              indent=1), encoding="utf-8")
     per = 10_000 / max(len(sources), 1)
     print(f"seed {args.seed}: {len(sources)} programs; per 10,000: "
-          + ", ".join(f"{kind} {counts[kind] * per:.1f}" for kind in ("internal", "wording", "mismatch")))
-    for cause, count in causes.most_common(40):
+          + ", ".join(f"{kind} {counts[kind] * per:.1f}" for kind in KINDS)
+          + "; counts: " + ", ".join(f"{kind} {counts[kind]}" for kind in KINDS))
+    for cause, count in causes.most_common(40 if args.all_causes is False else None):
         print(f"{count:5d}  {cause}")
 
 

@@ -24,9 +24,19 @@ from . import (activation, arithmetic, arrangement, calculus, common, comparison
                tensor_numpy, upsampling)
 from .common import ReturnTypes
 from .generate import BuiltinFunction, namespace_members, shown_function
-from .parser import register_kind
+from .parser import parser, register_kind
 
 register_kind("Generator", random.Generator)
+
+
+def _bound_arguments(name: str) -> Any:
+    """torch._C's parser of `name`: (args, kwargs) -> the arguments by parameter name."""
+    return staticmethod(lambda args, kwargs: parser("_C", name).parse(args, kwargs)[1])
+
+
+# torch.device and set_grad_enabled live below the registry and parse as torch's C code does
+Device._parse_arguments = _bound_arguments("device")
+grad_mode.set_grad_enabled._parse_arguments = _bound_arguments("set_grad_enabled")
 generate.install(Tensor)
 tensor_members.install(Tensor)
 tensor_numpy.install(Tensor)
