@@ -275,6 +275,45 @@ def full_like(input: Tensor, fill_value: Any, *, memory_format: Any = None, dtyp
     return filled(input.shape, fill_value, dtype or input._dtype, requires_grad, device)
 
 
+_INT64_MAX = float(2 ** 63 - 1)  # as the double ATen compares arange's size with
+
+
+def _check_arange_bounds(start: float, end: float, step: float) -> None:
+    """ATen's arange_check_bounds, on the bounds as doubles."""
+    if not (step > 0 or step < 0):  # a nan step fails it too
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")  # as C++'s ostream prints a double
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
+
+def _arange_bounds(bounds: list, dtype: DType) -> list:
+    """start, end and step as ATen's arange then reads them, Scalar::to<acc_type>(): int64 for the
+    integer dtypes (a float truncated), double for the others."""
+    if dtype.category > dtypes.INTEGRAL:
+        return [float(value) for value in bounds]
+    for value in bounds:
+        if not -2 ** 63 <= value < 2 ** 63:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return [int(value) for value in bounds]
+
+
+def _wrap_int64(value: int) -> int:
+    return (value + 2 ** 63) % 2 ** 64 - 2 ** 63
+
+
+def _arange_size(start: Any, end: Any, step: Any, bounds: list, dtype: DType) -> float:
+    """ATen's arange size: in int64 arithmetic, wrapping, for int64; else from the bounds as doubles."""
+    if dtype is dtypes.int64:
+        sign = (step > 0) - (step < 0)
+        span = _wrap_int64(_wrap_int64(_wrap_int64(end - start) + step) - sign)
+        quotient = abs(span) // abs(step)  # C++'s division truncates toward zero
+        return float(quotient if (span < 0) == (step < 0) else -quotient)
+    first, last, stride = (float(value) for value in bounds)
+    return math.ceil((last - first) / stride)
+
+
 @op()
 def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional[DType] = None, layout: Any = None,
            device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
@@ -284,17 +323,21 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
     bounds = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     for bound in bounds:
         check_real_scalar(bound, dtypes.float64)
-    start, end, step = bounds
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = dtypes.int64 if all(isinstance(v, int) for v in bounds) else dtypes.get_default_dtype()
-    count = math.ceil((end - start) / step)
+    _check_arange_bounds(*(float(value) for value in bounds))
+    start, end, step = _arange_bounds(bounds, dtype)
+    size = _arange_size(start, end, step, bounds, dtype)
+    if not 0 <= size <= _INT64_MAX:
+        raise RuntimeError("invalid size, possible overflow?")
+    count = int(size)
+    if count > 2 ** 63 - 1:  # a size of 2**63 passes the check as a double, and casts to int64's minimum
+        raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {-2 ** 63}")
     check_allocation((count,), dtype)
-    data = (start + np.arange(count, dtype=np.float64) * step) if dtype.category >= dtypes.FLOATING else \
-        np.arange(start, end, step)
+    if dtype.category >= dtypes.FLOATING:
+        data = start + np.arange(count, dtype=np.float64) * step
+    else:  # int64 arithmetic, as ATen's accumulate type for every integer dtype
+        data = np.int64(start) + np.arange(count, dtype=np.int64) * np.int64(step)
     return finish(data.astype(dtype._numpy), dtype, requires_grad, device)
 
 
