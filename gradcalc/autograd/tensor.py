@@ -66,12 +66,19 @@ class Size(tuple):
                                 f"'{type(item).__name__}')") from None
         return tuple.__new__(cls, converted)
 
+    def _check_items(self) -> None:
+        # torch.Size keeps any int, and reads each as an int64 where it uses them
+        if self and not (-2 ** 63 <= min(self) and max(self) < 2 ** 63):
+            raise ValueError("Overflow when unpacking long long")
+
     def __repr__(self) -> str:
+        self._check_items()
         return f"torch.Size([{', '.join(map(str, self))}])"
 
     __str__ = __repr__
 
     def numel(self) -> int:
+        self._check_items()
         return int(np.prod(self, dtype=np.int64))
 
     def __getitem__(self, index: Any) -> Any:

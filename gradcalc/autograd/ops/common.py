@@ -135,10 +135,9 @@ def out_of_memory(error: MemoryError) -> BaseException:
     return allocation_error(nbytes) if isinstance(nbytes, int) else error
 
 
-def check_allocation(size: Sequence[int], dtype: DType) -> tuple:
-    """The sizes of a new tensor, checked as PyTorch's empty() checks them: the byte count and the
-    strides within int64, and the memory to be had."""
-    size = tuple(size)
+def check_storage_size(size: tuple, dtype: DType) -> int:
+    """The byte count of a new tensor of `size`, its strides checked within int64 as PyTorch's
+    computeStorageNbytes checks them (a meta tensor's too)."""
     nbytes = dtype.itemsize
     for n in size:
         nbytes *= n
@@ -149,6 +148,14 @@ def check_allocation(size: Sequence[int], dtype: DType) -> tuple:
         stride *= max(n, 1)
         if stride > _INT64_MAX:
             raise RuntimeError("Stride calculation overflowed")
+    return nbytes
+
+
+def check_allocation(size: Sequence[int], dtype: DType) -> tuple:
+    """The sizes of a new tensor, checked as PyTorch's empty() checks them: the byte count and the
+    strides within int64, and the memory to be had."""
+    size = tuple(size)
+    nbytes = check_storage_size(size, dtype)
     if nbytes >= _LARGE_ALLOCATION:
         try:
             np.empty(nbytes, dtype=np.uint8)

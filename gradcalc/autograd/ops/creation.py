@@ -14,7 +14,8 @@ from ..meta import make_meta, wants_meta
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...display.names import type_name
 from ...warnings import warn, warn_once
-from .common import check_allocation, check_not_unsigned, check_real_scalar, fitted_scalar, shape_text
+from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fitted_scalar,
+                     shape_text)
 from .parser import overflow_message
 from .registry import op
 from .tensor_numpy import numpy_dtype, tensor_from_numpy
@@ -187,12 +188,21 @@ def check_size(size: Sequence, dtype: DType, allocated: bool = True) -> tuple:
     for value in size:
         if value < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {value}: {shape_text(size)}")
-    return check_allocation(size, dtype) if allocated else tuple(size)
+    if not allocated:  # a meta tensor: no memory to be had, but its size is computed all the same
+        check_storage_size(tuple(size), dtype)
+        return tuple(size)
+    return check_allocation(size, dtype)
 
 
 def allocated(size: Sequence, dtype: DType, value: float = 0) -> Tensor:
     """A tensor of `value` as torch's Python code makes one with torch.empty(size) and an init (nn's
     parameters and buffers): the argument parser's and empty()'s errors, PyTorch's allocator's."""
+    size = _empty_arguments(size, dtype)
+    return Tensor._make(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype)
+
+
+def _empty_arguments(size: Sequence, dtype: Any) -> tuple:
+    """torch.empty(size, dtype=dtype)'s argument parser's checks, as nn's Python code calls it: the size."""
     for position, n in enumerate(size, 1):
         if not isinstance(n, int):
             if position == 1:  # the parser's check of a list looks at its first item, the unpacking at the rest
@@ -204,8 +214,7 @@ def allocated(size: Sequence, dtype: DType, value: float = 0) -> Tensor:
             raise TypeError(overflow_message("empty", "size", position))
     if not isinstance(dtype, DType):
         raise TypeError(f"empty(): argument 'dtype' must be torch.dtype, not {type_name(dtype)}")
-    size = tuple(map(int, size))  # a bool is a size too
-    return Tensor._make(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype)
+    return tuple(map(int, size))  # a bool is a size too
 
 
 def parameter_data(shape: tuple, dtype: DType, device: Any) -> Tensor:
@@ -213,7 +222,7 @@ def parameter_data(shape: tuple, dtype: DType, device: Any) -> Tensor:
     a `with torch.device("meta")` block), zeros to draw into otherwise (torch.empty's checks first)."""
     check_device(device)
     if wants_meta(device):
-        return make_meta(shape, dtype)
+        return make_meta(check_size(_empty_arguments(shape, dtype), dtype, allocated=False), dtype)
     return allocated(shape, dtype)
 
 

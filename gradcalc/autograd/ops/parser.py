@@ -194,7 +194,7 @@ class Param:
             obj = obj.item()
         elif kind in (SCALAR, TENSOR, COMPLEX) and isinstance(obj, np.generic):
             obj = python_scalar(obj)
-        if kind == SCALAR and type(obj) is int:
+        if kind in (SCALAR, TENSOR) and type(obj) is int:  # a Tensor parameter takes a number as a Scalar too
             dtypes.unpack_scalar_int(obj)  # the OverflowError of a number past uint64's range
         if kind == DOUBLE:
             return float(obj)
