@@ -333,6 +333,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if type(value) is not bool:  # the C setter's PyBool_Check, before anything else
+            raise RuntimeError("requires_grad must be a bool")
         # the attribute refuses any change on a non-leaf; requires_grad_() below accepts True
         if self._grad_fn is not None:
             raise RuntimeError(_requires_grad_leaf_error(bool(value)))

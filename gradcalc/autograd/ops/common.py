@@ -99,13 +99,13 @@ def check_real_scalar(value: Any, dtype: DType) -> None:
 
 
 # the C++ types of at::Scalar's checked conversions, as their messages name them
-_SCALAR_C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+SCALAR_C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
 
 
 def fitted_scalar(value: Any, dtype: DType) -> Any:
     """Scalar::to<T>() filling an integer tensor: a number past the type's range is refused; an int
     below an unsigned type's zero wraps, as two's complement, down to minus its max."""
-    name = _SCALAR_C_TYPES.get(dtype.name)
+    name = SCALAR_C_TYPES.get(dtype.name)
     if name is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
     info = np.iinfo(dtype._numpy)

@@ -396,7 +396,8 @@ _TENSOR_CHECKED_BY_VALUE = frozenset({SCALAR, COMPLEX, DOUBLE, INT64, SYM_INT, S
 _LIST_CHECKED_BY_ITEMS = frozenset({TENSOR_LIST, SCALAR_LIST, DIMNAME_LIST})
 _SEQUENCES = frozenset({tuple, list, Size})
 # the kinds whose conversion of an int checks its range, whatever ints of the same type did before
-_RANGE_CHECKED = frozenset({SCALAR, INT64, SYM_INT, INT_LIST, SYM_INT_LIST})
+# (a Tensor parameter's too: it takes a number as a Scalar)
+_RANGE_CHECKED = frozenset({SCALAR, TENSOR, INT64, SYM_INT, INT_LIST, SYM_INT_LIST})
 
 
 def _decided_by_type(param: Param, obj: Any) -> bool:
