@@ -142,10 +142,12 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     values = np.array(flat, dtype=np.complex128 if any(isinstance(v, complex) for v in flat) else None)
     if dtype.category <= dtypes.INTEGRAL and values.dtype.kind == "f" and not np.all(np.isfinite(values)):
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
-    if dtype.category == dtypes.INTEGRAL and values.dtype.kind == "i" and values.size:
-        # c10's checked conversion: an unsigned type takes -max..max (negatives wrap), a signed one its range
+    if dtype.category == dtypes.INTEGRAL and values.dtype.kind in "if" and values.size:
+        # c10's checked conversion: a signed type takes its range, an unsigned one -max..max from an int
+        # (negatives wrap) and its own range from a float
         limits = np.iinfo(dtype._numpy)
-        if values.max() > limits.max or values.min() < (limits.min if dtype.is_signed else -int(limits.max)):
+        lowest = limits.min if dtype.is_signed or values.dtype.kind == "f" else -int(limits.max)
+        if values.max() > limits.max or values.min() < lowest:
             raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
     return np.asarray(values, dtype=dtype._numpy).reshape(sizes), dtype
 
