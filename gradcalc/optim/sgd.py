@@ -18,6 +18,8 @@ class SGD(Optimizer):
     def __init__(self, params: Any, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: Optional[bool] = None, differentiable: bool = False, fused: Optional[bool] = None) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         # SGD's checks read `lr < 0.0` where the other optimizers' read `not 0.0 <= lr`: a value of
         # the wrong type fails in the words of its own comparison
         for value, message in ((lr, "Invalid learning rate: {}"), (momentum, "Invalid momentum value: {}"),

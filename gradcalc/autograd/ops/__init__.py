@@ -31,12 +31,14 @@ register_kind("Generator", random.Generator)
 
 def _bound_arguments(name: str) -> Any:
     """torch._C's parser of `name`: (args, kwargs) -> the arguments by parameter name."""
-    return staticmethod(lambda args, kwargs: parser("_C", name).parse(args, kwargs)[1])
+    return lambda args, kwargs: parser("_C", name).parse(args, kwargs)[1]
 
 
-# torch.device and set_grad_enabled live below the registry and parse as torch's C code does
-Device._parse_arguments = _bound_arguments("device")
-grad_mode.set_grad_enabled._parse_arguments = _bound_arguments("set_grad_enabled")
+# torch.device, set_grad_enabled and set_anomaly_enabled live below the registry and parse as
+# torch's C code does
+Device._parse_arguments = staticmethod(_bound_arguments("device"))
+grad_mode.set_grad_enabled._parse_arguments = staticmethod(_bound_arguments("set_grad_enabled"))
+anomaly_mode.parse_arguments = _bound_arguments("set_anomaly_enabled")
 generate.install(Tensor)
 tensor_members.install(Tensor)
 tensor_numpy.install(Tensor)

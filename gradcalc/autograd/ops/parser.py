@@ -337,6 +337,10 @@ class Signature:
                 position += 1
             elif obj is not _MISSING:
                 remaining -= 1
+        if position < nargs:  # `view((1, 2), 3)`: a list took the varargs parameter, an argument is left
+            if raise_errors:
+                self._extra_args(nargs)
+            return None
         if remaining > 0:
             if raise_errors:
                 self._extra_kwargs(kwargs, nargs)
