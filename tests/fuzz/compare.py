@@ -51,14 +51,19 @@ def run_gradcalc(source: str) -> dict:
 
     signal.signal(signal.SIGALRM, too_long)
     signal.alarm(TIMEOUT)
+    session = None
     try:
-        ok = Session(TextOutput(stdout, stderr)).run(source, "fuzz.grad")
+        session = Session(TextOutput(stdout, stderr))
+        ok = session.run(source, "fuzz.grad")
     except BaseException as error:  # a failure escaping the Session is itself a bug to report
         stderr.write(f"ESCAPED {type(error).__name__}: {error}\n")
         ok = False
     finally:
         signal.alarm(0)
-    return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": 0 if ok else 1}
+    # the status the command line ends with (runner.run): sys.exit()'s own, else the run's
+    status = session.exit_status if session is not None else None
+    rc = status if status is not None else 0 if ok else 1
+    return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": rc}
 
 
 def normal(answer: dict) -> dict:
