@@ -13,7 +13,7 @@ from .. import cpu, dtypes, kernels, onednn, random, simd
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
-from .common import not_implemented_for, zeros_like
+from .common import fitted_scalar, not_implemented_for, zeros_like
 from .indexing import where
 from . import joining
 from .generate import make_inplace
@@ -379,7 +379,8 @@ def elu_backward(grad_output: Tensor, self_or_result: Tensor, alpha: float, is_r
 
 @op(module="nn", method=False, nodes=(HARDTANH,))
 def hardtanh(input: Tensor, min_val: Any = -1, max_val: Any = 1) -> Tensor:
-    # clamp's kernel: the input kept unless beyond a bound (so -0.0 and nan stay)
+    # clamp's kernel: the input kept unless beyond a bound (so -0.0 and nan stay), its bounds in the input's type
+    min_val, max_val = fitted_scalar(min_val, input._dtype), fitted_scalar(max_val, input._dtype)
     x = input._data
     low, high = np.asarray(min_val).astype(x.dtype), np.asarray(max_val).astype(x.dtype)
     data = np.where(x < low, low, np.where(x > high, high, x))

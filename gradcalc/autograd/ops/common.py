@@ -1,6 +1,7 @@
 """What the op families share: operands and their dtypes, broadcasting, dims, PyTorch's wording."""
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -102,9 +103,17 @@ def check_real_scalar(value: Any, dtype: DType) -> None:
 SCALAR_C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def fitted_scalar(value: Any, dtype: DType) -> Any:
     """Scalar::to<T>() filling an integer tensor: a number past the type's range is refused; an int
-    below an unsigned type's zero wraps, as two's complement, down to minus its max."""
+    below an unsigned type's zero wraps, as two's complement, down to minus its max. A float32
+    tensor refuses a finite number past float's range (the half precisions take infinity)."""
+    if dtype is dtypes.float32 and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if abs(value) > _FLOAT32_MAX and value not in (math.inf, -math.inf) and value == value:
+            raise RuntimeError("value cannot be converted to type float without overflow")
+        return value
     name = SCALAR_C_TYPES.get(dtype.name)
     if name is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
