@@ -11,6 +11,7 @@ from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ... import numpy_state
 from ...display.names import torch_class
+from ...warnings import warn_once
 
 numpy_state.quiet()
 
@@ -40,7 +41,16 @@ def check_number(value: Any, op_name: str) -> None:
 
 
 def arrays(tensors: Sequence[Tensor], dtype: DType) -> list:
-    return [t._data if t._dtype is dtype else t._data.astype(dtype._numpy) for t in tensors]
+    return [t._data if t._dtype is dtype else castable_data(t, dtype).astype(dtype._numpy) for t in tensors]
+
+
+def castable_data(t: Tensor, dtype: DType) -> np.ndarray:
+    """t's values, to be cast to `dtype`: a complex tensor made real gives its real part, with
+    copy_'s warning (not numpy's ComplexWarning)."""
+    if t._dtype.is_complex and not dtype.is_complex:
+        warn_once("UserWarning", "Casting complex values to real discards the imaginary part")
+        return t._data.real
+    return t._data
 
 
 def check_broadcast(a: Tensor, b: Tensor) -> None:

@@ -237,9 +237,11 @@ def _assigned_number(value: Any, dtype: dtypes.DType) -> Any:
     """A number assigned into a tensor of `dtype`, as fill_ converts it: a complex one into a real
     tensor only without an imaginary part (a bool takes its truth)."""
     if isinstance(value, np.integer):
-        return int(value)
+        value = int(value)
+    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:  # THPUtils_unpackLong's
+        raise ValueError("Overflow when unpacking long long")
     if not isinstance(value, complex) or dtype.category == dtypes.COMPLEX:
-        return value
+        return fitted_scalar(value, dtype)  # fill_'s conversion: checked, an unsigned type's negatives wrapped
     if dtype is dtypes.bool_:
         return bool(value)
     if value.imag:
