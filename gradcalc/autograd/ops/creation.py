@@ -113,8 +113,8 @@ def _element(value: Any, dtype: DType) -> Any:
             raise ValueError("Overflow when unpacking long long")
         return value
     if dtype.category <= dtypes.INTEGRAL:
-        raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
-    raise TypeError(f"must be real number, not {type(value).__name__}")
+        raise TypeError(f"'{type_name(value)}' object cannot be interpreted as an integer")
+    raise TypeError(f"must be real number, not {type_name(value)}")
 
 
 def data_array(data: Any, dtype: Optional[DType]) -> tuple:
@@ -124,10 +124,15 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
         first = first[0]
         if isinstance(first, str):
             raise ValueError("too many dimensions 'str'")
-    inferred = infer_dtype(data)
+    try:
+        inferred = infer_dtype(data)
+    except (RuntimeError, TypeError):
+        if dtype is None:
+            raise
+        inferred = None  # PyTorch infers nothing when given a dtype: each element is refused as stored
     dtype = dtype or inferred
     sizes = _sizes(data)
-    if (inferred.category <= dtypes.FLOATING and not _holds_tensor(data)
+    if (inferred is not None and inferred.category <= dtypes.FLOATING and not _holds_tensor(data)
             and not (dtype.category <= dtypes.INTEGRAL < inferred.category)):
         # the common case, rectangular lists of numbers: numpy reads them at once
         try:
