@@ -60,3 +60,11 @@ def test_runs_out_of_resources_and_pytorchs_time_outs_are_counted_apart() -> Non
     assert classify(_answer("TypeError: x\n"), _answer("MemoryError\n")) == "resources"
     assert classify(_answer("", "1\n", 0), _answer("TimeoutError: gradcalc took too long\n")) == "resources"
     assert classify(_answer("", "", -14), _answer("gradcalc: internal error: ValueError: x\n")) == "internal"
+
+
+def test_a_run_ended_by_a_signal_is_internal() -> None:
+    from mutate import run_isolated
+
+    answered = run_isolated("print(1)\n")  # from a forked child, as the fuzzer runs each mutant
+    assert answered == {"stdout": "1\n", "stderr": "", "rc": 0}
+    assert classify(_answer("", "", 0), {"stdout": "", "stderr": "KILLED by signal 11\n", "rc": -11}) == "internal"

@@ -27,6 +27,7 @@ import argparse
 import ast
 import collections
 import json
+import os
 import random
 import re
 import subprocess
@@ -181,7 +182,31 @@ def without_backtraces(answer: dict) -> dict:
     return {key: BACKTRACE.sub("", value) if isinstance(value, str) else value for key, value in answer.items()}
 
 
-INTERNAL_MARKS = ("Traceback", "internal error", "ESCAPED")
+INTERNAL_MARKS = ("Traceback", "internal error", "ESCAPED", "KILLED")
+
+
+def run_isolated(source: str) -> dict:
+    """gradcalc's answer to `source` from a forked child: a crash, a hang past the time-out or a
+    state the program leaves behind (the audit hook's wall) ends with the child, not the fuzzer;
+    a child ended by a signal answers `KILLED by signal N`."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            answer = json.dumps(run_gradcalc(source)).encode("utf-8")
+            with os.fdopen(write, "wb") as out:
+                out.write(answer)
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer_pipe:
+        answer = answer_pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status) or not answer:
+        signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+        return {"stdout": "", "stderr": f"KILLED by signal {signal_number}\n", "rc": -signal_number}
+    return json.loads(answer)
 OUT_OF_RESOURCES = ("MemoryError", "numpy._core._exceptions._ArrayMemoryError", "numpy.core._exceptions._ArrayMemoryError")
 TIMED_OUT = "TimeoutError: gradcalc took too long"
 
@@ -242,7 +267,7 @@ def main() -> None:
     counts: collections.Counter = collections.Counter()
     causes: collections.Counter = collections.Counter()
     for index, (source, expected) in enumerate(zip(sources, theirs)):
-        got = run_gradcalc(source)
+        got = run_isolated(source)
         kind = classify(expected, got)
         if kind is None:
             continue
