@@ -13,45 +13,37 @@ from .autograd import random
 from .autograd.tensor import NO_CUDA_MESSAGE
 
 
-def _no_cuda(*args: Any, **kwargs: Any) -> Any:
+def _no_cuda() -> Any:
     raise AssertionError(NO_CUDA_MESSAGE)
 
 
 def _missing_binding(binding: str) -> Any:
-    def call(*args: Any, **kwargs: Any) -> Any:
-        raise AttributeError(f"module 'torch._C' has no attribute '{binding}'")
-    return call
+    raise AttributeError(f"module 'torch._C' has no attribute '{binding}'")
 
 
-def _none(*args: Any, **kwargs: Any) -> None:
-    return None
-
-
-def _zero(*args: Any, **kwargs: Any) -> int:
-    return 0
-
-
-def _false(*args: Any, **kwargs: Any) -> bool:
-    return False
-
-
-def _empty(*args: Any, **kwargs: Any) -> list:
-    return []
-
-
-# name -> behaviour, as PyTorch 2.13's CPU wheel answers each
+# name -> behaviour, as PyTorch 2.13's CPU wheel answers each, with the parameters of its Python
+# function (a wrong call fails in Python's words about them first)
 _CUDA = {
-    "is_available": _false, "is_initialized": _false, "is_bf16_supported": _false, "_is_compiled": _false,
-    "device_count": _zero, "memory_allocated": _zero, "max_memory_allocated": _zero, "memory_reserved": _zero,
-    "max_memory_reserved": _zero, "manual_seed": _none, "manual_seed_all": _none, "seed": _none,
-    "seed_all": _none, "empty_cache": _none, "set_rng_state": _none, "set_rng_state_all": _none,
-    "get_arch_list": _empty, "get_rng_state_all": _empty,
-    "current_device": _no_cuda, "get_device_name": _no_cuda, "get_device_properties": _no_cuda,
-    "get_device_capability": _no_cuda, "synchronize": _no_cuda, "get_rng_state": _no_cuda, "init": _no_cuda,
-    "initial_seed": _no_cuda, "current_stream": _no_cuda, "mem_get_info": _no_cuda, "ipc_collect": _no_cuda,
-    "set_device": _missing_binding("_cuda_setDevice"),
-    "reset_peak_memory_stats": _missing_binding("_cuda_resetPeakMemoryStats"),
+    "is_available": lambda: False, "is_initialized": lambda: False,
+    "is_bf16_supported": lambda including_emulation=True: False, "_is_compiled": lambda: False,
+    "device_count": lambda: 0, "memory_allocated": lambda device=None: 0, "max_memory_allocated": lambda device=None: 0,
+    "memory_reserved": lambda device=None: 0, "max_memory_reserved": lambda device=None: 0,
+    "manual_seed": lambda seed: None, "manual_seed_all": lambda seed: None, "seed": lambda: None,
+    "seed_all": lambda: None, "empty_cache": lambda: None, "set_rng_state": lambda new_state, device="cuda": None,
+    "set_rng_state_all": lambda new_states: None, "get_arch_list": lambda: [], "get_rng_state_all": lambda: [],
+    "current_device": lambda: _no_cuda(), "get_device_name": lambda device=None: _no_cuda(),
+    "get_device_properties": lambda device=None: _no_cuda(), "get_device_capability": lambda device=None: _no_cuda(),
+    "synchronize": lambda device=None: _no_cuda(), "get_rng_state": lambda device="cuda": _no_cuda(),
+    "init": lambda: _no_cuda(), "initial_seed": lambda: _no_cuda(), "current_stream": lambda device=None: _no_cuda(),
+    "mem_get_info": lambda device=None: _no_cuda(), "ipc_collect": lambda: _no_cuda(),
+    "set_device": lambda device: _missing_binding("_cuda_setDevice"),
+    "reset_peak_memory_stats": lambda device=None: _missing_binding("_cuda_resetPeakMemoryStats"),
 }
+
+
+for _name, _function in _CUDA.items():  # shown as the Python functions of torch.cuda PyTorch's are
+    _function.__name__ = _function.__qualname__ = _name
+    _function.__module__ = "torch.cuda"
 
 
 def named(name: str, behaviour: Any, module: str) -> Any:
@@ -64,8 +56,8 @@ def named(name: str, behaviour: Any, module: str) -> Any:
 
 
 def cuda_members() -> dict:
-    """torch.cuda's functions, each a Python function of torch.cuda as PyTorch's are."""
-    return {name: named(name, behaviour, "torch.cuda") for name, behaviour in _CUDA.items()}
+    """torch.cuda's functions."""
+    return dict(_CUDA)
 
 
 @contextlib.contextmanager

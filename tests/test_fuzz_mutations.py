@@ -30,3 +30,41 @@ def test_mutants_are_the_same_for_the_same_seed() -> None:
 
     assert mutants(3, 5) == mutants(3, 5)
     assert mutants(3, 5) != mutants(4, 5)
+
+
+def _answer(stderr: str, stdout: str = "", rc: int = 1) -> dict:
+    return {"stdout": stdout, "stderr": stderr, "rc": rc}
+
+
+def test_a_message_of_several_lines_is_judged_whole() -> None:
+    torch_says = _answer("TypeError: f() received an invalid combination of arguments - got (int), but expected one of:\n"
+                         " * (Tensor input)\n")
+    other_first_line = _answer("TypeError: f() got an unexpected keyword argument 'x'\n * (Tensor input)\n")
+    assert classify(torch_says, other_first_line) == "wording"
+    assert classify(torch_says, _answer("TypeError: f() takes 1 positional argument but 2 were given\n")) == "wording"
+    assert classify(torch_says, _answer("RuntimeError: nope\n * (Tensor input)\n")) == "mismatch"
+
+
+def test_an_identical_error_is_no_wording_and_pythons_errors_are_internal() -> None:
+    error = "RuntimeError: shapes differ\n"
+    assert classify(_answer(error, "1\n"), _answer(error, "2\n")) == "mismatch"
+    assert classify(_answer(error), _answer(error)) is None
+    assert classify(_answer(error), _answer("IndexError: index 3 is out of bounds for axis 0 with size 2\n")) \
+        == "internal"
+    assert classify(_answer("", "tensor(1.)\n", 0), _answer("ValueError: x\n * y\n")) == "internal"
+    assert classify(_answer("ValueError: a\n"), _answer("UserWarning: w\nValueError: b\n")) == "wording"
+
+
+def test_runs_out_of_resources_and_pytorchs_time_outs_are_counted_apart() -> None:
+    assert classify(_answer("", "", -14), _answer("MemoryError\n")) == "unanswered"
+    assert classify(_answer("TypeError: x\n"), _answer("MemoryError\n")) == "resources"
+    assert classify(_answer("", "1\n", 0), _answer("TimeoutError: gradcalc took too long\n")) == "resources"
+    assert classify(_answer("", "", -14), _answer("gradcalc: internal error: ValueError: x\n")) == "internal"
+
+
+def test_a_run_ended_by_a_signal_is_internal() -> None:
+    from mutate import run_isolated
+
+    answered = run_isolated("print(1)\n")  # from a forked child, as the fuzzer runs each mutant
+    assert answered == {"stdout": "1\n", "stderr": "", "rc": 0}
+    assert classify(_answer("", "", 0), {"stdout": "", "stderr": "KILLED by signal 11\n", "rc": -11}) == "internal"

@@ -26,6 +26,9 @@ OUT = Path(__file__).resolve().parent.parent / "gradcalc" / "autograd" / "ops" /
 NAMESPACES = {"torch": torch._C._VariableFunctions, "Tensor": torch._C.TensorBase, "linalg": torch._C._linalg,
               "special": torch._C._special, "fft": torch._C._fft, "nn": torch._C._nn}
 PREFIX = {"linalg": "linalg_", "special": "special_", "fft": "fft_"}
+# C functions and types outside those namespaces whose parsers gradcalc uses too, by their parser's name
+OTHERS = {"device": torch.device, "set_grad_enabled": torch._C._set_grad_enabled,
+          "set_anomaly_enabled": torch.set_anomaly_enabled}
 PROBE_COUNT = 40
 _TYPE_NAMES = {"Tensor": "Tensor", "Scalar": "Number", "int64_t": "int", "SymInt": "int", "double": "float",
                "complex": "complex", "TensorList": "tuple of Tensors", "c10::List<::std::optional<Tensor>>":
@@ -34,6 +37,7 @@ _TYPE_NAMES = {"Tensor": "Tensor", "Scalar": "Number", "int64_t": "int", "SymInt
                "Storage": "torch.Storage", "PyObject*": "object", "ScalarType": "torch.dtype",
                "Layout": "torch.layout", "MemoryFormat": "torch.memory_format", "QScheme": "torch.qscheme",
                "Device": "torch.device", "Stream": "Stream", "std::string": "str", "c10::string_view": "str",
+               "std::string_view": "str",
                "Dimname": "name", "DimnameList": "tuple of names", "ScalarList": "tuple of Scalars",
                "DeviceIndex": "int"}
 
@@ -98,6 +102,62 @@ def main() -> None:
     tensor = torch.ones(1)
     methods = {name for name in dir(torch._C.TensorBase) if not name.startswith("__")}
     functions = {name for name in dir(torch._C._VariableFunctions) if not name.startswith("__")}
+    for namespace, name, parser_name, member in _functions():
+        candidates = by_name.get(parser_name, [])
+        function = getattr(tensor, name) if namespace == "Tensor" else member
+        message = probe(function)
+        if re.search(r"takes no arguments \(\d+ given\)$", message):
+            lines += [f"[{namespace} {name}]", f"{parser_name}()|noargs"]  # METH_NOARGS: no parser
+            continue
+        if not candidates:
+            continue
+        is_method_form = namespace == "Tensor"
+        visible = [c for c in candidates if "|" not in c]
+        hidden = [c for c in candidates if "|" in c]
+
+        def fits(candidate: str) -> bool:
+            if namespace not in ("torch", "Tensor") or name not in (methods if namespace == "torch" else functions):
+                return True  # no namesake in the other namespace: every string with this name is ours
+            function_form = bool(re.match(r"\w+\(Tensor input[,)]", candidate)) or " out=None" in candidate
+            return function_form != is_method_form or not parameters(candidate) or namespace in ("nn",)
+
+        shown = shown_signatures(message.partition(": ")[2])
+        if shown is not None:
+            chosen = []
+            for text in shown:
+                matches = [c for c in visible if display(c) == text and c not in chosen]
+                if len(matches) > 1:
+                    matches = [c for c in matches if fits(c)] or matches
+                if not matches:
+                    unresolved.append((namespace, name, text))
+                    break
+                chosen.append(matches[0])
+            else:
+                chosen += [c for c in hidden if fits(c)]
+                lines.append(f"[{namespace} {name}]")
+                lines += chosen
+            continue
+        singles = [c for c in visible if fits(c)]
+        counted = re.search(r"takes (?:from (\d+) to (\d+)|(\d+)) positional argument", message)
+        if counted and len(singles) > 1:
+            low, high, exact = counted.groups()
+            wanted = (int(low), int(high)) if low else (None, int(exact))
+            singles = [c for c in singles if _positional_range(c, wanted)] or singles
+        if len(singles) == 1:
+            lines.append(f"[{namespace} {name}]")
+            lines += singles
+        else:
+            unresolved.append((namespace, name, message[:200], singles))
+    OUT.write_text("# Recorded from PyTorch 2.13 by tools/record_signatures.py: do not edit.\n"
+                   + "\n".join(lines) + "\n", encoding="utf-8")
+    for item in unresolved:
+        print("unresolved:", item, file=sys.stderr)
+    print(f"{OUT}: {sum(1 for line in lines if line.startswith('['))} functions", file=sys.stderr)
+
+
+def _functions() -> list:
+    """(namespace, name, its parser's name, the function) of each C function to record."""
+    found = []
     for namespace, holder in NAMESPACES.items():
         for name in sorted(dir(holder)):
             if name.startswith("_"):
@@ -108,58 +168,9 @@ def main() -> None:
             # torch._C._linalg holds `linalg_det`: torch.linalg.det, parsed as `linalg_det`
             parser_name = name
             name = name[len(PREFIX[namespace]):] if namespace in PREFIX else name
-            if not name or name.startswith("_"):
-                continue
-            candidates = by_name.get(parser_name, [])
-            function = getattr(tensor, name) if namespace == "Tensor" else member
-            message = probe(function)
-            if re.search(r"takes no arguments \(\d+ given\)$", message):
-                lines += [f"[{namespace} {name}]", f"{parser_name}()|noargs"]  # METH_NOARGS: no parser
-                continue
-            if not candidates:
-                continue
-            is_method_form = namespace == "Tensor"
-            visible = [c for c in candidates if "|" not in c]
-            hidden = [c for c in candidates if "|" in c]
-
-            def fits(candidate: str) -> bool:
-                if namespace not in ("torch", "Tensor") or name not in (methods if namespace == "torch" else functions):
-                    return True  # no namesake in the other namespace: every string with this name is ours
-                function_form = bool(re.match(r"\w+\(Tensor input[,)]", candidate)) or " out=None" in candidate
-                return function_form != is_method_form or not parameters(candidate) or namespace in ("nn",)
-
-            shown = shown_signatures(message.partition(": ")[2])
-            if shown is not None:
-                chosen = []
-                for text in shown:
-                    matches = [c for c in visible if display(c) == text and c not in chosen]
-                    if len(matches) > 1:
-                        matches = [c for c in matches if fits(c)] or matches
-                    if not matches:
-                        unresolved.append((namespace, name, text))
-                        break
-                    chosen.append(matches[0])
-                else:
-                    chosen += [c for c in hidden if fits(c)]
-                    lines.append(f"[{namespace} {name}]")
-                    lines += chosen
-                continue
-            singles = [c for c in visible if fits(c)]
-            counted = re.search(r"takes (?:from (\d+) to (\d+)|(\d+)) positional argument", message)
-            if counted and len(singles) > 1:
-                low, high, exact = counted.groups()
-                wanted = (int(low), int(high)) if low else (None, int(exact))
-                singles = [c for c in singles if _positional_range(c, wanted)] or singles
-            if len(singles) == 1:
-                lines.append(f"[{namespace} {name}]")
-                lines += singles
-            else:
-                unresolved.append((namespace, name, message[:200], singles))
-    OUT.write_text("# Recorded from PyTorch 2.13 by tools/record_signatures.py: do not edit.\n"
-                   + "\n".join(lines) + "\n", encoding="utf-8")
-    for item in unresolved:
-        print("unresolved:", item, file=sys.stderr)
-    print(f"{OUT}: {sum(1 for line in lines if line.startswith('['))} functions", file=sys.stderr)
+            if name and not name.startswith("_"):
+                found.append((namespace, name, parser_name, member))
+    return found + [("_C", name, name, function) for name, function in OTHERS.items()]
 
 
 def _positional_range(signature: str, wanted: tuple) -> bool:

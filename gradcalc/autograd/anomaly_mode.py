@@ -5,7 +5,7 @@ in a backward is preceded by PyTorch's warning naming the node whose backward fa
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..warnings import warn
 
@@ -27,14 +27,21 @@ def is_anomaly_check_nan_enabled() -> bool:
     return _check_nan
 
 
-def set_anomaly_enabled(mode: bool, check_nan: bool = True) -> None:
+# torch.set_anomaly_enabled's argument parser, set by the op registry (ops/__init__.py)
+parse_arguments: Callable[[tuple, dict], dict]
+
+
+def set_anomaly_enabled(*args: Any, **kwargs: Any) -> None:
+    """torch.set_anomaly_enabled(enabled, check_nan=True), its arguments parsed as torch's."""
     global _enabled, _check_nan
-    _enabled, _check_nan = bool(mode), bool(check_nan)
+    bound = parse_arguments(args, kwargs)
+    _enabled, _check_nan = bound["enabled"], bound.get("check_nan", True)
 
 
 def reset() -> None:
     """A fresh run starts with anomaly detection off."""
-    set_anomaly_enabled(False, True)
+    global _enabled, _check_nan
+    _enabled, _check_nan = False, True
 
 
 class detect_anomaly:

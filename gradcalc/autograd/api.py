@@ -1,6 +1,7 @@
 """torch.autograd.backward and torch.autograd.grad: argument checks, then the engine."""
 from __future__ import annotations
 
+import operator
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -74,9 +75,10 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Optional[bool
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _make_grads(outputs, grad_outputs)
     _check_counts(outputs, grads)
-    _check_outputs(outputs)
     if retain_graph is None:
         retain_graph = create_graph
+    retain_graph, create_graph = _engine_flag(retain_graph), _engine_flag(create_graph)
+    _check_outputs(outputs)
     if create_graph:
         warn_once("UserWarning", CREATE_GRAPH_WARNING)
     if inputs is not None:
@@ -85,6 +87,18 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Optional[bool
             tensor.retain_grad()  # as PyTorch: a non-leaf input gets its .grad filled, from now on
     run_backward(list(outputs), grads, retain_graph=retain_graph, create_graph=create_graph,
                  inputs=list(_as_tuple(inputs)) if inputs is not None else None, accumulate=True)
+
+
+def _engine_flag(value: Any) -> bool:
+    """A flag of the engine's call, read as its PyArg_ParseTuple reads one ('b': an unsigned byte)."""
+    number = operator.index(value)
+    if not -2 ** 63 <= number < 2 ** 63:
+        raise OverflowError("Python int too large to convert to C long")
+    if number < 0:
+        raise OverflowError("unsigned byte integer is less than minimum")
+    if number > 255:
+        raise OverflowError("unsigned byte integer is greater than maximum")
+    return bool(number)
 
 
 def _check_inputs(inputs: tuple) -> None:
@@ -115,13 +129,15 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Opti
     grad_outputs_t = _as_tuple(grad_outputs) or (None,) * len(outputs_t)
     grads = _make_grads(outputs_t, grad_outputs_t)
     _check_counts(outputs_t, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    retain_graph, create_graph = _engine_flag(retain_graph), _engine_flag(create_graph)
     _check_outputs(outputs_t)
     _check_inputs(inputs_t)
     for tensor in inputs_t:
         if isinstance(tensor, Tensor) and not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    if retain_graph is None:
-        retain_graph = create_graph
+    allow_unused = _engine_flag(allow_unused)
     results = run_backward(list(outputs_t), grads, retain_graph=retain_graph, create_graph=create_graph,
                            inputs=list(inputs_t), accumulate=False)
     for index, result in enumerate(results):

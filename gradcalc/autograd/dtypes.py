@@ -205,7 +205,7 @@ def _as_number(dtype: DType) -> DType:
 
 
 _NUMBER_TYPES = frozenset({bool, int, float, complex})
-_WRAPPED_AS = {float64: float, int64: int, bool_: bool, complex128: complex}  # as Tensor._wrap_number makes them
+_WRAPPED_AS = {float64: float, int64: int, uint64: int, bool_: bool, complex128: complex}  # as Tensor._wrap_number makes them
 _TENSOR = "tensor"
 # (tensor dtype, Python number type) -> their result type under the default dtype in force
 _WITH_NUMBER: dict = {}

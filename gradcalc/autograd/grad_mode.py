@@ -135,7 +135,11 @@ class inference_mode(_GradMode):
 class set_grad_enabled(_GradMode):
     """Takes effect at once when called, so it also works as a plain statement."""
 
+    # torch._C._set_grad_enabled's argument parser, set by the op registry (ops/__init__.py)
+    _parse_arguments: Callable[[tuple, dict], dict]
+
     def __init__(self, mode: bool) -> None:
+        self._parse_arguments((mode,), {})
         self._previous = _enabled
         self.mode = bool(mode)
         _set_enabled(self.mode)

@@ -66,12 +66,19 @@ class Size(tuple):
                                 f"'{type(item).__name__}')") from None
         return tuple.__new__(cls, converted)
 
+    def _check_items(self) -> None:
+        # torch.Size keeps any int, and reads each as an int64 where it uses them
+        if self and not (-2 ** 63 <= min(self) and max(self) < 2 ** 63):
+            raise ValueError("Overflow when unpacking long long")
+
     def __repr__(self) -> str:
+        self._check_items()
         return f"torch.Size([{', '.join(map(str, self))}])"
 
     __str__ = __repr__
 
     def numel(self) -> int:
+        self._check_items()
         return int(np.prod(self, dtype=np.int64))
 
     def __getitem__(self, index: Any) -> Any:
@@ -111,14 +118,21 @@ class Device:
     the CPU only; check_device refuses the others as a CPU-only PyTorch does."""
 
     __slots__ = ("type", "index")
+    # torch's argument parser of the constructor, bound to its parameter names: set by the op
+    # registry (ops/__init__.py), as the parser's module imports this one
+    _parse_arguments: Callable[[tuple, dict], dict]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        type, index = _device_arguments(args, kwargs)
+        if len(args) == 1 and not kwargs and builtins.type(args[0]) in (str, Device):
+            type, index = args[0], None  # gradcalc's own calls: nothing for the parser to refuse
+        else:
+            bound = Device._parse_arguments(args, kwargs)
+            type, index = bound.get("device", bound.get("type")), bound.get("index")
+        if isinstance(type, int):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         if isinstance(type, Device):
             self.type, self.index = type.type, type.index
             return
-        if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
-            raise TypeError(f"device(): argument 'index' (position 2) must be int, not {builtins.type(index).__name__}")
         match = _DEVICE_STRING.fullmatch(type)
         if match is None:
             raise RuntimeError(f"Invalid device string: '{type}'")
@@ -158,26 +172,6 @@ class Device:
 
 
 DEVICE_CONTEXT: list = []  # the devices of the `with torch.device(...)` blocks running, innermost last
-
-
-def _device_arguments(args: tuple, kwargs: dict) -> tuple:
-    """(type, index) of torch.device(...), refused as torch's argument parser refuses them."""
-    given = dict(zip(("type", "index"), args), **kwargs)
-    if len(args) > 2 or not given or set(given) - {"type", "index"}:
-        types = ", ".join(type(arg).__name__ for arg in (*args, *kwargs.values()))
-        raise TypeError(f"device() received an invalid combination of arguments - got ({types}), but expected one "
-                        "of:\n * (torch.device device)\n * (str type, int index = -1)\n")
-    device, index = given.get("type"), given.get("index")
-    if isinstance(device, (str, Device)):
-        return device, index
-    if isinstance(device, int) and not isinstance(device, bool):
-        raise RuntimeError("Cannot access accelerator device when none is available.")
-    name = type(device).__name__
-    if len(given) > 1:
-        raise TypeError(f"device(): argument 'type' (position 1) must be str, not {name}")
-    raise TypeError(f"device() received an invalid combination of arguments - got ({name}), but expected one of:\n"
-                    f" * (torch.device device)\n      didn't match because some of the arguments have invalid types: "
-                    f"(!{name}!)\n * (str type, int index = -1)\n")
 
 
 def check_device(device: Any) -> None:
@@ -339,6 +333,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if type(value) is not bool:  # the C setter's PyBool_Check, before anything else
+            raise RuntimeError("requires_grad must be a bool")
         # the attribute refuses any change on a non-leaf; requires_grad_() below accepts True
         if self._grad_fn is not None:
             raise RuntimeError(_requires_grad_leaf_error(bool(value)))

@@ -61,6 +61,10 @@ class BuiltinMethod:
     def __init__(self, method: MethodType) -> None:
         self._method = method
 
+    @property
+    def __name__(self) -> str:  # type: ignore[override]
+        return self._method.__name__
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return self._method(*args, **kwargs)

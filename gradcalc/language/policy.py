@@ -212,6 +212,15 @@ def public_names(cls: type) -> frozenset:
     return frozenset(name for name in dir(cls) if not name.startswith("_"))
 
 
+def _base_exception_method(name: str) -> Callable[[BaseException], Any]:
+    """`exception.name` read as a builtin method bound through BaseException's descriptor, as
+    CPython calls `e.name(...)`: its messages name `BaseException.name()`, not the subclass."""
+    from ..display.names import BuiltinMethod
+
+    descriptor = getattr(BaseException, name)
+    return lambda exception: BuiltinMethod(types.MethodType(descriptor, exception))
+
+
 def _allow(types_: Iterable[type], **options: Any) -> None:
     for cls in types_:
         RULES[cls] = Rule(**options)
@@ -280,8 +289,10 @@ def _install_python() -> None:
     _allow([__future__._Feature], read={"getOptionalRelease", "getMandatoryRelease", "compiler_flag"})
     _allow([warnings.WarningMessage], read={"message", "category", "filename", "lineno", "line", "source"})
     # exceptions: their arguments and chaining, never their traceback; a few carry data of their own
-    exception_read = {"args", "add_note", "with_traceback", "__cause__", "__context__", "__suppress_context__",
-                      "__notes__", "__class__", "__str__", "__repr__", "__init__"}
+    exception_read = {"args", "__cause__", "__context__", "__suppress_context__", "__notes__", "__class__", "__str__",
+                      "__repr__", "__init__"}
+    # `e.add_note(...)` calls BaseException's own method: CPython's messages about the call name it
+    exception_methods = {name: _base_exception_method(name) for name in ("add_note", "with_traceback")}
     exception_write = {"args", "__cause__", "__context__", "__suppress_context__", "__notes__"}
     extra = {StopIteration: {"value"}, StopAsyncIteration: {"value"}, SystemExit: {"code"},
              OSError: {"errno", "strerror", "filename", "filename2"}, ImportError: {"name", "msg"},
@@ -297,8 +308,8 @@ def _install_python() -> None:
                     read |= names
             # their own attributes too (`e.extra = 1`), but not the object an AttributeError was
             # about nor the file an ImportError came from
-            RULES[value] = Rule(read=read, public=True, deny={"obj", "path"}, write=exception_write,
-                                public_write=True, derivable=True)
+            RULES[value] = Rule(read=read, public=True, deny={"obj", "path", *exception_methods}, write=exception_write,
+                                public_write=True, derivable=True, replaced=exception_methods)
     for cls in (object, dict, list, tuple, set, frozenset, int, float, str, complex, bytes):
         RULES[cls].derivable = True
     # collections' containers: gradcalc's own API returns some (state_dict is an OrderedDict)

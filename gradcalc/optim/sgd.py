@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd import kernels
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _check, _decayed, _set
+from .optimizer import Optimizer, _decayed, _set
 
 __all__ = ["SGD"]
 
@@ -18,9 +18,14 @@ class SGD(Optimizer):
     def __init__(self, params: Any, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: Optional[bool] = None, differentiable: bool = False, fused: Optional[bool] = None) -> None:
-        _check(lr, 0.0, "Invalid learning rate: {}")
-        _check(momentum, 0.0, "Invalid momentum value: {}")
-        _check(weight_decay, 0.0, "Invalid weight_decay value: {}")
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        # SGD's checks read `lr < 0.0` where the other optimizers' read `not 0.0 <= lr`: a value of
+        # the wrong type fails in the words of its own comparison
+        for value, message in ((lr, "Invalid learning rate: {}"), (momentum, "Invalid momentum value: {}"),
+                               (weight_decay, "Invalid weight_decay value: {}")):
+            if value < 0.0:
+                raise ValueError(message.format(value))
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov,
                         maximize=maximize, foreach=foreach, differentiable=differentiable, fused=fused)
         if nesterov and (momentum <= 0 or dampening != 0):

@@ -8,8 +8,9 @@ import math
 from typing import Any, Optional
 
 from ..autograd import dtypes
-from ..autograd.ops import creation, info
+from ..autograd.ops import info
 from ..autograd.ops.arrangement import view_as_real
+from ..autograd.ops.generate import namespace_members
 from ..autograd.tensor import Tensor
 from ..warnings import warn
 
@@ -17,6 +18,9 @@ _BOOLEAN_OR_INTEGRAL = (dtypes.bool_, dtypes.uint8, dtypes.int8, dtypes.int16, d
 _FLOATING_OR_COMPLEX = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.complex64,
                         dtypes.complex128)
 
+
+# torch's own functions, as torch.testing calls them (their argument parsing included)
+_TORCH = namespace_members("torch")
 
 def _interval(dtype: Any, low: Optional[float], high: Optional[float], lowest: float, highest: float,
               default_low: float, default_high: float) -> tuple:
@@ -56,15 +60,15 @@ def make_tensor(*shape: Any, dtype: Any, device: Any, low: Optional[float] = Non
         shape = (*shape[:-1], 2 * shape[-1])
     if dtype is dtypes.bool_:
         low, high = _interval(dtype, low, high, 0, 2, 0, 2)
-        result = creation.randint(low, high, shape, dtype=dtype)
+        result = _TORCH["randint"](low, high, shape, device=device, dtype=dtype)
     elif dtype in _BOOLEAN_OR_INTEGRAL:
         limits = info.iinfo(dtype)
         low, high = _interval(dtype, low, high, limits.min, limits.max + (dtype is not dtypes.int64), -9, 10)
-        result = creation.randint(low, high, shape, dtype=dtype)
+        result = _TORCH["randint"](low, high, shape, device=device, dtype=dtype)
     elif dtype in _FLOATING_OR_COMPLEX:
         limits = info.finfo(dtype)
         low, high = _interval(dtype, low, high, limits.min, limits.max, -9, 9)
-        result = creation.empty(shape, dtype=dtype)
+        result = _TORCH["empty"](shape, device=device, dtype=dtype)
         target = view_as_real(result) if dtype.is_complex else result
         if high - low >= info.finfo(target.dtype).max:
             target.uniform_(low / 2, high / 2).mul_(2)

@@ -31,10 +31,15 @@ from gradcalc.session import Session, TextOutput, reset_global_state  # noqa: E4
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 TIMEOUT = 20
-# Python's own errors, which PyTorch's code seldom raises: one of them where PyTorch raised
-# something else is gradcalc's code failing, not a wording
+# Python's and numpy's own errors, which PyTorch's code seldom raises: one of them where PyTorch
+# raised something else is gradcalc's code failing, not a wording
 PYTHON_ERRORS = ("ValueError", "AttributeError", "KeyError", "TypeError", "ZeroDivisionError", "NameError",
-                 "UnboundLocalError", "OverflowError", "RecursionError", "AssertionError", "StopIteration")
+                 "UnboundLocalError", "OverflowError", "RecursionError", "AssertionError", "StopIteration",
+                 "IndexError", "NotImplementedError", "MemoryError", "FloatingPointError", "SystemError",
+                 "LinAlgError", "numpy.linalg.LinAlgError")
+# the first line of an error as the runners print it (`ErrorType: message`); a message's later
+# lines (PyTorch's lists of signatures, say) start otherwise
+ERROR_START = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)(?::|$)", re.MULTILINE)
 
 
 def run_gradcalc(source: str) -> dict:
@@ -46,14 +51,19 @@ def run_gradcalc(source: str) -> dict:
 
     signal.signal(signal.SIGALRM, too_long)
     signal.alarm(TIMEOUT)
+    session = None
     try:
-        ok = Session(TextOutput(stdout, stderr)).run(source, "fuzz.grad")
+        session = Session(TextOutput(stdout, stderr))
+        ok = session.run(source, "fuzz.grad")
     except BaseException as error:  # a failure escaping the Session is itself a bug to report
         stderr.write(f"ESCAPED {type(error).__name__}: {error}\n")
         ok = False
     finally:
         signal.alarm(0)
-    return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": 0 if ok else 1}
+    # the status the command line ends with (runner.run): sys.exit()'s own, else the run's
+    status = session.exit_status if session is not None else None
+    rc = status if status is not None else 0 if ok else 1
+    return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": rc}
 
 
 def normal(answer: dict) -> dict:
@@ -72,8 +82,22 @@ def internal_looking(expected: dict, got: dict) -> bool:
     stderr = got["stderr"]
     if "Traceback" in stderr or "internal error" in stderr or "ESCAPED" in stderr:
         return True
-    error = stderr.rstrip().rsplit("\n", 1)[-1].split(":", 1)[0]
-    return error in PYTHON_ERRORS and not expected["stderr"].rstrip().rsplit("\n", 1)[-1].startswith(error + ":")
+    error = error_type(final_error(stderr))
+    return (error in PYTHON_ERRORS or error.startswith("numpy.")) and error_type(final_error(expected["stderr"])) != error
+
+
+def final_error(stderr: str) -> str:
+    """The error that ended a run, all its lines (a program's last output on stderr); '' if none.
+    A message of several lines is one error: its type is on the first."""
+    text = stderr.rstrip()
+    starts = [match.start() for match in ERROR_START.finditer(text)]
+    if starts:
+        return text[starts[-1]:]
+    return text.rsplit("\n", 1)[-1]
+
+
+def error_type(error: str) -> str:
+    return error.split("\n", 1)[0].split(":", 1)[0]
 
 
 def first_difference(expected: dict, got: dict) -> str:

@@ -11,8 +11,11 @@ becomes another. Most mutants fail, in PyTorch as in gradcalc, and how they fail
 
 * internal: gradcalc failed itself (a traceback, `gradcalc: internal error`, an error escaping
   the session, a Python error where PyTorch raised another);
-* wording: both failed with the same error type but other words;
-* mismatch: any other difference from PyTorch (needs --torch).
+* wording: both ended in the same error type (or warning category) but other words (all the
+  lines of a message of several);
+* mismatch: any other difference from PyTorch (needs --torch);
+* resources: gradcalc ran out of memory under its ceiling (--max-memory) or out of time;
+* unanswered: PyTorch's own run was ended by its time-out.
 
 Counts are given per 10,000 programs; each finding goes to DIR/<seed>_<index>.grad with its
 answers in .diff.json. The same seed always gives the same mutants (`mutants(seed, count)`).
@@ -24,6 +27,7 @@ import argparse
 import ast
 import collections
 import json
+import os
 import random
 import re
 import subprocess
@@ -31,12 +35,13 @@ import sys
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from compare import first_difference, internal_looking, normal, run_gradcalc  # noqa: E402
+from gradcalc.language import limits  # noqa: E402
+from compare import error_type, final_error, first_difference, internal_looking, normal, run_gradcalc  # noqa: E402
 
 # programs of this size at most: the long ones train models, and a mutant of them runs for long
 MAX_SOURCE = 1500
@@ -46,9 +51,16 @@ EDGE_VALUES = ("0", "-1", "1", "2", "3", "2**31", "2**63", "-2**63 - 1", "10**20
 DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "uint8", "int32", "int64", "bool", "complex64")
 
 
+# the regression programs of what fuzzing and issues found: probes of errors, not snippets, and
+# growing with each fix, which would change every seed's mutants
+NOT_SEEDS = ("answers", "fuzz_found")
+
+
 def seed_programs() -> list:
     """The golden programs short enough to mutate, in a fixed order."""
-    found = sorted((REPO / "tests" / "golden").rglob("*.grad")) + sorted((REPO / "examples").glob("*.grad"))
+    golden = REPO / "tests" / "golden"
+    found = sorted(path for path in golden.rglob("*.grad") if path.relative_to(golden).parts[0] not in NOT_SEEDS)
+    found += sorted((REPO / "examples").glob("*.grad"))
     sources = []
     for path in found:
         text = path.read_text(encoding="utf-8")
@@ -170,24 +182,59 @@ def without_backtraces(answer: dict) -> dict:
     return {key: BACKTRACE.sub("", value) if isinstance(value, str) else value for key, value in answer.items()}
 
 
-def last_line(answer: dict) -> str:
-    return answer["stderr"].rstrip().rsplit("\n", 1)[-1]
+INTERNAL_MARKS = ("Traceback", "internal error", "ESCAPED", "KILLED")
+
+
+def run_isolated(source: str) -> dict:
+    """gradcalc's answer to `source` from a forked child: a crash, a hang past the time-out or a
+    state the program leaves behind (the audit hook's wall) ends with the child, not the fuzzer;
+    a child ended by a signal answers `KILLED by signal N`."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            answer = json.dumps(run_gradcalc(source)).encode("utf-8")
+            with os.fdopen(write, "wb") as out:
+                out.write(answer)
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer_pipe:
+        answer = answer_pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status) or not answer:
+        signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+        return {"stdout": "", "stderr": f"KILLED by signal {signal_number}\n", "rc": -signal_number}
+    return json.loads(answer)
+OUT_OF_RESOURCES = ("MemoryError", "numpy._core._exceptions._ArrayMemoryError", "numpy.core._exceptions._ArrayMemoryError")
+TIMED_OUT = "TimeoutError: gradcalc took too long"
 
 
 def classify(expected: Optional[dict], got: dict) -> Optional[str]:
     """internal, wording, mismatch or None (the same answer), as the module docstring tells."""
     if expected is None:  # gradcalc alone: only its own failures show
-        return "internal" if any(mark in got["stderr"] for mark in ("Traceback", "internal error", "ESCAPED")) \
-            else None
+        return "internal" if any(mark in got["stderr"] for mark in INTERNAL_MARKS) else None
     expected, got = normal(without_backtraces(expected)), normal(got)
     if expected == got:
         return None
+    if any(mark in got["stderr"] for mark in INTERNAL_MARKS):
+        return "internal"
+    if expected["rc"] < 0:  # PyTorch's run was ended by a signal (its time-out): no answer to compare
+        return "unanswered"
+    have = final_error(got["stderr"])
+    if error_type(have) in OUT_OF_RESOURCES or have.startswith(TIMED_OUT):
+        return "resources"  # a memory ceiling or time limit PyTorch's run did not have
     if internal_looking(expected, got):
         return "internal"
-    want, have = last_line(expected), last_line(got)
-    if want and have and want != have and want.split(":", 1)[0] == have.split(":", 1)[0]:
+    # the same error in other words; an identical error with another difference is a mismatch
+    want, have = final_error(expected["stderr"]), final_error(got["stderr"])
+    if want and have and want != have and error_type(want) == error_type(have):
         return "wording"
     return "mismatch"
+
+
+KINDS = ("internal", "wording", "mismatch", "resources", "unanswered")
 
 
 def main() -> None:
@@ -198,18 +245,29 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/gradcalc-mutants"))
     parser.add_argument("--record", type=Path, default=None,
                         help="write the programs and PyTorch's answers to this JSON file (with --torch)")
+    parser.add_argument("--replay", type=Path, default=None,
+                        help="the programs and PyTorch's answers of a --record run, instead of new ones")
+    parser.add_argument("--all-causes", action="store_true", help="list every cause, not the 40 most common")
+    parser.add_argument("--max-memory", default="2G",
+                        help="gradcalc's memory ceiling, as its --max-memory (its programs run in this process)")
     args = parser.parse_args()
-    sources = mutants(args.seed, args.count)
-    theirs: list[Any] = torch_answers(args.torch, sources) if args.torch else [None] * len(sources)
+    if args.replay is not None:
+        recorded = json.loads(args.replay.read_text(encoding="utf-8"))
+        sources, theirs = [case["source"] for case in recorded], [case["torch"] for case in recorded]
+    else:
+        sources = mutants(args.seed, args.count)
+        theirs = torch_answers(args.torch, sources) if args.torch else [None] * len(sources)
     if args.record is not None and args.torch:
         args.record.write_text(json.dumps([{"source": source, "torch": answer}
                                            for source, answer in zip(sources, theirs)], indent=1) + "\n",
                                encoding="utf-8")
+    # as the command line's own ceiling: a mutant asking for terabytes fails as in gradcalc, not by the OOM killer
+    limits.set_memory_limit(limits.mapped_bytes() + limits.parse_size(args.max_memory))
     args.out.mkdir(parents=True, exist_ok=True)
     counts: collections.Counter = collections.Counter()
     causes: collections.Counter = collections.Counter()
     for index, (source, expected) in enumerate(zip(sources, theirs)):
-        got = run_gradcalc(source)
+        got = run_isolated(source)
         kind = classify(expected, got)
         if kind is None:
             continue
@@ -223,8 +281,9 @@ def main() -> None:
                                                              indent=1), encoding="utf-8")
     per = 10_000 / max(len(sources), 1)
     print(f"seed {args.seed}: {len(sources)} programs; per 10,000: "
-          + ", ".join(f"{kind} {counts[kind] * per:.1f}" for kind in ("internal", "wording", "mismatch")))
-    for cause, count in causes.most_common(40):
+          + ", ".join(f"{kind} {counts[kind] * per:.1f}" for kind in KINDS)
+          + "; counts: " + ", ".join(f"{kind} {counts[kind]}" for kind in KINDS))
+    for cause, count in causes.most_common(40 if args.all_causes is False else None):
         print(f"{count:5d}  {cause}")
 
 

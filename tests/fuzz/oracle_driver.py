@@ -30,10 +30,15 @@ def run_one(source: str, workdir: str) -> dict:
                 os.dup2(out.fileno(), 1)
                 os.dup2(err.fileno(), 2)
                 signal_alarm(TIMEOUT)
+                sys.argv = ["main.py"]  # the program's own argv, as gradcalc gives it (not this driver's)
                 try:
                     reference.run(source, "fuzz.grad")
-                except SystemExit as done:
-                    code = done.code if isinstance(done.code, int) else 1
+                except SystemExit as done:  # as Python ends on it: a status, or a message and status 1
+                    if done.code is None or isinstance(done.code, int):
+                        code = done.code or 0
+                    else:
+                        sys.stderr.write(f"{done.code}\n")
+                        code = 1
                 sys.stdout.flush()
                 sys.stderr.flush()
         finally:

@@ -24,9 +24,21 @@ from . import (activation, arithmetic, arrangement, calculus, common, comparison
                tensor_numpy, upsampling)
 from .common import ReturnTypes
 from .generate import BuiltinFunction, namespace_members, shown_function
-from .parser import register_kind
+from .parser import parser, register_kind
 
 register_kind("Generator", random.Generator)
+
+
+def _bound_arguments(name: str) -> Any:
+    """torch._C's parser of `name`: (args, kwargs) -> the arguments by parameter name."""
+    return lambda args, kwargs: parser("_C", name).parse(args, kwargs)[1]
+
+
+# torch.device, set_grad_enabled and set_anomaly_enabled live below the registry and parse as
+# torch's C code does
+Device._parse_arguments = staticmethod(_bound_arguments("device"))
+grad_mode.set_grad_enabled._parse_arguments = staticmethod(_bound_arguments("set_grad_enabled"))
+anomaly_mode.parse_arguments = _bound_arguments("set_anomaly_enabled")
 generate.install(Tensor)
 tensor_members.install(Tensor)
 tensor_numpy.install(Tensor)
@@ -52,6 +64,11 @@ def _python(module: str, function: Any) -> Any:
     return function
 
 
+def _result_type(*args: Any, **kwargs: Any) -> dtypes.DType:
+    """torch.result_type, its arguments parsed as torch's (two tensors or numbers)."""
+    return dtypes.result_type(list(parser("torch", "result_type").parse(args, kwargs)[1].values()))
+
+
 def torch_namespaces() -> dict:
     """Each of torch's namespaces that gradcalc's ops make, as a program sees it: module name ->
     {member name: value}. The language layer adds torch.nn, torch.optim and their kin."""
@@ -71,7 +88,7 @@ def torch_namespaces() -> dict:
         set_default_dtype=_python("torch", dtypes.set_default_dtype),
         set_printoptions=_python("torch._tensor_str", tensor_repr.set_printoptions),
         promote_types=shown_function("promote_types", dtypes.promote_types),
-        result_type=shown_function("result_type", lambda tensor, other: dtypes.result_type([tensor, other])),
+        result_type=shown_function("result_type", _result_type),
         manual_seed=_python("torch.random", random.manual_seed), seed=_python("torch.random", random.seed),
         initial_seed=_python("torch.random", random.initial_seed),
         get_rng_state=_python("torch.random", random.get_rng_state),

@@ -13,7 +13,7 @@ from .. import cpu, dtypes, kernels, onednn, random, simd
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
-from .common import not_implemented_for, zeros_like
+from .common import fitted_scalar, not_implemented_for, zeros_like
 from .indexing import where
 from . import joining
 from .generate import make_inplace
@@ -204,7 +204,7 @@ def activation(input: Tensor, node_def: Any, data: np.ndarray, **params: Any) ->
     return record(node_def, (input,), np.asarray(data, dtype=input._dtype._numpy), input._dtype, **params)
 
 
-@op(function=False, method=False, nodes=(LEAKY_RELU,), inplace=False)
+@op(module="nn", method=False, nodes=(LEAKY_RELU,), inplace=False)
 def leaky_relu(input: Tensor, negative_slope: Any = 0.01) -> Tensor:
     _check_floating(input, "leaky_relu_cpu")
     data = _leaky_relu_data(input._data, negative_slope)
@@ -233,7 +233,7 @@ def gelu_forward(x: np.ndarray, approximate: str) -> np.ndarray:
     return x * kind(0.5) * (kind(1) + simd.libm(simd.erf, x * kind(math.sqrt(0.5))))
 
 
-@op(function=False, method=False, nodes=(GELU,))
+@op(module="nn", method=False, nodes=(GELU,))
 def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
@@ -282,7 +282,7 @@ def _gelu_curvature(x: Tensor, approximate: str) -> Tensor:
     return (-0.5 * x * x).exp() / math.sqrt(2 * math.pi) * (2 - x * x)
 
 
-@op(function=False, method=False, nodes=(SILU,))
+@op(module="nn", method=False, nodes=(SILU,))
 def silu(input: Tensor) -> Tensor:
     _check_floating(input, "silu_cpu")
     x = input._data
@@ -294,7 +294,7 @@ def silu(input: Tensor) -> Tensor:
     return activation(input, SILU, data)
 
 
-@op(function=False, method=False, nodes=(SOFTPLUS,))
+@op(module="nn", method=False, nodes=(SOFTPLUS,))
 def softplus(input: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:
     _check_floating(input, "softplus_cpu")
     x = input._data
@@ -323,7 +323,7 @@ def elu_values(input: Tensor, alpha: Any, scale: Any = 1, input_scale: Any = 1) 
     return np.where(x < 0, negative, x * kind(scale))
 
 
-@op(function=False, method=False, nodes=(ELU,))
+@op(module="nn", method=False, nodes=(ELU,))
 def elu(input: Tensor, alpha: Any = 1, scale: Any = 1, input_scale: Any = 1) -> Tensor:
     return activation(input, ELU, elu_values(input, alpha, scale, input_scale), alpha=alpha, scale=scale,
                       input_scale=input_scale)
@@ -377,9 +377,10 @@ def elu_backward(grad_output: Tensor, self_or_result: Tensor, alpha: float, is_r
                   grad_output._dtype, alpha=alpha, is_result=is_result, scale=scale, input_scale=input_scale)
 
 
-@op(function=False, method=False, nodes=(HARDTANH,))
+@op(module="nn", method=False, nodes=(HARDTANH,))
 def hardtanh(input: Tensor, min_val: Any = -1, max_val: Any = 1) -> Tensor:
-    # clamp's kernel: the input kept unless beyond a bound (so -0.0 and nan stay)
+    # clamp's kernel: the input kept unless beyond a bound (so -0.0 and nan stay), its bounds in the input's type
+    min_val, max_val = fitted_scalar(min_val, input._dtype), fitted_scalar(max_val, input._dtype)
     x = input._data
     low, high = np.asarray(min_val).astype(x.dtype), np.asarray(max_val).astype(x.dtype)
     data = np.where(x < low, low, np.where(x > high, high, x))
@@ -400,7 +401,7 @@ def _log_sigmoid_slope(x: Tensor) -> Tensor:
     return where(x < 0, 1 - ratio, ratio)
 
 
-@op(function=False, method=False, nodes=(LOG_SIGMOID,))
+@op(module="nn", method=False, nodes=(LOG_SIGMOID,))
 def log_sigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), with SLEEF's exp as PyTorch's kernel."""
     _check_floating(input, "log_sigmoid_cpu")

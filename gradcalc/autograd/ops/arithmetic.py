@@ -303,6 +303,8 @@ def pow(input: Any = None, exponent: Any = None, self: Any = None) -> Tensor:
     check_not_unsigned("pow", dtype)
     if dtype.category == dtypes.INTEGRAL and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if dtype.category == dtypes.INTEGRAL and isinstance(exponent, int) and exponent >= 2 ** 63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")  # Scalar::to<int64_t>()
     (x,) = arrays((a,), dtype)
     data = POW_SCALAR.forward(x, exponent=exponent)
     return record(POW_SCALAR, (a,), np.asarray(data, dtype=dtype._numpy), dtype, exponent=exponent)

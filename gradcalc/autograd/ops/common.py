@@ -1,6 +1,7 @@
 """What the op families share: operands and their dtypes, broadcasting, dims, PyTorch's wording."""
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -10,6 +11,7 @@ from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ... import numpy_state
 from ...display.names import torch_class
+from ...warnings import warn_once
 
 numpy_state.quiet()
 
@@ -39,7 +41,16 @@ def check_number(value: Any, op_name: str) -> None:
 
 
 def arrays(tensors: Sequence[Tensor], dtype: DType) -> list:
-    return [t._data if t._dtype is dtype else t._data.astype(dtype._numpy) for t in tensors]
+    return [t._data if t._dtype is dtype else castable_data(t, dtype).astype(dtype._numpy) for t in tensors]
+
+
+def castable_data(t: Tensor, dtype: DType) -> np.ndarray:
+    """t's values, to be cast to `dtype`: a complex tensor made real gives its real part, with
+    copy_'s warning (not numpy's ComplexWarning)."""
+    if t._dtype.is_complex and not dtype.is_complex:
+        warn_once("UserWarning", "Casting complex values to real discards the imaginary part")
+        return t._data.real
+    return t._data
 
 
 def check_broadcast(a: Tensor, b: Tensor) -> None:
@@ -99,13 +110,21 @@ def check_real_scalar(value: Any, dtype: DType) -> None:
 
 
 # the C++ types of at::Scalar's checked conversions, as their messages name them
-_SCALAR_C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+SCALAR_C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def fitted_scalar(value: Any, dtype: DType) -> Any:
     """Scalar::to<T>() filling an integer tensor: a number past the type's range is refused; an int
-    below an unsigned type's zero wraps, as two's complement, down to minus its max."""
-    name = _SCALAR_C_TYPES.get(dtype.name)
+    below an unsigned type's zero wraps, as two's complement, down to minus its max. A float32
+    tensor refuses a finite number past float's range (the half precisions take infinity)."""
+    if dtype is dtypes.float32 and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if abs(value) > _FLOAT32_MAX and value not in (math.inf, -math.inf) and value == value:
+            raise RuntimeError("value cannot be converted to type float without overflow")
+        return value
+    name = SCALAR_C_TYPES.get(dtype.name)
     if name is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
     info = np.iinfo(dtype._numpy)
@@ -135,10 +154,9 @@ def out_of_memory(error: MemoryError) -> BaseException:
     return allocation_error(nbytes) if isinstance(nbytes, int) else error
 
 
-def check_allocation(size: Sequence[int], dtype: DType) -> tuple:
-    """The sizes of a new tensor, checked as PyTorch's empty() checks them: the byte count and the
-    strides within int64, and the memory to be had."""
-    size = tuple(size)
+def check_storage_size(size: tuple, dtype: DType) -> int:
+    """The byte count of a new tensor of `size`, its strides checked within int64 as PyTorch's
+    computeStorageNbytes checks them (a meta tensor's too)."""
     nbytes = dtype.itemsize
     for n in size:
         nbytes *= n
@@ -149,6 +167,14 @@ def check_allocation(size: Sequence[int], dtype: DType) -> tuple:
         stride *= max(n, 1)
         if stride > _INT64_MAX:
             raise RuntimeError("Stride calculation overflowed")
+    return nbytes
+
+
+def check_allocation(size: Sequence[int], dtype: DType) -> tuple:
+    """The sizes of a new tensor, checked as PyTorch's empty() checks them: the byte count and the
+    strides within int64, and the memory to be had."""
+    size = tuple(size)
+    nbytes = check_storage_size(size, dtype)
     if nbytes >= _LARGE_ALLOCATION:
         try:
             np.empty(nbytes, dtype=np.uint8)

@@ -14,7 +14,8 @@ from ..meta import make_meta, wants_meta
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...display.names import type_name
 from ...warnings import warn, warn_once
-from .common import check_allocation, check_not_unsigned, check_real_scalar, fitted_scalar, shape_text
+from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fitted_scalar,
+                     shape_text)
 from .parser import overflow_message
 from .registry import op
 from .tensor_numpy import numpy_dtype, tensor_from_numpy
@@ -112,8 +113,8 @@ def _element(value: Any, dtype: DType) -> Any:
             raise ValueError("Overflow when unpacking long long")
         return value
     if dtype.category <= dtypes.INTEGRAL:
-        raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
-    raise TypeError(f"must be real number, not {type(value).__name__}")
+        raise TypeError(f"'{type_name(value)}' object cannot be interpreted as an integer")
+    raise TypeError(f"must be real number, not {type_name(value)}")
 
 
 def data_array(data: Any, dtype: Optional[DType]) -> tuple:
@@ -123,10 +124,15 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
         first = first[0]
         if isinstance(first, str):
             raise ValueError("too many dimensions 'str'")
-    inferred = infer_dtype(data)
+    try:
+        inferred = infer_dtype(data)
+    except (RuntimeError, TypeError):
+        if dtype is None:
+            raise
+        inferred = None  # PyTorch infers nothing when given a dtype: each element is refused as stored
     dtype = dtype or inferred
     sizes = _sizes(data)
-    if (inferred.category <= dtypes.FLOATING and not _holds_tensor(data)
+    if (inferred is not None and inferred.category <= dtypes.FLOATING and not _holds_tensor(data)
             and not (dtype.category <= dtypes.INTEGRAL < inferred.category)):
         # the common case, rectangular lists of numbers: numpy reads them at once
         try:
@@ -141,10 +147,12 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     values = np.array(flat, dtype=np.complex128 if any(isinstance(v, complex) for v in flat) else None)
     if dtype.category <= dtypes.INTEGRAL and values.dtype.kind == "f" and not np.all(np.isfinite(values)):
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
-    if dtype.category == dtypes.INTEGRAL and values.dtype.kind == "i" and values.size:
-        # c10's checked conversion: an unsigned type takes -max..max (negatives wrap), a signed one its range
+    if dtype.category == dtypes.INTEGRAL and values.dtype.kind in "if" and values.size:
+        # c10's checked conversion: a signed type takes its range, an unsigned one -max..max from an int
+        # (negatives wrap) and its own range from a float
         limits = np.iinfo(dtype._numpy)
-        if values.max() > limits.max or values.min() < (limits.min if dtype.is_signed else -int(limits.max)):
+        lowest = limits.min if dtype.is_signed or values.dtype.kind == "f" else -int(limits.max)
+        if values.max() > limits.max or values.min() < lowest:
             raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
     return np.asarray(values, dtype=dtype._numpy).reshape(sizes), dtype
 
@@ -187,12 +195,21 @@ def check_size(size: Sequence, dtype: DType, allocated: bool = True) -> tuple:
     for value in size:
         if value < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {value}: {shape_text(size)}")
-    return check_allocation(size, dtype) if allocated else tuple(size)
+    if not allocated:  # a meta tensor: no memory to be had, but its size is computed all the same
+        check_storage_size(tuple(size), dtype)
+        return tuple(size)
+    return check_allocation(size, dtype)
 
 
 def allocated(size: Sequence, dtype: DType, value: float = 0) -> Tensor:
     """A tensor of `value` as torch's Python code makes one with torch.empty(size) and an init (nn's
     parameters and buffers): the argument parser's and empty()'s errors, PyTorch's allocator's."""
+    size = _empty_arguments(size, dtype)
+    return Tensor._make(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype)
+
+
+def _empty_arguments(size: Sequence, dtype: Any) -> tuple:
+    """torch.empty(size, dtype=dtype)'s argument parser's checks, as nn's Python code calls it: the size."""
     for position, n in enumerate(size, 1):
         if not isinstance(n, int):
             if position == 1:  # the parser's check of a list looks at its first item, the unpacking at the rest
@@ -204,8 +221,7 @@ def allocated(size: Sequence, dtype: DType, value: float = 0) -> Tensor:
             raise TypeError(overflow_message("empty", "size", position))
     if not isinstance(dtype, DType):
         raise TypeError(f"empty(): argument 'dtype' must be torch.dtype, not {type_name(dtype)}")
-    size = tuple(map(int, size))  # a bool is a size too
-    return Tensor._make(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype)
+    return tuple(map(int, size))  # a bool is a size too
 
 
 def parameter_data(shape: tuple, dtype: DType, device: Any) -> Tensor:
@@ -213,7 +229,7 @@ def parameter_data(shape: tuple, dtype: DType, device: Any) -> Tensor:
     a `with torch.device("meta")` block), zeros to draw into otherwise (torch.empty's checks first)."""
     check_device(device)
     if wants_meta(device):
-        return make_meta(shape, dtype)
+        return make_meta(check_size(_empty_arguments(shape, dtype), dtype, allocated=False), dtype)
     return allocated(shape, dtype)
 
 
@@ -275,6 +291,45 @@ def full_like(input: Tensor, fill_value: Any, *, memory_format: Any = None, dtyp
     return filled(input.shape, fill_value, dtype or input._dtype, requires_grad, device)
 
 
+_INT64_MAX = float(2 ** 63 - 1)  # as the double ATen compares arange's size with
+
+
+def _check_arange_bounds(start: float, end: float, step: float) -> None:
+    """ATen's arange_check_bounds, on the bounds as doubles."""
+    if not (step > 0 or step < 0):  # a nan step fails it too
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")  # as C++'s ostream prints a double
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
+
+def _arange_bounds(bounds: list, dtype: DType) -> list:
+    """start, end and step as ATen's arange then reads them, Scalar::to<acc_type>(): int64 for the
+    integer dtypes (a float truncated), double for the others."""
+    if dtype.category > dtypes.INTEGRAL:
+        return [float(value) for value in bounds]
+    for value in bounds:
+        if not -2 ** 63 <= value < 2 ** 63:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return [int(value) for value in bounds]
+
+
+def _wrap_int64(value: int) -> int:
+    return (value + 2 ** 63) % 2 ** 64 - 2 ** 63
+
+
+def _arange_size(start: Any, end: Any, step: Any, bounds: list, dtype: DType) -> float:
+    """ATen's arange size: in int64 arithmetic, wrapping, for int64; else from the bounds as doubles."""
+    if dtype is dtypes.int64:
+        sign = (step > 0) - (step < 0)
+        span = _wrap_int64(_wrap_int64(_wrap_int64(end - start) + step) - sign)
+        quotient = abs(span) // abs(step)  # C++'s division truncates toward zero
+        return float(quotient if (span < 0) == (step < 0) else -quotient)
+    first, last, stride = (float(value) for value in bounds)
+    return math.ceil((last - first) / stride)
+
+
 @op()
 def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional[DType] = None, layout: Any = None,
            device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
@@ -284,17 +339,21 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
     bounds = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     for bound in bounds:
         check_real_scalar(bound, dtypes.float64)
-    start, end, step = bounds
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = dtypes.int64 if all(isinstance(v, int) for v in bounds) else dtypes.get_default_dtype()
-    count = math.ceil((end - start) / step)
+    _check_arange_bounds(*(float(value) for value in bounds))
+    start, end, step = _arange_bounds(bounds, dtype)
+    size = _arange_size(start, end, step, bounds, dtype)
+    if not 0 <= size <= _INT64_MAX:
+        raise RuntimeError("invalid size, possible overflow?")
+    count = int(size)
+    if count > 2 ** 63 - 1:  # a size of 2**63 passes the check as a double, and casts to int64's minimum
+        raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {-2 ** 63}")
     check_allocation((count,), dtype)
-    data = (start + np.arange(count, dtype=np.float64) * step) if dtype.category >= dtypes.FLOATING else \
-        np.arange(start, end, step)
+    if dtype.category >= dtypes.FLOATING:
+        data = start + np.arange(count, dtype=np.float64) * step
+    else:  # int64 arithmetic, as ATen's accumulate type for every integer dtype
+        data = np.int64(start) + np.arange(count, dtype=np.int64) * np.int64(step)
     return finish(data.astype(dtype._numpy), dtype, requires_grad, device)
 
 

@@ -74,6 +74,7 @@ def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) ->
     if a.ndim == 0 and isinstance(index, slice):
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     if a.ndim == 0 and isinstance(index, int) and not isinstance(index, bool):
+        unpack_long(index)
         if index != 0:  # PyTorch's bounds check, for which a 0-dim tensor has size 0
             raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
@@ -151,7 +152,7 @@ def numpy_index(items: tuple) -> tuple:
             else:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         elif isinstance(item, list):
-            array = np.asarray(item)
+            array = list_index(item)
             if array.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             key.append(array)
@@ -164,6 +165,17 @@ def numpy_index(items: tuple) -> tuple:
         else:
             key.append(item)
     return tuple(key)
+
+
+def list_index(item: list) -> np.ndarray:
+    """A list used as an index, read as torch reads it: a tensor of int64, whose ints past that
+    range fail to unpack (numpy keeps them as uint64 or objects)."""
+    array = np.asarray(item)
+    if array.dtype.kind in "uO":
+        for value in array.flat:
+            if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+                unpack_long(int(value))
+    return array
 
 
 def check_advanced_bounds(a: Tensor, items: tuple) -> None:
@@ -184,7 +196,7 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
                     if n != m:
                         raise IndexError(f"The shape of the mask {shape_text(item.shape)} at index {j} does not match "
                                          f"the shape of the indexed tensor {shape_text(a.shape)} at index {axis + j}")
-            indices = item._data if isinstance(item, Tensor) else np.asarray(item) if isinstance(item, list) else None
+            indices = item._data if isinstance(item, Tensor) else list_index(item) if isinstance(item, list) else None
             if indices is not None and indices.dtype.kind in "iu" and axis < a.ndim:
                 size = a.shape[axis]
                 outside = indices[(indices >= size) | (indices < -size)]

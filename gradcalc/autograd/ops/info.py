@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes
 from ..dtypes import DType
 from ..tensor import Tensor
-from ...display.names import refuse_instances, torch_class
+from ...display.names import refuse_instances, torch_class, type_name
 from ...warnings import warn
 from .parser import register_kind
 from .registry import op
@@ -94,15 +94,20 @@ def _float_text(value: float) -> str:
     return f"{value:g}"
 
 
+_OMITTED = object()
+
+
 @torch_class("torch.finfo", c_type=True)
 class finfo:
     """torch.finfo(dtype): the limits of a floating dtype."""
 
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
 
-    def __init__(self, type: Any = None) -> None:
-        dtype = dtypes.get_default_dtype() if type is None else type
-        if not isinstance(dtype, DType) or dtype.category < dtypes.FLOATING:
+    def __init__(self, type: Any = _OMITTED) -> None:
+        dtype = dtypes.get_default_dtype() if type is _OMITTED else type  # finfo(None) is refused
+        if not isinstance(dtype, DType):  # its C constructor's argument parser
+            raise TypeError(f"finfo(): argument 'type' (position 1) must be torch.dtype, not {type_name(dtype)}")
+        if dtype.category < dtypes.FLOATING:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
         if dtype is dtypes.bfloat16:  # float32's range with 8 bits of precision
@@ -132,12 +137,16 @@ class iinfo:
     __slots__ = ("bits", "max", "min", "dtype")
 
     def __init__(self, type: Any) -> None:
-        if not isinstance(type, DType) or type.category > dtypes.INTEGRAL:
+        if not isinstance(type, DType):  # its C constructor's argument parser
+            raise TypeError(f"iinfo(): argument 'type' (position 1) must be torch.dtype, not {type_name(type)}")
+        if type is dtypes.bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if type.category > dtypes.INTEGRAL:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle "
                             "'torch.iinfo'")
-        info = np.iinfo(type._numpy) if type is not dtypes.bool_ else None
+        info = np.iinfo(type._numpy)
         self.bits = type.itemsize * 8
-        self.max, self.min = (int(info.max), int(info.min)) if info is not None else (1, 0)
+        self.max, self.min = int(info.max), int(info.min)
         self.dtype = type.name
 
     def __repr__(self) -> str:

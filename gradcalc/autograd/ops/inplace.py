@@ -13,7 +13,8 @@ from ..engine import Node, forward_name, gradient_edge
 from ..saved_variable import SavedTensor
 from ..tensor import (LEAF_INPLACE_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD,
                       VIEW_OF_LEAF_INPLACE_MESSAGE, Tensor, VersionCounter)
-from .common import as_tensor, broadcast_shapes, fitted_scalar, shape_text, zeros_like
+from .common import SCALAR_C_TYPES, as_tensor, broadcast_shapes, fitted_scalar, shape_text, zeros_like
+from ...display.names import type_name
 from .conversion import to_dtype
 from .indexing import (basic_index, check_advanced_bounds, index_put, is_advanced, numpy_index, ranges_as_lists,
                        scatter_positions)
@@ -232,13 +233,32 @@ def _memory_offsets(array: np.ndarray, origin: int, itemsize: int) -> np.ndarray
     return offsets
 
 
+def _assigned_number(value: Any, dtype: dtypes.DType) -> Any:
+    """A number assigned into a tensor of `dtype`, as fill_ converts it: a complex one into a real
+    tensor only without an imaginary part (a bool takes its truth)."""
+    if isinstance(value, np.integer):
+        value = int(value)
+    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:  # THPUtils_unpackLong's
+        raise ValueError("Overflow when unpacking long long")
+    if not isinstance(value, complex) or dtype.category == dtypes.COMPLEX:
+        return fitted_scalar(value, dtype)  # fill_'s conversion: checked, an unsigned type's negatives wrapped
+    if dtype is dtypes.bool_:
+        return bool(value)
+    if value.imag:
+        c_type = SCALAR_C_TYPES.get(dtype.name) or ("float" if dtype is dtypes.float32 else "double")
+        raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+    return value.real
+
+
 def setitem(a: Tensor, index: Any, value: Any) -> None:
     index = ranges_as_lists(index)
     items = index if isinstance(index, tuple) else (index,)
     if isinstance(value, Tensor):
         source = value
+    elif isinstance(value, (int, float, complex, np.integer)):  # valueToTensor's numbers (not numpy's float32)
+        source = as_tensor(_assigned_number(value, a._dtype), a._dtype if not isinstance(value, complex) else None)
     else:
-        source = as_tensor(value, a._dtype if not isinstance(value, complex) else None)
+        raise TypeError(f"can't assign a {type_name(value)} to a torch.{a._dtype.tensor_type}")
     if is_advanced(index):
         check_inplace(a, source)  # autograd's checks come before the kernel's
         check_advanced_bounds(a, items)

@@ -30,6 +30,8 @@ def _options(dtype: DType) -> str:
 def construct(dtype: DType, args: tuple, kwargs: dict) -> Tensor:
     if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], Size):
         # a lone sequence fits new(size), but PyTorch reads it as data unless it is a torch.Size
+        if set(kwargs) - {"device"}:  # no signature takes the keywords: refused with the sequence shown
+            parser("Tensor", "new").parse(args, kwargs)
         bound = parser("Tensor", "new").parse((), kwargs)[1]
         bound.pop("device", None)
         return constructed(dtype, {"data": args[0], **bound})

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode, kernels, layer_norm_kernel, simd
 from ..tensor import Tensor
-from .common import ABSENT, shape_text
+from .common import ABSENT, not_implemented_for, shape_text
 from .registry import node, record
 
 
@@ -110,9 +110,34 @@ def _statistics(x: np.ndarray, axes: tuple, eps: float) -> tuple:
     return mean, 1 / np.sqrt(variance + x.dtype.type(eps)), variance
 
 
+def _check_floating(kernel: str, input: Tensor) -> None:
+    if input._dtype.category < dtypes.FLOATING:
+        raise not_implemented_for(kernel, input._dtype)
+
+
+def _check_parameter_dtypes(input: Tensor, *parameters: Optional[Tensor]) -> None:
+    """ATen's mixed_dtype checks of a CPU norm: parameters of another dtype than the input are
+    allowed only as float32 under a half-precision input; otherwise all share the input's."""
+    given = [p for p in parameters if p is not None]
+    if not given:
+        return
+    if given[0]._dtype is not input._dtype:  # mixed: every parameter float32, the input half precision
+        if any(p._dtype is not dtypes.float32 for p in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if input._dtype not in (dtypes.float16, dtypes.bfloat16):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    for parameter in given:
+        if parameter._dtype is not input._dtype:
+            raise RuntimeError(f"expected scalar type {input._dtype._scalar_name} but found "
+                               f"{parameter._dtype._scalar_name}")
+
+
 def native_batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
                       running_mean: Optional[Tensor], running_var: Optional[Tensor], training: bool, momentum: float,
                       eps: float) -> Tensor:
+    _check_floating("batch_norm", input)
+    _check_parameter_dtypes(input, weight, bias, running_mean, running_var)
     channels = input.shape[1] if input.ndim > 1 else 1
     for name, tensor in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
                          ("running_var", running_var)):
@@ -167,6 +192,8 @@ def _aten_layer_norm(x: np.ndarray, count: int, weight: Optional[Tensor], bias: 
 
 def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor],
                       bias: Optional[Tensor], eps: float) -> Tensor:
+    _check_parameter_dtypes(input, weight, bias)
+    _check_floating("LayerNormKernelImpl", input)
     normalized_shape = tuple(normalized_shape)
     count = len(normalized_shape)
     if input.ndim < count or tuple(input.shape[input.ndim - count:]) != normalized_shape:
@@ -196,6 +223,8 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Op
 
 def native_group_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], num_groups: int,
                       eps: float) -> Tensor:
+    _check_parameter_dtypes(input, weight, bias)
+    _check_floating("GroupNormKernelImpl", input)
     n, channels = input.shape[:2]
     if channels % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "

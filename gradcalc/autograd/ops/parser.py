@@ -194,7 +194,7 @@ class Param:
             obj = obj.item()
         elif kind in (SCALAR, TENSOR, COMPLEX) and isinstance(obj, np.generic):
             obj = python_scalar(obj)
-        if kind == SCALAR and type(obj) is int:
+        if kind in (SCALAR, TENSOR) and type(obj) is int:  # a Tensor parameter takes a number as a Scalar too
             dtypes.unpack_scalar_int(obj)  # the OverflowError of a number past uint64's range
         if kind == DOUBLE:
             return float(obj)
@@ -337,6 +337,10 @@ class Signature:
                 position += 1
             elif obj is not _MISSING:
                 remaining -= 1
+        if position < nargs:  # `view((1, 2), 3)`: a list took the varargs parameter, an argument is left
+            if raise_errors:
+                self._extra_args(nargs)
+            return None
         if remaining > 0:
             if raise_errors:
                 self._extra_kwargs(kwargs, nargs)
@@ -396,7 +400,8 @@ _TENSOR_CHECKED_BY_VALUE = frozenset({SCALAR, COMPLEX, DOUBLE, INT64, SYM_INT, S
 _LIST_CHECKED_BY_ITEMS = frozenset({TENSOR_LIST, SCALAR_LIST, DIMNAME_LIST})
 _SEQUENCES = frozenset({tuple, list, Size})
 # the kinds whose conversion of an int checks its range, whatever ints of the same type did before
-_RANGE_CHECKED = frozenset({SCALAR, INT64, SYM_INT, INT_LIST, SYM_INT_LIST})
+# (a Tensor parameter's too: it takes a number as a Scalar)
+_RANGE_CHECKED = frozenset({SCALAR, TENSOR, INT64, SYM_INT, INT_LIST, SYM_INT_LIST})
 
 
 def _decided_by_type(param: Param, obj: Any) -> bool:

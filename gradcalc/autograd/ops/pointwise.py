@@ -11,7 +11,7 @@ from ..dtypes import DType
 from ..tensor import Tensor
 from .arithmetic import pow as power, unary, unary_float
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_real_scalar,
-                     float_result, is_conj, not_implemented_for, zeros_like)
+                     fitted_scalar, float_result, is_conj, not_implemented_for, zeros_like)
 from .generate import make_inplace
 from .indexing import where
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
@@ -256,6 +256,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     for bound in (min, max):
         check_real_scalar(bound, input._dtype)
     dtype = dtypes.result_type([input] + [v for v in (min, max) if v is not None])
+    # a number bound is read in the result's type (Scalar::to<T>(): checked, an unsigned type's negatives wrapped)
+    min, max = (bound if isinstance(bound, Tensor) else fitted_scalar(bound, dtype) for bound in (min, max))
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         bounds = [as_tensor(v) if v is not None else _unbounded(dtype, low=i == 0) for i, v in enumerate((min, max))]
         for bound in bounds:

@@ -10,8 +10,9 @@ from .. import dtypes, kernels
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from .arithmetic import div_scalar
-from .common import (ReturnTypes, arrays, check_not_unsigned, expand_reduced, float_result, int64_tensor,
-                     normalize_dims, not_implemented_for, shape_text, unsqueeze_reduced, zeros, zeros_like)
+from .common import (ReturnTypes, arrays, castable_data, check_not_unsigned, expand_reduced, float_result,
+                     int64_tensor, normalize_dims, not_implemented_for, shape_text, unsqueeze_reduced, zeros,
+                     zeros_like)
 from .comparison import maximum, minimum
 from .indexing import masked_fill, scatter, where
 from .joining import cat
@@ -341,7 +342,8 @@ def _cumulative(a: Tensor, dim: int, dtype: Optional[DType], function: Any) -> t
     d = wrap_dim(dim, a.ndim)
     result = dtype or (dtypes.int64 if a._dtype.category <= dtypes.INTEGRAL else a._dtype)
     accumulate = np.float64 if result.category == dtypes.FLOATING else result._numpy
-    return result, function(a._data.astype(accumulate), axis=d) if a.ndim else a._data.astype(accumulate)
+    values = castable_data(a, result).astype(accumulate)
+    return result, function(values, axis=d) if a.ndim else values
 
 
 @op(nodes=(CUMSUM,))

@@ -53,3 +53,8 @@ class ArgumentParserMixin:
                 raise TypeError("an argument's dest must be a str in gradcalc")
             guard.check_writable(namespace, dest)
         return super().parse_known_args([] if args is None else args, namespace)  # type: ignore[misc]
+
+
+# Python's messages about a call's arguments name the method as argparse's own
+for _method in (ArgumentParserMixin.__init__, ArgumentParserMixin.parse_args, ArgumentParserMixin.parse_known_args):
+    _method.__qualname__ = f"ArgumentParser.{_method.__name__}"

@@ -14,6 +14,7 @@ from ...autograd.dtypes import DType
 from ...autograd.ops import activation
 from ...autograd.ops.generate import namespace_members
 from ...autograd.ops.inplace import check_inplace, commit_inplace
+from ...autograd.ops.parser import parser
 from ...autograd.tensor import Tensor
 from ...warnings import warn
 
@@ -29,6 +30,11 @@ _TORCH = namespace_members("torch")
 _NN = namespace_members("nn")
 
 
+def _nn_arguments(name: str, *args: Any) -> dict:
+    """The arguments of torch._C._nn's `name` (an in-place variant F calls), refused in its words."""
+    return parser("nn", name).parse(args, {})[1]
+
+
 # ------------------------------------------------------------------ activations
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -42,9 +48,9 @@ def relu_(input: Tensor) -> Tensor:
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    _require_tensor(input, "leaky_relu", "input", 1)
     if not inplace:
-        return activation.leaky_relu(input, negative_slope)
+        return _NN["leaky_relu"](input, negative_slope)
+    negative_slope = _nn_arguments("leaky_relu_", input, negative_slope)["negative_slope"]
     check_inplace(input)
     return commit_inplace(input, activation.leaky_relu_in_place_result(input, negative_slope))
 
@@ -87,27 +93,24 @@ def _in_place(input: Tensor, result: Tensor) -> Tensor:
     return commit_inplace(input, result)
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    _require_tensor(input, "gelu", "input", 1)
-    return activation.gelu(input, approximate=approximate)
+# torch.nn.functional's gelu and softplus are torch._C._nn's own
+gelu = _NN["gelu"]
+softplus = _NN["softplus"]
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    _require_tensor(input, "silu", "input", 1)
-    return _in_place(input, activation.silu(input)) if inplace else activation.silu(input)
-
-
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    _require_tensor(input, "softplus", "input", 1)
-    return activation.softplus(input, beta, threshold)
+    if not inplace:
+        return _NN["silu"](input)
+    _nn_arguments("silu_", input)
+    return _in_place(input, activation.silu(input))
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    _require_tensor(input, "elu", "input", 1)
     if inplace:
+        alpha = _nn_arguments("elu_", input, alpha)["alpha"]
         # in place, the input is gone: the gradient is found from the result (EluBackward1)
         return _in_place(input, activation.elu_in_place_result(input, alpha))
-    return activation.elu(input, alpha)
+    return _NN["elu"](input, alpha)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -115,11 +118,12 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
-    _require_tensor(input, "hardtanh", "input", 1)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    result = activation.hardtanh(input, min_val, max_val)
-    return _in_place(input, result) if inplace else result
+    if not inplace:
+        return _NN["hardtanh"](input, min_val, max_val)
+    bound = _nn_arguments("hardtanh_", input, min_val, max_val)
+    return _in_place(input, activation.hardtanh(input, bound["min_val"], bound["max_val"]))
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:

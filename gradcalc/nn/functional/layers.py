@@ -13,6 +13,7 @@ from ...autograd.ops import convolution, joining, linalg, normalization, pooling
 from ...autograd.ops import embedding as embedding_ops
 from ...autograd.ops.arrangement import constant_pad_nd
 from ...autograd.ops.generate import namespace_members
+from ...autograd.ops.parser import parser
 from ...autograd.ops.common import shape_text
 from ...autograd.tensor import Size, Tensor
 from ...warnings import warn
@@ -117,8 +118,10 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    result = pooling.max_pool2d_with_indices(input, kernel_size, () if stride is None else stride, padding, dilation,
-                                             ceil_mode)
+    # torch's calls torch.max_pool2d, or torch._C._nn.max_pool2d_with_indices: their parsers' checks first
+    namespace, name = ("nn", "max_pool2d_with_indices") if return_indices else ("torch", "max_pool2d")
+    arguments = (input, kernel_size, () if stride is None else stride, padding, dilation, ceil_mode)
+    result = pooling.max_pool2d_with_indices(*parser(namespace, name).parse(arguments, {})[1].values())
     return result if return_indices else result[0]
 
 

@@ -15,7 +15,7 @@ from ...autograd.ops import elementwise as special_ops
 from ...autograd.ops.arithmetic import div_scalar
 from ...autograd.ops.common import shape_text
 from ...autograd.ops.indexing import where
-from .activation import _NN, _TORCH, _require_tensor, log_softmax
+from .activation import _NN, _TORCH, log_softmax
 
 
 # the epsilon ATen's cosine_embedding_loss adds to each squared magnitude
@@ -99,9 +99,7 @@ def _broadcast_pair(a: Tensor, b: Tensor) -> tuple:
 
 # ------------------------------------------------------------------ classification losses
 
-def logsigmoid(input: Tensor) -> Tensor:
-    _require_tensor(input, "log_sigmoid", "input", 1)
-    return activation.log_sigmoid(input)
+logsigmoid = _NN["log_sigmoid"]  # torch._C._nn's own, as in torch
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Any = None,

@@ -11,7 +11,9 @@ from typing import Any, Callable, Iterator, Optional
 
 from ...autograd import dtypes, grad_mode, meta
 from ...autograd.dtypes import DType
-from ...autograd.tensor import Device, RemovableHandle, Tensor, check_device, to_arguments
+from ...autograd.ops.common import as_tensor
+from ...autograd.ops.parser import parser
+from ...autograd.tensor import RemovableHandle, Tensor, check_device
 from ...language.policy import ARRAY_PROTOCOLS
 from ..parameter import Parameter, is_buffer
 from .backward_hooks import BackwardHook
@@ -458,8 +460,14 @@ class Module:
     # -------------------------------------------------------------- dtype and device
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
-        device = kwargs.get("device", next((arg for arg in args if isinstance(arg, (str, Device))), None))
-        dtype, _ = to_arguments(args, kwargs)
+        # torch's Module.to reads its arguments with torch._C._nn._parse_to, Tensor.to's signatures
+        _, bound = parser("Tensor", "to").parse(args, kwargs)
+        if "copy" in bound:
+            raise RuntimeError(".to() does not accept copy argument")
+        # `to` takes a number as a tensor (a wrapped number: a float is a double)
+        like = as_tensor(bound["tensor"]) if "tensor" in bound else None
+        device = like.device if like is not None else bound.get("device")
+        dtype = like.dtype if like is not None else bound.get("dtype")
         if device is not None:
             self._move(device, empty=False)
         if dtype is None:

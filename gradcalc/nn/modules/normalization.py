@@ -65,7 +65,7 @@ class GroupNorm(Module):
         except (ZeroDivisionError, TypeError) as error:  # Python's own error, from torch's same line
             raise error.with_traceback(None)
         if indivisible:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps
