@@ -167,6 +167,42 @@ def _reorder(shape: list, strides: list) -> list:
 def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
     """torch.sum of float32/float64 `x` over `dims` (every dimension when empty), shaped as with
     keepdim=True."""
+    key = (x.shape, x.strides, x.dtype.char, tuple(dims), x.flags.c_contiguous)
+    plan = _SUM_PLANS.get(key)
+    if plan is None:
+        plan = _sum_plan(x, dims)
+        if len(_SUM_PLANS) >= _SUM_PLANS_KEPT:
+            _SUM_PLANS.clear()
+        _SUM_PLANS[key] = plan
+    out_shape, whole, axes, view_shape, in_strides, out_strides, inner, (sizes, steps) = plan
+    if whole:
+        return contiguous_total(x).reshape(out_shape)
+    out = np.zeros(out_shape, x.dtype)
+    if x.size == 0:
+        return out
+    unit = x.itemsize
+    view = x.transpose(axes).reshape(view_shape)
+    flat = out.reshape(-1)
+    for position in np.ndindex(*sizes):
+        base = sum(index * step for index, step in zip(position, steps))
+        values = _chunk(view[position], in_strides, out_strides, unit)
+        # outputs shared by several chunks (or rows) accumulate in loop order, as the kernel's stores do
+        np.add.at(flat, (base + inner[:values.size]) // unit, values)
+    return out
+
+
+# cascade_sum's layout of a reduction, which depends only on the shape, strides, dtype and
+# dimensions: computed once per kind of call (a training loop sums the same shapes every step)
+_SUM_PLANS: dict = {}
+_SUM_PLANS_KEPT = 256
+
+
+def _sum_plan(x: np.ndarray, dims: tuple) -> tuple:
+    """(out_shape, whole, axes, view_shape, in_strides, out_strides, inner, (sizes, steps)) for
+    cascade_sum: `whole` when it sums everything from memory in order; otherwise `x` transposed
+    by `axes` and reshaped to `view_shape` has one axis per coalesced group of dimensions
+    (outermost first), and the 2-D loop runs once per position over the outer groups' `sizes`,
+    its outputs at the byte offset given by the groups' output strides, `steps`."""
     unit = x.itemsize
     reduced = set(dims) if dims else set(range(x.ndim))
     out_shape = tuple(1 if d in reduced else n for d, n in enumerate(x.shape))
@@ -174,11 +210,10 @@ def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
     if x.size >= lanes and x.flags.c_contiguous and all(d in reduced or n == 1 for d, n in enumerate(x.shape)):
         # everything into one value, from memory in order: TensorIterator makes it one row, which
         # the loop below would sum by _inner_vectorized and add into a zero (a sum from +0 is never -0)
-        return contiguous_total(x).reshape(out_shape)
-    out = np.zeros(out_shape, x.dtype)
+        return out_shape, True, None, None, None, None, None, ((), ())
     if x.size == 0:
-        return out
-    contiguous = out.strides
+        return out_shape, False, None, None, None, None, None, ((), ())
+    contiguous = np.zeros(out_shape, x.dtype).strides
 
     def strides_of(d: int) -> tuple:  # (output, input) strides in bytes; a reduced dim stays put in the output
         return 0 if d in reduced else contiguous[d], x.strides[d]
@@ -196,21 +231,18 @@ def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
         groups.append([[], 1, (0, 0)])
     # a numpy view with one axis per group, outermost first
     axes = [a for group in reversed(groups) for a in reversed(group[0])]
-    view = x.transpose(axes + [d for d in range(x.ndim) if d not in axes]).reshape([g[1] for g in reversed(groups)])
+    axes = tuple(axes + [d for d in range(x.ndim) if d not in axes])
+    view_shape = tuple(g[1] for g in reversed(groups))
     in_strides = [groups[0][2][1], groups[1][2][1]]
     out_strides = [groups[0][2][0], groups[1][2][0]]
     if out_strides[0] and out_strides[1]:
         inner = (np.arange(groups[1][1])[:, None] * out_strides[1] + np.arange(groups[0][1]) * out_strides[0]).ravel()
     else:
         inner = np.arange(groups[1][1] if not out_strides[0] else groups[0][1]) * (out_strides[1] or out_strides[0])
-    flat = out.reshape(-1)
+    inner.flags.writeable = False
     outer = groups[:1:-1]
-    for position in np.ndindex(*[g[1] for g in outer]):
-        base = sum(index * g[2][0] for index, g in zip(position, outer))
-        values = _chunk(view[position], in_strides, out_strides, unit)
-        # outputs shared by several chunks (or rows) accumulate in loop order, as the kernel's stores do
-        np.add.at(flat, (base + inner[:values.size]) // unit, values)
-    return out
+    sizes, steps = tuple(g[1] for g in outer), tuple(g[2][0] for g in outer)
+    return out_shape, False, axes, view_shape, in_strides, out_strides, inner, (sizes, steps)
 
 
 def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
