@@ -108,11 +108,13 @@ def _inner_vectorized(rows: np.ndarray, lanes: int) -> np.ndarray:
 def _outer(columns: np.ndarray, grouped: int) -> np.ndarray:
     """The outer sums: the first `grouped` columns (axis 1) by multi_row_sum along axis 0, the
     others by row_sum (lanes are independent, so SIMD and scalar loops agree)."""
-    if grouped == columns.shape[1]:
-        return multi_row_sum(columns)
-    if grouped == 0:
+    if grouped == 0 and columns.shape[1]:
         return row_sum(columns)
-    return np.concatenate([multi_row_sum(columns[:, :grouped]), row_sum(columns[:, grouped:])])
+    # the grouped columns are whole registers (two lanes or more): copied C-contiguous, they sum row by row
+    head = multi_row_sum(np.ascontiguousarray(columns[:, :grouped]), _row_by_row)
+    if grouped == columns.shape[1]:
+        return head
+    return np.concatenate([head, row_sum(columns[:, grouped:])])
 
 
 def _chunk(block: np.ndarray, in_strides: list, out_strides: list, itemsize: int) -> np.ndarray:
