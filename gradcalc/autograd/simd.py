@@ -53,19 +53,38 @@ def vector_exp(x: np.ndarray) -> np.ndarray:
     for other dtypes numpy's (correctly rounded in practice)."""
     if x.dtype != np.float32:
         return np.exp(x)
+    # Each multiply-add is fused_multiply_add's: float32 operands widened to float64 (where their
+    # product is exact), multiplied and added there, and rounded once to float32 as the sum is
+    # stored (a float64 loop writing into a float32 array); the operands used twice are widened once.
+    f32, f64 = np.float32, np.float64
     with np.errstate(all="ignore"):
-        q = np.rint(x * np.float32(1.442695040888963407359924681)).astype(np.int32)
-        qf = q.astype(np.float32)
-        s = fused_multiply_add(qf, np.float32(-0.693145751953125), x)
-        s = fused_multiply_add(qf, np.float32(-1.428606765330187045e-06), s)
-        u = np.full(x.shape, _SLEEF_EXPF[0], dtype=np.float32)
-        for c in _SLEEF_EXPF[1:]:
-            u = fused_multiply_add(u, s, np.float32(c))
-        u = np.float32(1) + fused_multiply_add(s * s, u, s)
+        q = np.rint(x * f32(1.442695040888963407359924681)).astype(np.int32)
+        qf = q.astype(f32).astype(f64)
+        wide, s, u = np.empty(x.shape, f64), np.empty(x.shape, f32), np.empty(x.shape, f32)
+        np.multiply(qf, _LN2_HIGH, out=wide)
+        np.add(wide, x, out=s, casting="unsafe")
+        np.multiply(qf, _LN2_LOW, out=wide)
+        np.add(wide, s, out=s, casting="unsafe")
+        s_wide = s.astype(f64)
+        np.multiply(s_wide, _SLEEF_EXPF_WIDE[0], out=wide)
+        np.add(wide, _SLEEF_EXPF_WIDE[1], out=u, casting="unsafe")
+        for c in _SLEEF_EXPF_WIDE[2:]:
+            np.multiply(u, s_wide, out=wide)
+            np.add(wide, c, out=u, casting="unsafe")
+        np.multiply(s * s, u, out=wide, dtype=f64)
+        np.add(wide, s_wide, out=u, casting="unsafe")
+        np.add(f32(1), u, out=u)
         half = q >> 1
-        u = u * np.ldexp(np.float32(1), half).astype(np.float32) * np.ldexp(np.float32(1), q - half).astype(np.float32)
-        u = np.where(x < -104, np.float32(0), u)
-        return np.where(x > 100, np.float32(np.inf), u).astype(np.float32)
+        np.multiply(u, np.ldexp(f32(1), half, dtype=f32), out=u)
+        np.multiply(u, np.ldexp(f32(1), q - half, dtype=f32), out=u)
+        np.copyto(u, f32(0), where=x < -104)
+        np.copyto(u, f32(np.inf), where=x > 100)
+        return u
+
+
+# The float32 constants of vector_exp as the float64 values fused_multiply_add widens them to.
+_SLEEF_EXPF_WIDE = tuple(float(c) for c in _SLEEF_EXPF)
+_LN2_HIGH, _LN2_LOW = float(np.float32(-0.693145751953125)), float(np.float32(-1.428606765330187045e-06))
 
 
 def kernel_exp(values: np.ndarray, inner_shape: tuple) -> np.ndarray:
