@@ -174,10 +174,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, red
     rows = target._data.reshape(-1)
     classes = x.shape[1]
     kind = x.dtype.type
-    for row in rows:
-        if row != ignore_index and not 0 <= row < classes:
-            raise IndexError(f"Target {row} is out of bounds.")
     kept = rows != ignore_index
+    outside = kept & ((rows < 0) | (rows >= classes))
+    if outside.any():
+        raise IndexError(f"Target {rows[int(np.argmax(outside))]} is out of bounds.")
     picked = x[np.arange(rows.size), np.where(kept, rows, 0)]
     weights = np.ones(rows.size, x.dtype) if weight is None else weight._data[np.where(kept, rows, 0)]
     params = dict(target=target, weight=weight, reduction=reduction, ignore_index=ignore_index)
@@ -188,13 +188,16 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, red
     levels, power = 8, max(4, kernels.ceil_log2(rows.size) // 8)
     mask = (1 << power) - 1
     loss_sums, weight_sums = [kind(0)] * levels, [kind(0)] * levels
+    # the rows' flags as Python bools and their values as the numpy scalars indexing gives, taken
+    # out of the arrays once
+    kept_rows, picked_values = kept.tolist(), list(picked)
     for b in range(rows.size):
-        if not kept[b]:
+        if not kept_rows[b]:
             continue
         if weight is None:
-            loss_sums[0] = kind(loss_sums[0] - picked[b])
+            loss_sums[0] = kind(loss_sums[0] - picked_values[b])
         else:
-            loss_sums[0] = kind(loss_sums[0] - kind(picked[b] * weights[b]))
+            loss_sums[0] = kind(loss_sums[0] - kind(picked_values[b] * weights[b]))
             weight_sums[0] = kind(weight_sums[0] + weights[b])
         for j in range(levels - 1):
             if b & (mask << (j * power)):
