@@ -15,7 +15,7 @@ from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fitted_scalar,
-                     shape_text)
+                     not_implemented_for, shape_text)
 from .parser import overflow_message
 from .registry import op
 from .tensor_numpy import numpy_dtype, tensor_from_numpy
@@ -334,6 +334,8 @@ def _arange_size(start: Any, end: Any, step: Any, bounds: list, dtype: DType) ->
 def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional[DType] = None, layout: Any = None,
            device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
     check_not_unsigned("arange_cpu", dtype)
+    if dtype is not None and (dtype is dtypes.bool_ or dtype.is_complex):  # ATen's kernel has no bool or complex
+        raise not_implemented_for("arange_cpu", dtype)
     if start is None:
         start = 0
     bounds = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
