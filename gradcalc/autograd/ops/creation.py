@@ -109,8 +109,17 @@ def _element(value: Any, dtype: DType) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, (bool, int, float, complex)):
-        if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
-            raise ValueError("Overflow when unpacking long long")
+        # unpacked as the dtype's C type: an int64 (or a bool), a double or a complex double
+        if type(value) is int:
+            if dtype.category <= dtypes.INTEGRAL:
+                if not -2 ** 63 <= value < 2 ** 63:
+                    raise ValueError("Overflow when unpacking long long")
+            else:
+                float(value)  # Python's OverflowError for an int past a double
+        elif isinstance(value, complex) and not dtype.is_complex and dtype.category != dtypes.BOOL:
+            if dtype.category <= dtypes.INTEGRAL:
+                raise TypeError("'complex' object cannot be interpreted as an integer")
+            raise TypeError("must be real number, not complex")
         return value
     if dtype.category <= dtypes.INTEGRAL:
         raise TypeError(f"'{type_name(value)}' object cannot be interpreted as an integer")
