@@ -10,7 +10,7 @@ import contextlib
 from typing import Any, Iterator, Optional
 
 from .autograd import random
-from .autograd.tensor import NO_CUDA_MESSAGE
+from .autograd.tensor import NO_CUDA_MESSAGE, Device
 
 
 def _no_cuda() -> Any:
@@ -19,6 +19,24 @@ def _no_cuda() -> Any:
 
 def _missing_binding(binding: str) -> Any:
     raise AttributeError(f"module 'torch._C' has no attribute '{binding}'")
+
+
+def _set_device(device: Any) -> None:
+    """torch.cuda.set_device: the device's index as torch.cuda._utils._get_device_index reads it,
+    then, for an index from 0 on, the C binding the CPU build lacks."""
+    if isinstance(device, str):
+        device = Device(device)
+    index = None
+    if isinstance(device, Device):
+        if device.type != "cuda":
+            raise ValueError(f"Expected a cuda device, but got: {device}")
+        index = device.index
+    elif isinstance(device, int):
+        index = device
+    if index is None:
+        raise ValueError(f"Expected a torch.device with a specified index or an integer, but got:{device}")
+    if index >= 0:
+        _missing_binding("_cuda_setDevice")
 
 
 # name -> behaviour, as PyTorch 2.13's CPU wheel answers each, with the parameters of its Python
@@ -36,7 +54,7 @@ _CUDA = {
     "synchronize": lambda device=None: _no_cuda(), "get_rng_state": lambda device="cuda": _no_cuda(),
     "init": lambda: _no_cuda(), "initial_seed": lambda: _no_cuda(), "current_stream": lambda device=None: _no_cuda(),
     "mem_get_info": lambda device=None: _no_cuda(), "ipc_collect": lambda: _no_cuda(),
-    "set_device": lambda device: _missing_binding("_cuda_setDevice"),
+    "set_device": lambda device: _set_device(device),
     "reset_peak_memory_stats": lambda device=None: _missing_binding("_cuda_resetPeakMemoryStats"),
 }
 

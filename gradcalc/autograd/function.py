@@ -7,6 +7,7 @@ mark_dirty, ...) and a Node the engine runs by calling the program's backward.
 from __future__ import annotations
 
 import functools
+import itertools
 import inspect
 from typing import Any, Callable, Optional
 
@@ -185,8 +186,32 @@ class Function:
             bound.apply_defaults()
             args, kwargs = bound.args, {}
         if kwargs:
-            raise TypeError("apply() takes no keyword arguments")
+            args = _keywords_as_positions(cls.forward, args, kwargs)
         return _apply(cls, args, with_setup)
+
+
+def _keywords_as_positions(forward: Callable, args: tuple, kwargs: dict) -> tuple:
+    """PyTorch's apply places keyword arguments at the positions of forward's parameters (after
+    ctx) of those names: none may be a keyword-only one, and each position before the last one
+    given needs its argument (a default does not fill it)."""
+    try:
+        parameters = list(inspect.signature(forward).parameters.values())[1:]
+    except (TypeError, ValueError):  # no signature to read
+        parameters = []
+    names = [p.name for p in itertools.takewhile(
+        lambda p: p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD), parameters)]
+    for name in kwargs:
+        if name not in names:
+            raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
+        if names.index(name) < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{name}'")
+    last = max(names.index(name) for name in kwargs)
+    placed = list(args)
+    for position in range(len(args), last + 1):
+        if names[position] not in kwargs:
+            raise TypeError(f"forward() missing required argument: '{names[position]}' (position {position})")
+        placed.append(kwargs[names[position]])
+    return tuple(placed)
 
 
 def _check_functorch(cls: type, with_setup: bool) -> None:

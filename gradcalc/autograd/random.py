@@ -58,7 +58,7 @@ _SCALAR_NAMES = {
 _CPP_NAMES = {
     "float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
     "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-    "bool": "bool",
+    "bool": "bool", "bfloat16": "c10::BFloat16",
 }
 _FLOATS = ("float16", "float32", "float64")
 _COMPLEX = {"complex64": "float32", "complex128": "float64"}
@@ -297,6 +297,8 @@ def random_upper_bound(dtype: DType) -> int:
     name = _dtype_name(dtype)
     if name in _FLOATS:
         return (1 << {"float16": 11, "float32": 24, "float64": 53}[name]) + 1
+    if name == "bfloat16":
+        return (1 << 8) + 1
     if name == "bool":
         return 2
     return int(np.iinfo(name).max) + 1
@@ -511,27 +513,41 @@ def randn(shape: Shape, dtype: DType = "float32", generator: Generator | None = 
 
 def _check_random_bounds(low: int, high: int, name: str) -> None:
     """random_(from, to)'s checks on the inclusive range [low, high - 1]."""
-    if name in _FLOATS:
-        info = np.finfo(name)
+    if name in _FLOATS or name == "bfloat16":
+        info = np.finfo("float32" if name == "bfloat16" else name)
         lo_lim, hi_lim = float(info.min), float(info.max)
+        if name == "bfloat16":  # the largest finite bfloat16
+            lo_lim, hi_lim = -3.3895313892515355e38, 3.3895313892515355e38
     elif name == "bool":
         lo_lim, hi_lim = 0, 1
+    elif name.startswith("complex"):
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     else:
         info = np.iinfo(name)
         lo_lim, hi_lim = int(info.min), int(info.max)
     for value, what in ((low, "from"), (high - 1, "to - 1")):
         if not lo_lim <= value <= hi_lim:
             raise RuntimeError(f"{what} is out of bounds for {_CPP_NAMES[name]}")
+    if name in _FLOATS or name == "bfloat16":
+        from ..warnings import warn
+        digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[name]
+        for value, what in ((low, "from"), (high - 1, "to - 1")):
+            if not -(1 << digits) <= value <= 1 << digits:
+                warn("UserWarning", f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                     f"{_CPP_NAMES[name]} can support discrete uniform distribution only within this range. This "
+                     "warning will become an error in version 1.7 release, please fix the code in advance")
 
 
 def _float_exact_bounds(low: int, high: int, name: str) -> tuple[int, int]:
     """random_'s update_from/update_to: pull the bounds in until low and high - 1
     survive a round trip through the float dtype."""
-    digits = np.finfo(name).nmant + 1
+    digits = 8 if name == "bfloat16" else np.finfo(name).nmant + 1
 
     def through(v: int) -> int:
         with np.errstate(all="ignore"):  # out-of-range values are rejected by the bounds check
-            as_float = np.array([v], dtype=np.int64).astype(np.float32 if name == "float16" else name)
+            as_float = np.array([v], dtype=np.int64).astype(np.float32 if name in ("float16", "bfloat16") else name)
+            if name == "bfloat16":
+                return int(dtypes.round_to_bfloat16(as_float).astype(np.int64)[0])
             return int(as_float.astype(name).astype(np.int64)[0])
 
     low_plus_1 = through(low + 1)
@@ -554,7 +570,7 @@ def randint(low: int, high: int, shape: Shape, dtype: DType = "int64",
             raise ValueError("Overflow when unpacking long long")
     if not low < high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    if name in _FLOATS:
+    if name in _FLOATS or name == "bfloat16":
         low, high = _float_exact_bounds(low, high, name)
         if not low < high:
             raise RuntimeError(
@@ -571,6 +587,8 @@ def randint(low: int, high: int, shape: Shape, dtype: DType = "int64",
     values = (raw % np.uint64(span) + np.uint64(low & _U64)).view(np.int64)
     if name == "float16":
         values = values.astype(np.float32)  # c10::Half from an integer goes through float
+    if name == "bfloat16":  # through float too, then rounded; stored as float32
+        return dtypes.round_to_bfloat16(values.astype(np.float32)).reshape(_shape(shape))
     return values.astype(name).reshape(_shape(shape))
 
 

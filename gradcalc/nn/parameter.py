@@ -69,7 +69,7 @@ class UninitializedParameter(Parameter):
 
     def materialize(self, shape: tuple) -> Parameter:
         """A parameter of `shape` (its values are set by the module's reset_parameters)."""
-        return Parameter(Tensor._make(np.zeros(shape, dtype=self._dtype._numpy), self._dtype), self.requires_grad)
+        return Parameter(Tensor._make(_empty(shape, self._dtype), self._dtype), self.requires_grad)
 
 
 class Buffer(Tensor):
@@ -118,7 +118,15 @@ class UninitializedBuffer(Tensor):
 
     def materialize(self, shape: tuple) -> Tensor:
         """A tensor of `shape` (its values are set by the module's reset_parameters)."""
-        return Tensor._make(np.zeros(shape, dtype=self._dtype._numpy), self._dtype, requires_grad=self.requires_grad)
+        return Tensor._make(_empty(shape, self._dtype), self._dtype, requires_grad=self.requires_grad)
+
+
+def _empty(shape: tuple, dtype: Any) -> np.ndarray:
+    """The zeros of a materialized parameter, its shape checked as torch.empty checks it."""
+    from ..autograd.ops import creation
+    from ..autograd.ops.parser import parser
+    bound = parser("torch", "empty").parse((shape,), {"dtype": dtype})[1]  # a size past int64
+    return creation.empty(**bound)._data  # a negative or too large size
 
 
 def is_lazy(param: Any) -> bool:

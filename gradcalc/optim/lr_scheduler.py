@@ -72,24 +72,32 @@ EPOCH_DEPRECATION_WARNING = (
 )
 
 
+def _groups(optimizer) -> list:
+    """The optimizer's param_groups, or the AttributeError PyTorch's schedulers meet on another object."""
+    try:
+        return optimizer.param_groups
+    except AttributeError as error:
+        raise error.with_traceback(None)
+
+
 def _format_param(name: str, optimizer: Optimizer, param):
 
     def _copy(_param):
         return _param.clone() if isinstance(_param, Tensor) else _param
 
     if isinstance(param, (list, tuple)):
-        if len(param) != len(optimizer.param_groups):
+        if len(param) != len(_groups(optimizer)):
             raise ValueError(
                 f"{name} must have the same length as optimizer.param_groups. {name} has {len(param)} "
-                f"values, param_groups has {len(optimizer.param_groups)}."
+                f"values, param_groups has {len(_groups(optimizer))}."
             )
     else:
-        param = [param] * len(optimizer.param_groups)
+        param = [param] * len(_groups(optimizer))
     return list(map(_copy, param))
 
 
 def _param_groups_val_list(optimizer: Optimizer, key: str) -> list[Any]:
-    return [group[key].clone() if isinstance(group[key], Tensor) else group[key] for group in optimizer.param_groups]
+    return [group[key].clone() if isinstance(group[key], Tensor) else group[key] for group in _groups(optimizer)]
 
 
 def _update_param_group_val(param_group: dict[str, Any], key: str, val: float | Tensor) -> None:
@@ -108,13 +116,13 @@ class LRScheduler:
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         if last_epoch == -1:
-            for group in optimizer.param_groups:
+            for group in _groups(optimizer):
                 initial_lr = group["lr"]
                 if isinstance(initial_lr, Tensor):
                     initial_lr = initial_lr.clone()
                 group.setdefault("initial_lr", initial_lr)
         else:
-            for i, group in enumerate(optimizer.param_groups):
+            for i, group in enumerate(_groups(optimizer)):
                 if "initial_lr" not in group:
                     raise KeyError(
                         f"param 'initial_lr' is not specified in param_groups[{i}] when resuming "
@@ -229,10 +237,10 @@ class _LambdaScheduler(LRScheduler):
     ) -> None:
         self.optimizer = optimizer
         if not isinstance(lr_lambda, list) and (not isinstance(lr_lambda, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+            self.lr_lambdas = [lr_lambda] * len(_groups(optimizer))
         else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+            if len(lr_lambda) != len(_groups(optimizer)):
+                raise ValueError(f"Expected {len(_groups(optimizer))} lr_lambdas, but got {len(lr_lambda)}")
             self.lr_lambdas = list(lr_lambda)
         self._check_lambdas()
         super().__init__(optimizer, last_epoch)
@@ -576,13 +584,13 @@ class ReduceLROnPlateau(LRScheduler):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         if isinstance(min_lr, (list, tuple)):
-            if len(min_lr) != len(optimizer.param_groups):
-                raise ValueError(f"expected {len(optimizer.param_groups)} min_lrs, got {len(min_lr)}")
+            if len(min_lr) != len(_groups(optimizer)):
+                raise ValueError(f"expected {len(_groups(optimizer))} min_lrs, got {len(min_lr)}")
             self.default_min_lr = None
             self.min_lrs = list(min_lr)
         else:
             self.default_min_lr = min_lr
-            self.min_lrs = [min_lr] * len(optimizer.param_groups)
+            self.min_lrs = [min_lr] * len(_groups(optimizer))
         self.patience = patience
         self.cooldown = cooldown
         self.eps = eps
@@ -691,7 +699,7 @@ class CyclicLR(LRScheduler):
         self.optimizer = optimizer
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
+            for lr, group in zip(base_lrs, _groups(optimizer), strict=True):
                 _update_param_group_val(group, "lr", lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
         step_size_up = float(step_size_up)
@@ -714,7 +722,7 @@ class CyclicLR(LRScheduler):
             self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:
                 for m_momentum, b_momentum, group in zip(
-                    self.max_momentums, self.base_momentums, optimizer.param_groups, strict=True
+                    self.max_momentums, self.base_momentums, _groups(optimizer), strict=True
                 ):
                     if self.use_beta1:
                         group["betas"] = (m_momentum, *group["betas"][1:])
@@ -953,7 +961,7 @@ class OneCycleLR(LRScheduler):
             base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
                 for m_momentum, b_momentum, group in zip(
-                    max_momentums, base_momentums, optimizer.param_groups, strict=True
+                    max_momentums, base_momentums, _groups(optimizer), strict=True
                 ):
                     if self.use_beta1:
                         group["betas"] = (m_momentum, *group["betas"][1:])

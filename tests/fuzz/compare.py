@@ -62,6 +62,10 @@ def run_gradcalc(source: str) -> dict:
         signal.alarm(0)
     # the status the command line ends with (runner.run): sys.exit()'s own, else the run's
     status = session.exit_status if session is not None else None
+    # the program's objects go before the answer is built: a program that filled the memory
+    # ceiling would leave none for it (those in reference cycles stay: collecting them under a
+    # full ceiling may crash the process)
+    session = None
     rc = status if status is not None else 0 if ok else 1
     return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": rc}
 

@@ -15,7 +15,7 @@ from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fitted_scalar,
-                     shape_text)
+                     not_implemented_for, shape_text)
 from .parser import overflow_message
 from .registry import op
 from .tensor_numpy import numpy_dtype, tensor_from_numpy
@@ -109,8 +109,17 @@ def _element(value: Any, dtype: DType) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, (bool, int, float, complex)):
-        if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
-            raise ValueError("Overflow when unpacking long long")
+        # unpacked as the dtype's C type: an int64 (or a bool), a double or a complex double
+        if type(value) is int:
+            if dtype.category <= dtypes.INTEGRAL:
+                if not -2 ** 63 <= value < 2 ** 63:
+                    raise ValueError("Overflow when unpacking long long")
+            else:
+                float(value)  # Python's OverflowError for an int past a double
+        elif isinstance(value, complex) and not dtype.is_complex and dtype.category != dtypes.BOOL:
+            if dtype.category <= dtypes.INTEGRAL:
+                raise TypeError("'complex' object cannot be interpreted as an integer")
+            raise TypeError("must be real number, not complex")
         return value
     if dtype.category <= dtypes.INTEGRAL:
         raise TypeError(f"'{type_name(value)}' object cannot be interpreted as an integer")
@@ -334,6 +343,8 @@ def _arange_size(start: Any, end: Any, step: Any, bounds: list, dtype: DType) ->
 def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional[DType] = None, layout: Any = None,
            device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
     check_not_unsigned("arange_cpu", dtype)
+    if dtype is not None and (dtype is dtypes.bool_ or dtype.is_complex):  # ATen's kernel has no bool or complex
+        raise not_implemented_for("arange_cpu", dtype)
     if start is None:
         start = 0
     bounds = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]

@@ -46,8 +46,28 @@ WHERE = node("WhereBackward0", ("self", "other"), saved_tensors=("condition",), 
              other=lambda grad, condition: where(condition, zeros_like(grad), grad))
 
 
+SEQUENCE_AS_TUPLE_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; use "
+    "x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+    "which will result either in an error or a different result")
+
+
+def _sequence_as_tuple(index: list) -> Any:
+    """PyTorch's legacy rule (NumPy's old one): a list of fewer than 32 items, one of which is a
+    tensor, a sequence, None, ... or a slice, indexes as the tuple of its items, with a warning."""
+    if len(index) < 32:
+        for item in index:
+            if isinstance(item, (Tensor, list, tuple, range, str, bytes, slice)) or item is None or item is Ellipsis:
+                warn("UserWarning", SEQUENCE_AS_TUPLE_WARNING)
+                return tuple(index)
+    return index
+
+
 def ranges_as_lists(index: Any) -> Any:
-    """A range in an index is a sequence of ints to PyTorch, as a list of them is."""
+    """A range in an index is a sequence of ints to PyTorch, as a list of them is; a list of
+    indices is read as a tuple of them by PyTorch's legacy rule."""
+    if type(index) is list:
+        index = _sequence_as_tuple(index)
     if isinstance(index, range):
         return list(index)
     if isinstance(index, tuple) and any(isinstance(item, range) for item in index):
@@ -171,6 +191,13 @@ def list_index(item: list) -> np.ndarray:
     """A list used as an index, read as torch reads it: a tensor of int64, whose ints past that
     range fail to unpack (numpy keeps them as uint64 or objects)."""
     array = np.asarray(item)
+    if array.dtype.kind == "f":  # torch makes a float (or an empty) list an int64 tensor, truncating
+        for value in np.asarray(item, dtype=object).flat:  # its ints past int64 first fail to unpack
+            if isinstance(value, int) and not isinstance(value, bool):
+                unpack_long(value)
+        if not np.all(np.isfinite(array) & (array >= -2.0 ** 63) & (array < 2.0 ** 63)):
+            raise RuntimeError("value cannot be converted to type int64 without overflow")
+        return array.astype(np.int64)
     if array.dtype.kind in "uO":
         for value in array.flat:
             if isinstance(value, (int, np.integer)) and not isinstance(value, bool):

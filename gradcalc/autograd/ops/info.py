@@ -12,7 +12,7 @@ from ..dtypes import DType
 from ..tensor import Tensor
 from ...display.names import refuse_instances, torch_class, type_name
 from ...warnings import warn
-from .parser import register_kind
+from .parser import parser, register_kind
 from .registry import op
 
 
@@ -103,10 +103,10 @@ class finfo:
 
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
 
-    def __init__(self, type: Any = _OMITTED) -> None:
-        dtype = dtypes.get_default_dtype() if type is _OMITTED else type  # finfo(None) is refused
-        if not isinstance(dtype, DType):  # its C constructor's argument parser
-            raise TypeError(f"finfo(): argument 'type' (position 1) must be torch.dtype, not {type_name(dtype)}")
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        bound = parser("_C", "finfo").parse(args, kwargs)[1]  # its C constructor's argument parser
+        dtype = bound.get("type", _OMITTED)
+        dtype = dtypes.get_default_dtype() if dtype is _OMITTED else dtype
         if dtype.category < dtypes.FLOATING:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
@@ -120,7 +120,7 @@ class finfo:
         self.bits = int(info.bits)
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.tiny)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0 ** -int(info.precision)  # a double, as torch computes it (numpy: in the dtype)
         self.dtype = dtype.to_real().name
 
     def __repr__(self) -> str:
@@ -136,9 +136,8 @@ class iinfo:
 
     __slots__ = ("bits", "max", "min", "dtype")
 
-    def __init__(self, type: Any) -> None:
-        if not isinstance(type, DType):  # its C constructor's argument parser
-            raise TypeError(f"iinfo(): argument 'type' (position 1) must be torch.dtype, not {type_name(type)}")
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        type = parser("_C", "iinfo").parse(args, kwargs)[1]["type"]  # its C constructor's argument parser
         if type is dtypes.bool_:
             raise TypeError("torch.bool is not supported by torch.iinfo")
         if type.category > dtypes.INTEGRAL:

@@ -164,8 +164,8 @@ def mean(input: Tensor, dim: Any = MISSING, keepdim: bool = False, *, dtype: Opt
     out_dtype = dtype or input._dtype
     if out_dtype.category < dtypes.FLOATING:
         raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
-            f"dtype. Got: {out_dtype._scalar_name}")
+            f"mean(): could not infer output dtype. {'Input' if dtype is None else 'Optional'} dtype must be either a "
+            f"floating point or complex dtype. Got: {out_dtype._scalar_name}")
     dims = None if dim is MISSING else normalize_dims(dim, input.ndim)
     (x,) = arrays((input,), out_dtype)
     count = input.numel() if dims is None else int(np.prod([input.shape[d] for d in dims]))

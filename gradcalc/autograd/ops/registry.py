@@ -288,6 +288,8 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
                         for t in inputs])
     if True not in needs_grad:
         return out
+    if dtype.category < dtypes.FLOATING:  # set_history's check: an integer or bool output has no gradient
+        raise RuntimeError(f"Autograd not support dtype: {dtype._scalar_name}")
     node = new_node(op, inputs, params)
     out._node = node  # before saving: a pack hook sees the output with its grad_fn
     saved = node._saved

@@ -65,12 +65,24 @@ def _var_grad(grad: Tensor, self: Tensor, dims: Optional[tuple], correction: flo
     return scale * grad * (self - self.mean(dims, keepdim=True))
 
 
+def check_norm_dtype(dtype: DType, input_dtype: DType, name: str) -> None:
+    """ATen's check_linalg_norm_dtype: a floating dtype, complex for complex inputs only, and no narrowing."""
+    if dtype.category < dtypes.FLOATING:
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got {dtype._scalar_name}")
+    if input_dtype.is_complex != dtype.is_complex:
+        kind = "complex" if input_dtype.is_complex else "real"
+        raise RuntimeError(f"{name}: dtype should be {kind} for {kind} inputs, but got {dtype._scalar_name}")
+    if dtypes.promote_types(input_dtype, dtype) is not dtype:
+        raise RuntimeError(f"{name}: the dtype of the input ({input_dtype._scalar_name}) should be convertible "
+                           f"without narrowing to the specified dtype ({dtype._scalar_name})")
+
+
 def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
                 dtype: Optional[DType] = None) -> Tensor:
     if a._dtype.category < dtypes.FLOATING:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{a._dtype._scalar_name}")
-    out_dtype = dtype or (dtypes.float32 if a._dtype is dtypes.complex64 else
+    out_dtype = (dtype.to_real() if dtype is not None else None) or (dtypes.float32 if a._dtype is dtypes.complex64 else
                           dtypes.float64 if a._dtype is dtypes.complex128 else a._dtype)
     dims = normalize_dims(dim, a.ndim)
     if a.numel() == 0 and (ord < 0 or ord == math.inf):  # no identity to start a min or max from
@@ -82,6 +94,8 @@ def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
             if a.shape[wrap_dim(given, a.ndim)] == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the dimension {given}"
                                    "because this dimension is empty and the operation does not have an identity")
+    if dtype is not None:
+        check_norm_dtype(dtype, a._dtype, "linalg.vector_norm")
     axes = tuple(range(a.ndim)) if dims is None else dims
     magnitude = np.abs(a._data)
     ord = float(ord)
@@ -219,9 +233,12 @@ RENORM = node("RenormBackward0", ("self",),
 
 @op()
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Optional[DType] = None) -> Tensor:
-    if (dtype or input._dtype).category < dtypes.FLOATING:
+    if input._dtype.category < dtypes.FLOATING:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{input._dtype._scalar_name}")
+    if dtype is not None and dtype.category < dtypes.FLOATING:
+        raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be either a floating point "
+                           f"or complex dtype. Got: {dtype._scalar_name}")
     counted = input.isnan().logical_not().sum(dim, keepdim) if dim is not None else input.isnan().logical_not().sum()
     total = input.nansum(dim, keepdim, dtype=dtype) if dim is not None else input.nansum(dtype=dtype)
     return total / counted

@@ -44,6 +44,7 @@ class ArgumentParserMixin:
         if namespace is None:
             namespace = Namespace()
         elif not (type(namespace) is Namespace or policy.is_program_class(type(namespace))):
+            self._no_attributes(namespace)
             raise TypeError("parse_args() in gradcalc fills an argparse.Namespace or an object of the program's own")
         dests = [action.dest for action in self._actions] + list(self._defaults)  # type: ignore[attr-defined]
         for dest in dests:
@@ -53,6 +54,19 @@ class ArgumentParserMixin:
                 raise TypeError("an argument's dest must be a str in gradcalc")
             guard.check_writable(namespace, dest)
         return super().parse_known_args([] if args is None else args, namespace)  # type: ignore[misc]
+
+    def _no_attributes(self, namespace: Any) -> None:
+        """The AttributeError argparse meets setting the first default on an object that takes no
+        attributes (a list, a str, None), as Python's setattr words it."""
+        if hasattr(type(namespace), "__dictoffset__") and type(namespace).__dictoffset__:
+            return
+        for action in self._actions:  # type: ignore[attr-defined]
+            dest = action.dest
+            if dest == argparse.SUPPRESS or action.default is argparse.SUPPRESS or type(dest) is not str:
+                continue
+            if dest not in dir(type(namespace)):
+                raise AttributeError(f"'{type(namespace).__name__}' object has no attribute '{dest}'")
+            return
 
 
 # Python's messages about a call's arguments name the method as argparse's own

@@ -14,6 +14,10 @@ _UNBUILT: "weakref.WeakKeyDictionary[Namespace, Callable[[], tuple]]" = weakref.
 _DEFERRED: "weakref.WeakKeyDictionary[Namespace, dict]" = weakref.WeakKeyDictionary()
 
 
+# the flags of a module that a setter of torch._C checks: (module, flag) -> the setter's name
+_BOOL_FLAGS = {("torch.backends.cudnn", flag): f"set_{flag}_cudnn" for flag in ("deterministic", "benchmark", "enabled")}
+
+
 @torch_class("module")
 class Namespace:
     """Members live in the instance's dict, so Python's import statements find them; the class
@@ -35,6 +39,12 @@ class Namespace:
             raise AttributeError(f"module '{self.__dict__['__name__']}' has no attribute '{name}'")
         value = self.__dict__[name] = load()
         return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setter = _BOOL_FLAGS.get((self.__dict__["__name__"], name))
+        if setter is not None and type(value) is not bool:  # PyTorch's C setter of the flag refuses it
+            raise RuntimeError(f"{setter} expects a bool, but got {type(value).__name__}")
+        object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:
         return f"<module '{self.__dict__['__name__']}'>"

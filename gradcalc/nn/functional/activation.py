@@ -82,7 +82,8 @@ def _softmax(input: Tensor, dim: Optional[int], dtype: Optional[DType], log: boo
     _require_tensor(input, name, "input", 1)
     if dim is None:
         dim = activation.implicit_softmax_dim(name, input.ndim)
-    return activation.log_softmax(input, dim, dtype) if log else activation.softmax(input, dim, dtype)
+    method = input.log_softmax if log else input.softmax  # as torch's: the method, which checks dim and dtype
+    return method(dim) if dtype is None else method(dim, dtype=dtype)
 
 
 # ------------------------------------------------------------------ more activations and dropout
