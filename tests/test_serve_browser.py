@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+from serving import serving
 
 pytest.importorskip("starlette", reason="gradcalc serve needs the serve extra: pip install 'gradcalc[serve]'")
 pytest.importorskip("uvicorn", reason="gradcalc serve needs the serve extra: pip install 'gradcalc[serve]'")
@@ -29,32 +28,10 @@ SEED = (Path(__file__).resolve().parent.parent / "gradcalc" / "serve" / "static"
 TIME_LIMIT = 3
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    port = _free_port()
-    process = subprocess.Popen([sys.executable, "-m", "gradcalc", "serve", "--port", str(port), "--workers", "2",
-                                "--time-limit", str(TIME_LIMIT), "--rate", "0"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(url, timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None:
-                    pytest.fail(f"gradcalc serve ended: {process.stderr.read().decode()}")
-                time.sleep(0.1)
+    with serving("--time-limit", str(TIME_LIMIT)) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")

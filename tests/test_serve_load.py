@@ -5,7 +5,6 @@ as long as they run: each ends in its limit's message and no honest run meets a 
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from serving import serving
 
 pytest.importorskip("starlette", reason="gradcalc serve needs the serve extra: pip install 'gradcalc[serve]'")
 pytest.importorskip("uvicorn", reason="gradcalc serve needs the serve extra: pip install 'gradcalc[serve]'")
@@ -30,30 +30,10 @@ BOMBS = [("a = []\nwhile True:\n    a.append(' ' * 50_000_000)\n", "memory", "Me
           "ImportError: gradcalc programs cannot import subprocess")]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    port = _free_port()
-    process = subprocess.Popen([sys.executable, "-m", "gradcalc", "serve", "--port", str(port), "--workers", "2",
-                                "--queue", str(CLIENTS * 2), "--time-limit", str(TIME_LIMIT), "--rate", "0"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/api/run"
-    try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(url.replace("/api/run", "/api/limits"), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with serving("--queue", str(CLIENTS * 2), "--time-limit", str(TIME_LIMIT)) as url:
+        yield url + "api/run"
 
 
 def _post(url: str, source: str) -> dict:
