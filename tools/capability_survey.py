@@ -25,12 +25,14 @@ TIMEOUT = 300
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
-def _child(program: Path) -> None:
-    """In a forked child: run PROGRAM as the reference runner does, its streams in files."""
+def _child(program: Path, folder: Path) -> None:
+    """In a forked child: run PROGRAM as the reference runner does (in an empty FOLDER of its own,
+    as the recorder does: the files one run writes are not there for the next), its streams in files."""
     sys.path.insert(0, str(REPOSITORY / "gradcalc" / "golden"))
     import reference
 
-    os.chdir(program.parent)
+    folder.mkdir()
+    os.chdir(folder)
     try:
         reference.run(program.read_text(encoding="utf-8"), program.name)
     except SystemExit as end:
@@ -58,7 +60,7 @@ def _run_all(programs: list[Path]) -> dict:
     answers = {}
     with tempfile.TemporaryDirectory() as scratch:
         out_path, err_path = Path(scratch, "out"), Path(scratch, "err")
-        for program in programs:
+        for number, program in enumerate(programs):
             with open(out_path, "w") as out, open(err_path, "w") as err:
                 sys.stdout.flush()
                 pid = os.fork()
@@ -68,7 +70,7 @@ def _run_all(programs: list[Path]) -> dict:
                     sys.stdout = open(1, "w", closefd=False)
                     sys.stderr = open(2, "w", closefd=False)
                     signal.alarm(TIMEOUT)
-                    _child(program)
+                    _child(program, Path(scratch, f"run{number}"))
                 _, status = os.waitpid(pid, 0)
             rc = os.waitstatus_to_exitcode(status)
             answers[str(program)] = {"stdout": out_path.read_text(errors="replace"),
