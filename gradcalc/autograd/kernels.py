@@ -521,23 +521,35 @@ _LONGEST_BLAS_CHAIN = 192
 
 
 def _thin_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a @ b through numpy's BLAS two rows at a time (three for the last block of an odd count):
-    the blocks OpenBLAS's kernels sum with one FMA register per element. A lone row or column is
-    doubled, as one would go to a matrix-vector kernel that adds in another order."""
-    m, n = a.shape[0], b.shape[1]
+    """a @ b through numpy's BLAS three rows at a time (two for the rest): the blocks OpenBLAS's
+    kernels sum with one FMA register per element. When b has fewer columns than a has rows, the
+    same sums come as (b.T @ a.T).T in fewer calls."""
+    if b.shape[1] < a.shape[0]:
+        return np.ascontiguousarray(_thin_row_blocks(b.T, a.T).T)
+    return _thin_row_blocks(a, b)
+
+
+def _thin_row_blocks(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b a block of three or two rows of a at a time. A lone row or column is doubled, as one
+    would go to a matrix-vector kernel that adds in another order."""
+    (m, k), n = a.shape, b.shape[1]
     if n == 1:
-        return _thin_blas_products(a, np.concatenate([b, b], axis=1))[:, :1]
+        return _thin_row_blocks(a, np.concatenate([b, b], axis=1))[:, :1]
+    if m == 1:
+        return np.matmul(np.concatenate([a, a]), b)[:1]
     a = np.ascontiguousarray(a)
     if not (b.flags.c_contiguous or b.strides[0] == b.itemsize):
         b = np.ascontiguousarray(b)  # else BLAS takes it as it is: row-major, or column-major (W.t())
-    if m == 1:
-        return np.matmul(np.concatenate([a, a]), b)[:1]
-    out = np.empty((m, b.shape[1]), np.float32)
-    last = m - 3 if m % 2 else m
-    # a stack of two-row blocks: numpy's matmul calls BLAS once per block, as separate calls would
-    np.matmul(a[:last].reshape(last // 2, 2, a.shape[1]), b, out=out[:last].reshape(last // 2, 2, n))
-    if m % 2:
-        np.matmul(a[last:], b, out=out[last:])
+    out = np.empty((m, n), np.float32)
+    # blocks of three, and the last four rows or two as blocks of two: numpy's matmul calls BLAS
+    # once per block of a stack, as separate calls would
+    threes = m // 3 - (m % 3 == 1)
+    top = 3 * threes
+    if threes:
+        np.matmul(a[:top].reshape(threes, 3, k), b, out=out[:top].reshape(threes, 3, n))
+    if top < m:
+        twos = (m - top) // 2
+        np.matmul(a[top:].reshape(twos, 2, k), b, out=out[top:].reshape(twos, 2, n))
     return out
 
 
@@ -557,11 +569,11 @@ def _blas_adds_thin_products_in_order() -> bool:
 
         checks = []
         for k in (2, 7, 8, 9, 33, _LONGEST_BLAS_CHAIN):
-            a, b = factor((5, k), 0), factor((k, 23), 5 * k)
+            a, b = factor((7, k), 0), factor((k, 23), 5 * k)
             expected = _emulated_fused_products(a, b).view(np.uint32)
             checks += [np.array_equal(_thin_blas_products(a[:rows], layout(b[:, :columns])).view(np.uint32),
                                       expected[:rows, :columns])
-                       for rows in (1, 2, 3, 5) for columns in (1, 23)
+                       for rows in (1, 2, 3, 4, 7) for columns in (1, 3, 23)
                        for layout in (np.ascontiguousarray, np.asfortranarray)]
         _BLAS_CHECKED.append(all(checks))
     return _BLAS_CHECKED[0]

@@ -63,7 +63,10 @@ def _mat2_grad(grad: Tensor, mat1: Tensor, sizes: tuple, strides: tuple, alpha: 
 
 
 def _sizes_and_strides(name: str, t: Tensor) -> dict:
-    return {f"{name}_sym_sizes": tuple(t.shape), f"{name}_sym_strides": t.stride()}
+    data = t._data
+    # Tensor.stride() without its call, which only an empty tensor needs
+    strides = tuple([step // data.itemsize for step in data.strides]) if data.size else t.stride()
+    return {f"{name}_sym_sizes": data.shape, f"{name}_sym_strides": strides}
 
 
 def check_addmm_dtypes(input: Tensor, mat1: Tensor, mat2: Tensor) -> None:
