@@ -74,9 +74,8 @@ def vector_exp(x: np.ndarray) -> np.ndarray:
         np.multiply(s * s, u, out=wide, dtype=f64)
         np.add(wide, s_wide, out=u, casting="unsafe")
         np.add(f32(1), u, out=u)
-        half = q >> 1
-        np.multiply(u, np.ldexp(f32(1), half, dtype=f32), out=u)
-        np.multiply(u, np.ldexp(f32(1), q - half, dtype=f32), out=u)
+        # SLEEF scales by 2**(q >> 1), exactly, then by the rest of 2**q, rounding once: one ldexp
+        np.ldexp(u, q, out=u)
         np.copyto(u, f32(0), where=x < -104)
         np.copyto(u, f32(np.inf), where=x > 100)
         return u

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import autocast, kernels, mkl
+from .. import autocast, dtypes, kernels, mkl
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import broadcast_shapes, check_has_kernel
-from .registry import node, op, record
+from .registry import node, op, record, recording_not_needed
 from .shape import squeeze, squeeze_inplace, unsafe_view, unsqueeze
 
 DOT = node("DotBackward0", ("self", "tensor"),
@@ -51,15 +51,36 @@ def _column_major(sizes: tuple, strides: tuple) -> bool:
 # A column-major matrix (a transposed weight, as linear passes it) gets its gradient column-major
 # too, computed as PyTorch's mm_mat1_backward / mm_mat2_backward compute it.
 def _mat1_grad(grad: Tensor, mat2: Tensor, sizes: tuple, strides: tuple, alpha: object) -> Tensor:
+    if _direct(grad, mat2, alpha):
+        g, m = grad._data, mat2._data
+        data = product_data(m, g.T).T if _column_major(sizes, strides) else product_data(g, m.T)
+        return Tensor._make(data, grad._dtype)
     if _column_major(sizes, strides):
         return _scaled(mat2.conj().mm(grad.t()).t(), alpha)
     return _scaled(grad.mm(mat2.conj().t()), alpha)
 
 
 def _mat2_grad(grad: Tensor, mat1: Tensor, sizes: tuple, strides: tuple, alpha: object) -> Tensor:
+    if _direct(grad, mat1, alpha):
+        g, m = grad._data, mat1._data
+        data = product_data(g.T, m).T if _column_major(sizes, strides) else product_data(m.T, g)
+        return Tensor._make(data, grad._dtype)
     if _column_major(sizes, strides):
         return _scaled(grad.t().mm(mat1.conj()).t(), alpha)
     return _scaled(mat1.conj().t().mm(grad), alpha)
+
+
+def _direct(grad: Tensor, other: Tensor, alpha: object) -> bool:
+    """Whether the gradient's product may be computed on the arrays, as mm would compute it (the
+    common case of a backward pass), rather than through the ops."""
+    return (alpha == 1 and grad._dtype is other._dtype and grad._dtype in (dtypes.float32, dtypes.float64)
+            and recording_not_needed() and not autocast.cpu_enabled())
+
+
+def product_data(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """mm's values: MKL's where its backend is in use, else the emulation of its order."""
+    data = mkl.gemm(a, b)
+    return kernels.matmul(a, b) if data is None else np.asarray(data, dtype=a.dtype)
 
 
 def _sizes_and_strides(name: str, t: Tensor) -> dict:
@@ -138,10 +159,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
                            f"{b.shape[0]}x{b.shape[1]})")
     dtype = _same_dtype(a, b)
     check_has_kernel("addmm_impl_cpu_", a)
-    data = mkl.gemm(a._data, b._data)
-    if data is None:
-        data = kernels.matmul(a._data, b._data)
-    return record(MM, (a, b), np.asarray(data, dtype=dtype._numpy), dtype,
+    return record(MM, (a, b), np.asarray(product_data(a._data, b._data), dtype=dtype._numpy), dtype,
                   **_sizes_and_strides("self", a), **_sizes_and_strides("mat2", b))
 
 

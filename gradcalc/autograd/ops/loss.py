@@ -15,7 +15,7 @@ from .activation import log_sigmoid
 from .common import arrays, not_implemented_for, ones_like, shape_text, zeros
 from .indexing import scatter, where
 from .reduction import sum_data
-from .registry import node, op, record
+from .registry import node, op, record, recording_not_needed
 
 NONE, MEAN, SUM = 0, 1, 2
 REDUCTIONS = {"none": NONE, "mean": MEAN, "sum": SUM}
@@ -74,8 +74,20 @@ def _nll_grad(grad: Tensor, self: Tensor, target: Tensor, weight: Optional[Tenso
     rows = target._data.reshape(-1)
     kept = rows != ignore_index
     classes = np.where(kept, rows, 0)
-    scale = (np.ones(rows.shape, self._dtype._numpy) if weight is None else weight._data[classes]) * kept
-    scale = Tensor._make(np.asarray(scale, dtype=self._dtype._numpy), self._dtype)
+    scale = np.asarray((np.ones(rows.shape, self._dtype._numpy) if weight is None else weight._data[classes]) * kept,
+                       dtype=self._dtype._numpy)
+    if (self.ndim == 2 and grad._dtype is self._dtype and self._dtype in (dtypes.float32, dtypes.float64)
+            and recording_not_needed()):
+        # the steps below on the arrays (a backward pass that records nothing): the same roundings
+        g = grad._data
+        if reduction == NONE:
+            coefficient = -scale * g
+        else:
+            coefficient = scale * -(g / g.dtype.type(total_weight.item()) if reduction == MEAN else g)
+        out = np.zeros(self._data.shape, g.dtype)
+        out[np.arange(rows.size), classes] = coefficient
+        return Tensor._make(out, self._dtype)
+    scale = Tensor._make(scale, self._dtype)
     if reduction == NONE and self.ndim == 2:
         coefficient = -scale * grad
     else:
@@ -185,35 +197,52 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, red
         data = np.where(kept, -picked * weights if weight is not None else -picked, kind(0))
         return record(NLL_LOSS, (input,), np.asarray(data, dtype=x.dtype), input._dtype,
                       total_weight=Tensor._make(np.zeros((), x.dtype), input._dtype), **params)
-    levels, power = 8, max(4, kernels.ceil_log2(rows.size) // 8)
-    mask = (1 << power) - 1
-    loss_sums, weight_sums = [kind(0)] * levels, [kind(0)] * levels
-    # the rows' flags as Python bools and their values as the numpy scalars indexing gives, taken
-    # out of the arrays once
-    kept_rows, picked_values = kept.tolist(), list(picked)
-    for b in range(rows.size):
-        if not kept_rows[b]:
-            continue
-        if weight is None:
-            loss_sums[0] = kind(loss_sums[0] - picked_values[b])
-        else:
-            loss_sums[0] = kind(loss_sums[0] - kind(picked_values[b] * weights[b]))
-            weight_sums[0] = kind(weight_sums[0] + weights[b])
-        for j in range(levels - 1):
-            if b & (mask << (j * power)):
-                break
-            loss_sums[j + 1], loss_sums[j] = kind(loss_sums[j + 1] + loss_sums[j]), kind(0)
-            weight_sums[j + 1], weight_sums[j] = kind(weight_sums[j + 1] + weight_sums[j]), kind(0)
-    total = kind(0)
-    total_weight = kind(int(kept.sum())) if weight is None else kind(0)
-    for j in range(levels):
-        total = kind(total + loss_sums[j])
-        if weight is not None:
-            total_weight = kind(total_weight + weight_sums[j])
+    power = max(4, kernels.ceil_log2(rows.size) // _NLL_LEVELS)
+    kept_rows = np.flatnonzero(kept)
+    if weight is None:
+        total = _cascade(-picked[kept_rows], kept_rows, power)
+        total_weight = kind(kept_rows.size)
+    else:
+        total = _cascade(-(picked[kept_rows] * weights[kept_rows]), kept_rows, power)
+        total_weight = _cascade(weights[kept_rows], kept_rows, power)
     if reduction == MEAN:
         total = kind(total / total_weight)
     return record(NLL_LOSS, (input,), np.asarray(total, dtype=x.dtype), input._dtype,
                   total_weight=Tensor._make(np.asarray(total_weight, dtype=x.dtype), input._dtype), **params)
+
+
+# nll_loss's cascade: levels of running sums, each carried into the next every 2**power rows
+_NLL_LEVELS = 8
+
+
+def _cascade(values: np.ndarray, rows: np.ndarray, power: int) -> np.generic:
+    """The sum of `values` (one for each of the ascending row numbers `rows`) as nll_loss's loop
+    adds them: each level is a running sum from zero of what it receives, carried into the next
+    level (and started again) after a row whose number is a multiple of 2**(power * (level + 1));
+    at the end the levels are added from the first. A level's running sums are computed for all
+    its pieces at once: each piece a row of zeros holding its values, summed in order by cumsum."""
+    kind = values.dtype.type
+    total = kind(0)
+    received, at = values, rows
+    for level in range(_NLL_LEVELS):
+        if not received.size:
+            break  # the levels above hold zeros
+        if received.size == 1 and level:
+            # one running sum (never -0): carried up unchanged to the level that keeps it
+            while level < _NLL_LEVELS - 1 and int(at[0]) % (1 << (power * (level + 1))) == 0:
+                level += 1
+            return kind(total + received[0])
+        ends = (np.flatnonzero(at % (1 << (power * (level + 1))) == 0) if level < _NLL_LEVELS - 1
+                else np.zeros(0, np.int64))
+        index = np.arange(received.size)
+        piece = np.searchsorted(ends, index)  # piece p holds the values after ends[p - 1], up to ends[p]
+        column = index - np.concatenate(([0], ends + 1))[piece] + 1  # column 0: the zero a sum starts from
+        pieces = np.zeros((ends.size + 1, int(column.max(initial=0)) + 1), values.dtype)
+        pieces[piece, column] = received
+        sums = pieces.cumsum(axis=1)[:, -1]
+        total = kind(total + sums[-1])  # what the level holds at the end
+        received, at = sums[:-1], at[ends]
+    return total
 
 
 def reduction_enum(reduction: Any) -> int:

@@ -306,6 +306,13 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
     return out
 
 
+def recording_not_needed() -> bool:
+    """Whether a backward formula may compute its values with numpy rather than with tensor ops:
+    no graph is being recorded (create_graph is off), and no forward-mode level or meta tensor
+    would see the ops."""
+    return not grad_mode._enabled and not FORWARD_LEVELS and not meta.state["made"]
+
+
 # the (shape, dtype) of each input of a node, one tuple for all nodes with the same: a graph of a
 # million nodes then holds a million fewer objects for the memory and the garbage collector
 _INPUT_METAS: dict = {}
