@@ -101,6 +101,8 @@ def test_many_rows_and_lanes_match_the_loops(dtype: type) -> None:
         assert _same_bits(kernels._inner_vectorized(rows, lanes), _loop_inner_vectorized(rows, lanes))
         columns = _values(rng, (size, count, 3), dtype)
         assert _same_bits(kernels.row_sum(columns), _loop_row_sum(columns))
+        column = _values(rng, (size,), dtype)  # one lane: the four accumulators are the lanes numpy adds row by row
+        assert _same_bits(kernels.row_sum(column), _loop_row_sum(column))
 
 
 @pytest.mark.parametrize("size", [4095, 4096 * 16, 4096 * 16 + 17, 4096 * 16 * 3 + 100, (1 << 20) + 1])

@@ -89,7 +89,9 @@ def row_sum(values: np.ndarray) -> np.ndarray:
     size = values.shape[0]
     rows = size // _ILP
     lanes = values.shape[1:]
-    partial = multi_row_sum(values[:rows * _ILP].reshape((rows, _ILP) + lanes))
+    # the four accumulators side by side are lanes enough for numpy's row-by-row reduction
+    in_order = _row_by_row if values.flags.c_contiguous else _sequential
+    partial = multi_row_sum(values[:rows * _ILP].reshape((rows, _ILP) + lanes), in_order)
     # the first accumulator, the items left over, then the other three, added in that order
     return np.concatenate((partial[:1], values[rows * _ILP:], partial[1:])).cumsum(axis=0)[-1]
 
@@ -108,13 +110,14 @@ def _inner_vectorized(rows: np.ndarray, lanes: int) -> np.ndarray:
 def _outer(columns: np.ndarray, grouped: int) -> np.ndarray:
     """The outer sums: the first `grouped` columns (axis 1) by multi_row_sum along axis 0, the
     others by row_sum (lanes are independent, so SIMD and scalar loops agree)."""
+    # copied C-contiguous, columns sum row by row: the grouped ones are whole registers (two lanes
+    # or more), the others take row_sum's four accumulators as lanes
     if grouped == 0 and columns.shape[1]:
-        return row_sum(columns)
-    # the grouped columns are whole registers (two lanes or more): copied C-contiguous, they sum row by row
+        return row_sum(np.ascontiguousarray(columns))
     head = multi_row_sum(np.ascontiguousarray(columns[:, :grouped]), _row_by_row)
     if grouped == columns.shape[1]:
         return head
-    return np.concatenate([head, row_sum(columns[:, grouped:])])
+    return np.concatenate([head, row_sum(np.ascontiguousarray(columns[:, grouped:]))])
 
 
 def _chunk(block: np.ndarray, in_strides: list, out_strides: list, itemsize: int) -> np.ndarray:
@@ -185,7 +188,7 @@ def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
     unit = x.itemsize
     view = x.transpose(axes).reshape(view_shape)
     flat = out.reshape(-1)
-    for position in np.ndindex(*sizes):
+    for position in np.ndindex(*sizes) if sizes else ((),):  # (ndindex costs more than a one-chunk sum)
         base = sum(index * step for index, step in zip(position, steps))
         values = _chunk(view[position], in_strides, out_strides, unit)
         # outputs shared by several chunks (or rows) accumulate in loop order, as the kernel's stores do

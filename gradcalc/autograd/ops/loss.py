@@ -222,6 +222,8 @@ def _cascade(values: np.ndarray, rows: np.ndarray, power: int) -> np.generic:
     at the end the levels are added from the first. A level's running sums are computed for all
     its pieces at once: each piece a row of zeros holding its values, summed in order by cumsum."""
     kind = values.dtype.type
+    if rows.size and rows[-1] == rows.size - 1:
+        return _regular_cascade(values, 1 << power)
     total = kind(0)
     received, at = values, rows
     for level in range(_NLL_LEVELS):
@@ -243,6 +245,27 @@ def _cascade(values: np.ndarray, rows: np.ndarray, power: int) -> np.generic:
         total = kind(total + sums[-1])  # what the level holds at the end
         received, at = sums[:-1], at[ends]
     return total
+
+
+def _regular_cascade(values: np.ndarray, step: int) -> np.generic:
+    """_cascade when every row counts: each level then receives a sum at its first row, which it
+    carries up at once, then one every `step` rows of the level below, which it carries up by
+    blocks of `step`; the last block, if not full, is what the level holds at the end."""
+    kind = values.dtype.type
+    total, received = kind(0), values
+    for level in range(_NLL_LEVELS - 1):
+        if received.size == 1 and level:
+            break  # one running sum (never -0), carried up unchanged to the last level
+        rest = received[1:]
+        full, left = divmod(rest.size, step)
+        padded = np.zeros((full + (left > 0)) * step, values.dtype)
+        padded[:rest.size] = rest
+        # each block's running sum in order (cumsum; + 0 gives the sign a sum from zero has)
+        sums = padded.reshape(-1, step).cumsum(axis=1)[:, -1] + kind(0)
+        if left:
+            total = kind(total + sums[-1])
+        received = np.concatenate((received[:1] + kind(0), sums[:full]))
+    return kind(total + (received.cumsum()[-1] + kind(0)))  # the last level keeps all it receives
 
 
 def reduction_enum(reduction: Any) -> int:
