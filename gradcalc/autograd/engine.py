@@ -437,12 +437,17 @@ def _validate(node: Node, index: int, grad: "Tensor") -> "Tensor":
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
                 f"[{', '.join(map(str, grad.shape))}] but expected shape compatible with "
                 f"[{', '.join(map(str, shape))}]")
-        grad = grad.sum_to_size(shape)
+        grad = sum_to_size(grad, shape)
     if grad.dtype is not dtype and not (dtype.is_complex and not grad.dtype.is_complex):
         if grad.dtype.is_complex:  # a real input's gradient is the real part of a complex one
             grad = grad.real
         grad = grad.to(dtype) if grad.dtype is not dtype else grad
     return grad
+
+
+# Tensor.sum_to_size's implementation, called without its argument parsing: set by the op
+# registry (ops/reduction.py), which imports this module
+sum_to_size: Callable[["Tensor", tuple], "Tensor"]
 
 
 def _expandable(shape: tuple, target: tuple) -> bool:

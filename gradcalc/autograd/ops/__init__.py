@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import anomaly_mode, api, dtypes, grad_mode, random
+from .. import anomaly_mode, api, dtypes, engine, grad_mode, random
 from ..tensor import Device, Size, Tensor
 from ...display import tensor_repr
 from . import (activation, arithmetic, arrangement, calculus, common, comparison, conversion, convolution, copies,
@@ -39,6 +39,7 @@ def _bound_arguments(name: str) -> Any:
 Device._parse_arguments = staticmethod(_bound_arguments("device"))
 grad_mode.set_grad_enabled._parse_arguments = staticmethod(_bound_arguments("set_grad_enabled"))
 anomaly_mode.parse_arguments = _bound_arguments("set_anomaly_enabled")
+engine.sum_to_size = reduction.sum_to_size
 generate.install(Tensor)
 tensor_members.install(Tensor)
 tensor_numpy.install(Tensor)

@@ -224,7 +224,8 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
                         raise IndexError(f"The shape of the mask {shape_text(item.shape)} at index {j} does not match "
                                          f"the shape of the indexed tensor {shape_text(a.shape)} at index {axis + j}")
             indices = item._data if isinstance(item, Tensor) else list_index(item) if isinstance(item, list) else None
-            if indices is not None and indices.dtype.kind in "iu" and axis < a.ndim:
+            if indices is not None and indices.dtype.kind in "iu" and axis < a.ndim and indices.size and (
+                    indices.max() >= a._data.shape[axis] or indices.min() < -a._data.shape[axis]):
                 size = a.shape[axis]
                 outside = indices[(indices >= size) | (indices < -size)]
                 if outside.size and size == 0:
@@ -255,7 +256,8 @@ def _check_index_shapes(items: tuple) -> None:
             except ValueError:  # a ragged list: its own error comes where it is read
                 return
     try:
-        np.broadcast_shapes(*shapes)
+        if len(shapes) > 1:  # (one shape always broadcasts)
+            np.broadcast_shapes(*shapes)
     except ValueError:
         listed = ", ".join(shape_text(shape) for shape in shapes)
         raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {listed}") \

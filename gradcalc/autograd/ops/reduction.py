@@ -16,7 +16,7 @@ from .common import (ReturnTypes, arrays, castable_data, check_not_unsigned, exp
 from .comparison import maximum, minimum
 from .indexing import masked_fill, scatter, where
 from .joining import cat
-from .registry import LINEAR, node, op, record
+from .registry import LINEAR, node, op, record, recording_not_needed
 from .shape import VIEW, expand, reshape
 
 # a parameter left out, where leaving it out and passing None choose different overloads
@@ -152,6 +152,10 @@ def sum_to_size(input: Tensor, size: Sequence[int]) -> Tensor:
     if not shape:
         return sum(input)  # as PyTorch's sum_to: everything, into no dims
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and own[lead + i] != 1)
+    if dims and recording_not_needed():  # a backward pass's gradient: sum's values, without its op path
+        out_dtype = sum_dtype(input, None)
+        (x,) = arrays((input,), out_dtype)
+        return Tensor._make(np.asarray(sum_data(x, dims, True), dtype=out_dtype._numpy).reshape(shape), out_dtype)
     out = sum(input, dims, keepdim=True) if dims else input
     if not lead:
         return out

@@ -2,6 +2,7 @@
 narrow, and the copies that rearrange elements (flip, roll, repeat, tril, triu, diag)."""
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -58,7 +59,8 @@ def _view_shape(a: Tensor, shape: Sequence) -> tuple:
     numel = a.numel()
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    # the product as int64 arithmetic wraps it, without numpy's cost on a few ints
+    known = (math.prod(s for s in shape if s != -1) + 2 ** 63) % 2 ** 64 - 2 ** 63
     if -1 in shape:
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{shape_text(shape)}' is invalid for input of size {numel}")
