@@ -156,7 +156,7 @@ def _softmax_kernel(x: np.ndarray, dim: int, last: bool, log: bool) -> np.ndarra
     reciprocal of the sum; along another dim, a running sum and a division."""
     if x.size == 0:
         return x.copy()
-    moved = np.moveaxis(x, dim, -1)
+    moved = x if last else np.moveaxis(x, dim, -1)
     shifted = moved - moved.max(axis=-1, keepdims=True)
     exps = simd.vector_exp(shifted) if last else simd.kernel_exp(shifted, x.shape[dim + 1:])
     total = (simd.lane_sum(exps) if last else np.add.accumulate(exps, axis=-1)[..., -1])[..., None]
@@ -167,7 +167,7 @@ def _softmax_kernel(x: np.ndarray, dim: int, last: bool, log: bool) -> np.ndarra
         out = exps * (np.ones((), dtype=x.dtype) / total)
     else:
         out = exps / total
-    return np.ascontiguousarray(np.moveaxis(out, -1, dim))
+    return np.ascontiguousarray(out if last else np.moveaxis(out, -1, dim))
 
 
 def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> Tensor:
@@ -178,9 +178,11 @@ def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> 
     if output.numel() == 0:
         return record(node_def, (grad, output), np.zeros(shape, dtype=output._dtype._numpy), output._dtype, dim=dim)
     d = wrap_dim(dim, output.ndim)
-    y = np.moveaxis(output._data.reshape(shape or (1,)), d, -1)
-    g = np.moveaxis(grad._data.astype(output._dtype._numpy, copy=False).reshape(shape or (1,)), d, -1)
     last = d == max(output.ndim - 1, 0)
+    y = output._data.reshape(shape or (1,))
+    g = grad._data.astype(output._dtype._numpy, copy=False).reshape(shape or (1,))
+    if not last:
+        y, g = np.moveaxis(y, d, -1), np.moveaxis(g, d, -1)
     if last:
         total = simd.lane_sum(g if log else g * y)[..., None]
     elif log:
@@ -196,7 +198,7 @@ def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> 
         out = simd.fused_multiply_add(-exp_y, total, g)
     else:
         out = (g - total) * y
-    data = np.ascontiguousarray(np.moveaxis(out, -1, d)).reshape(shape)
+    data = np.ascontiguousarray(out if last else np.moveaxis(out, -1, d)).reshape(shape)
     return record(node_def, (grad, output), data, output._dtype, dim=dim)
 
 
