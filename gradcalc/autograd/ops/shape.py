@@ -12,12 +12,13 @@ from ..tensor import Tensor, wrap_dim
 from .common import check_not_unsigned, normalize_dims, shape_args, shape_text
 from .registry import LINEAR, node, op, record
 
-# the backward of a view takes the gradient back to the input's shape; all of them are linear
-VIEW = node("ViewBackward0", ("self",), jvp=LINEAR, self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
+# the backward of a view takes the gradient back to the input's shape (reshape called as it is,
+# without the method's argument parsing); all of them are linear
+VIEW = node("ViewBackward0", ("self",), jvp=LINEAR, self=lambda grad, self_sym_sizes: reshape(grad, self_sym_sizes))
 UNSAFE_VIEW = node("UnsafeViewBackward0", ("self",), jvp=LINEAR,
-                   self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
+                   self=lambda grad, self_sym_sizes: reshape(grad, self_sym_sizes))
 RESHAPE_ALIAS = node("ReshapeAliasBackward0", ("self",), jvp=LINEAR,
-                     self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
+                     self=lambda grad, self_sym_sizes: reshape(grad, self_sym_sizes))
 T = node("TBackward0", ("self",), jvp=LINEAR, self=lambda grad: grad.t())
 TRANSPOSE = node("TransposeBackward0", ("self",), jvp=LINEAR,
                  self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
