@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import math
 import os
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
@@ -367,7 +368,10 @@ def placed(x: np.ndarray) -> np.ndarray:
     offset = (start - base.__array_interface__["data"][0]) % _ALIGNMENT
     if start % _ALIGNMENT == offset:
         return x
-    low, high = np.lib.array_utils.byte_bounds(x) if hasattr(np.lib, "array_utils") else np.byte_bounds(x)
+    if x.flags.c_contiguous or x.flags.f_contiguous:  # (byte_bounds costs more than the copy)
+        low, high = start, start + x.nbytes
+    else:
+        low, high = np.lib.array_utils.byte_bounds(x) if hasattr(np.lib, "array_utils") else np.byte_bounds(x)
     memory, first = _storage(high - low + _ALIGNMENT)
     position = first + (offset - (start - low)) % _ALIGNMENT
     ctypes.memmove(ctypes.addressof(memory) + position, low, high - low)
@@ -376,7 +380,7 @@ def placed(x: np.ndarray) -> np.ndarray:
 
 def fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
     """Zeros in a new storage, aligned as c10's allocator aligns it."""
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
     memory, first = _storage(count * np.dtype(dtype).itemsize)
     return np.frombuffer(memory, dtype, count, first).reshape(shape)
 
