@@ -596,22 +596,24 @@ def _dot_products(a: np.ndarray, b_rows: np.ndarray, lanes: int) -> np.ndarray:
     (m, size), n = a.shape, b_rows.shape[0]
     full = size - size % lanes
     blocks = full // lanes
-    a_blocks = a[:, :full].reshape(m, blocks, lanes).transpose(1, 0, 2)[:, :, None, :]
-    b_blocks = b_rows[:, :full].reshape(n, blocks, lanes).transpose(1, 0, 2)[:, None, :, :]
+    # laid out (block, row of a, lane, row of b_rows): numpy's loops then run along the rows of
+    # b_rows, contiguous in a copy, rather than along a few lanes
+    a_blocks = a[:, :full].reshape(m, blocks, lanes).transpose(1, 0, 2)[:, :, :, None]
+    b_blocks = np.ascontiguousarray(b_rows[:, :full].T).reshape(blocks, lanes, n)[:, None, :, :]
     # the products of a few MiB of blocks at a time, after a first row holding the sums so far
     # (from zero): numpy adds rows along the first axis one after another (_row_by_row)
     step = max(1, _PRODUCTS_AT_ONCE // max(1, m * n * lanes))
-    rows = np.zeros((min(step, blocks) + 1, m, n, lanes), a.dtype)
+    rows = np.zeros((min(step, blocks) + 1, m, lanes, n), a.dtype)
     acc = rows[0].copy()
     for start in range(0, blocks, step):
         count = min(step, blocks - start)
         rows[0] = acc
         np.multiply(a_blocks[start:start + count], b_blocks[start:start + count], out=rows[1:count + 1])
         acc = np.add.reduce(rows[:count + 1], axis=0)
-    while acc.shape[-1] > 1:
-        half = acc.shape[-1] // 2
-        acc = acc[..., :half] + acc[..., half:]
-    total = acc[..., 0]
+    while acc.shape[1] > 1:
+        half = acc.shape[1] // 2
+        acc = acc[:, :half] + acc[:, half:]
+    total = acc[:, 0]
     for k in range(full, size):
         total = total + a[:, None, k] * b_rows[None, :, k]
     return total
