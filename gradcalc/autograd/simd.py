@@ -58,8 +58,8 @@ def vector_exp(x: np.ndarray) -> np.ndarray:
     # stored (a float64 loop writing into a float32 array); the operands used twice are widened once.
     f32, f64 = np.float32, np.float64
     with np.errstate(all="ignore"):
-        q = np.rint(x * f32(1.442695040888963407359924681)).astype(np.int32)
-        qf = q.astype(f32).astype(f64)
+        rounded = np.rint(x * f32(1.442695040888963407359924681))
+        q, qf = rounded.astype(np.int32), rounded.astype(f64)  # (the same integers wherever exp is not 0 or inf)
         wide, s, u = np.empty(x.shape, f64), np.empty(x.shape, f32), np.empty(x.shape, f32)
         np.multiply(qf, _LN2_HIGH, out=wide)
         np.add(wide, x, out=s, casting="unsafe")
