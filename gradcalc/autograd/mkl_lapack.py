@@ -254,9 +254,9 @@ def _orgqr(usable: tuple, q: np.ndarray, tau: np.ndarray) -> None:
 @native
 def qr(a: np.ndarray, mode: str) -> Optional[tuple]:
     """linalg.qr as ATen's linalg_qr_out_helper computes it: ?geqrf_ on a batched column-major
-    copy of A, R its upper triangle (k or, for 'complete', m rows), Q from ?orgqr_ on the
-    reflectors copied into a column-major Q (k or, for 'complete', m columns). (Q or None for
-    'r', R)."""
+    copy of A, R its upper triangle (k or, for 'complete', m rows) copied column-major, Q from
+    ?orgqr_ on the reflectors copied into a column-major Q (k or, for 'complete', m columns).
+    (Q or None for 'r', R)."""
     usable = _usable(a)
     m, n = a.shape[-2:]
     if usable is None or not m or not n:
@@ -265,7 +265,7 @@ def qr(a: np.ndarray, mode: str) -> Optional[tuple]:
     factored = _column_major(a)
     tau = fresh(a.shape[:-2] + (k,), a.dtype)
     _geqrf(usable, factored, tau)
-    r = np.triu(factored[..., :m if mode == "complete" else k, :])
+    r = _column_major(np.triu(factored[..., :m if mode == "complete" else k, :]))  # its layout: its backward's
     if mode == "r":
         return None, r
     columns = m if mode == "complete" else k

@@ -163,6 +163,41 @@ QR_SHAPES = [(1, 1), (3, 3), (5, 3), (3, 5), (17, 17), (33, 33), (40, 17), (17, 
 QR_OPS = ("qr", "qr_complete", "qr_r", "geqrf", "householder_product")
 
 
+# the gradients of eigh, the SVD and QR, whose backward formulas' products go to MKL: each op is
+# a decomposition and which of its outputs a loss weights with seeded gradients (one output
+# alone takes another branch of ATen's formula than several)
+GRADIENT_OPS = {"eigh_grad": ("eigh", (0, 1)), "eigh_grad_vectors": ("eigh", (1,)), "eigvalsh_grad": ("eigvalsh", (0,)),
+                "svd_grad": ("svd", (0, 1, 2)), "svd_grad_u": ("svd", (0,)), "svd_grad_vh": ("svd", (2,)),
+                "svd_grad_us": ("svd", (0, 1)), "svdvals_grad": ("svdvals", (0,)), "svd_full_grad_s": ("svd_full", (1,)),
+                "svd_full_grad": ("svd_full", (0, 1, 2)), "qr_grad": ("qr", (0, 1)), "qr_grad_q": ("qr", (0,)),
+                "qr_grad_r": ("qr", (1,)), "qr_complete_grad": ("qr_complete", (0, 1))}
+
+
+def gradient_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
+    """The gradient of a seeded A through eigh, the SVD or QR, through TORCH, of the sum of the
+    used outputs each times a seeded weight (so their gradients are the weights, bit for bit);
+    none where the op is not differentiable: eigh of a matrix that is not square, the full SVD's
+    vectors or the complete QR of a tall one."""
+    decomposition, used = GRADIENT_OPS[op]
+    square, tall = shape[-1] == shape[-2], shape[-2] > shape[-1]
+    if (op.startswith("eig") or op == "svd_full_grad") and not square or (decomposition == "qr_complete" and tall):
+        return []
+    a = torch.from_numpy(spectral_operand(seed, shape, op, dtype)).clone().requires_grad_()
+    linalg = torch.linalg
+    outputs = {"eigh": lambda: linalg.eigh(a), "eigvalsh": lambda: [linalg.eigvalsh(a)],
+               "svd": lambda: linalg.svd(a, full_matrices=False), "svd_full": lambda: linalg.svd(a),
+               "svdvals": lambda: [linalg.svdvals(a)], "qr": lambda: linalg.qr(a),
+               "qr_complete": lambda: linalg.qr(a, mode="complete")}[decomposition]()
+    rng = np.random.default_rng(seed + 7000)
+    loss = None
+    for index in used:
+        weight = torch.from_numpy(rng.standard_normal(tuple(outputs[index].shape)).astype(dtype)).clone()
+        term = (outputs[index] * weight).sum()
+        loss = term if loss is None else loss + term
+    loss.backward()
+    return [a.grad]
+
+
 # (batch..., n, columns of B): a vector-like B of one row or one column, odd sizes, batches
 TRIANGULAR_SHAPES = [(1, 1), (2, 3), (3, 1), (5, 4), (8, 8), (17, 5), (33, 2), (64, 10), (100, 3), (1, 7), (3, 6, 4),
                      (2, 40, 1)]
@@ -331,6 +366,7 @@ def fft_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
 FAMILIES = {**{op: (lu_outputs, LU_SIZES) for op in LU_OPS},
             **{op: (spectral_outputs, SPECTRAL_SHAPES) for op in SPECTRAL_OPS},
             **{op: (qr_outputs, QR_SHAPES) for op in QR_OPS},
+            **{op: (gradient_outputs, QR_SHAPES if op.startswith("qr") else SPECTRAL_SHAPES) for op in GRADIENT_OPS},
             **{op: (triangular_outputs, TRIANGULAR_SHAPES) for op in TRIANGULAR_OPS},
             **{op: (fft_outputs, FFT_SHAPES) for op in FFT_OPS}}
 

@@ -14,6 +14,7 @@ from ...display.names import torch_class
 from ...warnings import warn_once
 from .common import ReturnTypes, zeros_like
 from .indexing import where
+from .joining import cat
 from .registry import node, op, record, record_outputs
 
 
@@ -514,12 +515,22 @@ def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
 
 # ------------------------------------------------------------------ QR, SVD, eigen-decompositions
 
-def _copy_lower_to_upper(M: Tensor) -> Tensor:
-    lower = M.tril(-1)
-    return lower + lower.mH + M.diagonal(0, -2, -1).real.diag_embed().to(M.dtype)
+def _halved_diagonal(X: Tensor, imaginary: bool) -> Tensor:
+    """X with the real (IMAGINARY: the imaginary) part of its diagonal halved, as ATen's in-place
+    at::real(X.diagonal(0, -2, -1)).mul_(0.5); a real X has no imaginary part to halve."""
+    if imaginary and not X.is_complex():
+        return X
+    diagonal = X.diagonal(0, -2, -1)
+    if not X.is_complex():
+        return X.diagonal_scatter(diagonal * 0.5, 0, -2, -1)
+    part = diagonal.imag * 1j if imaginary else diagonal.real
+    return X.diagonal_scatter(diagonal - part * 0.5, 0, -2, -1)  # z - p/2: exact, as p/2 is
 
 
-def _qr_grad(grads: Any, Q: Tensor, R: Tensor, mode: str) -> Tensor:
+def _qr_grad(grads: Any, Q: Tensor, R: Tensor, mode: str) -> Optional[Tensor]:
+    """ATen's linalg_qr_backward, op for op (its products and solve go to MKL as ATen's do):
+    gA = (gQ + Q syminvadj(triu(gR R^H - Q^H gQ))) R^-H for m >= n; for m < n,
+    [Q trilImInvAdjSkew(Q^H gQ - gR R^H) R_1^-H, 0] + Q gR."""
     if mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
                            "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
@@ -527,13 +538,25 @@ def _qr_grad(grads: Any, Q: Tensor, R: Tensor, mode: str) -> Tensor:
     m, n = Q.shape[-2], R.shape[-1]
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
-    if m < n:
-        raise NotImplementedError("The derivative of linalg.qr is not implemented when nrows < ncols.")
-    gQ = zeros_like(Q) if gQ is None else gQ
-    gR = zeros_like(R) if gR is None else gR
-    M = R.matmul(gR.mH) - gQ.mH.matmul(Q)
-    b = gQ + Q.matmul(_copy_lower_to_upper(M))
-    return solve_triangular(R.mH, b, upper=False, left=False)
+    if gQ is None and gR is None:
+        return None
+    if gQ is None:
+        gA = gR.matmul(R.mH)
+    elif gR is None:
+        gA = -Q.mH.matmul(gQ)
+    else:
+        gA = gR.matmul(R.mH) - Q.mH.matmul(gQ)
+    if m >= n:
+        upper = gA.triu()
+        gA = Q.matmul(_halved_diagonal(upper + upper.mH, imaginary=False))
+        if gQ is not None:
+            gA = gA + gQ
+        return solve_triangular(R.mH, gA, upper=False, left=False)
+    negated = -gA
+    gA = Q.matmul(_halved_diagonal((negated - negated.mH).tril(), imaginary=True))
+    gA = solve_triangular(R.narrow(-1, 0, m).mH, gA, upper=False, left=False)
+    gA = cat([gA, gA.new_zeros(R.shape[:-1] + (n - m,))], -1)
+    return gA + Q.matmul(gR) if gR is not None else gA
 
 
 QR = node("LinalgQrBackward0", ("A",), multi_output=True, A=lambda grads, Q, R, mode: _qr_grad(grads, Q, R, mode))
@@ -580,35 +603,63 @@ def _skew(X: Tensor) -> Tensor:
     return X - X.mH
 
 
-def _svd_grad(grads: Any, S: Tensor, U: Tensor, Vh: Tensor, full_matrices: bool) -> Tensor:
+def _with_unit_diagonal(X: Tensor) -> Tensor:
+    """X with ones on its diagonal (ATen's in-place fill_), the divisor of 0 there."""
+    diagonal = X.diagonal(0, -2, -1)
+    return X.diagonal_scatter(diagonal.new_ones(diagonal.shape), 0, -2, -1)
+
+
+def _svd_inner_grad(gU: Optional[Tensor], gS: Optional[Tensor], gVh: Optional[Tensor], U: Tensor, S: Tensor,
+                    Vh: Tensor) -> Tensor:
+    """The k x k middle of ATen's svd_backward: (skew(U^H gU) / E) S + S (skew(V^H gV) / E) +
+    diag(gS) (+ the imaginary diagonal term of a complex A), E_jk = S_k^2 - S_j^2 off the diagonal."""
+    UhgU = _skew(U.mH.matmul(gU)) if gU is not None else None
+    VhgV = _skew(Vh.matmul(gVh.mH)) if gVh is not None else None
+    squares = S * S
+    E = _with_unit_diagonal(squares.unsqueeze(-2) - squares.unsqueeze(-1))
+    if UhgU is not None and VhgV is not None:
+        inner = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    elif UhgU is not None:
+        inner = (UhgU / E) * S.unsqueeze(-2)
+    else:
+        inner = S.unsqueeze(-1) * (VhgV / E)
+    if gS is not None:
+        inner = inner + gS.diag_embed()
+    if U.is_complex() and UhgU is not None and VhgV is not None:
+        inner = inner + (UhgU.diagonal(0, -2, -1) / (2. * S)).diag_embed()
+    return inner
+
+
+def _svd_grad(grads: Any, S: Tensor, U: Tensor, Vh: Tensor, full_matrices: bool) -> Optional[Tensor]:
+    """ATen's svd_backward, op for op (so its products go to MKL as ATen's do), on U, Vh and
+    their gradients narrowed to the k singular values when FULL_MATRICES, as derivatives.yaml
+    calls it."""
     gU, gS, gVh = output_grads(grads, 3)
     k = S.shape[-1]
     if full_matrices and (gU is not None or gVh is not None) and U.shape[-1] != Vh.shape[-2]:
         raise RuntimeError("svd_backward: Setting full_matrices=True in linalg.svd while computing gradients "
                            "with respect to U or Vh is not supported. Use full_matrices=False instead.")
-    U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
-    gU = gU.narrow(-1, 0, k) if gU is not None else None
-    gVh = gVh.narrow(-2, 0, k) if gVh is not None else None
-    V, gV = Vh.mH, (gVh.mH if gVh is not None else None)
-    if gU is None and gV is None:
-        return U.matmul(gS.unsqueeze(-1) * Vh) if gS is not None else zeros_like(U.matmul(Vh))
-    squares = S * S
-    E = squares.unsqueeze(-2) - squares.unsqueeze(-1)
-    E = E + eye_like(E)
-    inner = zeros_like(E)
-    if gU is not None:
-        inner = inner + (_skew(U.mH.matmul(gU)) / E) * S.unsqueeze(-2)
-    if gV is not None:
-        inner = inner + S.unsqueeze(-1) * (_skew(V.mH.matmul(gV)) / E)
-    if gS is not None:
-        inner = inner + gS.diag_embed()
-    gA = U.matmul(inner).matmul(Vh)
-    m, n = U.shape[-2], V.shape[-2]
-    if gU is not None and m > k:
-        gA = gA + (gU - U.matmul(U.mH.matmul(gU))).matmul((1 / S).unsqueeze(-1) * Vh)
-    if gV is not None and n > k:
-        gA = gA + (U * (1 / S).unsqueeze(-2)).matmul((gV - V.matmul(V.mH.matmul(gV))).mH)
-    return gA
+    if full_matrices:
+        U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+        gU = gU.narrow(-1, 0, k) if gU is not None else None
+        gVh = gVh.narrow(-2, 0, k) if gVh is not None else None
+    if gU is None and gS is None and gVh is None:
+        return None
+    m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:  # svdvals: U diag(gS) Vh
+        return U.matmul(gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)).matmul(Vh)
+    gA = _svd_inner_grad(gU, gS, gVh, U, S, Vh)
+    if m > n and gU is not None:  # [U gA + (I_m - U U^H) gU S^-1] V^H
+        gA = U.matmul(gA)
+        gU_by_S = gU / S.unsqueeze(-2)
+        gA = gA + gU_by_S - U.matmul(U.mH.matmul(gU_by_S))
+        return gA.matmul(Vh)
+    if m < n and gVh is not None:  # U [gA V^H + S^-1 gV^H (I_n - V V^H)]
+        gA = gA.matmul(Vh)
+        gVh_by_S = gVh / S.unsqueeze(-1)
+        gA = gA + gVh_by_S - gVh_by_S.matmul(Vh.mH).matmul(Vh)
+        return U.matmul(gA)
+    return U.matmul(gA.matmul(Vh)) if m >= n else U.matmul(gA).matmul(Vh)
 
 
 SVD = node("LinalgSvdBackward0", ("A",), multi_output=True, saved=("S_sym_argsize_minus_1",),
@@ -656,20 +707,21 @@ def svdvals(A: Tensor, *, driver: Optional[str] = None) -> Tensor:
     return _svd_outputs(A, False, "linalg.svd", needs_vectors(A))[1]
 
 
-def _eigh_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor) -> Tensor:
+def _eigh_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor) -> Optional[Tensor]:
+    """ATen's linalg_eig_backward for a Hermitian A, op for op (so its products go to MKL as
+    ATen's do): V (skew-Hermitian part of V^H gV / E, diag(gL) on its diagonal) V^H, E_ij =
+    L_j - L_i off the diagonal."""
     gL, gV = output_grads(grads, 2)
     V = eigenvectors
     if gV is None:
-        return (V * gL.unsqueeze(-2).to(V.dtype)).matmul(V.mH)
+        return (V * gL.unsqueeze(-2)).matmul(V.mH) if gL is not None else None
     VhgV = V.mH.matmul(gV)
-    VhgV = (VhgV - VhgV.mH) * 0.5  # the skew-Hermitian part: the tangent space of the unitary matrices
-    E = eigenvalues.unsqueeze(-2) - eigenvalues.unsqueeze(-1)
-    E = E + eye_like(E)
-    inner = VhgV / E
-    inner = inner - inner.diagonal(0, -2, -1).diag_embed()
+    VhgV = 0.5 * (VhgV - VhgV.mH)  # onto the tangent space of the unitary matrices at the identity
+    E = _with_unit_diagonal(eigenvalues.unsqueeze(-2) - eigenvalues.unsqueeze(-1))
+    gA = VhgV / E
     if gL is not None:
-        inner = inner + gL.diag_embed().to(inner.dtype)
-    return V.matmul(inner).matmul(V.mH)
+        gA = gA.diagonal_scatter(gL.to(gA.dtype), 0, -2, -1)
+    return V.matmul(gA.matmul(V.mH))
 
 
 EIGH = node("LinalgEighBackward0", ("A",), multi_output=True,
