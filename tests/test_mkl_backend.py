@@ -85,6 +85,11 @@ def _computed(case: dict) -> np.ndarray:
                                t(recorder.vector(case["seed"] + 2000, k, dtype)), beta=0.5, alpha=2.0)._data
     if case["op"] == "baddbmm":
         return _torch("baddbmm")(t(bias), *map(t, recorder.batches(a, b)), beta=0.5, alpha=2.0)._data
+    if case["op"] == "addbmm":
+        return _torch("addbmm")(t(bias), *map(t, recorder.batches(a, b)), beta=0.5, alpha=2.0)._data
+    if case["op"] == "addbmm_unscaled":
+        return _torch("addbmm")(t(recorder.vector(case["seed"] + 5000, m * n, dtype).reshape(m, n)),
+                                *map(t, recorder.batches(a, b)))._data
     if case["op"] == "dot":
         return _torch("dot")(t(np.ascontiguousarray(a[0])), t(recorder.vector(case["seed"] + 3000, k, dtype)))._data
     if case["op"] == "bmm":

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Record what PyTorch 2.13 computes with its MKL on this machine (one thread, as the oracle runs)
 for test_mkl_backend.py: matrix products (mm in the four layouts, addmm, linear, mv, addmv, dot,
-bmm, baddbmm over stacks laid out in many ways, their gradients, batches through matmul) in
-float32 and float64 over many shapes; LAPACK behind torch.linalg (cholesky, the LU family,
-triangular and Cholesky solves, eigh, the SVD, QR); torch.fft's transforms (DFTI); and the VML
+bmm, baddbmm over stacks laid out in many ways, their gradients, batches through matmul, addbmm)
+in float32 and float64 over many shapes; LAPACK behind torch.linalg (cholesky, the LU family,
+triangular and Cholesky solves, also of batch shapes that broadcast, eigh, the SVD, QR and the
+gradients of those three, cholesky_inverse, the LDL family, eig); torch.fft's transforms
+(DFTI); and the VML
 functions on 100,000 seeded float32 inputs each (10,000 float64). Inputs come from seeded numpy
 generators and are copied into PyTorch's own storages (aligned as its allocator aligns them:
 MKL's path for some shapes follows the alignment); the file keeps the shapes, the machine and
@@ -198,6 +200,68 @@ def gradient_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> li
     return [a.grad]
 
 
+SQUARE_OPS = ("cholesky_inverse", "cholesky_inverse_upper", "cholesky_inverse_grad", "ldl_factor", "ldl_solve", "eig",
+              "eigvals", "eig_symmetric")
+
+
+def square_outputs(torch, op: str, seed: int, size: tuple, dtype: type) -> list:
+    """cholesky_inverse (potri) and its gradient, the LDL family (sytrf, sytrs) and eig (geev)
+    through TORCH, on a seeded matrix of SIZE (a batch when it has two numbers): a Cholesky
+    factor (its diagonal's magnitudes plus one), a symmetric one (M + M^T) for the LDL family
+    and eig_symmetric, any for eig and eigvals."""
+    *batch, n = size
+    rng = np.random.default_rng(seed)
+    m = rng.standard_normal((*batch, n, n)).astype(dtype)
+    b = torch.from_numpy(rng.standard_normal((*batch, n, 3)).astype(dtype)).clone()
+    linalg = torch.linalg
+    if op.startswith("cholesky_inverse"):
+        factor = np.tril(m)
+        diagonal = np.arange(n)
+        factor[..., diagonal, diagonal] = np.abs(factor[..., diagonal, diagonal]) + 1
+        if op == "cholesky_inverse_upper":
+            return [torch.cholesky_inverse(torch.from_numpy(np.ascontiguousarray(np.swapaxes(factor, -1, -2))).clone(),
+                                           upper=True)]
+        lower = torch.from_numpy(factor).clone()
+        if op == "cholesky_inverse":
+            return [torch.cholesky_inverse(lower)]
+        lower.requires_grad_()
+        weight = torch.from_numpy(rng.standard_normal(m.shape).astype(dtype)).clone()
+        (torch.cholesky_inverse(lower) * weight).sum().backward()
+        return [lower.grad]
+    symmetric = torch.from_numpy(m + np.swapaxes(m, -1, -2)).clone()
+    general = torch.from_numpy(m).clone()
+    if op == "ldl_factor":
+        factor, pivots = linalg.ldl_factor(symmetric)
+        return [factor, pivots.to(factor.dtype)]
+    return {"ldl_solve": lambda: [linalg.ldl_solve(*linalg.ldl_factor(symmetric), b)],
+            "eig": lambda: list(linalg.eig(general)), "eigvals": lambda: [linalg.eigvals(general)],
+            "eig_symmetric": lambda: list(linalg.eig(symmetric))}[op]()
+
+
+# solves whose operands' batch shapes broadcast: A of (2, 1, n, n) against B of (3, n, 4)
+BROADCAST_SIZES = [(1,), (2,), (5,), (17,), (33,), (64,)]
+BROADCAST_OPS = ("solve_broadcast", "lu_solve_broadcast", "cholesky_solve_broadcast", "solve_triangular_broadcast",
+                 "solve_broadcast_grad")
+
+
+def broadcast_outputs(torch, op: str, seed: int, size: tuple, dtype: type) -> list:
+    """linalg.solve, lu_solve, cholesky_solve and solve_triangular (getrf and getrs, potrs, trsm)
+    through TORCH with A and B of batch shapes that broadcast; A well away from singular."""
+    n = size[0]
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((2, 1, n, n)).astype(dtype) + (2 * np.eye(n, dtype=dtype)).astype(dtype)
+    a, b = torch.from_numpy(a).clone(), torch.from_numpy(rng.standard_normal((3, n, 4)).astype(dtype)).clone()
+    linalg = torch.linalg
+    if op == "solve_broadcast_grad":
+        a.requires_grad_(), b.requires_grad_()
+        linalg.solve(a, b).sum().backward()
+        return [a.grad, b.grad]
+    return [{"solve_broadcast": lambda: linalg.solve(a, b),
+             "lu_solve_broadcast": lambda: linalg.lu_solve(*linalg.lu_factor(a), b),
+             "cholesky_solve_broadcast": lambda: torch.cholesky_solve(b, a.tril()),
+             "solve_triangular_broadcast": lambda: linalg.solve_triangular(a, b, upper=False)}[op]()]
+
+
 # (batch..., n, columns of B): a vector-like B of one row or one column, odd sizes, batches
 TRIANGULAR_SHAPES = [(1, 1), (2, 3), (3, 1), (5, 4), (8, 8), (17, 5), (33, 2), (64, 10), (100, 3), (1, 7), (3, 6, 4),
                      (2, 40, 1)]
@@ -368,6 +432,8 @@ FAMILIES = {**{op: (lu_outputs, LU_SIZES) for op in LU_OPS},
             **{op: (qr_outputs, QR_SHAPES) for op in QR_OPS},
             **{op: (gradient_outputs, QR_SHAPES if op.startswith("qr") else SPECTRAL_SHAPES) for op in GRADIENT_OPS},
             **{op: (triangular_outputs, TRIANGULAR_SHAPES) for op in TRIANGULAR_OPS},
+            **{op: (square_outputs, LU_SIZES) for op in SQUARE_OPS},
+            **{op: (broadcast_outputs, BROADCAST_SIZES) for op in BROADCAST_OPS},
             **{op: (fft_outputs, FFT_SHAPES) for op in FFT_OPS}}
 
 
@@ -418,6 +484,9 @@ def main() -> None:
                        "addmv": torch.addmv(own(vector(seed + 4000, m, dtype)), own(a),
                                             own(vector(seed + 2000, k, dtype)), beta=0.5, alpha=2.0),
                        "baddbmm": torch.baddbmm(own(bias), *map(own, batches(a, b)), beta=0.5, alpha=2.0),
+                       "addbmm": torch.addbmm(own(bias), *map(own, batches(a, b)), beta=0.5, alpha=2.0),
+                       "addbmm_unscaled": torch.addbmm(own(vector(seed + 5000, m * n, dtype).reshape(m, n)),
+                                                       *map(own, batches(a, b))),
                        "dot": torch.dot(own(a[0]), own(vector(seed + 3000, k, dtype))),
                        "matmul3d": torch.matmul(own(np.stack([a, a[::-1]])), own(b)),
                        "bmm": torch.bmm(*map(own, batches(a, b))),

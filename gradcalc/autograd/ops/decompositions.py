@@ -12,8 +12,7 @@ from .. import dtypes, forward_mode, grad_mode, mkl_lapack
 from ..tensor import Tensor
 from ...display.names import torch_class
 from ...warnings import warn_once
-from .common import ReturnTypes, zeros_like
-from .indexing import where
+from .common import ReturnTypes, not_implemented_for, zeros_like
 from .joining import cat
 from .registry import node, op, record, record_outputs
 
@@ -106,98 +105,6 @@ def permutation_matrix(pivots: np.ndarray, m: int) -> np.ndarray:
         perms[rows, k], perms[rows, p] = perms[rows, p], perms[rows, k].copy()
     eye = np.eye(m)
     return eye[perms].transpose(0, 2, 1).reshape(batch + (m, m))
-
-
-# ------------------------------------------------------------------ determinants
-
-def _det_grad(grad: Tensor, A: Tensor, result: Tensor) -> Tensor:
-    scaled = (grad * result.conj()).unsqueeze(-1).unsqueeze(-1)
-    if not np.any(result._data == 0):
-        return scaled * A.inverse().mH
-    # a singular matrix: d det / dA is the adjugate, from the SVD A = U S Vh
-    U, S, Vh = svd(A)
-    others = Tensor._make(np.stack([np.prod(np.delete(S._data, i, axis=-1), axis=-1) for i in range(S.shape[-1])],
-                                   axis=-1), S._dtype)
-    sign = Tensor._make(np.linalg.det(U._data) * np.linalg.det(Vh._data), A._dtype)
-    return (grad * sign).unsqueeze(-1).unsqueeze(-1) * (U * others.unsqueeze(-2)).matmul(Vh).conj()
-
-
-DET = node("LinalgDetBackward0", ("A",), saved=("A", "LU", "pivots", "result"),
-           A=lambda grad, A, result: _det_grad(grad, A, result))
-SLOGDET = node("LinalgSlogdetBackward0", ("A",), multi_output=True, saved=("A", "LU", "pivots", "sign"),
-               A=lambda grads, A, sign: _slogdet_grad(grads, A, sign))
-
-
-def _slogdet_grad(grads: Any, A: Tensor, sign: Tensor) -> Tensor:
-    _, g_logabsdet = output_grads(grads, 2)
-    if g_logabsdet is None:
-        return zeros_like(A)
-    return g_logabsdet.unsqueeze(-1).unsqueeze(-1) * A.inverse().mH
-
-
-def _lu_params(A: Tensor) -> dict:
-    lu, pivots, _ = lu_factor_arrays(A._data)
-    return {"LU": Tensor._make(lu, A._dtype), "pivots": Tensor._make(pivots, dtypes.int32)}
-
-
-@op(module="linalg", nodes=(DET,))
-def det(A: Tensor) -> Tensor:
-    check_matrix(A, "linalg.det")
-    # as torch: the product of U's diagonal from the LU factorisation, signed by the row interchanges
-    if A._data.size:
-        # MKL's factor is of A^T when A is contiguous, as ATen's
-        lu, pivots, _ = mkl_lapack.det_factor(A._data) or lu_factor_arrays(A._data)
-        product = _permutation_sign(pivots) * np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
-    else:  # the determinant of an empty matrix is 1
-        product = np.ones(A.shape[:-2])
-    data = np.asarray(product, dtype=A._dtype._numpy)
-    return record(DET, (A,), data, A._dtype, **_lu_params(A))
-
-
-@op("det")
-def torch_det(input: Tensor) -> Tensor:
-    return det(input)
-
-
-def _permutation_sign(pivots: np.ndarray) -> np.ndarray:
-    """ATen's lu_det_P: the determinant of LAPACK's row interchanges, -1 for an odd count."""
-    swaps = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1), axis=-1)
-    return np.where(swaps % 2, -1, 1)
-
-
-def _slogdet_outputs(A: Tensor, name: str) -> tuple:
-    check_matrix(A, name)
-    factors = mkl_lapack.det_factor(A._data) if not A._dtype.is_complex else None
-    if factors is not None:
-        # ATen's _linalg_slogdet: from U's diagonal, its signs' product and its log-magnitudes' sum
-        # (the ops themselves, so log is MKL's and the sum adds in ATen's order)
-        lu, pivots, _ = factors
-        diagonal = Tensor._make(np.diagonal(lu, axis1=-2, axis2=-1), A._dtype)
-        sign = np.prod(np.sign(diagonal._data), axis=-1) * _permutation_sign(pivots)
-        logabsdet = diagonal.abs().log().sum(-1)._data
-    else:
-        sign, logabsdet = np.linalg.slogdet(A._data)
-    real = A._dtype.to_real() if A._dtype.is_complex else A._dtype
-    return record_outputs(SLOGDET, (A,), [(np.asarray(sign, dtype=A._dtype._numpy), A._dtype),
-                                          (np.asarray(logabsdet, dtype=real._numpy), real)],
-                          ("sign", "logabsdet"), **_lu_params(A))
-
-
-@op("slogdet", module="linalg")
-def linalg_slogdet(A: Tensor) -> Any:
-    return ReturnTypes("linalg_slogdet", *_slogdet_outputs(A, "linalg.slogdet"), fields=("sign", "logabsdet"))
-
-
-@op("slogdet")
-def torch_slogdet(input: Tensor) -> Any:
-    return ReturnTypes("slogdet", *_slogdet_outputs(input, "linalg.slogdet"), fields=("sign", "logabsdet"))
-
-
-@op()
-def logdet(input: Tensor) -> Tensor:
-    # PyTorch's composite: nan where the determinant is negative
-    sign, logabsdet = _slogdet_outputs(input, "linalg.slogdet")
-    return where(sign == -1, math.nan, logabsdet)
 
 
 # ------------------------------------------------------------------ inverses and solves
@@ -497,19 +404,41 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
 
 
 def _cholesky_inverse_grad(grad: Tensor, self: Tensor, result: Tensor, upper: bool) -> Tensor:
-    g_A = -result.mH.matmul(grad).matmul(result.mH)
-    g_A = g_A + g_A.mH
-    return self.matmul(g_A) if upper else g_A.matmul(self)
+    """ATen's cholesky_inverse_backward, op for op: -(X (G + G^H) X) L (L times it when UPPER)."""
+    common = grad + grad.mH
+    common = result.matmul(common.matmul(result))
+    return -self.matmul(common) if upper else -common.matmul(self)
 
 
 CHOLESKY_INVERSE = node("CholeskyInverseBackward0", ("self",), self=_cholesky_inverse_grad)
 
 
+def _check_nonsingular_factor(factor: np.ndarray, name: str) -> None:
+    """ATen's check of LAPACK's info for an inverse from a triangular factor: the first zero on
+    a diagonal (of the first matrix of a batch that has one) refuses it."""
+    zeros = np.diagonal(factor, 0, -2, -1) == 0
+    if not np.any(zeros):
+        return
+    flat = zeros.reshape(-1, zeros.shape[-1])
+    batch = int(np.argmax(flat.any(axis=-1)))
+    batch_note = f"(Batch element {batch}): " if factor.ndim > 2 else ""
+    raise LinAlgError(f"{name}: {batch_note}The diagonal element {int(np.argmax(flat[batch])) + 1} is zero, the "
+                      "inversion could not be completed because the input matrix is singular.")
+
+
 @op(nodes=(CHOLESKY_INVERSE,))
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
-    n = input.shape[-1]
-    eye = np.broadcast_to(np.eye(n, dtype=input._dtype._numpy), input.shape)
-    data = _cholesky_solve_arrays(eye, input._data, upper)
+    if input.ndim < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
+    _check_square(input, "cholesky_inverse")
+    if input._dtype.category < dtypes.FLOATING:
+        raise not_implemented_for("cholesky_inverse_out_cpu", input._dtype)
+    _check_nonsingular_factor(input._data, "cholesky_inverse")
+    data = mkl_lapack.potri(input._data, upper)
+    if data is None:
+        n = input.shape[-1]
+        eye = np.broadcast_to(np.eye(n, dtype=input._dtype._numpy), input.shape)
+        data = _cholesky_solve_arrays(eye, input._data, upper)
     return record(CHOLESKY_INVERSE, (input,), np.asarray(data, dtype=input._dtype._numpy), input._dtype, upper=upper)
 
 
@@ -779,10 +708,15 @@ EIG = node("LinalgEigBackward0", ("A",), multi_output=True,
                                                                                  _complex_input))
 
 
-def _eig_outputs(A: Tensor) -> tuple:
+def _eig_outputs(A: Tensor, with_vectors: bool = True) -> tuple:
     check_matrix(A, "linalg.eig")
-    values, vectors = np.linalg.eig(A._data)
     complex_dtype = A._dtype if A._dtype.is_complex else A._dtype.to_complex()
+    through_mkl = mkl_lapack.geev(A._data, with_vectors)
+    if through_mkl is not None and not np.any(through_mkl[2]):
+        values, vectors, _ = through_mkl  # without with_vectors, eigvals gives values alone
+        vectors = np.zeros(A.shape, complex_dtype._numpy) if vectors is None else vectors
+    else:
+        values, vectors = np.linalg.eig(A._data)
     return record_outputs(EIG, (A,), [(np.asarray(values, dtype=complex_dtype._numpy), complex_dtype),
                                        (np.asarray(vectors, dtype=complex_dtype._numpy), complex_dtype)],
                           ("eigenvalues", "eigenvectors"), _complex_input=A._dtype.is_complex)
@@ -795,4 +729,4 @@ def eig(input: Tensor) -> Any:
 
 @op(module="linalg")
 def eigvals(input: Tensor) -> Tensor:
-    return _eig_outputs(input)[0]
+    return _eig_outputs(input, needs_vectors(input))[0]

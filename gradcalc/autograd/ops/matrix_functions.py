@@ -572,9 +572,13 @@ def _ldl_arrays(A: np.ndarray, hermitian: bool) -> tuple:
 def ldl_factor_ex(input: Tensor, *, hermitian: bool = False, check_errors: bool = False) -> Any:
     A = input
     check_matrix(A, "torch.linalg.ldl_factor_ex")
-    factors, pivots = _ldl_arrays(A._data, hermitian)
+    through_mkl = mkl_lapack.sytrf(A._data)  # real only: sytrf is the Hermitian factorisation too
+    if through_mkl is not None:
+        factors, pivots, info_data = through_mkl
+    else:
+        (factors, pivots), info_data = _ldl_arrays(A._data, hermitian), np.zeros(A.shape[:-2], dtype=np.int32)
     LD = record(NOT_IMPLEMENTED, (A,), factors, A._dtype, _aten="linalg_ldl_factor_ex")
-    info = Tensor._make(np.zeros(A.shape[:-2], dtype=np.int32), dtypes.int32)
+    info = Tensor._make(info_data, dtypes.int32)
     return ReturnTypes("linalg_ldl_factor_ex", LD, Tensor._make(pivots, dtypes.int32), info,
                        fields=("LD", "pivots", "info"))
 
@@ -587,6 +591,9 @@ def ldl_factor(input: Tensor, *, hermitian: bool = False) -> Any:
 
 @op(module="linalg")
 def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
+    data = mkl_lapack.sytrs(LD._data, pivots._data, B._data)
+    if data is not None:
+        return record(NOT_IMPLEMENTED, (LD, B), data, B._dtype, _aten="linalg_ldl_solve")
     n = LD.shape[-1]
     L = np.tril(LD._data, -1) + np.eye(n, dtype=LD._data.dtype)
     D = np.diagonal(LD._data, 0, -2, -1)

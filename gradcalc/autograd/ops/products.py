@@ -127,16 +127,36 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
                   alpha=alpha)
 
 
+def _addbmm_through_mkl(input: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, alpha: Any, beta: Any,
+                        shape: tuple) -> Optional[np.ndarray]:
+    """ATen's addbmm_impl_ through MKL's gemm: the input copied into the result (unless beta is
+    0), then one addmm_ into it per pair of matrices, beta on the first only; None when MKL is
+    not in use or there is no pair."""
+    if not batch1.shape[0] or not all(isinstance(x, (int, float)) for x in (alpha, beta)) or \
+            input.dtype != batch1.dtype:
+        return None
+    result = np.broadcast_to(input, shape) if beta != 0 else None
+    for first, second in zip(batch1, batch2):
+        result = mkl.gemm(first, second, result, alpha, beta)
+        if result is None:
+            return None
+        beta = 1  # the products accumulate onto the result
+    return result
+
+
 @op(nodes=(ADDBMM,))
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     input, batch1, batch2 = autocast.lower_precision(input, batch1, batch2)
     _check_batches(batch1, batch2)
     check_addmm_dtypes(input, batch1, batch2)  # its products are addmm_ calls
     dtype = batch1._dtype
-    broadcast_shapes(tuple(input.shape), (batch1.shape[1], batch2.shape[2]))
-    data = (batch1._data @ batch2._data).sum(axis=0) * _fused(alpha, dtype)
-    if beta != 0:
-        data = data + input._data * _fused(beta, dtype)
+    shape = (batch1.shape[1], batch2.shape[2])
+    broadcast_shapes(tuple(input.shape), shape)
+    data = _addbmm_through_mkl(input._data, batch1._data, batch2._data, alpha, beta, shape)
+    if data is None:
+        data = (batch1._data @ batch2._data).sum(axis=0) * _fused(alpha, dtype)
+        if beta != 0:
+            data = data + input._data * _fused(beta, dtype)
     return record(ADDBMM, (input, batch1, batch2), np.asarray(data, dtype=dtype._numpy), dtype, beta=beta,
                   alpha=alpha, batch1_sym_argsize_0=batch1.shape[0], batch1_sym_argsize_1=batch1.shape[1],
                   batch2_sym_argsize_2=batch2.shape[2])
