@@ -137,6 +137,16 @@ def test_turned_off_means_the_emulation() -> None:
         assert mkl.describe() == "emulation (GRADCALC_MKL=0)"
 
 
+def test_computing_as_on_another_sgemm_path_means_the_emulation() -> None:
+    """MKL follows this processor: as on a machine whose sgemm takes the other code path (an
+    answer recorded there), the emulation computes, and MKL again after."""
+    other = {**cpu.machine_record(), "sgemm": "avx2" if cpu.SGEMM_AVX512 else "avx512"}
+    a, b = recorder.factors(0, 4, 16, 12, "nn", np.float32)
+    with cpu.emulating(other):
+        assert mkl.gemm(a, b) is None
+    assert mkl.gemm(a, b) is not None
+
+
 def test_a_program_computes_with_mkl_behind_the_sandbox() -> None:
     """gradcalc's calls into MKL pass the sandbox's wall (a program's own ctypes stays refused):
     PyTorch's float32 sqrt of this value is MKL's, one unit in the last place off the correctly

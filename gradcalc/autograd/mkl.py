@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 
 from ..language.limits import native_calls
+from . import cpu
 
 # The version PyTorch 2.13 reports in torch.__config__.show(): another one computes other bits.
 VERSION = "2024.2.0"
@@ -37,6 +38,11 @@ VML_FUNCTIONS = {"ExpBackward0": "Exp", "LogBackward0": "Ln", "Log2Backward0": "
                  "SinBackward0": "Sin", "CosBackward0": "Cos", "TanBackward0": "Tan", "TanhBackward0": "Tanh",
                  "AsinBackward0": "Asin", "AcosBackward0": "Acos", "AtanBackward0": "Atan", "SqrtBackward0": "Sqrt",
                  "ErfBackward0": "Erf", "ErfcBackward0": "Erfc", "ErfinvBackward0": "ErfInv"}
+
+# MKL's sgemm code path here, as gradcalc started: while gradcalc computes as on a machine whose
+# sgemm takes another (an answer recorded there, cpu.emulating), MKL, which follows this
+# processor, cannot give that machine's digits, and the emulation computes instead.
+_SGEMM_HERE = cpu.SGEMM_AVX512
 
 _UNLOADED = object()
 # GRADCALC_MKL is read when gradcalc starts, before a sandbox may empty the environment
@@ -108,9 +114,10 @@ def native(function: Callable) -> Callable:
 
 
 def library() -> Optional[ctypes.CDLL]:
-    """MKL, loaded on the first call; None when it is turned off or not installed. (Asked before
-    every product: only the first call, which loads, passes the wall.)"""
-    if not _turned_on():
+    """MKL, loaded on the first call; None when it is turned off, not installed, or gradcalc
+    computes as on a machine whose sgemm MKL does not follow here. (Asked before every product:
+    only the first call, which loads, passes the wall.)"""
+    if not _turned_on() or cpu.SGEMM_AVX512 != _SGEMM_HERE:
         return None
     if _state["library"] is _UNLOADED:
         _state["library"] = native(_load)()
