@@ -528,6 +528,16 @@ def qr(input: Tensor, some: bool = True) -> Any:
     return ReturnTypes("qr", *_qr_outputs(input, "reduced" if some else "complete"), fields=("Q", "R"))
 
 
+def _check_phase_invariance(imaginary: np.ndarray, expected: Any, vectors: str) -> None:
+    """ATen's check that a loss does not depend on the phase of complex singular or eigen VECTORS
+    (IMAGINARY, the imaginary parts of a diagonal, close to EXPECTED), which is not defined."""
+    if not np.allclose(imaginary, expected, rtol=1e-2, atol=1e-2):
+        ending = "this phase term, making it ill-defined" if vectors.startswith("svd") else \
+            "this quantity, so it is ill-defined"
+        raise RuntimeError(f"{vectors} in the complex case are specified up to multiplication by e^{{i phi}}. "
+                           f"The specified loss function depends on {ending}.")
+
+
 def _skew(X: Tensor) -> Tensor:
     return X - X.mH
 
@@ -544,6 +554,10 @@ def _svd_inner_grad(gU: Optional[Tensor], gS: Optional[Tensor], gVh: Optional[Te
     diag(gS) (+ the imaginary diagonal term of a complex A), E_jk = S_k^2 - S_j^2 off the diagonal."""
     UhgU = _skew(U.mH.matmul(gU)) if gU is not None else None
     VhgV = _skew(Vh.matmul(gVh.mH)) if gVh is not None else None
+    if U.is_complex():
+        imaginary_u, imaginary_v = (np.imag(np.diagonal(X._data, 0, -2, -1)) if X is not None else
+                                    np.zeros(S.shape) for X in (UhgU, VhgV))
+        _check_phase_invariance(imaginary_u, -imaginary_v, "svd_backward: The singular vectors")
     squares = S * S
     E = _with_unit_diagonal(squares.unsqueeze(-2) - squares.unsqueeze(-1))
     if UhgU is not None and VhgV is not None:
@@ -645,6 +659,9 @@ def _eigh_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor) -> Optiona
     if gV is None:
         return (V * gL.unsqueeze(-2)).matmul(V.mH) if gL is not None else None
     VhgV = V.mH.matmul(gV)
+    if V.is_complex():
+        _check_phase_invariance(np.imag(np.diagonal(VhgV._data, 0, -2, -1)), 0,
+                                "linalg_eigh_backward: The eigenvectors")
     VhgV = 0.5 * (VhgV - VhgV.mH)  # onto the tangent space of the unitary matrices at the identity
     E = _with_unit_diagonal(eigenvalues.unsqueeze(-2) - eigenvalues.unsqueeze(-1))
     gA = VhgV / E
@@ -683,23 +700,26 @@ def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:
     return _eigh_outputs(input, UPLO, "linalg.eigh", needs_vectors(input))[0]
 
 
-def _eig_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor, complex_input: bool) -> Tensor:
+def _eig_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor, complex_input: bool) -> Optional[Tensor]:
+    """ATen's linalg_eig_backward for a general A, op for op: V^-H (diag(gL) + (V^H gV - V^H V
+    Re(diag(V^H gV))) / E*) V^H, the V^-H by a solve with V^H (real for a real A)."""
     gL, gV = output_grads(grads, 2)
     V, L = eigenvectors, eigenvalues
-    Vh = V.mH
     if gV is None:
-        inner = gL.diag_embed()
+        if gL is None:
+            return None
+        gA = solve(V.mH, gL.unsqueeze(-1) * V.mH)
     else:
-        VhgV = Vh.matmul(gV)
-        # the eigenvectors are normalised: remove the component along them
-        VhgV = VhgV - Vh.matmul(V) * VhgV.real.diagonal(0, -2, -1).unsqueeze(-2).to(VhgV.dtype)
-        E = L.conj().unsqueeze(-2) - L.conj().unsqueeze(-1)
-        E = E + eye_like(E)
-        inner = VhgV / E
-        inner = inner - inner.diagonal(0, -2, -1).diag_embed()
+        VhgV = V.mH.matmul(gV)
+        diagonal = VhgV.diagonal(0, -2, -1)
+        _check_phase_invariance(diagonal.imag._data, 0, "linalg_eig_backward: The eigenvectors")
+        # onto the tangent space of the matrices with columns of norm 1
+        VhgV = VhgV - V.mH.matmul(V * diagonal.real.unsqueeze(-2))
+        conjugates = L.conj()
+        gA = VhgV / _with_unit_diagonal(conjugates.unsqueeze(-2) - conjugates.unsqueeze(-1))
         if gL is not None:
-            inner = inner + gL.diag_embed()
-    gA = solve(Vh, inner.matmul(Vh))
+            gA = gA.diagonal_scatter(gL, 0, -2, -1)
+        gA = solve(V.mH, gA.matmul(V.mH))
     return gA if complex_input else gA.real
 
 
