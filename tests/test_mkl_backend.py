@@ -1,7 +1,8 @@
 """With the `mkl` extra, gradcalc computes with PyTorch's own MKL where ATen calls it, bit for bit:
 every case is checked against the digest recorded from PyTorch 2.13 on the machine in
-mkl_cases/ (MKL picks its kernels by processor, so a recording holds on its own machine only).
-Skipped without the extra, or on another machine."""
+mkl_cases/ (MKL picks its kernels by processor, so a recording holds on its own machine only);
+those listed in mkl_cases/known_differences.json, digits known to differ even so, are strict
+expected failures. Skipped without the extra, or on another machine."""
 from __future__ import annotations
 
 import importlib.util
@@ -125,7 +126,17 @@ def _id(case: dict) -> str:
     return "-".join(filter(None, (case["op"], case["dtype"], shape)))
 
 
-@pytest.mark.parametrize("case", [pytest.param(case, id=_id(case)) for case in CASES])
+# cases whose digits are known to differ on a machine even with MKL, and why
+KNOWN = json.loads((CASES_DIR / "known_differences.json").read_text())
+
+
+def _param(case: dict):
+    known = KNOWN["machine"] == HERE and _id(case) in KNOWN["cases"]
+    return pytest.param(case, id=_id(case), marks=[pytest.mark.xfail(reason=KNOWN["reason"], strict=True)] if known
+                        else [])
+
+
+@pytest.mark.parametrize("case", [_param(case) for case in CASES])
 def test_mkl_result_has_pytorchs_bits(case: dict) -> None:
     assert recorder.digest(_computed(case)) == case["digest"]
 

@@ -165,18 +165,19 @@ QR_SHAPES = [(1, 1), (3, 3), (5, 3), (3, 5), (17, 17), (33, 33), (40, 17), (17, 
 QR_OPS = ("qr", "qr_complete", "qr_r", "geqrf", "householder_product")
 
 
-# the gradients of eigh, the SVD and QR, whose backward formulas' products go to MKL: each op is
+# the gradients of eigh, the SVD, QR and pinv, whose backward formulas' products go to MKL: each op is
 # a decomposition and which of its outputs a loss weights with seeded gradients (one output
 # alone takes another branch of ATen's formula than several)
-GRADIENT_OPS = {"eigh_grad": ("eigh", (0, 1)), "eigh_grad_vectors": ("eigh", (1,)), "eigvalsh_grad": ("eigvalsh", (0,)),
-                "svd_grad": ("svd", (0, 1, 2)), "svd_grad_u": ("svd", (0,)), "svd_grad_vh": ("svd", (2,)),
-                "svd_grad_us": ("svd", (0, 1)), "svdvals_grad": ("svdvals", (0,)), "svd_full_grad_s": ("svd_full", (1,)),
-                "svd_full_grad": ("svd_full", (0, 1, 2)), "qr_grad": ("qr", (0, 1)), "qr_grad_q": ("qr", (0,)),
-                "qr_grad_r": ("qr", (1,)), "qr_complete_grad": ("qr_complete", (0, 1))}
+GRADIENT_OPS = {"eigh_grad": ("eigh", (0, 1)), "eigh_grad_vectors": ("eigh", (1,)),
+                "eigvalsh_grad": ("eigvalsh", (0,)), "svd_grad": ("svd", (0, 1, 2)), "svd_grad_u": ("svd", (0,)),
+                "svd_grad_vh": ("svd", (2,)), "svd_grad_us": ("svd", (0, 1)), "svdvals_grad": ("svdvals", (0,)),
+                "svd_full_grad_s": ("svd_full", (1,)), "svd_full_grad": ("svd_full", (0, 1, 2)),
+                "qr_grad": ("qr", (0, 1)), "qr_grad_q": ("qr", (0,)), "qr_grad_r": ("qr", (1,)),
+                "qr_complete_grad": ("qr_complete", (0, 1)), "pinv_grad": ("pinv", (0,))}
 
 
 def gradient_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
-    """The gradient of a seeded A through eigh, the SVD or QR, through TORCH, of the sum of the
+    """The gradient of a seeded A through eigh, the SVD, QR or pinv, through TORCH, of the sum of the
     used outputs each times a seeded weight (so their gradients are the weights, bit for bit);
     none where the op is not differentiable: eigh of a matrix that is not square, the full SVD's
     vectors or the complete QR of a tall one."""
@@ -189,7 +190,7 @@ def gradient_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> li
     outputs = {"eigh": lambda: linalg.eigh(a), "eigvalsh": lambda: [linalg.eigvalsh(a)],
                "svd": lambda: linalg.svd(a, full_matrices=False), "svd_full": lambda: linalg.svd(a),
                "svdvals": lambda: [linalg.svdvals(a)], "qr": lambda: linalg.qr(a),
-               "qr_complete": lambda: linalg.qr(a, mode="complete")}[decomposition]()
+               "qr_complete": lambda: linalg.qr(a, mode="complete"), "pinv": lambda: [linalg.pinv(a)]}[decomposition]()
     rng = np.random.default_rng(seed + 7000)
     loss = None
     for index in used:

@@ -61,13 +61,18 @@ op("matrix_exp", module="linalg")(matrix_exp)
 
 
 def _pinv_grad(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
-    """The adjoint of dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P."""
+    """ATen's pinv_backward, op for op (its products go to MKL as ATen's do): the adjoint of
+    dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P, in the form whose products are
+    the smallest for A's shape."""
     P, A = result, self
-    eye_m = eye_like(A.matmul(P))
-    eye_n = eye_like(P.matmul(A))
-    return (-P.mH.matmul(grad).matmul(P.mH)
-            + (eye_m - A.matmul(P)).matmul(grad.mH).matmul(P).matmul(P.mH)
-            + P.mH.matmul(P).matmul(grad.mH).matmul(eye_n - P.matmul(A)))
+    Ph, gradh = P.mH, grad.mH
+    if A.shape[-2] <= A.shape[-1]:
+        K = gradh.matmul(P)
+        KPh = K.matmul(Ph)
+        return -(P.matmul(K)).mH + KPh - A.matmul(P).matmul(KPh) + Ph.matmul(P).matmul(gradh - K.matmul(A))
+    K = P.matmul(gradh)
+    PhK = Ph.matmul(K)
+    return -(K.matmul(P)).mH + (gradh - A.matmul(K)).matmul(P).matmul(Ph) + PhK - PhK.matmul(P).matmul(A)
 
 
 PINV = node("LinalgPinvBackward0", ("self",), self=_pinv_grad)
