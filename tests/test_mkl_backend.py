@@ -158,6 +158,16 @@ def test_computing_as_on_another_sgemm_path_means_the_emulation() -> None:
     assert mkl.gemm(a, b) is not None
 
 
+def test_an_sgemm_path_mkl_does_not_take_here_means_the_emulation() -> None:
+    """MKL_CBWR=AVX512 asks for MKL's AVX-512 sgemm, which MKL takes on Intel's processors with
+    AVX-512 only (on this AMD one, PyTorch's digits stay its AVX2 ones, measured): elsewhere the
+    emulation computes as on such a processor, and the backend steps aside."""
+    intel = cpu.processor_has_avx512() and cpu.machine_record()["processor"].startswith("GenuineIntel")
+    version = subprocess.run([sys.executable, "-m", "gradcalc", "--version"], capture_output=True, text=True,
+                             timeout=300, env={**os.environ, "GRADCALC_MKL": "1", "MKL_CBWR": "AVX512"})
+    assert version.stdout.splitlines()[-1].startswith("backend: Intel MKL" if intel else "backend: emulation")
+
+
 def test_a_program_computes_with_mkl_behind_the_sandbox() -> None:
     """gradcalc's calls into MKL pass the sandbox's wall (a program's own ctypes stays refused):
     PyTorch's float32 sqrt of this value is MKL's, one unit in the last place off the correctly
