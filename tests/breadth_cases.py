@@ -170,6 +170,9 @@ BREADTH_CASES += [
     Case("cholesky_solve cholesky_inverse", lambda a, b: F.cholesky_solve(b, L.cholesky(symmetric(a))).sum()
          + F.cholesky_inverse(L.cholesky(symmetric(a))).sum(), [spd(3), rand(3, 2, seed=1)], True),
     Case("qr", lambda a: L.qr(a)[0].sum() + L.qr(a)[1].sum(), [rand(3, 2)], True),
+    Case("qr wide", lambda a: L.qr(a)[0].sum() + L.qr(a, mode="complete")[1].sum(), [rand(2, 3)], True),
+    Case("svd one factor", lambda a, b: L.svd(a, full_matrices=False)[0].abs().sum()
+         + L.svd(b, full_matrices=False)[2].abs().sum(), [rand(3, 2), rand(2, 3, seed=1)], True),
     Case("svd", lambda a: L.svd(a, full_matrices=False)[0].abs().sum() + L.svdvals(a).sum()
          + L.svd(a, full_matrices=False)[2].abs().sum(), [rand(3, 2)], True),
     Case("eigh", lambda a: L.eigh(symmetric(a))[0] + L.eigh(symmetric(a))[1].abs().sum(0), [spd(3)], True),

@@ -85,6 +85,11 @@ def _computed(case: dict) -> np.ndarray:
                                t(recorder.vector(case["seed"] + 2000, k, dtype)), beta=0.5, alpha=2.0)._data
     if case["op"] == "baddbmm":
         return _torch("baddbmm")(t(bias), *map(t, recorder.batches(a, b)), beta=0.5, alpha=2.0)._data
+    if case["op"] == "addbmm":
+        return _torch("addbmm")(t(bias), *map(t, recorder.batches(a, b)), beta=0.5, alpha=2.0)._data
+    if case["op"] == "addbmm_unscaled":
+        return _torch("addbmm")(t(recorder.vector(case["seed"] + 5000, m * n, dtype).reshape(m, n)),
+                                *map(t, recorder.batches(a, b)))._data
     if case["op"] == "dot":
         return _torch("dot")(t(np.ascontiguousarray(a[0])), t(recorder.vector(case["seed"] + 3000, k, dtype)))._data
     if case["op"] == "bmm":
@@ -141,6 +146,26 @@ def test_turned_off_means_the_emulation() -> None:
     with mkl.turned(False):
         assert mkl.gemm(a, b) is None and mkl.vml("ExpBackward0", a) is None
         assert mkl.describe() == "emulation (GRADCALC_MKL=0)"
+
+
+def test_computing_as_on_another_sgemm_path_means_the_emulation() -> None:
+    """MKL follows this processor: as on a machine whose sgemm takes the other code path (an
+    answer recorded there), the emulation computes, and MKL again after."""
+    other = {**cpu.machine_record(), "sgemm": "avx2" if cpu.SGEMM_AVX512 else "avx512"}
+    a, b = recorder.factors(0, 4, 16, 12, "nn", np.float32)
+    with cpu.emulating(other):
+        assert mkl.gemm(a, b) is None
+    assert mkl.gemm(a, b) is not None
+
+
+def test_an_sgemm_path_mkl_does_not_take_here_means_the_emulation() -> None:
+    """MKL_CBWR=AVX512 asks for MKL's AVX-512 sgemm, which MKL takes on Intel's processors with
+    AVX-512 only (on this AMD one, PyTorch's digits stay its AVX2 ones, measured): elsewhere the
+    emulation computes as on such a processor, and the backend steps aside."""
+    intel = cpu.processor_has_avx512() and cpu.machine_record()["processor"].startswith("GenuineIntel")
+    version = subprocess.run([sys.executable, "-m", "gradcalc", "--version"], capture_output=True, text=True,
+                             timeout=300, env={**os.environ, "GRADCALC_MKL": "1", "MKL_CBWR": "AVX512"})
+    assert version.stdout.splitlines()[-1].startswith("backend: Intel MKL" if intel else "backend: emulation")
 
 
 def test_a_program_computes_with_mkl_behind_the_sandbox() -> None:

@@ -11,7 +11,7 @@ import itertools
 import re
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
-from . import anomaly_mode, grad_mode
+from . import anomaly_mode, grad_mode, layout
 from .dtypes import FLOATING
 from ..display.names import torch_class
 from ..warnings import warn
@@ -127,7 +127,10 @@ class AccumulateGrad(Node):
         leaf = self.variable
         if leaf._grad is None:
             # with create_graph, PyTorch copies into a fresh tensor: the copy is part of the graph
-            leaf._grad = grad.detach().clone().copy_(grad) if create_graph else grad._copy()
+            grad = grad.detach().clone().copy_(grad) if create_graph else grad._copy()
+            if not leaf._data.flags.c_contiguous:
+                grad._data = layout.as_gradient_of(grad._data, leaf._data)
+            leaf._grad = grad
         elif create_graph or grad_mode.is_grad_enabled():
             leaf._grad = leaf._grad + grad
         else:

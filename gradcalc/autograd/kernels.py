@@ -20,6 +20,7 @@ from typing import Callable
 import numpy as np
 
 from . import cpu
+from .layout import iteration_order
 
 # Bytes in one SIMD register of the sum kernel: PyTorch builds it for AVX2 only (it registers
 # AVX512 variants for a few kernels, softmax among them), so even an AVX512 machine adds 32 bytes at a time.
@@ -140,35 +141,6 @@ def _chunk(block: np.ndarray, in_strides: list, out_strides: list, itemsize: int
     return _outer(columns, size1 // _ILP * _ILP)
 
 
-def _reorder(shape: list, strides: list) -> list:
-    """TensorIterator's order of dimensions, innermost first: reduced dimensions (output stride 0)
-    before kept ones, then by ascending stride; `strides` holds (output, input) per dimension."""
-    def should_swap(dim0: int, dim1: int) -> int:
-        for operand in range(2):
-            stride0, stride1 = strides[dim0][operand], strides[dim1][operand]
-            if operand == 0 and (stride0 == 0) != (stride1 == 0):
-                return 1 if stride1 == 0 else -1
-            if stride0 == 0 or stride1 == 0:
-                continue
-            if stride0 != stride1:
-                return -1 if stride0 < stride1 else 1
-            if shape[dim0] > shape[dim1]:
-                return 1
-        return 0
-
-    perm = list(reversed(range(len(shape))))
-    for i in range(1, len(perm)):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            comparison = should_swap(perm[dim0], perm[dim1])
-            if comparison > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif comparison < 0:
-                break
-    return perm
-
-
 def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
     """torch.sum of float32/float64 `x` over `dims` (every dimension when empty), shaped as with
     keepdim=True."""
@@ -224,7 +196,8 @@ def _sum_plan(x: np.ndarray, dims: tuple) -> tuple:
         return 0 if d in reduced else contiguous[d], x.strides[d]
 
     kept = [d for d in range(x.ndim) if x.shape[d] != 1]  # TensorIterator coalesces size-1 dimensions away
-    order = [kept[i] for i in _reorder([x.shape[d] for d in kept], [strides_of(d) for d in kept])]
+    order = [kept[i] for i in iteration_order([x.shape[d] for d in kept], [strides_of(d) for d in kept],
+                                                 reduction=True)]
     groups: list = []  # coalesced dimensions, innermost first: [axes (inner to outer), size, strides]
     for d in order:
         if groups and all(groups[-1][1] * inner == stride for inner, stride in zip(groups[-1][2], strides_of(d))):

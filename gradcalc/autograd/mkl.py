@@ -24,6 +24,8 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 
 from ..language.limits import native_calls
+from ..machine import processor
+from . import cpu
 
 # The version PyTorch 2.13 reports in torch.__config__.show(): another one computes other bits.
 VERSION = "2024.2.0"
@@ -38,6 +40,14 @@ VML_FUNCTIONS = {"ExpBackward0": "Exp", "LogBackward0": "Ln", "Log2Backward0": "
                  "SinBackward0": "Sin", "CosBackward0": "Cos", "TanBackward0": "Tan", "TanhBackward0": "Tanh",
                  "AsinBackward0": "Asin", "AcosBackward0": "Acos", "AtanBackward0": "Atan", "SqrtBackward0": "Sqrt",
                  "ErfBackward0": "Erf", "ErfcBackward0": "Erfc", "ErfinvBackward0": "ErfInv"}
+
+# Whether MKL's sgemm takes its AVX-512 kernels here, as gradcalc started: as cpu.py models it,
+# but only on an Intel processor with AVX-512 (MKL_CBWR=AVX512 on an AMD one, which the emulation
+# reads as "compute as on such an Intel processor", left MKL's digits, and PyTorch's, unchanged,
+# measured). While gradcalc computes as on a machine whose sgemm takes another path (an answer
+# recorded there: cpu.emulating, or those settings), MKL cannot give that machine's digits, and
+# the emulation computes instead.
+_SGEMM_HERE = cpu.SGEMM_AVX512 and cpu.processor_has_avx512() and processor().get("vendor_id") == "GenuineIntel"
 
 _UNLOADED = object()
 # GRADCALC_MKL is read when gradcalc starts, before a sandbox may empty the environment
@@ -111,9 +121,10 @@ def native(function: Callable) -> Callable:
 
 
 def library() -> Optional[ctypes.CDLL]:
-    """MKL, loaded on the first call; None when it is turned off or not installed. (Asked before
-    every product: only the first call, which loads, passes the wall.)"""
-    if not _turned_on():
+    """MKL, loaded on the first call; None when it is turned off, not installed, or gradcalc
+    computes as on a machine whose sgemm MKL does not follow here. (Asked before every product:
+    only the first call, which loads, passes the wall.)"""
+    if not _turned_on() or cpu.SGEMM_AVX512 != _SGEMM_HERE:
         return None
     if _state["library"] is _UNLOADED:
         _state["library"] = native(_load)()
@@ -124,6 +135,8 @@ def describe() -> str:
     """Which backend computes PyTorch's MKL results, for `gradcalc --version`."""
     if not _turned_on():
         return "emulation (GRADCALC_MKL=0)"
+    if cpu.SGEMM_AVX512 != _SGEMM_HERE:
+        return "emulation (computing as with another sgemm code path than MKL takes on this processor)"
     if library() is None:
         return f"emulation ({_state['why']})"
     return f"Intel MKL {VERSION} ({_state['layer']})"

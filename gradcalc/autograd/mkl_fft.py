@@ -15,7 +15,7 @@ from .mkl import fresh, fresh_copy, library, native, placed
 _FORWARD_SCALE, _BACKWARD_SCALE, _NUMBER_OF_TRANSFORMS = 4, 5, 7
 _CONJUGATE_EVEN_STORAGE, _PLACEMENT, _INPUT_STRIDES, _OUTPUT_STRIDES = 10, 11, 12, 13
 _INPUT_DISTANCE, _OUTPUT_DISTANCE = 14, 15
-_COMPLEX, _REAL, _SINGLE, _DOUBLE, _COMPLEX_COMPLEX, _NOT_INPLACE = 32, 33, 35, 36, 39, 44
+_COMPLEX, _REAL, _COMPLEX_COMPLEX, _NOT_INPLACE = 32, 33, 39, 44
 # ATen's fft_norm_mode
 _BY_ROOT_N, _BY_N = 1, 2
 
@@ -60,10 +60,16 @@ def _execute(x: np.ndarray, out_sizes: Sequence[int], dims: Sequence[int], norma
     handle = ctypes.c_void_p()
     complex_in, complex_out = np.iscomplexobj(source), np.iscomplexobj(out)
     domain = _COMPLEX if (complex_in if forward else complex_out) else _REAL
-    precision = _SINGLE if real_type is np.float32 else _DOUBLE
-    length = ctypes.c_long(sizes[0]) if len(sizes) == 1 else _long_array(sizes)
-    _check(lib.DftiCreateDescriptor(ctypes.byref(handle), ctypes.c_int(precision), ctypes.c_int(domain),
-                                    ctypes.c_long(len(sizes)), length))
+    # mkl_dfti.h's DftiCreateDescriptor macro, as ATen expands it: the exported function of that
+    # name plans a one-dimensional transform as a multidimensional one, with other kernels
+    # (other last digits) than the _1d entry point ATen's build calls
+    precision = "s" if real_type is np.float32 else "d"
+    if len(sizes) == 1:
+        create = getattr(lib, f"DftiCreateDescriptor_{precision}_1d")
+        _check(create(ctypes.byref(handle), ctypes.c_int(domain), ctypes.c_long(sizes[0])))
+    else:
+        create = getattr(lib, f"DftiCreateDescriptor_{precision}_md")
+        _check(create(ctypes.byref(handle), ctypes.c_int(domain), ctypes.c_long(len(sizes)), _long_array(sizes)))
     try:
         settings = [(_PLACEMENT, ctypes.c_int(_NOT_INPLACE)), (_NUMBER_OF_TRANSFORMS, ctypes.c_long(count)),
                     (_INPUT_DISTANCE, ctypes.c_long(in_steps[0])), (_OUTPUT_DISTANCE, ctypes.c_long(out_steps[0])),

@@ -92,23 +92,40 @@ def _getrs(routine: Callable, kind: type, lu: np.ndarray, pivots: np.ndarray, b:
                 *int_refs(max(1, n)), ctypes.byref(status))
 
 
+def _batch_shape(*arrays: np.ndarray) -> Optional[tuple]:
+    """The batch shape the matrices of ARRAYS broadcast to (ATen's _linalg_broadcast_batch_dims);
+    None when they do not."""
+    try:
+        return np.broadcast_shapes(*(x.shape[:-2] for x in arrays))
+    except ValueError:
+        return None
+
+
+def _broadcast(x: np.ndarray, batch: tuple, trailing: int = 2) -> np.ndarray:
+    """X's matrices (its vectors: TRAILING 1) viewed over BATCH, each batch element at its own's."""
+    return np.broadcast_to(x, batch + x.shape[x.ndim - trailing:])
+
+
 def _solved(usable: tuple, lu: np.ndarray, pivots: np.ndarray, b: np.ndarray, left: bool, adjoint: bool) -> np.ndarray:
     """ATen's linalg_lu_solve on a column-major LU: X with op(A) X = B (left) or X op(A) = B, B
-    copied column-major (B^H for a right-hand solve, whose X^H is solved for)."""
+    copied column-major (B^H for a right-hand solve, whose X^H is solved for) over the batch
+    shape LU's and B's broadcast to, each of B's matrices solved with its own of LU's."""
     if not left:
         adjoint, b = not adjoint, np.swapaxes(b, -1, -2)
-    result = _column_major(b)
-    _getrs(usable[0]("getrs"), usable[1], lu, np.ascontiguousarray(pivots, dtype=np.int32), result, adjoint)
+    batch = _batch_shape(lu, b)
+    result = _column_major(_broadcast(b, batch))
+    _getrs(usable[0]("getrs"), usable[1], _broadcast(lu, batch),
+           _broadcast(np.ascontiguousarray(pivots, dtype=np.int32), batch, 1), result, adjoint)
     return result if left else np.swapaxes(result, -1, -2)
 
 
 @native
 def lu_solve(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray, left: bool, adjoint: bool) -> Optional[np.ndarray]:
     """torch.linalg.lu_solve as ATen computes it: the factor used where it lies column-major,
-    else copied so; batch shapes must agree (broadcasts stay on the emulation)."""
+    else copied so; batch shapes broadcast."""
     usable = _usable(lu, b)
     n = lu.shape[-1]
-    if usable is None or not b.size or lu.shape[:-2] != b.shape[:-2] or lu.shape[-2] != n or \
+    if usable is None or not b.size or _batch_shape(lu, b) is None or lu.shape[-2] != n or \
             b.shape[-2 if left else -1] != n or pivots.shape != lu.shape[:-1] or \
             not np.all((pivots >= 1) & (pivots <= n)):
         return None  # the emulation's own checks speak for anything LAPACK would be handed wrong
@@ -119,11 +136,11 @@ def lu_solve(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray, left: bool, adjo
 
 @native
 def solve(a: np.ndarray, b: np.ndarray, left: bool) -> Optional[tuple]:
-    """ATen's _linalg_solve_ex for a matrix right-hand side B of A's batch shape: A's LU, then
-    its solve. (X, LU, pivots, info)."""
+    """ATen's _linalg_solve_ex for a matrix right-hand side B: A's LU (of A's own batch shape),
+    then its solve over the batch shape A's and B's broadcast to. (X, LU, pivots, info)."""
     usable = _usable(a, b)
     n = a.shape[-1]
-    if usable is None or not b.size or not a.size or a.shape[:-2] != b.shape[:-2] or a.shape[-2] != n or \
+    if usable is None or not b.size or not a.size or _batch_shape(a, b) is None or a.shape[-2] != n or \
             b.shape[-2 if left else -1] != n:
         return None
     lu, pivots, info = lu_factor(a)
@@ -254,9 +271,9 @@ def _orgqr(usable: tuple, q: np.ndarray, tau: np.ndarray) -> None:
 @native
 def qr(a: np.ndarray, mode: str) -> Optional[tuple]:
     """linalg.qr as ATen's linalg_qr_out_helper computes it: ?geqrf_ on a batched column-major
-    copy of A, R its upper triangle (k or, for 'complete', m rows), Q from ?orgqr_ on the
-    reflectors copied into a column-major Q (k or, for 'complete', m columns). (Q or None for
-    'r', R)."""
+    copy of A, R its upper triangle (k or, for 'complete', m rows) copied column-major, Q from
+    ?orgqr_ on the reflectors copied into a column-major Q (k or, for 'complete', m columns).
+    (Q or None for 'r', R)."""
     usable = _usable(a)
     m, n = a.shape[-2:]
     if usable is None or not m or not n:
@@ -265,7 +282,7 @@ def qr(a: np.ndarray, mode: str) -> Optional[tuple]:
     factored = _column_major(a)
     tau = fresh(a.shape[:-2] + (k,), a.dtype)
     _geqrf(usable, factored, tau)
-    r = np.triu(factored[..., :m if mode == "complete" else k, :])
+    r = _column_major(np.triu(factored[..., :m if mode == "complete" else k, :]))  # its layout: its backward's
     if mode == "r":
         return None, r
     columns = m if mode == "complete" else k
@@ -303,14 +320,14 @@ def householder_product(a: np.ndarray, tau: np.ndarray) -> Optional[np.ndarray]:
 @native
 def potrs(b: np.ndarray, factor: np.ndarray, upper: bool) -> Optional[np.ndarray]:
     """torch.cholesky_solve as ATen's _cholesky_solve_helper_cpu computes it: ?potrs_ on batched
-    column-major copies of B and of the Cholesky FACTOR (of one batch shape: broadcasts stay on
-    the emulation)."""
+    column-major copies of B and of the Cholesky FACTOR, both broadcast to one batch shape."""
     usable = _usable(b, factor)
-    if usable is None or not b.size or not factor.size or b.shape[:-2] != factor.shape[:-2] or \
+    batch = _batch_shape(b, factor)
+    if usable is None or not b.size or not factor.size or batch is None or \
             factor.shape[-1] != factor.shape[-2] or b.shape[-2] != factor.shape[-1]:
         return None
     routine, kind = usable[0]("potrs"), usable[1]
-    result, triangle = _column_major(b), _column_major(factor)
+    result, triangle = _column_major(_broadcast(b, batch)), _column_major(_broadcast(factor, batch))
     n, columns = b.shape[-2:]
     for matrix, factor_matrix in zip(_matrices(result), _matrices(triangle)):
         routine(_char("U" if upper else "L"), *int_refs(n, columns), address_of(factor_matrix, kind),
@@ -320,16 +337,18 @@ def potrs(b: np.ndarray, factor: np.ndarray, upper: bool) -> Optional[np.ndarray
 
 @native
 def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: bool) -> Optional[np.ndarray]:
-    """linalg.solve_triangular for real A and B of one batch shape as ATen's
+    """linalg.solve_triangular for real A and B, broadcast to one batch shape, as ATen's
     linalg_solve_triangular_out computes it: B copied into a column-major result (a result of
     one row counts as row-major: the equation is then transposed), A passed as it lies when
     each of its matrices is row- or column-major (a row-major one read as its transpose, the
     triangle swapped), else copied so; then ?trsm_ on each matrix."""
     usable = _usable(a, b)
-    if usable is None or not a.size or not b.size or a.shape[:-2] != b.shape[:-2] or a.shape[-1] != a.shape[-2] \
+    batch = _batch_shape(a, b)
+    if usable is None or not a.size or not b.size or batch is None or a.shape[-1] != a.shape[-2] \
             or b.shape[-2 if left else -1] != a.shape[-1]:
         return None
     routine, kind = usable[0]("trsm"), usable[1]
+    a, b = _broadcast(a, batch), _broadcast(b, batch)
     result = _column_major(b)
     solved = result
     transposed = result.strides[-1] == result.itemsize  # out_f.stride(-1) == 1
@@ -350,3 +369,143 @@ def trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: b
                 address_of(factor_matrix, kind),
                 *int_refs(max(1, factor.shape[-2])), address_of(matrix, kind), *int_refs(max(1, solved.shape[-2])))
     return result
+
+
+def _square_routine(a: np.ndarray, name: str) -> Optional[tuple]:
+    """(the routine NAME, its ctypes scalar type) for a non-empty batch A of square float32/float64
+    matrices; None otherwise, or when MKL is not in use."""
+    usable = _usable(a)
+    if usable is None or not a.size or a.shape[-1] != a.shape[-2]:
+        return None
+    return usable[0](name), usable[1]
+
+
+def _reflect_triangle(x: np.ndarray, upper: bool) -> None:
+    """ATen's apply_reflect_conj_tri_single on each (real) matrix of X, in place: the triangle
+    LAPACK wrote (UPPER or lower) copied onto the other."""
+    rows, columns = np.tril_indices(x.shape[-1], -1)
+    if upper:
+        x[..., rows, columns] = x[..., columns, rows]
+    else:
+        x[..., columns, rows] = x[..., rows, columns]
+
+
+@native
+def potri(factor: np.ndarray, upper: bool) -> Optional[np.ndarray]:
+    """torch.cholesky_inverse as ATen's cholesky_inverse_out_info computes it: ?potri_ on a
+    batched column-major copy of the Cholesky FACTOR, then the triangle it fills reflected onto
+    the other. (The caller refuses a factor with a zero on its diagonal first, as ATen's info.)"""
+    found = _square_routine(factor, "potri")
+    if found is None:
+        return None
+    (routine, kind), n = found, factor.shape[-1]
+    result = _column_major(factor)
+    for matrix in _matrices(result):
+        routine(_char("U" if upper else "L"), *int_refs(n), address_of(matrix, kind), *int_refs(n),
+                ctypes.byref(ctypes.c_int(0)))
+    _reflect_triangle(result, upper)
+    return result
+
+
+@native
+def sytrf(a: np.ndarray) -> Optional[tuple]:
+    """linalg.ldl_factor_ex as ATen computes it: A's lower triangle copied into a batched
+    column-major LD, ?sytrf_ on each matrix (the workspace as the first call's query sizes it,
+    truncated). (LD, pivots 1-based int32, negative for a 2x2 block, info)."""
+    found = _square_routine(a, "sytrf")
+    if found is None:
+        return None
+    (routine, kind), n = found, a.shape[-1]
+    factor = _column_major(np.tril(a))
+    pivots = np.zeros(a.shape[:-1], np.int32)
+    info = np.zeros(a.shape[:-2], np.int32)
+    status = ctypes.c_int(0)
+
+    def call(routine: Callable, kind: type, matrix: np.ndarray, row: np.ndarray, work: object, size: int) -> None:
+        routine(_char("L"), *int_refs(n), address_of(matrix, kind), *int_refs(n),
+                row.ctypes.data_as(ctypes.POINTER(ctypes.c_int)), work, *int_refs(size), ctypes.byref(status))
+
+    query = kind(0)
+    call(routine, kind, _matrices(factor)[0], pivots.reshape(-1, n)[0], ctypes.byref(query), -1)
+    work = fresh((max(1, int(query.value)),), a.dtype)
+    for matrix, row, index in zip(_matrices(factor), pivots.reshape(-1, n), np.ndindex(info.shape)):
+        call(routine, kind, matrix, row, address_of(work, kind), work.size)
+        info[index] = status.value
+    return factor, pivots, info
+
+
+@native
+def sytrs(factor: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> Optional[np.ndarray]:
+    """linalg.ldl_solve as ATen computes it: ?sytrs_ with the factor where it lies column-major
+    (else copied so) on a batched column-major copy of B, matrix by matrix; None for batch shapes
+    that differ or pivots LAPACK would read out of the matrix."""
+    usable = _usable(factor, b)
+    n = factor.shape[-1]
+    if usable is None or not b.size or factor.shape[:-2] != b.shape[:-2] or factor.shape[-2] != n or \
+            b.shape[-2] != n or pivots.shape != factor.shape[:-1] or \
+            not np.all((pivots != 0) & (np.abs(pivots) <= n)):
+        return None
+    routine, kind = usable[0]("sytrs"), usable[1]
+    column_major = np.swapaxes(factor, -1, -2).flags.c_contiguous
+    factor = placed(factor) if column_major else _column_major(factor)
+    result = _column_major(b)
+    rows = np.ascontiguousarray(pivots, dtype=np.int32).reshape(-1, n)
+    for matrix, row, solved in zip(_matrices(factor), rows, _matrices(result)):
+        routine(_char("L"), *int_refs(n, b.shape[-1]), address_of(matrix, kind), *int_refs(n),
+                row.ctypes.data_as(ctypes.POINTER(ctypes.c_int)), address_of(solved, kind), *int_refs(n),
+                ctypes.byref(ctypes.c_int(0)))
+    return result
+
+
+def _complex_eigenvectors(vectors: np.ndarray, imaginary: np.ndarray) -> np.ndarray:
+    """ATen's linalg_eig_make_complex_eigenvectors: geev's real columns made complex (column-major,
+    as ATen's), a conjugate pair's two columns (the IMAGINARY part of its first eigenvalue
+    nonzero) v + i w and v - i w."""
+    result = np.swapaxes(fresh(vectors.shape, np.result_type(vectors.dtype, np.complex64)), -1, -2)
+    result.real = vectors
+    for matrix, source, parts in zip(_matrices(result), _matrices(vectors), imaginary.reshape(-1, vectors.shape[-1])):
+        j = 0
+        while j < len(parts):
+            if parts[j] != 0 and j + 1 < len(parts):
+                matrix[:, j].imag, matrix[:, j + 1].real, matrix[:, j + 1].imag = source[:, j + 1], source[:, j], \
+                    -source[:, j + 1]
+                j += 1
+            j += 1
+    return result
+
+
+@native
+def geev(a: np.ndarray, vectors: bool) -> Optional[tuple]:
+    """linalg.eig (VECTORS) or eigvals of real matrices as ATen's linalg_eig_out_info computes
+    them: ?geev_ (right eigenvectors only) on a batched column-major copy of A, its workspace as
+    the first call's query sizes it (truncated); the eigenvalues made complex from their real
+    and imaginary parts, the vectors from geev's real columns. (eigenvalues, eigenvectors or
+    None, info)."""
+    found = _square_routine(a, "geev")
+    if found is None:
+        return None
+    (routine, kind), n = found, a.shape[-1]
+    work_matrix = _column_major(a)
+    parts = fresh(a.shape[:-2] + (2 * n,), a.dtype)  # each matrix's real parts, then its imaginary parts
+    right = _column_major(np.zeros_like(a)) if vectors else None
+    info = np.zeros(a.shape[:-2], np.int32)
+    status, null = ctypes.c_int(0), ctypes.POINTER(kind)()
+
+    def call(matrix: np.ndarray, values: np.ndarray, vectors_out: Optional[np.ndarray], work: object,
+             size: int) -> None:
+        routine(_char("N"), _char("V" if vectors else "N"), *int_refs(n), address_of(matrix, kind), *int_refs(n),
+                address_of(values[:n], kind), address_of(values[n:], kind), null, *int_refs(1),
+                null if vectors_out is None else address_of(vectors_out, kind), *int_refs(n if vectors else 1),
+                work, *int_refs(size), ctypes.byref(status))
+
+    rights = _matrices(right) if vectors else [None] * info.size
+    query = kind(0)
+    call(_matrices(work_matrix)[0], parts.reshape(-1, 2 * n)[0], rights[0], ctypes.byref(query), -1)
+    work = fresh((max(1, int(query.value)),), a.dtype)
+    for matrix, values, vectors_out, index in zip(_matrices(work_matrix), parts.reshape(-1, 2 * n), rights,
+                                                  np.ndindex(info.shape)):
+        call(matrix, values, vectors_out, address_of(work, kind), work.size)
+        info[index] = status.value
+    eigenvalues = fresh(a.shape[:-1], np.result_type(a.dtype, np.complex64))
+    eigenvalues.real, eigenvalues.imag = parts[..., :n], parts[..., n:]
+    return eigenvalues, (_complex_eigenvectors(right, parts[..., n:]) if vectors else None), info

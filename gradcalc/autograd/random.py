@@ -480,11 +480,13 @@ def _normal_scalar(gen: Generator, n: int, name: str, mean: float, std: float) -
 
 
 def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "float32",
-            generator: Generator | None = None) -> np.ndarray:
-    """What ``torch.empty(shape, dtype=dtype).normal_(mean, std)`` holds."""
+            generator: Generator | None = None, contiguous: bool = True) -> np.ndarray:
+    """What ``torch.empty(shape, dtype=dtype).normal_(mean, std)`` holds, in memory order; a
+    tensor that is not contiguous takes one draw at a time, however large."""
     name = _dtype_name(dtype)
     if name in _COMPLEX:  # pairs of reals, each part with std / sqrt(2): the complex value has std `std`
-        pairs = normal_(tuple(_shape(shape)) + (2,), mean, float(std) / math.sqrt(2), _COMPLEX[name], generator)
+        pairs = normal_(tuple(_shape(shape)) + (2,), mean, float(std) / math.sqrt(2), _COMPLEX[name], generator,
+                        contiguous)
         return np.ascontiguousarray(pairs).view(name).reshape(_shape(shape))
     if name not in _FLOATS and name != "bfloat16":
         raise _not_implemented("normal_kernel_cpu", name)
@@ -494,7 +496,7 @@ def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "f
     gen = _gen(generator)
     n = _numel(shape)
     with np.errstate(all="ignore"):  # infinite mean or std give inf/nan as in torch
-        if n >= 16:
+        if n >= 16 and contiguous:
             out = _normal_fill(gen, n, name, mean, std)
         else:
             out = _normal_scalar(gen, n, name, mean, std)
@@ -503,9 +505,10 @@ def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "f
     return out.reshape(_shape(shape))
 
 
-def randn(shape: Shape, dtype: DType = "float32", generator: Generator | None = None) -> np.ndarray:
+def randn(shape: Shape, dtype: DType = "float32", generator: Generator | None = None,
+          contiguous: bool = True) -> np.ndarray:
     """``torch.randn``; ``randn_like`` draws the same way."""
-    return normal_(shape, 0.0, 1.0, dtype, generator)
+    return normal_(shape, 0.0, 1.0, dtype, generator, contiguous)
 
 
 # ---------------------------------------------------------------- integers

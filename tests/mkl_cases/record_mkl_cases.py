@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Record what PyTorch 2.13 computes with its MKL on this machine (one thread, as the oracle runs)
 for test_mkl_backend.py: matrix products (mm in the four layouts, addmm, linear, mv, addmv, dot,
-bmm, baddbmm over stacks laid out in many ways, their gradients, batches through matmul) in
-float32 and float64 over many shapes; LAPACK behind torch.linalg (cholesky, the LU family,
-triangular and Cholesky solves, eigh, the SVD, QR); torch.fft's transforms (DFTI); and the VML
+bmm, baddbmm over stacks laid out in many ways, their gradients, batches through matmul, addbmm)
+in float32 and float64 over many shapes; LAPACK behind torch.linalg (cholesky, the LU family,
+triangular and Cholesky solves, also of batch shapes that broadcast, eigh, the SVD, QR and the
+gradients of those three, cholesky_inverse, the LDL family, eig); torch.fft's transforms
+(DFTI); and the VML
 functions on 100,000 seeded float32 inputs each (10,000 float64). Inputs come from seeded numpy
 generators and are copied into PyTorch's own storages (aligned as its allocator aligns them:
 MKL's path for some shapes follows the alignment); the file keeps the shapes, the machine and
@@ -161,6 +163,104 @@ def spectral_operand(seed: int, shape: tuple, op: str, dtype: type) -> np.ndarra
 QR_SHAPES = [(1, 1), (3, 3), (5, 3), (3, 5), (17, 17), (33, 33), (40, 17), (17, 40), (64, 64), (100, 100), (100, 70),
              (3, 8, 8), (2, 6, 4)]
 QR_OPS = ("qr", "qr_complete", "qr_r", "geqrf", "householder_product")
+
+
+# the gradients of eigh, the SVD, QR and pinv, whose backward formulas' products go to MKL: each op is
+# a decomposition and which of its outputs a loss weights with seeded gradients (one output
+# alone takes another branch of ATen's formula than several)
+GRADIENT_OPS = {"eigh_grad": ("eigh", (0, 1)), "eigh_grad_vectors": ("eigh", (1,)),
+                "eigvalsh_grad": ("eigvalsh", (0,)), "svd_grad": ("svd", (0, 1, 2)), "svd_grad_u": ("svd", (0,)),
+                "svd_grad_vh": ("svd", (2,)), "svd_grad_us": ("svd", (0, 1)), "svdvals_grad": ("svdvals", (0,)),
+                "svd_full_grad_s": ("svd_full", (1,)), "svd_full_grad": ("svd_full", (0, 1, 2)),
+                "qr_grad": ("qr", (0, 1)), "qr_grad_q": ("qr", (0,)), "qr_grad_r": ("qr", (1,)),
+                "qr_complete_grad": ("qr_complete", (0, 1)), "pinv_grad": ("pinv", (0,))}
+
+
+def gradient_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
+    """The gradient of a seeded A through eigh, the SVD, QR or pinv, through TORCH, of the sum of the
+    used outputs each times a seeded weight (so their gradients are the weights, bit for bit);
+    none where the op is not differentiable: eigh of a matrix that is not square, the full SVD's
+    vectors or the complete QR of a tall one."""
+    decomposition, used = GRADIENT_OPS[op]
+    square, tall = shape[-1] == shape[-2], shape[-2] > shape[-1]
+    if (op.startswith("eig") or op == "svd_full_grad") and not square or (decomposition == "qr_complete" and tall):
+        return []
+    a = torch.from_numpy(spectral_operand(seed, shape, op, dtype)).clone().requires_grad_()
+    linalg = torch.linalg
+    outputs = {"eigh": lambda: linalg.eigh(a), "eigvalsh": lambda: [linalg.eigvalsh(a)],
+               "svd": lambda: linalg.svd(a, full_matrices=False), "svd_full": lambda: linalg.svd(a),
+               "svdvals": lambda: [linalg.svdvals(a)], "qr": lambda: linalg.qr(a),
+               "qr_complete": lambda: linalg.qr(a, mode="complete"), "pinv": lambda: [linalg.pinv(a)]}[decomposition]()
+    rng = np.random.default_rng(seed + 7000)
+    loss = None
+    for index in used:
+        weight = torch.from_numpy(rng.standard_normal(tuple(outputs[index].shape)).astype(dtype)).clone()
+        term = (outputs[index] * weight).sum()
+        loss = term if loss is None else loss + term
+    loss.backward()
+    return [a.grad]
+
+
+SQUARE_OPS = ("cholesky_inverse", "cholesky_inverse_upper", "cholesky_inverse_grad", "ldl_factor", "ldl_solve", "eig",
+              "eigvals", "eig_symmetric")
+
+
+def square_outputs(torch, op: str, seed: int, size: tuple, dtype: type) -> list:
+    """cholesky_inverse (potri) and its gradient, the LDL family (sytrf, sytrs) and eig (geev)
+    through TORCH, on a seeded matrix of SIZE (a batch when it has two numbers): a Cholesky
+    factor (its diagonal's magnitudes plus one), a symmetric one (M + M^T) for the LDL family
+    and eig_symmetric, any for eig and eigvals."""
+    *batch, n = size
+    rng = np.random.default_rng(seed)
+    m = rng.standard_normal((*batch, n, n)).astype(dtype)
+    b = torch.from_numpy(rng.standard_normal((*batch, n, 3)).astype(dtype)).clone()
+    linalg = torch.linalg
+    if op.startswith("cholesky_inverse"):
+        factor = np.tril(m)
+        diagonal = np.arange(n)
+        factor[..., diagonal, diagonal] = np.abs(factor[..., diagonal, diagonal]) + 1
+        if op == "cholesky_inverse_upper":
+            return [torch.cholesky_inverse(torch.from_numpy(np.ascontiguousarray(np.swapaxes(factor, -1, -2))).clone(),
+                                           upper=True)]
+        lower = torch.from_numpy(factor).clone()
+        if op == "cholesky_inverse":
+            return [torch.cholesky_inverse(lower)]
+        lower.requires_grad_()
+        weight = torch.from_numpy(rng.standard_normal(m.shape).astype(dtype)).clone()
+        (torch.cholesky_inverse(lower) * weight).sum().backward()
+        return [lower.grad]
+    symmetric = torch.from_numpy(m + np.swapaxes(m, -1, -2)).clone()
+    general = torch.from_numpy(m).clone()
+    if op == "ldl_factor":
+        factor, pivots = linalg.ldl_factor(symmetric)
+        return [factor, pivots.to(factor.dtype)]
+    return {"ldl_solve": lambda: [linalg.ldl_solve(*linalg.ldl_factor(symmetric), b)],
+            "eig": lambda: list(linalg.eig(general)), "eigvals": lambda: [linalg.eigvals(general)],
+            "eig_symmetric": lambda: list(linalg.eig(symmetric))}[op]()
+
+
+# solves whose operands' batch shapes broadcast: A of (2, 1, n, n) against B of (3, n, 4)
+BROADCAST_SIZES = [(1,), (2,), (5,), (17,), (33,), (64,)]
+BROADCAST_OPS = ("solve_broadcast", "lu_solve_broadcast", "cholesky_solve_broadcast", "solve_triangular_broadcast",
+                 "solve_broadcast_grad")
+
+
+def broadcast_outputs(torch, op: str, seed: int, size: tuple, dtype: type) -> list:
+    """linalg.solve, lu_solve, cholesky_solve and solve_triangular (getrf and getrs, potrs, trsm)
+    through TORCH with A and B of batch shapes that broadcast; A well away from singular."""
+    n = size[0]
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((2, 1, n, n)).astype(dtype) + (2 * np.eye(n, dtype=dtype)).astype(dtype)
+    a, b = torch.from_numpy(a).clone(), torch.from_numpy(rng.standard_normal((3, n, 4)).astype(dtype)).clone()
+    linalg = torch.linalg
+    if op == "solve_broadcast_grad":
+        a.requires_grad_(), b.requires_grad_()
+        linalg.solve(a, b).sum().backward()
+        return [a.grad, b.grad]
+    return [{"solve_broadcast": lambda: linalg.solve(a, b),
+             "lu_solve_broadcast": lambda: linalg.lu_solve(*linalg.lu_factor(a), b),
+             "cholesky_solve_broadcast": lambda: torch.cholesky_solve(b, a.tril()),
+             "solve_triangular_broadcast": lambda: linalg.solve_triangular(a, b, upper=False)}[op]()]
 
 
 # (batch..., n, columns of B): a vector-like B of one row or one column, odd sizes, batches
@@ -331,7 +431,10 @@ def fft_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
 FAMILIES = {**{op: (lu_outputs, LU_SIZES) for op in LU_OPS},
             **{op: (spectral_outputs, SPECTRAL_SHAPES) for op in SPECTRAL_OPS},
             **{op: (qr_outputs, QR_SHAPES) for op in QR_OPS},
+            **{op: (gradient_outputs, QR_SHAPES if op.startswith("qr") else SPECTRAL_SHAPES) for op in GRADIENT_OPS},
             **{op: (triangular_outputs, TRIANGULAR_SHAPES) for op in TRIANGULAR_OPS},
+            **{op: (square_outputs, LU_SIZES) for op in SQUARE_OPS},
+            **{op: (broadcast_outputs, BROADCAST_SIZES) for op in BROADCAST_OPS},
             **{op: (fft_outputs, FFT_SHAPES) for op in FFT_OPS}}
 
 
@@ -382,6 +485,9 @@ def main() -> None:
                        "addmv": torch.addmv(own(vector(seed + 4000, m, dtype)), own(a),
                                             own(vector(seed + 2000, k, dtype)), beta=0.5, alpha=2.0),
                        "baddbmm": torch.baddbmm(own(bias), *map(own, batches(a, b)), beta=0.5, alpha=2.0),
+                       "addbmm": torch.addbmm(own(bias), *map(own, batches(a, b)), beta=0.5, alpha=2.0),
+                       "addbmm_unscaled": torch.addbmm(own(vector(seed + 5000, m * n, dtype).reshape(m, n)),
+                                                       *map(own, batches(a, b))),
                        "dot": torch.dot(own(a[0]), own(vector(seed + 3000, k, dtype))),
                        "matmul3d": torch.matmul(own(np.stack([a, a[::-1]])), own(b)),
                        "bmm": torch.bmm(*map(own, batches(a, b))),

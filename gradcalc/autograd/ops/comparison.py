@@ -5,7 +5,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import dtypes, meta
+from .. import dtypes, layout, meta
 from ..forward_mode import follow
 from ..grad_mode import FORWARD_LEVELS
 from ..tensor import Tensor
@@ -22,7 +22,7 @@ def _compare(a: Any, b: Any, function: Callable, ordering: str = "") -> Tensor:
     ta, tb = as_tensor(a), as_tensor(b)
     check_broadcast(ta, tb)
     x, y = arrays((ta, tb), dtype)
-    out = Tensor._make(np.asarray(function(x, y)), dtypes.bool_)
+    out = Tensor._make(layout.element_wise_result(np.asarray(function(x, y)), (ta._data, tb._data)), dtypes.bool_)
     return follow(out, (ta, tb)) if FORWARD_LEVELS else out
 
 
@@ -106,7 +106,8 @@ def _bitwise(a: Any, b: Any, function: Callable, symbol: str) -> Tensor:
         raise not_implemented_for(f"{symbol}_cpu", dtype)
     ta, tb = as_tensor(a), as_tensor(b)
     x, y = arrays((ta, tb), dtype)
-    return Tensor._make(np.asarray(function(x, y), dtype=dtype._numpy), dtype)
+    return Tensor._make(layout.element_wise_result(np.asarray(function(x, y), dtype=dtype._numpy),
+                                                   (ta._data, tb._data)), dtype)
 
 
 @op()

@@ -6,8 +6,12 @@ from typing import Any, Optional
 from .. import dtypes, meta
 from ..dtypes import DType
 from ...warnings import warn_once
+from ..layout import preserved_copy
 from ..tensor import Device, Tensor, check_device
+from .info import MEMORY_FORMATS
 from .registry import LINEAR, node, op, record
+
+CONTIGUOUS_FORMAT = MEMORY_FORMATS["contiguous_format"]
 
 CLONE = node("CloneBackward0", ("self",), jvp=LINEAR, self=lambda grad: grad)
 def _to_copy_grad(grad: Tensor, dtype: DType) -> Tensor:
@@ -22,7 +26,9 @@ TO_COPY = node("ToCopyBackward0", ("self",), jvp=LINEAR, self=lambda grad, _self
 
 @op()
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    return record(CLONE, (input,), input._data.copy(), input._dtype)
+    # torch.preserve_format, the default, keeps a dense tensor's strides (empty_like's rules)
+    data = input._data.copy() if memory_format is CONTIGUOUS_FORMAT else preserved_copy(input._data)
+    return record(CLONE, (input,), data, input._dtype)
 
 
 @op(inplace=False)  # detach_ is Tensor's own: it changes the history, not the values
@@ -103,4 +109,4 @@ def type_as(input: Tensor, other: Tensor) -> Tensor:
 
 @op(function=False)
 def contiguous(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    return input if input.is_contiguous() else clone(input)
+    return input if input.is_contiguous() else clone(input, memory_format=CONTIGUOUS_FORMAT)

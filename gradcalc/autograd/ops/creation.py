@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import dtypes, kernels, random
 from ..dtypes import DType
+from ..layout import in_memory_order, preserved
 from ..meta import make_meta, wants_meta
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...display.names import type_name
@@ -17,6 +18,7 @@ from ...warnings import warn, warn_once
 from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fitted_scalar,
                      not_implemented_for, shape_text)
 from .parser import overflow_message
+from .info import MEMORY_FORMATS
 from .registry import op
 from .tensor_numpy import numpy_dtype, tensor_from_numpy
 
@@ -242,12 +244,29 @@ def parameter_data(shape: tuple, dtype: DType, device: Any) -> Tensor:
     return allocated(shape, dtype)
 
 
-def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: Any, device: Any) -> Tensor:
+def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: Any, device: Any,
+           like: Optional[np.ndarray] = None) -> Tensor:
+    """A tensor of `value`s, laid out as `like` when given (see _preserving)."""
     dtype = dtype or dtypes.get_default_dtype()
     meta = _meta_factory(size, dtype, requires_grad, device)
     if meta is not None:
         return meta
-    return finish(np.full(check_size(size, dtype), fitted_scalar(value, dtype), dtype=dtype._numpy), dtype, requires_grad, device)
+    value = fitted_scalar(value, dtype)
+    if like is None:
+        data = np.full(check_size(size, dtype), value, dtype=dtype._numpy)
+    else:
+        data = preserved(like, dtype._numpy)
+        data[...] = value
+    return finish(data, dtype, requires_grad, device)
+
+
+def _preserving(input: Tensor, memory_format: Any) -> Optional[np.ndarray]:
+    """`input`'s array when a `*_like` result keeps its layout (torch.preserve_format, the
+    default, and an input not in C order), else None."""
+    data = input._data
+    if memory_format is MEMORY_FORMATS["contiguous_format"] or data.ndim < 2 or data.flags.c_contiguous:
+        return None
+    return data
 
 
 @op()
@@ -283,7 +302,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Optional[DType] = None,
 def _like(name: str, value: Any) -> None:
     def like(input: Tensor, *, memory_format: Any = None, dtype: Optional[DType] = None, layout: Any = None,
              device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
-        return filled(input.shape, value, dtype or input._dtype, requires_grad, device)
+        return filled(input.shape, value, dtype or input._dtype, requires_grad, device, _preserving(input, memory_format))
 
     like.__name__ = like.__qualname__ = name
     op(name)(like)
@@ -297,7 +316,8 @@ _like("empty_like", 0)
 @op()
 def full_like(input: Tensor, fill_value: Any, *, memory_format: Any = None, dtype: Optional[DType] = None,
               layout: Any = None, device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
-    return filled(input.shape, fill_value, dtype or input._dtype, requires_grad, device)
+    return filled(input.shape, fill_value, dtype or input._dtype, requires_grad, device,
+                  _preserving(input, memory_format))
 
 
 _INT64_MAX = float(2 ** 63 - 1)  # as the double ATen compares arange's size with
@@ -447,16 +467,35 @@ def randint(low: int = 0, high: int = None, size: Sequence[int] = (), *, generat
     return finish(np.asarray(data, dtype=dtype._numpy), dtype, requires_grad, device)
 
 
+def _sampled_like(draw: Any, input: Tensor, memory_format: Any, dtype: Optional[DType], device: Any,
+                  requires_grad: Any, generator: Any) -> Tensor:
+    """rand_like and randn_like: a result laid out as `input` is drawn into in memory order, as
+    ATen's samplers visit it; `draw(shape, dtype name, generator, contiguous)`."""
+    like = _preserving(input, memory_format)
+    dtype = dtype or input._dtype
+    if like is None:
+        return _sampled(draw, input.shape, dtype, device, requires_grad, generator)
+    meta = _meta_factory(input.shape, dtype, requires_grad, device)
+    if meta is not None:
+        return meta
+    data = preserved(like, dtype._numpy)
+    visited = in_memory_order(data)
+    visited[...] = draw(visited.shape, dtype.name, generator, data.flags.c_contiguous)
+    return finish(data, dtype, requires_grad, device)
+
+
 @op()
 def rand_like(input: Tensor, *, generator: Any = None, memory_format: Any = None, dtype: Optional[DType] = None,
               layout: Any = None, device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
-    return _sampled(random.rand, input.shape, dtype or input._dtype, device, requires_grad, generator)
+    return _sampled_like(lambda shape, name, generator, contiguous=True: random.rand(shape, name, generator),
+                         input, memory_format, dtype, device, requires_grad, generator)
 
 
 @op()
 def randn_like(input: Tensor, *, generator: Any = None, memory_format: Any = None, dtype: Optional[DType] = None,
                layout: Any = None, device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
-    return _sampled(random.randn, input.shape, dtype or input._dtype, device, requires_grad, generator)
+    return _sampled_like(lambda shape, name, generator, contiguous=True: random.randn(shape, name, generator, contiguous),
+                         input, memory_format, dtype, device, requires_grad, generator)
 
 
 @op()

@@ -12,8 +12,8 @@ from .. import dtypes, forward_mode, grad_mode, mkl_lapack
 from ..tensor import Tensor
 from ...display.names import torch_class
 from ...warnings import warn_once
-from .common import ReturnTypes, zeros_like
-from .indexing import where
+from .common import ReturnTypes, not_implemented_for, zeros_like
+from .joining import cat
 from .registry import node, op, record, record_outputs
 
 
@@ -105,98 +105,6 @@ def permutation_matrix(pivots: np.ndarray, m: int) -> np.ndarray:
         perms[rows, k], perms[rows, p] = perms[rows, p], perms[rows, k].copy()
     eye = np.eye(m)
     return eye[perms].transpose(0, 2, 1).reshape(batch + (m, m))
-
-
-# ------------------------------------------------------------------ determinants
-
-def _det_grad(grad: Tensor, A: Tensor, result: Tensor) -> Tensor:
-    scaled = (grad * result.conj()).unsqueeze(-1).unsqueeze(-1)
-    if not np.any(result._data == 0):
-        return scaled * A.inverse().mH
-    # a singular matrix: d det / dA is the adjugate, from the SVD A = U S Vh
-    U, S, Vh = svd(A)
-    others = Tensor._make(np.stack([np.prod(np.delete(S._data, i, axis=-1), axis=-1) for i in range(S.shape[-1])],
-                                   axis=-1), S._dtype)
-    sign = Tensor._make(np.linalg.det(U._data) * np.linalg.det(Vh._data), A._dtype)
-    return (grad * sign).unsqueeze(-1).unsqueeze(-1) * (U * others.unsqueeze(-2)).matmul(Vh).conj()
-
-
-DET = node("LinalgDetBackward0", ("A",), saved=("A", "LU", "pivots", "result"),
-           A=lambda grad, A, result: _det_grad(grad, A, result))
-SLOGDET = node("LinalgSlogdetBackward0", ("A",), multi_output=True, saved=("A", "LU", "pivots", "sign"),
-               A=lambda grads, A, sign: _slogdet_grad(grads, A, sign))
-
-
-def _slogdet_grad(grads: Any, A: Tensor, sign: Tensor) -> Tensor:
-    _, g_logabsdet = output_grads(grads, 2)
-    if g_logabsdet is None:
-        return zeros_like(A)
-    return g_logabsdet.unsqueeze(-1).unsqueeze(-1) * A.inverse().mH
-
-
-def _lu_params(A: Tensor) -> dict:
-    lu, pivots, _ = lu_factor_arrays(A._data)
-    return {"LU": Tensor._make(lu, A._dtype), "pivots": Tensor._make(pivots, dtypes.int32)}
-
-
-@op(module="linalg", nodes=(DET,))
-def det(A: Tensor) -> Tensor:
-    check_matrix(A, "linalg.det")
-    # as torch: the product of U's diagonal from the LU factorisation, signed by the row interchanges
-    if A._data.size:
-        # MKL's factor is of A^T when A is contiguous, as ATen's
-        lu, pivots, _ = mkl_lapack.det_factor(A._data) or lu_factor_arrays(A._data)
-        product = _permutation_sign(pivots) * np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
-    else:  # the determinant of an empty matrix is 1
-        product = np.ones(A.shape[:-2])
-    data = np.asarray(product, dtype=A._dtype._numpy)
-    return record(DET, (A,), data, A._dtype, **_lu_params(A))
-
-
-@op("det")
-def torch_det(input: Tensor) -> Tensor:
-    return det(input)
-
-
-def _permutation_sign(pivots: np.ndarray) -> np.ndarray:
-    """ATen's lu_det_P: the determinant of LAPACK's row interchanges, -1 for an odd count."""
-    swaps = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1), axis=-1)
-    return np.where(swaps % 2, -1, 1)
-
-
-def _slogdet_outputs(A: Tensor, name: str) -> tuple:
-    check_matrix(A, name)
-    factors = mkl_lapack.det_factor(A._data) if not A._dtype.is_complex else None
-    if factors is not None:
-        # ATen's _linalg_slogdet: from U's diagonal, its signs' product and its log-magnitudes' sum
-        # (the ops themselves, so log is MKL's and the sum adds in ATen's order)
-        lu, pivots, _ = factors
-        diagonal = Tensor._make(np.diagonal(lu, axis1=-2, axis2=-1), A._dtype)
-        sign = np.prod(np.sign(diagonal._data), axis=-1) * _permutation_sign(pivots)
-        logabsdet = diagonal.abs().log().sum(-1)._data
-    else:
-        sign, logabsdet = np.linalg.slogdet(A._data)
-    real = A._dtype.to_real() if A._dtype.is_complex else A._dtype
-    return record_outputs(SLOGDET, (A,), [(np.asarray(sign, dtype=A._dtype._numpy), A._dtype),
-                                          (np.asarray(logabsdet, dtype=real._numpy), real)],
-                          ("sign", "logabsdet"), **_lu_params(A))
-
-
-@op("slogdet", module="linalg")
-def linalg_slogdet(A: Tensor) -> Any:
-    return ReturnTypes("linalg_slogdet", *_slogdet_outputs(A, "linalg.slogdet"), fields=("sign", "logabsdet"))
-
-
-@op("slogdet")
-def torch_slogdet(input: Tensor) -> Any:
-    return ReturnTypes("slogdet", *_slogdet_outputs(input, "linalg.slogdet"), fields=("sign", "logabsdet"))
-
-
-@op()
-def logdet(input: Tensor) -> Tensor:
-    # PyTorch's composite: nan where the determinant is negative
-    sign, logabsdet = _slogdet_outputs(input, "linalg.slogdet")
-    return where(sign == -1, math.nan, logabsdet)
 
 
 # ------------------------------------------------------------------ inverses and solves
@@ -496,30 +404,62 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
 
 
 def _cholesky_inverse_grad(grad: Tensor, self: Tensor, result: Tensor, upper: bool) -> Tensor:
-    g_A = -result.mH.matmul(grad).matmul(result.mH)
-    g_A = g_A + g_A.mH
-    return self.matmul(g_A) if upper else g_A.matmul(self)
+    """ATen's cholesky_inverse_backward, op for op: -(X (G + G^H) X) L (L times it when UPPER)."""
+    common = grad + grad.mH
+    common = result.matmul(common.matmul(result))
+    return -self.matmul(common) if upper else -common.matmul(self)
 
 
 CHOLESKY_INVERSE = node("CholeskyInverseBackward0", ("self",), self=_cholesky_inverse_grad)
 
 
+def _check_nonsingular_factor(factor: np.ndarray, name: str) -> None:
+    """ATen's check of LAPACK's info for an inverse from a triangular factor: the first zero on
+    a diagonal (of the first matrix of a batch that has one) refuses it."""
+    zeros = np.diagonal(factor, 0, -2, -1) == 0
+    if not np.any(zeros):
+        return
+    flat = zeros.reshape(-1, zeros.shape[-1])
+    batch = int(np.argmax(flat.any(axis=-1)))
+    batch_note = f"(Batch element {batch}): " if factor.ndim > 2 else ""
+    raise LinAlgError(f"{name}: {batch_note}The diagonal element {int(np.argmax(flat[batch])) + 1} is zero, the "
+                      "inversion could not be completed because the input matrix is singular.")
+
+
 @op(nodes=(CHOLESKY_INVERSE,))
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
-    n = input.shape[-1]
-    eye = np.broadcast_to(np.eye(n, dtype=input._dtype._numpy), input.shape)
-    data = _cholesky_solve_arrays(eye, input._data, upper)
+    if input.ndim < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
+    _check_square(input, "cholesky_inverse")
+    if input._dtype.category < dtypes.FLOATING:
+        raise not_implemented_for("cholesky_inverse_out_cpu", input._dtype)
+    _check_nonsingular_factor(input._data, "cholesky_inverse")
+    data = mkl_lapack.potri(input._data, upper)
+    if data is None:
+        n = input.shape[-1]
+        eye = np.broadcast_to(np.eye(n, dtype=input._dtype._numpy), input.shape)
+        data = _cholesky_solve_arrays(eye, input._data, upper)
     return record(CHOLESKY_INVERSE, (input,), np.asarray(data, dtype=input._dtype._numpy), input._dtype, upper=upper)
 
 
 # ------------------------------------------------------------------ QR, SVD, eigen-decompositions
 
-def _copy_lower_to_upper(M: Tensor) -> Tensor:
-    lower = M.tril(-1)
-    return lower + lower.mH + M.diagonal(0, -2, -1).real.diag_embed().to(M.dtype)
+def _halved_diagonal(X: Tensor, imaginary: bool) -> Tensor:
+    """X with the real (IMAGINARY: the imaginary) part of its diagonal halved, as ATen's in-place
+    at::real(X.diagonal(0, -2, -1)).mul_(0.5); a real X has no imaginary part to halve."""
+    if imaginary and not X.is_complex():
+        return X
+    diagonal = X.diagonal(0, -2, -1)
+    if not X.is_complex():
+        return X.diagonal_scatter(diagonal * 0.5, 0, -2, -1)
+    part = diagonal.imag * 1j if imaginary else diagonal.real
+    return X.diagonal_scatter(diagonal - part * 0.5, 0, -2, -1)  # z - p/2: exact, as p/2 is
 
 
-def _qr_grad(grads: Any, Q: Tensor, R: Tensor, mode: str) -> Tensor:
+def _qr_grad(grads: Any, Q: Tensor, R: Tensor, mode: str) -> Optional[Tensor]:
+    """ATen's linalg_qr_backward, op for op (its products and solve go to MKL as ATen's do):
+    gA = (gQ + Q syminvadj(triu(gR R^H - Q^H gQ))) R^-H for m >= n; for m < n,
+    [Q trilImInvAdjSkew(Q^H gQ - gR R^H) R_1^-H, 0] + Q gR."""
     if mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
                            "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
@@ -527,13 +467,25 @@ def _qr_grad(grads: Any, Q: Tensor, R: Tensor, mode: str) -> Tensor:
     m, n = Q.shape[-2], R.shape[-1]
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
-    if m < n:
-        raise NotImplementedError("The derivative of linalg.qr is not implemented when nrows < ncols.")
-    gQ = zeros_like(Q) if gQ is None else gQ
-    gR = zeros_like(R) if gR is None else gR
-    M = R.matmul(gR.mH) - gQ.mH.matmul(Q)
-    b = gQ + Q.matmul(_copy_lower_to_upper(M))
-    return solve_triangular(R.mH, b, upper=False, left=False)
+    if gQ is None and gR is None:
+        return None
+    if gQ is None:
+        gA = gR.matmul(R.mH)
+    elif gR is None:
+        gA = -Q.mH.matmul(gQ)
+    else:
+        gA = gR.matmul(R.mH) - Q.mH.matmul(gQ)
+    if m >= n:
+        upper = gA.triu()
+        gA = Q.matmul(_halved_diagonal(upper + upper.mH, imaginary=False))
+        if gQ is not None:
+            gA = gA + gQ
+        return solve_triangular(R.mH, gA, upper=False, left=False)
+    negated = -gA
+    gA = Q.matmul(_halved_diagonal((negated - negated.mH).tril(), imaginary=True))
+    gA = solve_triangular(R.narrow(-1, 0, m).mH, gA, upper=False, left=False)
+    gA = cat([gA, gA.new_zeros(R.shape[:-1] + (n - m,))], -1)
+    return gA + Q.matmul(gR) if gR is not None else gA
 
 
 QR = node("LinalgQrBackward0", ("A",), multi_output=True, A=lambda grads, Q, R, mode: _qr_grad(grads, Q, R, mode))
@@ -576,39 +528,81 @@ def qr(input: Tensor, some: bool = True) -> Any:
     return ReturnTypes("qr", *_qr_outputs(input, "reduced" if some else "complete"), fields=("Q", "R"))
 
 
+def _check_phase_invariance(imaginary: np.ndarray, expected: Any, vectors: str) -> None:
+    """ATen's check that a loss does not depend on the phase of complex singular or eigen VECTORS
+    (IMAGINARY, the imaginary parts of a diagonal, close to EXPECTED), which is not defined."""
+    if not np.allclose(imaginary, expected, rtol=1e-2, atol=1e-2):
+        ending = "this phase term, making it ill-defined" if vectors.startswith("svd") else \
+            "this quantity, so it is ill-defined"
+        raise RuntimeError(f"{vectors} in the complex case are specified up to multiplication by e^{{i phi}}. "
+                           f"The specified loss function depends on {ending}.")
+
+
 def _skew(X: Tensor) -> Tensor:
     return X - X.mH
 
 
-def _svd_grad(grads: Any, S: Tensor, U: Tensor, Vh: Tensor, full_matrices: bool) -> Tensor:
+def _with_unit_diagonal(X: Tensor) -> Tensor:
+    """X with ones on its diagonal (ATen's in-place fill_), the divisor of 0 there."""
+    diagonal = X.diagonal(0, -2, -1)
+    return X.diagonal_scatter(diagonal.new_ones(diagonal.shape), 0, -2, -1)
+
+
+def _svd_inner_grad(gU: Optional[Tensor], gS: Optional[Tensor], gVh: Optional[Tensor], U: Tensor, S: Tensor,
+                    Vh: Tensor) -> Tensor:
+    """The k x k middle of ATen's svd_backward: (skew(U^H gU) / E) S + S (skew(V^H gV) / E) +
+    diag(gS) (+ the imaginary diagonal term of a complex A), E_jk = S_k^2 - S_j^2 off the diagonal."""
+    UhgU = _skew(U.mH.matmul(gU)) if gU is not None else None
+    VhgV = _skew(Vh.matmul(gVh.mH)) if gVh is not None else None
+    if U.is_complex():
+        imaginary_u, imaginary_v = (np.imag(np.diagonal(X._data, 0, -2, -1)) if X is not None else
+                                    np.zeros(S.shape) for X in (UhgU, VhgV))
+        _check_phase_invariance(imaginary_u, -imaginary_v, "svd_backward: The singular vectors")
+    squares = S * S
+    E = _with_unit_diagonal(squares.unsqueeze(-2) - squares.unsqueeze(-1))
+    if UhgU is not None and VhgV is not None:
+        inner = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    elif UhgU is not None:
+        inner = (UhgU / E) * S.unsqueeze(-2)
+    else:
+        inner = S.unsqueeze(-1) * (VhgV / E)
+    if gS is not None:
+        inner = inner + gS.diag_embed()
+    if U.is_complex() and UhgU is not None and VhgV is not None:
+        inner = inner + (UhgU.diagonal(0, -2, -1) / (2. * S)).diag_embed()
+    return inner
+
+
+def _svd_grad(grads: Any, S: Tensor, U: Tensor, Vh: Tensor, full_matrices: bool) -> Optional[Tensor]:
+    """ATen's svd_backward, op for op (so its products go to MKL as ATen's do), on U, Vh and
+    their gradients narrowed to the k singular values when FULL_MATRICES, as derivatives.yaml
+    calls it."""
     gU, gS, gVh = output_grads(grads, 3)
     k = S.shape[-1]
     if full_matrices and (gU is not None or gVh is not None) and U.shape[-1] != Vh.shape[-2]:
         raise RuntimeError("svd_backward: Setting full_matrices=True in linalg.svd while computing gradients "
                            "with respect to U or Vh is not supported. Use full_matrices=False instead.")
-    U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
-    gU = gU.narrow(-1, 0, k) if gU is not None else None
-    gVh = gVh.narrow(-2, 0, k) if gVh is not None else None
-    V, gV = Vh.mH, (gVh.mH if gVh is not None else None)
-    if gU is None and gV is None:
-        return U.matmul(gS.unsqueeze(-1) * Vh) if gS is not None else zeros_like(U.matmul(Vh))
-    squares = S * S
-    E = squares.unsqueeze(-2) - squares.unsqueeze(-1)
-    E = E + eye_like(E)
-    inner = zeros_like(E)
-    if gU is not None:
-        inner = inner + (_skew(U.mH.matmul(gU)) / E) * S.unsqueeze(-2)
-    if gV is not None:
-        inner = inner + S.unsqueeze(-1) * (_skew(V.mH.matmul(gV)) / E)
-    if gS is not None:
-        inner = inner + gS.diag_embed()
-    gA = U.matmul(inner).matmul(Vh)
-    m, n = U.shape[-2], V.shape[-2]
-    if gU is not None and m > k:
-        gA = gA + (gU - U.matmul(U.mH.matmul(gU))).matmul((1 / S).unsqueeze(-1) * Vh)
-    if gV is not None and n > k:
-        gA = gA + (U * (1 / S).unsqueeze(-2)).matmul((gV - V.matmul(V.mH.matmul(gV))).mH)
-    return gA
+    if full_matrices:
+        U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+        gU = gU.narrow(-1, 0, k) if gU is not None else None
+        gVh = gVh.narrow(-2, 0, k) if gVh is not None else None
+    if gU is None and gS is None and gVh is None:
+        return None
+    m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:  # svdvals: U diag(gS) Vh
+        return U.matmul(gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)).matmul(Vh)
+    gA = _svd_inner_grad(gU, gS, gVh, U, S, Vh)
+    if m > n and gU is not None:  # [U gA + (I_m - U U^H) gU S^-1] V^H
+        gA = U.matmul(gA)
+        gU_by_S = gU / S.unsqueeze(-2)
+        gA = gA + gU_by_S - U.matmul(U.mH.matmul(gU_by_S))
+        return gA.matmul(Vh)
+    if m < n and gVh is not None:  # U [gA V^H + S^-1 gV^H (I_n - V V^H)]
+        gA = gA.matmul(Vh)
+        gVh_by_S = gVh / S.unsqueeze(-1)
+        gA = gA + gVh_by_S - gVh_by_S.matmul(Vh.mH).matmul(Vh)
+        return U.matmul(gA)
+    return U.matmul(gA.matmul(Vh)) if m >= n else U.matmul(gA).matmul(Vh)
 
 
 SVD = node("LinalgSvdBackward0", ("A",), multi_output=True, saved=("S_sym_argsize_minus_1",),
@@ -656,20 +650,24 @@ def svdvals(A: Tensor, *, driver: Optional[str] = None) -> Tensor:
     return _svd_outputs(A, False, "linalg.svd", needs_vectors(A))[1]
 
 
-def _eigh_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor) -> Tensor:
+def _eigh_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor) -> Optional[Tensor]:
+    """ATen's linalg_eig_backward for a Hermitian A, op for op (so its products go to MKL as
+    ATen's do): V (skew-Hermitian part of V^H gV / E, diag(gL) on its diagonal) V^H, E_ij =
+    L_j - L_i off the diagonal."""
     gL, gV = output_grads(grads, 2)
     V = eigenvectors
     if gV is None:
-        return (V * gL.unsqueeze(-2).to(V.dtype)).matmul(V.mH)
+        return (V * gL.unsqueeze(-2)).matmul(V.mH) if gL is not None else None
     VhgV = V.mH.matmul(gV)
-    VhgV = (VhgV - VhgV.mH) * 0.5  # the skew-Hermitian part: the tangent space of the unitary matrices
-    E = eigenvalues.unsqueeze(-2) - eigenvalues.unsqueeze(-1)
-    E = E + eye_like(E)
-    inner = VhgV / E
-    inner = inner - inner.diagonal(0, -2, -1).diag_embed()
+    if V.is_complex():
+        _check_phase_invariance(np.imag(np.diagonal(VhgV._data, 0, -2, -1)), 0,
+                                "linalg_eigh_backward: The eigenvectors")
+    VhgV = 0.5 * (VhgV - VhgV.mH)  # onto the tangent space of the unitary matrices at the identity
+    E = _with_unit_diagonal(eigenvalues.unsqueeze(-2) - eigenvalues.unsqueeze(-1))
+    gA = VhgV / E
     if gL is not None:
-        inner = inner + gL.diag_embed().to(inner.dtype)
-    return V.matmul(inner).matmul(V.mH)
+        gA = gA.diagonal_scatter(gL.to(gA.dtype), 0, -2, -1)
+    return V.matmul(gA.matmul(V.mH))
 
 
 EIGH = node("LinalgEighBackward0", ("A",), multi_output=True,
@@ -702,23 +700,26 @@ def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:
     return _eigh_outputs(input, UPLO, "linalg.eigh", needs_vectors(input))[0]
 
 
-def _eig_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor, complex_input: bool) -> Tensor:
+def _eig_grad(grads: Any, eigenvalues: Tensor, eigenvectors: Tensor, complex_input: bool) -> Optional[Tensor]:
+    """ATen's linalg_eig_backward for a general A, op for op: V^-H (diag(gL) + (V^H gV - V^H V
+    Re(diag(V^H gV))) / E*) V^H, the V^-H by a solve with V^H (real for a real A)."""
     gL, gV = output_grads(grads, 2)
     V, L = eigenvectors, eigenvalues
-    Vh = V.mH
     if gV is None:
-        inner = gL.diag_embed()
+        if gL is None:
+            return None
+        gA = solve(V.mH, gL.unsqueeze(-1) * V.mH)
     else:
-        VhgV = Vh.matmul(gV)
-        # the eigenvectors are normalised: remove the component along them
-        VhgV = VhgV - Vh.matmul(V) * VhgV.real.diagonal(0, -2, -1).unsqueeze(-2).to(VhgV.dtype)
-        E = L.conj().unsqueeze(-2) - L.conj().unsqueeze(-1)
-        E = E + eye_like(E)
-        inner = VhgV / E
-        inner = inner - inner.diagonal(0, -2, -1).diag_embed()
+        VhgV = V.mH.matmul(gV)
+        diagonal = VhgV.diagonal(0, -2, -1)
+        _check_phase_invariance(diagonal.imag._data, 0, "linalg_eig_backward: The eigenvectors")
+        # onto the tangent space of the matrices with columns of norm 1
+        VhgV = VhgV - V.mH.matmul(V * diagonal.real.unsqueeze(-2))
+        conjugates = L.conj()
+        gA = VhgV / _with_unit_diagonal(conjugates.unsqueeze(-2) - conjugates.unsqueeze(-1))
         if gL is not None:
-            inner = inner + gL.diag_embed()
-    gA = solve(Vh, inner.matmul(Vh))
+            gA = gA.diagonal_scatter(gL, 0, -2, -1)
+        gA = solve(V.mH, gA.matmul(V.mH))
     return gA if complex_input else gA.real
 
 
@@ -727,10 +728,15 @@ EIG = node("LinalgEigBackward0", ("A",), multi_output=True,
                                                                                  _complex_input))
 
 
-def _eig_outputs(A: Tensor) -> tuple:
+def _eig_outputs(A: Tensor, with_vectors: bool = True) -> tuple:
     check_matrix(A, "linalg.eig")
-    values, vectors = np.linalg.eig(A._data)
     complex_dtype = A._dtype if A._dtype.is_complex else A._dtype.to_complex()
+    through_mkl = mkl_lapack.geev(A._data, with_vectors)
+    if through_mkl is not None and not np.any(through_mkl[2]):
+        values, vectors, _ = through_mkl  # without with_vectors, eigvals gives values alone
+        vectors = np.zeros(A.shape, complex_dtype._numpy) if vectors is None else vectors
+    else:
+        values, vectors = np.linalg.eig(A._data)
     return record_outputs(EIG, (A,), [(np.asarray(values, dtype=complex_dtype._numpy), complex_dtype),
                                        (np.asarray(vectors, dtype=complex_dtype._numpy), complex_dtype)],
                           ("eigenvalues", "eigenvectors"), _complex_input=A._dtype.is_complex)
@@ -743,4 +749,4 @@ def eig(input: Tensor) -> Any:
 
 @op(module="linalg")
 def eigvals(input: Tensor) -> Tensor:
-    return _eig_outputs(input)[0]
+    return _eig_outputs(input, needs_vectors(input))[0]

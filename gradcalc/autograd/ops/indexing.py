@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, layout
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn, warn_once
@@ -439,7 +439,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask._dtype._cpp_name}")
     number = value._data if isinstance(value, Tensor) else value
-    data = np.where(mask._data, np.asarray(number).astype(input._dtype._numpy), input._data)
+    # contiguous whatever the input's layout: ATen fills a contiguous clone
+    data = np.ascontiguousarray(np.where(mask._data, np.asarray(number).astype(input._dtype._numpy), input._data))
     if isinstance(value, Tensor):
         return record(MASKED_FILL_TENSOR, (input, value), data, input._dtype, mask=mask)
     return record(MASKED_FILL, (input,), data, input._dtype, mask=mask)
@@ -458,8 +459,10 @@ def where(condition: Tensor, input: Any = None, other: Any = None, self: Any = N
     a, b = as_tensor(input), as_tensor(other)
     broadcast_shapes(broadcast_shapes(tuple(condition.shape), tuple(a.shape)), tuple(b.shape))
     x, y = arrays((a, b), dtype)
-    data = np.where(condition._data, x, y)
-    return record(WHERE, (a, b), np.asarray(data, dtype=dtype._numpy), dtype, condition=condition)
+    # laid out by the condition first: it is the first operand of ATen's iterator
+    data = layout.element_wise_result(np.asarray(np.where(condition._data, x, y), dtype=dtype._numpy),
+                                      (condition._data, a._data, b._data))
+    return record(WHERE, (a, b), data, dtype, condition=condition)
 
 
 def masked(condition: Tensor, values: Tensor, otherwise: Optional[Tensor] = None) -> Tensor:

@@ -61,13 +61,18 @@ op("matrix_exp", module="linalg")(matrix_exp)
 
 
 def _pinv_grad(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
-    """The adjoint of dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P."""
+    """ATen's pinv_backward, op for op (its products go to MKL as ATen's do): the adjoint of
+    dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P, in the form whose products are
+    the smallest for A's shape."""
     P, A = result, self
-    eye_m = eye_like(A.matmul(P))
-    eye_n = eye_like(P.matmul(A))
-    return (-P.mH.matmul(grad).matmul(P.mH)
-            + (eye_m - A.matmul(P)).matmul(grad.mH).matmul(P).matmul(P.mH)
-            + P.mH.matmul(P).matmul(grad.mH).matmul(eye_n - P.matmul(A)))
+    Ph, gradh = P.mH, grad.mH
+    if A.shape[-2] <= A.shape[-1]:
+        K = gradh.matmul(P)
+        KPh = K.matmul(Ph)
+        return -(P.matmul(K)).mH + KPh - A.matmul(P).matmul(KPh) + Ph.matmul(P).matmul(gradh - K.matmul(A))
+    K = P.matmul(gradh)
+    PhK = Ph.matmul(K)
+    return -(K.matmul(P)).mH + (gradh - A.matmul(K)).matmul(P).matmul(Ph) + PhK - PhK.matmul(P).matmul(A)
 
 
 PINV = node("LinalgPinvBackward0", ("self",), self=_pinv_grad)
@@ -572,9 +577,13 @@ def _ldl_arrays(A: np.ndarray, hermitian: bool) -> tuple:
 def ldl_factor_ex(input: Tensor, *, hermitian: bool = False, check_errors: bool = False) -> Any:
     A = input
     check_matrix(A, "torch.linalg.ldl_factor_ex")
-    factors, pivots = _ldl_arrays(A._data, hermitian)
+    through_mkl = mkl_lapack.sytrf(A._data)  # real only: sytrf is the Hermitian factorisation too
+    if through_mkl is not None:
+        factors, pivots, info_data = through_mkl
+    else:
+        (factors, pivots), info_data = _ldl_arrays(A._data, hermitian), np.zeros(A.shape[:-2], dtype=np.int32)
     LD = record(NOT_IMPLEMENTED, (A,), factors, A._dtype, _aten="linalg_ldl_factor_ex")
-    info = Tensor._make(np.zeros(A.shape[:-2], dtype=np.int32), dtypes.int32)
+    info = Tensor._make(info_data, dtypes.int32)
     return ReturnTypes("linalg_ldl_factor_ex", LD, Tensor._make(pivots, dtypes.int32), info,
                        fields=("LD", "pivots", "info"))
 
@@ -587,6 +596,9 @@ def ldl_factor(input: Tensor, *, hermitian: bool = False) -> Any:
 
 @op(module="linalg")
 def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
+    data = mkl_lapack.sytrs(LD._data, pivots._data, B._data)
+    if data is not None:
+        return record(NOT_IMPLEMENTED, (LD, B), data, B._dtype, _aten="linalg_ldl_solve")
     n = LD.shape[-1]
     L = np.tril(LD._data, -1) + np.eye(n, dtype=LD._data.dtype)
     D = np.diagonal(LD._data, 0, -2, -1)

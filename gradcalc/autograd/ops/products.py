@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import autocast, dtypes, mkl, simd
+from .. import autocast, dtypes, kernels, mkl, simd
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn_once
@@ -83,6 +83,41 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
                   dtype, beta=beta, alpha=alpha)
 
 
+def _addr_kernel(input: np.ndarray, vec1: np.ndarray, vec2: np.ndarray, alpha: Any,
+                 beta: Any) -> Optional[np.ndarray]:
+    """ATen's addr_kernel (an element-wise kernel, not BLAS) on float32/float64 as its compiled
+    loops compute it, measured (the same on both capabilities: its AVX2 build runs on both):
+    alpha * vec1 * vec2 from the left; with beta, a multiply-add the compiler fused,
+    fma(alpha*vec1, vec2, beta*input) over whole pairs of registers along the inner dimension
+    (the columns, or the rows of a column-major input or a single column) and
+    fma(beta, input, alpha*vec1*vec2) in the scalar tail, or everywhere when two operands are
+    constant along it. None for other layouts (a strided operand), not measured."""
+    dtype = vec1.dtype
+    m, n = vec1.shape[0], vec2.shape[0]
+    if dtype.type not in (np.float32, np.float64) or not input.dtype == vec2.dtype == dtype or \
+            not all(isinstance(x, (int, float)) for x in (alpha, beta)):
+        return None
+    scaled = (dtype.type(alpha) * vec1)[:, None] * np.ones(n, dtype)
+    if beta == 0:
+        return scaled * vec2
+    whole = np.broadcast_to(input, (m, n))
+    tail = kernels.fused_multiply_add(np.full((m, n), beta, dtype), whole, scaled * vec2)
+    step = dtype.itemsize
+    column_major = m > 1 and n > 1 and whole.strides[0] == step and whole.strides[1] >= m * step
+    axis = 0 if n == 1 or column_major else 1
+    length, pair = (m, n)[axis], 64 // step  # two AVX2 registers
+    if length < pair:
+        return tail
+    strides = (whole.strides[axis], vec1.strides[0] if axis == 0 else 0, 0 if axis == 0 else vec2.strides[0])
+    if any(stride not in (0, step) for stride in strides):
+        return None
+    if strides.count(0) > 1:  # no vectorised loop
+        return tail
+    body = kernels.fused_multiply_add(scaled, np.broadcast_to(vec2, (m, n)), dtype.type(beta) * whole)
+    position = np.arange(length)[:, None] if axis == 0 else np.arange(length)
+    return np.where(position < length - length % pair, body, tail)
+
+
 @op(nodes=(ADDR,))
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     if vec1.ndim != 1 or vec2.ndim != 1:
@@ -90,8 +125,10 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
                            f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
     dtype = dtypes.result_type([input, vec1, vec2])
     broadcast_shapes(tuple(input.shape), (vec1.shape[0], vec2.shape[0]))
-    product = np.multiply.outer(vec1._data, vec2._data)
-    data = product * _fused(alpha, dtype) + (input._data * _fused(beta, dtype) if beta != 0 else 0)
+    data = _addr_kernel(input._data, vec1._data, vec2._data, alpha, beta)
+    if data is None:
+        product = np.multiply.outer(vec1._data, vec2._data)
+        data = product * _fused(alpha, dtype) + (input._data * _fused(beta, dtype) if beta != 0 else 0)
     return record(ADDR, (input, vec1, vec2), np.asarray(data, dtype=dtype._numpy), dtype, beta=beta, alpha=alpha)
 
 
@@ -127,16 +164,36 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
                   alpha=alpha)
 
 
+def _addbmm_through_mkl(input: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, alpha: Any, beta: Any,
+                        shape: tuple) -> Optional[np.ndarray]:
+    """ATen's addbmm_impl_ through MKL's gemm: the input copied into the result (unless beta is
+    0), then one addmm_ into it per pair of matrices, beta on the first only; None when MKL is
+    not in use or there is no pair."""
+    if not batch1.shape[0] or not all(isinstance(x, (int, float)) for x in (alpha, beta)) or \
+            input.dtype != batch1.dtype:
+        return None
+    result = np.broadcast_to(input, shape) if beta != 0 else None
+    for first, second in zip(batch1, batch2):
+        result = mkl.gemm(first, second, result, alpha, beta)
+        if result is None:
+            return None
+        beta = 1  # the products accumulate onto the result
+    return result
+
+
 @op(nodes=(ADDBMM,))
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     input, batch1, batch2 = autocast.lower_precision(input, batch1, batch2)
     _check_batches(batch1, batch2)
     check_addmm_dtypes(input, batch1, batch2)  # its products are addmm_ calls
     dtype = batch1._dtype
-    broadcast_shapes(tuple(input.shape), (batch1.shape[1], batch2.shape[2]))
-    data = (batch1._data @ batch2._data).sum(axis=0) * _fused(alpha, dtype)
-    if beta != 0:
-        data = data + input._data * _fused(beta, dtype)
+    shape = (batch1.shape[1], batch2.shape[2])
+    broadcast_shapes(tuple(input.shape), shape)
+    data = _addbmm_through_mkl(input._data, batch1._data, batch2._data, alpha, beta, shape)
+    if data is None:
+        data = (batch1._data @ batch2._data).sum(axis=0) * _fused(alpha, dtype)
+        if beta != 0:
+            data = data + input._data * _fused(beta, dtype)
     return record(ADDBMM, (input, batch1, batch2), np.asarray(data, dtype=dtype._numpy), dtype, beta=beta,
                   alpha=alpha, batch1_sym_argsize_0=batch1.shape[0], batch1_sym_argsize_1=batch1.shape[1],
                   batch2_sym_argsize_2=batch2.shape[2])

@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes, grad_mode, meta
+from .. import dtypes, grad_mode, layout, meta
 from ..dtypes import DType
 from ..engine import FREED_MESSAGE, Node, gradient_edge
 from ..saved_variable import SavedTensor, default_hooks, hooked_order
@@ -37,11 +37,21 @@ from ..tensor import VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GR
 from ...display.names import torch_class
 
 
+# the element-wise ops whose forward derivative is not declared element-wise (they are linear)
+_LINEAR_ELEMENT_WISE = frozenset({
+    "AddBackward0", "AddBackward1", "SubBackward0", "RsubBackward0", "RsubBackward1", "MulBackward0",
+    "MulBackward1", "DivBackward0", "DivBackward1", "NegBackward0", "Deg2RadBackward0", "Rad2DegBackward0",
+    "ConjPhysicalBackward0"})
+# element-wise ops ATen gives a contiguous result: pow(Scalar, Tensor)'s meta function asks for
+# one, log_sigmoid's forward makes its buffers so
+_CONTIGUOUS_ELEMENT_WISE = frozenset({"PowBackward2", "LogSigmoidBackward0"})
+
+
 class NodeDef:
     """The grad_fn of one overload of an op."""
 
     __slots__ = ("name", "shown_name", "inputs", "formulas", "formula_args", "jvp", "saved", "saved_tensors",
-                 "multi_output", "variadic", "forward", "_node_class", "_save_plans")
+                 "multi_output", "variadic", "forward", "element_wise", "_node_class", "_save_plans")
 
     def __init__(self, name: str, inputs: tuple, formulas: dict, *, jvp: Any = None, saved: tuple = (),
                  saved_tensors: tuple = (), multi_output: bool = False, forward: Optional[Callable] = None,
@@ -55,6 +65,9 @@ class NodeDef:
         self.formulas = [formulas.get(name) for name in inputs]
         self.formula_args = [f.__code__.co_varnames[1:f.__code__.co_argcount] if f else () for f in self.formulas]
         self.jvp = jvp
+        # a TensorIterator op: its result is laid out in its operands' order of strides
+        self.element_wise = (jvp == ELEMENT_WISE or name in _LINEAR_ELEMENT_WISE) and not multi_output \
+            and name not in _CONTIGUOUS_ELEMENT_WISE
         # the tensors it keeps besides its inputs and result (indices, masks), freed after backward too
         self.saved_tensors = saved_tensors
         shown = dict.fromkeys(saved)
@@ -275,6 +288,11 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
            view_of: Optional[Tensor] = None, **params: Any) -> Tensor:
     """The output tensor of `op` on `inputs` (a view sharing storage with `view_of`, if given),
     with a grad_fn when the graph is being recorded."""
+    if op.element_wise and data.ndim > 1:
+        for tensor in inputs:
+            if not tensor._data.flags.c_contiguous:  # else numpy's layout is ATen's
+                data = layout.element_wise_result(data, [t._data for t in inputs])
+                break
     out = (Tensor._make(data, dtype) if view_of is None
            else Tensor._make(data, dtype, base=view_of, view_kind=view_kind(VIEW_DEFAULT)))
     if meta.state["made"] and meta.any_meta(inputs):

@@ -9,6 +9,7 @@ import numpy as np
 from .. import dtypes, grad_mode, random as rng
 from ..dtypes import DType
 from ..forward_mode import has_tangent
+from ..layout import in_memory_order, preserved
 from ..tensor import Tensor
 from . import partition
 from .common import broadcast_shapes, check_broadcast, not_implemented_for, zeros_like
@@ -43,19 +44,36 @@ def _write_random(a: Tensor, data: np.ndarray, node_def: NodeDef, *others: Tenso
     return a
 
 
+def _in_memory_order(input: Tensor, draw: Any) -> np.ndarray:
+    """Draws for `input`'s elements, placed in the order ATen's sampler visits them (memory
+    order); `draw(shape, contiguous)`, where a sampler may draw otherwise for a tensor that is
+    not contiguous."""
+    data = input._data
+    if data.ndim < 2 or data.flags.c_contiguous:
+        return draw(input.shape, True)
+    out = preserved(data)
+    visited = in_memory_order(out)
+    visited[...] = draw(visited.shape, False)
+    return out
+
+
 @op(function=False, nodes=(UNIFORM,))
 def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **named: Any) -> Tensor:
     from_ = named.get("from", from_)  # PyTorch's parameter is `from`, a Python keyword
     check_inplace(input)  # before drawing: a refused fill leaves the random stream where it was
     _check_floating_fill(input, kernel="check_uniform_bounds")
-    return _write_random(input, rng.uniform_(input.shape, from_, to, input._dtype.name, generator), UNIFORM)
+    drawn = _in_memory_order(input, lambda shape, _contiguous: rng.uniform_(shape, from_, to, input._dtype.name,
+                                                                           generator))
+    return _write_random(input, drawn, UNIFORM)
 
 
 @op(function=False, nodes=(NORMAL,))
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     check_inplace(input)
     _check_floating_fill(input, kernel="normal_kernel_cpu")
-    return _write_random(input, rng.normal_(input.shape, mean, std, input._dtype.name, generator), NORMAL)
+    drawn = _in_memory_order(input, lambda shape, contiguous: rng.normal_(shape, mean, std, input._dtype.name,
+                                                                         generator, contiguous))
+    return _write_random(input, drawn, NORMAL)
 
 
 @op(function=False, nodes=(BERNOULLI_FLOAT, BERNOULLI_TENSOR))

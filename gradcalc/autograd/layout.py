@@ -1,0 +1,139 @@
+"""Where a new tensor's elements lie in memory, as ATen decides it.
+
+Strides show in `stride()` and `is_contiguous()`, decide whether `view` succeeds, and choose the
+path of a matrix product (and so its last bits). ATen's rules:
+
+* an element-wise op (TensorIterator) lays its result out in the order of its operands' strides,
+  the first operand deciding where they disagree, so `x.t() + y` is laid out as `x.t()`;
+* `empty_like` and the ops made of it (`clone`, `zeros_like`, `rand_like`, ...) keep a dense
+  tensor's strides, and lay any other out densely in the order of its strides;
+* a fill or a sampler visits the elements in that memory order.
+
+numpy follows the same idea with rules of its own (where operands disagree it falls back to
+C order; `copy()` is C order), so results are laid out again here where they differ.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+
+def iteration_order(shape: Sequence[int], strides: Sequence[tuple], reduction: bool = False) -> list:
+    """TensorIterator's order of dimensions, innermost first (reorder_dimensions): by ascending
+    stride, the first operand whose strides differ deciding, equal strides putting the smaller
+    size first. `strides` holds one tuple per dimension with each operand's stride (0 where it is
+    broadcast); in a reduction the first operand is the output, and its reduced dimensions
+    (stride 0) come first."""
+    def should_swap(dim0: int, dim1: int) -> int:
+        for operand, (stride0, stride1) in enumerate(zip(strides[dim0], strides[dim1])):
+            if reduction and operand == 0 and (stride0 == 0) != (stride1 == 0):
+                return 1 if stride1 == 0 else -1
+            if stride0 == 0 or stride1 == 0:
+                continue
+            if stride0 != stride1:
+                return -1 if stride0 < stride1 else 1
+            if shape[dim0] > shape[dim1]:
+                return 1
+        return 0
+
+    perm = list(reversed(range(len(shape))))
+    for i in range(1, len(perm)):  # insertion sort that leaves ambiguous pairs in place
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    return perm
+
+
+def dense_in_order(shape: Sequence[int], dtype: np.dtype, order: Sequence[int]) -> np.ndarray:
+    """An uninitialised array of `shape` whose dimensions lie densely in `order` (innermost first)."""
+    outer_first = list(reversed(order))
+    block = np.empty([shape[d] for d in outer_first], dtype=dtype)
+    return block.transpose(np.argsort(outer_first))
+
+
+def _broadcast_strides(array: np.ndarray, shape: tuple) -> list:
+    """`array`'s stride along each dimension of `shape`, 0 where it is broadcast."""
+    missing = len(shape) - array.ndim
+    strides = [0] * missing
+    for size, stride, full in zip(array.shape, array.strides, shape[missing:]):
+        strides.append(0 if size == 1 and full != 1 else stride)
+    return strides
+
+
+def element_wise_result(data: np.ndarray, operands: Sequence[np.ndarray]) -> np.ndarray:
+    """`data`, the result of an element-wise op over `operands`, laid out as TensorIterator lays
+    it out (a copy only where numpy laid it out otherwise)."""
+    if data.ndim < 2:
+        return data
+    for operand in operands:
+        if not operand.flags.c_contiguous:
+            break
+    else:  # all in C order: so is numpy's result, and ATen's
+        return data
+    shape = data.shape
+    per_operand = [_broadcast_strides(operand, shape) for operand in operands]
+    order = iteration_order(shape, list(zip(*per_operand)))
+    if order == list(reversed(range(data.ndim))):
+        if data.flags.c_contiguous:
+            return data
+        return np.ascontiguousarray(data)
+    out = dense_in_order(shape, data.dtype, order)
+    if out.strides == data.strides:
+        return data
+    out[...] = data
+    return out
+
+
+def preserved(array: np.ndarray, dtype: np.dtype = None) -> np.ndarray:
+    """An uninitialised array as `empty_like(memory_format=torch.preserve_format)` lays it out:
+    a dense array's strides, any other's dense in the order of its strides."""
+    dtype = array.dtype if dtype is None else dtype
+    if array.ndim < 2 or array.flags.c_contiguous:
+        return np.empty(array.shape, dtype=dtype)
+    return dense_in_order(array.shape, dtype, iteration_order(array.shape, [(s,) for s in array.strides]))
+
+
+def preserved_copy(array: np.ndarray) -> np.ndarray:
+    """`clone()`: a copy laid out as `preserved` lays it out."""
+    if array.ndim < 2 or array.flags.c_contiguous:
+        return array.copy()
+    out = preserved(array)
+    out[...] = array
+    return out
+
+
+def _non_overlapping_and_dense(array: np.ndarray) -> bool:
+    """ATen's is_non_overlapping_and_dense: the elements fill a block of memory, each once."""
+    required = array.itemsize
+    for stride, size in sorted((stride, size) for size, stride in zip(array.shape, array.strides) if size > 1):
+        if stride != required:
+            return False
+        required *= size
+    return True
+
+
+def as_gradient_of(grad: np.ndarray, variable: np.ndarray) -> np.ndarray:
+    """`grad` laid out as AccumulateGrad's gradient layout contract asks for a leaf's first
+    gradient: as the leaf if the leaf is dense, else contiguous (a copy only where needed)."""
+    if variable.ndim < 2 or variable.flags.c_contiguous or not _non_overlapping_and_dense(variable):
+        return grad if grad.flags.c_contiguous else np.ascontiguousarray(grad)
+    out = preserved(variable, grad.dtype)
+    if out.strides == grad.strides:
+        return grad
+    out[...] = grad
+    return out
+
+
+def in_memory_order(array: np.ndarray) -> np.ndarray:
+    """A view of `array` whose C order is TensorIterator's order over it (outermost first), for a
+    sampler that draws element after element in memory order."""
+    if array.ndim < 2 or array.flags.c_contiguous:
+        return array
+    order = iteration_order(array.shape, [(s,) for s in array.strides])
+    return array.transpose(list(reversed(order)))
