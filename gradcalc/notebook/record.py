@@ -48,7 +48,9 @@ def record(path: str, python: str, timeout: int = 600) -> None:
                                          record_timing=False, skip_cells_with_tag=_SKIP_TAG,
                                          resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}})
         try:
-            client.execute()
+            # cleanup_kc: a client given its manager leaves the kernel running and its channels
+            # open unless told otherwise (whose client then logs from its finalizer)
+            client.execute(cleanup_kc=True)
         except Exception as error:  # nbclient's own: a kernel that did not start or died
             raise RuntimeError(f"running '{path}' under {python} failed: {error}") from None
         finally:
