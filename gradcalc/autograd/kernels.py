@@ -446,6 +446,8 @@ def _panels(size: int) -> list:
 def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool, panels: bool = False) -> np.ndarray:
     """a @ b with one running sum per element over k in order (each product rounded, or fused);
     with `panels`, one running sum per panel of k, the panels' sums added in order."""
+    if not panels or a.shape[1] <= _PANEL:  # one panel: no slicing
+        return _panel_in_order(a, b, fused)
     total = None
     for panel in _panels(a.shape[1]) if panels else [slice(None)]:
         part = _panel_in_order(a[:, panel], b[panel], fused)
