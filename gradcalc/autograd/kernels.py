@@ -489,7 +489,8 @@ def _plain_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """fused_multiply_add's float32 running sum over k in order: from numpy's BLAS where it adds
     that way, else one step of k at a time, the factors widened once."""
-    if a.shape[1] <= _LONGEST_INTERLEAVED_CHAIN and _blas_adds_interleaved_products_in_order():
+    if (a.shape[1] <= _LONGEST_INTERLEAVED_CHAIN and min(a.shape[0], b.shape[1]) >= _FEWEST_INTERLEAVED_ROWS
+            and _blas_adds_interleaved_products_in_order()):
         return _interleaved_blas_products(a, b)
     if a.shape[1] <= _LONGEST_BLAS_CHAIN and _blas_adds_thin_products_in_order():
         return _thin_blas_products(a, b)
@@ -499,6 +500,9 @@ def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray
 # The longest sum the interleaved products take: twice it is OpenBLAS's longest sum in one piece
 # on this kind of processor (320 products; beyond, the pieces' sums are added afterwards).
 _LONGEST_INTERLEAVED_CHAIN = 160
+# Below this many rows (or columns, for the product taken transposed), the few calls of the
+# three-row blocks cost less than twice the multiply-adds and the zeros laid in (measured).
+_FEWEST_INTERLEAVED_ROWS = 16
 
 
 def _interleaved_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -508,10 +512,9 @@ def _interleaved_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     zeros), the second sum stays +0 and the first is the running sum in order (a -0 sum comes
     out +0, as from the three-row blocks and from MKL: BLAS adds the kernel's sums to the zeroed
     result). Fewer than four rows go as three-row blocks: one call already."""
-    (m, k), n = a.shape, b.shape[1]
-    if m < 4:
+    if a.shape[0] < 4:
         return _thin_row_blocks(a, b)
-    if n == 1:  # doubled, as a lone column would go to a matrix-vector kernel
+    if b.shape[1] == 1:  # doubled, as a lone column would go to a matrix-vector kernel
         return _interleaved_blas_products(a, np.concatenate([b, b], axis=1))[:, :1]
     return _interleaved_product(a, b)
 
