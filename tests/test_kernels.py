@@ -140,13 +140,47 @@ def test_running_sums_through_blas_match_the_emulation(m: int, k: int, n: int) -
         assert np.array_equal(kernels._thin_blas_products(left, right).view(np.uint32), expected)
 
 
-def test_a_blas_adding_in_another_order_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The check refuses a BLAS whose thin products add in another order (here float64 sums
-    rounded once), and the products then come from the emulation."""
-    monkeypatch.setattr(kernels, "_BLAS_CHECKED", [])
-    monkeypatch.setattr(kernels, "_thin_blas_products",
-                        lambda a, b: (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32))
-    assert not kernels._blas_adds_thin_products_in_order()
+@pytest.mark.parametrize("m", [4, 5, 7, 13, 32])
+@pytest.mark.parametrize("n", [1, 2, 27, 201])
+@pytest.mark.parametrize("k", [2, 8, 9, 30, 160])
+def test_interleaved_products_match_the_emulation(m: int, k: int, n: int) -> None:
+    """Where numpy's BLAS passes the check, one call on the factors interleaved with zeros gives the
+    emulated fused running sums bit for bit, as the three-row blocks do, every layout alike."""
+    if not kernels._blas_adds_interleaved_products_in_order():
+        pytest.skip("numpy's BLAS does not sum the interleaved products in order here")
+    rng = np.random.default_rng(m * 1000 + n * 10 + k)
+    a = (rng.standard_normal((m, k)) * 2.0 ** rng.integers(-20, 20, (m, k))).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    a[1] = 0  # a row of zero sums
+    expected = kernels._emulated_fused_products(a, b).view(np.uint32)
+    for left, right in [(a, b), (np.asfortranarray(a), np.asfortranarray(b))]:
+        assert np.array_equal(kernels._interleaved_blas_products(left, right).view(np.uint32), expected)
+        assert np.array_equal(kernels._thin_blas_products(left, right).view(np.uint32), expected)
+
+
+def test_a_negative_zero_sum_comes_out_positive_from_either_path() -> None:
+    """BLAS adds its kernel's sums to the zeroed result, so a running sum of -0 (products that
+    round to -0) comes out +0, as from PyTorch's MKL (recorded: torch.full((8, 16), 1e-30) @
+    torch.full((16, 24), -1e-30) has no sign bit set); both paths agree."""
+    if not kernels._blas_adds_interleaved_products_in_order():
+        pytest.skip("numpy's BLAS does not sum the interleaved products in order here")
+    a, b = np.full((8, 16), 1e-30, np.float32), np.full((16, 24), -1e-30, np.float32)
+    assert not np.signbit(kernels._interleaved_blas_products(a, b)).any()
+    assert not np.signbit(kernels._thin_blas_products(a, b)).any()
+
+
+@pytest.mark.parametrize("checked, product, check, refused_too", [
+    ("_BLAS_CHECKED", "_thin_blas_products", "_blas_adds_thin_products_in_order", ("_INTERLEAVED_CHECKED",)),
+    ("_INTERLEAVED_CHECKED", "_interleaved_product", "_blas_adds_interleaved_products_in_order", ())])
+def test_a_blas_adding_in_another_order_is_not_used(monkeypatch: pytest.MonkeyPatch, checked: str, product: str,
+                                                    check: str, refused_too: tuple) -> None:
+    """Each check refuses a BLAS whose products add in another order (here float64 sums rounded
+    once): the products then come as three-row blocks, or from the emulation when both refuse."""
+    monkeypatch.setattr(kernels, checked, [])
+    for other in refused_too:
+        monkeypatch.setattr(kernels, other, [False])
+    monkeypatch.setattr(kernels, product, lambda a, b: (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32))
+    assert not getattr(kernels, check)()
     a = np.float32([[1e8, 1, -1e8, 1]] * 4)
     b = np.ones((4, 12), np.float32)
     assert np.array_equal(kernels._fused_float32_products_in_order(a, b),

@@ -446,6 +446,8 @@ def _panels(size: int) -> list:
 def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool, panels: bool = False) -> np.ndarray:
     """a @ b with one running sum per element over k in order (each product rounded, or fused);
     with `panels`, one running sum per panel of k, the panels' sums added in order."""
+    if not panels or a.shape[1] <= _PANEL:  # one panel: no slicing
+        return _panel_in_order(a, b, fused)
     total = None
     for panel in _panels(a.shape[1]) if panels else [slice(None)]:
         part = _panel_in_order(a[:, panel], b[panel], fused)
@@ -487,9 +489,73 @@ def _plain_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """fused_multiply_add's float32 running sum over k in order: from numpy's BLAS where it adds
     that way, else one step of k at a time, the factors widened once."""
+    if (a.shape[1] <= _LONGEST_INTERLEAVED_CHAIN and min(a.shape[0], b.shape[1]) >= _FEWEST_INTERLEAVED_ROWS
+            and _blas_adds_interleaved_products_in_order()):
+        return _interleaved_blas_products(a, b)
     if a.shape[1] <= _LONGEST_BLAS_CHAIN and _blas_adds_thin_products_in_order():
         return _thin_blas_products(a, b)
     return _emulated_fused_products(a, b)
+
+
+# The longest sum the interleaved products take: twice it is OpenBLAS's longest sum in one piece
+# on this kind of processor (320 products; beyond, the pieces' sums are added afterwards).
+_LONGEST_INTERLEAVED_CHAIN = 160
+# Below this many rows (or columns, for the product taken transposed), the few calls of the
+# three-row blocks cost less than twice the multiply-adds and the zeros laid in (measured).
+_FEWEST_INTERLEAVED_ROWS = 16
+
+
+def _interleaved_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b in one BLAS call, each element one fused running sum over k in order. OpenBLAS's
+    kernel for blocks of four rows alternates the products between two fused running sums,
+    added at the end: with a zero product after each product (both factors interleaved with
+    zeros), the second sum stays +0 and the first is the running sum in order (a -0 sum comes
+    out +0, as from the three-row blocks and from MKL: BLAS adds the kernel's sums to the zeroed
+    result). Fewer than four rows go as three-row blocks: one call already."""
+    if a.shape[0] < 4:
+        return _thin_row_blocks(a, b)
+    if b.shape[1] == 1:  # doubled, as a lone column would go to a matrix-vector kernel
+        return _interleaved_blas_products(a, np.concatenate([b, b], axis=1))[:, :1]
+    return _interleaved_product(a, b)
+
+
+def _interleaved_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b as (a with a zero column after each column) @ (b with a zero row after each row)."""
+    (m, k), n = a.shape, b.shape[1]
+    a_spread = np.zeros((m, k, 2), np.float32)
+    a_spread[:, :, 0] = a
+    b_spread = np.zeros((k, 2, n), np.float32)
+    b_spread[:, 0] = b
+    return a_spread.reshape(m, 2 * k) @ b_spread.reshape(2 * k, n)
+
+
+_INTERLEAVED_CHECKED: list = []
+
+
+def _blas_adds_interleaved_products_in_order() -> bool:
+    """Whether numpy's BLAS gives _interleaved_product the fused running sums over k in order
+    from zero: checked once per process against the emulation, on factors that any other order
+    would round differently, for interleaved sums of every length modulo the kernel's unrolling
+    of k (eight) up to the longest, blocks of four rows and the rows left over, columns in blocks
+    and left over, the right factor row-major and column-major."""
+    if not _INTERLEAVED_CHECKED:
+        checks = []
+        for k in (2, 7, 8, 9, 10, 15, 17, 30, 33, _LONGEST_INTERLEAVED_CHAIN):
+            a, b = _scattered_factor((13, k), 3), _scattered_factor((k, 201), 7 * k)
+            expected = _emulated_fused_products(a, b).view(np.uint32)
+            checks += [np.array_equal(_interleaved_product(a[:rows], layout(b[:, :columns])).view(np.uint32),
+                                      expected[:rows, :columns])
+                       for rows in (4, 5, 7, 8, 13) for columns in (2, 3, 23, 200, 201)
+                       for layout in (np.ascontiguousarray, np.asfortranarray)]
+        _INTERLEAVED_CHECKED.append(all(checks))
+    return _INTERLEAVED_CHECKED[0]
+
+
+def _scattered_factor(shape: tuple, seed: int) -> np.ndarray:
+    """A float32 factor of scattered mantissas and exponents: sums of its products in any other
+    order round differently."""
+    i = np.arange(seed, seed + shape[0] * shape[1]).reshape(shape)
+    return ((i * 7919 % 1009 - 504) / 37.0 * 2.0 ** (i * 31 % 13 - 6)).astype(np.float32)
 
 
 # The longest sum OpenBLAS's level-3 driver leaves in one piece, in the checked thin products.
@@ -539,15 +605,11 @@ def _blas_adds_thin_products_in_order() -> bool:
     differently, for each kind of block and tail of columns and of k, with the right factor
     row-major and column-major (nn.Linear's `W.t()`, which BLAS packs from its own layout)."""
     if not _BLAS_CHECKED:
-        def factor(shape: tuple, seed: int) -> np.ndarray:  # scattered mantissas and exponents
-            i = np.arange(seed, seed + shape[0] * shape[1]).reshape(shape)
-            return ((i * 7919 % 1009 - 504) / 37.0 * 2.0 ** (i * 31 % 13 - 6)).astype(np.float32)
-
         checks = []
         for k in (2, 7, 8, 9, 33, _LONGEST_BLAS_CHAIN):
             # 200 columns too: OpenBLAS's SkylakeX kernels (refused by other cases as well) add the
             # columns from 192 on in another order, for sums of 32 products or more
-            a, b = factor((7, k), 0), factor((k, 200), 5 * k)
+            a, b = _scattered_factor((7, k), 0), _scattered_factor((k, 200), 5 * k)
             expected = _emulated_fused_products(a, b).view(np.uint32)
             checks += [np.array_equal(_thin_blas_products(a[:rows], layout(b[:, :columns])).view(np.uint32),
                                       expected[:rows, :columns])
