@@ -187,6 +187,46 @@ def _log_df(d: np.ndarray) -> tuple:
     return _df_add_pp(s, _df_mul_pp(_df_mul_pp(x2, x), _df_add2_pp(_df_mul_pf(x2, t), c)))
 
 
+def _df_add_pf(x: tuple, y: np.ndarray) -> tuple:  # |x| >= |y|
+    s = x[0] + y
+    return s, ((x[0] - s) + y) + x[1]
+
+
+# ------------------------------------------------------------------ SLEEF's logf_u10
+# PyTorch's Vectorized<float>::log (log_softmax's log of its sum, say) is SLEEF's logf (u10),
+# within an ulp: about one float32 in a few hundred differs from the correctly rounded log.
+
+def vector_log(x: np.ndarray) -> np.ndarray:
+    """log as PyTorch's vectorised kernels compute it: SLEEF's logf_u10 for float32, bit for bit,
+    as its AVX-512 or AVX2 build (by ATen's capability here); numpy's for other dtypes."""
+    if x.dtype != np.float32:
+        return np.log(x)
+    with np.errstate(all="ignore"):
+        value = d = np.asarray(x, _F32)
+        if cpu.ATEN_AVX512:
+            # getexp of d / 0.75 and getmant of d into [0.75, 1.5), each from its own operand
+            e = (np.frexp(d * _F32(1.0 / 0.75))[1] - 1).astype(_F32)
+            e = np.where(np.isposinf(d * _F32(1.0 / 0.75)), _F32(128), e)
+            fraction = np.frexp(d)[0] * _F32(2)
+            m = np.where(fraction >= _F32(1.5), fraction * _F32(0.5), fraction)
+        else:
+            tiny = d < np.finfo(_F32).tiny
+            d = np.where(tiny, d * _F32(2.0 ** 64), d)
+            exponent = ((d * _F32(1.0 / 0.75)).view(np.int32) >> 23 & 0xFF) - 0x7F
+            m = (d.view(np.int32) - (exponent << 23)).view(_F32)
+            e = np.where(tiny, exponent - 64, exponent).astype(_F32)
+        s = _df_mul_pf((_F32(0.69314718246459960938), _F32(-1.904654323148236017e-09)), e)
+        q = _df_div(_df_add2_ff(_F32(-1), m), _df_add2_ff(_F32(1), m))  # (m - 1) / (m + 1)
+        q2 = q[0] * q[0]
+        t = _fma(_fma(_F32(0.3027294874), q2, _F32(0.3996108174)), q2, _F32(0.6666694880))
+        s = _df_add_pp(s, (q[0] * _F32(2), q[1] * _F32(2)))
+        s = _df_add_pf(s, q2 * q[0] * t)
+        result = s[0] + s[1]
+        result = np.where(np.isposinf(value), _F32(np.inf), result)
+        result = np.where((value < 0) | np.isnan(value), _F32(np.nan), result)
+        return np.where(value == 0, _F32(-np.inf), result).astype(_F32)
+
+
 def _ldexp(x: np.ndarray, q: np.ndarray) -> np.ndarray:
     """SLEEF's ldexp: x * 2**q in five float32 multiplications (which decide a subnormal's rounding)."""
     m = q >> 31
