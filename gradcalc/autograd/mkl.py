@@ -228,13 +228,14 @@ class _Arguments(threading.local):
         self._letters = np.frombuffer(b"NT", np.uint8).copy()
         self.letter = {False: _address(self._letters), True: _address(self._letters) + 1}
         self._scalars = {np.float32: np.zeros(2, np.float32), np.float64: np.zeros(2, np.float64)}
+        self._scalar_addresses = {kind: (_address(scalars), _address(scalars) + scalars.itemsize)
+                                  for kind, scalars in self._scalars.items()}
 
     def scalar_addresses(self, scalar_type: type, values: tuple) -> tuple:
         """The addresses of alpha and beta, written as SCALAR_TYPE."""
         scalars = self._scalars[scalar_type]
         scalars[0], scalars[1] = values
-        start = _address(scalars)
-        return start, start + scalars.itemsize
+        return self._scalar_addresses[scalar_type]
 
 
 _ARGUMENTS = _Arguments()
@@ -366,14 +367,15 @@ def _cpublas_gemm(transposed: tuple, sizes: tuple, scalars: tuple, a: tuple, b: 
     lda, ldb, ldc = _normalized(transa, transb, m, n, k, a[1], b[1], c[1])
     if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
         return False
-    first, second = placed(a[0]), placed(b[0])  # held until the call returns: it gets only their addresses
+    # the copies placed makes are held until the call returns: it gets only their addresses
+    (first, first_at), (second, second_at) = _placed_at(a[0]), _placed_at(b[0])
     result = c[0]
     arguments = _ARGUMENTS
     integer, scalar = arguments.integer, arguments.scalar_addresses(result.dtype.type, scalars)
     arguments.integers[:6] = m, n, k, lda, ldb, ldc
     _prepared("gemm", result.dtype.type)(
         arguments.letter[transa], arguments.letter[transb], integer[0], integer[1], integer[2], scalar[0],
-        _address(first), integer[3], _address(second), integer[4], scalar[1], _address(result), integer[5])
+        first_at, integer[3], second_at, integer[4], scalar[1], _address(result), integer[5])
     return True
 
 
@@ -420,24 +422,38 @@ def _storage(nbytes: int, zeroed: bool = True) -> np.ndarray:
 def placed(x: np.ndarray) -> np.ndarray:
     """X at an address of PyTorch's alignment: its storage (the array it is a view of) starting on
     64 bytes, X at its offset in it. A copy when X does not lie so already."""
-    base = x
-    while isinstance(base.base, np.ndarray):
-        base = base.base
+    return _placed_at(x)[0]
+
+
+def _placed_at(x: np.ndarray) -> tuple:
+    """placed(X) and its address."""
     start = _address(x)
-    offset = (start - _address(base)) % _ALIGNMENT if base is not x else 0
+    base = x.base
+    if not isinstance(base, np.ndarray):
+        offset = 0
+    else:
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        offset = (start - _address(base)) % _ALIGNMENT
     if start % _ALIGNMENT == offset:
-        return x
+        return x, start
     if min(x.strides, default=0) >= 0:  # the elements only, at their offsets from the first
         span = sum((size - 1) * step for size, step in zip(x.shape, x.strides)) + x.itemsize if x.size else 0
         copy = np.ndarray(x.shape, x.dtype, buffer=_storage(span + offset, zeroed=False), offset=offset,
                           strides=x.strides)
         copy[...] = x
-        return copy
+        return copy, _address(copy)
+    return _placed_copy(x, start, offset)
+
+
+def _placed_copy(x: np.ndarray, start: int, offset: int) -> tuple:
+    """_placed_at's copy of X when a stride is negative: the bytes X spans, moved whole."""
     low, high = np.lib.array_utils.byte_bounds(x) if hasattr(np.lib, "array_utils") else np.byte_bounds(x)
     memory = _storage(high - low + 2 * _ALIGNMENT)
     position = (offset - (start - low)) % _ALIGNMENT
     memory[position:position + high - low] = np.ctypeslib.as_array((ctypes.c_uint8 * (high - low)).from_address(low))
-    return np.ndarray(x.shape, x.dtype, buffer=memory, offset=position + start - low, strides=x.strides)
+    copy = np.ndarray(x.shape, x.dtype, buffer=memory, offset=position + start - low, strides=x.strides)
+    return copy, _address(copy)
 
 
 def fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
@@ -474,11 +490,11 @@ def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alp
         transposed, rows, columns, lda = True, n, m, step[0]
     lda = rows if columns == 1 else lda  # as BlasKernel's gemv sets it for one column
     x, step = _vector(vec)
-    mat = placed(mat)  # held until the call returns: it gets only the address
+    mat, mat_at = _placed_at(mat)  # a copy held until the call returns: it gets only the address
     arguments = _ARGUMENTS
     integer, scalar = arguments.integer, arguments.scalar_addresses(y.dtype.type, (alpha, beta))
     arguments.integers[:5] = rows, columns, max(lda, 1), step, 1
-    _prepared("gemv", y.dtype.type)(arguments.letter[transposed], integer[0], integer[1], scalar[0], _address(mat),
+    _prepared("gemv", y.dtype.type)(arguments.letter[transposed], integer[0], integer[1], scalar[0], mat_at,
                                     integer[2], _address(x), integer[3], scalar[1], _address(y), integer[4])
     return y
 
