@@ -430,7 +430,7 @@ def fft_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
 # each op of the linalg and fft families: (its function of outputs, the shapes it is recorded over)
 # makemore's MLP (Zero to Hero, part 2): (steps, batch, hidden); log_softmax's own shapes
 TRAINING_SHAPES = [(40, 32, 200), (40, 32, 64)]
-TRAINING_OPS = ("mlp_training", "log_softmax_rows", "log_softmax_columns")
+TRAINING_OPS = ("mlp_training", "log_softmax_rows", "log_softmax_columns", "adam_fit", "rmsprop_fit", "adagrad_fit")
 
 
 def training_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
@@ -441,6 +441,8 @@ def training_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> li
     rng = np.random.default_rng(seed)
     steps, batch, hidden = shape
     vocab, width, block = 22, 10, 3
+    if op.endswith("_fit"):
+        return optimizer_fit(torch, op, rng, steps, batch, dtype)
     if op != "mlp_training":
         x = torch.from_numpy((rng.standard_normal((steps * batch, vocab)) * 8).astype(dtype)).clone()
         return [torch.log_softmax(x, 1)] if op == "log_softmax_rows" else [torch.log_softmax(x.t().contiguous(), 0)]
@@ -460,6 +462,25 @@ def training_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> li
             parameter.data += -0.1 * parameter.grad
         losses.append(loss.detach().reshape(1))
     return losses + [parameter.detach() for parameter in parameters]
+
+
+def optimizer_fit(torch, op: str, rng: np.random.Generator, steps: int, rows: int, dtype: type) -> list:
+    """A least-squares fit of 3 features (as the polynomial fits of "Learning PyTorch with
+    Examples") by Adam, RMSprop or Adagrad through TORCH: their updates take Tensor.sqrt, MKL's
+    vector sqrt in ATen, not the correctly rounded one. The fit's last losses and parameters."""
+    x = torch.from_numpy((rng.standard_normal((rows, 3)) * 3).astype(dtype)).clone()
+    y = torch.from_numpy(rng.standard_normal(rows).astype(dtype)).clone()
+    weight = torch.from_numpy(rng.standard_normal(3).astype(dtype)).clone().requires_grad_()
+    kind = {"adam_fit": torch.optim.Adam, "rmsprop_fit": torch.optim.RMSprop, "adagrad_fit": torch.optim.Adagrad}[op]
+    optimizer = kind([weight], lr=1e-2)
+    losses = []
+    for step in range(steps * 10):
+        loss = ((x @ weight - y) ** 2).sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach().reshape(1))
+    return losses[-10:] + [weight.detach()]
 
 
 FAMILIES = {**{op: (lu_outputs, LU_SIZES) for op in LU_OPS},
