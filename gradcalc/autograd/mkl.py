@@ -231,6 +231,16 @@ class _Arguments(threading.local):
         self._scalar_addresses = {kind: (_address(scalars), _address(scalars) + scalars.itemsize)
                                   for kind, scalars in self._scalars.items()}
 
+        self._scratch: list = [None, None]
+
+    def scratch(self, slot: int, nbytes: int) -> np.ndarray:
+        """The thread's aligned scratch storage SLOT, of NBYTES bytes at least (grown as needed)."""
+        memory = self._scratch[slot]
+        if memory is None or memory.size < nbytes:
+            memory = self._scratch[slot] = _storage(max(nbytes, 2 * (0 if memory is None else memory.size)),
+                                                    zeroed=False)
+        return memory
+
     def scalar_addresses(self, scalar_type: type, values: tuple) -> tuple:
         """The addresses of alpha and beta, written as SCALAR_TYPE."""
         scalars = self._scalars[scalar_type]
@@ -368,7 +378,7 @@ def _cpublas_gemm(transposed: tuple, sizes: tuple, scalars: tuple, a: tuple, b: 
     if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
         return False
     # the copies placed makes are held until the call returns: it gets only their addresses
-    (first, first_at), (second, second_at) = _placed_at(a[0]), _placed_at(b[0])
+    (first, first_at), (second, second_at) = _placed_at(a[0], 0), _placed_at(b[0], 1)
     result = c[0]
     arguments = _ARGUMENTS
     integer, scalar = arguments.integer, arguments.scalar_addresses(result.dtype.type, scalars)
@@ -425,8 +435,9 @@ def placed(x: np.ndarray) -> np.ndarray:
     return _placed_at(x)[0]
 
 
-def _placed_at(x: np.ndarray) -> tuple:
-    """placed(X) and its address."""
+def _placed_at(x: np.ndarray, scratch: Optional[int] = None) -> tuple:
+    """placed(X) and its address; a copy made in the thread's scratch buffer SCRATCH (0 or 1),
+    for an operand read only while one call runs, rather than in a new storage."""
     start = _address(x)
     base = x.base
     if not isinstance(base, np.ndarray):
@@ -439,8 +450,8 @@ def _placed_at(x: np.ndarray) -> tuple:
         return x, start
     if min(x.strides, default=0) >= 0:  # the elements only, at their offsets from the first
         span = sum((size - 1) * step for size, step in zip(x.shape, x.strides)) + x.itemsize if x.size else 0
-        copy = np.ndarray(x.shape, x.dtype, buffer=_storage(span + offset, zeroed=False), offset=offset,
-                          strides=x.strides)
+        memory = _storage(span + offset, zeroed=False) if scratch is None else _ARGUMENTS.scratch(scratch, span + offset)
+        copy = np.ndarray(x.shape, x.dtype, buffer=memory, offset=offset, strides=x.strides)
         copy[...] = x
         return copy, _address(copy)
     return _placed_copy(x, start, offset)
@@ -490,7 +501,7 @@ def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alp
         transposed, rows, columns, lda = True, n, m, step[0]
     lda = rows if columns == 1 else lda  # as BlasKernel's gemv sets it for one column
     x, step = _vector(vec)
-    mat, mat_at = _placed_at(mat)  # a copy held until the call returns: it gets only the address
+    mat, mat_at = _placed_at(mat, 0)  # a copy held until the call returns: it gets only the address
     arguments = _ARGUMENTS
     integer, scalar = arguments.integer, arguments.scalar_addresses(y.dtype.type, (alpha, beta))
     arguments.integers[:5] = rows, columns, max(lda, 1), step, 1
