@@ -22,6 +22,7 @@ from gradcalc.autograd.ops import torch_namespaces
 from gradcalc.autograd.ops.registry import OPS
 from gradcalc.autograd.ops.tensor_numpy import from_numpy
 from gradcalc.nn.functional.layers import linear
+from gradcalc.optim import Adagrad, Adam, RMSprop
 
 CASES_DIR = Path(__file__).parent / "mkl_cases"
 _spec = importlib.util.spec_from_file_location("record_mkl_cases", CASES_DIR / "record_mkl_cases.py")
@@ -33,7 +34,8 @@ HERE = cpu.machine_label(cpu.machine_record())
 # gradcalc's ops under torch's names, for the recorder's functions that run a case through either
 _NAMESPACES = torch_namespaces()
 GRADCALC_TORCH = SimpleNamespace(**_NAMESPACES["torch"], linalg=SimpleNamespace(**_NAMESPACES["torch.linalg"]),
-                                 fft=SimpleNamespace(**_NAMESPACES["torch.fft"]))
+                                 fft=SimpleNamespace(**_NAMESPACES["torch.fft"]),
+                                 optim=SimpleNamespace(Adam=Adam, RMSprop=RMSprop, Adagrad=Adagrad))
 CASES = RECORDED.get(HERE, {"cases": []})["cases"]
 
 

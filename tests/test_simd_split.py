@@ -46,6 +46,7 @@ FUNCTIONS: dict[str, Callable[[int], Tensor]] = {
     "rpow": lambda size: 1.3 ** _float32(recorder.values(size)),
     "softmax": lambda size: softmax(_float32(recorder.values(size)), 0),
     "log_softmax": lambda size: log_softmax(_float32(recorder.values(size)), 0),
+    "log_softmax_rows": lambda size: log_softmax(_float32(recorder.rows(size)), 1),
     "gelu": lambda size: gelu(_float32(recorder.values(size))),
     "gelu_backward": lambda size: gelu_backward(_float32(recorder.grads(size)), _float32(recorder.values(size)), "none"),
     "tanh_backward": lambda size: tanh_backward(_float32(recorder.grads(size)), _float32(recorder.tanh_outputs(size))),

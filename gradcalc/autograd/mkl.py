@@ -18,6 +18,7 @@ import ctypes
 import functools
 import math
 import os
+import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
 
@@ -90,9 +91,9 @@ def _load() -> Optional[ctypes.CDLL]:
         _state["layer"] = "GNU OpenMP, one thread" if layer == _GNU_OPENMP else \
             "sequential: no libgomp here, so LAPACK's last digits may differ from PyTorch's"
         for name in VML_FUNCTIONS.values():
-            for prefix, kind in (("vms", ctypes.c_float), ("vmd", ctypes.c_double)):
+            for prefix in ("vms", "vmd"):
                 function = getattr(library, prefix + name)
-                function.argtypes = [ctypes.c_int, ctypes.POINTER(kind), ctypes.POINTER(kind), ctypes.c_int64]
+                function.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
                 function.restype = None
     except (OSError, AttributeError) as error:
         _state["why"] = f"MKL could not be loaded: {error}"
@@ -158,10 +159,6 @@ def turned(on: bool) -> Iterator[None]:
         _state["on"] = saved
 
 
-def _pointer(array: np.ndarray, kind: type) -> ctypes.pointer:
-    return array.ctypes.data_as(ctypes.POINTER(kind))
-
-
 @native
 def vml(node_name: str, x: np.ndarray) -> Optional[np.ndarray]:
     """The op of grad_fn NODE_NAME on float32/float64 X as ATen's vml.h computes it, if it does
@@ -173,12 +170,10 @@ def vml(node_name: str, x: np.ndarray) -> Optional[np.ndarray]:
     lib = library()
     if lib is None:
         return None
-    single = x.dtype.type is np.float32
-    kind = ctypes.c_float if single else ctypes.c_double
     source = np.ascontiguousarray(x)
     out = np.empty_like(source)
-    getattr(lib, ("vms" if single else "vmd") + name)(
-        source.size, _pointer(source, kind), _pointer(out, kind), _VML_MODE)
+    getattr(lib, ("vms" if x.dtype.type is np.float32 else "vmd") + name)(
+        source.size, _address(source), _address(out), _VML_MODE)
     return out.reshape(x.shape)
 
 
@@ -194,6 +189,66 @@ def blas_routine(name: str, dtype: np.dtype) -> tuple:
 
 def int_refs(*values: int) -> list:
     return [ctypes.byref(ctypes.c_int(value)) for value in values]
+
+
+def _routed(dtype: np.dtype) -> bool:
+    """Whether MKL computes BLAS for DTYPE now (float32 or float64, the backend in use)."""
+    return dtype.type in (np.float32, np.float64) and library() is not None
+
+
+def _address(x: np.ndarray) -> int:
+    return x.__array_interface__["data"][0]
+
+
+# How many arguments each prepared BLAS routine takes (every one by reference, as Fortran's)
+_ARITY = {"gemm": 13, "gemv": 11, "dot": 5}
+_PREPARED: dict = {}
+
+
+def _prepared(name: str, scalar_type: type) -> Callable:
+    """MKL's Fortran ?NAME_ for SCALAR_TYPE (np.float32 or np.float64) with its argument types set
+    once: every argument an address passed as a plain int, so a call makes no ctypes objects."""
+    key = name, scalar_type
+    if key not in _PREPARED:
+        single = scalar_type is np.float32
+        function = library()[("s" if single else "d") + name + "_"]  # an object of its own, not getattr's shared one
+        function.argtypes = [ctypes.c_void_p] * _ARITY[name]
+        function.restype = (ctypes.c_float if single else ctypes.c_double) if name == "dot" else None
+        _PREPARED[key] = function
+    return _PREPARED[key]
+
+
+class _Arguments(threading.local):
+    """A thread's buffers for the integers, scalars and letters of a BLAS call, rewritten in place
+    for each call (MKL runs while ctypes lets go of the GIL, so each thread has its own)."""
+
+    def __init__(self) -> None:
+        self.integers = np.zeros(6, np.int32)
+        self.integer = [_address(self.integers) + 4 * index for index in range(6)]
+        self._letters = np.frombuffer(b"NT", np.uint8).copy()
+        self.letter = {False: _address(self._letters), True: _address(self._letters) + 1}
+        self._scalars = {np.float32: np.zeros(2, np.float32), np.float64: np.zeros(2, np.float64)}
+        self._scalar_addresses = {kind: (_address(scalars), _address(scalars) + scalars.itemsize)
+                                  for kind, scalars in self._scalars.items()}
+
+        self._scratch: list = [None, None]
+
+    def scratch(self, slot: int, nbytes: int) -> np.ndarray:
+        """The thread's aligned scratch storage SLOT, of NBYTES bytes at least (grown as needed)."""
+        memory = self._scratch[slot]
+        if memory is None or memory.size < nbytes:
+            memory = self._scratch[slot] = _storage(max(nbytes, 2 * (0 if memory is None else memory.size)),
+                                                    zeroed=False)
+        return memory
+
+    def scalar_addresses(self, scalar_type: type, values: tuple) -> tuple:
+        """The addresses of alpha and beta, written as SCALAR_TYPE."""
+        scalars = self._scalars[scalar_type]
+        scalars[0], scalars[1] = values
+        return self._scalar_addresses[scalar_type]
+
+
+_ARGUMENTS = _Arguments()
 
 
 def _column_major_operand(x: np.ndarray, transposed_result: bool, lead: int, other: int) -> tuple:
@@ -215,16 +270,15 @@ def gemm(mat1: np.ndarray, mat2: np.ndarray, out: Optional[np.ndarray] = None, a
     addmm_impl_cpu_ computes it: the result read as a column-major matrix (a row-major one as its
     transpose, the factors swapped), each factor passed as it lies in memory, transposed or not,
     then ?gemm_ after cpublas's normalize_last_dims. None when MKL is not in use."""
-    routine, kind = blas_routine("gemm", mat1.dtype)
-    if routine is None or mat2.dtype != mat1.dtype:
+    if not _routed(mat1.dtype) or mat2.dtype != mat1.dtype:
         return None
     (m, k), n = mat1.shape, mat2.shape[1]
     if not m or not n or not k or max(m, n, k) >= 1 << 31:
         return None
-    c = fresh((m, n), mat1.dtype)
+    c = _uninitialized((m, n), mat1.dtype)  # gemm writes every element (beta 0) or scales OUT's
     if out is not None:
         c[...] = out
-    return c if _gemm_into(routine, kind, mat1, mat2, c, alpha, beta) else None
+    return c if _gemm_into(mat1, mat2, c, alpha, beta) else None
 
 
 @native
@@ -234,18 +288,16 @@ def bmm(batch1: np.ndarray, batch2: np.ndarray, out: Optional[np.ndarray] = None
     computes those it sends to BLAS (its small products it computes itself): when every matrix of
     both stacks lies contiguous or transposed, baddbmm_with_gemm_'s one call of MKL's batched gemm
     over the stack; otherwise the addmm of each pair into its slice of the result."""
-    routine, kind = blas_routine("gemm", batch1.dtype)
     (count, m, k), n = batch1.shape, batch2.shape[2]
-    if routine is None or batch2.dtype != batch1.dtype or not count or not m or not n or not k \
+    if not _routed(batch1.dtype) or batch2.dtype != batch1.dtype or not count or not m or not n or not k \
             or max(m, n, k, count) >= 1 << 31:
         return None
     result = fresh((count, m, n), batch1.dtype)
     if out is not None:
         result[...] = out
     if _matrices_contiguous_or_transposed(batch1) and _matrices_contiguous_or_transposed(batch2):
-        return result if _gemm_batch(routine, kind, batch1, batch2, result, alpha, beta) else None
-    done = all(_gemm_into(routine, kind, batch1[index], batch2[index], result[index], alpha, beta)
-               for index in range(count))
+        return result if _gemm_batch(batch1, batch2, result, alpha, beta) else None
+    done = all(_gemm_into(batch1[index], batch2[index], result[index], alpha, beta) for index in range(count))
     return result if done else None
 
 
@@ -265,8 +317,7 @@ def _matrices_contiguous_or_transposed(x: np.ndarray) -> bool:
 _COLUMN_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 102, 111, 112
 
 
-def _gemm_batch(routine: Callable, kind: type, batch1: np.ndarray, batch2: np.ndarray, result: np.ndarray,
-                alpha: float, beta: float) -> bool:
+def _gemm_batch(batch1: np.ndarray, batch2: np.ndarray, result: np.ndarray, alpha: float, beta: float) -> bool:
     """baddbmm_with_gemm_ into RESULT (a fresh row-major stack): read column-major, the stacks
     swapped, each passed as it lies in memory; cpublas's gemm_batched_with_stride then makes one
     ?gemm_ call for a single pair, else cblas_?gemm_batch over pointers to every pair. False
@@ -277,8 +328,8 @@ def _gemm_batch(routine: Callable, kind: type, batch1: np.ndarray, batch2: np.nd
     m = batch2.shape[2]
     lda, ldb, ldc = _steps(batch2)[2 if transa else 1], _steps(batch1)[2 if transb else 1], m
     if count == 1:
-        return _cpublas_gemm(routine, kind, (transa, transb), (m, n, k), (alpha, beta), (batch2[0], lda),
-                             (batch1[0], ldb), (result[0], ldc))
+        return _cpublas_gemm((transa, transb), (m, n, k), (alpha, beta), (batch2[0], lda), (batch1[0], ldb),
+                             (result[0], ldc))
     lda, ldb, ldc = _normalized(transa, transb, m, n, k, lda, ldb, ldc)
     if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
         return False
@@ -287,7 +338,9 @@ def _gemm_batch(routine: Callable, kind: type, batch1: np.ndarray, batch2: np.nd
     address = [x.__array_interface__["data"][0] for x in (a, b, result)]
     a_array, b_array, c_array = (pointers(*(start + index * x.strides[0] for index in range(count)))
                                  for start, x in zip(address, (a, b, result)))
-    batched = getattr(library(), f"cblas_{'s' if kind is ctypes.c_float else 'd'}gemm_batch")
+    single = result.dtype.type is np.float32
+    kind = ctypes.c_float if single else ctypes.c_double
+    batched = getattr(library(), f"cblas_{'s' if single else 'd'}gemm_batch")
     one = [ctypes.byref(ctypes.c_int(value)) for value in (_TRANSPOSE if transa else _NO_TRANSPOSE,
                                                            _TRANSPOSE if transb else _NO_TRANSPOSE, m, n, k)]
     scalars = kind(alpha), kind(beta)
@@ -303,8 +356,7 @@ def _fits_blas(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ldb
         and max(lda, ldb, ldc) < 1 << 31
 
 
-def _gemm_into(routine: Callable, kind: type, mat1: np.ndarray, mat2: np.ndarray, c: np.ndarray, alpha: float,
-               beta: float) -> bool:
+def _gemm_into(mat1: np.ndarray, mat2: np.ndarray, c: np.ndarray, alpha: float, beta: float) -> bool:
     """addmm_impl_cpu_'s call of cpublas's gemm into C, a row-major (m, n) matrix in a storage of
     its own."""
     (m, k), n = mat1.shape, mat2.shape[1]
@@ -314,11 +366,10 @@ def _gemm_into(routine: Callable, kind: type, mat1: np.ndarray, mat2: np.ndarray
         mat1, mat2, m, n = mat2, mat1, n, m
     transa, lda, a = _column_major_operand(mat1, transposed, m, k)
     transb, ldb, b = _column_major_operand(mat2, transposed, k, n)
-    return _cpublas_gemm(routine, kind, (transa, transb), (m, n, k), (alpha, beta), (a, lda), (b, ldb), (c, m))
+    return _cpublas_gemm((transa, transb), (m, n, k), (alpha, beta), (a, lda), (b, ldb), (c, m))
 
 
-def _cpublas_gemm(routine: Callable, kind: type, transposed: tuple, sizes: tuple, scalars: tuple, a: tuple,
-                  b: tuple, c: tuple) -> bool:
+def _cpublas_gemm(transposed: tuple, sizes: tuple, scalars: tuple, a: tuple, b: tuple, c: tuple) -> bool:
     """cpublas's gemm for float32/float64: ?gemm_ after normalize_last_dims, where BLAS accepts the
     leading dimensions (A, B, C: a matrix and its leading dimension); False where ATen would use
     its own kernel instead."""
@@ -326,11 +377,15 @@ def _cpublas_gemm(routine: Callable, kind: type, transposed: tuple, sizes: tuple
     lda, ldb, ldc = _normalized(transa, transb, m, n, k, a[1], b[1], c[1])
     if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
         return False
-    first, second = placed(a[0]), placed(b[0])  # held until the call returns: address_of keeps only the address
-    alpha, beta = kind(scalars[0]), kind(scalars[1])
-    routine(ctypes.c_char_p(b"T" if transa else b"N"), ctypes.c_char_p(b"T" if transb else b"N"), *int_refs(m, n, k),
-            ctypes.byref(alpha), address_of(first, kind), *int_refs(lda), address_of(second, kind), *int_refs(ldb),
-            ctypes.byref(beta), address_of(c[0], kind), *int_refs(ldc))
+    # the copies placed makes are held until the call returns: it gets only their addresses
+    (first, first_at), (second, second_at) = _placed_at(a[0], 0), _placed_at(b[0], 1)
+    result = c[0]
+    arguments = _ARGUMENTS
+    integer, scalar = arguments.integer, arguments.scalar_addresses(result.dtype.type, scalars)
+    arguments.integers[:6] = m, n, k, lda, ldb, ldc
+    _prepared("gemm", result.dtype.type)(
+        arguments.letter[transa], arguments.letter[transb], integer[0], integer[1], integer[2], scalar[0],
+        first_at, integer[3], second_at, integer[4], scalar[1], _address(result), integer[5])
     return True
 
 
@@ -359,43 +414,67 @@ def address_of(x: np.ndarray, kind: type) -> ctypes.pointer:
 _ALIGNMENT = 64
 
 
-def _storage(nbytes: int) -> tuple:
-    """A new zeroed storage as c10's allocator gives one: (its memory, the offset of the first
-    aligned byte). Kept outside numpy, so an array made on it is the root of its views."""
+def _storage(nbytes: int, zeroed: bool = True) -> np.ndarray:
+    """A new storage as c10's allocator gives one: NBYTES bytes starting on 64. Its array's base is
+    no array (a memoryview), so an array made on it is the root of its views."""
     try:
-        memory = (ctypes.c_char * (nbytes + _ALIGNMENT))()
-    except MemoryError as error:
-        # the size numpy's own allocation error carries, which ops turn into PyTorch's allocator error
+        memory = (np.zeros if zeroed else np.empty)(nbytes + _ALIGNMENT, np.uint8)
+    except MemoryError:
+        # the size numpy's own allocation error carries (for NBYTES, not the padded request), which ops
+        # turn into PyTorch's allocator error
+        error = MemoryError(f"cannot allocate {nbytes} bytes")
         error._total_size = nbytes
-        raise
-    return memory, -ctypes.addressof(memory) % _ALIGNMENT
+        raise error from None
+    first = -_address(memory) % _ALIGNMENT
+    return np.frombuffer(memory.data[first:first + nbytes], np.uint8) if nbytes else memory[first:first]
 
 
 def placed(x: np.ndarray) -> np.ndarray:
     """X at an address of PyTorch's alignment: its storage (the array it is a view of) starting on
     64 bytes, X at its offset in it. A copy when X does not lie so already."""
-    base = x
-    while isinstance(base.base, np.ndarray):
-        base = base.base
-    start = x.__array_interface__["data"][0]
-    offset = (start - base.__array_interface__["data"][0]) % _ALIGNMENT
-    if start % _ALIGNMENT == offset:
-        return x
-    if x.flags.c_contiguous or x.flags.f_contiguous:  # (byte_bounds costs more than the copy)
-        low, high = start, start + x.nbytes
+    return _placed_at(x)[0]
+
+
+def _placed_at(x: np.ndarray, scratch: Optional[int] = None) -> tuple:
+    """placed(X) and its address; a copy made in the thread's scratch buffer SCRATCH (0 or 1),
+    for an operand read only while one call runs, rather than in a new storage."""
+    start = _address(x)
+    base = x.base
+    if not isinstance(base, np.ndarray):
+        offset = 0
     else:
-        low, high = np.lib.array_utils.byte_bounds(x) if hasattr(np.lib, "array_utils") else np.byte_bounds(x)
-    memory, first = _storage(high - low + _ALIGNMENT)
-    position = first + (offset - (start - low)) % _ALIGNMENT
-    ctypes.memmove(ctypes.addressof(memory) + position, low, high - low)
-    return np.ndarray(x.shape, x.dtype, buffer=memory, offset=position + start - low, strides=x.strides)
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        offset = (start - _address(base)) % _ALIGNMENT
+    if start % _ALIGNMENT == offset:
+        return x, start
+    if min(x.strides, default=0) >= 0:  # the elements only, at their offsets from the first
+        span = sum((size - 1) * step for size, step in zip(x.shape, x.strides)) + x.itemsize if x.size else 0
+        memory = _storage(span + offset, zeroed=False) if scratch is None else _ARGUMENTS.scratch(scratch, span + offset)
+        copy = np.ndarray(x.shape, x.dtype, buffer=memory, offset=offset, strides=x.strides)
+        copy[...] = x
+        return copy, _address(copy)
+    return _placed_copy(x, start, offset)
+
+
+def _placed_copy(x: np.ndarray, start: int, offset: int) -> tuple:
+    """_placed_at's copy of X when a stride is negative: the bytes X spans, moved whole."""
+    low, high = np.lib.array_utils.byte_bounds(x) if hasattr(np.lib, "array_utils") else np.byte_bounds(x)
+    memory = _storage(high - low + 2 * _ALIGNMENT)
+    position = (offset - (start - low)) % _ALIGNMENT
+    memory[position:position + high - low] = np.ctypeslib.as_array((ctypes.c_uint8 * (high - low)).from_address(low))
+    copy = np.ndarray(x.shape, x.dtype, buffer=memory, offset=position + start - low, strides=x.strides)
+    return copy, _address(copy)
 
 
 def fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
     """Zeros in a new storage, aligned as c10's allocator aligns it."""
-    count = math.prod(shape)
-    memory, first = _storage(count * np.dtype(dtype).itemsize)
-    return np.frombuffer(memory, dtype, count, first).reshape(shape)
+    return _storage(math.prod(shape) * np.dtype(dtype).itemsize).view(dtype).reshape(shape)
+
+
+def _uninitialized(shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """A new storage as fresh's, for a result BLAS writes whole: not cleared first."""
+    return _storage(math.prod(shape) * np.dtype(dtype).itemsize, zeroed=False).view(dtype).reshape(shape)
 
 
 @native
@@ -404,42 +483,43 @@ def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alp
     """alpha * mat @ vec + beta * OUT as ATen's addmv computes it (mv: beta 0): ?gemv_ on MAT as it
     lies in memory ('n' for a column-major matrix, else 't' on its row-major data, copied when
     neither fits)."""
-    routine, kind = blas_routine("gemv", mat.dtype)
-    if routine is None or vec.dtype != mat.dtype:
+    if not _routed(mat.dtype) or vec.dtype != mat.dtype:
         return None
     m, n = mat.shape
     if not m or not n or max(m, n) >= 1 << 31:
         return None
-    y = fresh((m,), mat.dtype)
+    y = _uninitialized((m,), mat.dtype)  # gemv writes every element (beta 0) or scales OUT's
     if out is not None:
         y[...] = out
     step = [s // mat.itemsize for s in mat.strides]
     if step[0] == 1 and (n == 1 or step[1] >= max(1, m)):
-        trans, rows, columns, lda = b"N", m, n, step[1]
+        transposed, rows, columns, lda = False, m, n, step[1]
     else:
         if not (step[1] == 1 and (m == 1 or step[0] >= max(1, n))):
             mat = fresh_copy(mat)
             step = [n, 1]
-        trans, rows, columns, lda = b"T", n, m, step[0]
+        transposed, rows, columns, lda = True, n, m, step[0]
     lda = rows if columns == 1 else lda  # as BlasKernel's gemv sets it for one column
     x, step = _vector(vec)
-    mat = placed(mat)  # held until the call returns: address_of keeps only the address
-    scalars = kind(alpha), kind(beta)
-    routine(ctypes.c_char_p(trans), *int_refs(rows, columns), ctypes.byref(scalars[0]), address_of(mat, kind),
-            *int_refs(max(lda, 1)), address_of(x, kind), *int_refs(step), ctypes.byref(scalars[1]),
-            address_of(y, kind), *int_refs(1))
+    mat, mat_at = _placed_at(mat, 0)  # a copy held until the call returns: it gets only the address
+    arguments = _ARGUMENTS
+    integer, scalar = arguments.integer, arguments.scalar_addresses(y.dtype.type, (alpha, beta))
+    arguments.integers[:5] = rows, columns, max(lda, 1), step, 1
+    _prepared("gemv", y.dtype.type)(arguments.letter[transposed], integer[0], integer[1], scalar[0], mat_at,
+                                    integer[2], _address(x), integer[3], scalar[1], _address(y), integer[4])
     return y
 
 
 @native
 def dot(x: np.ndarray, y: np.ndarray) -> Optional[np.ndarray]:
     """x · y as ATen's dot: ?dot_ over the two vectors (a 0-d array)."""
-    routine, kind = blas_routine("dot", x.dtype)
-    if routine is None or y.dtype != x.dtype or not 0 < x.size < 1 << 31:
+    if not _routed(x.dtype) or y.dtype != x.dtype or not 0 < x.size < 1 << 31:
         return None
-    routine.restype = kind
     (a, step_a), (b, step_b) = _vector(x), _vector(y)
-    result = routine(*int_refs(x.size), address_of(a, kind), *int_refs(step_a), address_of(b, kind), *int_refs(step_b))
+    arguments = _ARGUMENTS
+    arguments.integers[:3] = x.size, step_a, step_b
+    integer = arguments.integer
+    result = _prepared("dot", x.dtype.type)(integer[0], _address(a), integer[1], _address(b), integer[2])
     return np.asarray(result, x.dtype)
 
 

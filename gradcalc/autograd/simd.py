@@ -130,7 +130,24 @@ _F32 = np.float32
 
 
 def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    return kernels.fused_multiply_add(np.asarray(a, _F32), np.asarray(b, _F32), np.asarray(c, _F32))
+    # float32 operands: their product is exact in float64; the sum, rounded there, rounds correctly
+    # to float32 but on a float32 midpoint or below float32's normal range (not 0), settled apart
+    product = np.multiply(a, b, dtype=np.float64)
+    total = np.asarray(product + c)
+    bits = total.view(np.uint64) & _MAGNITUDE
+    if ((bits & _BELOW_FLOAT32) == _FLOAT32_MIDPOINT).any() or ((bits < _FLOAT32_NORMAL) & (bits != 0)).any():
+        return kernels.rounded_fused_float32(product, c)
+    return total.astype(_F32)
+
+
+_MAGNITUDE, _BELOW_FLOAT32, _FLOAT32_MIDPOINT = np.uint64(2 ** 63 - 1), np.uint64(0x1FFFFFFF), np.uint64(0x10000000)
+_FLOAT32_NORMAL = np.float64(2.0 ** -126).view(np.uint64)
+
+
+def _exact_fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """_fma where a * b + c is exact in float64 (a product's rounding error, 1 - d * (1 / d): a
+    difference of two values within a factor of two of each other), so one rounding is all."""
+    return (np.multiply(a, b, dtype=np.float64) + c).astype(_F32)
 
 
 def _df_add2_ff(x: np.ndarray, y: np.ndarray) -> tuple:
@@ -163,7 +180,7 @@ def _df_add_fp(x: np.ndarray, y: tuple) -> tuple:
 
 def _df_mul_pf(x: tuple, y: np.ndarray) -> tuple:
     s = x[0] * y
-    return s, _fma(x[1], y, _fma(x[0], y, -s))
+    return s, _fma(x[1], y, _exact_fma(x[0], y, -s))
 
 
 def _df_mul_pp(x: tuple, y: tuple) -> tuple:
@@ -179,8 +196,8 @@ def _df_square(x: tuple) -> tuple:
 def _df_div(n: tuple, d: tuple) -> tuple:
     t = _F32(1) / d[0]
     s = n[0] * t
-    u = _fma(t, n[0], -s)
-    v = _fma(-d[1], t, _fma(-d[0], t, _F32(1)))
+    u = _exact_fma(t, n[0], -s)
+    v = _fma(-d[1], t, _exact_fma(-d[0], t, _F32(1)))
     return s, _fma(s, v, _fma(n[1], t, u))
 
 
@@ -199,6 +216,50 @@ def _log_df(d: np.ndarray) -> tuple:
     s = _df_mul_pf((_F32(0.69314718246459960938), _F32(-1.904654323148236017e-09)), e.astype(_F32))
     s = _df_add_pp(s, (x[0] * _F32(2), x[1] * _F32(2)))
     return _df_add_pp(s, _df_mul_pp(_df_mul_pp(x2, x), _df_add2_pp(_df_mul_pf(x2, t), c)))
+
+
+def _df_add_pf(x: tuple, y: np.ndarray) -> tuple:  # |x| >= |y|
+    s = x[0] + y
+    return s, ((x[0] - s) + y) + x[1]
+
+
+_LN2_PAIR = (_F32(0.69314718246459960938), _F32(-1.904654323148236017e-09))
+
+# ------------------------------------------------------------------ SLEEF's logf_u10
+# PyTorch's Vectorized<float>::log (log_softmax's log of its sum, say) is SLEEF's logf (u10),
+# within an ulp: about one float32 in a few hundred differs from the correctly rounded log.
+
+def vector_log(x: np.ndarray) -> np.ndarray:
+    """log as PyTorch's vectorised kernels compute it: SLEEF's logf_u10 for float32, bit for bit,
+    as its AVX-512 or AVX2 build (by ATen's capability here); numpy's for other dtypes."""
+    if x.dtype != np.float32:
+        return np.log(x)
+    with np.errstate(all="ignore"):
+        value = d = np.asarray(x, _F32)
+        if cpu.ATEN_AVX512:
+            # getexp of d / 0.75 and getmant of d into [0.75, 1.5), each from its own operand
+            e = (np.frexp(d * _F32(1.0 / 0.75))[1] - 1).astype(_F32)
+            e = np.where(np.isposinf(d * _F32(1.0 / 0.75)), _F32(128), e)
+            fraction = np.frexp(d)[0] * _F32(2)
+            m = np.where(fraction >= _F32(1.5), fraction * _F32(0.5), fraction)
+        else:
+            tiny = d < np.finfo(_F32).tiny
+            d = np.where(tiny, d * _F32(2.0 ** 64), d)
+            exponent = ((d * _F32(1.0 / 0.75)).view(np.int32) >> 23 & 0xFF) - 0x7F
+            m = (d.view(np.int32) - (exponent << 23)).view(_F32)
+            e = np.where(tiny, exponent - 64, exponent).astype(_F32)
+        # e ln 2 as a double-float: e has 8 bits, so every step is exact in float64
+        high = e * _LN2_PAIR[0]
+        s = high, _exact_fma(_LN2_PAIR[1], e, _exact_fma(_LN2_PAIR[0], e, -high))
+        q = _df_div(_df_add2_ff(_F32(-1), m), _df_add2_ff(_F32(1), m))  # (m - 1) / (m + 1)
+        q2 = q[0] * q[0]
+        t = _fma(_fma(_F32(0.3027294874), q2, _F32(0.3996108174)), q2, _F32(0.6666694880))
+        s = _df_add_pp(s, (q[0] * _F32(2), q[1] * _F32(2)))
+        s = _df_add_pf(s, q2 * q[0] * t)
+        result = s[0] + s[1]
+        result = np.where(np.isposinf(value), _F32(np.inf), result)
+        result = np.where((value < 0) | np.isnan(value), _F32(np.nan), result)
+        return np.where(value == 0, _F32(-np.inf), result).astype(_F32)
 
 
 def _ldexp(x: np.ndarray, q: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd import kernels
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _check, _count, _decayed, _set, _step_counter, _zeros_like
+from .optimizer import Optimizer, _check, _count, _decayed, _set, _sqrt, _step_counter, _zeros_like
 
 __all__ = ["Adagrad"]
 
@@ -39,5 +39,5 @@ class Adagrad(Optimizer):
         rate = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         total = state["sum"]
         _set(total, kernels.addcmul(total._data, grad, grad, 1))
-        deviation = np.sqrt(total._data) + grad.dtype.type(group["eps"])
+        deviation = _sqrt(total._data) + grad.dtype.type(group["eps"])
         _set(param, kernels.addcdiv(param._data, grad, deviation, -rate))

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd import kernels
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _adam_state, _check, _check_betas, _count, _decayed, _set, _zeros_like
+from .optimizer import Optimizer, _adam_state, _check, _check_betas, _count, _decayed, _set, _sqrt, _zeros_like
 
 __all__ = ["Adam"]
 
@@ -52,5 +52,5 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             _set(state["max_exp_avg_sq"], np.maximum(state["max_exp_avg_sq"]._data, second))
             second = state["max_exp_avg_sq"]._data
-        denom = np.sqrt(second) / kind(correction2_sqrt) + kind(group["eps"])
+        denom = _sqrt(second) / kind(correction2_sqrt) + kind(group["eps"])
         _set(param, kernels.addcdiv(param._data, exp_avg._data, denom, -step_size))

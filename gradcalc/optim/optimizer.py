@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ..autograd import dtypes, grad_mode, kernels
+from ..autograd import dtypes, grad_mode, kernels, mkl
 from ..autograd.tensor import RemovableHandle, Tensor
 from ..nn.modules import typename
 from ..warnings import warn
@@ -38,6 +38,12 @@ def _set(tensor: Tensor, data: np.ndarray) -> None:
     """An in-place update of `tensor` (a version bump, as PyTorch's in-place ops make)."""
     with grad_mode.no_grad():
         tensor.copy_(Tensor._make(np.asarray(data, dtype=tensor.dtype._numpy), tensor.dtype))
+
+
+def _sqrt(x: np.ndarray) -> np.ndarray:
+    """Tensor.sqrt's values, which ATen's optimizers take: MKL's vector sqrt where its backend is in use."""
+    root = mkl.vml("SqrtBackward0", x)
+    return np.sqrt(x) if root is None else root
 
 
 def _zeros_like(tensor: Tensor, value: float = 0) -> Tensor:

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd import kernels
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _check, _count, _decayed, _set, _step_counter, _zeros_like
+from .optimizer import Optimizer, _check, _count, _decayed, _set, _sqrt, _step_counter, _zeros_like
 
 __all__ = ["RMSprop"]
 
@@ -43,9 +43,9 @@ class RMSprop(Optimizer):
         if group["centered"]:
             grad_avg = state["grad_avg"]
             _set(grad_avg, kernels.lerp(grad_avg._data, grad, 1 - alpha))
-            average = np.sqrt(kernels.addcmul(square_avg._data, grad_avg._data, grad_avg._data, -1))
+            average = _sqrt(kernels.addcmul(square_avg._data, grad_avg._data, grad_avg._data, -1))
         else:
-            average = np.sqrt(square_avg._data)
+            average = _sqrt(square_avg._data)
         average = average + kind(group["eps"])
         if group["momentum"] > 0:
             buffer = state["momentum_buffer"]

@@ -428,6 +428,61 @@ def fft_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
 
 
 # each op of the linalg and fft families: (its function of outputs, the shapes it is recorded over)
+# makemore's MLP (Zero to Hero, part 2): (steps, batch, hidden); log_softmax's own shapes
+TRAINING_SHAPES = [(40, 32, 200), (40, 32, 64)]
+TRAINING_OPS = ("mlp_training", "log_softmax_rows", "log_softmax_columns", "adam_fit", "rmsprop_fit", "adagrad_fit")
+
+
+def training_outputs(torch, op: str, seed: int, shape: tuple, dtype: type) -> list:
+    """Real material through TORCH: makemore's character MLP trained by SGD as the lecture trains it
+    (an embedding, a tanh layer, cross-entropy as log_softmax and the target's mean, p.data +=
+    -lr * p.grad), its losses and last parameters: its products are MKL's, and an ulp of
+    log_softmax's log (SLEEF's) moves later steps; or log_softmax alone over many rows of 22."""
+    rng = np.random.default_rng(seed)
+    steps, batch, hidden = shape
+    vocab, width, block = 22, 10, 3
+    if op.endswith("_fit"):
+        return optimizer_fit(torch, op, rng, steps, batch, dtype)
+    if op != "mlp_training":
+        x = torch.from_numpy((rng.standard_normal((steps * batch, vocab)) * 8).astype(dtype)).clone()
+        return [torch.log_softmax(x, 1)] if op == "log_softmax_rows" else [torch.log_softmax(x.t().contiguous(), 0)]
+    sizes = [(vocab, width), (block * width, hidden), (hidden,), (hidden, vocab), (vocab,)]
+    parameters = [torch.from_numpy(rng.standard_normal(size).astype(dtype)).clone().requires_grad_() for size in sizes]
+    embedding, w1, b1, w2, b2 = parameters
+    contexts, targets = rng.integers(0, vocab, (steps, batch, block)), rng.integers(0, vocab, (steps, batch, 1))
+    losses = []
+    for step in range(steps):
+        hidden_layer = torch.tanh(embedding[torch.from_numpy(contexts[step])].view(-1, block * width) @ w1 + b1)
+        log_probabilities = torch.log_softmax(hidden_layer @ w2 + b2, 1)
+        loss = -log_probabilities.gather(1, torch.from_numpy(targets[step])).mean()
+        for parameter in parameters:
+            parameter.grad = None
+        loss.backward()
+        for parameter in parameters:
+            parameter.data += -0.1 * parameter.grad
+        losses.append(loss.detach().reshape(1))
+    return losses + [parameter.detach() for parameter in parameters]
+
+
+def optimizer_fit(torch, op: str, rng: np.random.Generator, steps: int, rows: int, dtype: type) -> list:
+    """A least-squares fit of 3 features (as the polynomial fits of "Learning PyTorch with
+    Examples") by Adam, RMSprop or Adagrad through TORCH: their updates take Tensor.sqrt, MKL's
+    vector sqrt in ATen, not the correctly rounded one. The fit's last losses and parameters."""
+    x = torch.from_numpy((rng.standard_normal((rows, 3)) * 3).astype(dtype)).clone()
+    y = torch.from_numpy(rng.standard_normal(rows).astype(dtype)).clone()
+    weight = torch.from_numpy(rng.standard_normal(3).astype(dtype)).clone().requires_grad_()
+    kind = {"adam_fit": torch.optim.Adam, "rmsprop_fit": torch.optim.RMSprop, "adagrad_fit": torch.optim.Adagrad}[op]
+    optimizer = kind([weight], lr=1e-2)
+    losses = []
+    for step in range(steps * 10):
+        loss = ((x @ weight - y) ** 2).sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach().reshape(1))
+    return losses[-10:] + [weight.detach()]
+
+
 FAMILIES = {**{op: (lu_outputs, LU_SIZES) for op in LU_OPS},
             **{op: (spectral_outputs, SPECTRAL_SHAPES) for op in SPECTRAL_OPS},
             **{op: (qr_outputs, QR_SHAPES) for op in QR_OPS},
@@ -435,7 +490,8 @@ FAMILIES = {**{op: (lu_outputs, LU_SIZES) for op in LU_OPS},
             **{op: (triangular_outputs, TRIANGULAR_SHAPES) for op in TRIANGULAR_OPS},
             **{op: (square_outputs, LU_SIZES) for op in SQUARE_OPS},
             **{op: (broadcast_outputs, BROADCAST_SIZES) for op in BROADCAST_OPS},
-            **{op: (fft_outputs, FFT_SHAPES) for op in FFT_OPS}}
+            **{op: (fft_outputs, FFT_SHAPES) for op in FFT_OPS},
+            **{op: (training_outputs, TRAINING_SHAPES) for op in TRAINING_OPS}}
 
 
 def joined(outputs: list) -> np.ndarray:

@@ -3,7 +3,7 @@
 thread, as the oracle runs) for test_simd_split.py: the split of an element-wise kernel between
 its SIMD loop (whole pairs of registers) and its scalar loop (sigmoid, silu, pow with a
 number for exponent or base), the lanes of a
-reduction (softmax, log_softmax along the last dim), fused multiply-adds (tanh's gradient), the
+reduction (softmax, log_softmax along the last dim, whose sums' log is SLEEF's), fused multiply-adds (tanh's gradient), the
 lanes of Welford's updates (layer_norm, the input's weight and bias from the same generators) and
 oneDNN's code (gelu and its gradient). Inputs come from seeded numpy generators; the file keeps
 the sizes, the capability, the processor and digests.
@@ -22,8 +22,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 
 SIZES = list(range(1, 70)) + [100, 257]
-OPS = ("sigmoid", "silu", "pow", "rpow", "softmax", "log_softmax", "gelu", "gelu_backward", "tanh_backward",
-       "layer_norm")
+OPS = ("sigmoid", "silu", "pow", "rpow", "softmax", "log_softmax", "log_softmax_rows", "gelu", "gelu_backward",
+       "tanh_backward", "layer_norm")
 
 
 def values(size: int) -> np.ndarray:
@@ -41,6 +41,11 @@ def tanh_outputs(size: int) -> np.ndarray:
         + np.sign(np.random.default_rng(size + 3000).uniform(-1, 1, size)).astype(np.float32) * np.float32(0.9)
 
 
+def rows(size: int) -> np.ndarray:
+    """SIZE rows of 22 values, for log_softmax along rows: the log of each row's sum is SLEEF's."""
+    return (np.random.default_rng(size + 4000).standard_normal((size, 22)) * 8).astype(np.float32)
+
+
 def digest(array: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()[:16]
 
@@ -52,6 +57,7 @@ def _torch_results(torch, size: int) -> dict:
     gelu.backward(g)
     results = {"sigmoid": torch.sigmoid(x), "silu": torch.nn.functional.silu(x), "pow": x.abs() ** 1.7,
                "rpow": 1.3 ** x, "softmax": torch.softmax(x, 0), "log_softmax": torch.log_softmax(x, 0),
+               "log_softmax_rows": torch.log_softmax(torch.from_numpy(rows(size)), 1),
                "gelu": gelu.detach(), "gelu_backward": gelu_input.grad,
                "tanh_backward": torch.ops.aten.tanh_backward(g, torch.from_numpy(tanh_outputs(size))),
                "layer_norm": torch.nn.functional.layer_norm(x, (size,), g, torch.from_numpy(tanh_outputs(size)))}

@@ -161,8 +161,10 @@ def _softmax_kernel(x: np.ndarray, dim: int, last: bool, log: bool) -> np.ndarra
     exps = simd.vector_exp(shifted) if last else simd.kernel_exp(shifted, x.shape[dim + 1:])
     total = (simd.lane_sum(exps) if last else np.add.accumulate(exps, axis=-1)[..., -1])[..., None]
     if log:
-        # SLEEF's log is within an ulp of the correctly rounded value; numpy's float32 log often is not
-        out = shifted - np.log(total.astype(np.float64)).astype(total.dtype)
+        # ATen takes the sums' log with SLEEF's vectorised logf, along any dim; other dtypes: the
+        # correctly rounded log (numpy's float32 log often is not)
+        out = shifted - (simd.vector_log(total) if total.dtype == np.float32
+                         else np.log(total.astype(np.float64)).astype(total.dtype))
     elif last:
         out = exps * (np.ones((), dtype=x.dtype) / total)
     else:
