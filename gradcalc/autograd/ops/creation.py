@@ -16,7 +16,7 @@ from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fitted_scalar,
                      not_implemented_for, shape_text)
-from .parser import overflow_message
+from .parser import parser
 from .registry import op
 from .tensor_numpy import numpy_dtype, tensor_from_numpy
 
@@ -210,30 +210,21 @@ def check_size(size: Sequence, dtype: DType, allocated: bool = True) -> tuple:
     return check_allocation(size, dtype)
 
 
-def allocated(size: Sequence, dtype: DType, value: float = 0) -> Tensor:
-    """A tensor of `value` as torch's Python code makes one with torch.empty(size) and an init (nn's
-    parameters and buffers): the argument parser's and empty()'s errors, PyTorch's allocator's."""
-    size = _empty_arguments(size, dtype)
+def allocated(size: Any, dtype: DType, value: float = 0, maker: str = "empty") -> Tensor:
+    """A tensor of `value` as torch's Python code makes one with torch.empty(size) and an init, or
+    with torch.zeros or torch.ones (`maker`) (nn's parameters and buffers): that function's argument
+    parser's errors, PyTorch's allocator's."""
+    size = _empty_arguments(size, dtype, maker)
     return Tensor._make(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype)
 
 
-def _empty_arguments(size: Sequence, dtype: Any) -> tuple:
-    """torch.empty(size, dtype=dtype)'s argument parser's checks, as nn's Python code calls it: the size."""
-    for position, n in enumerate(size, 1):
-        if not isinstance(n, int):
-            if position == 1:  # the parser's check of a list looks at its first item, the unpacking at the rest
-                raise TypeError(f"empty(): argument 'size' (position 1) must be tuple of ints, but found element of "
-                                f"type {type_name(n)} at pos 0")
-            raise TypeError(f"empty(): argument 'size' failed to unpack the object at pos {position} with error "
-                            f"\"type must be tuple of ints,but got {type_name(n)}\"")
-        if not -2 ** 63 <= n < 2 ** 63:
-            raise TypeError(overflow_message("empty", "size", position))
-    if not isinstance(dtype, DType):
-        raise TypeError(f"empty(): argument 'dtype' must be torch.dtype, not {type_name(dtype)}")
-    return tuple(map(int, size))  # a bool is a size too
+def _empty_arguments(size: Any, dtype: Any, maker: str = "empty") -> tuple:
+    """torch.empty(size, dtype=dtype)'s argument parser (or `maker`'s), as nn's Python code calls it
+    (`size` a tuple or one number, as that code passes it): its errors, and the size."""
+    return tuple(parser("torch", maker).parse((size,), {"dtype": dtype})[1]["size"])
 
 
-def parameter_data(shape: tuple, dtype: DType, device: Any) -> Tensor:
+def parameter_data(shape: Any, dtype: DType, device: Any) -> Tensor:
     """The storage a module's constructor makes for a parameter: on the meta device when asked (by `device=` or
     a `with torch.device("meta")` block), zeros to draw into otherwise (torch.empty's checks first)."""
     check_device(device)

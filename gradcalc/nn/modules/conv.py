@@ -63,14 +63,14 @@ class _ConvNd(Module):
                     self._reversed_padding_repeated_twice[2 * i + 1] = total - left
         else:
             self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
-        dtype = dtype or dtypes.get_default_dtype()
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
         if self.transposed:
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
             shape = (out_channels, in_channels // groups) + self.kernel_size
         self.weight = Parameter(parameter_data(shape, dtype, device))
         if bias:
-            self.bias = Parameter(parameter_data((out_channels,), dtype, device))
+            self.bias = Parameter(parameter_data(out_channels, dtype, device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -201,7 +201,7 @@ class _LazyConv(LazyModuleMixin):
         # the plain class's init with in_channels 0 ... then uninitialised parameters
         type(self).cls_to_become.__init__(self, 0, 0, bias=bias, **options)
         self.out_channels = out_channels
-        dtype = dtype or dtypes.get_default_dtype()
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
         self.weight = UninitializedParameter(dtype=dtype)
         if bias:
             self.bias = UninitializedParameter(dtype=dtype)

@@ -74,8 +74,9 @@ class RNNBase(Module):
         self.dropout = float(dropout)
         self.bidirectional = bidirectional
         self.proj_size = proj_size
-        dtype = dtype or dtypes.get_default_dtype()
-        gate_size = _GATES[mode] * hidden_size
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
+        # as torch: a one-gate RNN's size is the hidden size as given (a bool stays one, for empty() to refuse)
+        gate_size = hidden_size if _GATES[mode] == 1 else _GATES[mode] * hidden_size
         real_hidden_size = proj_size or hidden_size
         directions = 2 if bidirectional else 1
         self._flat_weights_names: list = []
@@ -339,7 +340,7 @@ class RNNCellBase(Module):
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
                  dtype: Optional[DType] = None) -> None:
         super().__init__()
-        dtype = dtype or dtypes.get_default_dtype()
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
