@@ -68,3 +68,18 @@ def test_a_run_ended_by_a_signal_is_internal() -> None:
     answered = run_isolated("print(1)\n")  # from a forked child, as the fuzzer runs each mutant
     assert answered == {"stdout": "1\n", "stderr": "", "rc": 0}
     assert classify(_answer("", "", 0), {"stdout": "", "stderr": "KILLED by signal 11\n", "rc": -11}) == "internal"
+
+
+def test_a_traceback_the_program_printed_is_no_internal_error() -> None:
+    logged = "ERROR:root:failed\nTraceback (most recent call last):\n  File \"fuzz.grad\", line 3, in <module>\nKeyError: 'k'\n"
+    assert classify(_answer(logged + "ValueError: a\n"), _answer(logged + "ValueError: b\n")) == "wording"
+    assert classify(_answer(logged), _answer(logged + "Traceback (most recent call last):\nValueError: b\n")) \
+        == "internal"
+
+
+def test_temporary_file_names_are_masked_as_addresses() -> None:
+    torch_says = _answer("FileNotFoundError: [Errno 2] No such file or directory: '/tmp/tmp0c687uin.txt'\n")
+    gradcalc_says = _answer("FileNotFoundError: [Errno 2] No such file or directory: '/tmp/tmprfas3dsl.txt'\n")
+    assert classify(torch_says, gradcalc_says) is None
+    assert classify(torch_says, _answer("FileNotFoundError: [Errno 2] No such file or directory: 'b.txt'\n")) \
+        == "wording"

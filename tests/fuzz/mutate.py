@@ -41,7 +41,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 from gradcalc.language import limits  # noqa: E402
-from compare import error_type, final_error, first_difference, internal_looking, normal, run_gradcalc  # noqa: E402
+from compare import (FAILURE_MARKS, error_type, final_error, failure_marked, first_difference,  # noqa: E402
+                     internal_looking, normal, run_gradcalc)
 
 # programs of this size at most: the long ones train models, and a mutant of them runs for long
 MAX_SOURCE = 1500
@@ -182,7 +183,6 @@ def without_backtraces(answer: dict) -> dict:
     return {key: BACKTRACE.sub("", value) if isinstance(value, str) else value for key, value in answer.items()}
 
 
-INTERNAL_MARKS = ("Traceback", "internal error", "ESCAPED", "KILLED")
 
 
 def run_isolated(source: str) -> dict:
@@ -214,11 +214,11 @@ TIMED_OUT = "TimeoutError: gradcalc took too long"
 def classify(expected: Optional[dict], got: dict) -> Optional[str]:
     """internal, wording, mismatch or None (the same answer), as the module docstring tells."""
     if expected is None:  # gradcalc alone: only its own failures show
-        return "internal" if any(mark in got["stderr"] for mark in INTERNAL_MARKS) else None
+        return "internal" if any(mark in got["stderr"] for mark in FAILURE_MARKS) else None
     expected, got = normal(without_backtraces(expected)), normal(got)
     if expected == got:
         return None
-    if any(mark in got["stderr"] for mark in INTERNAL_MARKS):
+    if failure_marked(expected, got):
         return "internal"
     if expected["rc"] < 0:  # PyTorch's run was ended by a signal (its time-out): no answer to compare
         return "unanswered"

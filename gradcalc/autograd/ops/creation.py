@@ -344,10 +344,13 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
     if dtype is None:
         dtype = dtypes.int64 if all(isinstance(v, int) for v in bounds) else dtypes.get_default_dtype()
     _check_arange_bounds(*(float(value) for value in bounds))
-    start, end, step = _arange_bounds(bounds, dtype)
+    # int64 reads its bounds as int64 before it sizes the range; the other dtypes size it from doubles first
+    if dtype is dtypes.int64:
+        start, end, step = _arange_bounds(bounds, dtype)
     size = _arange_size(start, end, step, bounds, dtype)
     if not 0 <= size <= _INT64_MAX:
         raise RuntimeError("invalid size, possible overflow?")
+    start, end, step = _arange_bounds(bounds, dtype)
     count = int(size)
     if count > 2 ** 63 - 1:  # a size of 2**63 passes the check as a double, and casts to int64's minimum
         raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {-2 ** 63}")

@@ -223,7 +223,8 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
                     if n != m:
                         raise IndexError(f"The shape of the mask {shape_text(item.shape)} at index {j} does not match "
                                          f"the shape of the indexed tensor {shape_text(a.shape)} at index {axis + j}")
-            indices = item._data if isinstance(item, Tensor) else list_index(item) if isinstance(item, list) else None
+            indices = (item._data if isinstance(item, Tensor) else list_index(item) if isinstance(item, list)
+                       else item if isinstance(item, np.ndarray) else None)
             if indices is not None and indices.dtype.kind in "iu" and axis < a.ndim:
                 size = a.shape[axis]
                 outside = indices[(indices >= size) | (indices < -size)]

@@ -13,6 +13,7 @@ from .. import init
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
+from .utils import own_init
 
 
 class _InplaceActivation(Module):
@@ -274,11 +275,13 @@ class _Shrink(Module):
         return str(self.lambd)
 
 
+@own_init
 class Hardshrink(_Shrink):
     __module__ = "torch.nn.modules.activation"
     _function = staticmethod(F.hardshrink)
 
 
+@own_init
 class Softshrink(_Shrink):
     __module__ = "torch.nn.modules.activation"
     _function = staticmethod(F.softshrink)

@@ -15,6 +15,7 @@ from .. import init
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from .utils import defined_in
 
 
 def _filled(size: Any, value: float, dtype: DType, maker: str = "empty") -> Tensor:
@@ -74,6 +75,7 @@ class _NormBase(Module):
 
 class _BatchNorm(_NormBase):
     _dims: tuple = ()
+    __init__ = defined_in("_BatchNorm", _NormBase.__init__)  # torch's own, which a wrong call's error names
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.ndim not in self._dims:

@@ -10,6 +10,7 @@ from typing import Any, Iterator, Optional
 from ...autograd.tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, add_indent, typename
+from .utils import defined_in
 
 
 class _ModuleSequence(Module):
@@ -21,9 +22,7 @@ class _ModuleSequence(Module):
         super().__init_subclass__(**kwargs)
         for name, shared in vars(_ModuleSequence).items():
             if isinstance(shared, FunctionType) and name not in vars(cls):
-                own = FunctionType(shared.__code__, shared.__globals__, name, shared.__defaults__, shared.__closure__)
-                own.__qualname__ = f"{cls.__qualname__}.{name}"
-                setattr(cls, name, own)
+                setattr(cls, name, defined_in(cls.__qualname__, shared))
 
     def _index(self, index: Any) -> str:
         size = len(self)

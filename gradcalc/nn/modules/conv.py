@@ -15,7 +15,7 @@ from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
-from .utils import _ntuple
+from .utils import _ntuple, defined_in
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -243,7 +243,7 @@ def _lazy_conv_class(name: str, plain: type) -> type:
         self.groups = groups
 
     members = {"__module__": "torch.nn.modules.conv", "cls_to_become": plain,
-               "__init__": __init_transposed__ if plain._transposed else __init__}
+               "__init__": defined_in(name, __init_transposed__ if plain._transposed else __init__, "__init__")}
     return type(name, (_LazyConv, plain), members)
 
 

@@ -14,6 +14,7 @@ from .. import init
 from ..parameter import Parameter
 from . import _functions
 from .module import Module
+from .utils import own_init
 
 
 def _parameter(shape: Any, value: float, dtype: Optional[DType]) -> Parameter:
@@ -114,6 +115,7 @@ class _ChannelWindowNorm(Module):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
+@own_init
 class LocalResponseNorm(_ChannelWindowNorm):
     __module__ = "torch.nn.modules.normalization"
 
