@@ -12,6 +12,7 @@ from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .common import arrays, as_tensor, broadcast_shapes, check_not_unsigned, shape_text, zeros, zeros_like
+from .creation import data_array
 from .parser import unpack_long
 from .tensor_numpy import numpy_dtype
 from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record
@@ -64,14 +65,14 @@ def _sequence_as_tuple(index: list) -> Any:
 
 
 def ranges_as_lists(index: Any) -> Any:
-    """A range in an index is a sequence of ints to PyTorch, as a list of them is; a list of
-    indices is read as a tuple of them by PyTorch's legacy rule."""
+    """A range, or a tuple inside an index's tuple, is a sequence of ints to PyTorch, as a list of
+    them is; a list of indices is read as a tuple of them by PyTorch's legacy rule."""
     if type(index) is list:
         index = _sequence_as_tuple(index)
     if isinstance(index, range):
         return list(index)
-    if isinstance(index, tuple) and any(isinstance(item, range) for item in index):
-        return tuple(list(item) if isinstance(item, range) else item for item in index)
+    if isinstance(index, tuple) and any(isinstance(item, (range, tuple)) for item in index):
+        return tuple(list(item) if isinstance(item, (range, tuple)) else item for item in index)
     return index
 
 
@@ -190,7 +191,10 @@ def numpy_index(items: tuple) -> tuple:
 def list_index(item: list) -> np.ndarray:
     """A list used as an index, read as torch reads it: a tensor of int64, whose ints past that
     range fail to unpack (numpy keeps them as uint64 or objects)."""
-    array = np.asarray(item)
+    try:
+        array = np.asarray(item)
+    except ValueError:  # ragged: torch.tensor's reading of it fails, in its words
+        array = data_array(item, dtypes.int64)[0]
     if array.dtype.kind == "f":  # torch makes a float (or an empty) list an int64 tensor, truncating
         for value in np.asarray(item, dtype=object).flat:  # its ints past int64 first fail to unpack
             if isinstance(value, int) and not isinstance(value, bool):
