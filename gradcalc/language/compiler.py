@@ -2,7 +2,7 @@
 and deletes attributes only through the guard (guard.py).
 
 The pass rewrites:
-  * `a.b` (read)            -> `$getattr(a, 'b')`
+  * `a.b` (read)            -> `$getattr(a, 'b')`; called, `a.b(...)` -> `$getattr(a, 'b', True)(...)`
   * `a.b = v`               -> `$setattr(v, a, 'b')` (the value first: Python evaluates it first)
   * `del a.b`               -> `$delattr(a, 'b')`
   * `a.b += v`              -> a read, the operator, and a write
@@ -182,7 +182,10 @@ class _Policy(ast.NodeTransformer):
         return _call(GETATTR, [self.visit(node.value), ast.Constant(value=self.mangle(node.attr))], node)
 
     def visit_Call(self, node: ast.Call) -> Any:
+        method_call = isinstance(node.func, ast.Attribute)
         node = self.generic_visit(node)
+        if method_call:  # `a.b(...)` reads `a.b` as CPython's method call does: `$getattr(a, 'b', True)(...)`
+            node.func.args.append(ast.copy_location(ast.Constant(value=True), node.func))
         node.keywords = [self._keyword(k) for k in node.keywords]
         return node
 
