@@ -59,6 +59,10 @@ def test_runs_out_of_resources_and_pytorchs_time_outs_are_counted_apart() -> Non
     assert classify(_answer("", "", -14), _answer("MemoryError\n")) == "unanswered"
     assert classify(_answer("TypeError: x\n"), _answer("MemoryError\n")) == "resources"
     assert classify(_answer("", "1\n", 0), _answer("TimeoutError: gradcalc took too long\n")) == "resources"
+    out_of_memory = ("RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                     "memory: you tried to allocate 8589934592 bytes. Error code 12 (Cannot allocate memory)\n")
+    assert classify(_answer("RuntimeError: approximate argument must be either none or tanh.\n"),
+                    _answer(out_of_memory)) == "resources"
     assert classify(_answer("", "", -14), _answer("gradcalc: internal error: ValueError: x\n")) == "internal"
 
 

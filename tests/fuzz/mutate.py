@@ -209,6 +209,8 @@ def run_isolated(source: str) -> dict:
     return json.loads(answer)
 OUT_OF_RESOURCES = ("MemoryError", "numpy._core._exceptions._ArrayMemoryError", "numpy.core._exceptions._ArrayMemoryError")
 TIMED_OUT = "TimeoutError: gradcalc took too long"
+# PyTorch's allocator failing, in its words, as gradcalc gives them at its memory ceiling
+ALLOCATOR_FAILED = "DefaultCPUAllocator: can't allocate memory"
 
 
 def classify(expected: Optional[dict], got: dict) -> Optional[str]:
@@ -223,7 +225,7 @@ def classify(expected: Optional[dict], got: dict) -> Optional[str]:
     if expected["rc"] < 0:  # PyTorch's run was ended by a signal (its time-out): no answer to compare
         return "unanswered"
     have = final_error(got["stderr"])
-    if error_type(have) in OUT_OF_RESOURCES or have.startswith(TIMED_OUT):
+    if error_type(have) in OUT_OF_RESOURCES or have.startswith(TIMED_OUT) or ALLOCATOR_FAILED in have:
         return "resources"  # a memory ceiling or time limit PyTorch's run did not have
     if internal_looking(expected, got):
         return "internal"
