@@ -87,3 +87,9 @@ def test_temporary_file_names_are_masked_as_addresses() -> None:
     assert classify(torch_says, gradcalc_says) is None
     assert classify(torch_says, _answer("FileNotFoundError: [Errno 2] No such file or directory: 'b.txt'\n")) \
         == "wording"
+
+
+def test_a_syntax_error_is_judged_by_its_first_word_wherever_it_stands() -> None:
+    torch_says = _answer("    print(1, foo=2, foo=3)\n                ^^^^^\nSyntaxError: keyword argument repeated: foo\n")
+    gradcalc_says = _answer("SyntaxError: keyword argument repeated: foo\nfuzz.grad, line 1, column 17\n")
+    assert classify(torch_says, gradcalc_says) is None

@@ -74,7 +74,9 @@ def run_gradcalc(source: str) -> dict:
 
 def normal(answer: dict) -> dict:
     stderr = TEMPORARY.sub("tmp?", ADDRESS.sub("0x?", answer["stderr"]))
-    if stderr.startswith("SyntaxError:"):
+    # a syntax error by its first word, wherever its message puts it (PyTorch's runner prints the
+    # source line and its carets first)
+    if stderr.startswith("SyntaxError:") or error_type(final_error(stderr)) == "SyntaxError":
         stderr = "SyntaxError:"
     return {"stdout": TEMPORARY.sub("tmp?", ADDRESS.sub("0x?", answer["stdout"])), "stderr": stderr, "rc": answer["rc"]}
 

@@ -128,6 +128,8 @@ def _element(value: Any, dtype: DType) -> Any:
 
 def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     """(array, dtype) of nested Python data, in `dtype` or the one PyTorch infers."""
+    if isinstance(data, (str, bytes)):  # PyTorch's first check, whatever the dtype
+        raise TypeError(f"new(): invalid data type '{type_name(data)}'")
     first = data
     while _is_sequence(first) and len(first):  # PyTorch reads the sizes down the first elements
         first = first[0]
@@ -365,11 +367,11 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
 @op()
 def linspace(start: Any, end: Any, steps: int, *, dtype: Optional[DType] = None, layout: Any = None,
              device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    start, end = range_ends("linspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or dtypes.get_default_dtype()
     check_allocation((steps,), dtype)
-    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     # PyTorch fills the first half forwards from start and the second half backwards from end
     index = np.arange(steps, dtype=np.float64)
     halfway = steps // 2
@@ -382,6 +384,15 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Optional[DType] = None,
     if dtype.category <= dtypes.INTEGRAL:
         data = np.trunc(data)
     return finish(data.astype(dtype._numpy), dtype, requires_grad, device)
+
+
+def range_ends(name: str, start: Any, end: Any) -> tuple:
+    """linspace's and logspace's ends as numbers: their overloads taking tensors take 0-dim ones only."""
+    tensors = [(label, value) for label, value in (("start", start), ("end", end)) if isinstance(value, Tensor)]
+    if any(value.ndim for _, value in tensors):
+        got = " and ".join(f"{label} with {value.ndim} dimension(s)" for label, value in tensors)
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {got}.")
+    return tuple(value.item() if isinstance(value, Tensor) else value for value in (start, end))
 
 
 def linspace_values(start: Any, end: Any, steps: int, kind: type) -> np.ndarray:
