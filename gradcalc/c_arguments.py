@@ -29,3 +29,13 @@ def c_arguments(function: str, parameters: tuple, required: int, args: tuple, kw
                             f"({parameters.index(key) + 1})")
         raise TypeError(f"'{key}' is an invalid keyword argument for {function}")
     return bound_values
+
+
+def pybind_mismatch(function: str, signature: str, args: tuple, kwargs: dict) -> TypeError:
+    """pybind11's error for a call that fits none of a function's signatures (`signature`, its one),
+    the arguments shown by their reprs as pybind11 shows them."""
+    invoked = ", ".join(repr(value) for value in args)
+    if kwargs:
+        invoked += "; kwargs: " + ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
+    return TypeError(f"{function}(): incompatible function arguments. The following argument types are supported:\n"
+                     f"    1. {signature}\n\nInvoked with: {invoked}")

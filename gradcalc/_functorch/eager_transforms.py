@@ -268,15 +268,14 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
                            f"structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
                            f"primals with structure {_structure(primals)} and tangents with structure "
                            f"{_structure(tangents)}")
-    for primal, tangent in zip(primal_leaves, tangent_leaves):
-        if not isinstance(primal, Tensor) or not isinstance(tangent, Tensor):
-            raise RuntimeError("jvp(f, primals, tangents): Expected primals to only contain Tensors, got "
-                               f"{type(primal)}" if not isinstance(primal, Tensor) else
-                               "jvp(f, primals, tangents): Expected tangents to only contain Tensors, got "
-                               f"{type(tangent)}")
-        if primal.shape != tangent.shape:
-            raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same shape. Got "
-                               f"primal of shape {primal.shape} and tangent of shape {tangent.shape}")
+    # all the primals, then all the tangents, as torch checks them; their shapes are make_dual's to check
+    for name, leaves in (("primals", primal_leaves), ("tangents", tangent_leaves)):
+        if not leaves:
+            raise RuntimeError(f"jvp(f, primals, tangents): Expected {name} to contain at least one Tensor.")
+        for leaf in leaves:
+            if not isinstance(leaf, Tensor):
+                raise RuntimeError(f"jvp(f, primals, tangents): Expected {name} to only contain Tensors, got "
+                                   f"{type(leaf)}")
     nested = _enter()
     level = forward_mode.enter_level()
     try:
