@@ -76,7 +76,8 @@ def _columns(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dilati
     grouped = windows.reshape((n, groups, c // groups) + windows.shape[2:])
     # (groups, N, *positions, C/groups, *kernel)
     order = (1, 0) + tuple(range(3, 3 + spatial)) + (2,) + tuple(range(3 + spatial, 3 + 2 * spatial))
-    columns = grouped.transpose(order).reshape(groups, n * math.prod(out_shape), -1)
+    # the last size given, not -1: an empty batch leaves numpy nothing to infer it from
+    columns = grouped.transpose(order).reshape(groups, n * math.prod(out_shape), c // groups * math.prod(kernel))
     return columns, out_shape
 
 
