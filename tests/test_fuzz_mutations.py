@@ -63,6 +63,8 @@ def test_runs_out_of_resources_and_pytorchs_time_outs_are_counted_apart() -> Non
                      "memory: you tried to allocate 8589934592 bytes. Error code 12 (Cannot allocate memory)\n")
     assert classify(_answer("RuntimeError: approximate argument must be either none or tanh.\n"),
                     _answer(out_of_memory)) == "resources"
+    assert classify(_answer("TypeError: ones(): argument 'requires_grad' must be bool, not int\n"),
+                    _answer(out_of_memory)) == "mismatch"
     assert classify(_answer("", "", -14), _answer("gradcalc: internal error: ValueError: x\n")) == "internal"
 
 

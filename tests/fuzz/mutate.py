@@ -224,8 +224,11 @@ def classify(expected: Optional[dict], got: dict) -> Optional[str]:
         return "internal"
     if expected["rc"] < 0:  # PyTorch's run was ended by a signal (its time-out): no answer to compare
         return "unanswered"
-    have = final_error(got["stderr"])
-    if error_type(have) in OUT_OF_RESOURCES or have.startswith(TIMED_OUT) or ALLOCATOR_FAILED in have:
+    have, want = final_error(got["stderr"]), final_error(expected["stderr"])
+    # PyTorch's allocator failing is gradcalc's ceiling only where PyTorch's run went further without an
+    # error of another kind (an argument's TypeError comes before any allocation)
+    out_of_memory = ALLOCATOR_FAILED in have and error_type(want) in ("", "RuntimeError")
+    if error_type(have) in OUT_OF_RESOURCES or have.startswith(TIMED_OUT) or out_of_memory:
         return "resources"  # a memory ceiling or time limit PyTorch's run did not have
     if internal_looking(expected, got):
         return "internal"
