@@ -194,11 +194,24 @@ def _class_getattr(cls: Any, name: str) -> Any:
     if name == "__mro__":
         return shown_mro(cls)
     if name == "mro":
-        return lambda: list(shown_mro(cls))
+        return _shown_mro_method(cls)
     value = _getattr(cls, name)
     if name in GUARDED_DUNDERS:
         return _guarded_special(None, name, value)
     return admit(value, cls, name)
+
+
+def _shown_mro_method(cls: type) -> Callable:
+    """`cls.mro` as a program holds it: type.mro bound to the class, refusing arguments in its words."""
+
+    def mro(*args: Any, **kwargs: Any) -> list:
+        if kwargs:
+            raise TypeError(f"{cls.__name__}.mro() takes no keyword arguments")
+        if args:
+            raise TypeError(f"{cls.__name__}.mro() takes no arguments ({len(args)} given)")
+        return list(shown_mro(cls))
+
+    return mro
 
 
 def shown_mro(cls: type) -> tuple:

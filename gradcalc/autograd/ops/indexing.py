@@ -221,7 +221,7 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
         if item is Ellipsis:
             axis += a.ndim - specified
         elif item is not None:
-            if isinstance(item, Tensor) and item._dtype in (dtypes.bool_, dtypes.uint8):
+            if _mask(item) is not None:
                 covered = a.shape[axis:axis + item.ndim]
                 for j, (n, m) in enumerate(zip(item.shape, covered)):
                     if n != m:
@@ -247,11 +247,11 @@ def _check_index_shapes(items: tuple) -> None:
     index of its true elements' count per dimension it covers)."""
     shapes = []
     for item in items:
-        if isinstance(item, Tensor) and item.ndim > 0:
-            if item._dtype in (dtypes.bool_, dtypes.uint8):
-                shapes += [(int(np.count_nonzero(item._data)),)] * item.ndim
-            else:
-                shapes.append(item.shape)
+        mask = _mask(item)
+        if mask is not None and mask.ndim > 0:
+            shapes += [(int(np.count_nonzero(mask)),)] * mask.ndim
+        elif isinstance(item, Tensor) and item.ndim > 0:
+            shapes.append(item.shape)
         elif isinstance(item, np.ndarray):
             shapes.append(item.shape)
         elif isinstance(item, list):
@@ -272,9 +272,18 @@ def _item_dims(item: Any) -> int:
     Python bool, a 0-dim mask: none)."""
     if isinstance(item, bool):
         return 0
+    mask = _mask(item)
+    return 1 if mask is None else mask.ndim
+
+
+def _mask(item: Any) -> Optional[np.ndarray]:
+    """The mask an index item is (a bool or uint8 tensor, a bool array: PyTorch reads one as a bool
+    tensor), or None."""
     if isinstance(item, Tensor) and item._dtype in (dtypes.bool_, dtypes.uint8):
-        return item.ndim
-    return 1
+        return item._data
+    if isinstance(item, np.ndarray) and item.dtype == bool:
+        return item
+    return None
 
 
 def _advanced_index(a: Tensor, items: tuple) -> Tensor:
