@@ -64,12 +64,23 @@ def compiled_getattr(obj: Any, name: str, called: bool = False, _rules: dict = R
             if value_type is _method and rule.c_methods:
                 return shown_method(value)
             if called and value_type is _builtin and value.__self__ is obj:
-                descriptor = _type(obj).__dict__.get(name)
+                descriptor = _type(obj).__dict__.get(name)  # the type's own, most often
                 if _type(descriptor) is _descriptor:
                     return _method(descriptor, obj)
+                return value if descriptor is not None else _called_method(obj, name, value)
             return value
         return admit(value, obj, name)
     return _slow_getattr(obj, name, rule if rule is not None else resolve(_type(obj)))
+
+
+def _called_method(obj: Any, name: str, method: Any) -> Any:
+    """The C method `method` (`obj.name`) as CPython's method call takes it: the descriptor the
+    type's bases hold (tuple's, for a torch.Size), with the object."""
+    for cls in _type(obj).__mro__[1:]:
+        descriptor = cls.__dict__.get(name)
+        if descriptor is not None:
+            return MethodType(descriptor, obj) if _type(descriptor) is _METHOD_DESCRIPTOR else method
+    return method
 
 
 def admit(value: Any, obj: Any, name: str) -> Any:
