@@ -217,8 +217,8 @@ def _check_dtypes(input: Tensor, weight: Tensor, bias: Optional[Tensor], transpo
 
 def _check_onednn_dtype(input: Tensor, other: Optional[Tensor], name: str) -> None:
     if other is not None and other._dtype is not input._dtype:
-        raise RuntimeError(f"Input type (CPUBFloat16Type) and {name} type (torch.{other._dtype.tensor_type}) should be "
-                           f"the same or input should be a MKLDNN tensor and {name} is a dense tensor")
+        raise RuntimeError(f"Input type (CPUBFloat16Type) and {name} type ({dtypes.legacy_type_name(other._dtype)}) "
+                           f"should be the same or input should be a MKLDNN tensor and {name} is a dense tensor")
 
 
 def _meta_output(x_shape: tuple, w_shape: tuple, stride: tuple, padding: tuple, dilation: tuple, transposed: bool,
