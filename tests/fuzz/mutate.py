@@ -240,6 +240,15 @@ def classify(expected: Optional[dict], got: dict) -> Optional[str]:
 
 
 KINDS = ("internal", "wording", "mismatch", "resources", "unanswered")
+# what a finding's file keeps of each output: a program printing gigabytes would not fit beside
+# them under the fuzzer's own memory ceiling
+KEPT_CHARACTERS = 100_000
+
+
+def _kept(answer: Optional[dict]) -> Optional[dict]:
+    if answer is None:
+        return None
+    return {key: value[:KEPT_CHARACTERS] if isinstance(value, str) else value for key, value in answer.items()}
 
 
 def main() -> None:
@@ -282,8 +291,8 @@ def main() -> None:
         causes[f"{kind}: {cause}"] += 1
         stem = args.out / f"{args.seed}_{index}"
         stem.with_suffix(".grad").write_text(source, encoding="utf-8")
-        stem.with_suffix(".diff.json").write_text(json.dumps({"torch": expected, "gradcalc": got, "kind": kind},
-                                                             indent=1), encoding="utf-8")
+        stem.with_suffix(".diff.json").write_text(json.dumps({"torch": _kept(expected), "gradcalc": _kept(got),
+                                                              "kind": kind}, indent=1), encoding="utf-8")
     per = 10_000 / max(len(sources), 1)
     print(f"seed {args.seed}: {len(sources)} programs; per 10,000: "
           + ", ".join(f"{kind} {counts[kind] * per:.1f}" for kind in KINDS)
