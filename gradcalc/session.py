@@ -283,8 +283,12 @@ class Session:
             except KeyboardInterrupt:
                 raise
             except BaseException as error:  # every error of a program is shown, never a traceback
+                if isinstance(error, MemoryError):
+                    limits.release_reserve()
                 self.output.error(self.describe_error(error))
                 return False
+            finally:
+                limits.keep_reserve()
         return True
 
     def _exit(self, code: Any) -> None:

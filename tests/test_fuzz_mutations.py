@@ -59,6 +59,12 @@ def test_runs_out_of_resources_and_pytorchs_time_outs_are_counted_apart() -> Non
     assert classify(_answer("", "", -14), _answer("MemoryError\n")) == "unanswered"
     assert classify(_answer("TypeError: x\n"), _answer("MemoryError\n")) == "resources"
     assert classify(_answer("", "1\n", 0), _answer("TimeoutError: gradcalc took too long\n")) == "resources"
+    out_of_memory = ("RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                     "memory: you tried to allocate 8589934592 bytes. Error code 12 (Cannot allocate memory)\n")
+    assert classify(_answer("RuntimeError: approximate argument must be either none or tanh.\n"),
+                    _answer(out_of_memory)) == "resources"
+    assert classify(_answer("TypeError: ones(): argument 'requires_grad' must be bool, not int\n"),
+                    _answer(out_of_memory)) == "mismatch"
     assert classify(_answer("", "", -14), _answer("gradcalc: internal error: ValueError: x\n")) == "internal"
 
 
@@ -68,3 +74,24 @@ def test_a_run_ended_by_a_signal_is_internal() -> None:
     answered = run_isolated("print(1)\n")  # from a forked child, as the fuzzer runs each mutant
     assert answered == {"stdout": "1\n", "stderr": "", "rc": 0}
     assert classify(_answer("", "", 0), {"stdout": "", "stderr": "KILLED by signal 11\n", "rc": -11}) == "internal"
+
+
+def test_a_traceback_the_program_printed_is_no_internal_error() -> None:
+    logged = "ERROR:root:failed\nTraceback (most recent call last):\n  File \"fuzz.grad\", line 3, in <module>\nKeyError: 'k'\n"
+    assert classify(_answer(logged + "ValueError: a\n"), _answer(logged + "ValueError: b\n")) == "wording"
+    assert classify(_answer(logged), _answer(logged + "Traceback (most recent call last):\nValueError: b\n")) \
+        == "internal"
+
+
+def test_temporary_file_names_are_masked_as_addresses() -> None:
+    torch_says = _answer("FileNotFoundError: [Errno 2] No such file or directory: '/tmp/tmp0c687uin.txt'\n")
+    gradcalc_says = _answer("FileNotFoundError: [Errno 2] No such file or directory: '/tmp/tmprfas3dsl.txt'\n")
+    assert classify(torch_says, gradcalc_says) is None
+    assert classify(torch_says, _answer("FileNotFoundError: [Errno 2] No such file or directory: 'b.txt'\n")) \
+        == "wording"
+
+
+def test_a_syntax_error_is_judged_by_its_first_word_wherever_it_stands() -> None:
+    torch_says = _answer("    print(1, foo=2, foo=3)\n                ^^^^^\nSyntaxError: keyword argument repeated: foo\n")
+    gradcalc_says = _answer("SyntaxError: keyword argument repeated: foo\nfuzz.grad, line 1, column 17\n")
+    assert classify(torch_says, gradcalc_says) is None

@@ -67,19 +67,26 @@ def _differentiable(value: Any) -> Any:
     return alias.requires_grad_()
 
 
+def _check_argnum(argnum: Any, count: int) -> int:
+    if not isinstance(argnum, int):
+        raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
+    if not -count <= argnum < count:
+        raise RuntimeError(f"Got argnum={argnum}, but only {count} positional inputs")
+    return argnum % count
+
+
 def _check_argnums(argnums: Argnums, args: tuple) -> None:
+    """torch's checks of argnums, in its order and words: each one in range, then none twice."""
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
     if isinstance(argnums, int):
-        if not -len(args) <= argnums < len(args):
-            raise RuntimeError(f"Got argnum={argnums}, but only {len(args)} positional inputs")
+        _check_argnum(argnums, len(args))
         return
-    if not isinstance(argnums, tuple):
-        raise RuntimeError(f"Expected argnums to be int or tuple[int, ...], got: {type(argnums)}")
-    if not argnums:
+    wrapped = tuple(_check_argnum(argnum, len(args)) for argnum in argnums)
+    if not wrapped:
         raise RuntimeError("argnums must be non-empty")
-    for argnum in argnums:
-        _check_argnums(argnum, args)
-    if len(set(a % len(args) for a in argnums)) != len(argnums):
-        raise RuntimeError(f"argnums must be unique, got {argnums}")
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"argnums elements must be unique, got {wrapped}")
 
 
 def _replace_args(args: tuple, argnums: Argnums, transform: Callable) -> tuple:
@@ -261,15 +268,14 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
                            f"structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
                            f"primals with structure {_structure(primals)} and tangents with structure "
                            f"{_structure(tangents)}")
-    for primal, tangent in zip(primal_leaves, tangent_leaves):
-        if not isinstance(primal, Tensor) or not isinstance(tangent, Tensor):
-            raise RuntimeError("jvp(f, primals, tangents): Expected primals to only contain Tensors, got "
-                               f"{type(primal)}" if not isinstance(primal, Tensor) else
-                               "jvp(f, primals, tangents): Expected tangents to only contain Tensors, got "
-                               f"{type(tangent)}")
-        if primal.shape != tangent.shape:
-            raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same shape. Got "
-                               f"primal of shape {primal.shape} and tangent of shape {tangent.shape}")
+    # all the primals, then all the tangents, as torch checks them; their shapes are make_dual's to check
+    for name, leaves in (("primals", primal_leaves), ("tangents", tangent_leaves)):
+        if not leaves:
+            raise RuntimeError(f"jvp(f, primals, tangents): Expected {name} to contain at least one Tensor.")
+        for leaf in leaves:
+            if not isinstance(leaf, Tensor):
+                raise RuntimeError(f"jvp(f, primals, tangents): Expected {name} to only contain Tensors, got "
+                                   f"{type(leaf)}")
     nested = _enter()
     level = forward_mode.enter_level()
     try:
@@ -320,19 +326,21 @@ def jacfwd(func: Callable, argnums: Argnums = 0, has_aux: bool = False, *, rando
         nested = _enter()
         try:
             keep = nested or _requires_grad(args)
-            _check_argnums(argnums, args)
-            chosen = (argnums,) if isinstance(argnums, int) else argnums
-            selected = args[argnums] if isinstance(argnums, int) else tuple(args[a] for a in chosen)
+            # argnums=None: every positional input, as torch's jacfwd takes it
+            picked = tuple(range(len(args))) if argnums is None else argnums
+            _check_argnums(picked, args)
+            chosen = (picked,) if isinstance(picked, int) else picked
+            selected = args[picked] if isinstance(picked, int) else tuple(args[a] for a in chosen)
             in_leaves, in_spec = tree_flatten(selected)
             columns: list = [[] for _ in in_leaves]
             out_spec = aux = None
             outputs: list = []
             for index, primal in enumerate(in_leaves):
                 for position in range(primal.numel()):
-                    outputs, out_spec, aux = _column(func, args, kwargs, chosen, argnums, in_spec, in_leaves, index,
+                    outputs, out_spec, aux = _column(func, args, kwargs, chosen, picked, in_spec, in_leaves, index,
                                                      position, has_aux, columns[index])
             if out_spec is None:  # no input element at all: run once for the outputs' shapes
-                outputs, out_spec, aux = _column(func, args, kwargs, chosen, argnums, in_spec, in_leaves, None, 0,
+                outputs, out_spec, aux = _column(func, args, kwargs, chosen, picked, in_spec, in_leaves, None, 0,
                                                  has_aux, [])
             jacobians = []
             for out_index, out in enumerate(outputs):

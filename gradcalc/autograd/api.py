@@ -70,7 +70,8 @@ def _check_outputs(outputs: tuple) -> None:
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Optional[bool] = None,
              create_graph: bool = False, inputs: Any = None) -> None:
     outputs = _as_tuple(tensors)
-    grad_outputs = _as_tuple(grad_tensors) or (None,) * len(outputs)
+    # None alone stands for implicit gradients: an empty sequence is zero gradients, as in torch
+    grad_outputs = (None,) * len(outputs) if grad_tensors is None else _as_tuple(grad_tensors)
     if inputs is not None and len(_as_tuple(inputs)) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _make_grads(outputs, grad_outputs)
@@ -126,7 +127,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Opti
         allow_unused = materialize_grads
     if not inputs_t:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    grad_outputs_t = _as_tuple(grad_outputs) or (None,) * len(outputs_t)
+    grad_outputs_t = (None,) * len(outputs_t) if grad_outputs is None else _as_tuple(grad_outputs)
     grads = _make_grads(outputs_t, grad_outputs_t)
     _check_counts(outputs_t, grads)
     if retain_graph is None:

@@ -149,6 +149,16 @@ def _promote(a: DType, b: DType) -> DType:
     return _BY_NUMPY[np.promote_types(a._numpy, b._numpy)]
 
 
+# the dtypes with a legacy tensor class of their own (torch.FloatTensor, ...) before bool and the rest
+_LEGACY_CLASSES = frozenset({"float32", "float64", "float16", "uint8", "int8", "int16", "int32", "int64"})
+
+
+def legacy_type_name(dtype: DType) -> str:
+    """How ATen's messages name a CPU tensor's type: `torch.FloatTensor`, or `CPUBoolType` for a dtype
+    without a legacy class of its own."""
+    return f"torch.{dtype.tensor_type}" if dtype.name in _LEGACY_CLASSES else f"CPU{dtype._scalar_name}Type"
+
+
 def scalar_dtype(value: object, wrapped: bool = False) -> DType:
     """The dtype a Python number takes as a tensor of its own (`wrapped`: as PyTorch wraps a number
     passed where a tensor is expected, float64 and complex128 for floats and complex numbers)."""

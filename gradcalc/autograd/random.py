@@ -54,6 +54,7 @@ _U64 = (1 << 64) - 1
 _SCALAR_NAMES = {
     "float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
     "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
 }
 _CPP_NAMES = {
     "float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
@@ -650,7 +651,9 @@ def bernoulli(p: np.ndarray, generator: Generator | None = None) -> np.ndarray:
     p = np.asarray(p)
     name = p.dtype.name
     if name not in _FLOATS:
-        raise _not_implemented("bernoulli_tensor_cpu_p_", name)
+        # the kernel checks its output's dtype (p's) first, then p's: complex fails the first
+        kernel = "bernoulli_tensor_cpu_self_" if p.dtype.kind == "c" else "bernoulli_tensor_cpu_p_"
+        raise _not_implemented(kernel, name)
     flat = p.reshape(-1)
     gen = _gen(generator)
     uniform = _uniform01_double if name == "float64" else _uniform01_float

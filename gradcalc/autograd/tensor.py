@@ -128,7 +128,9 @@ class Device:
         else:
             bound = Device._parse_arguments(args, kwargs)
             type, index = bound.get("device", bound.get("type")), bound.get("index")
-        if isinstance(type, int):
+        if isinstance(type, int):  # an index alone: of the accelerator, checked as an index first
+            if type < 0:
+                raise RuntimeError("Device index must not be negative")
             raise RuntimeError("Cannot access accelerator device when none is available.")
         if isinstance(type, Device):
             self.type, self.index = type.type, type.index

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.lib import format as npy_format
 from numpy.lib.npyio import NpzFile
 
+from ..c_arguments import c_arguments
 from ..display.names import torch_class
 from . import os_module, streams
 from . import tree as files
@@ -107,7 +108,9 @@ class ToFile:
     def __init__(self, array: np.ndarray) -> None:
         self._array = array
 
-    def __call__(self, fid: Any, sep: str = "", format: str = "%s") -> None:
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        bound = c_arguments("tofile()", ("file", "sep", "format"), 1, args, kwargs)
+        fid, sep, format = bound["file"], bound.get("sep", ""), bound.get("format", "%s")
         if sep:
             text = sep.join(format % item for item in self._array.ravel().tolist())
             _writing(fid, lambda stream: stream.write(text), "w")
@@ -128,8 +131,11 @@ def _file_bytes(file: Any, offset: int) -> bytes:
             stream.close()
 
 
-def fromfile(file: Any, dtype: Any = float, count: int = -1, sep: str = "", offset: int = 0, *,
-             like: Any = None) -> np.ndarray:
+def fromfile(*args: Any, **kwargs: Any) -> np.ndarray:
+    """numpy's fromfile(file, dtype=float, count=-1, sep='', offset=0, *, like=None), from a file of the program's own."""
+    bound = c_arguments("fromfile()", ("file", "dtype", "count", "sep", "offset", "like"), 1, args, kwargs)
+    file, dtype, count = bound["file"], bound.get("dtype", float), bound.get("count", -1)
+    sep, offset = bound.get("sep", ""), bound.get("offset", 0)
     if sep:
         return np.fromstring(_file_bytes(file, offset).decode(), dtype=dtype, count=count, sep=sep)
     return np.frombuffer(_file_bytes(file, offset), dtype=dtype, count=count).copy()

@@ -11,6 +11,7 @@ print a traceback of gradcalc's code); Logger.root and Logger.manager are the se
 from __future__ import annotations
 
 import logging as host_logging
+import math
 import weakref
 from typing import Any, Optional
 
@@ -40,15 +41,20 @@ class Logger(host_logging.Logger):
 
     def findCaller(self, stack_info: bool = False, stacklevel: int = 1) -> tuple:  # noqa: N802
         """The program's frame that logged (the `stacklevel`-th of the program's frames outward):
-        its file, line and function, as Python finds them; gradcalc's frames are not counted."""
+        its file, line and function, as Python finds them; gradcalc's frames are not counted. Past
+        the outermost one, Python keeps that one."""
+        # Python's loop compares `stacklevel > 0` first: a stacklevel that is no number fails there, in
+        # its words (here, before gradcalc's look at the frames, where no program code may run)
+        levels = math.ceil(stacklevel) if isinstance(stacklevel, (int, float)) else int(bool(stacklevel > 0))
+        found = None
         with limits.reading_frames():  # gradcalc's own look: no program code runs here
             frame = limits.host_frame(1)
-            while frame is not None:
+            while frame is not None and levels > 0:
                 if "$program" in frame.f_globals:
-                    stacklevel -= 1
-                    if stacklevel <= 0:
-                        return frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name, None
+                    found, levels = frame, levels - 1
                 frame = frame.f_back
+            if found is not None:
+                return found.f_code.co_filename, found.f_lineno, found.f_code.co_name, None
         return "(unknown file)", 0, "(unknown function)", None
 
 

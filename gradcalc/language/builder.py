@@ -51,6 +51,13 @@ def _starts_with(node: ast.AST, meta: Any) -> bool:
     return (node.lineno, node.col_offset) == (meta.line, meta.column - 1)
 
 
+def _bracketed_managers(context: ast.expr) -> bool:
+    """Whether a `with` statement's one item is Python's bracketed list of managers: a tuple (one
+    in a with item is always in brackets) of one or more elements, none starred."""
+    return isinstance(context, ast.Tuple) and bool(context.elts) and not any(
+        isinstance(element, ast.Starred) for element in context.elts)
+
+
 def _flatten(children: list) -> list:
     out: list = []
     for child in children:
@@ -309,6 +316,9 @@ class Builder:
 
     def with_stmt(self, meta, children):
         *items, body = children
+        if len(items) == 1 and items[0].optional_vars is None and _bracketed_managers(items[0].context_expr):
+            # `with (a, b):` is two context managers in Python 3.11, not a tuple
+            items = [ast.withitem(context_expr=element, optional_vars=None) for element in items[0].context_expr.elts]
         return _compound(ast.With(items=items, body=body, type_comment=None), meta, body)
 
     def with_item(self, meta, children):

@@ -14,6 +14,7 @@ import operator
 from typing import Any, Callable, Optional
 
 from . import compiler, guard, limits, nesting, policy
+from ..c_arguments import c_arguments
 from ..display.names import torch_class
 from ..files import streams
 
@@ -224,19 +225,7 @@ _POW_PARAMETERS = ("base", "exp", "mod")
 
 def _pow(*args: Any, **kwargs: Any) -> Any:
     """pow(base, exp, mod=None), bound in Argument Clinic's order and words, then guarded."""
-    if len(args) + len(kwargs) > 3:
-        raise TypeError(f"pow() takes at most 3 arguments ({len(args) + len(kwargs)} given)")
-    bound = dict(zip(_POW_PARAMETERS, args))
-    for position, key in enumerate(_POW_PARAMETERS, 1):
-        if key not in bound and key in kwargs:
-            bound[key] = kwargs.pop(key)
-        elif key not in bound and position < 3:
-            raise TypeError(f"pow() missing required argument '{key}' (pos {position})")
-    for key in kwargs:
-        if key in _POW_PARAMETERS:
-            raise TypeError(f"argument for pow() given by name ('{key}') and position "
-                            f"({_POW_PARAMETERS.index(key) + 1})")
-        raise TypeError(f"'{key}' is an invalid keyword argument for pow()")
+    bound = c_arguments("pow()", _POW_PARAMETERS, 2, args, kwargs)
     return limits.guarded_pow(bound["base"], bound["exp"], bound.get("mod"))
 
 

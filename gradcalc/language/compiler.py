@@ -2,12 +2,13 @@
 and deletes attributes only through the guard (guard.py).
 
 The pass rewrites:
-  * `a.b` (read)            -> `$getattr(a, 'b')`
+  * `a.b` (read)            -> `$getattr(a, 'b')`; called, `a.b(...)` -> `$getattr(a, 'b', True)(...)`
   * `a.b = v`               -> `$setattr(v, a, 'b')` (the value first: Python evaluates it first)
   * `del a.b`               -> `$delattr(a, 'b')`
   * `a.b += v`              -> a read, the operator, and a write
   * attribute targets of tuple assignments, `for`, `with` and `except`: through temporaries
-  * `x ** y`, `x << y`      -> `$pow(x, y)`, `$lshift(x, y)` (integers that would not fit in memory)
+  * `x ** y`, `x << y`      -> `$pow(x, y)`, `$lshift(x, y)` (integers that would not fit in memory;
+                               not of two constants CPython's compiler computes itself)
   * `f(**m)`                -> `f(**$kwargs(m))`: keyword names as exact strings (a `str` subclass
     as a name would decide, by its own `__eq__` and `__hash__`, which attribute a helper sets)
   * `import a.b as c`, `from m import x` -> assignments from `$import`, `$import_from` (the session's
@@ -181,7 +182,10 @@ class _Policy(ast.NodeTransformer):
         return _call(GETATTR, [self.visit(node.value), ast.Constant(value=self.mangle(node.attr))], node)
 
     def visit_Call(self, node: ast.Call) -> Any:
+        method_call = isinstance(node.func, ast.Attribute)
         node = self.generic_visit(node)
+        if method_call:  # `a.b(...)` reads `a.b` as CPython's method call does: `$getattr(a, 'b', True)(...)`
+            node.func.args.append(ast.copy_location(ast.Constant(value=True), node.func))
         node.keywords = [self._keyword(k) for k in node.keywords]
         return node
 
@@ -192,6 +196,8 @@ class _Policy(ast.NodeTransformer):
 
     def visit_BinOp(self, node: ast.BinOp) -> Any:
         node = self.generic_visit(node)
+        if isinstance(node.op, (ast.Pow, ast.LShift)) and _folded_by_python(node):
+            return node
         if isinstance(node.op, ast.Pow):
             return _call(POW, [node.left, node.right], node)
         if isinstance(node.op, ast.LShift):
@@ -322,6 +328,28 @@ class _Policy(ast.NodeTransformer):
             raise PolicyError("an attribute as the target of a comprehension is not supported in gradcalc",
                               node.target)
         return self.generic_visit(node)
+
+
+# CPython's compiler computes `2 ** 63` or `1 << 100` itself, of constants whose result stays within
+# this many bits (its ast optimizer's safe_power and safe_lshift): left to it, such an expression
+# costs no call at run time, as in Python, and a deep recursion meets its limit where Python's does
+_FOLDED_BITS = 128
+
+
+def _folded_by_python(node: ast.BinOp) -> bool:
+    """Whether CPython folds this power or left shift of two number constants (a small result)."""
+    left, right = node.left, node.right
+    if not (isinstance(left, ast.Constant) and isinstance(right, ast.Constant)):
+        return False
+    value, count = left.value, right.value
+    if not all(type(number) in (int, bool, float, complex) for number in (value, count)):
+        return False
+    if not (isinstance(value, int) and isinstance(count, int)) or not value or count <= 0:
+        return isinstance(node.op, ast.Pow)  # a float's power is small; CPython folds no negative shift
+    bits = abs(value).bit_length()
+    if isinstance(node.op, ast.Pow):
+        return bits <= _FOLDED_BITS // count
+    return count <= _FOLDED_BITS and bits <= _FOLDED_BITS - count
 
 
 def _class_body_nodes(body: list) -> Iterator[ast.AST]:

@@ -23,6 +23,8 @@ _exact_str = str.__str__  # a str subclass's characters as an exact str, running
 _TEMPLATES = (str, UserString)  # what has a str.format of its own (UserString's formats its data)
 _GETSET = _type(_type.__dict__["__dict__"])
 _MEMBER = _type(_type.__dict__["__dictoffset__"])
+_BUILTIN_METHOD = _type("".count)
+_METHOD_DESCRIPTOR = _type(str.count)
 
 
 
@@ -45,11 +47,15 @@ def guarded_getattr(obj: Any, name: Any) -> Any:
     return compiled_getattr(obj, name if _type(name) is str else exact_name(name))
 
 
-def compiled_getattr(obj: Any, name: str, _rules: dict = RULES, _type: type = type, _read: Any = getattr,
-                     _method: type = MethodType) -> Any:
+def compiled_getattr(obj: Any, name: str, called: bool = False, _rules: dict = RULES, _type: type = type,
+                     _read: Any = getattr, _method: type = MethodType, _builtin: type = _BUILTIN_METHOD,
+                     _descriptor: type = _METHOD_DESCRIPTOR) -> Any:
     """`obj.name` as a program may see it, for an exact `str` name (the compiled code's `x.attr`).
+    `called` (`x.attr(...)`): a C type's method comes as CPython's method call takes it, its type's
+    descriptor with the object, whose errors name the type (`str.count() takes no keyword
+    arguments`, where the bound method says `count()`).
     (The defaults bind globals as locals: this runs for every attribute a program reads; the
-    compiled code passes two arguments only.)"""
+    compiled code passes two or three arguments only.)"""
     rule = _rules.get(_type(obj))
     if rule is not None and (name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny)):
         value = _read(obj, name)
@@ -57,9 +63,24 @@ def compiled_getattr(obj: Any, name: str, _rules: dict = RULES, _type: type = ty
         if value_type in _rules:
             if value_type is _method and rule.c_methods:
                 return shown_method(value)
+            if called and value_type is _builtin and value.__self__ is obj:
+                descriptor = _type(obj).__dict__.get(name)  # the type's own, most often
+                if _type(descriptor) is _descriptor:
+                    return _method(descriptor, obj)
+                return value if descriptor is not None else _called_method(obj, name, value)
             return value
         return admit(value, obj, name)
     return _slow_getattr(obj, name, rule if rule is not None else resolve(_type(obj)))
+
+
+def _called_method(obj: Any, name: str, method: Any) -> Any:
+    """The C method `method` (`obj.name`) as CPython's method call takes it: the descriptor the
+    type's bases hold (tuple's, for a torch.Size), with the object."""
+    for cls in _type(obj).__mro__[1:]:
+        descriptor = cls.__dict__.get(name)
+        if descriptor is not None:
+            return MethodType(descriptor, obj) if _type(descriptor) is _METHOD_DESCRIPTOR else method
+    return method
 
 
 def admit(value: Any, obj: Any, name: str) -> Any:
@@ -184,11 +205,24 @@ def _class_getattr(cls: Any, name: str) -> Any:
     if name == "__mro__":
         return shown_mro(cls)
     if name == "mro":
-        return lambda: list(shown_mro(cls))
+        return _shown_mro_method(cls)
     value = _getattr(cls, name)
     if name in GUARDED_DUNDERS:
         return _guarded_special(None, name, value)
     return admit(value, cls, name)
+
+
+def _shown_mro_method(cls: type) -> Callable:
+    """`cls.mro` as a program holds it: type.mro bound to the class, refusing arguments in its words."""
+
+    def mro(*args: Any, **kwargs: Any) -> list:
+        if kwargs:
+            raise TypeError(f"{cls.__name__}.mro() takes no keyword arguments")
+        if args:
+            raise TypeError(f"{cls.__name__}.mro() takes no arguments ({len(args)} given)")
+        return list(shown_mro(cls))
+
+    return mro
 
 
 def shown_mro(cls: type) -> tuple:

@@ -107,8 +107,45 @@ def set_memory_limit(limit: int) -> None:
         if hard != resource.RLIM_INFINITY:
             limit = min(limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        _room_for_the_c_stack(resource, limit)
     except (ImportError, ValueError, OSError):  # not on this system: the limit is best effort
-        pass
+        return
+    keep_reserve()
+
+
+def _room_for_the_c_stack(resource: Any, memory: int) -> None:
+    """Let the main thread's C stack grow with the memory: C code that recurses without Python's
+    recursion check (hashing a dict key that is a tuple nested 200,000 deep, about 80 bytes a
+    level) would end the process by SIGSEGV on a stack of 8 MiB."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    wanted = min(memory, _MAX_STACK) if hard == resource.RLIM_INFINITY else min(memory, _MAX_STACK, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(resource.RLIMIT_STACK, (wanted, hard))
+
+
+# the most the C stack may take (the kernel keeps at least this much room below the heap's start
+# for a stack limit raised after exec)
+_MAX_STACK = 128 << 20
+
+# Memory held back under the ceiling for the moment a program reaches it: freed then, it lets the
+# MemoryError be reported (its line, the frames it drops) where CPython would otherwise find no
+# memory even for that, and fail in C
+_RESERVE_BYTES = 16 << 20
+_reserve: list = []
+
+
+def keep_reserve() -> None:
+    """Hold the reserve again (after a report freed it), if the memory is there."""
+    if not _reserve:
+        try:
+            _reserve.append(bytearray(_RESERVE_BYTES))
+        except MemoryError:
+            pass
+
+
+def release_reserve() -> None:
+    """Free the reserve: a MemoryError is to be reported."""
+    _reserve.clear()
 
 
 # ------------------------------------------------------------------ the audit hook

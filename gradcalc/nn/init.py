@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..autograd import grad_mode, random
+from ..autograd import grad_mode
 from ..autograd.ops.creation import randperm
 from ..autograd.ops.decompositions import linalg_qr
 from ..autograd.ops.indexing import where
@@ -58,17 +58,20 @@ def _first_method(tensor: Any, name: str) -> None:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    # torch's: the tensor's own method under no_grad (its argument parser's and kernel's checks)
     _first_method(tensor, "uniform_")
     if tensor.is_meta:  # PyTorch's meta kernels draw nothing
         return tensor
-    return _write(tensor, random.uniform_(tensor.shape, a, b, tensor.dtype.name, generator))
+    with grad_mode.no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     _first_method(tensor, "normal_")
     if tensor.is_meta:
         return tensor
-    return _write(tensor, random.normal_(tensor.shape, mean, std, tensor.dtype.name, generator))
+    with grad_mode.no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,

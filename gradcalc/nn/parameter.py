@@ -56,8 +56,8 @@ class UninitializedParameter(Parameter):
     __module__ = "torch.nn.parameter"
 
     def __new__(cls, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> "UninitializedParameter":
-        dtype = dtype or dtypes.get_default_dtype()
-        return super().__new__(cls, Tensor._make(np.empty((0,), dtype=dtype._numpy), dtype), requires_grad)
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
+        return super().__new__(cls, Tensor._make(_empty(0, dtype), dtype), requires_grad)
 
     def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
         pass
@@ -101,8 +101,8 @@ class UninitializedBuffer(Tensor):
 
     def __new__(cls, requires_grad: bool = False, device: Any = None, dtype: Any = None,
                 persistent: bool = True) -> "UninitializedBuffer":
-        dtype = dtype or dtypes.get_default_dtype()
-        buffer = cls._make(np.empty((0,), dtype=dtype._numpy), dtype, requires_grad=requires_grad)
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
+        buffer = cls._make(_empty(0, dtype), dtype, requires_grad=requires_grad)
         buffer.persistent = persistent
         buffer._is_buffer = True
         return buffer
@@ -121,12 +121,10 @@ class UninitializedBuffer(Tensor):
         return Tensor._make(_empty(shape, self._dtype), self._dtype, requires_grad=self.requires_grad)
 
 
-def _empty(shape: tuple, dtype: Any) -> np.ndarray:
-    """The zeros of a materialized parameter, its shape checked as torch.empty checks it."""
-    from ..autograd.ops import creation
-    from ..autograd.ops.parser import parser
-    bound = parser("torch", "empty").parse((shape,), {"dtype": dtype})[1]  # a size past int64
-    return creation.empty(**bound)._data  # a negative or too large size
+def _empty(size: Any, dtype: Any) -> np.ndarray:
+    """The zeros of torch.empty(size, dtype=dtype), as torch's Python code calls it: its checks."""
+    from ..autograd.ops import creation  # (the ops import nn's parameters)
+    return creation.allocated(size, dtype)._data
 
 
 def is_lazy(param: Any) -> bool:

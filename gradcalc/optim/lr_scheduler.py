@@ -296,12 +296,20 @@ class StepLR(LRScheduler):
 
     def get_lr(self) -> list[float | Tensor]:
         _warn_get_lr_called_within_step(self)
-        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+        try:
+            between_steps = self.last_epoch == 0 or self.last_epoch % self.step_size != 0
+        except (ZeroDivisionError, TypeError) as error:  # Python's own error, from torch's same line
+            raise error.with_traceback(None)
+        if between_steps:
             return _param_groups_val_list(self.optimizer, "lr")
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list[float | Tensor]:
-        return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
+        try:
+            steps = self.last_epoch // self.step_size
+        except (ZeroDivisionError, TypeError) as error:  # Python's own error, from torch's same line
+            raise error.with_traceback(None)
+        return [base_lr * self.gamma ** steps for base_lr in self.base_lrs]
 
 
 class MultiStepLR(LRScheduler):

@@ -34,6 +34,14 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
+def _scalar(value: Any) -> Any:
+    """`value` as PyTorch's argument parser reads a Scalar argument (torch's `alpha=-lr`): an int past
+    int64's range fails there, in its words."""
+    if type(value) is int:
+        dtypes.unpack_scalar_int(value)
+    return value
+
+
 def _set(tensor: Tensor, data: np.ndarray) -> None:
     """An in-place update of `tensor` (a version bump, as PyTorch's in-place ops make)."""
     with grad_mode.no_grad():

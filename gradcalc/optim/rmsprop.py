@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd import kernels
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _check, _count, _decayed, _set, _sqrt, _step_counter, _zeros_like
+from .optimizer import Optimizer, _check, _count, _decayed, _scalar, _set, _sqrt, _step_counter, _zeros_like
 
 __all__ = ["RMSprop"]
 
@@ -50,6 +50,6 @@ class RMSprop(Optimizer):
         if group["momentum"] > 0:
             buffer = state["momentum_buffer"]
             _set(buffer, kernels.addcdiv(buffer._data * kind(group["momentum"]), grad, average))
-            _set(param, kernels.add_scaled(param._data, buffer._data, -group["lr"]))
+            _set(param, kernels.add_scaled(param._data, buffer._data, _scalar(-group["lr"])))
         else:
-            _set(param, kernels.addcdiv(param._data, grad, average, -group["lr"]))
+            _set(param, kernels.addcdiv(param._data, grad, average, _scalar(-group["lr"])))

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd import kernels
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _decayed, _set
+from .optimizer import Optimizer, _decayed, _scalar, _set
 
 __all__ = ["SGD"]
 
@@ -43,4 +43,4 @@ class SGD(Optimizer):
                 scaled = buffer._data * np.asarray(momentum, dtype=grad.dtype)
                 _set(buffer, kernels.add_scaled(scaled, grad, 1 - group["dampening"]))
             grad = kernels.add_scaled(grad, buffer._data, momentum) if group["nesterov"] else buffer._data
-        _set(param, kernels.add_scaled(param._data, grad, -group["lr"]))
+        _set(param, kernels.add_scaled(param._data, grad, _scalar(-group["lr"])))

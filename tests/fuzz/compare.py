@@ -30,6 +30,8 @@ from generate import programs  # noqa: E402
 from gradcalc.session import Session, TextOutput, reset_global_state  # noqa: E402
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+# the names tempfile draws at random (`/tmp/tmpk3j_x9a1.txt`): another in each run, as an address
+TEMPORARY = re.compile(r"(?<=/tmp/)tmp[a-z0-9_]{8}")
 TIMEOUT = 20
 # Python's and numpy's own errors, which PyTorch's code seldom raises: one of them where PyTorch
 # raised something else is gradcalc's code failing, not a wording
@@ -71,20 +73,32 @@ def run_gradcalc(source: str) -> dict:
 
 
 def normal(answer: dict) -> dict:
-    stderr = ADDRESS.sub("0x?", answer["stderr"])
-    if stderr.startswith("SyntaxError:"):
+    stderr = TEMPORARY.sub("tmp?", ADDRESS.sub("0x?", answer["stderr"]))
+    # a syntax error by its first word, wherever its message puts it (PyTorch's runner prints the
+    # source line and its carets first)
+    if stderr.startswith("SyntaxError:") or error_type(final_error(stderr)) == "SyntaxError":
         stderr = "SyntaxError:"
-    return {"stdout": ADDRESS.sub("0x?", answer["stdout"]), "stderr": stderr, "rc": answer["rc"]}
+    return {"stdout": TEMPORARY.sub("tmp?", ADDRESS.sub("0x?", answer["stdout"])), "stderr": stderr, "rc": answer["rc"]}
 
 
 MISSING = re.compile(r"AttributeError: (?:module '[\w.]+'|'Tensor' object) has no attribute '(\w+)'")
 
 
+# gradcalc failing itself: a traceback, its "internal error", an error escaping the Session, a
+# forked run ended by a signal (mutate.py's)
+FAILURE_MARKS = ("Traceback", "internal error", "ESCAPED", "KILLED")
+
+
+def failure_marked(expected: dict, got: dict) -> bool:
+    """Whether gradcalc's stderr has a mark of its own failure more often than PyTorch's (a traceback
+    the program printed itself, with `logging.exception`, is in both)."""
+    return any(got["stderr"].count(mark) > expected["stderr"].count(mark) for mark in FAILURE_MARKS)
+
+
 def internal_looking(expected: dict, got: dict) -> bool:
-    """A traceback, an "internal error", an error escaping the Session, or a Python error where
-    PyTorch gave another."""
+    """A mark of gradcalc's own failure, or a Python error where PyTorch gave another."""
     stderr = got["stderr"]
-    if "Traceback" in stderr or "internal error" in stderr or "ESCAPED" in stderr:
+    if failure_marked(expected, got):
         return True
     error = error_type(final_error(stderr))
     return (error in PYTHON_ERRORS or error.startswith("numpy.")) and error_type(final_error(expected["stderr"])) != error

@@ -41,7 +41,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 from gradcalc.language import limits  # noqa: E402
-from compare import error_type, final_error, first_difference, internal_looking, normal, run_gradcalc  # noqa: E402
+from compare import (FAILURE_MARKS, error_type, final_error, failure_marked, first_difference,  # noqa: E402
+                     internal_looking, normal, run_gradcalc)
 
 # programs of this size at most: the long ones train models, and a mutant of them runs for long
 MAX_SOURCE = 1500
@@ -182,7 +183,6 @@ def without_backtraces(answer: dict) -> dict:
     return {key: BACKTRACE.sub("", value) if isinstance(value, str) else value for key, value in answer.items()}
 
 
-INTERNAL_MARKS = ("Traceback", "internal error", "ESCAPED", "KILLED")
 
 
 def run_isolated(source: str) -> dict:
@@ -209,21 +209,26 @@ def run_isolated(source: str) -> dict:
     return json.loads(answer)
 OUT_OF_RESOURCES = ("MemoryError", "numpy._core._exceptions._ArrayMemoryError", "numpy.core._exceptions._ArrayMemoryError")
 TIMED_OUT = "TimeoutError: gradcalc took too long"
+# PyTorch's allocator failing, in its words, as gradcalc gives them at its memory ceiling
+ALLOCATOR_FAILED = "DefaultCPUAllocator: can't allocate memory"
 
 
 def classify(expected: Optional[dict], got: dict) -> Optional[str]:
     """internal, wording, mismatch or None (the same answer), as the module docstring tells."""
     if expected is None:  # gradcalc alone: only its own failures show
-        return "internal" if any(mark in got["stderr"] for mark in INTERNAL_MARKS) else None
+        return "internal" if any(mark in got["stderr"] for mark in FAILURE_MARKS) else None
     expected, got = normal(without_backtraces(expected)), normal(got)
     if expected == got:
         return None
-    if any(mark in got["stderr"] for mark in INTERNAL_MARKS):
+    if failure_marked(expected, got):
         return "internal"
     if expected["rc"] < 0:  # PyTorch's run was ended by a signal (its time-out): no answer to compare
         return "unanswered"
-    have = final_error(got["stderr"])
-    if error_type(have) in OUT_OF_RESOURCES or have.startswith(TIMED_OUT):
+    have, want = final_error(got["stderr"]), final_error(expected["stderr"])
+    # PyTorch's allocator failing is gradcalc's ceiling only where PyTorch's run went further without an
+    # error of another kind (an argument's TypeError comes before any allocation)
+    out_of_memory = ALLOCATOR_FAILED in have and error_type(want) in ("", "RuntimeError")
+    if error_type(have) in OUT_OF_RESOURCES or have.startswith(TIMED_OUT) or out_of_memory:
         return "resources"  # a memory ceiling or time limit PyTorch's run did not have
     if internal_looking(expected, got):
         return "internal"
@@ -235,6 +240,15 @@ def classify(expected: Optional[dict], got: dict) -> Optional[str]:
 
 
 KINDS = ("internal", "wording", "mismatch", "resources", "unanswered")
+# what a finding's file keeps of each output: a program printing gigabytes would not fit beside
+# them under the fuzzer's own memory ceiling
+KEPT_CHARACTERS = 100_000
+
+
+def _kept(answer: Optional[dict]) -> Optional[dict]:
+    if answer is None:
+        return None
+    return {key: value[:KEPT_CHARACTERS] if isinstance(value, str) else value for key, value in answer.items()}
 
 
 def main() -> None:
@@ -277,8 +291,8 @@ def main() -> None:
         causes[f"{kind}: {cause}"] += 1
         stem = args.out / f"{args.seed}_{index}"
         stem.with_suffix(".grad").write_text(source, encoding="utf-8")
-        stem.with_suffix(".diff.json").write_text(json.dumps({"torch": expected, "gradcalc": got, "kind": kind},
-                                                             indent=1), encoding="utf-8")
+        stem.with_suffix(".diff.json").write_text(json.dumps({"torch": _kept(expected), "gradcalc": _kept(got),
+                                                              "kind": kind}, indent=1), encoding="utf-8")
     per = 10_000 / max(len(sources), 1)
     print(f"seed {args.seed}: {len(sources)} programs; per 10,000: "
           + ", ".join(f"{kind} {counts[kind] * per:.1f}" for kind in KINDS)

@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ... import numpy_state
@@ -273,3 +273,11 @@ def _field_getter(index: int) -> Any:
 
 # the input edge of an optional tensor argument left out (a convolution's bias): never requires grad
 ABSENT = Tensor._make(np.zeros((0,), dtype=np.float32), dtypes.float32)
+
+
+def check_no_requires_grad(tensor: Optional[Tensor], name: str, function: str) -> None:
+    """Autograd's check, before the kernel's, of an argument PyTorch does not differentiate a
+    function for (in grad mode only)."""
+    if tensor is not None and tensor.requires_grad and grad_mode.is_grad_enabled():
+        raise RuntimeError(f"The function '{function}' is not differentiable with respect to argument '{name}'. "
+                           "This input cannot have requires_grad True.")

@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .. import dtypes, grad_mode, meta
+from .. import cpu, dtypes, grad_mode, meta
 from ..tensor import Tensor
 from ...warnings import warn_once
 from .arrangement import constant_pad_nd
@@ -76,7 +76,8 @@ def _columns(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dilati
     grouped = windows.reshape((n, groups, c // groups) + windows.shape[2:])
     # (groups, N, *positions, C/groups, *kernel)
     order = (1, 0) + tuple(range(3, 3 + spatial)) + (2,) + tuple(range(3 + spatial, 3 + 2 * spatial))
-    columns = grouped.transpose(order).reshape(groups, n * math.prod(out_shape), -1)
+    # the last size given, not -1: an empty batch leaves numpy nothing to infer it from
+    columns = grouped.transpose(order).reshape(groups, n * math.prod(out_shape), c // groups * math.prod(kernel))
     return columns, out_shape
 
 
@@ -199,11 +200,25 @@ def _check_dtypes(input: Tensor, weight: Tensor, bias: Optional[Tensor], transpo
     if transposed and input._dtype in (dtypes.uint8, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.bool_):
         kernel = "slow_conv_transpose3d_out_cpu" if input.ndim == 5 else "slow_conv_transpose2d_out_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{input._dtype._scalar_name}'")
+    # a bfloat16 input takes oneDNN's path where oneDNN has AVX-512 (PyTorch's avx512 capability), with
+    # checks of its own
+    onednn = input._dtype is dtypes.bfloat16 and cpu.ATEN_AVX512
+    if onednn and transposed:
+        _check_onednn_dtype(input, weight, "weight")
+        _check_onednn_dtype(input, bias, "bias")
     if bias is not None and bias._dtype is not input._dtype:
         raise RuntimeError(f"Input type ({input._dtype._cpp_name}) and bias type ({bias._dtype._cpp_name}) should be "
                            "the same")
+    if onednn:
+        _check_onednn_dtype(input, weight, "weight")
     if input._dtype is not weight._dtype:
         raise RuntimeError(f"expected scalar type {input._dtype._scalar_name} but found {weight._dtype._scalar_name}")
+
+
+def _check_onednn_dtype(input: Tensor, other: Optional[Tensor], name: str) -> None:
+    if other is not None and other._dtype is not input._dtype:
+        raise RuntimeError(f"Input type (CPUBFloat16Type) and {name} type ({dtypes.legacy_type_name(other._dtype)}) "
+                           f"should be the same or input should be a MKLDNN tensor and {name} is a dense tensor")
 
 
 def _meta_output(x_shape: tuple, w_shape: tuple, stride: tuple, padding: tuple, dilation: tuple, transposed: bool,

@@ -17,8 +17,8 @@ from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fitted_scalar,
                      not_implemented_for, shape_text)
-from .parser import overflow_message
 from .info import MEMORY_FORMATS
+from .parser import parser
 from .registry import op
 from .tensor_numpy import numpy_dtype, tensor_from_numpy
 
@@ -130,6 +130,8 @@ def _element(value: Any, dtype: DType) -> Any:
 
 def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     """(array, dtype) of nested Python data, in `dtype` or the one PyTorch infers."""
+    if isinstance(data, (str, bytes)):  # PyTorch's first check, whatever the dtype
+        raise TypeError(f"new(): invalid data type '{type_name(data)}'")
     first = data
     while _is_sequence(first) and len(first):  # PyTorch reads the sizes down the first elements
         first = first[0]
@@ -212,30 +214,21 @@ def check_size(size: Sequence, dtype: DType, allocated: bool = True) -> tuple:
     return check_allocation(size, dtype)
 
 
-def allocated(size: Sequence, dtype: DType, value: float = 0) -> Tensor:
-    """A tensor of `value` as torch's Python code makes one with torch.empty(size) and an init (nn's
-    parameters and buffers): the argument parser's and empty()'s errors, PyTorch's allocator's."""
-    size = _empty_arguments(size, dtype)
+def allocated(size: Any, dtype: DType, value: float = 0, maker: str = "empty") -> Tensor:
+    """A tensor of `value` as torch's Python code makes one with torch.empty(size) and an init, or
+    with torch.zeros or torch.ones (`maker`) (nn's parameters and buffers): that function's argument
+    parser's errors, PyTorch's allocator's."""
+    size = _empty_arguments(size, dtype, maker)
     return Tensor._make(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype)
 
 
-def _empty_arguments(size: Sequence, dtype: Any) -> tuple:
-    """torch.empty(size, dtype=dtype)'s argument parser's checks, as nn's Python code calls it: the size."""
-    for position, n in enumerate(size, 1):
-        if not isinstance(n, int):
-            if position == 1:  # the parser's check of a list looks at its first item, the unpacking at the rest
-                raise TypeError(f"empty(): argument 'size' (position 1) must be tuple of ints, but found element of "
-                                f"type {type_name(n)} at pos 0")
-            raise TypeError(f"empty(): argument 'size' failed to unpack the object at pos {position} with error "
-                            f"\"type must be tuple of ints,but got {type_name(n)}\"")
-        if not -2 ** 63 <= n < 2 ** 63:
-            raise TypeError(overflow_message("empty", "size", position))
-    if not isinstance(dtype, DType):
-        raise TypeError(f"empty(): argument 'dtype' must be torch.dtype, not {type_name(dtype)}")
-    return tuple(map(int, size))  # a bool is a size too
+def _empty_arguments(size: Any, dtype: Any, maker: str = "empty") -> tuple:
+    """torch.empty(size, dtype=dtype)'s argument parser (or `maker`'s), as nn's Python code calls it
+    (`size` a tuple or one number, as that code passes it): its errors, and the size."""
+    return tuple(parser("torch", maker).parse((size,), {"dtype": dtype})[1]["size"])
 
 
-def parameter_data(shape: tuple, dtype: DType, device: Any) -> Tensor:
+def parameter_data(shape: Any, dtype: DType, device: Any) -> Tensor:
     """The storage a module's constructor makes for a parameter: on the meta device when asked (by `device=` or
     a `with torch.device("meta")` block), zeros to draw into otherwise (torch.empty's checks first)."""
     check_device(device)
@@ -373,10 +366,13 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
     if dtype is None:
         dtype = dtypes.int64 if all(isinstance(v, int) for v in bounds) else dtypes.get_default_dtype()
     _check_arange_bounds(*(float(value) for value in bounds))
-    start, end, step = _arange_bounds(bounds, dtype)
+    # int64 reads its bounds as int64 before it sizes the range; the other dtypes size it from doubles first
+    if dtype is dtypes.int64:
+        start, end, step = _arange_bounds(bounds, dtype)
     size = _arange_size(start, end, step, bounds, dtype)
     if not 0 <= size <= _INT64_MAX:
         raise RuntimeError("invalid size, possible overflow?")
+    start, end, step = _arange_bounds(bounds, dtype)
     count = int(size)
     if count > 2 ** 63 - 1:  # a size of 2**63 passes the check as a double, and casts to int64's minimum
         raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {-2 ** 63}")
@@ -391,11 +387,11 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
 @op()
 def linspace(start: Any, end: Any, steps: int, *, dtype: Optional[DType] = None, layout: Any = None,
              device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    start, end = range_ends("linspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or dtypes.get_default_dtype()
     check_allocation((steps,), dtype)
-    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     # PyTorch fills the first half forwards from start and the second half backwards from end
     index = np.arange(steps, dtype=np.float64)
     halfway = steps // 2
@@ -408,6 +404,15 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Optional[DType] = None,
     if dtype.category <= dtypes.INTEGRAL:
         data = np.trunc(data)
     return finish(data.astype(dtype._numpy), dtype, requires_grad, device)
+
+
+def range_ends(name: str, start: Any, end: Any) -> tuple:
+    """linspace's and logspace's ends as numbers: their overloads taking tensors take 0-dim ones only."""
+    tensors = [(label, value) for label, value in (("start", start), ("end", end)) if isinstance(value, Tensor)]
+    if any(value.ndim for _, value in tensors):
+        got = " and ".join(f"{label} with {value.ndim} dimension(s)" for label, value in tensors)
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {got}.")
+    return tuple(value.item() if isinstance(value, Tensor) else value for value in (start, end))
 
 
 def linspace_values(start: Any, end: Any, steps: int, kind: type) -> np.ndarray:

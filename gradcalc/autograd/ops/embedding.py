@@ -36,8 +36,8 @@ EMBEDDING = node("EmbeddingBackward0", ("weight",), saved_tensors=("indices",), 
 def _check_indices(indices: Tensor, name: str) -> None:
     if indices._dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got torch.{indices._dtype.tensor_type} instead (while checking arguments "
-                           f"for {name})")
+                           f"Long, Int; but got {dtypes.legacy_type_name(indices._dtype)} instead (while checking "
+                           f"arguments for {name})")
 
 
 @op(nodes=(EMBEDDING,), method=False)

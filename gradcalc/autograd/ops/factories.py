@@ -12,17 +12,17 @@ from .. import dtypes, special_functions as special
 from ..dtypes import DType
 from ..tensor import Tensor, check_device
 from ...warnings import warn, warn_once
-from .creation import check_size, data_array, finish, numpy_tensor
+from .creation import check_size, data_array, finish, numpy_tensor, range_ends
 from .registry import op
 
 
 @op()
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Optional[DType] = None,
              layout: Any = None, device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    start, end = range_ends("logspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or dtypes.get_default_dtype()
-    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     # exponents from both ends in the dtype (double for integers), each power taken in double
     kind = np.float64 if dtype.category <= dtypes.INTEGRAL else dtype._numpy.type
     index = np.arange(steps)

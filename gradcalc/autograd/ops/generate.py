@@ -73,10 +73,36 @@ def write_out(name: str, result: Any, out: Any) -> Any:
     return out
 
 
+# the factories that make their values in the `out=` tensor's dtype and resize it without the
+# deprecation warning (arange warns in words of its own)
+_FACTORIES = frozenset({"arange", "range", "linspace", "logspace", "zeros", "ones", "empty", "full", "eye", "rand",
+                        "randn", "randint", "randperm"})
+
+
+def _factory_out(name: str, impl: Callable, bound: dict, out: Tensor) -> Tensor:
+    if bound.get("dtype") is None:
+        bound["dtype"] = out._dtype
+    result = impl(**bound)
+    if out.requires_grad and grad_mode.is_grad_enabled():
+        return write_out(name, result, out)  # its error
+    if name == "arange" and 0 < out.numel() != result.numel():
+        warn("UserWarning", f"The number of elements in the out tensor of shape [{', '.join(map(str, out.shape))}] is "
+                            f"{out.numel()} which does not match the computed number of elements {result.numel()}. "
+                            "Note that this may occur as a result of rounding error. The out tensor will be resized "
+                            f"to a tensor of shape ({result.numel()},).")
+    if out.numel() != result.numel() or name not in ("arange", "range", "linspace", "logspace"):
+        out._data = np.empty(result._data.shape, dtype=out._dtype._numpy)
+    out._data.reshape(-1)[...] = result._data.reshape(-1).astype(out._dtype._numpy, copy=False)
+    out._vc.value += 1
+    return out
+
+
 def _with_out(name: str, impl: Callable, bound: dict) -> Any:
     out = bound.pop("out")
     if out is None:
         return impl(**bound)
+    if name in _FACTORIES and isinstance(out, Tensor):
+        return _factory_out(name, impl, bound, out)
     if grad_mode.is_grad_enabled() and any(isinstance(v, Tensor) and v.requires_grad for v in bound.values()):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")

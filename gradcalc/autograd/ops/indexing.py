@@ -12,6 +12,7 @@ from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .common import arrays, as_tensor, broadcast_shapes, check_not_unsigned, shape_text, zeros, zeros_like
+from .creation import data_array
 from .parser import unpack_long
 from .tensor_numpy import numpy_dtype
 from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record
@@ -64,14 +65,14 @@ def _sequence_as_tuple(index: list) -> Any:
 
 
 def ranges_as_lists(index: Any) -> Any:
-    """A range in an index is a sequence of ints to PyTorch, as a list of them is; a list of
-    indices is read as a tuple of them by PyTorch's legacy rule."""
+    """A range, or a tuple inside an index's tuple, is a sequence of ints to PyTorch, as a list of
+    them is; a list of indices is read as a tuple of them by PyTorch's legacy rule."""
     if type(index) is list:
         index = _sequence_as_tuple(index)
     if isinstance(index, range):
         return list(index)
-    if isinstance(index, tuple) and any(isinstance(item, range) for item in index):
-        return tuple(list(item) if isinstance(item, range) else item for item in index)
+    if isinstance(index, tuple) and any(isinstance(item, (range, tuple)) for item in index):
+        return tuple(list(item) if isinstance(item, (range, tuple)) else item for item in index)
     return index
 
 
@@ -190,7 +191,10 @@ def numpy_index(items: tuple) -> tuple:
 def list_index(item: list) -> np.ndarray:
     """A list used as an index, read as torch reads it: a tensor of int64, whose ints past that
     range fail to unpack (numpy keeps them as uint64 or objects)."""
-    array = np.asarray(item)
+    try:
+        array = np.asarray(item)
+    except ValueError:  # ragged: torch.tensor's reading of it fails, in its words
+        array = data_array(item, dtypes.int64)[0]
     if array.dtype.kind == "f":  # torch makes a float (or an empty) list an int64 tensor, truncating
         for value in np.asarray(item, dtype=object).flat:  # its ints past int64 first fail to unpack
             if isinstance(value, int) and not isinstance(value, bool):
@@ -217,13 +221,14 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
         if item is Ellipsis:
             axis += a.ndim - specified
         elif item is not None:
-            if isinstance(item, Tensor) and item._dtype in (dtypes.bool_, dtypes.uint8):
+            if _mask(item) is not None:
                 covered = a.shape[axis:axis + item.ndim]
                 for j, (n, m) in enumerate(zip(item.shape, covered)):
                     if n != m:
                         raise IndexError(f"The shape of the mask {shape_text(item.shape)} at index {j} does not match "
                                          f"the shape of the indexed tensor {shape_text(a.shape)} at index {axis + j}")
-            indices = item._data if isinstance(item, Tensor) else list_index(item) if isinstance(item, list) else None
+            indices = (item._data if isinstance(item, Tensor) else list_index(item) if isinstance(item, list)
+                       else item if isinstance(item, np.ndarray) else None)
             if indices is not None and indices.dtype.kind in "iu" and axis < a.ndim and indices.size and (
                     indices.max() >= a._data.shape[axis] or indices.min() < -a._data.shape[axis]):
                 size = a.shape[axis]
@@ -243,11 +248,11 @@ def _check_index_shapes(items: tuple) -> None:
     index of its true elements' count per dimension it covers)."""
     shapes = []
     for item in items:
-        if isinstance(item, Tensor) and item.ndim > 0:
-            if item._dtype in (dtypes.bool_, dtypes.uint8):
-                shapes += [(int(np.count_nonzero(item._data)),)] * item.ndim
-            else:
-                shapes.append(item.shape)
+        mask = _mask(item)
+        if mask is not None and mask.ndim > 0:
+            shapes += [(int(np.count_nonzero(mask)),)] * mask.ndim
+        elif isinstance(item, Tensor) and item.ndim > 0:
+            shapes.append(item.shape)
         elif isinstance(item, np.ndarray):
             shapes.append(item.shape)
         elif isinstance(item, list):
@@ -269,9 +274,18 @@ def _item_dims(item: Any) -> int:
     Python bool, a 0-dim mask: none)."""
     if isinstance(item, bool):
         return 0
+    mask = _mask(item)
+    return 1 if mask is None else mask.ndim
+
+
+def _mask(item: Any) -> Optional[np.ndarray]:
+    """The mask an index item is (a bool or uint8 tensor, a bool array: PyTorch reads one as a bool
+    tensor), or None."""
     if isinstance(item, Tensor) and item._dtype in (dtypes.bool_, dtypes.uint8):
-        return item.ndim
-    return 1
+        return item._data
+    if isinstance(item, np.ndarray) and item.dtype == bool:
+        return item
+    return None
 
 
 def _advanced_index(a: Tensor, items: tuple) -> Tensor:

@@ -12,7 +12,7 @@ from .. import dtypes, grad_mode, kernels
 from ..forward_mode import unsupported
 from ..tensor import Tensor
 from .activation import log_sigmoid
-from .common import arrays, not_implemented_for, ones_like, shape_text, zeros
+from .common import arrays, check_no_requires_grad, not_implemented_for, ones_like, shape_text, zeros
 from .indexing import scatter, where
 from .reduction import sum_data
 from .registry import node, op, record, recording_not_needed
@@ -108,9 +108,7 @@ def _soft_margin_grad(grad: Tensor, self: Tensor, target: Tensor, reduction: int
 def soft_margin_loss(input: Tensor, target: Tensor, reduction: int = MEAN) -> Tensor:
     """log1p(exp(-input * target)), computed as PyTorch does in the input's dtype: neg, then
     mul_, exp_ and log1p_ in place (whose checks decide the errors), then the reduction."""
-    if target.requires_grad:
-        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
-                           "This input cannot have requires_grad True.")
+    check_no_requires_grad(target, "target", "soft_margin_loss")
     with grad_mode.no_grad():
         loss = input.detach().neg().mul_(target).exp_().log1p_()
         if reduction != NONE:
@@ -142,6 +140,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: int = MEAN) -> Tensor:
 @op(function=False, method=False, nodes=(BCE,))
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                          reduction: int = MEAN) -> Tensor:
+    check_no_requires_grad(weight, "weight", "binary_cross_entropy")
     x, t = input._data, target._data
     bad_input = ~((x >= 0) & (x <= 1))
     bad_target = ~((t >= 0) & (t <= 1))

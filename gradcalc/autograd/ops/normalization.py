@@ -139,8 +139,9 @@ def native_batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Te
     _check_floating("batch_norm", input)
     _check_parameter_dtypes(input, weight, bias, running_mean, running_var)
     channels = input.shape[1] if input.ndim > 1 else 1
-    for name, tensor in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                         ("running_var", running_var)):
+    # in ATen's order: the running statistics first
+    for name, tensor in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                         ("bias", bias)):
         if tensor is not None and tensor.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
     x = input._data

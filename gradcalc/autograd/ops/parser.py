@@ -196,6 +196,10 @@ class Param:
             obj = python_scalar(obj)
         if kind in (SCALAR, TENSOR) and type(obj) is int:  # a Tensor parameter takes a number as a Scalar too
             dtypes.unpack_scalar_int(obj)  # the OverflowError of a number past uint64's range
+        if kind == TENSOR and self.name == "out" and not isinstance(obj, Tensor):
+            # the result goes into a tensor made of the number, as PyTorch wraps one (`out=0`: int64)
+            dtype = dtypes.scalar_dtype(obj, wrapped=True)
+            return Tensor._make(np.array(obj, dtype=dtype._numpy), dtype)
         if kind == DOUBLE:
             return float(obj)
         if kind == INT64:

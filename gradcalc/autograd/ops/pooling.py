@@ -17,8 +17,10 @@ from .registry import NOT_IMPLEMENTED, node, op, record
 def _scatter_to_input(grad: Tensor, self: Tensor, indices: Tensor) -> Tensor:
     """The gradient of a max pool: each output's gradient added at its maximum's place."""
     planes = self.shape[:-2]
-    flat_grad = grad.reshape(planes + (-1,))
-    flat_indices = indices.reshape(planes + (-1,))
+    # sizes given, not -1: an empty batch leaves nothing to infer them from
+    positions = grad.shape[-2] * grad.shape[-1]
+    flat_grad = grad.reshape(planes + (positions,))
+    flat_indices = indices.reshape(planes + (positions,))
     out = zeros(planes + (self.shape[-2] * self.shape[-1],), dtype=grad.dtype)
     return out.scatter_add(-1, flat_indices, flat_grad).reshape(self.shape)
 
@@ -78,7 +80,7 @@ def _geometry(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilati
     stride = _pair(stride, "stride", allow_empty=True) or kernel
     padding = _pair(padding, "padding")
     dilation = _pair(dilation, "dilation")
-    if input.ndim not in (3, 4) or input.numel() == 0:
+    if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     if 0 in stride:  # pooling_output_shape's first check
         raise RuntimeError("stride should not be zero")
@@ -94,6 +96,9 @@ def _geometry(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilati
     if min(dilation) <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} dilationW: "
                            f"{dilation[1]}")
+    if 0 in input.shape[-3:]:  # a batch may be empty, a plane not
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
+                           f"[{', '.join(map(str, input.shape))}]")
     out = tuple(output_length(size, k, s, p, d, ceil_mode) for size, k, s, p, d in zip(
         input.shape[-2:], kernel, stride, padding, dilation))
     if any(o <= 0 for o in out):
@@ -126,7 +131,7 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), p
     x = input._data
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     windows = _padded_windows(x, kernel, stride, padding, dilation, out, low)
-    flat = windows.reshape(windows.shape[:-2] + (-1,))
+    flat = windows.reshape(windows.shape[:-2] + (kernel[0] * kernel[1],))  # not -1: the batch may be empty
     best = flat.argmax(axis=-1)
     values = np.take_along_axis(flat, best[..., None], axis=-1)[..., 0]
     # the flat index (row * width + column) of each maximum in its input plane
@@ -253,13 +258,20 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any) -> tuple:
+    # its own checks, before those it shares with the average: every dimension but the batch's non-empty
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {shape_text(input.shape)}")
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
+                               f"but input has sizes {shape_text(input.shape)} with dimension {dim} being empty")
     out = _adaptive_size(input, output_size, "adaptive_max_pool2d")
     x = input._data
     values = np.empty(x.shape[:-2] + out, dtype=x.dtype)
     indices = np.empty(x.shape[:-2] + out, dtype=np.int64)
     for i, (r0, r1) in enumerate(_adaptive_bounds(x.shape[-2], out[0])):
         for j, (c0, c1) in enumerate(_adaptive_bounds(x.shape[-1], out[1])):
-            window = x[..., r0:r1, c0:c1].reshape(x.shape[:-2] + (-1,))
+            window = x[..., r0:r1, c0:c1].reshape(x.shape[:-2] + ((r1 - r0) * (c1 - c0),))
             best = window.argmax(axis=-1)
             values[..., i, j] = np.take_along_axis(window, best[..., None], axis=-1)[..., 0]
             indices[..., i, j] = (r0 + best // (c1 - c0)) * x.shape[-1] + c0 + best % (c1 - c0)

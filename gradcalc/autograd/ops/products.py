@@ -565,11 +565,12 @@ def _broadcast_einsum_operands(operands: tuple, operand_labels: list) -> tuple:
 
 
 def _sublist_label(n: Any) -> str:
+    # torch's comparisons, as it writes them: their TypeError for a subscript that is no number names them
     if n == Ellipsis:
         return "..."
-    if 0 <= n < 26:
+    if n >= 0 and n < 26:
         return chr(ord("A") + n)
-    if 26 <= n < 52:
+    if n >= 26 and n < 52:
         return chr(ord("a") + n - 26)
     raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
 

@@ -135,7 +135,7 @@ def sum(input: Tensor, dim: Any = MISSING, keepdim: bool = False, *, dtype: Opti
     out_dtype = sum_dtype(input, dtype)
     dims = None if dim is MISSING else normalize_dims(dim, input.ndim)
     (x,) = arrays((input,), out_dtype)
-    data = np.asarray(sum_data(x, dims, keepdim and dims is not None), dtype=out_dtype._numpy)
+    data = np.asarray(sum_data(x, dims, keepdim), dtype=out_dtype._numpy)
     if dim is MISSING:
         return record(SUM, (input,), data, out_dtype, self_sym_sizes=input.shape)
     return record(SUM_DIM, (input,), data, out_dtype, self_sym_sizes=input.shape, dim=dim, keepdim=keepdim)
@@ -174,7 +174,7 @@ def mean(input: Tensor, dim: Any = MISSING, keepdim: bool = False, *, dtype: Opt
     (x,) = arrays((input,), out_dtype)
     count = input.numel() if dims is None else int(np.prod([input.shape[d] for d in dims]))
     # on the CPU, PyTorch's mean is its sum divided by the count
-    total = sum_data(x, dims, keepdim and dims is not None)
+    total = sum_data(x, dims, keepdim)
     data = np.asarray(total / np.asarray(count, dtype=total.dtype), dtype=out_dtype._numpy)
     if dim is MISSING:
         return record(MEAN, (input,), data, out_dtype, self_sym_sizes=input.shape, self_sym_numel=input.numel())
@@ -291,7 +291,7 @@ def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> T
 
 def _logical_reduction(a: Tensor, dim: Any, keepdim: bool, function: Any) -> Tensor:
     axis = None if dim is MISSING or dim is None else normalize_dims(dim, a.ndim)
-    return Tensor._make(np.asarray(function(a._data, axis=axis, keepdims=keepdim if axis is not None else False)),
+    return Tensor._make(np.asarray(function(a._data, axis=axis, keepdims=keepdim)),  # dim=None keeps them all
                         dtypes.bool_)
 
 
@@ -311,7 +311,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Opti
     dims = normalize_dims(dim, input.ndim)
     (x,) = arrays((input,), out_dtype)
     x = np.where(np.isnan(x), 0, x).astype(x.dtype) if x.dtype.kind == "f" else x
-    data = np.asarray(sum_data(x, dims, keepdim and dims is not None), dtype=out_dtype._numpy)
+    data = np.asarray(sum_data(x, dims, keepdim), dtype=out_dtype._numpy)
     return record(NANSUM, (input,), data, out_dtype, dim=dim, keepdim=keepdim)
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode, layout, meta
 from ..dtypes import DType
+from ...c_arguments import pybind_mismatch
 from ..engine import FREED_MESSAGE, Node, gradient_edge
 from ..saved_variable import SavedTensor, default_hooks, hooked_order
 # the forward-formula markers the op modules declare with, re-exported
@@ -161,7 +162,12 @@ class SavedTensorHandle:
         self._node = node
         self._name = name
 
-    def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+    def register_hooks(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs or len(args) != 2 or not all(callable(hook) for hook in args):  # bound by pybind11, as torch's
+            raise pybind_mismatch("register_hooks", "(self: torch._C._autograd.SavedTensor, arg0: "
+                                  "collections.abc.Callable, arg1: collections.abc.Callable) -> None", (self, *args),
+                                  kwargs)
+        pack_hook, unpack_hook = args
         node = self._node
         saved = node._kept(self._name)
         if saved is None and not node._released:

@@ -212,9 +212,8 @@ def expand(input: Tensor, size: Sequence[int], *, implicit: bool = False) -> Ten
     sizes = tuple(size)
     a = input
     if len(sizes) < a.ndim:
-        # PyTorch names a bool tensor by its C++ type here, the others by their legacy names
-        kind = "CPUBoolType" if a._dtype is dtypes.bool_ else f"torch.{a._dtype.tensor_type}"
-        raise RuntimeError(f"expand({kind}{{{shape_text(a.shape)}}}, size={shape_text(sizes)}): the number of sizes "
+        raise RuntimeError(f"expand({dtypes.legacy_type_name(a._dtype)}{{{shape_text(a.shape)}}}, "
+                           f"size={shape_text(sizes)}): the number of sizes "
                            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
                            f"tensor ({a.ndim})")
     lead = len(sizes) - a.ndim

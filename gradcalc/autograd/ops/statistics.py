@@ -239,9 +239,8 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Opt
     if dtype is not None and dtype.category < dtypes.FLOATING:
         raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be either a floating point "
                            f"or complex dtype. Got: {dtype._scalar_name}")
-    counted = input.isnan().logical_not().sum(dim, keepdim) if dim is not None else input.isnan().logical_not().sum()
-    total = input.nansum(dim, keepdim, dtype=dtype) if dim is not None else input.nansum(dtype=dtype)
-    return total / counted
+    # as ATen: the same dims (all of them for None) and keepdim for both
+    return input.nansum(dim, keepdim, dtype=dtype) / input.isnan().logical_not().sum(dim, keepdim)
 
 
 def _std_var_mean(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, take_sqrt: bool) -> Any:

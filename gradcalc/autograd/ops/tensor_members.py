@@ -64,6 +64,10 @@ def _reflected(function: Callable) -> Callable:
             return function(a, other)
         except MemoryError as error:
             raise out_of_memory(error) from None
+        except TypeError:
+            # as PyTorch's operators (TypeError_to_NotImplemented_): a TypeError on the way, a hook's
+            # too, lets Python try the other operand and then say `unsupported operand type(s)`
+            return NotImplemented
 
     return operator
 

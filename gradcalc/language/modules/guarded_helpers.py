@@ -289,6 +289,10 @@ def _enum_create(cls: Any, class_name: Any, names: Any, *, module: Any = None, q
                  type: Any = None, start: int = 1, boundary: Any = None) -> Any:  # noqa: A002 - Enum's name
     """Enum's functional API (`Enum("Color", "RED GREEN")`), from exact names: a dunder name would
     be a class attribute (`__del__`, numpy's protocols), not a member."""
+    if type is not None:
+        guard.check_bases((type,))
+    # Python's first check, before the names are read: an enum with members cannot be extended
+    enum.EnumType._get_mixins_(class_name, (cls,) if type is None else (type, cls))
     if isinstance(names, str):
         names = _exact(names)
     elif isinstance(names, (tuple, list)) and names and isinstance(names[0], str):
@@ -304,8 +308,6 @@ def _enum_create(cls: Any, class_name: Any, names: Any, *, module: Any = None, q
     for name in listed:
         if isinstance(name, str) and policy.is_dunder(name):
             raise TypeError(f"defining '{name}' in a class is not supported in gradcalc")
-    if type is not None:
-        guard.check_bases((type,))
     made = enum.EnumType._create_(
         cls, _exact(class_name) if isinstance(class_name, str) else class_name, names,
         module=_exact(module) if isinstance(module, str) else module,

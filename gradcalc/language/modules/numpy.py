@@ -65,7 +65,13 @@ class _Resize:
     def __init__(self, array: np.ndarray) -> None:
         self._array = array
 
-    def __call__(self, *new_shape: Any, refcheck: bool = True) -> None:
+    def __call__(self, *new_shape: Any, **kwargs: Any) -> None:
+        # numpy's own reading of its one keyword, in its words
+        if len(kwargs) > 1:
+            raise TypeError(f"function takes at most 1 keyword argument ({len(kwargs)} given)")
+        for key in kwargs:
+            if key != "refcheck":
+                raise TypeError(f"'{key}' is an invalid keyword argument for this function")
         return self._array.resize(*new_shape)
 
     def __repr__(self) -> str:

@@ -311,9 +311,16 @@ def _re() -> dict:
     return members
 
 
+def _json_default(encoder: Any, value: Any) -> Any:
+    """JSONEncoder.default in json's words, a C type of torch's named as Python names one: by the
+    last part of its full name (gradcalc's classes standing for them carry the full name)."""
+    raise TypeError(f"Object of type {type(value).__name__.rpartition('.')[2]} is not JSON serializable")
+
+
 def _json() -> dict:
     import json
 
+    json.JSONEncoder.default = _json_default  # type: ignore[method-assign]
     members = _public(json, ("dumps", "loads", "JSONDecodeError", "JSONEncoder", "JSONDecoder"))
     _allow(json.JSONEncoder, json.JSONDecoder, public=True, derivable=True)
     return members

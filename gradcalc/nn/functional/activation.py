@@ -140,7 +140,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     the input (MulBackward0); the input itself when nothing is dropped."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    _require_tensor(input, "dropout", "input", 1)
+    # _VF.dropout(input, p, training) (dropout_ in place): its argument parser's checks
+    parser("torch", "dropout_" if inplace else "dropout").parse((input, p, training), {})
     if p == 0 or not training or input.numel() == 0:
         return input
     if p == 1:

@@ -8,6 +8,7 @@ import numpy as np
 
 from ...autograd import dtypes
 from ...autograd.ops import activation, loss
+from ...autograd.ops.common import check_no_requires_grad
 from ...autograd.tensor import Tensor
 from ...warnings import warn
 from ...autograd import grad_mode
@@ -138,6 +139,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     if input.ndim > 2:
         raise NotImplementedError("gradcalc computes nll_loss and cross_entropy for inputs of shape (C) or (N, C) "
                                   "only")
+    check_no_requires_grad(weight, "weight", "nll_loss_forward")
     if target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if input.ndim == 2 and target.ndim == 0 or input.ndim == 1 and target.ndim == 1:

@@ -134,7 +134,6 @@ __all__ = [
     "Identity",
     "Bilinear",
     "LazyLinear",
-    "NonDynamicallyQuantizableLinear",
     "Flatten",
     "Unflatten",
     "Sequential",

@@ -13,6 +13,7 @@ from .. import init
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
+from .utils import own_init
 
 
 class _InplaceActivation(Module):
@@ -274,11 +275,13 @@ class _Shrink(Module):
         return str(self.lambd)
 
 
+@own_init
 class Hardshrink(_Shrink):
     __module__ = "torch.nn.modules.activation"
     _function = staticmethod(F.hardshrink)
 
 
+@own_init
 class Softshrink(_Shrink):
     __module__ = "torch.nn.modules.activation"
     _function = staticmethod(F.softshrink)
@@ -300,8 +303,8 @@ class PReLU(Module):
         super().__init__()
         self.num_parameters = num_parameters
         self.init = init
-        dtype = dtype or dtypes.get_default_dtype()
-        self.weight = Parameter(Tensor._make(np.full((num_parameters,), init, dtype=dtype._numpy), dtype))
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
+        self.weight = Parameter(allocated(num_parameters, dtype, init))
 
     def forward(self, input: Tensor) -> Tensor:
         return F.prelu(input, self.weight)
@@ -334,13 +337,13 @@ class MultiheadAttention(Module):
         self.head_dim = embed_dim // num_heads
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
-        dtype = dtype or dtypes.get_default_dtype()
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
         self.in_proj_weight = Parameter(allocated((3 * embed_dim, embed_dim), dtype))
         self.register_parameter("q_proj_weight", None)
         self.register_parameter("k_proj_weight", None)
         self.register_parameter("v_proj_weight", None)
         if bias:
-            self.in_proj_bias = Parameter(allocated((3 * embed_dim,), dtype))
+            self.in_proj_bias = Parameter(allocated(3 * embed_dim, dtype))
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)

@@ -4,15 +4,25 @@ from __future__ import annotations
 import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from types import FunctionType
 from typing import Any, Iterator, Optional
 
 from ...autograd.tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, add_indent, typename
+from .utils import defined_in
 
 
 class _ModuleSequence(Module):
     """What Sequential and ModuleList share: submodules in order, named "0", "1", ..."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # torch defines these methods in each container: its errors name the container
+        # (`ModuleList.append() takes 2 positional arguments ...`), never a shared base
+        super().__init_subclass__(**kwargs)
+        for name, shared in vars(_ModuleSequence).items():
+            if isinstance(shared, FunctionType) and name not in vars(cls):
+                setattr(cls, name, defined_in(cls.__qualname__, shared))
 
     def _index(self, index: Any) -> str:
         size = len(self)
@@ -78,6 +88,9 @@ class Sequential(_ModuleSequence):
         if isinstance(index, slice):
             return Sequential._from_items(list(self._modules.items())[index])
         return self._modules[self._index(index)]
+
+    def extend(self, sequential: Any) -> "Sequential":  # torch's parameter name, which its errors give
+        return _ModuleSequence.extend(self, sequential)
 
     def forward(self, input: Any) -> Any:
         for module in self:

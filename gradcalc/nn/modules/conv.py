@@ -15,7 +15,7 @@ from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
-from .utils import _ntuple
+from .utils import _ntuple, defined_in
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -63,14 +63,14 @@ class _ConvNd(Module):
                     self._reversed_padding_repeated_twice[2 * i + 1] = total - left
         else:
             self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
-        dtype = dtype or dtypes.get_default_dtype()
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
         if self.transposed:
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
             shape = (out_channels, in_channels // groups) + self.kernel_size
         self.weight = Parameter(parameter_data(shape, dtype, device))
         if bias:
-            self.bias = Parameter(parameter_data((out_channels,), dtype, device))
+            self.bias = Parameter(parameter_data(out_channels, dtype, device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -201,7 +201,7 @@ class _LazyConv(LazyModuleMixin):
         # the plain class's init with in_channels 0 ... then uninitialised parameters
         type(self).cls_to_become.__init__(self, 0, 0, bias=bias, **options)
         self.out_channels = out_channels
-        dtype = dtype or dtypes.get_default_dtype()
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
         self.weight = UninitializedParameter(dtype=dtype)
         if bias:
             self.bias = UninitializedParameter(dtype=dtype)
@@ -243,7 +243,7 @@ def _lazy_conv_class(name: str, plain: type) -> type:
         self.groups = groups
 
     members = {"__module__": "torch.nn.modules.conv", "cls_to_become": plain,
-               "__init__": __init_transposed__ if plain._transposed else __init__}
+               "__init__": defined_in(name, __init_transposed__ if plain._transposed else __init__, "__init__")}
     return type(name, (_LazyConv, plain), members)
 
 

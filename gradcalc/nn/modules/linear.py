@@ -28,7 +28,7 @@ class Linear(Module):
                  dtype: Optional[DType] = None) -> None:
         super().__init__()
         check_device(device)
-        dtype = dtype or dtypes.get_default_dtype()
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
         # as torch: uninitialised parameters, then reset_parameters draws into them in place
         weight = parameter_data((out_features, in_features), dtype, device)
         if dtype.category < dtypes.FLOATING:
@@ -37,7 +37,7 @@ class Linear(Module):
         self.out_features = out_features
         self.weight = Parameter(weight)
         if bias:
-            self.bias = Parameter(parameter_data((out_features,), dtype, device))
+            self.bias = Parameter(parameter_data(out_features, dtype, device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -80,11 +80,11 @@ class Bilinear(Module):
     def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
                  device: Any = None, dtype: Optional[DType] = None) -> None:
         super().__init__()
-        dtype = dtype or dtypes.get_default_dtype()
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = Parameter(allocated((out_features, in1_features, in2_features), dtype))
         if bias:
-            self.bias = Parameter(allocated((out_features,), dtype))
+            self.bias = Parameter(allocated(out_features, dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -112,7 +112,7 @@ class LazyLinear(LazyModuleMixin, Linear):
     def __init__(self, out_features: int, bias: bool = True, device: Any = None,
                  dtype: Optional[DType] = None) -> None:
         Module.__init__(self)
-        dtype = dtype or dtypes.get_default_dtype()
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
         self.in_features = 0
         self.out_features = out_features
         self.weight = UninitializedParameter(dtype=dtype)

@@ -8,6 +8,7 @@ from ...warnings import warn
 from .. import functional as F
 from .distance import PairwiseDistance
 from .module import Module
+from .utils import own_init
 
 # ------------------------------------------------------------------ losses
 
@@ -160,6 +161,7 @@ class _MarginLoss(_Loss):
         self.margin = margin
 
 
+@own_init
 class MarginRankingLoss(_MarginLoss):
     __module__ = "torch.nn.modules.loss"
 
@@ -178,6 +180,7 @@ class HingeEmbeddingLoss(_MarginLoss):
         return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
+@own_init
 class CosineEmbeddingLoss(_MarginLoss):
     __module__ = "torch.nn.modules.loss"
 

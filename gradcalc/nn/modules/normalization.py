@@ -14,14 +14,15 @@ from .. import init
 from ..parameter import Parameter
 from . import _functions
 from .module import Module
+from .utils import own_init
 
 
-def _parameter(shape: tuple, value: float, dtype: Optional[DType]) -> Parameter:
-    dtype = dtype or dtypes.get_default_dtype()
+def _parameter(shape: Any, value: float, dtype: Optional[DType]) -> Parameter:
+    dtype = dtypes.get_default_dtype() if dtype is None else dtype
     return Parameter(allocated(shape, dtype, value))
 
 
-def _register_affine(module: Module, shape: tuple, affine: bool, bias: bool, dtype: Optional[DType]) -> None:
+def _register_affine(module: Module, shape: Any, affine: bool, bias: bool, dtype: Optional[DType]) -> None:
     """A weight of ones and a bias of zeros, or None for either the module goes without."""
     module.register_parameter("weight", _parameter(shape, 1.0, dtype) if affine else None)
     module.register_parameter("bias", _parameter(shape, 0.0, dtype) if affine and bias else None)
@@ -70,7 +71,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        _register_affine(self, (num_channels,), affine, bias, dtype)
+        _register_affine(self, num_channels, affine, bias, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -114,6 +115,7 @@ class _ChannelWindowNorm(Module):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
+@own_init
 class LocalResponseNorm(_ChannelWindowNorm):
     __module__ = "torch.nn.modules.normalization"
 

@@ -6,6 +6,7 @@ from typing import Any
 from ...autograd.tensor import Tensor
 from .. import functional as F
 from .module import Module
+from .utils import defined_in
 
 
 class _PadNd(Module):
@@ -28,10 +29,24 @@ class _PadNd(Module):
         return f"padding={self.padding}, value={self.value}" if self._mode == "constant" else f"{self.padding}"
 
 
+def _init_constant(self: _PadNd, padding: Any, value: float) -> None:
+    _PadNd.__init__(self, padding, value)
+
+
+def _init_zero(self: _PadNd, padding: Any) -> None:
+    _PadNd.__init__(self, padding, 0.0)
+
+
+def _init_other(self: _PadNd, padding: Any) -> None:
+    _PadNd.__init__(self, padding)
+
+
 def _pad_class(name: str, mode: str, dims: int, zero: bool = False) -> type:
-    members: dict = {"__module__": "torch.nn.modules.padding", "_mode": mode, "_dims": dims}
+    # each of torch's padding classes has its own __init__, which a wrong call's error names
+    init = _init_zero if zero else _init_constant if mode == "constant" else _init_other
+    members: dict = {"__module__": "torch.nn.modules.padding", "_mode": mode, "_dims": dims,
+                     "__init__": defined_in(name, init, "__init__")}
     if zero:
-        members["__init__"] = lambda self, padding: _PadNd.__init__(self, padding, 0.0)
         members["extra_repr"] = lambda self: f"{self.padding}"
     return type(name, (_PadNd,), members)
 

@@ -84,7 +84,7 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class _AdaptivePool(Module):
+class _AdaptiveMaxPoolNd(Module):
     __module__ = "torch.nn.modules.pooling"
 
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
@@ -96,34 +96,38 @@ class _AdaptivePool(Module):
         return f"output_size={self.output_size}"
 
 
-class AdaptiveAvgPool1d(_AdaptivePool):
+class _AdaptiveAvgPoolNd(Module):
     __module__ = "torch.nn.modules.pooling"
 
     def __init__(self, output_size: Any) -> None:
-        super().__init__(output_size)
+        super().__init__()
+        self.output_size = output_size
+
+    extra_repr = _AdaptiveMaxPoolNd.extra_repr
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    __module__ = "torch.nn.modules.pooling"
 
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
-class AdaptiveAvgPool2d(_AdaptivePool):
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     __module__ = "torch.nn.modules.pooling"
-
-    def __init__(self, output_size: Any) -> None:
-        super().__init__(output_size)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
-class AdaptiveMaxPool1d(_AdaptivePool):
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     __module__ = "torch.nn.modules.pooling"
 
     def forward(self, input: Tensor) -> Any:
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
-class AdaptiveMaxPool2d(_AdaptivePool):
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     __module__ = "torch.nn.modules.pooling"
 
     def forward(self, input: Tensor) -> Any:

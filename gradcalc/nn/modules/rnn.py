@@ -21,6 +21,7 @@ from ..functional import recurrent
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
+from .utils import own_init
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 _NAMES = {"LSTM": "LSTM", "GRU": "GRU", "RNN_TANH": "RNN", "RNN_RELU": "RNN"}
@@ -74,8 +75,9 @@ class RNNBase(Module):
         self.dropout = float(dropout)
         self.bidirectional = bidirectional
         self.proj_size = proj_size
-        dtype = dtype or dtypes.get_default_dtype()
-        gate_size = _GATES[mode] * hidden_size
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
+        # as torch: a one-gate RNN's size is the hidden size as given (a bool stays one, for empty() to refuse)
+        gate_size = hidden_size if _GATES[mode] == 1 else _GATES[mode] * hidden_size
         real_hidden_size = proj_size or hidden_size
         directions = 2 if bidirectional else 1
         self._flat_weights_names: list = []
@@ -245,20 +247,22 @@ class RNNBase(Module):
 class RNN(RNNBase):
     __module__ = "torch.nn.modules.rnn"
 
-    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
-                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device: Any = None, dtype: Optional[DType] = None, **kwargs: Any) -> None:
+    # (*args, **kwargs) as torch's: a wrong call's error is RNNBase's
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
-        if nonlinearity == "tanh":
+        if len(args) > 3:  # nonlinearity comes fourth, before RNNBase's bias
+            self.nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        else:
+            self.nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if self.nonlinearity == "tanh":
             mode = "RNN_TANH"
-        elif nonlinearity == "relu":
+        elif self.nonlinearity == "relu":
             mode = "RNN_RELU"
         else:
-            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
-        self.nonlinearity = nonlinearity
-        super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype, **kwargs)
+            raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'.")
+        super().__init__(mode, *args, **kwargs)
 
 
 class LSTM(RNNBase):
@@ -321,13 +325,10 @@ class LSTM(RNNBase):
 class GRU(RNNBase):
     __module__ = "torch.nn.modules.rnn"
 
-    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
-                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device: Any = None, dtype: Optional[DType] = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
-        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype, **kwargs)
+        super().__init__("GRU", *args, **kwargs)
 
 
 # ------------------------------------------------------------------ cells
@@ -339,7 +340,7 @@ class RNNCellBase(Module):
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
                  dtype: Optional[DType] = None) -> None:
         super().__init__()
-        dtype = dtype or dtypes.get_default_dtype()
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
@@ -408,6 +409,7 @@ class RNNCell(RNNCellBase):
         return out if batched else out.squeeze(0)
 
 
+@own_init
 class LSTMCell(RNNCellBase):
     __module__ = "torch.nn.modules.rnn"
     _gates = 4
@@ -423,6 +425,7 @@ class LSTMCell(RNNCellBase):
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
+@own_init
 class GRUCell(RNNCellBase):
     __module__ = "torch.nn.modules.rnn"
     _gates = 3

@@ -37,7 +37,7 @@ class Embedding(Module):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
-            dtype = dtype or dtypes.get_default_dtype()
+            dtype = dtypes.get_default_dtype() if dtype is None else dtype
             self.weight = Parameter(allocated((num_embeddings, embedding_dim), dtype), requires_grad=not _freeze)
             self.reset_parameters()
         else:
@@ -97,7 +97,7 @@ class EmbeddingBag(Module):
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
         self.padding_idx = padding_idx
-        dtype = dtype or dtypes.get_default_dtype()
+        dtype = dtypes.get_default_dtype() if dtype is None else dtype
         if _weight is None:
             self.weight = Parameter(allocated((num_embeddings, embedding_dim), dtype))
             init.normal_(self.weight)

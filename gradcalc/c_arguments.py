@@ -1,0 +1,41 @@
+"""The arguments of a function CPython or numpy write in C, bound as their argument parsing
+(PyArg_ParseTupleAndKeywords, Argument Clinic) binds them, with its errors: for gradcalc's Python
+stand-ins of such functions, whose own errors would name a Python signature."""
+from __future__ import annotations
+
+from typing import Any
+
+
+def c_arguments(function: str, parameters: tuple, required: int, args: tuple, kwargs: dict) -> dict:
+    """{name: value} of the arguments given to `function` (as its messages name it: "pow()"),
+    whose parameters are `parameters` in order, the first `required` of them required."""
+    given = len(args) + len(kwargs)
+    if given > len(parameters):
+        bound = "at most" if required < len(parameters) else "exactly"
+        raise TypeError(f"{function} takes {bound} {len(parameters)} argument{'s' if len(parameters) != 1 else ''} "
+                        f"({given} given)")
+    bound_values = dict(zip(parameters, args))
+    kwargs = dict(kwargs)
+    for position, name in enumerate(parameters, 1):
+        if name in bound_values:
+            continue
+        if name in kwargs:
+            bound_values[name] = kwargs.pop(name)
+        elif position <= required:
+            raise TypeError(f"{function} missing required argument '{name}' (pos {position})")
+    for key in kwargs:
+        if key in parameters:
+            raise TypeError(f"argument for {function} given by name ('{key}') and position "
+                            f"({parameters.index(key) + 1})")
+        raise TypeError(f"'{key}' is an invalid keyword argument for {function}")
+    return bound_values
+
+
+def pybind_mismatch(function: str, signature: str, args: tuple, kwargs: dict) -> TypeError:
+    """pybind11's error for a call that fits none of a function's signatures (`signature`, its one),
+    the arguments shown by their reprs as pybind11 shows them."""
+    invoked = ", ".join(repr(value) for value in args)
+    if kwargs:
+        invoked += "; kwargs: " + ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
+    return TypeError(f"{function}(): incompatible function arguments. The following argument types are supported:\n"
+                     f"    1. {signature}\n\nInvoked with: {invoked}")
