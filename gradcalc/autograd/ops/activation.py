@@ -96,7 +96,8 @@ HARDTANH_BACKWARD = node("HardtanhBackwardBackward0", ("grad_output", "self"),
                          grad_output=lambda grad, self, min_val, max_val: hardtanh_backward(grad, self, min_val,
                                                                                             max_val),
                          self=lambda grad: zeros_like(grad))
-LOG_SIGMOID = node("LogSigmoidBackward0", ("self",), jvp=ELEMENT_WISE, saved=("buffer",),
+# contiguous: log_sigmoid's forward makes its result and buffer so
+LOG_SIGMOID = node("LogSigmoidBackward0", ("self",), element_wise=False, jvp=ELEMENT_WISE, saved=("buffer",),
                    self=lambda grad, self: grad * _log_sigmoid_slope(self))
 # PyTorch's constants, in the opmath type of the kernel
 _GELU_BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5  # M_SQRT2 * M_2_SQRTPI * 0.5

@@ -43,28 +43,30 @@ def _log_masked(base: Tensor, result: Tensor) -> Tensor:
 
 
 # with an alpha, PyTorch's add kernel is one fused multiply-add: x + alpha * y rounded once
-ADD = node("AddBackward0", ("self", "other"), jvp=LINEAR, forward=kernels.add_scaled,
+ADD = node("AddBackward0", ("self", "other"), element_wise=True, jvp=LINEAR, forward=kernels.add_scaled,
            self=lambda grad: grad, other=lambda grad, alpha: _scaled(grad, alpha))
-SUB = node("SubBackward0", ("self", "other"), jvp=LINEAR,
+SUB = node("SubBackward0", ("self", "other"), element_wise=True, jvp=LINEAR,
            forward=lambda x, y, alpha=1: kernels.add_scaled(x, y, -alpha) if alpha != 1 else x - y,
            self=lambda grad: grad, other=lambda grad, alpha: -_scaled(grad, alpha))
-RSUB = node("RsubBackward1", ("self",), jvp=LINEAR, self=lambda grad, alpha: -_scaled(grad, alpha))
-RSUB_TENSOR = node("RsubBackward0", ("self", "other"), jvp=LINEAR,
+RSUB = node("RsubBackward1", ("self",), element_wise=True, jvp=LINEAR, self=lambda grad, alpha: -_scaled(grad, alpha))
+RSUB_TENSOR = node("RsubBackward0", ("self", "other"), element_wise=True, jvp=LINEAR,
                    self=lambda grad, alpha: -_scaled(grad, alpha), other=lambda grad: grad)
-MUL = node("MulBackward0", ("self", "other"), forward=np.multiply,
+MUL = node("MulBackward0", ("self", "other"), element_wise=True, forward=np.multiply,
            jvp={"self": lambda tangent, other: tangent * other, "other": lambda tangent, self: tangent * self},
            self=lambda grad, other: grad * conjugate(other), other=lambda grad, self: grad * conjugate(self))
-DIV = node("DivBackward0", ("self", "other"), forward=np.true_divide,
+DIV = node("DivBackward0", ("self", "other"), element_wise=True, forward=np.true_divide,
            jvp={"self": lambda tangent, other: tangent / other,
                 "other": lambda tangent, self, other: -tangent * self / (other * other)},
            self=lambda grad, other: grad / conjugate(other),
            other=lambda grad, self, other: -grad * conjugate((self / other) / other))
-NEG = node("NegBackward0", ("self",), forward=np.negative, jvp=LINEAR, self=lambda grad: -grad)
+NEG = node("NegBackward0", ("self",), element_wise=True, forward=np.negative, jvp=LINEAR, self=lambda grad: -grad)
 # multiplication, division and addition by a C++ Scalar, as PyTorch's composite ops and backward
 # formulas do them (MulBackward1, DivBackward1, AddBackward1)
-MUL_SCALAR = node("MulBackward1", ("self",), jvp=LINEAR, self=lambda grad, other: mul_scalar(grad, other))
-DIV_SCALAR = node("DivBackward1", ("self",), jvp=LINEAR, self=lambda grad, other: div_scalar(grad, other))
-ADD_SCALAR = node("AddBackward1", ("self",), jvp=LINEAR, self=lambda grad: grad)
+MUL_SCALAR = node("MulBackward1", ("self",), element_wise=True,
+                  jvp=LINEAR, self=lambda grad, other: mul_scalar(grad, other))
+DIV_SCALAR = node("DivBackward1", ("self",), element_wise=True,
+                  jvp=LINEAR, self=lambda grad, other: div_scalar(grad, other))
+ADD_SCALAR = node("AddBackward1", ("self",), element_wise=True, jvp=LINEAR, self=lambda grad: grad)
 RECIPROCAL = node("ReciprocalBackward0", ("self",), forward=np.reciprocal, jvp=ELEMENT_WISE,
                   self=lambda grad, result: -grad * conjugate(result * result))
 # div with a rounding mode: piecewise constant, so zero gradients
@@ -128,7 +130,8 @@ POW_SCALAR = node("PowBackward0", ("self",), forward=_power, jvp=ELEMENT_WISE, s
 POW_TENSOR = node("PowBackward1", ("self", "exponent"), forward=power_tensor, jvp=ELEMENT_WISE,
                   self=lambda grad, self, exponent: grad * conjugate(exponent * self.pow(exponent - 1)),
                   exponent=lambda grad, self, result: grad * conjugate(result * _log_masked(self, result)))
-POW_SCALAR_BASE = node("PowBackward2", ("exponent",), jvp=ELEMENT_WISE,
+# contiguous: pow(Scalar, Tensor)'s meta function asks for a contiguous result
+POW_SCALAR_BASE = node("PowBackward2", ("exponent",), element_wise=False, jvp=ELEMENT_WISE,
                        exponent=lambda grad, result, self: _pow_scalar_base_grad(grad, result, self))
 
 

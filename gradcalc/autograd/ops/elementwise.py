@@ -29,8 +29,10 @@ ASINH = node("AsinhBackward0", ("self",), forward=np.arcsinh, jvp=ELEMENT_WISE,
              self=lambda grad, self: grad * (self.pow(2) + 1).rsqrt().conj())
 ATANH = node("AtanhBackward0", ("self",), forward=np.arctanh, jvp=ELEMENT_WISE,
              self=lambda grad, self: grad * (1 - self.pow(2)).reciprocal().conj())
-DEG2RAD = node("Deg2RadBackward0", ("self",), forward=np.deg2rad, jvp=LINEAR, self=lambda grad: grad * (math.pi / 180))
-RAD2DEG = node("Rad2DegBackward0", ("self",), forward=np.rad2deg, jvp=LINEAR, self=lambda grad: grad * (180 / math.pi))
+DEG2RAD = node("Deg2RadBackward0", ("self",), element_wise=True,
+               forward=np.deg2rad, jvp=LINEAR, self=lambda grad: grad * (math.pi / 180))
+RAD2DEG = node("Rad2DegBackward0", ("self",), element_wise=True,
+               forward=np.rad2deg, jvp=LINEAR, self=lambda grad: grad * (180 / math.pi))
 ERFC = node("ErfcBackward0", ("self",), forward=special.erfc, jvp=ELEMENT_WISE,
             self=lambda grad, self: -2.0 / math.sqrt(math.pi) * (-self.pow(2)).exp() * grad)
 ERFINV = node("ErfinvBackward0", ("self",), forward=special.erfinv, jvp=ELEMENT_WISE,

@@ -63,7 +63,7 @@ SINH = node("SinhBackward0", ("self",), forward=np.sinh, jvp=ELEMENT_WISE,
 COSH = node("CoshBackward0", ("self",), forward=np.cosh, jvp=ELEMENT_WISE,
             self=lambda grad, self: grad * self.sinh().conj())
 CONJ = node("ConjBackward0", ("self",), forward=np.conj, jvp=LINEAR, self=lambda grad: grad.conj())
-CONJ_PHYSICAL = node("ConjPhysicalBackward0", ("self",), forward=np.conj, jvp=LINEAR,
+CONJ_PHYSICAL = node("ConjPhysicalBackward0", ("self",), element_wise=True, forward=np.conj, jvp=LINEAR,
                      self=lambda grad: grad.conj_physical())
 EXP2 = node("Exp2Backward0", ("self",), forward=np.exp2, jvp=ELEMENT_WISE,
             self=lambda grad, result: grad * result.conj() * math.log(2.0))

@@ -38,15 +38,6 @@ from ..tensor import VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GR
 from ...display.names import torch_class
 
 
-# the element-wise ops whose forward derivative is not declared element-wise (they are linear)
-_LINEAR_ELEMENT_WISE = frozenset({
-    "AddBackward0", "AddBackward1", "SubBackward0", "RsubBackward0", "RsubBackward1", "MulBackward0",
-    "MulBackward1", "DivBackward0", "DivBackward1", "NegBackward0", "Deg2RadBackward0", "Rad2DegBackward0",
-    "ConjPhysicalBackward0"})
-# element-wise ops ATen gives a contiguous result: pow(Scalar, Tensor)'s meta function asks for
-# one, log_sigmoid's forward makes its buffers so
-_CONTIGUOUS_ELEMENT_WISE = frozenset({"PowBackward2", "LogSigmoidBackward0"})
-
 
 class NodeDef:
     """The grad_fn of one overload of an op."""
@@ -56,7 +47,7 @@ class NodeDef:
 
     def __init__(self, name: str, inputs: tuple, formulas: dict, *, jvp: Any = None, saved: tuple = (),
                  saved_tensors: tuple = (), multi_output: bool = False, forward: Optional[Callable] = None,
-                 shown_name: Optional[str] = None) -> None:
+                 shown_name: Optional[str] = None, element_wise: Optional[bool] = None) -> None:
         self.name = name
         self.shown_name = shown_name or name
         self.inputs = inputs
@@ -66,9 +57,9 @@ class NodeDef:
         self.formulas = [formulas.get(name) for name in inputs]
         self.formula_args = [f.__code__.co_varnames[1:f.__code__.co_argcount] if f else () for f in self.formulas]
         self.jvp = jvp
-        # a TensorIterator op: its result is laid out in its operands' order of strides
-        self.element_wise = (jvp == ELEMENT_WISE or name in _LINEAR_ELEMENT_WISE) and not multi_output \
-            and name not in _CONTIGUOUS_ELEMENT_WISE
+        # a TensorIterator op: its result is laid out in its operands' order of strides (by
+        # default, an op whose forward derivative is element-wise)
+        self.element_wise = (jvp == ELEMENT_WISE if element_wise is None else element_wise) and not multi_output
         # the tensors it keeps besides its inputs and result (indices, masks), freed after backward too
         self.saved_tensors = saved_tensors
         shown = dict.fromkeys(saved)
@@ -120,10 +111,11 @@ NODES: dict = {}
 
 def node(name: str, inputs: Sequence[str], *, jvp: Any = None, saved: tuple = (), saved_tensors: tuple = (),
          multi_output: bool = False, forward: Optional[Callable] = None, shown_name: Optional[str] = None,
-         **formulas: Callable) -> NodeDef:
-    """Declare a grad_fn: `node("MulBackward0", ("self", "other"), self=..., other=..., jvp=...)`."""
+         element_wise: Optional[bool] = None, **formulas: Callable) -> NodeDef:
+    """Declare a grad_fn: `node("MulBackward0", ("self", "other"), self=..., other=..., jvp=...)`.
+    `element_wise`: whether its result is laid out as TensorIterator's (default: a jvp of ELEMENT_WISE)."""
     declared = NodeDef(name, tuple(inputs), formulas, jvp=jvp, saved=saved, saved_tensors=saved_tensors,
-                       multi_output=multi_output, forward=forward, shown_name=shown_name)
+                       multi_output=multi_output, forward=forward, shown_name=shown_name, element_wise=element_wise)
     NODES[name] = declared
     return declared
 
