@@ -449,7 +449,7 @@ def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool, panels: bool =
     if not panels or a.shape[1] <= _PANEL:  # one panel: no slicing
         return _panel_in_order(a, b, fused)
     total = None
-    for panel in _panels(a.shape[1]) if panels else [slice(None)]:
+    for panel in _panels(a.shape[1]):
         part = _panel_in_order(a[:, panel], b[panel], fused)
         total = part if total is None else total + part
     return total

@@ -218,6 +218,9 @@ def _prepared(name: str, scalar_type: type) -> Callable:
     return _PREPARED[key]
 
 
+_SCRATCH_KEPT = 1 << 20  # bytes: small products, the ones whose calls the reuse makes cheaper
+
+
 class _Arguments(threading.local):
     """A thread's buffers for the integers, scalars and letters of a BLAS call, rewritten in place
     for each call (MKL runs while ctypes lets go of the GIL, so each thread has its own)."""
@@ -234,7 +237,10 @@ class _Arguments(threading.local):
         self._scratch: list = [None, None]
 
     def scratch(self, slot: int, nbytes: int) -> np.ndarray:
-        """The thread's aligned scratch storage SLOT, of NBYTES bytes at least (grown as needed)."""
+        """The thread's aligned scratch storage SLOT, of NBYTES bytes at least (grown as needed);
+        a large operand's storage is its own, not kept: the program's memory ceiling counts it."""
+        if nbytes > _SCRATCH_KEPT:
+            return _storage(nbytes, zeroed=False)
         memory = self._scratch[slot]
         if memory is None or memory.size < nbytes:
             memory = self._scratch[slot] = _storage(max(nbytes, 2 * (0 if memory is None else memory.size)),

@@ -372,7 +372,8 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
     size = _arange_size(start, end, step, bounds, dtype)
     if not 0 <= size <= _INT64_MAX:
         raise RuntimeError("invalid size, possible overflow?")
-    start, end, step = _arange_bounds(bounds, dtype)
+    if dtype is not dtypes.int64:
+        start, end, step = _arange_bounds(bounds, dtype)
     count = int(size)
     if count > 2 ** 63 - 1:  # a size of 2**63 passes the check as a double, and casts to int64's minimum
         raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {-2 ** 63}")

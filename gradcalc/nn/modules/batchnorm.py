@@ -18,10 +18,6 @@ from .module import Module
 from .utils import defined_in
 
 
-def _filled(size: Any, value: float, dtype: DType, maker: str = "empty") -> Tensor:
-    return allocated(size, dtype, value, maker)
-
-
 class _NormBase(Module):
     __module__ = "torch.nn.modules.batchnorm"
 
@@ -36,17 +32,17 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
-            self.weight = Parameter(_filled(num_features, 1.0, dtype))
+            self.weight = Parameter(allocated(num_features, dtype, 1.0))
             if bias:
-                self.bias = Parameter(_filled(num_features, 0.0, dtype))
+                self.bias = Parameter(allocated(num_features, dtype, 0.0))
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", _filled(num_features, 0.0, dtype, "zeros"))
-            self.register_buffer("running_var", _filled(num_features, 1.0, dtype, "ones"))
+            self.register_buffer("running_mean", allocated(num_features, dtype, 0.0, "zeros"))
+            self.register_buffer("running_var", allocated(num_features, dtype, 1.0, "ones"))
             self.register_buffer("num_batches_tracked", Tensor._make(np.zeros((), np.int64), dtypes.int64))
         else:
             self.register_buffer("running_mean", None)
@@ -144,8 +140,8 @@ class _LazyNormBase(LazyModuleMixin):
             if self.bias is not None:
                 self.bias = self.bias.materialize((self.num_features,))
         if self.track_running_stats:
-            self._buffers["running_mean"] = _filled((self.num_features,), 0.0, dtype)
-            self._buffers["running_var"] = _filled((self.num_features,), 1.0, dtype)
+            self._buffers["running_mean"] = allocated((self.num_features,), dtype, 0.0)
+            self._buffers["running_var"] = allocated((self.num_features,), dtype, 1.0)
         self.reset_parameters()
 
 
