@@ -174,6 +174,28 @@ def test_program_code_that_gradcalc_reports_on_runs_behind_the_wall(program: str
     assert seen and all(seen), seen
 
 
+def test_program_code_never_runs_while_gradcalc_reads_frames() -> None:
+    # logging's stacklevel is read where gradcalc looks at the frames: a program's number, whose
+    # __ceil__ gives an object whose comparison is program code, must be settled before that look
+    program = ("import logging\nclass Evil:\n    def __gt__(self, other):\n        frame()\n        return False\n"
+               "class N(int):\n    def __ceil__(self):\n        return Evil()\n"
+               "logging.getLogger('x').warning('hello', stacklevel=N(1))\n")
+    seen: list = []
+
+    def frame() -> None:
+        try:
+            sys._getframe(0)
+            seen.append("allowed")
+        except AttributeError:
+            seen.append("refused")
+
+    reset_global_state()
+    session = Session(TextOutput(io.StringIO(), io.StringIO()))
+    session.namespace["frame"] = frame
+    session.run(program, "probe.grad")
+    assert seen == ["refused"]
+
+
 def test_the_wall_raised_for_good_stays_up_whatever_its_switches_say() -> None:
     # what code past the policy could do: find the wall's functions and set every switch to off
     program = (

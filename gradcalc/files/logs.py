@@ -44,8 +44,11 @@ class Logger(host_logging.Logger):
         its file, line and function, as Python finds them; gradcalc's frames are not counted. Past
         the outermost one, Python keeps that one."""
         # Python's loop compares `stacklevel > 0` first: a stacklevel that is no number fails there, in
-        # its words (here, before gradcalc's look at the frames, where no program code may run)
-        levels = math.ceil(stacklevel) if isinstance(stacklevel, (int, float)) else int(bool(stacklevel > 0))
+        # its words. Anything but an exact int (a program's `__ceil__` may return any object) is
+        # compared here, before gradcalc's look at the frames, where no program code may run.
+        levels = math.ceil(stacklevel) if isinstance(stacklevel, (int, float)) else stacklevel
+        if type(levels) is not int:
+            levels = int(bool(levels > 0))
         found = None
         with limits.reading_frames():  # gradcalc's own look: no program code runs here
             frame = limits.host_frame(1)

@@ -63,7 +63,8 @@ def compiled_getattr(obj: Any, name: str, called: bool = False, _rules: dict = R
         if value_type in _rules:
             if value_type is _method and rule.c_methods:
                 return shown_method(value)
-            if called and value_type is _builtin and value.__self__ is obj:
+            # (a method of another name came from the instance's own attributes, which win)
+            if called and value_type is _builtin and value.__self__ is obj and value.__name__ == name:
                 descriptor = _type(obj).__dict__.get(name)  # the type's own, most often
                 if _type(descriptor) is _descriptor:
                     return _method(descriptor, obj)
