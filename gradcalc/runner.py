@@ -87,12 +87,14 @@ def interrupted() -> int:
 
 def run(source: str, filename: str, color: Optional[bool], graph: Optional[str] = None) -> int:
     """Run a whole program, then draw the graph behind tensor `graph` if asked; the exit status."""
-    from .display.console import make_output
     from .language import limits
-    from .language.parser import preload
-    from .session import Session, format_error
 
+    session = None
     try:
+        from .display.console import make_output
+        from .language.parser import preload
+        from .session import Session, format_error
+
         session = Session(make_output(color))
         preload()  # the grammar's parser, unpickled if the program needs it (the jail keeps its cache out)
         end_of_start_up()
@@ -110,7 +112,11 @@ def run(source: str, filename: str, color: Optional[bool], graph: Optional[str] 
         return interrupted()
     except Exception as error:  # a failure of gradcalc itself: one clean line, never a traceback
         sys.stdout.flush()
-        sys.stderr.write(f"gradcalc: internal error: {format_error(error)}\n")
+        if session is None and limits.starved(error):  # its own loading, under too low a ceiling
+            sys.stderr.write(f"gradcalc: {limits.TOO_LOW_TO_LOAD}\n")
+        else:
+            sys.stderr.write(f"gradcalc: internal error: {type(error).__name__}: {error}\n"
+                             if session is None else f"gradcalc: internal error: {format_error(error)}\n")
         return 1
     return status
 

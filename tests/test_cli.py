@@ -76,6 +76,13 @@ def test_bytes_that_are_not_utf8_are_a_syntax_error_as_in_python(command: list, 
                                     "no encoding declared; see https://peps.python.org/pep-0263/ for details\n")
 
 
+def test_a_memory_ceiling_too_low_to_load_is_said_in_one_line(command: list) -> None:
+    done = run(command, "--max-memory", "1M", "-e", "print(1)")
+    assert (done.stdout, done.stderr, done.returncode) == (
+        "", "gradcalc: out of memory while starting: the memory ceiling (--max-memory) is too low for gradcalc to "
+        "load\n", 1)
+
+
 def test_version_and_help(command: list) -> None:
     version, sandbox, backend = run(command, "--version").stdout.splitlines()
     assert version == f"gradcalc {gradcalc.__version__}"

@@ -255,6 +255,44 @@ def test_worker_is_interrupted_and_goes_on(worker) -> None:
     assert worker.run("1 + 1")["stdout"] == "2\n"
 
 
+def _ctrl_c_once_written(monkeypatch, wait: float = 0.0) -> None:
+    """Ctrl-C (SIGINT to this process) just after each request is written, before the front end
+    waits for its reply: where a loaded machine's scheduler may let it land."""
+    from gradcalc.worker import client
+
+    def send_then_ctrl_c(fd: int, message: dict) -> None:
+        client_send(fd, message)
+        time.sleep(wait)  # the program under way in the worker
+        os.kill(os.getpid(), signal.SIGINT)
+
+    client_send = client.send
+    monkeypatch.setattr(client, "send", send_then_ctrl_c)
+
+
+def test_ctrl_c_just_after_the_request_interrupts_the_program(worker, monkeypatch) -> None:
+    _ctrl_c_once_written(monkeypatch, wait=1.0)
+    rescue = threading.Timer(60, worker.interrupt)  # a worker too slow to start its program
+    rescue.start()
+    try:
+        reply = worker.run("while True: pass")
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C left the program running in the worker, its reply unread")
+    finally:
+        rescue.cancel()
+    assert reply["status"] == "interrupted" and reply["stderr"] == "KeyboardInterrupt\n"
+    monkeypatch.undo()
+    assert worker.run("1 + 1")["stdout"] == "2\n"
+
+
+def test_ctrl_c_during_an_inspection_leaves_no_reply_behind(worker, monkeypatch) -> None:
+    worker.run("x = 1")
+    _ctrl_c_once_written(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        worker.inspect("names")
+    monkeypatch.undo()
+    assert worker.run("x + 1")["stdout"] == "2\n"  # its own reply, not the inspection's
+
+
 @pytest.mark.parametrize("kill", [signal.SIGKILL, signal.SIGSEGV])
 def test_a_dead_worker_is_said_and_replaced(worker, kill: int) -> None:
     from gradcalc.worker.client import WorkerDied

@@ -85,6 +85,16 @@ def test_real_terminal(start, tmp_path: Path) -> None:
     assert "+x = tensor(2.0, requires_grad=True)" in (tmp_path / "gradcalc" / "history").read_text()
 
 
+def test_a_worker_that_cannot_start_is_said_at_each_input_without_a_traceback(start) -> None:
+    terminal = start("--max-memory", "1M")
+    terminal.send("1 + 1\r")
+    terminal.expect("gradcalc: a fresh worker did not start: it ended with exit status 1")
+    terminal.send("\x04")
+    assert terminal.wait() == 0
+    assert "gradcalc: the worker could not go on: out of memory while starting" in terminal.raw
+    assert "Traceback" not in terminal.raw and "Unhandled exception" not in terminal.raw
+
+
 def test_keys_typed_at_the_first_prompt_wait_for_the_editor(tmp_path: Path) -> None:
     """The banner and first prompt show before the editor is loaded (repl/early.py): what is typed
     meanwhile is neither lost nor echoed twice, and the terminal's settings come back at the end."""

@@ -96,6 +96,16 @@ def parse_size(text: str) -> int:
     return int(value * scale)
 
 
+# what the dynamic loader says when the memory ceiling leaves no room to map a library
+_MAPPING_FAILED = "failed to map segment"
+TOO_LOW_TO_LOAD = "out of memory while starting: the memory ceiling (--max-memory) is too low for gradcalc to load"
+
+
+def starved(error: BaseException) -> bool:
+    """Whether `error`, raised while gradcalc loads, is its memory ceiling leaving it no room."""
+    return isinstance(error, MemoryError) or _MAPPING_FAILED in str(error)
+
+
 def set_memory_limit(limit: int) -> None:
     """Cap the process's address space at `limit` bytes (0: no cap), where the OS allows it."""
     if limit <= 0:

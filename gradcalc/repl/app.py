@@ -94,10 +94,14 @@ class Loader:
             self.worker = self._make_worker()
             self.worker.launch()  # first: it loads the most, in its own process, while this one loads the rest
             from ..language.parser import is_complete
+            from ..worker.client import WorkerDied
 
             self.output = self._make_output()
             is_complete("x = 1\n")  # loads the parser
-            self.worker.start()
+            try:
+                self.worker.start()
+            except WorkerDied:  # (it said why on stderr) the first input says so and starts another
+                pass
             self._loaded()
         except BaseException as error:  # shown by the first input that waits for it
             self._failure = error
@@ -154,7 +158,11 @@ def _key_bindings(wait_for_parser: Callable[[], None]) -> KeyBindings:
             buffer.complete_state = None  # keep what the menu inserted
             if chosen is not None:
                 return
-        if input_is_complete(buffer.text, wait_for_parser):
+        try:
+            complete = input_is_complete(buffer.text, wait_for_parser)
+        except Exception:  # the session failed to load: Enter hands the input on, and its run says why
+            complete = True
+        if complete:
             # a block's closing line is blank: keep it blank, without the auto-indent
             buffer.text = buffer.text.rstrip(" \t")
             buffer.validate_and_handle()
@@ -220,7 +228,11 @@ class Repl:
 
     @property
     def output(self) -> Any:
-        self.loader.wait()
+        try:
+            self.loader.wait()
+        except Exception:  # what failed to load after the output is said on it
+            if self.loader.output is None:
+                raise
         return self.loader.output
 
     @property
@@ -295,7 +307,7 @@ class Repl:
                 run_command(self, ":help")
             else:
                 leave = self._run(strip_prompts(text))
-        except KeyboardInterrupt:  # before the worker was ready
+        except KeyboardInterrupt:  # before the worker was ready, or in a command (:vars) once its reply came
             self.output.error("KeyboardInterrupt")
         except WorkerDied as death:
             self._report(str(death))

@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from typing import IO, Any, Callable, Optional, Union
 
 from .protocol import ChannelClosed, Receiver, send
@@ -26,6 +27,33 @@ _PASSED_ON = ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "MKL_ENABLE_INSTRUCTIONS", "TER
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 Stream = Union[None, int, IO[Any]]
+
+
+class _HeldInterrupts:
+    """Ctrl-C noted, not raised, until release(): while a request is written, an interrupt must
+    neither cut it in two nor come between its writing and the wait for its reply (SIGINT's Python
+    handler runs in the main thread only, so elsewhere there is nothing to hold)."""
+
+    def __init__(self) -> None:
+        self._noted = False
+        self._previous: Any = None
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.getsignal(signal.SIGINT)
+            if callable(previous):  # Python's own handler or a program's; SIG_IGN and C handlers stay
+                self._previous = previous
+                signal.signal(signal.SIGINT, self._note)
+
+    def _note(self, number: int, frame: Any) -> None:
+        self._noted = True
+
+    def release(self, replay: bool = True) -> None:
+        """The former handler back (once), and given the Ctrl-C that came meanwhile, if any."""
+        previous, self._previous = self._previous, None
+        if previous is None:
+            return
+        signal.signal(signal.SIGINT, previous)
+        if replay and self._noted:
+            previous(signal.SIGINT, None)
 
 
 class WorkerDied(Exception):
@@ -160,21 +188,33 @@ class Worker:
 
     def _request(self, message: dict, interruptible: bool = False,
                  on_stream: Optional[Callable[[str, str], None]] = None) -> dict:
+        """The worker's reply to `message`. Ctrl-C meanwhile interrupts the program of an
+        `interruptible` request and is raised after any other's reply is read: a request is never
+        cut in two, nor a reply left behind for the next request to take as its own."""
         self.start()
+        held = _HeldInterrupts()
         try:
             send(self._requests, message)
-        except (BrokenPipeError, OSError):
-            raise self._died() from None
+        except BaseException as error:
+            held.release(replay=False)
+            if isinstance(error, OSError):  # a broken pipe: the worker is gone
+                raise self._died() from None
+            raise
+        interrupted = False
         while True:
             try:
+                held.release()  # a Ctrl-C that came while the request was written raises here
                 reply = self._receive()
                 if on_stream is None or "stream" not in reply:
-                    return reply
+                    break
                 on_stream(str(reply["stream"]), str(reply.get("text", "")))  # a program still running
             except KeyboardInterrupt:
-                if not interruptible:
-                    raise
-                self.interrupt()  # and wait on for the program's end
+                interrupted = True
+                if interruptible:
+                    self.interrupt()  # and wait on for the program's end
+        if interrupted and not interruptible:
+            raise KeyboardInterrupt
+        return reply
 
     def _receive(self) -> dict:
         assert self._replies is not None

@@ -202,7 +202,8 @@ def main(args: Optional[list] = None) -> None:
     try:
         _serve(sys.argv[1:] if args is None else args)
     except Exception as error:
-        sys.stderr.write(f"gradcalc: the worker could not go on: {format_error(error)}\n")
+        why = limits.TOO_LOW_TO_LOAD if limits.starved(error) else format_error(error)
+        sys.stderr.write(f"gradcalc: the worker could not go on: {why}\n")
         sys.exit(1)
 
 
