@@ -192,7 +192,8 @@ def _class_getattr(cls: Any, name: str) -> Any:
         allowed = True
     else:
         rule = class_rule(cls)  # a class the policy does not list shows nothing
-        allowed = rule is not None and (name in rule.read or (rule.public and name not in rule.deny))
+        allowed = rule is not None and (name in rule.read or (rule.public and name not in rule.deny)
+                                        or (name == "mro" and not issubclass(cls, type)))  # (shows no more than __mro__)
     if allowed and not is_dunder(name):
         # what the class and its bases define; of its metaclass's, only what the standard library's
         # metaclasses add (`ABC.register`) and `mro`, which shows nothing new
