@@ -290,16 +290,17 @@ def _operand_layout(x: np.ndarray, transposed_result: bool, lead: int, other: in
 
 # _gemm_plan's, by the factors' dtypes, shapes and strides
 _GEMM_PLANS: dict = {}
+_NOT_PLANNED = object()
 
 
 def _gemm_plan(mat1: np.ndarray, mat2: np.ndarray) -> Optional[tuple]:
     """addmm_impl_cpu_'s gemm for this layout of factors, into a row-major (m, n) result in a
     storage of its own, worked out once per layout: whether the factors are swapped (the result
     read as its column-major transpose), whether each (after the swap) is first copied row-major,
-    _gemm_call's call, the result's shape and dtype. None where MKL is not what ATen calls."""
+    _gemm_call's call, the result's shape, dtype and bytes. None where MKL is not what ATen calls."""
     key = mat1.dtype, mat2.dtype, mat1.shape, mat1.strides, mat2.shape, mat2.strides
-    plan = _GEMM_PLANS.get(key, _UNLOADED)
-    if plan is not _UNLOADED:
+    plan = _GEMM_PLANS.get(key, _NOT_PLANNED)
+    if plan is not _NOT_PLANNED:
         return plan
     plan = None
     (m, k), n = mat1.shape, mat2.shape[1]
@@ -587,9 +588,10 @@ def dot(x: np.ndarray, y: np.ndarray) -> Optional[np.ndarray]:
     """x · y as ATen's dot: ?dot_ over the two vectors (a 0-d array)."""
     if not _routed(x.dtype) or y.dtype != x.dtype or not 0 < x.size < 1 << 31:
         return None
-    ((a, a_at), step_a), ((b, b_at), step_b) = _vector(x), _vector(y)
+    # each (vector, address): the copies _vector makes are held until the call returns
+    (a, step_a), (b, step_b) = _vector(x), _vector(y)
     storage, (size_at, step_a_at, step_b_at) = _integers((x.size, step_a, step_b))
-    result = native_call(_prepared("dot", x.dtype.type), size_at, a_at, step_a_at, b_at, step_b_at)
+    result = native_call(_prepared("dot", x.dtype.type), size_at, a[1], step_a_at, b[1], step_b_at)
     return np.asarray(result, x.dtype)
 
 
