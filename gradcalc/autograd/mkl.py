@@ -543,8 +543,10 @@ def _placed_copy(x: np.ndarray, start: int, offset: int) -> tuple:
 
 
 def fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """Zeros in a new storage, aligned as c10's allocator aligns it."""
-    return _storage(math.prod(shape) * np.dtype(dtype).itemsize).view(dtype).reshape(shape)
+    """Zeros in a new storage, aligned as c10's allocator aligns it (a storage of DTYPE's elements,
+    as a tensor's is: its views, as_strided and resize_ count in them)."""
+    dtype = np.dtype(dtype)
+    return _storage_at(math.prod(shape) * dtype.itemsize, dtype=dtype)[0].reshape(shape)
 
 
 def _aligned_empty(shape: tuple, dtype: np.dtype) -> tuple:
