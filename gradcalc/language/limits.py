@@ -173,7 +173,7 @@ def _make_hook(roots: tuple, active: Callable[[], bool], reading_stack: Callable
                native: Callable[[], bool]) -> Callable:
     """An audit hook refusing what a program must not do while `active()`; `reading_stack()`
     lets gradcalc's own look at who called it through (host_frame), `native()` gradcalc's own
-    calls into MKL through ctypes (native_calls)."""
+    calls into MKL through ctypes (native_call)."""
 
     def inside(path: Any) -> bool:
         if isinstance(path, int) or path is None:
