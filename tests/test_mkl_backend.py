@@ -199,11 +199,24 @@ def test_mkl_is_loaded_on_first_use_only() -> None:
     assert done.stdout.split() == ["False", "True"]
 
 
-def test_a_product_too_large_for_memory_fails_as_in_pytorch() -> None:
-    """MKL's result storages refuse an impossible size with PyTorch's allocator error, as the
-    emulation's do: the golden program's answer, recorded from PyTorch, holds with MKL too."""
-    program = Path(__file__).parent / "golden" / "ops" / "memory" / "out_of_memory.grad"
-    expected = json.loads(program.with_name("out_of_memory.expected.json").read_text())
+def _golden_stdout_holds_with_mkl(program: Path) -> None:
+    """The golden PROGRAM's answer, recorded from PyTorch, holds with MKL too."""
+    expected = json.loads(program.with_name(program.stem + ".expected.json").read_text())
     done = subprocess.run([sys.executable, "-m", "gradcalc", program.name], capture_output=True, text=True,
                           timeout=300, cwd=program.parent, env={**os.environ, "GRADCALC_MKL": "1", "NO_COLOR": "1"})
     assert done.stdout == expected["stdout"]
+
+
+def test_a_product_too_large_for_memory_fails_as_in_pytorch() -> None:
+    """MKL's result storages refuse an impossible size with PyTorch's allocator error, as the
+    emulation's do."""
+    _golden_stdout_holds_with_mkl(Path(__file__).parent / "golden" / "ops" / "memory" / "out_of_memory.grad")
+
+
+def test_mkl_results_are_storages_of_their_elements() -> None:
+    """A result MKL writes (a product, a batched product, a matrix-vector product, a VML function,
+    a factorization) lies in a storage of its dtype's elements, as a tensor's does: as_strided,
+    resize_, storage_offset and untyped_storage read it as in PyTorch (they read its bytes as
+    elements before)."""
+    _golden_stdout_holds_with_mkl(Path(__file__).parent / "golden" / "ops" / "views_and_shape" /
+                                  "strided_views_of_products.grad")

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
-from ..language.limits import native_calls
+from ..language.limits import native_call
 from ..machine import processor
 from . import cpu
 
@@ -51,6 +51,8 @@ VML_FUNCTIONS = {"ExpBackward0": "Exp", "LogBackward0": "Ln", "Log2Backward0": "
 _SGEMM_HERE = cpu.SGEMM_AVX512 and cpu.processor_has_avx512() and processor().get("vendor_id") == "GenuineIntel"
 
 _UNLOADED = object()
+# MKL's vms/vmd functions by (VML_FUNCTIONS's name, np.float32 or np.float64), their argument types set
+_VML_PREPARED: dict = {}
 # GRADCALC_MKL is read when gradcalc starts, before a sandbox may empty the environment
 _state: dict = {"library": _UNLOADED, "why": "", "on": os.environ.get("GRADCALC_MKL", "1") != "0"}
 
@@ -91,10 +93,11 @@ def _load() -> Optional[ctypes.CDLL]:
         _state["layer"] = "GNU OpenMP, one thread" if layer == _GNU_OPENMP else \
             "sequential: no libgomp here, so LAPACK's last digits may differ from PyTorch's"
         for name in VML_FUNCTIONS.values():
-            for prefix in ("vms", "vmd"):
+            for prefix, scalar_type in (("vms", np.float32), ("vmd", np.float64)):
                 function = getattr(library, prefix + name)
                 function.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
                 function.restype = None
+                _VML_PREPARED[name, scalar_type] = function
     except (OSError, AttributeError) as error:
         _state["why"] = f"MKL could not be loaded: {error}"
         return None
@@ -116,8 +119,7 @@ def native(function: Callable) -> Callable:
     def call(*args: Any, **kwargs: Any) -> Any:
         if _state["library"] is None or not _state["on"]:
             return function(*args, **kwargs)  # no MKL to call: nothing for the wall to let through
-        with native_calls():
-            return function(*args, **kwargs)
+        return native_call(function, *args, **kwargs)
     return call
 
 
@@ -125,11 +127,12 @@ def library() -> Optional[ctypes.CDLL]:
     """MKL, loaded on the first call; None when it is turned off, not installed, or gradcalc
     computes as on a machine whose sgemm MKL does not follow here. (Asked before every product:
     only the first call, which loads, passes the wall.)"""
-    if not _turned_on() or cpu.SGEMM_AVX512 != _SGEMM_HERE:
+    if not _state["on"] or cpu.SGEMM_AVX512 != _SGEMM_HERE:
         return None
-    if _state["library"] is _UNLOADED:
-        _state["library"] = native(_load)()
-    return _state["library"]
+    loaded = _state["library"]
+    if loaded is _UNLOADED:
+        loaded = _state["library"] = native(_load)()
+    return loaded
 
 
 def describe() -> str:
@@ -159,22 +162,19 @@ def turned(on: bool) -> Iterator[None]:
         _state["on"] = saved
 
 
-@native
 def vml(node_name: str, x: np.ndarray) -> Optional[np.ndarray]:
     """The op of grad_fn NODE_NAME on float32/float64 X as ATen's vml.h computes it, if it does
     (MKL's element-wise results do not depend on where an element sits, so a strided tensor's
-    copy, as ATen makes, gives the same)."""
+    copy, as ATen makes, gives the same). The result is a storage of its own, aligned as c10's."""
     name = VML_FUNCTIONS.get(node_name)
     if name is None or x.dtype.type not in (np.float32, np.float64) or not x.size or x.size >= 1 << 31:
         return None
-    lib = library()
-    if lib is None:
+    if library() is None:
         return None
     source = np.ascontiguousarray(x)
-    out = np.empty_like(source)
-    getattr(lib, ("vms" if x.dtype.type is np.float32 else "vmd") + name)(
-        source.size, _address(source), _address(out), _VML_MODE)
-    return out.reshape(x.shape)
+    out, out_at = _aligned_empty(x.shape, x.dtype)
+    native_call(_VML_PREPARED[name, x.dtype.type], source.size, _address(source), out_at, _VML_MODE)
+    return out
 
 
 def blas_routine(name: str, dtype: np.dtype) -> tuple:
@@ -211,80 +211,157 @@ def _prepared(name: str, scalar_type: type) -> Callable:
     key = name, scalar_type
     if key not in _PREPARED:
         single = scalar_type is np.float32
-        function = library()[("s" if single else "d") + name + "_"]  # an object of its own, not getattr's shared one
+        function = native(library().__getitem__)(("s" if single else "d") + name + "_")  # not getattr's shared one
         function.argtypes = [ctypes.c_void_p] * _ARITY[name]
         function.restype = (ctypes.c_float if single else ctypes.c_double) if name == "dot" else None
         _PREPARED[key] = function
     return _PREPARED[key]
 
 
+# Fortran's 'N' and 'T' for a BLAS call's transa/transb, read only
+_LETTERS = np.frombuffer(b"NT", np.uint8).copy()
+_LETTER = (_address(_LETTERS), _address(_LETTERS) + 1)  # by whether the operand is transposed
+# How many distinct tuples of integers, and of layouts of factors, are kept prepared at once (a
+# program of ever new shapes starts over past it)
+_MOST_KEPT = 4096
+_INTEGERS: dict = {}
+
+
+def _integers(values: tuple) -> tuple:
+    """(storage, addresses): VALUES as Fortran integers in a storage kept for those values, never
+    written again, so that a call passes addresses only (the caller holds the storage until its
+    call returns)."""
+    kept = _INTEGERS.get(values)
+    if kept is None:
+        if len(_INTEGERS) >= _MOST_KEPT:
+            _INTEGERS.clear()
+        storage = np.array(values, np.int32)
+        start = _address(storage)
+        kept = _INTEGERS[values] = storage, tuple(range(start, start + 4 * len(values), 4))
+    return kept
+
+
 _SCRATCH_KEPT = 1 << 20  # bytes: small products, the ones whose calls the reuse makes cheaper
 
 
-class _Arguments(threading.local):
-    """A thread's buffers for the integers, scalars and letters of a BLAS call, rewritten in place
-    for each call (MKL runs while ctypes lets go of the GIL, so each thread has its own)."""
+class _Scratch(threading.local):
+    """A thread's alpha and beta and its scratch storages, rewritten for each call (MKL runs while
+    ctypes lets go of the GIL, so each thread has its own)."""
 
     def __init__(self) -> None:
-        self.integers = np.zeros(6, np.int32)
-        self.integer = [_address(self.integers) + 4 * index for index in range(6)]
-        self._letters = np.frombuffer(b"NT", np.uint8).copy()
-        self.letter = {False: _address(self._letters), True: _address(self._letters) + 1}
         self._scalars = {np.float32: np.zeros(2, np.float32), np.float64: np.zeros(2, np.float64)}
         self._scalar_addresses = {kind: (_address(scalars), _address(scalars) + scalars.itemsize)
                                   for kind, scalars in self._scalars.items()}
+        self._storages: list = [(None, 0), (None, 0)]
 
-        self._scratch: list = [None, None]
-
-    def scratch(self, slot: int, nbytes: int) -> np.ndarray:
-        """The thread's aligned scratch storage SLOT, of NBYTES bytes at least (grown as needed);
-        a large operand's storage is its own, not kept: the program's memory ceiling counts it."""
+    def storage(self, slot: int, nbytes: int) -> tuple:
+        """(storage, address): the thread's aligned scratch storage SLOT, of NBYTES bytes at least
+        (grown as needed); a large operand's storage is its own, not kept: the program's memory
+        ceiling counts it."""
         if nbytes > _SCRATCH_KEPT:
-            return _storage(nbytes, zeroed=False)
-        memory = self._scratch[slot]
-        if memory is None or memory.size < nbytes:
-            memory = self._scratch[slot] = _storage(max(nbytes, 2 * (0 if memory is None else memory.size)),
-                                                    zeroed=False)
-        return memory
+            return _storage_at(nbytes, zeroed=False)
+        kept = self._storages[slot]
+        if kept[0] is None or kept[0].size < nbytes:
+            kept = self._storages[slot] = _storage_at(max(nbytes, 2 * (0 if kept[0] is None else kept[0].size)),
+                                                      zeroed=False)
+        return kept
 
-    def scalar_addresses(self, scalar_type: type, values: tuple) -> tuple:
+    def scalar_addresses(self, scalar_type: type, alpha: float, beta: float) -> tuple:
         """The addresses of alpha and beta, written as SCALAR_TYPE."""
         scalars = self._scalars[scalar_type]
-        scalars[0], scalars[1] = values
+        scalars[0], scalars[1] = alpha, beta
         return self._scalar_addresses[scalar_type]
 
 
-_ARGUMENTS = _Arguments()
+_SCRATCH = _Scratch()
 
 
-def _column_major_operand(x: np.ndarray, transposed_result: bool, lead: int, other: int) -> tuple:
-    """How addmm_impl_cpu_ hands one factor to gemm: (transposed, leading dimension, array), the
+def _operand_layout(x: np.ndarray, transposed_result: bool, lead: int, other: int) -> tuple:
+    """How addmm_impl_cpu_ hands one factor to gemm: (transposed, leading dimension, copied), the
     factor copied row-major when neither of its strides fits (strides in elements)."""
     step = [s // x.itemsize for s in x.strides]
     inner, outer = (1, 0) if transposed_result else (0, 1)
     if step[inner] == 1 and step[outer] >= max(1, lead):
-        return False, step[outer], x
+        return False, step[outer], False
     if step[outer] == 1 and step[inner] >= max(1, other):
-        return True, step[inner], x
-    return not transposed_result, x.shape[1], fresh_copy(x)
+        return True, step[inner], False
+    return not transposed_result, x.shape[1], True
 
 
-@native
+# _gemm_plan's, by the factors' dtypes, shapes and strides
+_GEMM_PLANS: dict = {}
+_NOT_PLANNED = object()
+
+
+def _gemm_plan(mat1: np.ndarray, mat2: np.ndarray) -> Optional[tuple]:
+    """addmm_impl_cpu_'s gemm for this layout of factors, into a row-major (m, n) result in a
+    storage of its own, worked out once per layout: whether the factors are swapped (the result
+    read as its column-major transpose), whether each (after the swap) is first copied row-major,
+    _gemm_call's call, the result's shape, dtype and bytes. None where MKL is not what ATen calls."""
+    key = mat1.dtype, mat2.dtype, mat1.shape, mat1.strides, mat2.shape, mat2.strides
+    plan = _GEMM_PLANS.get(key, _NOT_PLANNED)
+    if plan is not _NOT_PLANNED:
+        return plan
+    plan = None
+    (m, k), n = mat1.shape, mat2.shape[1]
+    if mat1.dtype.type in (np.float32, np.float64) and mat2.dtype == mat1.dtype and m and n and k \
+            and max(m, n, k) < 1 << 31:
+        # a row-major (m, n) result has strides (n, 1): column-major only when it is one column
+        swapped = n != 1
+        first, second, rows, columns = (mat2, mat1, n, m) if swapped else (mat1, mat2, m, n)
+        transa, lda, copy_first = _operand_layout(first, swapped, rows, k)
+        transb, ldb, copy_second = _operand_layout(second, swapped, k, columns)
+        call = _gemm_call(mat1.dtype.type, (transa, transb), (rows, columns, k), (lda, ldb, rows))
+        if call is not None:
+            plan = swapped, copy_first, copy_second, call, (m, n), mat1.dtype, m * n * mat1.itemsize
+    if len(_GEMM_PLANS) >= _MOST_KEPT:
+        _GEMM_PLANS.clear()
+    _GEMM_PLANS[key] = plan
+    return plan
+
+
+def _gemm_call(scalar_type: type, transposed: tuple, sizes: tuple, leading: tuple) -> Optional[tuple]:
+    """cpublas's gemm for float32/float64: ?gemm_ after normalize_last_dims, where BLAS accepts the
+    leading dimensions: (function, the addresses of transa, transb, m, n, k, lda, ldb, ldc, the
+    integers' storage); None where ATen would use its own kernel instead."""
+    (transa, transb), (m, n, k) = transposed, sizes
+    lda, ldb, ldc = _normalized(transa, transb, m, n, k, *leading)
+    if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
+        return None
+    storage, integer = _integers((m, n, k, lda, ldb, ldc))
+    return (_prepared("gemm", scalar_type), _LETTER[transa], _LETTER[transb]) + integer + (storage,)
+
+
+def _call_gemm(call: tuple, scalar_type: type, first: np.ndarray, second: np.ndarray, c_at: int, alpha: float,
+               beta: float) -> None:
+    """CALL (_gemm_call's) on FIRST and SECOND, placed at PyTorch's alignment, into the matrix at C_AT."""
+    # the copies _placed_at makes are held until the call returns: it gets only their addresses
+    (first, first_at), (second, second_at) = _placed_at(first, 0), _placed_at(second, 1)
+    alpha_at, beta_at = _SCRATCH.scalar_addresses(scalar_type, alpha, beta)
+    function, transa, transb, m, n, k, lda, ldb, ldc, _ = call
+    native_call(function, transa, transb, m, n, k, alpha_at, first_at, lda, second_at, ldb, beta_at, c_at, ldc)
+
+
 def gemm(mat1: np.ndarray, mat2: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
          beta: float = 0) -> Optional[np.ndarray]:
     """alpha * mat1 @ mat2 + beta * OUT (a fresh row-major result when OUT is None) as ATen's
     addmm_impl_cpu_ computes it: the result read as a column-major matrix (a row-major one as its
     transpose, the factors swapped), each factor passed as it lies in memory, transposed or not,
     then ?gemm_ after cpublas's normalize_last_dims. None when MKL is not in use."""
-    if not _routed(mat1.dtype) or mat2.dtype != mat1.dtype:
+    if library() is None:
         return None
-    (m, k), n = mat1.shape, mat2.shape[1]
-    if not m or not n or not k or max(m, n, k) >= 1 << 31:
+    plan = _gemm_plan(mat1, mat2)
+    if plan is None:
         return None
-    c = _uninitialized((m, n), mat1.dtype)  # gemm writes every element (beta 0) or scales OUT's
+    swapped, copy_first, copy_second, call, shape, dtype, nbytes = plan
+    c, c_at = _storage_at(nbytes, False, dtype)  # gemm writes every element (beta 0) or scales OUT's
+    c = c.reshape(shape)
     if out is not None:
         c[...] = out
-    return c if _gemm_into(mat1, mat2, c, alpha, beta) else None
+    first, second = (mat2, mat1) if swapped else (mat1, mat2)
+    _call_gemm(call, dtype.type, fresh_copy(first) if copy_first else first,
+               fresh_copy(second) if copy_second else second, c_at, alpha, beta)
+    return c
 
 
 @native
@@ -303,8 +380,15 @@ def bmm(batch1: np.ndarray, batch2: np.ndarray, out: Optional[np.ndarray] = None
         result[...] = out
     if _matrices_contiguous_or_transposed(batch1) and _matrices_contiguous_or_transposed(batch2):
         return result if _gemm_batch(batch1, batch2, result, alpha, beta) else None
-    done = all(_gemm_into(batch1[index], batch2[index], result[index], alpha, beta) for index in range(count))
-    return result if done else None
+    plan = _gemm_plan(batch1[0], batch2[0])  # every pair's layout is the first's
+    if plan is None:
+        return None
+    swapped, copy_first, copy_second, call, _, dtype, _ = plan
+    for index in range(count):
+        first, second = (batch2[index], batch1[index]) if swapped else (batch1[index], batch2[index])
+        _call_gemm(call, dtype.type, fresh_copy(first) if copy_first else first,
+                   fresh_copy(second) if copy_second else second, _address(result[index]), alpha, beta)
+    return result
 
 
 def _steps(x: np.ndarray) -> list:
@@ -334,8 +418,10 @@ def _gemm_batch(batch1: np.ndarray, batch2: np.ndarray, result: np.ndarray, alph
     m = batch2.shape[2]
     lda, ldb, ldc = _steps(batch2)[2 if transa else 1], _steps(batch1)[2 if transb else 1], m
     if count == 1:
-        return _cpublas_gemm((transa, transb), (m, n, k), (alpha, beta), (batch2[0], lda), (batch1[0], ldb),
-                             (result[0], ldc))
+        call = _gemm_call(result.dtype.type, (transa, transb), (m, n, k), (lda, ldb, ldc))
+        if call is not None:
+            _call_gemm(call, result.dtype.type, batch2[0], batch1[0], _address(result), alpha, beta)
+        return call is not None
     lda, ldb, ldc = _normalized(transa, transb, m, n, k, lda, ldb, ldc)
     if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
         return False
@@ -360,39 +446,6 @@ def _fits_blas(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ldb
     """cpublas's use_blas_gemm: leading dimensions BLAS accepts."""
     return lda >= max(1, k if transa else m) and ldb >= max(1, n if transb else k) and ldc >= max(1, m) \
         and max(lda, ldb, ldc) < 1 << 31
-
-
-def _gemm_into(mat1: np.ndarray, mat2: np.ndarray, c: np.ndarray, alpha: float, beta: float) -> bool:
-    """addmm_impl_cpu_'s call of cpublas's gemm into C, a row-major (m, n) matrix in a storage of
-    its own."""
-    (m, k), n = mat1.shape, mat2.shape[1]
-    # a row-major (m, n) result has strides (n, 1): column-major only when it is one column
-    transposed = n != 1
-    if transposed:
-        mat1, mat2, m, n = mat2, mat1, n, m
-    transa, lda, a = _column_major_operand(mat1, transposed, m, k)
-    transb, ldb, b = _column_major_operand(mat2, transposed, k, n)
-    return _cpublas_gemm((transa, transb), (m, n, k), (alpha, beta), (a, lda), (b, ldb), (c, m))
-
-
-def _cpublas_gemm(transposed: tuple, sizes: tuple, scalars: tuple, a: tuple, b: tuple, c: tuple) -> bool:
-    """cpublas's gemm for float32/float64: ?gemm_ after normalize_last_dims, where BLAS accepts the
-    leading dimensions (A, B, C: a matrix and its leading dimension); False where ATen would use
-    its own kernel instead."""
-    (transa, transb), (m, n, k) = transposed, sizes
-    lda, ldb, ldc = _normalized(transa, transb, m, n, k, a[1], b[1], c[1])
-    if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
-        return False
-    # the copies placed makes are held until the call returns: it gets only their addresses
-    (first, first_at), (second, second_at) = _placed_at(a[0], 0), _placed_at(b[0], 1)
-    result = c[0]
-    arguments = _ARGUMENTS
-    integer, scalar = arguments.integer, arguments.scalar_addresses(result.dtype.type, scalars)
-    arguments.integers[:6] = m, n, k, lda, ldb, ldc
-    _prepared("gemm", result.dtype.type)(
-        arguments.letter[transa], arguments.letter[transb], integer[0], integer[1], integer[2], scalar[0],
-        first_at, integer[3], second_at, integer[4], scalar[1], _address(result), integer[5])
-    return True
 
 
 def _normalized(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ldb: int, ldc: int) -> tuple:
@@ -420,9 +473,10 @@ def address_of(x: np.ndarray, kind: type) -> ctypes.pointer:
 _ALIGNMENT = 64
 
 
-def _storage(nbytes: int, zeroed: bool = True) -> np.ndarray:
-    """A new storage as c10's allocator gives one: NBYTES bytes starting on 64. Its array's base is
-    no array (a memoryview), so an array made on it is the root of its views."""
+def _storage_at(nbytes: int, zeroed: bool = True, dtype: type = np.uint8) -> tuple:
+    """(storage, address): a new storage as c10's allocator gives one, NBYTES bytes starting on
+    64, as a flat array of DTYPE. Its array's base is no array (a memoryview), so an array made on
+    it is the root of its views."""
     try:
         memory = (np.zeros if zeroed else np.empty)(nbytes + _ALIGNMENT, np.uint8)
     except MemoryError:
@@ -431,8 +485,16 @@ def _storage(nbytes: int, zeroed: bool = True) -> np.ndarray:
         error = MemoryError(f"cannot allocate {nbytes} bytes")
         error._total_size = nbytes
         raise error from None
-    first = -_address(memory) % _ALIGNMENT
-    return np.frombuffer(memory.data[first:first + nbytes], np.uint8) if nbytes else memory[first:first]
+    start = _address(memory)
+    first = -start % _ALIGNMENT
+    if not nbytes:
+        return memory[first:first].view(dtype), start + first
+    return np.frombuffer(memory.data[first:first + nbytes], dtype), start + first
+
+
+def _storage(nbytes: int, zeroed: bool = True) -> np.ndarray:
+    """A new storage as c10's allocator gives one: NBYTES bytes starting on 64 (_storage_at's)."""
+    return _storage_at(nbytes, zeroed)[0]
 
 
 def placed(x: np.ndarray) -> np.ndarray:
@@ -442,27 +504,34 @@ def placed(x: np.ndarray) -> np.ndarray:
 
 
 def _placed_at(x: np.ndarray, scratch: Optional[int] = None) -> tuple:
-    """placed(X) and its address; a copy made in the thread's scratch buffer SCRATCH (0 or 1),
+    """placed(X) and its address; a copy made in the thread's scratch storage SCRATCH (0 or 1),
     for an operand read only while one call runs, rather than in a new storage."""
-    start = _address(x)
-    base = x.base
-    if not isinstance(base, np.ndarray):
-        offset = 0
+    start = x.__array_interface__["data"][0]
+    root = x.base
+    if isinstance(root, np.ndarray):
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        root_start = root.__array_interface__["data"][0]
     else:
-        while isinstance(base.base, np.ndarray):
-            base = base.base
-        offset = (start - _address(base)) % _ALIGNMENT
-    if start % _ALIGNMENT == offset:
+        root_start = start
+    # X lies at PyTorch's alignment (its offset in its storage, modulo 64) when its storage does
+    if not root_start % _ALIGNMENT:
         return x, start
-    if min(x.strides, default=0) >= 0:  # the elements only, at their offsets from the first
+    offset = (start - root_start) % _ALIGNMENT
+    if x.flags.c_contiguous or x.flags.f_contiguous:
+        span = x.nbytes
+    elif min(x.strides, default=0) >= 0:  # the elements only, at their offsets from the first
         span = sum((size - 1) * step for size, step in zip(x.shape, x.strides)) + x.itemsize if x.size else 0
-        memory = _storage(span + offset, zeroed=False) if scratch is None else _ARGUMENTS.scratch(scratch, span + offset)
-        copy = np.ndarray(x.shape, x.dtype, buffer=memory, offset=offset, strides=x.strides)
-        copy[...] = x
-        return copy, _address(copy)
-    return _placed_copy(x, start, offset)
+    else:
+        return _placed_copy(x, start, offset)
+    memory, memory_at = _storage_at(span + offset, zeroed=False) if scratch is None else \
+        _SCRATCH.storage(scratch, span + offset)
+    copy = np.ndarray(x.shape, x.dtype, buffer=memory, offset=offset, strides=x.strides)
+    copy[...] = x
+    return copy, memory_at + offset
 
 
+@native  # it reads X's bytes through ctypes
 def _placed_copy(x: np.ndarray, start: int, offset: int) -> tuple:
     """_placed_at's copy of X when a stride is negative: the bytes X spans, moved whole."""
     low, high = np.lib.array_utils.byte_bounds(x) if hasattr(np.lib, "array_utils") else np.byte_bounds(x)
@@ -474,16 +543,18 @@ def _placed_copy(x: np.ndarray, start: int, offset: int) -> tuple:
 
 
 def fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """Zeros in a new storage, aligned as c10's allocator aligns it."""
-    return _storage(math.prod(shape) * np.dtype(dtype).itemsize).view(dtype).reshape(shape)
+    """Zeros in a new storage, aligned as c10's allocator aligns it (a storage of DTYPE's elements,
+    as a tensor's is: its views, as_strided and resize_ count in them)."""
+    dtype = np.dtype(dtype)
+    return _storage_at(math.prod(shape) * dtype.itemsize, dtype=dtype)[0].reshape(shape)
 
 
-def _uninitialized(shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """A new storage as fresh's, for a result BLAS writes whole: not cleared first."""
-    return _storage(math.prod(shape) * np.dtype(dtype).itemsize, zeroed=False).view(dtype).reshape(shape)
+def _aligned_empty(shape: tuple, dtype: np.dtype) -> tuple:
+    """(array, address): a new storage as fresh's, for a result MKL writes whole: not cleared first."""
+    storage, start = _storage_at(math.prod(shape) * dtype.itemsize, zeroed=False, dtype=dtype)
+    return storage.reshape(shape), start
 
 
-@native
 def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alpha: float = 1,
          beta: float = 0) -> Optional[np.ndarray]:
     """alpha * mat @ vec + beta * OUT as ATen's addmv computes it (mv: beta 0): ?gemv_ on MAT as it
@@ -494,7 +565,7 @@ def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alp
     m, n = mat.shape
     if not m or not n or max(m, n) >= 1 << 31:
         return None
-    y = _uninitialized((m,), mat.dtype)  # gemv writes every element (beta 0) or scales OUT's
+    y, y_at = _aligned_empty((m,), mat.dtype)  # gemv writes every element (beta 0) or scales OUT's
     if out is not None:
         y[...] = out
     step = [s // mat.itemsize for s in mat.strides]
@@ -506,26 +577,23 @@ def gemv(mat: np.ndarray, vec: np.ndarray, out: Optional[np.ndarray] = None, alp
             step = [n, 1]
         transposed, rows, columns, lda = True, n, m, step[0]
     lda = rows if columns == 1 else lda  # as BlasKernel's gemv sets it for one column
-    x, step = _vector(vec)
+    (x, x_at), step = _vector(vec)
     mat, mat_at = _placed_at(mat, 0)  # a copy held until the call returns: it gets only the address
-    arguments = _ARGUMENTS
-    integer, scalar = arguments.integer, arguments.scalar_addresses(y.dtype.type, (alpha, beta))
-    arguments.integers[:5] = rows, columns, max(lda, 1), step, 1
-    _prepared("gemv", y.dtype.type)(arguments.letter[transposed], integer[0], integer[1], scalar[0], mat_at,
-                                    integer[2], _address(x), integer[3], scalar[1], _address(y), integer[4])
+    alpha_at, beta_at = _SCRATCH.scalar_addresses(y.dtype.type, alpha, beta)
+    storage, (rows_at, columns_at, lda_at, step_at, one_at) = _integers((rows, columns, max(lda, 1), step, 1))
+    native_call(_prepared("gemv", y.dtype.type), _LETTER[transposed], rows_at, columns_at, alpha_at, mat_at,
+                lda_at, x_at, step_at, beta_at, y_at, one_at)
     return y
 
 
-@native
 def dot(x: np.ndarray, y: np.ndarray) -> Optional[np.ndarray]:
     """x · y as ATen's dot: ?dot_ over the two vectors (a 0-d array)."""
     if not _routed(x.dtype) or y.dtype != x.dtype or not 0 < x.size < 1 << 31:
         return None
+    # each (vector, address): the copies _vector makes are held until the call returns
     (a, step_a), (b, step_b) = _vector(x), _vector(y)
-    arguments = _ARGUMENTS
-    arguments.integers[:3] = x.size, step_a, step_b
-    integer = arguments.integer
-    result = _prepared("dot", x.dtype.type)(integer[0], _address(a), integer[1], _address(b), integer[2])
+    storage, (size_at, step_a_at, step_b_at) = _integers((x.size, step_a, step_b))
+    result = native_call(_prepared("dot", x.dtype.type), size_at, a[1], step_a_at, b[1], step_b_at)
     return np.asarray(result, x.dtype)
 
 
@@ -537,9 +605,10 @@ def fresh_copy(x: np.ndarray) -> np.ndarray:
 
 
 def _vector(x: np.ndarray) -> tuple:
-    """A vector as BLAS gets it from ATen, with its stride (in elements); copied where it is not
-    a forward stride BLAS takes."""
+    """((vector, address), stride in elements): a vector as BLAS gets it from ATen; copied where it
+    is not a forward stride BLAS takes."""
     step = x.strides[0] // x.itemsize if x.size > 1 else 1
     if step < 1 or x.strides[0] % x.itemsize:
-        return fresh_copy(x), 1
-    return placed(x), step
+        copy = fresh_copy(x)
+        return (copy, _address(copy)), 1
+    return _placed_at(x), step

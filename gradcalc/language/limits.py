@@ -183,7 +183,7 @@ def _make_hook(roots: tuple, active: Callable[[], bool], reading_stack: Callable
                native: Callable[[], bool]) -> Callable:
     """An audit hook refusing what a program must not do while `active()`; `reading_stack()`
     lets gradcalc's own look at who called it through (host_frame), `native()` gradcalc's own
-    calls into MKL through ctypes (native_calls)."""
+    calls into MKL through ctypes (native_call)."""
 
     def inside(path: Any) -> bool:
         if isinstance(path, int) or path is None:
@@ -298,12 +298,12 @@ def _make_wall() -> tuple:
         finally:
             reading = saved
 
-    @contextmanager
-    def native() -> Iterator[None]:
+    def native(function: Callable, *args: Any, **kwargs: Any) -> Any:
+        # a plain call rather than a context manager: it runs around every MKL call, a few per op
         nonlocal calling_native
         saved, calling_native = calling_native, True
         try:
-            yield
+            return function(*args, **kwargs)
         finally:
             calling_native = saved
 
@@ -316,10 +316,10 @@ def _make_wall() -> tuple:
 _up, _paused, _for_good, _frames, _native, _is_up = _make_wall()
 
 
-def native_calls() -> Any:
-    """gradcalc's own calls into MKL through ctypes (autograd/mkl.py): fixed calls on gradcalc's
-    own buffers, during which no program code runs. Every other refusal stays."""
-    return _native()
+# native_call(FUNCTION, *args, **kwargs): FUNCTION's result, the wall letting through its ctypes
+# calls: gradcalc's own calls into MKL (autograd/mkl.py), fixed calls on gradcalc's own buffers,
+# during which no program code runs. Every other refusal stays.
+native_call = _native
 
 
 def wall_paused() -> Any:
