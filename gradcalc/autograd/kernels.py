@@ -301,11 +301,12 @@ def rounded_fused_float32(product: np.ndarray, addend: np.ndarray) -> np.ndarray
     """product + addend rounded once to float32, `product` being a product of float32 values (exact
     in float64) and `addend` float32 values. The error of their float64 sum is exact too (two-sum),
     and settles the one case that rounding twice gets wrong: a sum on a float32 midpoint (of two
-    normal floats, whose bit pattern is tested; below float32's normal range every sum is settled)."""
+    normal floats, whose bit pattern is tested; below float32's normal range every sum is settled,
+    but a sum of 0, which is exact)."""
     total = np.asarray(product + addend)
     bits = total.view(np.uint64)
-    doubtful = ((bits & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)) | (
-        (bits & _FLOAT64_EXPONENT) < _FLOAT32_NORMAL_EXPONENT)
+    doubtful = ((bits & _BELOW_FLOAT32) == _FLOAT32_MIDPOINT) | (
+        (bits & _FLOAT64_MAGNITUDE) - _ONE_BIT < _BELOW_FLOAT32_NORMAL)  # (0 wraps round)
     if doubtful.any():  # a few elements: settled apart from the whole array
         rough = total[doubtful]
         product = np.broadcast_to(product, total.shape)[doubtful]
@@ -320,8 +321,11 @@ def rounded_fused_float32(product: np.ndarray, addend: np.ndarray) -> np.ndarray
     return rounded if rounded.ndim else rounded[()]  # a scalar from scalars, as numpy's arithmetic gives
 
 
-_FLOAT64_EXPONENT = np.uint64(0x7FF0000000000000)
-_FLOAT32_NORMAL_EXPONENT = np.uint64((1023 - 126) << 52)  # the float64 bits of 2**-126
+# float64 bit patterns: the bits below float32's precision, their value on a midpoint of two
+# float32s, every bit but the sign, the bits of the float below 2**-126 (float32's smallest normal)
+_BELOW_FLOAT32, _FLOAT32_MIDPOINT = np.array(0x1FFFFFFF, np.uint64), np.array(0x10000000, np.uint64)
+_FLOAT64_MAGNITUDE, _ONE_BIT = np.array(2 ** 63 - 1, np.uint64), np.array(1, np.uint64)
+_BELOW_FLOAT32_NORMAL = np.array(((1023 - 126) << 52) - 1, np.uint64)
 
 
 def simd_split(vector: np.ndarray, scalar: np.ndarray, lanes: int) -> np.ndarray:
