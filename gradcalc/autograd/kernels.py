@@ -15,7 +15,7 @@ its SIMD and scalar loops, and the order of MKL's matrix products for small shap
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -538,21 +538,38 @@ _INTERLEAVED_CHECKED: list = []
 
 def _blas_adds_interleaved_products_in_order() -> bool:
     """Whether numpy's BLAS gives _interleaved_product the fused running sums over k in order
-    from zero: checked once per process against the emulation, on factors that any other order
-    would round differently, for interleaved sums of every length modulo the kernel's unrolling
-    of k (eight) up to the longest, blocks of four rows and the rows left over, columns in blocks
-    and left over, the right factor row-major and column-major."""
+    from zero (checked once per process): for interleaved sums of every length modulo the
+    kernel's unrolling of k (eight) up to the longest, blocks of four rows and the rows left
+    over, columns in blocks and left over."""
     if not _INTERLEAVED_CHECKED:
-        checks = []
-        for k in (2, 7, 8, 9, 10, 15, 17, 30, 33, _LONGEST_INTERLEAVED_CHAIN):
-            a, b = _scattered_factor((13, k), 3), _scattered_factor((k, 201), 7 * k)
-            expected = _emulated_fused_products(a, b).view(np.uint32)
-            checks += [np.array_equal(_interleaved_product(a[:rows], layout(b[:, :columns])).view(np.uint32),
-                                      expected[:rows, :columns])
-                       for rows in (4, 5, 7, 8, 13) for columns in (2, 3, 23, 200, 201)
-                       for layout in (np.ascontiguousarray, np.asfortranarray)]
-        _INTERLEAVED_CHECKED.append(all(checks))
+        _INTERLEAVED_CHECKED.append(_sums_in_order(_interleaved_product, (2, 7, 8, 9, 10, 15, 17, 30, 33,
+                                                                          _LONGEST_INTERLEAVED_CHAIN),
+                                                   rows=(4, 5, 7, 8, 13), columns=(2, 3, 23, 200, 201)))
     return _INTERLEAVED_CHECKED[0]
+
+
+def _sums_in_order(product: Callable, lengths: tuple, rows: tuple, columns: tuple) -> bool:
+    """Whether `product` gives the emulation's fused running sums over k in order from zero, on
+    the first `rows` x `lengths` of a factor and `lengths` x `columns` of another that any other
+    order would round differently, the right factor row-major and column-major."""
+    a, b, running = _emulated_running_sums()
+    return all(np.array_equal(product(np.ascontiguousarray(a[:m, :k]), layout(b[:k, :n])).view(np.uint32),
+                              running[k][:m, :n].view(np.uint32))
+               for k in lengths for m in rows for n in columns for layout in (np.ascontiguousarray, np.asfortranarray))
+
+
+_RUNNING_SUMS: list = []
+
+
+def _emulated_running_sums() -> tuple:
+    """The checks' factors, and the emulated running sums of their products after each number of
+    products the checks take (one emulation serves every length: the sums after k products are
+    those of the first k columns and rows)."""
+    if not _RUNNING_SUMS:
+        longest = max(_LONGEST_INTERLEAVED_CHAIN, _LONGEST_BLAS_CHAIN)
+        a, b = _scattered_factor((13, longest), 3), _scattered_factor((longest, 201), 7)
+        _RUNNING_SUMS.append((a, b, dict(enumerate(_fused_running_sums(a, b), start=1))))
+    return _RUNNING_SUMS[0]
 
 
 def _scattered_factor(shape: tuple, seed: int) -> np.ndarray:
@@ -604,31 +621,31 @@ _BLAS_CHECKED: list = []
 
 def _blas_adds_thin_products_in_order() -> bool:
     """Whether numpy's BLAS sums each element of a two- or three-row float32 product as one fused
-    running sum over k in order from zero (OpenBLAS's x86-64 kernels do): checked once per process
-    against the emulation, on factors of spread magnitudes that any other order would round
-    differently, for each kind of block and tail of columns and of k, with the right factor
+    running sum over k in order from zero (OpenBLAS's x86-64 kernels do; checked once per
+    process), for each kind of block and tail of columns and of k, with the right factor
     row-major and column-major (nn.Linear's `W.t()`, which BLAS packs from its own layout)."""
     if not _BLAS_CHECKED:
-        checks = []
-        for k in (2, 7, 8, 9, 33, _LONGEST_BLAS_CHAIN):
-            # 200 columns too: OpenBLAS's SkylakeX kernels (refused by other cases as well) add the
-            # columns from 192 on in another order, for sums of 32 products or more
-            a, b = _scattered_factor((7, k), 0), _scattered_factor((k, 200), 5 * k)
-            expected = _emulated_fused_products(a, b).view(np.uint32)
-            checks += [np.array_equal(_thin_blas_products(a[:rows], layout(b[:, :columns])).view(np.uint32),
-                                      expected[:rows, :columns])
-                       for rows in (1, 2, 3, 4, 7) for columns in (1, 3, 23, 200)
-                       for layout in (np.ascontiguousarray, np.asfortranarray)]
-        _BLAS_CHECKED.append(all(checks))
+        # 200 columns too: OpenBLAS's SkylakeX kernels (refused by other cases as well) add the
+        # columns from 192 on in another order, for sums of 32 products or more
+        _BLAS_CHECKED.append(_sums_in_order(_thin_blas_products, (2, 7, 8, 9, 33, _LONGEST_BLAS_CHAIN),
+                                            rows=(1, 2, 3, 4, 7), columns=(1, 3, 23, 200)))
     return _BLAS_CHECKED[0]
 
 
 def _emulated_fused_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    total = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    for total in _fused_running_sums(a, b):
+        pass
+    return total
+
+
+def _fused_running_sums(a: np.ndarray, b: np.ndarray) -> Iterator[np.ndarray]:
+    """The float32 fused running sums of a @ b from zero, after each product over k in turn."""
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     total = np.zeros((a.shape[0], b.shape[1]), np.float32)
     for k in range(a.shape[1]):
         total = rounded_fused_float32(a64[:, k:k + 1] * b64[k:k + 1, :], total)
-    return total
+        yield total
 
 
 def _dot_products(a: np.ndarray, b_rows: np.ndarray, lanes: int) -> np.ndarray:

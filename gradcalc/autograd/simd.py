@@ -42,6 +42,12 @@ def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarra
     return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
 
 
+def _constants(dtype: type, *values: float) -> tuple:
+    """0-d arrays: numpy takes them in arithmetic with arrays of their dtype at an array's cost,
+    about half a numpy scalar's (which it converts at every operation)."""
+    return tuple(np.array(value, dtype) for value in values)
+
+
 # SLEEF's single-precision exp (expf_u10), which PyTorch's vectorised CPU kernels call.
 _SLEEF_EXPF = tuple(np.float32(c) for c in (
     0.000198527617612853646278381, 0.00139304355252534151077271, 0.00833336077630519866943359,
@@ -57,18 +63,17 @@ def vector_exp(x: np.ndarray) -> np.ndarray:
     # product is exact), multiplied and added there, and rounded once to float32. The work stays in
     # float64 arrays, rounded through a float32 scratch array: numpy's loops mixing the two dtypes
     # buffer their casts and cost about four times as much on small arrays.
-    f32, f64 = np.float32, np.float64
     shape, x = x.shape, x.reshape(-1)  # (numpy's arithmetic on 0-d arrays gives scalars)
     with np.errstate(all="ignore"):
-        rounded = np.rint(x * f32(1.442695040888963407359924681))
-        q, qf = rounded.astype(np.int32), rounded.astype(f64)  # (the same integers wherever exp is not 0 or inf)
-        narrow = np.empty(x.shape, f32)
-        s = np.multiply(qf, _LN2_HIGH)
-        s += x.astype(f64)
+        rounded = np.rint(x * _LOG2_E)
+        q = rounded.astype(np.int32)  # (the same integers wherever exp is not 0 or inf)
+        # the first multiply-add in float32: q * ln 2's high part is exact there (q has 8 bits
+        # wherever exp is not 0 or inf, the constant 15), so the sum rounds once, as fused
+        s = (rounded * _EXP_LN2_HIGH + x).astype(np.float64)
+        s += rounded.astype(np.float64) * _EXP_LN2_LOW
+        narrow = np.empty(x.shape, np.float32)
         _round_to_float32(s, narrow)
-        qf *= _LN2_LOW
-        s += qf
-        _round_to_float32(s, narrow)
+        square = narrow * narrow  # s * s in float32: the exact product, rounded once
         u = s * _SLEEF_EXPF_WIDE[0]
         u += _SLEEF_EXPF_WIDE[1]
         _round_to_float32(u, narrow)
@@ -76,16 +81,14 @@ def vector_exp(x: np.ndarray) -> np.ndarray:
             u *= s
             u += c
             _round_to_float32(u, narrow)
-        square = s * s  # s * s in float32: the exact product, rounded once
-        _round_to_float32(square, narrow)
-        u *= square
+        u *= square.astype(np.float64)
         u += s
         np.copyto(narrow, u, casting="same_kind")
-        np.add(f32(1), narrow, out=narrow)
+        narrow += _EXP_ONE
         # SLEEF scales by 2**(q >> 1), exactly, then by the rest of 2**q, rounding once: one ldexp
         np.ldexp(narrow, q, out=narrow)
-        np.copyto(narrow, f32(0), where=x < -104)
-        np.copyto(narrow, f32(np.inf), where=x > 100)
+        np.copyto(narrow, _EXP_ZERO, where=x < _EXP_UNDERFLOW)
+        np.copyto(narrow, _EXP_INFINITY, where=x > _EXP_OVERFLOW)
         return narrow.reshape(shape)
 
 
@@ -95,9 +98,11 @@ def _round_to_float32(wide: np.ndarray, scratch: np.ndarray) -> None:
     np.copyto(wide, scratch)
 
 
-# The float32 constants of vector_exp as the float64 values fused_multiply_add widens them to.
-_SLEEF_EXPF_WIDE = tuple(float(c) for c in _SLEEF_EXPF)
-_LN2_HIGH, _LN2_LOW = float(np.float32(-0.693145751953125)), float(np.float32(-1.428606765330187045e-06))
+# vector_exp's constants, each as a 0-d array of the dtype it is used in (see _constants); the
+# polynomial's float32 coefficients as the float64 values fused_multiply_add widens them to
+_LOG2_E, _EXP_LN2_HIGH, _EXP_ONE, _EXP_ZERO, _EXP_INFINITY, _EXP_UNDERFLOW, _EXP_OVERFLOW = _constants(
+    np.float32, 1.442695040888963407359924681, -0.693145751953125, 1, 0, np.inf, -104, 100)
+_EXP_LN2_LOW, *_SLEEF_EXPF_WIDE = _constants(np.float64, np.float32(-1.428606765330187045e-06), *_SLEEF_EXPF)
 
 
 def kernel_exp(values: np.ndarray, inner_shape: tuple) -> np.ndarray:
@@ -213,12 +218,6 @@ def _log_df(d: np.ndarray) -> tuple:
 # within an ulp: about one float32 in a few hundred differs from the correctly rounded log.
 
 _LN2_PAIR = (_F32(0.69314718246459960938), _F32(-1.904654323148236017e-09))
-
-
-def _constants(dtype: type, *values: float) -> tuple:
-    """0-d arrays: numpy takes them in arithmetic with arrays of their dtype at an array's cost,
-    about half a numpy scalar's (which it converts at every operation)."""
-    return tuple(np.array(value, dtype) for value in values)
 
 
 # logf's constants in the dtype each is used in
