@@ -53,22 +53,24 @@ def multi_row_sum(values: np.ndarray, in_order: Callable = _sequential) -> np.nd
     """Sum along axis 0 by a cascade: blocks of `step` items go into level 0, each full block is
     carried up into level 1, each `step` blocks of that into level 2, and so on; the result is
     the items after the last full block, then each level's accumulator, added in turn.
-    `in_order(values, axis)` sums from zero along an axis in order."""
+    `in_order(values, axis)` sums from zero along an axis in order (a sum from zero is never -0)."""
     size = values.shape[0]
     step = 1 << max(4, ceil_log2(size) // _LEVELS)
     lanes = values.shape[1:]
-    full = size // step
-    carried = in_order(values[:full * step].reshape((full, step) + lanes), 1)  # what level 1 receives, in order
-    total = in_order(values[full * step:], 0)
-    for _ in range(_LEVELS - 2):
+    total = None  # what is added so far; None for nothing yet (a zero: adding it only turns -0 to +0)
+    received = values
+    for _ in range(_LEVELS - 1):
         # a level adds what it receives; every `step` items it carries its sum up to the next and
         # starts again from zero
-        full = len(carried) // step
-        total = total + in_order(carried[full * step:], 0)
+        full = len(received) // step
+        if full * step < len(received):
+            rest = in_order(received[full * step:], 0)
+            total = rest if total is None else total + rest
         if not full:
-            return total + values.dtype.type(0)  # the levels above hold zeros: adding them all is adding one
-        carried = in_order(carried[:full * step].reshape((full, step) + lanes), 1)
-    return total + in_order(carried, 0)  # the last level keeps all it receives
+            return np.zeros(lanes, values.dtype) if total is None else total + values.dtype.type(0)
+        received = in_order(received[:full * step].reshape((full, step) + lanes), 1)
+    rest = in_order(received, 0)  # the last level keeps all it receives
+    return rest if total is None else total + rest
 
 
 def contiguous_total(x: np.ndarray) -> np.ndarray:
@@ -154,11 +156,13 @@ def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
     out_shape, whole, axes, view_shape, in_strides, out_strides, inner, (sizes, steps) = plan
     if whole:
         return contiguous_total(x).reshape(out_shape)
-    out = np.zeros(out_shape, x.dtype)
     if x.size == 0:
-        return out
+        return np.zeros(out_shape, x.dtype)
     unit = x.itemsize
     view = x.transpose(axes).reshape(view_shape)
+    if inner is None:  # one chunk, whose values are the outputs in order (a bias's gradient, say)
+        return (_chunk(view, in_strides, out_strides, unit) + x.dtype.type(0)).reshape(out_shape)
+    out = np.zeros(out_shape, x.dtype)
     flat = out.reshape(-1)
     for position in np.ndindex(*sizes) if sizes else ((),):  # (ndindex costs more than a one-chunk sum)
         base = sum(index * step for index, step in zip(position, steps))
@@ -176,7 +180,8 @@ _SUM_PLANS_KEPT = 256
 
 def _sum_plan(x: np.ndarray, dims: tuple) -> tuple:
     """(out_shape, whole, axes, view_shape, in_strides, out_strides, inner, (sizes, steps)) for
-    cascade_sum: `whole` when it sums everything from memory in order; otherwise `x` transposed
+    cascade_sum: `whole` when it sums everything from memory in order; `inner` None when one
+    chunk's values are all the outputs, in order; otherwise `x` transposed
     by `axes` and reshaped to `view_shape` has one axis per coalesced group of dimensions
     (outermost first), and the 2-D loop runs once per position over the outer groups' `sizes`,
     its outputs at the byte offset given by the groups' output strides, `steps`."""
@@ -220,6 +225,8 @@ def _sum_plan(x: np.ndarray, dims: tuple) -> tuple:
     inner.flags.writeable = False
     outer = groups[:1:-1]
     sizes, steps = tuple(g[1] for g in outer), tuple(g[2][0] for g in outer)
+    if not sizes and np.array_equal(inner // unit, np.arange(int(np.prod(out_shape)))):
+        inner = None  # one chunk, adding into zeros each output in order: its values plus 0
     return out_shape, False, axes, view_shape, in_strides, out_strides, inner, (sizes, steps)
 
 
