@@ -229,8 +229,10 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
                                          f"the shape of the indexed tensor {shape_text(a.shape)} at index {axis + j}")
             indices = (item._data if isinstance(item, Tensor) else list_index(item) if isinstance(item, list)
                        else item if isinstance(item, np.ndarray) else None)
+            # (the ufuncs' reductions: ndarray.max and min go through a Python layer of numpy's)
             if indices is not None and indices.dtype.kind in "iu" and axis < a.ndim and indices.size and (
-                    indices.max() >= a._data.shape[axis] or indices.min() < -a._data.shape[axis]):
+                    np.maximum.reduce(indices, axis=None) >= a._data.shape[axis]
+                    or np.minimum.reduce(indices, axis=None) < -a._data.shape[axis]):
                 size = a.shape[axis]
                 outside = indices[(indices >= size) | (indices < -size)]
                 if outside.size and size == 0:
