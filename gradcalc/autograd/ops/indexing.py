@@ -212,6 +212,8 @@ def list_index(item: list) -> np.ndarray:
 def check_advanced_bounds(a: Tensor, items: tuple) -> None:
     """PyTorch's error for an integer index out of range: the dimension it names is the index's
     position among the tensor (and list) indices, not the dimension of `a`."""
+    if len(items) == 1 and a.ndim and _in_bounds(items[0], a._data.shape[0]):
+        return  # one tensor of integers within the first dimension (C[X] in a loop): nothing else to check
     specified = sum(_item_dims(item) for item in items if item is not None and item is not Ellipsis)
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
@@ -229,10 +231,8 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
                                          f"the shape of the indexed tensor {shape_text(a.shape)} at index {axis + j}")
             indices = (item._data if isinstance(item, Tensor) else list_index(item) if isinstance(item, list)
                        else item if isinstance(item, np.ndarray) else None)
-            # (the ufuncs' reductions: ndarray.max and min go through a Python layer of numpy's)
             if indices is not None and indices.dtype.kind in "iu" and axis < a.ndim and indices.size and (
-                    np.maximum.reduce(indices, axis=None) >= a._data.shape[axis]
-                    or np.minimum.reduce(indices, axis=None) < -a._data.shape[axis]):
+                    indices.max() >= a._data.shape[axis] or indices.min() < -a._data.shape[axis]):
                 size = a.shape[axis]
                 outside = indices[(indices >= size) | (indices < -size)]
                 if outside.size and size == 0:
@@ -243,6 +243,16 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
             if indices is not None:
                 advanced += 1
             axis += _item_dims(item)
+
+
+def _in_bounds(item: Any, size: int) -> bool:
+    """Whether `item` is a tensor of integers (not a uint8 mask) all within -size and size - 1."""
+    if not isinstance(item, Tensor) or item._dtype is dtypes.uint8:
+        return False
+    indices = item._data
+    # (the ufuncs' reductions: ndarray.max and min go through a Python layer of numpy's)
+    return indices.dtype.kind in "iu" and (not indices.size or (np.maximum.reduce(indices, axis=None) < size
+                                                                and np.minimum.reduce(indices, axis=None) >= -size))
 
 
 def _check_index_shapes(items: tuple) -> None:
