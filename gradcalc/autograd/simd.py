@@ -226,6 +226,7 @@ _WIDE_ONE, _LN2_HIGH64, _LN2_LOW64 = _constants(np.float64, 1, *_LN2_PAIR)
 _LOG_POLYNOMIAL = _constants(np.float64, *(_F32(c) for c in (0.3027294874, 0.3996108174, 0.6666694880)))
 _MANTISSA, _EXPONENT, _BIAS, _ONE_BITS, _BITS_23, _BITS_22 = _constants(np.int32, 0x7FFFFF, 0xFF, 0x7F,
                                                                           0x3F800000, 23, 22)
+_F32_TINY = np.array(np.finfo(_F32).tiny)
 
 
 def vector_log(x: np.ndarray) -> np.ndarray:
@@ -274,32 +275,29 @@ def vector_log(x: np.ndarray) -> np.ndarray:
         return result.reshape(shape)
 
 
-_F32_TINY = np.array(np.finfo(_F32).tiny)
-
-
 def _exponent_and_mantissa(d: np.ndarray, normal: bool) -> tuple:
     """SLEEF's split of d > 0 for logf: e (as float32) and m in [0.75, 1.5) with d = m * 2**e,
     as its AVX-512 or AVX2 build takes them (they differ on subnormals and next to 1.5 * 2**e).
     `normal`: every d is a normal float32, whose bits give both."""
-    if normal:
-        # the exponent of d / 0.75 (128 where it overflows)
-        exponent = ((d * _RECIPROCAL_OF_075).view(np.int32) >> _BITS_23 & _EXPONENT) - _BIAS
-        if not cpu.ATEN_AVX512:
-            return exponent.astype(_F32), (d.view(np.int32) - (exponent << _BITS_23)).view(_F32)
-        # getmant of d's own bits: into [1, 2), halved from 1.5 on
-        fraction = d.view(np.int32) & _MANTISSA
-        return exponent.astype(_F32), (fraction | (_ONE_BITS - (fraction >> _BITS_22 << _BITS_23))).view(_F32)
-    if cpu.ATEN_AVX512:
+    if not normal and cpu.ATEN_AVX512:
         # getexp of d / 0.75 and getmant of d into [0.75, 1.5), each from its own operand
         e = (np.frexp(d * _RECIPROCAL_OF_075)[1] - 1).astype(_F32)
         e = np.where(np.isposinf(d * _RECIPROCAL_OF_075), _F32(128), e)
         fraction = np.frexp(d)[0] * _F32(2)
         return e, np.where(fraction >= _F32(1.5), fraction * _F32(0.5), fraction)
-    tiny = d < _F32_TINY
-    d = np.where(tiny, d * _TWO_POWER_64, d)
-    exponent = ((d * _RECIPROCAL_OF_075).view(np.int32) >> 23 & 0xFF) - 0x7F
-    m = (d.view(np.int32) - (exponent << 23)).view(_F32)
-    return np.where(tiny, exponent - 64, exponent).astype(_F32), m
+    tiny = None if normal else d < _F32_TINY
+    if tiny is not None:  # AVX2's: a subnormal scaled up by 2**64 first
+        d = np.where(tiny, d * _TWO_POWER_64, d)
+    # the exponent of d / 0.75 (128 where it overflows)
+    exponent = ((d * _RECIPROCAL_OF_075).view(np.int32) >> _BITS_23 & _EXPONENT) - _BIAS
+    if cpu.ATEN_AVX512:  # getmant of d's own bits: into [1, 2), halved from 1.5 on
+        fraction = d.view(np.int32) & _MANTISSA
+        m = (fraction | (_ONE_BITS - (fraction >> _BITS_22 << _BITS_23))).view(_F32)
+    else:
+        m = (d.view(np.int32) - (exponent << _BITS_23)).view(_F32)
+    if tiny is not None:
+        exponent = np.where(tiny, exponent - 64, exponent)
+    return exponent.astype(_F32), m
 
 
 def _ldexp(x: np.ndarray, q: np.ndarray) -> np.ndarray:
