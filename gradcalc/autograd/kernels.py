@@ -511,6 +511,9 @@ def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray
 # The longest sum the interleaved products take: twice it is OpenBLAS's longest sum in one piece
 # on this kind of processor (320 products; beyond, the pieces' sums are added afterwards).
 _LONGEST_INTERLEAVED_CHAIN = 160
+# The sums the once-per-process checks take: every length modulo the kernels' unrolling of k, and
+# the longest each path takes
+_INTERLEAVED_CHECK_LENGTHS = (2, 7, 8, 9, 10, 15, 17, 30, 33, _LONGEST_INTERLEAVED_CHAIN)
 # Below this many rows (or columns, for the product taken transposed), the few calls of the
 # three-row blocks cost less than twice the multiply-adds and the zeros laid in (measured).
 _FEWEST_INTERLEAVED_ROWS = 16
@@ -549,8 +552,7 @@ def _blas_adds_interleaved_products_in_order() -> bool:
     kernel's unrolling of k (eight) up to the longest, blocks of four rows and the rows left
     over, columns in blocks and left over."""
     if not _INTERLEAVED_CHECKED:
-        _INTERLEAVED_CHECKED.append(_sums_in_order(_interleaved_product, (2, 7, 8, 9, 10, 15, 17, 30, 33,
-                                                                          _LONGEST_INTERLEAVED_CHAIN),
+        _INTERLEAVED_CHECKED.append(_sums_in_order(_interleaved_product, _INTERLEAVED_CHECK_LENGTHS,
                                                    rows=(4, 5, 7, 8, 13), columns=(2, 3, 23, 200, 201)))
     return _INTERLEAVED_CHECKED[0]
 
@@ -573,9 +575,10 @@ def _emulated_running_sums() -> tuple:
     products the checks take (one emulation serves every length: the sums after k products are
     those of the first k columns and rows)."""
     if not _RUNNING_SUMS:
-        longest = max(_LONGEST_INTERLEAVED_CHAIN, _LONGEST_BLAS_CHAIN)
-        a, b = _scattered_factor((13, longest), 3), _scattered_factor((longest, 201), 7)
-        _RUNNING_SUMS.append((a, b, dict(enumerate(_fused_running_sums(a, b), start=1))))
+        lengths = set(_INTERLEAVED_CHECK_LENGTHS + _THIN_CHECK_LENGTHS)
+        a, b = _scattered_factor((13, max(lengths)), 3), _scattered_factor((max(lengths), 201), 7)
+        running = {k: total for k, total in enumerate(_fused_running_sums(a, b), start=1) if k in lengths}
+        _RUNNING_SUMS.append((a, b, running))
     return _RUNNING_SUMS[0]
 
 
@@ -588,6 +591,7 @@ def _scattered_factor(shape: tuple, seed: int) -> np.ndarray:
 
 # The longest sum OpenBLAS's level-3 driver leaves in one piece, in the checked thin products.
 _LONGEST_BLAS_CHAIN = 192
+_THIN_CHECK_LENGTHS = (2, 7, 8, 9, 33, _LONGEST_BLAS_CHAIN)
 
 
 def _thin_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -634,7 +638,7 @@ def _blas_adds_thin_products_in_order() -> bool:
     if not _BLAS_CHECKED:
         # 200 columns too: OpenBLAS's SkylakeX kernels (refused by other cases as well) add the
         # columns from 192 on in another order, for sums of 32 products or more
-        _BLAS_CHECKED.append(_sums_in_order(_thin_blas_products, (2, 7, 8, 9, 33, _LONGEST_BLAS_CHAIN),
+        _BLAS_CHECKED.append(_sums_in_order(_thin_blas_products, _THIN_CHECK_LENGTHS,
                                             rows=(1, 2, 3, 4, 7), columns=(1, 3, 23, 200)))
     return _BLAS_CHECKED[0]
 
@@ -642,7 +646,7 @@ def _blas_adds_thin_products_in_order() -> bool:
 def _emulated_fused_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     total = np.zeros((a.shape[0], b.shape[1]), np.float32)
     for total in _fused_running_sums(a, b):
-        pass
+        pass  # to the sums after the last product
     return total
 
 
