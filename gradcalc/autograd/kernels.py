@@ -15,7 +15,7 @@ its SIMD and scalar loops, and the order of MKL's matrix products for small shap
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -53,22 +53,24 @@ def multi_row_sum(values: np.ndarray, in_order: Callable = _sequential) -> np.nd
     """Sum along axis 0 by a cascade: blocks of `step` items go into level 0, each full block is
     carried up into level 1, each `step` blocks of that into level 2, and so on; the result is
     the items after the last full block, then each level's accumulator, added in turn.
-    `in_order(values, axis)` sums from zero along an axis in order."""
+    `in_order(values, axis)` sums from zero along an axis in order (a sum from zero is never -0)."""
     size = values.shape[0]
     step = 1 << max(4, ceil_log2(size) // _LEVELS)
     lanes = values.shape[1:]
-    full = size // step
-    carried = in_order(values[:full * step].reshape((full, step) + lanes), 1)  # what level 1 receives, in order
-    total = in_order(values[full * step:], 0)
-    for _ in range(_LEVELS - 2):
+    total = None  # what is added so far; None for nothing yet (a zero: adding it only turns -0 to +0)
+    received = values
+    for _ in range(_LEVELS - 1):
         # a level adds what it receives; every `step` items it carries its sum up to the next and
         # starts again from zero
-        full = len(carried) // step
-        total = total + in_order(carried[full * step:], 0)
+        full = len(received) // step
+        if full * step < len(received):
+            rest = in_order(received[full * step:], 0)
+            total = rest if total is None else total + rest
         if not full:
-            return total + values.dtype.type(0)  # the levels above hold zeros: adding them all is adding one
-        carried = in_order(carried[:full * step].reshape((full, step) + lanes), 1)
-    return total + in_order(carried, 0)  # the last level keeps all it receives
+            return np.zeros(lanes, values.dtype) if total is None else total + values.dtype.type(0)
+        received = in_order(received[:full * step].reshape((full, step) + lanes), 1)
+    rest = in_order(received, 0)  # the last level keeps all it receives
+    return rest if total is None else total + rest
 
 
 def contiguous_total(x: np.ndarray) -> np.ndarray:
@@ -154,11 +156,13 @@ def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
     out_shape, whole, axes, view_shape, in_strides, out_strides, inner, (sizes, steps) = plan
     if whole:
         return contiguous_total(x).reshape(out_shape)
-    out = np.zeros(out_shape, x.dtype)
     if x.size == 0:
-        return out
+        return np.zeros(out_shape, x.dtype)
     unit = x.itemsize
     view = x.transpose(axes).reshape(view_shape)
+    if inner is None:  # one chunk, whose values are the outputs in order (a bias's gradient, say)
+        return (_chunk(view, in_strides, out_strides, unit) + x.dtype.type(0)).reshape(out_shape)
+    out = np.zeros(out_shape, x.dtype)
     flat = out.reshape(-1)
     for position in np.ndindex(*sizes) if sizes else ((),):  # (ndindex costs more than a one-chunk sum)
         base = sum(index * step for index, step in zip(position, steps))
@@ -176,7 +180,8 @@ _SUM_PLANS_KEPT = 256
 
 def _sum_plan(x: np.ndarray, dims: tuple) -> tuple:
     """(out_shape, whole, axes, view_shape, in_strides, out_strides, inner, (sizes, steps)) for
-    cascade_sum: `whole` when it sums everything from memory in order; otherwise `x` transposed
+    cascade_sum: `whole` when it sums everything from memory in order; `inner` None when one
+    chunk's values are all the outputs, in order; otherwise `x` transposed
     by `axes` and reshaped to `view_shape` has one axis per coalesced group of dimensions
     (outermost first), and the 2-D loop runs once per position over the outer groups' `sizes`,
     its outputs at the byte offset given by the groups' output strides, `steps`."""
@@ -220,6 +225,8 @@ def _sum_plan(x: np.ndarray, dims: tuple) -> tuple:
     inner.flags.writeable = False
     outer = groups[:1:-1]
     sizes, steps = tuple(g[1] for g in outer), tuple(g[2][0] for g in outer)
+    if not sizes and np.array_equal(inner // unit, np.arange(int(np.prod(out_shape)))):
+        inner = None  # one chunk, adding into zeros each output in order: its values plus 0
     return out_shape, False, axes, view_shape, in_strides, out_strides, inner, (sizes, steps)
 
 
@@ -301,11 +308,12 @@ def rounded_fused_float32(product: np.ndarray, addend: np.ndarray) -> np.ndarray
     """product + addend rounded once to float32, `product` being a product of float32 values (exact
     in float64) and `addend` float32 values. The error of their float64 sum is exact too (two-sum),
     and settles the one case that rounding twice gets wrong: a sum on a float32 midpoint (of two
-    normal floats, whose bit pattern is tested; below float32's normal range every sum is settled)."""
+    normal floats, whose bit pattern is tested; below float32's normal range every sum is settled,
+    but a sum of 0, which is exact)."""
     total = np.asarray(product + addend)
     bits = total.view(np.uint64)
-    doubtful = ((bits & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)) | (
-        (bits & _FLOAT64_EXPONENT) < _FLOAT32_NORMAL_EXPONENT)
+    doubtful = ((bits & _BELOW_FLOAT32) == _FLOAT32_MIDPOINT) | (
+        (bits & _FLOAT64_MAGNITUDE) - _ONE_BIT < _BELOW_FLOAT32_NORMAL)  # (0 wraps round)
     if doubtful.any():  # a few elements: settled apart from the whole array
         rough = total[doubtful]
         product = np.broadcast_to(product, total.shape)[doubtful]
@@ -320,8 +328,11 @@ def rounded_fused_float32(product: np.ndarray, addend: np.ndarray) -> np.ndarray
     return rounded if rounded.ndim else rounded[()]  # a scalar from scalars, as numpy's arithmetic gives
 
 
-_FLOAT64_EXPONENT = np.uint64(0x7FF0000000000000)
-_FLOAT32_NORMAL_EXPONENT = np.uint64((1023 - 126) << 52)  # the float64 bits of 2**-126
+# float64 bit patterns: the bits below float32's precision, their value on a midpoint of two
+# float32s, every bit but the sign, the bits of the float below 2**-126 (float32's smallest normal)
+_BELOW_FLOAT32, _FLOAT32_MIDPOINT = np.array(0x1FFFFFFF, np.uint64), np.array(0x10000000, np.uint64)
+_FLOAT64_MAGNITUDE, _ONE_BIT = np.array(2 ** 63 - 1, np.uint64), np.array(1, np.uint64)
+_BELOW_FLOAT32_NORMAL = np.array(((1023 - 126) << 52) - 1, np.uint64)
 
 
 def simd_split(vector: np.ndarray, scalar: np.ndarray, lanes: int) -> np.ndarray:
@@ -500,6 +511,9 @@ def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray
 # The longest sum the interleaved products take: twice it is OpenBLAS's longest sum in one piece
 # on this kind of processor (320 products; beyond, the pieces' sums are added afterwards).
 _LONGEST_INTERLEAVED_CHAIN = 160
+# The sums the once-per-process checks take: every length modulo the kernels' unrolling of k, and
+# the longest each path takes
+_INTERLEAVED_CHECK_LENGTHS = (2, 7, 8, 9, 10, 15, 17, 30, 33, _LONGEST_INTERLEAVED_CHAIN)
 # Below this many rows (or columns, for the product taken transposed), the few calls of the
 # three-row blocks cost less than twice the multiply-adds and the zeros laid in (measured).
 _FEWEST_INTERLEAVED_ROWS = 16
@@ -534,21 +548,38 @@ _INTERLEAVED_CHECKED: list = []
 
 def _blas_adds_interleaved_products_in_order() -> bool:
     """Whether numpy's BLAS gives _interleaved_product the fused running sums over k in order
-    from zero: checked once per process against the emulation, on factors that any other order
-    would round differently, for interleaved sums of every length modulo the kernel's unrolling
-    of k (eight) up to the longest, blocks of four rows and the rows left over, columns in blocks
-    and left over, the right factor row-major and column-major."""
+    from zero (checked once per process): for interleaved sums of every length modulo the
+    kernel's unrolling of k (eight) up to the longest, blocks of four rows and the rows left
+    over, columns in blocks and left over."""
     if not _INTERLEAVED_CHECKED:
-        checks = []
-        for k in (2, 7, 8, 9, 10, 15, 17, 30, 33, _LONGEST_INTERLEAVED_CHAIN):
-            a, b = _scattered_factor((13, k), 3), _scattered_factor((k, 201), 7 * k)
-            expected = _emulated_fused_products(a, b).view(np.uint32)
-            checks += [np.array_equal(_interleaved_product(a[:rows], layout(b[:, :columns])).view(np.uint32),
-                                      expected[:rows, :columns])
-                       for rows in (4, 5, 7, 8, 13) for columns in (2, 3, 23, 200, 201)
-                       for layout in (np.ascontiguousarray, np.asfortranarray)]
-        _INTERLEAVED_CHECKED.append(all(checks))
+        _INTERLEAVED_CHECKED.append(_sums_in_order(_interleaved_product, _INTERLEAVED_CHECK_LENGTHS,
+                                                   rows=(4, 5, 7, 8, 13), columns=(2, 3, 23, 200, 201)))
     return _INTERLEAVED_CHECKED[0]
+
+
+def _sums_in_order(product: Callable, lengths: tuple, rows: tuple, columns: tuple) -> bool:
+    """Whether `product` gives the emulation's fused running sums over k in order from zero, on
+    the first `rows` x `lengths` of a factor and `lengths` x `columns` of another that any other
+    order would round differently, the right factor row-major and column-major."""
+    a, b, running = _emulated_running_sums()
+    return all(np.array_equal(product(np.ascontiguousarray(a[:m, :k]), layout(b[:k, :n])).view(np.uint32),
+                              running[k][:m, :n].view(np.uint32))
+               for k in lengths for m in rows for n in columns for layout in (np.ascontiguousarray, np.asfortranarray))
+
+
+_RUNNING_SUMS: list = []
+
+
+def _emulated_running_sums() -> tuple:
+    """The checks' factors, and the emulated running sums of their products after each number of
+    products the checks take (one emulation serves every length: the sums after k products are
+    those of the first k columns and rows)."""
+    if not _RUNNING_SUMS:
+        lengths = set(_INTERLEAVED_CHECK_LENGTHS + _THIN_CHECK_LENGTHS)
+        a, b = _scattered_factor((13, max(lengths)), 3), _scattered_factor((max(lengths), 201), 7)
+        running = {k: total for k, total in enumerate(_fused_running_sums(a, b), start=1) if k in lengths}
+        _RUNNING_SUMS.append((a, b, running))
+    return _RUNNING_SUMS[0]
 
 
 def _scattered_factor(shape: tuple, seed: int) -> np.ndarray:
@@ -560,6 +591,7 @@ def _scattered_factor(shape: tuple, seed: int) -> np.ndarray:
 
 # The longest sum OpenBLAS's level-3 driver leaves in one piece, in the checked thin products.
 _LONGEST_BLAS_CHAIN = 192
+_THIN_CHECK_LENGTHS = (2, 7, 8, 9, 33, _LONGEST_BLAS_CHAIN)
 
 
 def _thin_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -600,31 +632,31 @@ _BLAS_CHECKED: list = []
 
 def _blas_adds_thin_products_in_order() -> bool:
     """Whether numpy's BLAS sums each element of a two- or three-row float32 product as one fused
-    running sum over k in order from zero (OpenBLAS's x86-64 kernels do): checked once per process
-    against the emulation, on factors of spread magnitudes that any other order would round
-    differently, for each kind of block and tail of columns and of k, with the right factor
+    running sum over k in order from zero (OpenBLAS's x86-64 kernels do; checked once per
+    process), for each kind of block and tail of columns and of k, with the right factor
     row-major and column-major (nn.Linear's `W.t()`, which BLAS packs from its own layout)."""
     if not _BLAS_CHECKED:
-        checks = []
-        for k in (2, 7, 8, 9, 33, _LONGEST_BLAS_CHAIN):
-            # 200 columns too: OpenBLAS's SkylakeX kernels (refused by other cases as well) add the
-            # columns from 192 on in another order, for sums of 32 products or more
-            a, b = _scattered_factor((7, k), 0), _scattered_factor((k, 200), 5 * k)
-            expected = _emulated_fused_products(a, b).view(np.uint32)
-            checks += [np.array_equal(_thin_blas_products(a[:rows], layout(b[:, :columns])).view(np.uint32),
-                                      expected[:rows, :columns])
-                       for rows in (1, 2, 3, 4, 7) for columns in (1, 3, 23, 200)
-                       for layout in (np.ascontiguousarray, np.asfortranarray)]
-        _BLAS_CHECKED.append(all(checks))
+        # 200 columns too: OpenBLAS's SkylakeX kernels (refused by other cases as well) add the
+        # columns from 192 on in another order, for sums of 32 products or more
+        _BLAS_CHECKED.append(_sums_in_order(_thin_blas_products, _THIN_CHECK_LENGTHS,
+                                            rows=(1, 2, 3, 4, 7), columns=(1, 3, 23, 200)))
     return _BLAS_CHECKED[0]
 
 
 def _emulated_fused_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    total = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    for total in _fused_running_sums(a, b):
+        pass  # to the sums after the last product
+    return total
+
+
+def _fused_running_sums(a: np.ndarray, b: np.ndarray) -> Iterator[np.ndarray]:
+    """The float32 fused running sums of a @ b from zero, after each product over k in turn."""
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     total = np.zeros((a.shape[0], b.shape[1]), np.float32)
     for k in range(a.shape[1]):
         total = rounded_fused_float32(a64[:, k:k + 1] * b64[k:k + 1, :], total)
-    return total
+        yield total
 
 
 def _dot_products(a: np.ndarray, b_rows: np.ndarray, lanes: int) -> np.ndarray:

@@ -12,6 +12,7 @@ exactly instead of rounding twice.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import struct
@@ -252,6 +253,7 @@ def _shape(shape: Shape) -> tuple[int, ...]:
     return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
 
 
+@functools.lru_cache(maxsize=64)  # a sampling loop asks for the same few names every step
 def _dtype_name(dtype) -> str:
     return dtype if dtype == "bfloat16" else np.dtype(dtype).name
 
@@ -527,8 +529,7 @@ def _check_random_bounds(low: int, high: int, name: str) -> None:
     elif name.startswith("complex"):
         raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     else:
-        info = np.iinfo(name)
-        lo_lim, hi_lim = int(info.min), int(info.max)
+        lo_lim, hi_lim = _integer_limits(name)
     for value, what in ((low, "from"), (high - 1, "to - 1")):
         if not lo_lim <= value <= hi_lim:
             raise RuntimeError(f"{what} is out of bounds for {_CPP_NAMES[name]}")
@@ -540,6 +541,12 @@ def _check_random_bounds(low: int, high: int, name: str) -> None:
                 warn("UserWarning", f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
                      f"{_CPP_NAMES[name]} can support discrete uniform distribution only within this range. This "
                      "warning will become an error in version 1.7 release, please fix the code in advance")
+
+
+@functools.lru_cache(maxsize=16)
+def _integer_limits(name: str) -> tuple[int, int]:
+    info = np.iinfo(name)
+    return int(info.min), int(info.max)
 
 
 def _float_exact_bounds(low: int, high: int, name: str) -> tuple[int, int]:

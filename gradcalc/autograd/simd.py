@@ -42,6 +42,12 @@ def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarra
     return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
 
 
+def _constants(dtype: type, *values: float) -> tuple:
+    """0-d arrays: numpy takes them in arithmetic with arrays of their dtype at an array's cost,
+    about half a numpy scalar's (which it converts at every operation)."""
+    return tuple(np.array(value, dtype) for value in values)
+
+
 # SLEEF's single-precision exp (expf_u10), which PyTorch's vectorised CPU kernels call.
 _SLEEF_EXPF = tuple(np.float32(c) for c in (
     0.000198527617612853646278381, 0.00139304355252534151077271, 0.00833336077630519866943359,
@@ -57,18 +63,17 @@ def vector_exp(x: np.ndarray) -> np.ndarray:
     # product is exact), multiplied and added there, and rounded once to float32. The work stays in
     # float64 arrays, rounded through a float32 scratch array: numpy's loops mixing the two dtypes
     # buffer their casts and cost about four times as much on small arrays.
-    f32, f64 = np.float32, np.float64
     shape, x = x.shape, x.reshape(-1)  # (numpy's arithmetic on 0-d arrays gives scalars)
     with np.errstate(all="ignore"):
-        rounded = np.rint(x * f32(1.442695040888963407359924681))
-        q, qf = rounded.astype(np.int32), rounded.astype(f64)  # (the same integers wherever exp is not 0 or inf)
-        narrow = np.empty(x.shape, f32)
-        s = np.multiply(qf, _LN2_HIGH)
-        s += x.astype(f64)
+        rounded = np.rint(x * _LOG2_E)
+        q = rounded.astype(np.int32)  # (the same integers wherever exp is not 0 or inf)
+        # the first multiply-add in float32: q * ln 2's high part is exact there (q has 8 bits
+        # wherever exp is not 0 or inf, the constant 15), so the sum rounds once, as fused
+        s = (rounded * _EXP_LN2_HIGH + x).astype(np.float64)
+        s += rounded.astype(np.float64) * _EXP_LN2_LOW
+        narrow = np.empty(x.shape, np.float32)
         _round_to_float32(s, narrow)
-        qf *= _LN2_LOW
-        s += qf
-        _round_to_float32(s, narrow)
+        square = narrow * narrow  # s * s in float32: the exact product, rounded once
         u = s * _SLEEF_EXPF_WIDE[0]
         u += _SLEEF_EXPF_WIDE[1]
         _round_to_float32(u, narrow)
@@ -76,16 +81,14 @@ def vector_exp(x: np.ndarray) -> np.ndarray:
             u *= s
             u += c
             _round_to_float32(u, narrow)
-        square = s * s  # s * s in float32: the exact product, rounded once
-        _round_to_float32(square, narrow)
-        u *= square
+        u *= square.astype(np.float64)
         u += s
         np.copyto(narrow, u, casting="same_kind")
-        np.add(f32(1), narrow, out=narrow)
+        narrow += _EXP_ONE
         # SLEEF scales by 2**(q >> 1), exactly, then by the rest of 2**q, rounding once: one ldexp
         np.ldexp(narrow, q, out=narrow)
-        np.copyto(narrow, f32(0), where=x < -104)
-        np.copyto(narrow, f32(np.inf), where=x > 100)
+        np.copyto(narrow, _EXP_ZERO, where=x < _EXP_UNDERFLOW)
+        np.copyto(narrow, _EXP_INFINITY, where=x > _EXP_OVERFLOW)
         return narrow.reshape(shape)
 
 
@@ -95,9 +98,11 @@ def _round_to_float32(wide: np.ndarray, scratch: np.ndarray) -> None:
     np.copyto(wide, scratch)
 
 
-# The float32 constants of vector_exp as the float64 values fused_multiply_add widens them to.
-_SLEEF_EXPF_WIDE = tuple(float(c) for c in _SLEEF_EXPF)
-_LN2_HIGH, _LN2_LOW = float(np.float32(-0.693145751953125)), float(np.float32(-1.428606765330187045e-06))
+# vector_exp's constants, each as a 0-d array of the dtype it is used in (see _constants); the
+# polynomial's float32 coefficients as the float64 values fused_multiply_add widens them to
+_LOG2_E, _EXP_LN2_HIGH, _EXP_ONE, _EXP_ZERO, _EXP_INFINITY, _EXP_UNDERFLOW, _EXP_OVERFLOW = _constants(
+    np.float32, 1.442695040888963407359924681, -0.693145751953125, 1, 0, np.inf, -104, 100)
+_EXP_LN2_LOW, *_SLEEF_EXPF_WIDE = _constants(np.float64, np.float32(-1.428606765330187045e-06), *_SLEEF_EXPF)
 
 
 def kernel_exp(values: np.ndarray, inner_shape: tuple) -> np.ndarray:
@@ -130,18 +135,8 @@ _F32 = np.float32
 
 
 def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    # float32 operands: their product is exact in float64; the sum, rounded there, rounds correctly
-    # to float32 but on a float32 midpoint or below float32's normal range (not 0), settled apart
-    product = np.multiply(a, b, dtype=np.float64)
-    total = np.asarray(product + c)
-    bits = total.view(np.uint64) & _MAGNITUDE
-    if ((bits & _BELOW_FLOAT32) == _FLOAT32_MIDPOINT).any() or ((bits < _FLOAT32_NORMAL) & (bits != 0)).any():
-        return kernels.rounded_fused_float32(product, c)
-    return total.astype(_F32)
-
-
-_MAGNITUDE, _BELOW_FLOAT32, _FLOAT32_MIDPOINT = np.uint64(2 ** 63 - 1), np.uint64(0x1FFFFFFF), np.uint64(0x10000000)
-_FLOAT32_NORMAL = np.float64(2.0 ** -126).view(np.uint64)
+    # float32 operands: their product is exact in float64
+    return kernels.rounded_fused_float32(np.multiply(a, b, dtype=np.float64), c)
 
 
 def _exact_fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -218,48 +213,91 @@ def _log_df(d: np.ndarray) -> tuple:
     return _df_add_pp(s, _df_mul_pp(_df_mul_pp(x2, x), _df_add2_pp(_df_mul_pf(x2, t), c)))
 
 
-def _df_add_pf(x: tuple, y: np.ndarray) -> tuple:  # |x| >= |y|
-    s = x[0] + y
-    return s, ((x[0] - s) + y) + x[1]
-
-
-_LN2_PAIR = (_F32(0.69314718246459960938), _F32(-1.904654323148236017e-09))
-
 # ------------------------------------------------------------------ SLEEF's logf_u10
 # PyTorch's Vectorized<float>::log (log_softmax's log of its sum, say) is SLEEF's logf (u10),
 # within an ulp: about one float32 in a few hundred differs from the correctly rounded log.
+
+_LN2_PAIR = (_F32(0.69314718246459960938), _F32(-1.904654323148236017e-09))
+
+
+# logf's constants in the dtype each is used in
+_ONE, _TWO_POWER_64, _RECIPROCAL_OF_075, _LN2_HIGH32 = _constants(_F32, 1, 2.0 ** 64, 1 / 0.75, _LN2_PAIR[0])
+_WIDE_ONE, _LN2_HIGH64, _LN2_LOW64 = _constants(np.float64, 1, *_LN2_PAIR)
+_LOG_POLYNOMIAL = _constants(np.float64, *(_F32(c) for c in (0.3027294874, 0.3996108174, 0.6666694880)))
+_MANTISSA, _EXPONENT, _BIAS, _ONE_BITS, _BITS_23, _BITS_22 = _constants(np.int32, 0x7FFFFF, 0xFF, 0x7F,
+                                                                          0x3F800000, 23, 22)
+_F32_TINY = np.array(np.finfo(_F32).tiny)
+
 
 def vector_log(x: np.ndarray) -> np.ndarray:
     """log as PyTorch's vectorised kernels compute it: SLEEF's logf_u10 for float32, bit for bit,
     as its AVX-512 or AVX2 build (by ATen's capability here); numpy's for other dtypes."""
     if x.dtype != np.float32:
         return np.log(x)
+    shape, value = x.shape, np.asarray(x, _F32).reshape(-1)  # (numpy's arithmetic on 0-d arrays gives scalars)
     with np.errstate(all="ignore"):
-        value = d = np.asarray(x, _F32)
-        if cpu.ATEN_AVX512:
-            # getexp of d / 0.75 and getmant of d into [0.75, 1.5), each from its own operand
-            e = (np.frexp(d * _F32(1.0 / 0.75))[1] - 1).astype(_F32)
-            e = np.where(np.isposinf(d * _F32(1.0 / 0.75)), _F32(128), e)
-            fraction = np.frexp(d)[0] * _F32(2)
-            m = np.where(fraction >= _F32(1.5), fraction * _F32(0.5), fraction)
-        else:
-            tiny = d < np.finfo(_F32).tiny
-            d = np.where(tiny, d * _F32(2.0 ** 64), d)
-            exponent = ((d * _F32(1.0 / 0.75)).view(np.int32) >> 23 & 0xFF) - 0x7F
-            m = (d.view(np.int32) - (exponent << 23)).view(_F32)
-            e = np.where(tiny, exponent - 64, exponent).astype(_F32)
-        # e ln 2 as a double-float: e has 8 bits, so every step is exact in float64
-        high = e * _LN2_PAIR[0]
-        s = high, _exact_fma(_LN2_PAIR[1], e, _exact_fma(_LN2_PAIR[0], e, -high))
-        q = _df_div(_df_add2_ff(_F32(-1), m), _df_add2_ff(_F32(1), m))  # (m - 1) / (m + 1)
-        q2 = q[0] * q[0]
-        t = _fma(_fma(_F32(0.3027294874), q2, _F32(0.3996108174)), q2, _F32(0.6666694880))
-        s = _df_add_pp(s, (q[0] * _F32(2), q[1] * _F32(2)))
-        s = _df_add_pf(s, q2 * q[0] * t)
-        result = s[0] + s[1]
-        result = np.where(np.isposinf(value), _F32(np.inf), result)
-        result = np.where((value < 0) | np.isnan(value), _F32(np.nan), result)
-        return np.where(value == 0, _F32(-np.inf), result).astype(_F32)
+        normal = ((value >= _F32_TINY) & (value < np.inf)).all()
+        e, m = _exponent_and_mantissa(value, normal)
+        # SLEEF's double-float steps in float64, where each of its fused multiply-adds here is
+        # exact (every operand is a float32 or the exact error of a float32 operation, and their
+        # bits span fewer than 53 places: checked on every float32 m), so rounding to float32 once
+        # is the FMA's one rounding. First e ln 2 as a double-float (e has 8 bits)
+        wide_e = e.astype(np.float64)
+        high = e * _LN2_HIGH32
+        low = ((_LN2_HIGH64 * wide_e - high.astype(np.float64)) + _LN2_LOW64 * wide_e).astype(_F32)
+        # then q = (m - 1) / (m + 1) as a double-float: df_div of (m - 1, 0) (exact) by the pair
+        # m + 1 (rounded, and its rounding error)
+        wide_m = m.astype(np.float64)
+        denominator = m + _ONE
+        wide_denominator = denominator.astype(np.float64)
+        reciprocal = _ONE / denominator
+        q = (m - _ONE) * reciprocal
+        wide_reciprocal, wide_q = reciprocal.astype(np.float64), q.astype(np.float64)
+        quotient_error = wide_reciprocal * (wide_m - _WIDE_ONE) - wide_q
+        # 1 - d * (1 / d) less the pair's low part times 1 / d
+        residual = ((_WIDE_ONE - wide_denominator * wide_reciprocal)
+                    - ((wide_m + _WIDE_ONE) - wide_denominator) * wide_reciprocal).astype(_F32)
+        q_low = (wide_q * residual + quotient_error).astype(_F32)
+        q2 = q * q
+        wide_q2 = q2.astype(np.float64)
+        t = (_LOG_POLYNOMIAL[0] * wide_q2 + _LOG_POLYNOMIAL[1]).astype(_F32)
+        t = (t * wide_q2 + _LOG_POLYNOMIAL[2]).astype(_F32)
+        # the double-float sums, in float32: s = (high, low) + 2q, then s + q^3 t
+        twice = q + q
+        total = high + twice
+        low = (((high - total) + twice) + low) + (q_low + q_low)
+        tail = q2 * q * t
+        summed = total + tail
+        result = summed + (((total - summed) + tail) + low)
+        if not normal:
+            special = np.where(value == 0, _F32(-np.inf), np.where(value == np.inf, _F32(np.inf), _F32(np.nan)))
+            result = np.where((value > 0) & (value < np.inf), result, special)
+        return result.reshape(shape)
+
+
+def _exponent_and_mantissa(d: np.ndarray, normal: bool) -> tuple:
+    """SLEEF's split of d > 0 for logf: e (as float32) and m in [0.75, 1.5) with d = m * 2**e,
+    as its AVX-512 or AVX2 build takes them (they differ on subnormals and next to 1.5 * 2**e).
+    `normal`: every d is a normal float32, whose bits give both."""
+    if not normal and cpu.ATEN_AVX512:
+        # getexp of d / 0.75 and getmant of d into [0.75, 1.5), each from its own operand
+        e = (np.frexp(d * _RECIPROCAL_OF_075)[1] - 1).astype(_F32)
+        e = np.where(np.isposinf(d * _RECIPROCAL_OF_075), _F32(128), e)
+        fraction = np.frexp(d)[0] * _F32(2)
+        return e, np.where(fraction >= _F32(1.5), fraction * _F32(0.5), fraction)
+    tiny = None if normal else d < _F32_TINY
+    if tiny is not None:  # AVX2's: a subnormal scaled up by 2**64 first
+        d = np.where(tiny, d * _TWO_POWER_64, d)
+    # the exponent of d / 0.75 (128 where it overflows)
+    exponent = ((d * _RECIPROCAL_OF_075).view(np.int32) >> _BITS_23 & _EXPONENT) - _BIAS
+    if cpu.ATEN_AVX512:  # getmant of d's own bits: into [1, 2), halved from 1.5 on
+        fraction = d.view(np.int32) & _MANTISSA
+        m = (fraction | (_ONE_BITS - (fraction >> _BITS_22 << _BITS_23))).view(_F32)
+    else:
+        m = (d.view(np.int32) - (exponent << _BITS_23)).view(_F32)
+    if tiny is not None:
+        exponent = np.where(tiny, exponent - 64, exponent)
+    return exponent.astype(_F32), m
 
 
 def _ldexp(x: np.ndarray, q: np.ndarray) -> np.ndarray:

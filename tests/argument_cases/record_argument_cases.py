@@ -21,7 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "argument_cases.json"
-PRELUDE = runpy.run_path(str(HERE.parent / "golden" / "reference.py"))["PRELUDE"]
+PRELUDE = runpy.run_path(str(HERE.parents[1] / "gradcalc" / "golden" / "reference.py"))["PRELUDE"]
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 INTERNAL_NOTE = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
 SETUP = "x = torch.arange(6.).reshape(2, 3)\ni = torch.tensor([[0, 1], [1, 0]])\nv = torch.tensor([1., 2., 3.])\n"
@@ -88,6 +88,10 @@ def expressions() -> list:
         "x.equal(x)", "torch.isclose(x, x).all()", "x.allclose(x, rtol=0.1)", "x.count_nonzero(1)",
         "x.amax((0, 1))", "x.any(1)", "x.all()", "x.prod(1)", "x.nansum(1)", "x.logsumexp(1)", "x.std()",
     ]
+    # ints taken together as one list, the same types as calls above (whose bindings a parser may
+    # keep) with values to refuse
+    found += ["x.view(2 ** 62, 2)", "x.view(True, 6)", "x.view(2, 3.0)", "x.reshape(-1, 4)", "x.permute(1, 1)",
+              "torch.randn(2, 3).shape", "torch.randn(2, -3)", "x.repeat(2, 1.5)", "x.expand(3, 2, -2)"]
     return found
 
 

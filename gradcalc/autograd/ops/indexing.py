@@ -212,6 +212,8 @@ def list_index(item: list) -> np.ndarray:
 def check_advanced_bounds(a: Tensor, items: tuple) -> None:
     """PyTorch's error for an integer index out of range: the dimension it names is the index's
     position among the tensor (and list) indices, not the dimension of `a`."""
+    if len(items) == 1 and a.ndim and _in_bounds(items[0], a._data.shape[0]):
+        return  # one tensor of integers within the first dimension (C[X] in a loop): nothing else to check
     specified = sum(_item_dims(item) for item in items if item is not None and item is not Ellipsis)
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
@@ -241,6 +243,16 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
             if indices is not None:
                 advanced += 1
             axis += _item_dims(item)
+
+
+def _in_bounds(item: Any, size: int) -> bool:
+    """Whether `item` is a tensor of integers (not a uint8 mask) all within -size and size - 1."""
+    if not isinstance(item, Tensor) or item._dtype is dtypes.uint8:
+        return False
+    indices = item._data
+    # (the ufuncs' reductions: ndarray.max and min go through a Python layer of numpy's)
+    return indices.dtype.kind in "iu" and (not indices.size or (np.maximum.reduce(indices, axis=None) < size
+                                                                and np.minimum.reduce(indices, axis=None) >= -size))
 
 
 def _check_index_shapes(items: tuple) -> None:

@@ -443,7 +443,8 @@ class Parser:
         self.signatures = [s for s in signatures if not s.deprecated] + [s for s in signatures if s.deprecated]
         self.name = signatures[0].name
         self.single = len(self.signatures) == 1
-        # call key -> (signature index, positional names, keyword names, parameters that convert)
+        # call key -> (signature index, positional names (None: all to the first parameter, as one
+        # list), keyword names, parameters that convert)
         self._bindings: dict = {}
 
     def parse(self, args: tuple, kwargs: dict) -> tuple:
@@ -452,11 +453,14 @@ class Parser:
         binding = self._bindings.get(key)
         if binding is not None:
             index, names, keywords, converted = binding
-            bound = dict(zip(names, args))
-            if kwargs:
-                bound.update(zip(keywords, kwargs.values()))
-            for param in converted:
-                bound[param.name] = param.convert(bound[param.name], self.name)
+            if names is None:  # the positional ints as the one list
+                bound = {converted[0].name: converted[0].convert(args, self.name)}
+            else:
+                bound = dict(zip(names, args))
+                if kwargs:
+                    bound.update(zip(keywords, kwargs.values()))
+                for param in converted:
+                    bound[param.name] = param.convert(bound[param.name], self.name)
             if self.signatures[index].deprecated:
                 self._warn_deprecated(index)
             return index, bound
@@ -501,7 +505,11 @@ class Parser:
                     return
         signature = self.signatures[index]
         if signature.varargs_intlist and args and type(args[0]) not in _SEQUENCES:
-            return  # `view(2, 3)`: the positional ints were taken together as the one list
+            # `view(2, 3)`: the positional ints were taken together as the one list, as they will
+            # be again when they are plain ints (no names: all of them go to its one parameter)
+            if len(args) > 1 and not kwargs and all(type(obj) is int for obj in args):
+                self._bindings[key] = (index, None, (), (signature.params[0],))
+            return
         params = [*signature.params[:len(args)], *(signature.keyword_param(given) for given in kwargs)]
         values = (*args, *kwargs.values())
         converted = tuple(param for param, obj in zip(params, values)
