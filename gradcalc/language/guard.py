@@ -355,7 +355,9 @@ def check_writable(obj: Any, name: str) -> None:
         if name in _FUNCTION_WRITABLE or (name[0] != "_" and is_program_function(obj)):
             return  # a program's function may carry attributes (`f.calls = 0`)
     elif rule.public_write and name[0] != "_":
-        _check_descriptor(obj, name, rule)
+        if (cls, name) not in _WRITABLE_PUBLIC:
+            _check_descriptor(obj, name, rule)
+            _remember_writable(cls, name)
         return
     if is_dunder(name) or name[0] == "_":
         raise AttributeError(f"'{cls.__name__}' object attribute '{name}' cannot be set in gradcalc")
@@ -367,6 +369,19 @@ _FUNCTION = _type(check_writable)
 _WRAPPER_NAMES = frozenset({"__module__", "__name__", "__qualname__", "__doc__", "__annotations__", "__wrapped__"})
 _FUNCTION_WRITABLE = frozenset({"__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
                                 "__annotations__", "__defaults__", "__kwdefaults__"})
+
+
+# (class, name) pairs of gradcalc's own classes that _check_descriptor let through: their class
+# dicts do not change under a program, so the walk of the MRO (`p.grad = None` every step) is
+# made once; bounded, as a program chooses the names
+_WRITABLE_PUBLIC: set = set()
+_WRITABLE_PUBLIC_KEPT = 4096
+
+
+def _remember_writable(cls: type, name: str) -> None:
+    if len(_WRITABLE_PUBLIC) >= _WRITABLE_PUBLIC_KEPT:
+        _WRITABLE_PUBLIC.clear()
+    _WRITABLE_PUBLIC.add((cls, name))
 
 
 def _check_descriptor(obj: Any, name: str, rule: Any) -> None:

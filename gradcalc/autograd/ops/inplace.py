@@ -76,6 +76,9 @@ def _dense(x: np.ndarray) -> bool:
 
 def _internal_overlap(x: np.ndarray) -> bool:
     """An expanded array, whose elements share memory: written to, PyTorch refuses it."""
+    # only a zero stride can make elements share memory: the common array is settled without _dense
+    if 0 not in x.strides:
+        return False
     return bool(x.size) and not _dense(x) and any(stride == 0 and size > 1 for stride, size in zip(x.strides, x.shape))
 
 
