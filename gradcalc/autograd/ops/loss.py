@@ -72,10 +72,13 @@ def _nll_grad(grad: Tensor, self: Tensor, target: Tensor, weight: Optional[Tenso
               ignore_index: int, total_weight: Tensor) -> Tensor:
     """-weight[t] * grad at each row's target class (divided by the total weight for a mean), zero elsewhere."""
     rows = target._data.reshape(-1)
-    kept = rows != ignore_index
-    classes = np.where(kept, rows, 0)
-    scale = np.asarray((np.ones(rows.shape, self._dtype._numpy) if weight is None else weight._data[classes]) * kept,
-                       dtype=self._dtype._numpy)
+    if weight is None and _every_row_counts(rows, self._data.shape[-1], ignore_index):
+        classes, scale = rows, np.ones(rows.shape, self._dtype._numpy)  # what the masks below would give
+    else:
+        kept = rows != ignore_index
+        classes = np.where(kept, rows, 0)
+        scale = np.asarray((np.ones(rows.shape, self._dtype._numpy) if weight is None else weight._data[classes])
+                           * kept, dtype=self._dtype._numpy)
     if (self.ndim == 2 and grad._dtype is self._dtype and self._dtype in (dtypes.float32, dtypes.float64)
             and recording_not_needed()):
         # the steps below on the arrays (a backward pass that records nothing): the same roundings
@@ -185,29 +188,43 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, red
     rows = target._data.reshape(-1)
     classes = x.shape[1]
     kind = x.dtype.type
-    kept = rows != ignore_index
-    outside = kept & ((rows < 0) | (rows >= classes))
-    if outside.any():
-        raise IndexError(f"Target {rows[int(np.argmax(outside))]} is out of bounds.")
-    picked = x[np.arange(rows.size), np.where(kept, rows, 0)]
-    weights = np.ones(rows.size, x.dtype) if weight is None else weight._data[np.where(kept, rows, 0)]
     params = dict(target=target, weight=weight, reduction=reduction, ignore_index=ignore_index)
-    if reduction == NONE and input.ndim == 2:
-        data = np.where(kept, -picked * weights if weight is not None else -picked, kind(0))
-        return record(NLL_LOSS, (input,), np.asarray(data, dtype=x.dtype), input._dtype,
-                      total_weight=Tensor._make(np.zeros((), x.dtype), input._dtype), **params)
     power = max(4, kernels.ceil_log2(rows.size) // _NLL_LEVELS)
-    kept_rows = np.flatnonzero(kept)
-    if weight is None:
-        total = _cascade(-picked[kept_rows], kept_rows, power)
-        total_weight = kind(kept_rows.size)
+    if weight is None and reduction != NONE and _every_row_counts(rows, classes, ignore_index):
+        # the common case, without the masks below: the cascade's rows are then 0, 1, 2, ...
+        total = _regular_cascade(-x[np.arange(rows.size), rows], 1 << power)
+        total_weight = kind(rows.size)
     else:
-        total = _cascade(-(picked[kept_rows] * weights[kept_rows]), kept_rows, power)
-        total_weight = _cascade(weights[kept_rows], kept_rows, power)
+        kept = rows != ignore_index
+        outside = kept & ((rows < 0) | (rows >= classes))
+        if outside.any():
+            raise IndexError(f"Target {rows[int(np.argmax(outside))]} is out of bounds.")
+        picked = x[np.arange(rows.size), np.where(kept, rows, 0)]
+        weights = np.ones(rows.size, x.dtype) if weight is None else weight._data[np.where(kept, rows, 0)]
+        if reduction == NONE and input.ndim == 2:
+            data = np.where(kept, -picked * weights if weight is not None else -picked, kind(0))
+            return record(NLL_LOSS, (input,), np.asarray(data, dtype=x.dtype), input._dtype,
+                          total_weight=Tensor._make(np.zeros((), x.dtype), input._dtype), **params)
+        kept_rows = np.flatnonzero(kept)
+        if weight is None:
+            total = _cascade(-picked[kept_rows], kept_rows, power)
+            total_weight = kind(kept_rows.size)
+        else:
+            total = _cascade(-(picked[kept_rows] * weights[kept_rows]), kept_rows, power)
+            total_weight = _cascade(weights[kept_rows], kept_rows, power)
     if reduction == MEAN:
         total = kind(total / total_weight)
     return record(NLL_LOSS, (input,), np.asarray(total, dtype=x.dtype), input._dtype,
                   total_weight=Tensor._make(np.asarray(total_weight, dtype=x.dtype), input._dtype), **params)
+
+
+def _every_row_counts(rows: np.ndarray, classes: int, ignore_index: int) -> bool:
+    """Whether every target is a class (none out of bounds) and none is ignore_index: two
+    reductions instead of the general path's masks."""
+    if not rows.size:
+        return False
+    lowest, highest = int(rows.min()), int(rows.max())
+    return 0 <= lowest and highest < classes and not lowest <= ignore_index <= highest
 
 
 # nll_loss's cascade: levels of running sums, each carried into the next every 2**power rows
