@@ -236,3 +236,39 @@ def test_float64_fused_multiply_add_rounds_once() -> None:
     signed = kernels.fused_multiply_add(np.array([-0.0, 0.0, np.inf]), np.array([1.0, 1.0, 1.0]),
                                         np.array([-0.0, -0.0, -np.inf]))
     assert np.signbit(signed[:2]).tolist() == [True, False] and np.isnan(signed[2])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nll_loss_common_case_gives_the_general_paths_bits(dtype: type) -> None:
+    """nll_loss and its gradient when every target counts take a path without masks; an
+    ignore_index between the targets' min and max that none of them holds sends the same
+    inputs through the general path, which must give the same bits."""
+    from gradcalc.autograd import dtypes, grad_mode
+    from gradcalc.autograd.ops import loss
+    from gradcalc.autograd.tensor import Tensor
+
+    rng = np.random.default_rng(11)
+    kind = dtypes.from_numpy(np.dtype(dtype))
+    for rows in (2, 3, 15, 16, 17, 32, 33, 100, 257, 4100):
+        classes = 40
+        x = (rng.standard_normal((rows, classes)) * 10.0 ** rng.integers(-3, 4, (rows, 1))).astype(dtype)
+        x[0, :] = -0.0
+        targets = rng.choice(np.arange(0, classes, 2), rows)  # even classes only: 1 is between, never held
+        targets[:2] = (0, classes - 2)
+        inputs = Tensor._make(x, kind)
+        target = Tensor._make(targets.astype(np.int64), dtypes.int64)
+        total_weight = Tensor._make(np.asarray(rows, dtype), kind)
+        for reduction in (loss.MEAN, loss.SUM):
+            grad = Tensor._make(np.asarray(rng.standard_normal(), dtype), kind)
+            results = []
+            for ignore_index in (-100, 1):  # the common path, then the general one
+                out = loss.nll_loss(inputs, target, None, reduction, ignore_index)
+                results.append([out._data.tobytes()])
+                for recording in (False, True):  # the gradient on arrays, then through tensor ops
+                    grad_mode._set_enabled(recording)
+                    try:
+                        gradient = loss._nll_grad(grad, inputs, target, None, reduction, ignore_index, total_weight)
+                    finally:
+                        grad_mode._set_enabled(True)
+                    results[-1].append(gradient._data.tobytes())
+            assert results[0] == results[1]
