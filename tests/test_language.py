@@ -271,6 +271,18 @@ def test_what_pytorch_allows_works() -> None:
     assert stdout == "1\nTrue\n3 int Tensor\n"
 
 
+def test_an_allowed_assignment_is_remembered_for_its_class_only() -> None:
+    """The guard remembers a public name it let a program assign on one of gradcalc's classes
+    (`p.grad = None` each step): another class whose property of that name is read-only still
+    refuses it, and a refusal is never remembered."""
+    source = ("m = torch.nn.Linear(1, 1)\nm.is_leaf = 1\nx = tensor(1.)\nx.grad = None\nx.grad = None\n"
+              "for _ in range(2):\n    try:\n        x.is_leaf = 2\n    except AttributeError as e:\n"
+              "        print(e)\nprint(m.is_leaf, x.grad)\n")
+    ok, stdout, stderr = run(source)
+    assert ok, stderr
+    assert stdout == "attribute 'is_leaf' of 'torch._C.TensorBase' objects is not writable\n" * 2 + "1 None\n"
+
+
 def test_plain_types_offer_their_methods_but_not_the_type_machinery() -> None:
     ok, stdout, stderr = run('dict.fromkeys("ab", 0), sorted(["b", "A"], key=str.lower)\n')
     assert ok, stderr
