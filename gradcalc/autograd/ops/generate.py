@@ -3,7 +3,8 @@ signatures: each op gets the variants PyTorch has for its name and its aliases (
 `x.exp()`, `x.exp_()`, `torch.exp_`, `out=`), each parsing its arguments as PyTorch does."""
 from __future__ import annotations
 
-from typing import Any, Callable
+import functools
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -237,23 +238,35 @@ def namespace_members(module: str) -> dict:
     """The functions of one of torch's namespaces ("torch", "linalg", "special", "fft"), as
     programs see them."""
     members: dict = {}
-    prefix = _PARSER_NAMES[module]
     for op in OPS.values():
         if op.module != module or op.function is False:
             continue
         for name in (op.name,) + op.aliases:
-            parser_name = prefix + name
-            if op.python is not None:
-                members[name] = _python_function(name, op.impl, op.python) if name == op.name else op.impl
-            elif has_signature(module, name):
-                function = make_function(module, name, op.impl)
-                members[name] = (_torch_function(name, function) if module == "torch"
-                                 else _module_function(parser_name, function))
+            function = _namespace_member(module, name, op)
+            if function is not None:
+                members[name] = function
             if (module == "torch" and op.inplace is not False and has_signature("torch", name + "_")
                     and ("torch", name + "_") not in OPS):
-                inplace = op.inplace if callable(op.inplace) else make_inplace(op.impl)
-                members[name + "_"] = _torch_function(name + "_", make_inplace_function(name + "_", inplace))
+                members[name + "_"] = _torch_inplace_member(name + "_", op)
     return members
+
+
+# made once: every namespace that shares a builtin holds the same one (`F.conv2d is torch.conv2d`)
+@functools.cache
+def _namespace_member(module: str, name: str, op: Op) -> Optional[Callable]:
+    if op.python is not None:
+        return _python_function(name, op.impl, op.python) if name == op.name else op.impl
+    if has_signature(module, name):
+        function = make_function(module, name, op.impl)
+        return (_torch_function(name, function) if module == "torch"
+                else _module_function(_PARSER_NAMES[module] + name, function))
+    return None
+
+
+@functools.cache
+def _torch_inplace_member(name: str, op: Op) -> Callable:
+    inplace = op.inplace if callable(op.inplace) else make_inplace(op.impl)
+    return _torch_function(name, make_inplace_function(name, inplace))
 
 
 def shown_function(name: str, function: Callable, module_level: bool = False) -> BuiltinFunction:
