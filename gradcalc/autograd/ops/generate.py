@@ -251,6 +251,12 @@ def namespace_members(module: str) -> dict:
     return members
 
 
+def builtin(module: str, name: str) -> Callable:
+    """What a program calls as torch's `module`.`name`, for PyTorch's Python code that calls it
+    (its parser checks the arguments)."""
+    return _namespace_member(module, name, OPS[(module, name)])
+
+
 # made once: every namespace that shares a builtin holds the same one (`F.conv2d is torch.conv2d`)
 @functools.cache
 def _namespace_member(module: str, name: str, op: Op) -> Optional[Callable]:
