@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import grad_mode, meta
 from ..tensor import Tensor
-from ...display.names import torch_class
+from ...display.names import c_arity, torch_class
 from ...warnings import warn
 from .common import out_of_memory
 from .inplace import check_inplace, check_overlap, commit_inplace
@@ -278,32 +278,7 @@ def _torch_inplace_member(name: str, op: Op) -> Callable:
 def shown_function(name: str, function: Callable, module_level: bool = False) -> BuiltinFunction:
     """Any other C function of torch, shown as torch shows its own: a method of its functions'
     class, or (`module_level`) a function of torch._C."""
-    checked = _c_arity(f"torch.{name}" if module_level else f"torch._VariableFunctionsClass.{name}", function)
+    checked = c_arity(f"torch.{name}" if module_level else f"torch._VariableFunctionsClass.{name}", function)
     return _module_function(name, checked) if module_level else _torch_function(name, checked)
 
-
-_VARIADIC = 0x04 | 0x08  # CO_VARARGS, CO_VARKEYWORDS
-
-
-def _c_arity(shown: str, function: Callable) -> Callable:
-    """A C function of no argument (METH_NOARGS) or of one (METH_O) refuses other calls in
-    CPython's words, not in those of the Python function behind it."""
-    code = getattr(function, "__code__", None)
-    if code is None or code.co_flags & _VARIADIC or code.co_kwonlyargcount:
-        return function
-    if code.co_argcount == 0:
-        wanted, words = 0, "takes no arguments"
-    elif code.co_argcount == code.co_posonlyargcount == 1 and not function.__defaults__:
-        wanted, words = 1, "takes exactly one argument"
-    else:
-        return function
-
-    def checked(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            raise TypeError(f"{shown}() takes no keyword arguments")
-        if len(args) != wanted:
-            raise TypeError(f"{shown}() {words} ({len(args)} given)")
-        return function(*args)
-
-    return checked
 
