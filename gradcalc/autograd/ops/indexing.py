@@ -53,9 +53,10 @@ SEQUENCE_AS_TUPLE_WARNING = (
     "which will result either in an error or a different result")
 
 
-def _sequence_as_tuple(index: list) -> Any:
-    """PyTorch's legacy rule (NumPy's old one): a list of fewer than 32 items, one of which is a
-    tensor, a sequence, None, ... or a slice, indexes as the tuple of its items, with a warning."""
+def _sequence_as_tuple(index: Any) -> Any:
+    """PyTorch's legacy rule (NumPy's old one): a list (or a str, a sequence of strs) of fewer than
+    32 items, one of which is a tensor, a sequence, None, ... or a slice, indexes as the tuple of
+    its items, with a warning."""
     if len(index) < 32:
         for item in index:
             if isinstance(item, (Tensor, list, tuple, range, str, bytes, slice)) or item is None or item is Ellipsis:
@@ -67,7 +68,7 @@ def _sequence_as_tuple(index: list) -> Any:
 def ranges_as_lists(index: Any) -> Any:
     """A range, or a tuple inside an index's tuple, is a sequence of ints to PyTorch, as a list of
     them is; a list of indices is read as a tuple of them by PyTorch's legacy rule."""
-    if type(index) is list:
+    if type(index) is list or isinstance(index, str):
         index = _sequence_as_tuple(index)
     if isinstance(index, range):
         return list(index)
