@@ -112,6 +112,7 @@ def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) ->
             dim += 1
         elif isinstance(item, slice):
             start, stop, step = _slice_int(item.start), _slice_int(item.stop), _slice_int(item.step)
+            start, stop = _clipped_slice_bound(start), _clipped_slice_bound(stop)
             # as PyTorch: a lone slice is always recorded when reading; in a tuple or an
             # assignment, one that is literally the whole dim (start 0, step 1, stop at or past
             # the end) is skipped
@@ -149,6 +150,18 @@ def _slice_int(value: Any) -> Any:
     if not hasattr(type(value), "__index__"):
         raise TypeError("slice indices must be integers or None or have an __index__ method")
     return operator.index(value)
+
+
+# c10::SymInt's least plain value: a slice's start or stop below it is clipped to it, with a warning each
+_LEAST_SLICE_BOUND = -2 ** 62
+
+
+def _clipped_slice_bound(value: Optional[int]) -> Optional[int]:
+    if value is not None and value < _LEAST_SLICE_BOUND:
+        warn("UserWarning", "Truncating the start/stop/step of slice. This is likely because of saved old models when "
+                            "the start/stop/step were larger.")
+        return _LEAST_SLICE_BOUND
+    return value
 
 
 def _any_advanced(items: tuple) -> bool:
