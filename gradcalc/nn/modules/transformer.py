@@ -191,8 +191,10 @@ class TransformerEncoder(Module):
         seq_len = _get_seq_len(src, first_layer.self_attn.batch_first)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
         output = src
+        # a nested tensor holds each sequence's tokens only: its layers see no mask values, just the padding
+        layer_padding_mask = src_key_padding_mask if padded is None else padded
         for mod in self.layers:
-            output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+            output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=layer_padding_mask)
         if padded is not None:
             # the nested tensor's padded positions come back as zeros
             output = output.masked_fill(padded.unsqueeze(-1), 0.0)
