@@ -9,6 +9,7 @@ the file's bytes, so only the modes that never write back ('r', 'c') are offered
 from __future__ import annotations
 
 import io
+import operator
 import os
 from typing import Any, Callable
 
@@ -153,10 +154,29 @@ def memmap(filename: Any, dtype: Any = np.uint8, mode: str = "r+", offset: int =
         raise ValueError(f"memmap mode {mode!r} is not available in gradcalc: a program's memmap is a copy of "
                          "its file, never written back (use mode='r' or 'c')")
     dtype = np.dtype(dtype)
-    data = _file_bytes(filename, 0)[offset:]
-    count = len(data) // dtype.itemsize if shape is None else int(np.prod(shape))
-    array = np.frombuffer(data, dtype=dtype, count=count).copy()
-    mapped = (array if shape is None else array.reshape(shape, order=order)).view(np.memmap)
+    data = _file_bytes(filename, 0)
+    if shape is None:
+        available = len(data) - offset
+        if available % dtype.itemsize:
+            raise ValueError("Size of available data is not a multiple of the data-type size.")
+        shape = (available // dtype.itemsize,)
+        mapped_bytes = len(data)
+    else:
+        # numpy's reckoning of the bytes to map, with its errors (a shape holding tuples repeats them)
+        if not isinstance(shape, (tuple, list)):
+            try:
+                shape = [operator.index(shape)]
+            except TypeError:
+                pass
+        shape = tuple(shape)
+        size = np.intp(1)
+        for k in shape:
+            size *= k
+        mapped_bytes = int(offset + size * dtype.itemsize)
+        if mapped_bytes > len(data):
+            raise ValueError("mmap length is greater than file size")
+    array = np.ndarray(shape, dtype=dtype, buffer=bytearray(data[:mapped_bytes]), offset=offset, order=order)
+    mapped = array.view(np.memmap)
     mapped.filename = os_module.abspath(filename) if isinstance(filename, (str, bytes, os.PathLike)) else None
     mapped.offset, mapped.mode = offset, mode
     mapped._mmap = array  # numpy's mark of a mapped array, which its slices keep (they stay memmaps)

@@ -206,6 +206,12 @@ def normalize_dims(dim: Any, ndim: int) -> Optional[tuple]:
     return wrapped if ndim else ()
 
 
+def reduction_dims(dim: Any, ndim: int) -> Optional[tuple]:
+    """The dims a reduction (sum, mean, std, a norm, ...) reduces, None for all: ATen's
+    make_dim_mask reads an empty list of dims as every dim."""
+    return normalize_dims(dim, ndim) or None
+
+
 def shape_args(shape: tuple) -> tuple:
     """`view(2, 3)` and `view((2, 3))` alike."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...autograd import autocast, dtypes, forward_mode
 from ...autograd import grad_mode
-from ...autograd.ops import convolution, joining, linalg, normalization, pooling, shape
+from ...autograd.ops import joining, linalg, normalization, pooling, shape
 from ...autograd.ops import embedding as embedding_ops
 from ...autograd.ops.arrangement import constant_pad_nd
 from ...autograd.ops.generate import namespace_members
@@ -66,14 +66,18 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Optional[Tens
     return out if bias is None else out + bias
 
 
+# built-in in torch._C._nn and torch: PyTorch's argument parser
+_NN = namespace_members("nn")
+_TORCH = namespace_members("torch")
+
 # ------------------------------------------------------------------ convolutions (torch's builtins)
 
-conv1d = convolution.conv1d
-conv2d = convolution.conv2d
-conv3d = convolution.conv3d
-conv_transpose1d = convolution.conv_transpose1d
-conv_transpose2d = convolution.conv_transpose2d
-conv_transpose3d = convolution.conv_transpose3d
+conv1d = _TORCH["conv1d"]
+conv2d = _TORCH["conv2d"]
+conv3d = _TORCH["conv3d"]
+conv_transpose1d = _TORCH["conv_transpose1d"]
+conv_transpose2d = _TORCH["conv_transpose2d"]
+conv_transpose3d = _TORCH["conv_transpose3d"]
 
 
 # ------------------------------------------------------------------ pooling
@@ -393,9 +397,6 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
                                             sparse)
 
 
-# built-in in torch._C._nn: PyTorch's argument parser
-_NN = namespace_members("nn")
-_TORCH = namespace_members("torch")
 one_hot = _NN["one_hot"]
 
 
