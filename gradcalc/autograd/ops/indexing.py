@@ -12,7 +12,7 @@ from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .common import arrays, as_tensor, broadcast_shapes, check_not_unsigned, shape_text, zeros, zeros_like
-from .creation import data_array
+from .creation import data_array, infer_dtype
 from .parser import unpack_long
 from .tensor_numpy import numpy_dtype
 from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record
@@ -191,6 +191,7 @@ def numpy_index(items: tuple) -> tuple:
 def list_index(item: list) -> np.ndarray:
     """A list used as an index, read as torch reads it: a tensor of int64, whose ints past that
     range fail to unpack (numpy keeps them as uint64 or objects)."""
+    infer_dtype(item)  # torch's first reading of the list: an element of no dtype fails in its words
     try:
         array = np.asarray(item)
     except ValueError:  # ragged: torch.tensor's reading of it fails, in its words
@@ -215,6 +216,7 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
     specified = sum(_item_dims(item) for item in items if item is not None and item is not Ellipsis)
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    _check_index_items(items)
     _check_index_shapes(items)
     axis, advanced = 0, 0
     for item in items:
@@ -241,6 +243,17 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
             if indices is not None:
                 advanced += 1
             axis += _item_dims(item)
+
+
+def _check_index_items(items: tuple) -> None:
+    """PyTorch reads an index's items in order before it compares their shapes: a list as torch.tensor
+    reads data (its elements' types checked first), anything but an int, a slice, None, ... or an
+    array as an integer."""
+    for item in items:
+        if isinstance(item, list):
+            list_index(item)
+        elif not (item is None or item is Ellipsis or isinstance(item, (int, slice, Tensor, np.ndarray))):
+            _index_int(item)
 
 
 def _check_index_shapes(items: tuple) -> None:
