@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional, Union
 from ...autograd import grad_mode
 from ...autograd.dtypes import DType
 from ...autograd.ops import creation
+from ...autograd.ops.common import shape_text
 from ...autograd.tensor import Tensor
 from ...warnings import warn, warn_once
 from .. import functional as F
@@ -153,6 +154,27 @@ def _left_aligned(padding_mask: Tensor) -> bool:
     return bool((keep[:, 1:] <= keep[:, :-1]).all())
 
 
+def _check_nested_mask(padding: Tensor) -> None:
+    """PyTorch's errors making a nested tensor from a padding mask of no sequences or no positions."""
+    if padding.shape[0] == 0:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    if padding.shape[1] == 0:
+        raise IndexError(f"select(): index -1 out of range for tensor of size {shape_text(padding.shape)} at "
+                         "dimension 1")
+
+
+def _check_nested_sizes(src: Tensor, padding: Tensor, embed_dim: int) -> None:
+    """The errors the layers meet on the nested tensor: padding it back fails when no element is left
+    (no token unpadded, or embeddings of size 0), which PyTorch meets after the layers, where nothing
+    else can fail first; else its first product checks the embedding's size."""
+    if src.shape[-1] == 0 or bool(padding.all()):
+        raise RuntimeError("to_padded_tensor: at least one constituent tensor should have non-zero numel")
+    if src.shape[-1] != embed_dim:
+        raise RuntimeError("Shape mismatch for NestedTensor Matmul: Expected input's (a nested tensor) 'last_dim' to "
+                           f"equal 'weight.size(0), but got: last_dim = {src.shape[-1]}, and weight.size(0) = "
+                           f"{embed_dim}")
+
+
 class TransformerEncoder(Module):
     __module__ = "torch.nn.modules.transformer"
     __constants__ = ["norm"]
@@ -198,14 +220,18 @@ class TransformerEncoder(Module):
         if padding_mask is None or mask is not None:
             return None
         padding = padding_mask != 0
-        if getattr(self, "mask_check", True) and not _left_aligned(padding):
-            return None
+        if getattr(self, "mask_check", True):
+            _check_nested_mask(padding)
+            if not _left_aligned(padding):
+                return None
         if _grad_blocks_fast_path(_layer_tensors(first_layer, src)):
             return None
+        _check_nested_mask(padding)
         warn_once("UserWarning", "The PyTorch API of nested tensors is in prototype stage and will change in the "
                                  "near future. We recommend specifying layout=torch.jagged when constructing a nested "
                                  "tensor, as this layout receives active development, has better operator coverage, "
                                  "and works with torch.compile.")
+        _check_nested_sizes(src, padding, first_layer.self_attn.embed_dim)
         return padding
 
 
