@@ -9,6 +9,7 @@ the file's bytes, so only the modes that never write back ('r', 'c') are offered
 from __future__ import annotations
 
 import io
+import operator
 import os
 from typing import Any, Callable
 
@@ -133,12 +134,20 @@ def _file_bytes(file: Any, offset: int) -> bytes:
 
 def fromfile(*args: Any, **kwargs: Any) -> np.ndarray:
     """numpy's fromfile(file, dtype=float, count=-1, sep='', offset=0, *, like=None), from a file of the program's own."""
-    bound = c_arguments("fromfile()", ("file", "dtype", "count", "sep", "offset", "like"), 1, args, kwargs)
-    file, dtype, count = bound["file"], bound.get("dtype", float), bound.get("count", -1)
+    bound = c_arguments("fromfile()", ("file", "dtype", "count", "sep", "offset", "like"), 1, args, kwargs,
+                        converters={"dtype": np.dtype, "count": operator.index, "offset": operator.index})
+    file, dtype, count = bound["file"], bound.get("dtype", np.dtype(float)), bound.get("count", -1)
     sep, offset = bound.get("sep", ""), bound.get("offset", 0)
     if sep:
         return np.fromstring(_file_bytes(file, offset).decode(), dtype=dtype, count=count, sep=sep)
-    return np.frombuffer(_file_bytes(file, offset), dtype=dtype, count=count).copy()
+    rest = _file_bytes(file, 0)
+    # numpy reads the whole items past the offset, at most `count` of them (a negative count: all); it
+    # divides the bytes left as C does, an offset past the end leaving a negative count of items
+    available = int((len(rest) - offset) / dtype.itemsize)
+    if count < 0 and available < 0:
+        raise ValueError("negative dimensions are not allowed")
+    available = max(available, 0)
+    return np.frombuffer(rest[offset:], dtype=dtype, count=available if count < 0 else min(count, available)).copy()
 
 
 _MEMMAP_MODES = {"readonly": "r", "copyonwrite": "c", "readwrite": "r+", "write": "w+"}
