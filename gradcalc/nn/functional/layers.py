@@ -9,6 +9,7 @@ import numpy as np
 
 from ...autograd import autocast, dtypes, forward_mode
 from ...autograd import grad_mode
+from ...boolean_dispatch import boolean_dispatch
 from ...autograd.ops import convolution, joining, linalg, normalization, pooling, shape
 from ...autograd.ops import embedding as embedding_ops
 from ...autograd.ops.arrangement import constant_pad_nd
@@ -107,8 +108,8 @@ def _check_max_pool1d(input: Tensor, kernel: int, stride: int, padding: int, dil
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {width}")
 
 
-def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+def _max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     kernel, stride, padding, dilation = _pool1d_sizes("max_pool1d", input, kernel_size, stride, padding, dilation)
     if not return_indices:  # ATen's max_pool1d checks the sizes itself, with_indices leaves it to the 2d pool
         _check_max_pool1d(input, kernel[1], (stride or kernel)[1], padding[1], dilation[1], ceil_mode)
@@ -116,8 +117,8 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return result if return_indices else result[0]
 
 
-def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+def _max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     # torch's calls torch.max_pool2d, or torch._C._nn.max_pool2d_with_indices: their parsers' checks first
     namespace, name = ("nn", "max_pool2d_with_indices") if return_indices else ("torch", "max_pool2d")
     arguments = (input, kernel_size, () if stride is None else stride, padding, dilation, ceil_mode)
@@ -148,32 +149,42 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     return pooling.adaptive_avg_pool2d(input, output_size)
 
 
-def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+def _adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     result = pooling.pooled_1d(pooling.adaptive_max_pool2d_with_indices, input, (1,) + _single(output_size)[:1])
     return result if return_indices else result[0]
 
 
-def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+def _adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     result = pooling.adaptive_max_pool2d_with_indices(input, output_size)
     return result if return_indices else result[0]
 
 
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False, return_indices: bool = False) -> tuple:
-    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False, return_indices: bool = False) -> tuple:
-    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
-    return adaptive_max_pool1d(input, output_size, True)
+    return _adaptive_max_pool1d(input, output_size, True)
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
-    return adaptive_max_pool2d(input, output_size, True)
+    return _adaptive_max_pool2d(input, output_size, True)
+
+
+# torch builds these with boolean_dispatch: a call goes to the function with indices or the one without
+_MODULE = "torch.nn.functional"
+max_pool1d = boolean_dispatch("return_indices", 6, False, max_pool1d_with_indices, _max_pool1d, _MODULE, "max_pool1d")
+max_pool2d = boolean_dispatch("return_indices", 6, False, max_pool2d_with_indices, _max_pool2d, _MODULE, "max_pool2d")
+adaptive_max_pool1d = boolean_dispatch("return_indices", 2, False, adaptive_max_pool1d_with_indices,
+                                       _adaptive_max_pool1d, _MODULE, "adaptive_max_pool1d")
+adaptive_max_pool2d = boolean_dispatch("return_indices", 2, False, adaptive_max_pool2d_with_indices,
+                                       _adaptive_max_pool2d, _MODULE, "adaptive_max_pool2d")
 
 
 def _lp_pool(pool: Any, input: Tensor, norm_type: float, kernel_size: Any, stride: Any, ceil_mode: bool,
