@@ -157,11 +157,14 @@ def _check(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple,
         raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
                            f"{shape_text(weight.shape)}, but got {input.ndim}-dimensional input of size "
                            f"{shape_text(input.shape)} instead")
+    if weight.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {shape_text(weight.shape)} instead")
+    if weight.shape[0] % groups:  # (ATen's message puts the sizes in brackets twice)
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size [{shape_text(weight.shape)}] instead")
     channels = input.shape[1]
     if not transposed:
-        if weight.shape[0] % groups:
-            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-                               f"but got weight of size {shape_text(weight.shape)} instead")
         if channels != weight.shape[1] * groups:
             raise RuntimeError(f"Given groups={groups}, weight of size {shape_text(weight.shape)}, expected "
                                f"input{shape_text(input.shape)} to have {weight.shape[1] * groups} channels, but got "
@@ -238,6 +241,23 @@ def _takes_onednn(x_shape: tuple, w_shape: tuple, stride: tuple, dilation: tuple
                       or math.prod(x_shape[:4]) > 20480)
 
 
+def _check_kernel_size(input: Tensor, weight: Tensor, stride: tuple, dilation: tuple, output_padding: tuple,
+                       groups: int, transposed: bool) -> None:
+    """A kernel of size 0, refused by the backend ATen takes: oneDNN cannot make its primitive; the slow
+    kernels name the sizes (a 1-d kernel seen as 2-d, of height 1)."""
+    kernel = weight.shape[2:]
+    if all(kernel):
+        return
+    if _takes_onednn(input.shape, weight.shape, stride, dilation, output_padding, groups, input):
+        raise RuntimeError(f"could not create a primitive descriptor for the {'de' if transposed else ''}convolution "
+                           "forward propagation primitive. Run workload with environment variable ONEDNN_VERBOSE=all "
+                           "to get additional diagnostic information.")
+    if len(kernel) == 3:
+        raise RuntimeError(f"kernel size should be greater than zero, but got: {' x '.join(map(str, kernel))} (TxHxW)")
+    height, width = ((1,) + kernel)[-2:]
+    raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {height} kernel_width: {width}")
+
+
 def _check_transposed_size(input: Tensor, weight: Tensor, sizes: tuple, stride: tuple, dilation: tuple,
                            output_padding: tuple, groups: int) -> None:
     """A transposed convolution's output size, checked by the backend ATen takes: oneDNN cannot describe
@@ -283,6 +303,7 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
     output_padding = _expand(output_padding, spatial)
     _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     x, w = input._data, weight._data
+    _check_kernel_size(input, weight, stride, dilation, output_padding, groups, transposed)
     if meta.state["made"] and meta.any_meta((input, weight, bias)):
         data = _meta_output(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups, x.dtype)
     elif not transposed:
