@@ -140,8 +140,12 @@ def _grad_weight(x: np.ndarray, g: np.ndarray, weight_shape: tuple, stride: tupl
 
 # ------------------------------------------------------------------ checks
 
-def _expand(value: Any, spatial: int) -> tuple:
+def _expand(value: Any, spatial: int, name: str) -> tuple:
+    """One value per spatial dim, as ATen's expand_param_if_needed makes them."""
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if len(values) not in (1, spatial):
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {spatial} values to match the "
+                           f"convolution dimensions, but got {name}={shape_text(values)}")
     return values * spatial if len(values) == 1 else values
 
 
@@ -299,8 +303,9 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
                 padding: Sequence[int], dilation: Sequence[int], transposed: bool, output_padding: Sequence[int],
                 groups: int) -> Tensor:
     spatial = weight.ndim - 2
-    stride, padding, dilation = _expand(stride, spatial), _expand(padding, spatial), _expand(dilation, spatial)
-    output_padding = _expand(output_padding, spatial)
+    stride, padding = _expand(stride, spatial, "stride"), _expand(padding, spatial, "padding")
+    dilation = _expand(dilation, spatial, "dilation")
+    output_padding = _expand(output_padding, spatial, "output_padding")
     _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     x, w = input._data, weight._data
     _check_kernel_size(input, weight, stride, dilation, output_padding, groups, transposed)
@@ -356,7 +361,7 @@ def _same_padding(input: Tensor, weight: Tensor, stride: tuple, dilation: tuple)
 def conv_nd(name: str, spatial: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Any,
             padding: Any, dilation: Any, groups: int) -> Tensor:
     input, unbatched = _batched(input, spatial + 2, name)
-    stride, dilation = _expand(stride, spatial), _expand(dilation, spatial)
+    stride, dilation = _expand(stride, spatial, "stride"), _expand(dilation, spatial, "dilation")
     if isinstance(padding, str):
         if padding == "valid":
             padding = (0,) * spatial
@@ -364,15 +369,17 @@ def conv_nd(name: str, spatial: int, input: Tensor, weight: Tensor, bias: Option
             input, padding = _same_padding(input, weight, stride, dilation)
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
-    out = convolution(input, weight, bias, stride, _expand(padding, spatial), dilation, False, (0,) * spatial, groups)
+    padding = _expand(padding, spatial, "padding")
+    out = convolution(input, weight, bias, stride, padding, dilation, False, (0,) * spatial, groups)
     return out.squeeze(0) if unbatched else out
 
 
 def conv_transpose_nd(name: str, spatial: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Any,
                       padding: Any, output_padding: Any, groups: int, dilation: Any) -> Tensor:
     input, unbatched = _batched(input, spatial + 2, name)
-    out = convolution(input, weight, bias, _expand(stride, spatial), _expand(padding, spatial),
-                      _expand(dilation, spatial), True, _expand(output_padding, spatial), groups)
+    out = convolution(input, weight, bias, _expand(stride, spatial, "stride"), _expand(padding, spatial, "padding"),
+                      _expand(dilation, spatial, "dilation"), True, _expand(output_padding, spatial, "output_padding"),
+                      groups)
     return out.squeeze(0) if unbatched else out
 
 

@@ -219,12 +219,12 @@ def _adaptive_bounds(size: int, out: int) -> list:
     return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
 
 
-def _adaptive_size(input: Tensor, output_size: Any, name: str) -> tuple:
+def _adaptive_size(input: Tensor, output_size: Any, name: str, count_message: str) -> tuple:
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got {shape_text(input.shape)}")
     sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
     if len(sizes) != 2:
-        raise RuntimeError(f"{name}: output_size must be 2")
+        raise RuntimeError(count_message)
     return tuple(input.shape[-2 + i] if s is None else s for i, s in enumerate(sizes))
 
 
@@ -247,7 +247,7 @@ def _adaptive_avg_backward(g: np.ndarray, shape: tuple) -> np.ndarray:
 
 @op(nodes=(ADAPTIVE_AVG_POOL2D,), method=False)
 def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
-    out = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
+    out = _adaptive_size(input, output_size, "adaptive_avg_pool2d", "adaptive_avg_pool2d: output_size must be 2")
     if out[0] < 0 or out[1] < 0:
         raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
                            f"received {{{out[0]}, {out[1]}}}")
@@ -272,7 +272,8 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any) -> tuple:
         if input.shape[dim] == 0:
             raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
                                f"but input has sizes {shape_text(input.shape)} with dimension {dim} being empty")
-    out = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+    out = _adaptive_size(input, output_size, "adaptive_max_pool2d",
+                         "adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     x = input._data
     values = np.empty(x.shape[:-2] + out, dtype=x.dtype)
     indices = np.empty(x.shape[:-2] + out, dtype=np.int64)

@@ -3,14 +3,14 @@ padding and attention."""
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ...autograd import autocast, dtypes, forward_mode
 from ...autograd import grad_mode
 from ...boolean_dispatch import boolean_dispatch
-from ...autograd.ops import convolution, joining, linalg, normalization, pooling, shape
+from ...autograd.ops import joining, linalg, normalization, pooling, shape
 from ...autograd.ops import embedding as embedding_ops
 from ...autograd.ops.arrangement import constant_pad_nd
 from ...autograd.ops.generate import namespace_members
@@ -69,12 +69,11 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Optional[Tens
 
 # ------------------------------------------------------------------ convolutions (torch's builtins)
 
-conv1d = convolution.conv1d
-conv2d = convolution.conv2d
-conv3d = convolution.conv3d
-conv_transpose1d = convolution.conv_transpose1d
-conv_transpose2d = convolution.conv_transpose2d
-conv_transpose3d = convolution.conv_transpose3d
+# F's are torch's own builtins (their argument parsing first)
+_TORCH = namespace_members("torch")
+conv1d, conv2d, conv3d = _TORCH["conv1d"], _TORCH["conv2d"], _TORCH["conv3d"]
+conv_transpose1d, conv_transpose2d = _TORCH["conv_transpose1d"], _TORCH["conv_transpose2d"]
+conv_transpose3d = _TORCH["conv_transpose3d"]
 
 
 # ------------------------------------------------------------------ pooling
@@ -83,9 +82,18 @@ def _single(value: Any) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
-def _parsed(name: str, *arguments: Any) -> list:
+def _parsed(name: str, *arguments: Any, namespace: str = "torch") -> list:
     """The arguments as torch's C function `name` parses them (its checks of their types first)."""
-    return list(parser("torch", name).parse(arguments, {})[1].values())
+    return list(parser(namespace, name).parse(arguments, {})[1].values())
+
+
+def _list_with_default(out_size: Any, defaults: Sequence) -> Any:
+    """torch.nn.functional's reading of an adaptive pool's output size: None stands for the input's size."""
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
 
 
 def _check_1d_pool(function: str, input: Tensor, **sizes: tuple) -> None:
@@ -178,23 +186,29 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    input, output_size = _parsed("adaptive_avg_pool1d", input, output_size)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d() argument 'input' (position 1) must be 2D or 3D, got "
                            f"{input.ndim}D")
-    return pooling.pooled_1d(pooling.adaptive_avg_pool2d, input, (1,) + _single(output_size)[:1])
+    _check_1d_pool("adaptive_avg_pool1d", input, output_size=output_size)
+    return pooling.pooled_1d(pooling.adaptive_avg_pool2d, input, (1,) + output_size)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
-    return pooling.adaptive_avg_pool2d(input, output_size)
+    size = _list_with_default(output_size, input.size())
+    return pooling.adaptive_avg_pool2d(*_parsed("adaptive_avg_pool2d", input, size, namespace="nn")[:2])
 
 
 def _adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    result = pooling.pooled_1d(pooling.adaptive_max_pool2d_with_indices, input, (1,) + _single(output_size)[:1])
+    input, output_size = _parsed("adaptive_max_pool1d", input, output_size)
+    _check_1d_pool("adaptive_max_pool1d", input, output_size=output_size)
+    result = pooling.pooled_1d(pooling.adaptive_max_pool2d_with_indices, input, (1,) + output_size)
     return result if return_indices else result[0]
 
 
 def _adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    result = pooling.adaptive_max_pool2d_with_indices(input, output_size)
+    size = _list_with_default(output_size, input.size())
+    result = pooling.adaptive_max_pool2d_with_indices(*_parsed("adaptive_max_pool2d", input, size, namespace="nn")[:2])
     return result if return_indices else result[0]
 
 
@@ -447,7 +461,6 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
 
 # built-in in torch._C._nn: PyTorch's argument parser
 _NN = namespace_members("nn")
-_TORCH = namespace_members("torch")
 one_hot = _NN["one_hot"]
 
 
