@@ -206,6 +206,13 @@ def normalize_dims(dim: Any, ndim: int) -> Optional[tuple]:
     return wrapped if ndim else ()
 
 
+def reduction_dims(dim: Any, ndim: int) -> Optional[tuple]:
+    """The dims a reduction reduces: an empty list of them is all of them, as ATen's make_dim_mask reads it."""
+    if isinstance(dim, (tuple, list)) and not dim:
+        return None
+    return normalize_dims(dim, ndim)
+
+
 def shape_args(shape: tuple) -> tuple:
     """`view(2, 3)` and `view((2, 3))` alike."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):

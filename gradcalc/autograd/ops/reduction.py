@@ -11,8 +11,8 @@ from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from .arithmetic import div_scalar
 from .common import (ReturnTypes, arrays, castable_data, check_not_unsigned, expand_reduced, float_result,
-                     int64_tensor, normalize_dims, not_implemented_for, shape_text, unsqueeze_reduced, zeros,
-                     zeros_like)
+                     int64_tensor, normalize_dims, not_implemented_for, reduction_dims, shape_text, unsqueeze_reduced,
+                     zeros, zeros_like)
 from .comparison import maximum, minimum
 from .indexing import masked_fill, scatter, where
 from .joining import cat
@@ -24,7 +24,7 @@ MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 
 
 def _dims(dim: Any, shape: tuple) -> Optional[tuple]:
-    return normalize_dims(dim, len(shape))
+    return reduction_dims(dim, len(shape))
 
 
 SUM = node("SumBackward0", ("self",), jvp=LINEAR, self=lambda grad, self_sym_sizes: expand(grad, self_sym_sizes))
@@ -133,7 +133,7 @@ def sum_data(x: np.ndarray, dims: Optional[tuple], keepdim: bool) -> np.ndarray:
 def sum(input: Tensor, dim: Any = MISSING, keepdim: bool = False, *, dtype: Optional[DType] = None) -> Tensor:
     check_not_unsigned("sum_cpu", dtype)
     out_dtype = sum_dtype(input, dtype)
-    dims = None if dim is MISSING else normalize_dims(dim, input.ndim)
+    dims = None if dim is MISSING else reduction_dims(dim, input.ndim)
     (x,) = arrays((input,), out_dtype)
     data = np.asarray(sum_data(x, dims, keepdim), dtype=out_dtype._numpy)
     if dim is MISSING:
@@ -170,7 +170,7 @@ def mean(input: Tensor, dim: Any = MISSING, keepdim: bool = False, *, dtype: Opt
         raise RuntimeError(
             f"mean(): could not infer output dtype. {'Input' if dtype is None else 'Optional'} dtype must be either a "
             f"floating point or complex dtype. Got: {out_dtype._scalar_name}")
-    dims = None if dim is MISSING else normalize_dims(dim, input.ndim)
+    dims = None if dim is MISSING else reduction_dims(dim, input.ndim)
     (x,) = arrays((input,), out_dtype)
     count = input.numel() if dims is None else int(np.prod([input.shape[d] for d in dims]))
     # on the CPU, PyTorch's mean is its sum divided by the count
@@ -308,7 +308,7 @@ def all(input: Tensor, dim: Any = MISSING, keepdim: bool = False) -> Tensor:
 @op(nodes=(NANSUM,))
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Optional[DType] = None) -> Tensor:
     out_dtype = sum_dtype(input, dtype)
-    dims = normalize_dims(dim, input.ndim)
+    dims = reduction_dims(dim, input.ndim)
     (x,) = arrays((input,), out_dtype)
     x = np.where(np.isnan(x), 0, x).astype(x.dtype) if x.dtype.kind == "f" else x
     data = np.asarray(sum_data(x, dims, keepdim), dtype=out_dtype._numpy)
@@ -318,12 +318,17 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Opti
 @op()
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     check_not_unsigned("nonzero_count_cpu", input._dtype)
-    dims = normalize_dims(dim, input.ndim)
+    dims = reduction_dims(dim, input.ndim)
     return int64_tensor(np.count_nonzero(input._data, axis=dims))
 
 
 @op(nodes=(LOGSUMEXP,))
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    if isinstance(dim, (tuple, list)) and not dim and input.ndim:
+        # no dims: ATen's sum takes all of them, its squeeze of the kept maxima none, which fit a kept result only
+        if not keepdim:
+            raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {shape_text((1,) * input.ndim)}")
+        dim = tuple(range(input.ndim))
     dims = normalize_dims(dim, input.ndim)
     dtype = float_result(input._dtype)
     (x,) = arrays((input,), dtype)

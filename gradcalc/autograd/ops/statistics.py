@@ -10,7 +10,7 @@ from .. import dtypes, kernels
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
-from .common import normalize_dims, unsqueeze_reduced, zeros_like
+from .common import reduction_dims, unsqueeze_reduced, zeros_like
 from .indexing import where
 from .pointwise import sgn
 from .reduction import MISSING, mean
@@ -18,13 +18,13 @@ from .registry import node, op, record
 
 NORM = node("LinalgVectorNormBackward0", ("self",),
             self=lambda grad, self, result, ord, dim, keepdim: _norm_grad(grad, self, result, ord,
-                                                                          normalize_dims(dim, self.ndim), keepdim))
+                                                                          reduction_dims(dim, self.ndim), keepdim))
 STD = node("StdBackward0", ("self",),
            self=lambda grad, self, result, dim, correction, keepdim: _var_grad(
-               (grad / (result * 2)).masked_fill(result == 0, 0), self, normalize_dims(dim, self.ndim), correction,
+               (grad / (result * 2)).masked_fill(result == 0, 0), self, reduction_dims(dim, self.ndim), correction,
                keepdim))
 VAR = node("VarBackward0", ("self",),
-           self=lambda grad, self, dim, correction, keepdim: _var_grad(grad, self, normalize_dims(dim, self.ndim),
+           self=lambda grad, self, dim, correction, keepdim: _var_grad(grad, self, reduction_dims(dim, self.ndim),
                                                                        correction, keepdim))
 
 
@@ -84,7 +84,7 @@ def vector_norm(a: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
                            f"{a._dtype._scalar_name}")
     out_dtype = (dtype.to_real() if dtype is not None else None) or (dtypes.float32 if a._dtype is dtypes.complex64 else
                           dtypes.float64 if a._dtype is dtypes.complex128 else a._dtype)
-    dims = normalize_dims(dim, a.ndim)
+    dims = reduction_dims(dim, a.ndim)
     if a.numel() == 0 and (ord < 0 or ord == math.inf):  # no identity to start a min or max from
         shown = ord if isinstance(ord, int) else format(ord, "g")
         if not dims:
@@ -154,7 +154,7 @@ def _std_var(a: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
         correction = 0 if unbiased is False else 1
     if a._dtype.category < dtypes.FLOATING:
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims = normalize_dims(dim, a.ndim)
+    dims = reduction_dims(dim, a.ndim)
     axes = tuple(range(a.ndim)) if dims is None else dims
     count = int(np.prod([a.shape[d] for d in axes])) if axes else 1
     # a complex tensor's spread is two real ones in PyTorch, each warning
