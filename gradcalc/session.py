@@ -187,6 +187,7 @@ class Session:
         self.files = file_tree.FileTree()  # the program's own files, empty at the start
         self.modules = ModuleTable(self._module_members)
         self.namespace: dict = {"__name__": "__main__", "$program": True}
+        self._room_matched = False  # the recursion room at the program's top level (limits.REFERENCE_ROOM)
         self.builtins = make_builtins(self.namespace, self.modules, lambda value: self.output.echo(value))
         self.namespace["__builtins__"] = self.builtins
         self.namespace.update(prelude(self.modules.get))
@@ -275,6 +276,11 @@ class Session:
         except RecursionError as error:
             self.output.error(format_error(error))
             return False
+        if not self._room_matched:
+            room: dict = {}
+            exec(limits.ROOM_PROBE, room)  # measured from where the statements run
+            limits.match_reference_room(room["room"])
+            self._room_matched = True
         # the error's line is made, and the error (with the frames and generators its traceback
         # holds, whose `finally` blocks run as they are freed) dropped, behind the wall: its
         # __str__, its notes and sys.exit's argument are the program's code

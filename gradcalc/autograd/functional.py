@@ -159,7 +159,7 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         _check_requires_grad(outputs, "outputs", strict)
         v = _prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp",
                        "the user-provided function returns")
-    with grad_mode.set_grad_enabled(create_graph or grad_mode.is_grad_enabled()):
+    with grad_mode.set_grad_enabled(True if create_graph else grad_mode.is_grad_enabled()):
         grads = _fill_in_zeros(_autograd_grad(outputs, inputs, v, create_graph=create_graph), inputs, strict,
                                create_graph, "back")
     return (_unpack(_grad_postprocess(outputs, create_graph), is_outputs_tuple),

@@ -89,6 +89,29 @@ class BuiltinMethod:
 _VARIADIC = 0x04 | 0x08  # CO_VARARGS, CO_VARKEYWORDS
 
 
+def c_arity(shown: str, function: Callable) -> Callable:
+    """A C function of no argument (METH_NOARGS) or of one (METH_O) refuses other calls in
+    CPython's words, not in those of the Python function behind it."""
+    code = getattr(function, "__code__", None)
+    if code is None or code.co_flags & _VARIADIC or code.co_kwonlyargcount:
+        return function
+    if code.co_argcount == 0:
+        wanted, words = 0, "takes no arguments"
+    elif code.co_argcount == code.co_posonlyargcount == 1 and not function.__defaults__:
+        wanted, words = 1, "takes exactly one argument"
+    else:
+        return function
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            raise TypeError(f"{shown}() takes no keyword arguments")
+        if len(args) != wanted:
+            raise TypeError(f"{shown}() {words} ({len(args)} given)")
+        return function(*args)
+
+    return checked
+
+
 def _c_call_error(method: MethodType, args: tuple, kwargs: dict) -> Optional[TypeError]:
     """CPython's words for a call a C method of no argument (METH_NOARGS) or one (METH_O) refuses:
     `Size.numel() takes no arguments (1 given)`, not those of the Python method behind it."""

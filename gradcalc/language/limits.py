@@ -123,6 +123,30 @@ def _room_for_the_c_stack(resource: Any, memory: int) -> None:
         resource.setrlimit(resource.RLIMIT_STACK, (wanted, hard))
 
 
+# How much room for nested calls a function called at a program's top level has under the
+# reference runner (SPEC's torch_run.py: its module, main() and run() frames and exec's stand above
+# the program). Which of CPython's checks a runaway recursion meets first (a call's, or a
+# comparison's: "maximum recursion depth exceeded in comparison") follows from it.
+REFERENCE_ROOM = 994
+ROOM_PROBE = compile("def probe(n):\n    try:\n        return probe(n + 1)\n    except RecursionError:\n"
+                     "        return n\nroom = probe(0)\n", "<room>", "exec")
+_added_room = 0  # what the recursion limit holds above Python's for that
+
+
+def match_reference_room(room: int) -> None:
+    """Move the recursion limit so that a program's top level, where ROOM_PROBE measured `room`,
+    has the reference runner's room."""
+    global _added_room
+    change = REFERENCE_ROOM - room
+    sys.setrecursionlimit(sys.getrecursionlimit() + change)
+    _added_room += change
+
+
+def program_recursion_limit() -> int:
+    """`sys.getrecursionlimit()` as a program sees it: Python's, without the room gradcalc adds."""
+    return sys.getrecursionlimit() - _added_room
+
+
 # the most the C stack may take (the kernel keeps at least this much room below the heap's start
 # for a stack limit raised after exec)
 _MAX_STACK = 128 << 20

@@ -9,6 +9,7 @@ PyTorch's warn-once flags) without paying torch's import again.
 """
 import json
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -20,45 +21,50 @@ import torch  # noqa: E402,F401
 TIMEOUT = 20
 
 
-def run_one(source: str, workdir: str) -> dict:
-    out_path, err_path = os.path.join(workdir, "out"), os.path.join(workdir, "err")
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            with open(out_path, "w") as out, open(err_path, "w") as err:
-                os.dup2(out.fileno(), 1)
-                os.dup2(err.fileno(), 2)
-                signal_alarm(TIMEOUT)
-                sys.argv = ["main.py"]  # the program's own argv, as gradcalc gives it (not this driver's)
-                try:
-                    reference.run(source, "fuzz.grad")
-                except SystemExit as done:  # as Python ends on it: a status, or a message and status 1
-                    if done.code is None or isinstance(done.code, int):
-                        code = done.code or 0
-                    else:
-                        sys.stderr.write(f"{done.code}\n")
-                        code = 1
-                sys.stdout.flush()
-                sys.stderr.flush()
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    rc = os.waitstatus_to_exitcode(status)
-    with open(out_path) as out, open(err_path) as err:
-        return {"stdout": out.read(), "stderr": err.read(), "rc": rc}
-
-
-def signal_alarm(seconds: int) -> None:
-    import signal
-    signal.alarm(seconds)
-
-
 def main() -> None:
     sources = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    results = []
     with tempfile.TemporaryDirectory() as workdir:
-        results = [run_one(source, workdir) for source in sources]
+        out_path, err_path = os.path.join(workdir, "out"), os.path.join(workdir, "err")
+        for source in sources:
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    start_child(out_path, err_path)
+                    try:
+                        # called from this frame: the program stands as deep in the stack as under the
+                        # shared oracle runner (its module, main() and run()), where a runaway
+                        # recursion meets its limit
+                        reference.run(source, "fuzz.grad")
+                    except SystemExit as done:
+                        code = exit_status(done)
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                finally:
+                    os._exit(code)
+            _, status = os.waitpid(pid, 0)
+            with open(out_path) as out, open(err_path) as err:
+                results.append({"stdout": out.read(), "stderr": err.read(),
+                                "rc": os.waitstatus_to_exitcode(status)})
     Path(sys.argv[2]).write_text(json.dumps(results), encoding="utf-8")
+
+
+def start_child(out_path: str, err_path: str) -> None:
+    """A program's child: its output to the two files, its time limited, its own argv."""
+    with open(out_path, "w") as out, open(err_path, "w") as err:
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+    signal.alarm(TIMEOUT)
+    sys.argv = ["main.py"]  # the program's own argv, as gradcalc gives it (not this driver's)
+
+
+def exit_status(done: SystemExit) -> int:
+    """As Python ends on sys.exit(): a status, or a message and status 1."""
+    if done.code is None or isinstance(done.code, int):
+        return done.code or 0
+    sys.stderr.write(f"{done.code}\n")
+    return 1
 
 
 if __name__ == "__main__":

@@ -207,10 +207,9 @@ def normalize_dims(dim: Any, ndim: int) -> Optional[tuple]:
 
 
 def reduction_dims(dim: Any, ndim: int) -> Optional[tuple]:
-    """The dims a reduction reduces: an empty list of them is all of them, as ATen's make_dim_mask reads it."""
-    if isinstance(dim, (tuple, list)) and not dim:
-        return None
-    return normalize_dims(dim, ndim)
+    """The dims a reduction (sum, mean, std, a norm, ...) reduces, None for all: ATen's
+    make_dim_mask reads an empty list of dims as every dim."""
+    return normalize_dims(dim, ndim) or None
 
 
 def shape_args(shape: tuple) -> tuple:

@@ -141,12 +141,14 @@ def _grad_weight(x: np.ndarray, g: np.ndarray, weight_shape: tuple, stride: tupl
 # ------------------------------------------------------------------ checks
 
 def _expand(value: Any, spatial: int, name: str) -> tuple:
-    """One value per spatial dim, as ATen's expand_param_if_needed makes them."""
+    """ATen's expand_param_if_needed: one value for every spatial dim, or one per dim."""
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-    if len(values) not in (1, spatial):
-        raise RuntimeError(f"expected {name} to be a single integer value or a list of {spatial} values to match the "
-                           f"convolution dimensions, but got {name}={shape_text(values)}")
-    return values * spatial if len(values) == 1 else values
+    if len(values) == 1:
+        return values * spatial
+    if len(values) != spatial:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {spatial} values to match "
+                           f"the convolution dimensions, but got {name}={list(values)}")
+    return values
 
 
 def _check(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple, padding: tuple, dilation: tuple,
@@ -303,9 +305,10 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
                 padding: Sequence[int], dilation: Sequence[int], transposed: bool, output_padding: Sequence[int],
                 groups: int) -> Tensor:
     spatial = weight.ndim - 2
+    if spatial <= 0:
+        raise RuntimeError("weight should have at least three dimensions")
     stride, padding = _expand(stride, spatial, "stride"), _expand(padding, spatial, "padding")
-    dilation = _expand(dilation, spatial, "dilation")
-    output_padding = _expand(output_padding, spatial, "output_padding")
+    dilation, output_padding = _expand(dilation, spatial, "dilation"), _expand(output_padding, spatial, "output_padding")
     _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     x, w = input._data, weight._data
     _check_kernel_size(input, weight, stride, dilation, output_padding, groups, transposed)
@@ -358,18 +361,24 @@ def _same_padding(input: Tensor, weight: Tensor, stride: tuple, dilation: tuple)
     return input, tuple(padding)
 
 
+def _sized(value: Any, spatial: int) -> Any:
+    """A number for a SymIntArrayRef[spatial] parameter (its default too) is that many of it, as
+    PyTorch's parser gives them: a weight of other dims then meets the length check."""
+    return (value,) * spatial if isinstance(value, int) else value
+
+
 def conv_nd(name: str, spatial: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Any,
             padding: Any, dilation: Any, groups: int) -> Tensor:
     input, unbatched = _batched(input, spatial + 2, name)
-    stride, dilation = _expand(stride, spatial, "stride"), _expand(dilation, spatial, "dilation")
+    stride, padding, dilation = _sized(stride, spatial), _sized(padding, spatial), _sized(dilation, spatial)
     if isinstance(padding, str):
         if padding == "valid":
-            padding = (0,) * spatial
+            padding = 0
         elif padding == "same":
+            stride, dilation = _expand(stride, spatial, "stride"), _expand(dilation, spatial, "dilation")
             input, padding = _same_padding(input, weight, stride, dilation)
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
-    padding = _expand(padding, spatial, "padding")
     out = convolution(input, weight, bias, stride, padding, dilation, False, (0,) * spatial, groups)
     return out.squeeze(0) if unbatched else out
 
@@ -377,9 +386,8 @@ def conv_nd(name: str, spatial: int, input: Tensor, weight: Tensor, bias: Option
 def conv_transpose_nd(name: str, spatial: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Any,
                       padding: Any, output_padding: Any, groups: int, dilation: Any) -> Tensor:
     input, unbatched = _batched(input, spatial + 2, name)
-    out = convolution(input, weight, bias, _expand(stride, spatial, "stride"), _expand(padding, spatial, "padding"),
-                      _expand(dilation, spatial, "dilation"), True, _expand(output_padding, spatial, "output_padding"),
-                      groups)
+    out = convolution(input, weight, bias, _sized(stride, spatial), _sized(padding, spatial),
+                      _sized(dilation, spatial), True, _sized(output_padding, spatial), groups)
     return out.squeeze(0) if unbatched else out
 
 

@@ -158,7 +158,7 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     if int(np.prod(sizes, dtype=np.int64)):
         _store(data, sizes, 0, dtype, flat)
     values = np.array(flat, dtype=np.complex128 if any(isinstance(v, complex) for v in flat) else None)
-    if dtype.category <= dtypes.INTEGRAL and values.dtype.kind == "f" and not np.all(np.isfinite(values)):
+    if dtype.category == dtypes.INTEGRAL and values.dtype.kind == "f" and not np.all(np.isfinite(values)):
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
     if dtype.category == dtypes.INTEGRAL and values.dtype.kind in "if" and values.size:
         # c10's checked conversion: a signed type takes its range, an unsigned one -max..max from an int

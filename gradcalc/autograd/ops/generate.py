@@ -3,13 +3,14 @@ signatures: each op gets the variants PyTorch has for its name and its aliases (
 `x.exp()`, `x.exp_()`, `torch.exp_`, `out=`), each parsing its arguments as PyTorch does."""
 from __future__ import annotations
 
-from typing import Any, Callable
+import functools
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from .. import grad_mode, meta
 from ..tensor import Tensor
-from ...display.names import torch_class
+from ...display.names import c_arity, torch_class
 from ...warnings import warn
 from .common import out_of_memory
 from .inplace import check_inplace, check_overlap, commit_inplace
@@ -238,54 +239,47 @@ def namespace_members(module: str) -> dict:
     """The functions of one of torch's namespaces ("torch", "linalg", "special", "fft"), as
     programs see them."""
     members: dict = {}
-    prefix = _PARSER_NAMES[module]
     for op in OPS.values():
         if op.module != module or op.function is False:
             continue
         for name in (op.name,) + op.aliases:
-            parser_name = prefix + name
-            if op.python is not None:
-                members[name] = _python_function(name, op.impl, op.python) if name == op.name else op.impl
-            elif has_signature(module, name):
-                function = make_function(module, name, op.impl)
-                members[name] = (_torch_function(name, function) if module == "torch"
-                                 else _module_function(parser_name, function))
+            function = _namespace_member(module, name, op)
+            if function is not None:
+                members[name] = function
             if (module == "torch" and op.inplace is not False and has_signature("torch", name + "_")
                     and ("torch", name + "_") not in OPS):
-                inplace = op.inplace if callable(op.inplace) else make_inplace(op.impl)
-                members[name + "_"] = _torch_function(name + "_", make_inplace_function(name + "_", inplace))
+                members[name + "_"] = _torch_inplace_member(name + "_", op)
     return members
+
+
+def builtin(module: str, name: str) -> Callable:
+    """What a program calls as torch's `module`.`name`, for PyTorch's Python code that calls it
+    (its parser checks the arguments)."""
+    return _namespace_member(module, name, OPS[(module, name)])
+
+
+# made once: every namespace that shares a builtin holds the same one (`F.conv2d is torch.conv2d`)
+@functools.cache
+def _namespace_member(module: str, name: str, op: Op) -> Optional[Callable]:
+    if op.python is not None:
+        return _python_function(name, op.impl, op.python) if name == op.name else op.impl
+    if has_signature(module, name):
+        function = make_function(module, name, op.impl)
+        return (_torch_function(name, function) if module == "torch"
+                else _module_function(_PARSER_NAMES[module] + name, function))
+    return None
+
+
+@functools.cache
+def _torch_inplace_member(name: str, op: Op) -> Callable:
+    inplace = op.inplace if callable(op.inplace) else make_inplace(op.impl)
+    return _torch_function(name, make_inplace_function(name, inplace))
 
 
 def shown_function(name: str, function: Callable, module_level: bool = False) -> BuiltinFunction:
     """Any other C function of torch, shown as torch shows its own: a method of its functions'
     class, or (`module_level`) a function of torch._C."""
-    checked = _c_arity(f"torch.{name}" if module_level else f"torch._VariableFunctionsClass.{name}", function)
+    checked = c_arity(f"torch.{name}" if module_level else f"torch._VariableFunctionsClass.{name}", function)
     return _module_function(name, checked) if module_level else _torch_function(name, checked)
 
-
-_VARIADIC = 0x04 | 0x08  # CO_VARARGS, CO_VARKEYWORDS
-
-
-def _c_arity(shown: str, function: Callable) -> Callable:
-    """A C function of no argument (METH_NOARGS) or of one (METH_O) refuses other calls in
-    CPython's words, not in those of the Python function behind it."""
-    code = getattr(function, "__code__", None)
-    if code is None or code.co_flags & _VARIADIC or code.co_kwonlyargcount:
-        return function
-    if code.co_argcount == 0:
-        wanted, words = 0, "takes no arguments"
-    elif code.co_argcount == code.co_posonlyargcount == 1 and not function.__defaults__:
-        wanted, words = 1, "takes exactly one argument"
-    else:
-        return function
-
-    def checked(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            raise TypeError(f"{shown}() takes no keyword arguments")
-        if len(args) != wanted:
-            raise TypeError(f"{shown}() {words} ({len(args)} given)")
-        return function(*args)
-
-    return checked
 

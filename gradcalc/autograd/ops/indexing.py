@@ -53,9 +53,10 @@ SEQUENCE_AS_TUPLE_WARNING = (
     "which will result either in an error or a different result")
 
 
-def _sequence_as_tuple(index: list) -> Any:
-    """PyTorch's legacy rule (NumPy's old one): a list of fewer than 32 items, one of which is a
-    tensor, a sequence, None, ... or a slice, indexes as the tuple of its items, with a warning."""
+def _sequence_as_tuple(index: Any) -> Any:
+    """PyTorch's legacy rule (NumPy's old one): a list (or a str, a sequence of strs) of fewer than
+    32 items, one of which is a tensor, a sequence, None, ... or a slice, indexes as the tuple of
+    its items, with a warning."""
     if len(index) < 32:
         for item in index:
             if isinstance(item, (Tensor, list, tuple, range, str, bytes, slice)) or item is None or item is Ellipsis:
@@ -67,7 +68,7 @@ def _sequence_as_tuple(index: list) -> Any:
 def ranges_as_lists(index: Any) -> Any:
     """A range, or a tuple inside an index's tuple, is a sequence of ints to PyTorch, as a list of
     them is; a list of indices is read as a tuple of them by PyTorch's legacy rule."""
-    if type(index) is list:
+    if type(index) is list or isinstance(index, str):
         index = _sequence_as_tuple(index)
     if isinstance(index, range):
         return list(index)
@@ -111,6 +112,7 @@ def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) ->
             dim += 1
         elif isinstance(item, slice):
             start, stop, step = _slice_int(item.start), _slice_int(item.stop), _slice_int(item.step)
+            start, stop = _clipped_slice_bound(start), _clipped_slice_bound(stop)
             # as PyTorch: a lone slice is always recorded when reading; in a tuple or an
             # assignment, one that is literally the whole dim (start 0, step 1, stop at or past
             # the end) is skipped
@@ -150,6 +152,18 @@ def _slice_int(value: Any) -> Any:
     return operator.index(value)
 
 
+# c10::SymInt's least plain value: a slice's start or stop below it is clipped to it, with a warning each
+_LEAST_SLICE_BOUND = -2 ** 62
+
+
+def _clipped_slice_bound(value: Optional[int]) -> Optional[int]:
+    if value is not None and value < _LEAST_SLICE_BOUND:
+        warn("UserWarning", "Truncating the start/stop/step of slice. This is likely because of saved old models when "
+                            "the start/stop/step were larger.")
+        return _LEAST_SLICE_BOUND
+    return value
+
+
 def _any_advanced(items: tuple) -> bool:
     for item in items:
         if isinstance(item, (list, np.ndarray, bool)) or (
@@ -172,11 +186,6 @@ def numpy_index(items: tuple) -> tuple:
                 key.append(item._data)
             else:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        elif isinstance(item, list):
-            array = list_index(item)
-            if array.dtype.kind == "f":
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            key.append(array)
         elif isinstance(item, np.ndarray):  # torch reads it as a sequence: floats become int64, others fail
             dtype = numpy_dtype(item.dtype)
             if dtype.is_complex:
@@ -188,35 +197,33 @@ def numpy_index(items: tuple) -> tuple:
     return tuple(key)
 
 
-def list_index(item: list) -> np.ndarray:
-    """A list used as an index, read as torch reads it: a tensor of int64, whose ints past that
-    range fail to unpack (numpy keeps them as uint64 or objects)."""
-    infer_dtype(item)  # torch's first reading of the list: an element of no dtype fails in its words
-    try:
-        array = np.asarray(item)
-    except ValueError:  # ragged: torch.tensor's reading of it fails, in its words
-        array = data_array(item, dtypes.int64)[0]
-    if array.dtype.kind == "f":  # torch makes a float (or an empty) list an int64 tensor, truncating
-        for value in np.asarray(item, dtype=object).flat:  # its ints past int64 first fail to unpack
-            if isinstance(value, int) and not isinstance(value, bool):
-                unpack_long(value)
-        if not np.all(np.isfinite(array) & (array >= -2.0 ** 63) & (array < 2.0 ** 63)):
-            raise RuntimeError("value cannot be converted to type int64 without overflow")
-        return array.astype(np.int64)
-    if array.dtype.kind in "uO":
-        for value in array.flat:
-            if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-                unpack_long(int(value))
-    return array
+def _list_as_tensor(item: list) -> Tensor:
+    """A list used as an index, read as torch reads it (indexing_tensor_from_data): its dtype
+    inferred over every element (a str or None fails), then a bool or uint8 tensor as inferred,
+    any other an int64 one (floats truncated, ints past int64 refused)."""
+    inferred = infer_dtype(item)
+    dtype = inferred if inferred in (dtypes.bool_, dtypes.uint8) else dtypes.int64
+    return Tensor._make(data_array(item, dtype)[0], dtype)
 
 
-def check_advanced_bounds(a: Tensor, items: tuple) -> None:
-    """PyTorch's error for an integer index out of range: the dimension it names is the index's
-    position among the tensor (and list) indices, not the dimension of `a`."""
+def _advanced_item(item: Any) -> Any:
+    """One item of an advanced index as PyTorch's applySlicing reads it: a list becomes a tensor,
+    a number other than an int or a bool is read through __index__ (or refused)."""
+    if isinstance(item, list):
+        return _list_as_tensor(item)
+    if item is None or item is Ellipsis or isinstance(item, (bool, slice, Tensor, np.ndarray)):
+        return item
+    return _index_int(item)
+
+
+def checked_advanced_items(a: Tensor, items: tuple) -> tuple:
+    """The items of an advanced index, each list read as a tensor, in PyTorch's order of checks:
+    the count of indices, each item in turn, the shapes, then the bounds (whose error names the
+    index's position among the tensor indices, not the dimension of `a`)."""
     specified = sum(_item_dims(item) for item in items if item is not None and item is not Ellipsis)
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    _check_index_items(items)
+    items = tuple(_advanced_item(item) for item in items)
     _check_index_shapes(items)
     axis, advanced = 0, 0
     for item in items:
@@ -229,8 +236,7 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
                     if n != m:
                         raise IndexError(f"The shape of the mask {shape_text(item.shape)} at index {j} does not match "
                                          f"the shape of the indexed tensor {shape_text(a.shape)} at index {axis + j}")
-            indices = (item._data if isinstance(item, Tensor) else list_index(item) if isinstance(item, list)
-                       else item if isinstance(item, np.ndarray) else None)
+            indices = item._data if isinstance(item, Tensor) else item if isinstance(item, np.ndarray) else None
             if indices is not None and indices.dtype.kind in "iu" and axis < a.ndim and indices.size and (
                     indices.max() >= a._data.shape[axis] or indices.min() < -a._data.shape[axis]):
                 size = a.shape[axis]
@@ -243,17 +249,7 @@ def check_advanced_bounds(a: Tensor, items: tuple) -> None:
             if indices is not None:
                 advanced += 1
             axis += _item_dims(item)
-
-
-def _check_index_items(items: tuple) -> None:
-    """PyTorch reads an index's items in order before it compares their shapes: a list as torch.tensor
-    reads data (its elements' types checked first), anything but an int, a slice, None, ... or an
-    array as an integer."""
-    for item in items:
-        if isinstance(item, list):
-            list_index(item)
-        elif not (item is None or item is Ellipsis or isinstance(item, (int, slice, Tensor, np.ndarray))):
-            _index_int(item)
+    return items
 
 
 def _check_index_shapes(items: tuple) -> None:
@@ -268,11 +264,6 @@ def _check_index_shapes(items: tuple) -> None:
             shapes.append(item.shape)
         elif isinstance(item, np.ndarray):
             shapes.append(item.shape)
-        elif isinstance(item, list):
-            try:
-                shapes.append(np.shape(item))
-            except ValueError:  # a ragged list: its own error comes where it is read
-                return
     try:
         if len(shapes) > 1:  # (one shape always broadcasts)
             np.broadcast_shapes(*shapes)
@@ -302,7 +293,7 @@ def _mask(item: Any) -> Optional[np.ndarray]:
 
 
 def _advanced_index(a: Tensor, items: tuple) -> Tensor:
-    check_advanced_bounds(a, items)
+    items = checked_advanced_items(a, items)
     key = numpy_index(items)
     try:
         data = a._data[key]

@@ -16,7 +16,7 @@ from ..tensor import (LEAF_INPLACE_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE, VIEW_M
 from .common import SCALAR_C_TYPES, as_tensor, broadcast_shapes, fitted_scalar, shape_text, zeros_like
 from ...display.names import type_name
 from .conversion import to_dtype
-from .indexing import (basic_index, check_advanced_bounds, index_put, is_advanced, numpy_index, ranges_as_lists,
+from .indexing import (basic_index, checked_advanced_items, index_put, is_advanced, numpy_index, ranges_as_lists,
                        scatter_positions)
 from .registry import LINEAR, OpNode, new_node, node, op, record
 from .shape import expand, reshape
@@ -261,7 +261,7 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
         raise TypeError(f"can't assign a {type_name(value)} to a torch.{a._dtype.tensor_type}")
     if is_advanced(index):
         check_inplace(a, source)  # autograd's checks come before the kernel's
-        check_advanced_bounds(a, items)
+        items = checked_advanced_items(a, items)
         # index_put_ refuses any overlap, and the tensor itself even when empty
         if source is a or overlap(a._data, source._data) in ("full", "partial"):
             raise RuntimeError(OVERLAP_MESSAGE)

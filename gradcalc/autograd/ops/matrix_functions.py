@@ -16,6 +16,7 @@ from .common import ReturnTypes, int64_tensor, zeros_like
 from .decompositions import (check_floating, check_matrix, check_solver_inputs, eigh, eye_like, inv, linalg_cholesky,
                              linalg_qr, linalg_svd, lu_factor_arrays, needs_vectors, output_grads, permutation_matrix,
                              solve, solve_triangular, svdvals)
+from .generate import builtin
 from .joining import cat
 from .linalg import matmul
 from .registry import NOT_IMPLEMENTED, OPS, node, op, record, record_outputs
@@ -672,18 +673,19 @@ def linalg_norm(input: Tensor, ord: Any = None, dim: Any = None, keepdim: bool =
 
 def _norm_python(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,
                  dtype: Optional[Any] = None) -> Tensor:
-    """torch.norm: a vector norm (p='fro' over at most two dims is the 2-norm) or the nuclear norm."""
+    """torch.norm as torch/functional.py computes a strided tensor's: linalg's vector or matrix
+    norm over the dims as a list, which their parsers check."""
     if not isinstance(input, Tensor):  # torch's Python code reads its layout first
         raise AttributeError(f"'{type_name(input)}' object has no attribute 'layout'")
-    if isinstance(dim, int):
-        dim = (dim,)
+    dims = [dim] if isinstance(dim, int) else dim
+    out_given = {} if out is None else {"out": out}
     if isinstance(p, str):
-        if p == "nuc":
-            return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-        if p != "fro" or (dim is not None and len(dim) > 2):
-            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
-        p = 2
-    return statistics_vector_norm(input, 2.0 if p is None else p, dim, keepdim, dtype=dtype)
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return builtin("linalg", "vector_norm")(input, 2, dims, keepdim, dtype=dtype, **out_given)
+        if dims is None:
+            dims = list(range(input.ndim))
+        return builtin("linalg", "matrix_norm")(input, p, dims, keepdim, dtype=dtype, **out_given)
+    return builtin("linalg", "vector_norm")(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype, **out_given)
 
 
 def _norm_method(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,

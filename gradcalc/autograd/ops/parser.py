@@ -290,10 +290,10 @@ class Signature:
             parts.append(param.shown)
         return "(" + ", ".join(parts) + ")"
 
-    def parse(self, args: tuple, kwargs: dict, raise_errors: bool) -> Optional[dict]:
-        """The arguments bound to parameter names (only those given), or None if they do not fit
-        (with `raise_errors`, PyTorch's TypeError instead). Like PyTorch, the match looks at the
-        first element of a list only; the others are read (and refused) once it matched."""
+    def match(self, args: tuple, kwargs: dict, raise_errors: bool) -> Optional[list]:
+        """The (parameter, argument) pairs of the arguments given, or None if they do not fit (with
+        `raise_errors`, PyTorch's TypeError instead). Like PyTorch, the match looks at the first
+        element of a list only; the others are read (and refused) by `bind`, once it matched."""
         nargs = len(args)
         if nargs > self.max_pos_args and not self.varargs_intlist:
             if raise_errors:
@@ -351,6 +351,10 @@ class Signature:
             if raise_errors:
                 self._extra_kwargs(kwargs, nargs)
             return None
+        return matched
+
+    def bind(self, matched: list) -> dict:
+        """The matched arguments bound to parameter names, as the implementation receives them."""
         return {param.name: param.convert(obj, self.name) for param, obj in matched}
 
     def _extra_args(self, nargs: int) -> None:
@@ -457,23 +461,24 @@ class Parser:
             bound = dict(zip(names, args))
             if kwargs:
                 bound.update(zip(keywords, kwargs.values()))
-            for param in converted:
-                bound[param.name] = param.convert(bound[param.name], self.name)
             if self.signatures[index].deprecated:
                 self._warn_deprecated(index)
+            for param in converted:
+                bound[param.name] = param.convert(bound[param.name], self.name)
             return index, bound
         if self.single:
-            index, bound = 0, self.signatures[0].parse(args, kwargs, True)
+            index, matched = 0, self.signatures[0].match(args, kwargs, True)
         else:
             for index, signature in enumerate(self.signatures):
-                bound = signature.parse(args, kwargs, False)
-                if bound is not None:
+                matched = signature.match(args, kwargs, False)
+                if matched is not None:
                     break
             else:
                 self._error(args, kwargs)
-        self._remember(key, index, args, kwargs, bound)
-        if self.signatures[index].deprecated:
+        if self.signatures[index].deprecated:  # PyTorch warns on the match, before it reads the values
             self._warn_deprecated(index)
+        bound = self.signatures[index].bind(matched)
+        self._remember(key, index, args, kwargs, bound)
         return index, bound
 
     def _warn_deprecated(self, index: int) -> None:
@@ -515,7 +520,7 @@ class Parser:
         count = len(args) + len(kwargs)
         plausible = [s for s in self.signatures if s.min_args <= count <= s.max_args and not s.hidden]
         if len(plausible) == 1:
-            plausible[0].parse(args, kwargs, True)
+            plausible[0].match(args, kwargs, True)
         options = [s for s in self.signatures if not s.hidden]
         raise TypeError(invalid_arguments(self.name, args, kwargs, options))
 

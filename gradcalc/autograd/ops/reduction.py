@@ -324,12 +324,10 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 
 @op(nodes=(LOGSUMEXP,))
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
-    if isinstance(dim, (tuple, list)) and not dim and input.ndim:
-        # no dims: ATen's sum takes all of them, its squeeze of the kept maxima none, which fit a kept result only
-        if not keepdim:
-            raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {shape_text((1,) * input.ndim)}")
-        dim = tuple(range(input.ndim))
-    dims = normalize_dims(dim, input.ndim)
+    dims = reduction_dims(dim, input.ndim)
+    if dims is None and not keepdim and input.ndim and not dim:
+        # ATen adds the kept-dims max back in place into the result, squeezing the dims listed: none
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {shape_text([1] * input.ndim)}")
     dtype = float_result(input._dtype)
     (x,) = arrays((input,), dtype)
     # PyTorch's steps, each rounded in the dtype: the max (0 where infinite), exp of the

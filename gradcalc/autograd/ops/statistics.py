@@ -10,7 +10,7 @@ from .. import dtypes, kernels
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
-from .common import reduction_dims, unsqueeze_reduced, zeros_like
+from .common import normalize_dims, reduction_dims, unsqueeze_reduced, zeros_like
 from .indexing import where
 from .pointwise import sgn
 from .reduction import MISSING, mean
@@ -19,12 +19,13 @@ from .registry import node, op, record
 NORM = node("LinalgVectorNormBackward0", ("self",),
             self=lambda grad, self, result, ord, dim, keepdim: _norm_grad(grad, self, result, ord,
                                                                           reduction_dims(dim, self.ndim), keepdim))
+# (PyTorch's std and var backward read an empty list of dims as no dims, unlike their forward)
 STD = node("StdBackward0", ("self",),
            self=lambda grad, self, result, dim, correction, keepdim: _var_grad(
-               (grad / (result * 2)).masked_fill(result == 0, 0), self, reduction_dims(dim, self.ndim), correction,
+               (grad / (result * 2)).masked_fill(result == 0, 0), self, normalize_dims(dim, self.ndim), correction,
                keepdim))
 VAR = node("VarBackward0", ("self",),
-           self=lambda grad, self, dim, correction, keepdim: _var_grad(grad, self, reduction_dims(dim, self.ndim),
+           self=lambda grad, self, dim, correction, keepdim: _var_grad(grad, self, normalize_dims(dim, self.ndim),
                                                                        correction, keepdim))
 
 

@@ -45,6 +45,7 @@ from types import ModuleType
 from typing import Any, Callable, Iterable
 
 from .. import guard, policy
+from ...display.names import c_arity
 from ..builtins import Builtin
 from . import guarded_helpers as guarded
 from .namespace import Submodule
@@ -436,10 +437,14 @@ def _warnings() -> dict:
 
 
 def _sys() -> dict:
+    from .. import limits
+
     members = _public(host_sys, ("version_info", "version", "hexversion", "maxsize", "maxunicode", "float_info",
-                                 "int_info", "byteorder", "float_repr_style", "getrecursionlimit", "getsizeof",
+                                 "int_info", "byteorder", "float_repr_style", "getsizeof",
                                  "intern", "getdefaultencoding", "exit", "api_version"))
-    members.update(platform="linux", argv=["main.py"], executable="", modules={}, path=[])
+    members.update(platform="linux", argv=["main.py"], executable="", modules={}, path=[],
+                   getrecursionlimit=Builtin("getrecursionlimit",
+                                             c_arity("sys.getrecursionlimit", limits.program_recursion_limit)))
     _public_read(type(host_sys.version_info), type(host_sys.float_info), type(host_sys.int_info))
     return members
 

@@ -67,12 +67,17 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Optional[Tens
     return out if bias is None else out + bias
 
 
+# built-in in torch._C._nn and torch: PyTorch's argument parser
+_NN = namespace_members("nn")
+_TORCH = namespace_members("torch")
+
 # ------------------------------------------------------------------ convolutions (torch's builtins)
 
-# F's are torch's own builtins (their argument parsing first)
-_TORCH = namespace_members("torch")
-conv1d, conv2d, conv3d = _TORCH["conv1d"], _TORCH["conv2d"], _TORCH["conv3d"]
-conv_transpose1d, conv_transpose2d = _TORCH["conv_transpose1d"], _TORCH["conv_transpose2d"]
+conv1d = _TORCH["conv1d"]
+conv2d = _TORCH["conv2d"]
+conv3d = _TORCH["conv3d"]
+conv_transpose1d = _TORCH["conv_transpose1d"]
+conv_transpose2d = _TORCH["conv_transpose2d"]
 conv_transpose3d = _TORCH["conv_transpose3d"]
 
 
@@ -459,8 +464,6 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
                                             sparse)
 
 
-# built-in in torch._C._nn: PyTorch's argument parser
-_NN = namespace_members("nn")
 one_hot = _NN["one_hot"]
 
 

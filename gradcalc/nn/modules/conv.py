@@ -153,22 +153,25 @@ class _ConvTranspose(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                          padding_mode, device, dtype, output_padding)
 
-    def _output_padding(self, input: Tensor, output_size: Any) -> tuple:
+    def _output_padding(self, input: Tensor, output_size: Any) -> Any:
+        # PyTorch's order: the length, then every dim's range, then each comparison
         if output_size is None:
             return self.output_padding
         n = self._spatial
-        output_size = list(output_size)[-n:]
-        padding = []
-        for d in range(n):
-            size = input.shape[-n + d]
-            minimum = ((size - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d]
-                       * (self.kernel_size[d] - 1) + 1)
-            maximum = minimum + self.stride[d] - 1
-            if not minimum <= output_size[d] <= maximum:
+        non_spatial = 2 if input.dim() == n + 2 else 1
+        if len(output_size) == non_spatial + n:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} "
+                             f"or {non_spatial + n} elements (got {len(output_size)})")
+        minimums = [(input.size(d + non_spatial) - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        maximums = [minimum + stride - 1 for minimum, stride in zip(minimums, self.stride)]
+        for size, minimum, maximum in zip(output_size, minimums, maximums):
+            if size < minimum or size > maximum:
                 raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
-                                 f"{[minimum]} to {[maximum]} (for an input of {list(input.shape[2:])})")
-            padding.append(output_size[d] - minimum)
-        return tuple(padding)
+                                 f"{minimums} to {maximums} (for an input of {input.size()[2:]})")
+        return [output_size[d] - minimums[d] for d in range(n)]
 
     def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
         output_padding = self._output_padding(input, output_size)

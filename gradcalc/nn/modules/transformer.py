@@ -148,19 +148,24 @@ def _grad_blocks_fast_path(tensors: tuple) -> bool:
     return grad_mode.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
 
 
-def _left_aligned(padding_mask: Tensor) -> bool:
-    """Whether each sequence's padding (True) comes after all its tokens."""
-    keep = padding_mask.logical_not()._data
-    return bool((keep[:, 1:] <= keep[:, :-1]).all())
-
-
-def _check_nested_mask(padding: Tensor) -> None:
-    """PyTorch's errors making a nested tensor from a padding mask of no sequences or no positions."""
-    if padding.shape[0] == 0:
+def _check_nested_mask(src: Tensor, keep: Tensor) -> None:
+    """The checks of a mask that makes a nested tensor of `src` (torch._nested_tensor_from_mask)."""
+    if keep.dim() != 2:
+        raise RuntimeError("Padding mask should be 2D")
+    if tuple(src.shape[:2]) != tuple(keep.shape):
+        raise RuntimeError("Mask size should match input size")
+    if keep.shape[0] == 0:  # no sequences, or no positions to read the last one of
         raise RuntimeError("stack expects a non-empty TensorList")
-    if padding.shape[1] == 0:
-        raise IndexError(f"select(): index -1 out of range for tensor of size {shape_text(padding.shape)} at "
-                         "dimension 1")
+    if keep.shape[1] == 0:
+        raise IndexError(f"select(): index -1 out of range for tensor of size {shape_text(keep.shape)} at dimension 1")
+
+
+def _left_aligned(src: Tensor, keep: Tensor) -> bool:
+    """torch._nested_tensor_from_mask_left_aligned: whether each sequence's tokens (True) all come
+    before its padding."""
+    _check_nested_mask(src, keep)
+    data = keep._data
+    return bool((data[:, 1:] <= data[:, :-1]).all())
 
 
 def _check_nested_sizes(src: Tensor, padding: Tensor, embed_dim: int) -> None:
@@ -203,8 +208,10 @@ class TransformerEncoder(Module):
         seq_len = _get_seq_len(src, first_layer.self_attn.batch_first)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
         output = src
+        # a nested tensor holds each sequence's tokens only: its layers see no mask values, just the padding
+        layer_padding_mask = src_key_padding_mask if padded is None else padded
         for mod in self.layers:
-            output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+            output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=layer_padding_mask)
         if padded is not None:
             # the nested tensor's padded positions come back as zeros
             output = output.masked_fill(padded.unsqueeze(-1), 0.0)
@@ -217,16 +224,17 @@ class TransformerEncoder(Module):
         first_layer = self.layers[0]
         if not getattr(self, "use_nested_tensor", False) or first_layer.training or src.dim() != 3:
             return None
-        if padding_mask is None or mask is not None:
+        if padding_mask is None:
+            return None
+        # PyTorch's order: the mask's check, then the other reasons to keep off the nested tensor
+        if getattr(self, "mask_check", True) and not _left_aligned(src, padding_mask.logical_not()):
+            return None
+        if mask is not None:
             return None
         padding = padding_mask != 0
-        if getattr(self, "mask_check", True):
-            _check_nested_mask(padding)
-            if not _left_aligned(padding):
-                return None
         if _grad_blocks_fast_path(_layer_tensors(first_layer, src)):
             return None
-        _check_nested_mask(padding)
+        _check_nested_mask(src, padding.logical_not())
         warn_once("UserWarning", "The PyTorch API of nested tensors is in prototype stage and will change in the "
                                  "near future. We recommend specifying layout=torch.jagged when constructing a nested "
                                  "tensor, as this layout receives active development, has better operator coverage, "

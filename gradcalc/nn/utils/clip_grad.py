@@ -31,13 +31,15 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0, er
     with grad_mode.no_grad():
         grads = [p.grad for p in _parameter_list(parameters) if p.grad is not None]
         norm_type = float(norm_type)
-        # the norm of each gradient, then the norm of those norms
-        total = vector_norm(stack([vector_norm(g, norm_type) for g in grads]), norm_type) if grads else tensor(0.0)
-        if grads and error_if_nonfinite and bool((total != total) | (total.abs() == float("inf"))):
+        if not grads:
+            total = tensor(0.0)
+        else:  # the norm of each gradient, then the norm of those norms
+            total = vector_norm(stack([vector_norm(g, norm_type) for g in grads]), norm_type)
+        if error_if_nonfinite and bool((total != total) | (total.abs() == float("inf"))):
             raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
                                "so it cannot be clipped. To disable this error and scale the gradients by the "
                                "non-finite norm anyway, set `error_if_nonfinite=False`")
-        max_norm = float(max_norm)
+        max_norm = float(max_norm)  # read once the norm is known, even when there is nothing to clip
         if grads:
             coefficient = (max_norm / (total + 1e-6)).clamp(max=1.0)
             for g in grads:

@@ -221,6 +221,7 @@ class _BaseDataLoaderIter:
     """The iterator of one pass over a DataLoader."""
 
     __module__ = "torch.utils.data.dataloader"
+    _single_process = False
 
     def __init__(self, loader: DataLoader) -> None:
         self._loader = loader
@@ -231,7 +232,9 @@ class _BaseDataLoaderIter:
                                 "pinned memory won't be used.")
         self._sampler_iter = iter(self._index_sampler)
         base_seed = random_seed(loader.generator)
-        self._workers = [_Worker(loader, worker_id, base_seed) for worker_id in range(loader.num_workers)]
+        # a number equal to 0 (0.0, False) chose the single-process pass, which has no workers
+        workers = 0 if self._single_process else loader.num_workers
+        self._workers = [_Worker(loader, worker_id, base_seed) for worker_id in range(workers)]
         self._next_worker = 0
         stream = iter(loader.dataset) if loader._iterable and not self._workers else None
         self._fetcher = _Fetcher(loader, stream)
@@ -275,6 +278,7 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     """A pass with num_workers=0."""
 
     __module__ = "torch.utils.data.dataloader"
+    _single_process = True
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
