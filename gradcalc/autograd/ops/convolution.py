@@ -261,7 +261,8 @@ def _check_kernel_size(input: Tensor, weight: Tensor, stride: tuple, dilation: t
     if len(kernel) == 3:
         raise RuntimeError(f"kernel size should be greater than zero, but got: {' x '.join(map(str, kernel))} (TxHxW)")
     height, width = ((1,) + kernel)[-2:]
-    raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {height} kernel_width: {width}")
+    raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {height} kernel_width: "
+                       f"{width}")
 
 
 def _check_transposed_size(input: Tensor, weight: Tensor, sizes: tuple, stride: tuple, dilation: tuple,
