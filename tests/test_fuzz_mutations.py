@@ -109,3 +109,10 @@ def test_a_traceback_is_judged_by_the_programs_frames() -> None:
              '  File "fuzz.grad", line {}, in <module>\nMessage: \'x\'\nArguments: (1,)\n')
     assert classify(torch_says, _answer(shown.format(3), rc=0)) is None
     assert classify(torch_says, _answer(shown.format(4), rc=0)) == "wording"
+
+
+def test_a_temporary_name_is_masked_whole() -> None:
+    # a random name may hold "0x" and hex digits, which are no address
+    torch_says = _answer("FileNotFoundError: [Errno 2] No such file or directory: '/tmp/tmpab_cd3ef.txt'\n")
+    assert classify(torch_says, _answer("FileNotFoundError: [Errno 2] No such file or directory: "
+                                        "'/tmp/tmpl4f0x3bh.txt'\n")) is None
