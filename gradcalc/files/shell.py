@@ -136,11 +136,10 @@ def NamedTemporaryFile(mode: str = "w+b", buffering: int = -1, encoding: Optiona
     path = _unused_name(dir, prefix, suffix)
 
     def remove() -> None:
-        if os_module.exists(path):
+        if delete and os_module.exists(path):  # `delete` read as the file closes, as Python's tempfile reads it
             os_module.remove(path)
 
-    return streams.open_stream(path, mode.replace("w", "x"), buffering, encoding, errors, newline,
-                               on_close=remove if delete else None)
+    return streams.open_stream(path, mode.replace("w", "x"), buffering, encoding, errors, newline, on_close=remove)
 
 
 def mkstemp(suffix: Optional[str] = None, prefix: Optional[str] = None, dir: Optional[str] = None,

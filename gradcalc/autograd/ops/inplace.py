@@ -15,7 +15,7 @@ from ..tensor import (LEAF_INPLACE_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE, VIEW_M
                       VIEW_OF_LEAF_INPLACE_MESSAGE, Tensor, VersionCounter)
 from .common import SCALAR_C_TYPES, as_tensor, broadcast_shapes, fitted_scalar, shape_text, zeros_like
 from ...display.names import type_name
-from .conversion import to_dtype
+from .conversion import _to_copy_grad, to_dtype
 from .indexing import (basic_index, checked_advanced_items, index_put, is_advanced, numpy_index, ranges_as_lists,
                        scatter_positions)
 from .registry import LINEAR, OpNode, new_node, node, op, record
@@ -26,7 +26,9 @@ OVERLAP_MESSAGE = ("unsupported operation: some elements of the input tensor and
                    "single memory location. Please clone() the tensor before performing the operation.")
 AS_STRIDED = node("AsStridedBackward0", ("self",), jvp=LINEAR, saved=("size", "stride", "storage_offset"),
                   self=lambda grad, _self_sym_sizes, _positions: scatter_positions(grad, _self_sym_sizes, _positions))
-COPY = node("CopyBackwards", ("self", "src"), jvp=LINEAR, self=lambda grad: zeros_like(grad), src=lambda grad: grad)
+# the source as it was given: its gradient taken back to its dtype and shape (PyTorch's CopyBackwards)
+COPY = node("CopyBackwards", ("self", "src"), jvp=LINEAR, self=lambda grad: zeros_like(grad),
+            src=lambda grad, _src_dtype, _src_sizes: _to_copy_grad(grad, _src_dtype).sum_to_size(_src_sizes))
 FILL = node("FillBackward2", ("self",), jvp=LINEAR, self=lambda grad: zeros_like(grad))
 FILL_TENSOR = node("FillBackward3", ("self", "value"), jvp=LINEAR, self=lambda grad: zeros_like(grad),
                    value=lambda grad: grad.sum())
@@ -314,15 +316,17 @@ def copy_(input: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
                                                                                reversed(a.shape))):
         raise RuntimeError(f"output with shape {shape_text(a.shape)} doesn't match the broadcast shape "
                            f"{shape_text(broadcast_shapes(tuple(a.shape), tuple(source.shape)))}")
-    converted = to_dtype(source, a._dtype)
-    out = expand(converted, a.shape) if converted.shape != a.shape else converted
-    if (not out.requires_grad or not grad_mode.is_grad_enabled()) and not forward_mode.has_tangent(out, a):
-        out = Tensor._make(np.broadcast_to(converted._data, a.shape), a._dtype)
+    with grad_mode.no_grad():  # the values only: the node below takes the source as given
+        converted = to_dtype(source, a._dtype)
+    data = np.broadcast_to(converted._data, a.shape)
+    if (not source.requires_grad or not grad_mode.is_grad_enabled()) and not forward_mode.has_tangent(source, a):
         if not a.requires_grad or not grad_mode.is_grad_enabled():
-            a._data[...] = out._data
+            a._data[...] = data
             a._vc.value += 1
             return a
-    return commit_inplace(a, record(COPY, (a, out), np.array(out._data), a._dtype))
+        source = Tensor._make(data, a._dtype)  # nothing to differentiate: a constant of a's dtype and shape
+    return commit_inplace(a, record(COPY, (a, source), np.array(data), a._dtype, _src_dtype=source._dtype,
+                                    _src_sizes=source.shape))
 
 
 @op()
