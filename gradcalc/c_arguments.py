@@ -3,12 +3,18 @@
 stand-ins of such functions, whose own errors would name a Python signature."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 
-def c_arguments(function: str, parameters: tuple, required: int, args: tuple, kwargs: dict) -> dict:
+def c_arguments(function: str, parameters: tuple, required: int, args: tuple, kwargs: dict,
+                converters: Optional[dict] = None, clinic: bool = False) -> dict:
     """{name: value} of the arguments given to `function` (as its messages name it: "pow()"),
-    whose parameters are `parameters` in order, the first `required` of them required."""
+    whose parameters are `parameters` in order, the first `required` of them required. A parameter
+    of `converters` takes the value its converter returns, in the parameters' order: each as it is
+    bound, before the keywords left over are refused (PyArg_ParseTupleAndKeywords), or after all are
+    bound and checked (`clinic`: Argument Clinic's parsing)."""
+    converters = converters or {}
+    converting = {} if clinic else converters
     given = len(args) + len(kwargs)
     if given > len(parameters):
         bound = "at most" if required < len(parameters) else "exactly"
@@ -17,17 +23,21 @@ def c_arguments(function: str, parameters: tuple, required: int, args: tuple, kw
     bound_values = dict(zip(parameters, args))
     kwargs = dict(kwargs)
     for position, name in enumerate(parameters, 1):
-        if name in bound_values:
-            continue
-        if name in kwargs:
+        if name not in bound_values and name in kwargs:
             bound_values[name] = kwargs.pop(name)
-        elif position <= required:
+        elif name not in bound_values and position <= required:
             raise TypeError(f"{function} missing required argument '{name}' (pos {position})")
+        if name in bound_values and name in converting:
+            bound_values[name] = converting[name](bound_values[name])
     for key in kwargs:
         if key in parameters:
             raise TypeError(f"argument for {function} given by name ('{key}') and position "
                             f"({parameters.index(key) + 1})")
         raise TypeError(f"'{key}' is an invalid keyword argument for {function}")
+    if clinic:
+        for name in parameters:
+            if name in bound_values and name in converters:
+                bound_values[name] = converters[name](bound_values[name])
     return bound_values
 
 

@@ -135,6 +135,10 @@ def format_error(error: BaseException) -> str:
         return f"{error.type_name}: {error}\n{error.detail()}"
     if isinstance(error, RecursionError) and "during compilation" not in str(error):
         return _exception_line(error)
+    if isinstance(error, MemoryError):  # the memory ran out, in gradcalc's code or numpy's: PyTorch's allocator's words
+        from .autograd.ops.common import out_of_memory
+
+        return _exception_line(out_of_memory(error))
     if _is_fault(error):
         return f"gradcalc: internal error: {_exception_line(error)}"
     return _exception_line(error)

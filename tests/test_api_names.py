@@ -57,8 +57,7 @@ EXCLUDED: dict = {
         "fbgemm_.*", "choose_qparams_optimized", "fused_moving_avg_obs_fake_quant", "qint8", "qint32", "quint8",
         "quint4x2", "quint2x4", "qscheme", "per_channel_.*", "per_tensor_.*", "empty_quantized", "segment_reduce",
         "jagged", "native_norm", "resize_as_sparse_", "QInt.*Storage", "QUInt.*Storage"], "torch.Tensor": [
-        "ccol_indices", "col_indices", "crow_indices", "row_indices", "indices", "values", "coalesce",
-        "is_coalesced", "dense_dim", "sparse_dim", "sparse_mask", "sparse_resize_", "sparse_resize_and_clear_",
+        "coalesce", "is_coalesced", "dense_dim", "sparse_dim", "sparse_mask", "sparse_resize_", "sparse_resize_and_clear_",
         "resize_as_sparse_", "to_sparse.*", "smm", "sspaddmm", "to_padded_tensor", "q_.*", "qscheme",
         "dequantize", "int_repr"]},
     "dtypes PyTorch only stores: most of its ops are not implemented for them": {"torch": [

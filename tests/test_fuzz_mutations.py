@@ -95,3 +95,24 @@ def test_a_syntax_error_is_judged_by_its_first_word_wherever_it_stands() -> None
     torch_says = _answer("    print(1, foo=2, foo=3)\n                ^^^^^\nSyntaxError: keyword argument repeated: foo\n")
     gradcalc_says = _answer("SyntaxError: keyword argument repeated: foo\nfuzz.grad, line 1, column 17\n")
     assert classify(torch_says, gradcalc_says) is None
+
+
+def test_a_traceback_is_judged_by_the_programs_frames() -> None:
+    torch_says = _answer('--- Logging error ---\nTraceback (most recent call last):\n'
+                         '  File "/usr/lib/python3.11/logging/__init__.py", line 377, in getMessage\n'
+                         '    msg = msg % self.args\n          ~~~~^~~~~~~~~~~\n'
+                         'TypeError: not all arguments converted during string formatting\nCall stack:\n'
+                         '  File "/work/tests/fuzz/oracle_driver.py", line 65, in <module>\n    main()\n'
+                         '  File "fuzz.grad", line 3, in <module>\nMessage: \'x\'\nArguments: (1,)\n', rc=0)
+    shown = ('--- Logging error ---\nTraceback (most recent call last):\n'
+             'TypeError: not all arguments converted during string formatting\nCall stack:\n'
+             '  File "fuzz.grad", line {}, in <module>\nMessage: \'x\'\nArguments: (1,)\n')
+    assert classify(torch_says, _answer(shown.format(3), rc=0)) is None
+    assert classify(torch_says, _answer(shown.format(4), rc=0)) == "wording"
+
+
+def test_a_temporary_name_is_masked_whole() -> None:
+    # a random name may hold "0x" and hex digits, which are no address
+    torch_says = _answer("FileNotFoundError: [Errno 2] No such file or directory: '/tmp/tmpab_cd3ef.txt'\n")
+    assert classify(torch_says, _answer("FileNotFoundError: [Errno 2] No such file or directory: "
+                                        "'/tmp/tmpl4f0x3bh.txt'\n")) is None

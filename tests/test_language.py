@@ -357,3 +357,20 @@ def test_rewritten_statements_compile_as_pythons_do(source: str) -> None:
         assert got == expected, source
         if expected[0] is not None:
             return
+
+
+def test_numpy_running_out_of_memory_ends_in_pytorchs_allocator_error() -> None:
+    """An allocation that fails where gradcalc's code calls numpy directly (a distribution's draws)
+    is the memory running out, as PyTorch's allocator says it, not gradcalc failing."""
+    import numpy as np
+
+    from gradcalc.session import format_error
+
+    try:
+        np.empty(2 ** 62, dtype=np.uint8)
+    except MemoryError as error:
+        assert format_error(error) == (
+            "RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+            f"you tried to allocate {2 ** 62} bytes. Error code 12 (Cannot allocate memory)")
+    else:
+        pytest.fail("numpy allocated 4 EiB")

@@ -49,6 +49,24 @@ class FunctionCtx:
         self.materialize_grads = value
 
 
+def _function_base_method(method: Callable) -> Callable:
+    """A method the grad_fn of a Function has from torch's C type _FunctionBase (METH_NOARGS or
+    METH_O): a call that does not fit fails in CPython's words, naming that type."""
+    shown = f"_FunctionBase.{method.__name__}()"
+    takes = method.__code__.co_argcount - 1  # besides self
+    words = "takes no arguments" if takes == 0 else "takes exactly one argument"
+
+    @functools.wraps(method)
+    def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            raise TypeError(f"{shown} takes no keyword arguments")
+        if len(args) != takes:
+            raise TypeError(f"{shown} {words} ({len(args)} given)")
+        return method(self, *args)
+
+    return checked
+
+
 @torch_class("torch.autograd.function.BackwardCFunction")
 class BackwardCFunction(Node, FunctionCtx):
     """The grad_fn of a Function's outputs, which is also the forward's ctx."""
@@ -69,8 +87,12 @@ class BackwardCFunction(Node, FunctionCtx):
     def __repr__(self) -> str:
         return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
+    @_function_base_method
     def name(self) -> str:
         return type(self).__name__
+
+    register_hook = _function_base_method(Node.register_hook)
+    register_prehook = _function_base_method(Node.register_prehook)
 
     @property
     def saved_tensors(self) -> tuple:

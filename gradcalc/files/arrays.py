@@ -9,6 +9,7 @@ the file's bytes, so only the modes that never write back ('r', 'c') are offered
 from __future__ import annotations
 
 import io
+import mmap
 import operator
 import os
 from typing import Any, Callable
@@ -19,6 +20,7 @@ from numpy.lib.npyio import NpzFile
 
 from ..c_arguments import c_arguments
 from ..display.names import torch_class
+from ..language import guard
 from . import os_module, streams
 from . import tree as files
 
@@ -132,14 +134,33 @@ def _file_bytes(file: Any, offset: int) -> bytes:
             stream.close()
 
 
+def _whole_file(file: Any) -> bytes:
+    """A file's bytes from its start, as mmap maps it (a stream the program holds: whatever its position)."""
+    stream, own = _opened(file, "rb")
+    try:
+        stream.seek(0)
+        return stream.read()
+    finally:
+        if own:
+            stream.close()
+
+
 def fromfile(*args: Any, **kwargs: Any) -> np.ndarray:
     """numpy's fromfile(file, dtype=float, count=-1, sep='', offset=0, *, like=None), from a file of the program's own."""
-    bound = c_arguments("fromfile()", ("file", "dtype", "count", "sep", "offset", "like"), 1, args, kwargs)
-    file, dtype, count = bound["file"], bound.get("dtype", float), bound.get("count", -1)
+    bound = c_arguments("fromfile()", ("file", "dtype", "count", "sep", "offset", "like"), 1, args, kwargs,
+                        converters={"dtype": np.dtype, "count": operator.index, "offset": operator.index})
+    file, dtype, count = bound["file"], bound.get("dtype", np.dtype(float)), bound.get("count", -1)
     sep, offset = bound.get("sep", ""), bound.get("offset", 0)
     if sep:
         return np.fromstring(_file_bytes(file, offset).decode(), dtype=dtype, count=count, sep=sep)
-    return np.frombuffer(_file_bytes(file, offset), dtype=dtype, count=count).copy()
+    rest = _file_bytes(file, 0)
+    # numpy reads the whole items past the offset, at most `count` of them (a negative count: all); it
+    # divides the bytes left as C does, an offset past the end leaving a negative count of items
+    available = int((len(rest) - offset) / dtype.itemsize)
+    if count < 0 and available < 0:
+        raise ValueError("negative dimensions are not allowed")
+    available = max(available, 0)
+    return np.frombuffer(rest[offset:], dtype=dtype, count=available if count < 0 else min(count, available)).copy()
 
 
 _MEMMAP_MODES = {"readonly": "r", "copyonwrite": "c", "readwrite": "r+", "write": "w+"}
@@ -147,42 +168,80 @@ _MEMMAP_MODES = {"readonly": "r", "copyonwrite": "c", "readwrite": "r+", "write"
 
 def memmap(filename: Any, dtype: Any = np.uint8, mode: str = "r+", offset: int = 0, shape: Any = None,
            order: str = "C") -> np.memmap:
+    """numpy's memmap, step by step as numpy's code takes them (so its errors come in its order and
+    words), the mapping a copy of the file's bytes, checked as mmap checks it."""
     mode = _MEMMAP_MODES.get(mode, mode)
     if mode not in ("r", "c", "r+", "w+"):
-        raise ValueError(f"mode must be one of {list(_MEMMAP_MODES) + ['r', 'c', 'r+', 'w+']!r} (got {mode!r})")
+        raise ValueError(f"mode must be one of {['r', 'c', 'r+', 'w+'] + list(_MEMMAP_MODES)!r} (got {mode!r})")
+    if mode == "w+" and shape is None:
+        raise ValueError("shape must be given if mode == 'w+'")
     if mode not in ("r", "c"):
         raise ValueError(f"memmap mode {mode!r} is not available in gradcalc: a program's memmap is a copy of "
                          "its file, never written back (use mode='r' or 'c')")
+    data = _whole_file(filename)
     dtype = np.dtype(dtype)
-    data = _file_bytes(filename, 0)
     if shape is None:
         available = len(data) - offset
         if available % dtype.itemsize:
             raise ValueError("Size of available data is not a multiple of the data-type size.")
-        shape = (available // dtype.itemsize,)
-        mapped_bytes = len(data)
+        size = available // dtype.itemsize
+        shape = (size,)
     else:
-        # numpy's reckoning of the bytes to map, with its errors (a shape holding tuples repeats them)
         if not isinstance(shape, (tuple, list)):
             try:
                 shape = [operator.index(shape)]
             except TypeError:
                 pass
         shape = tuple(shape)
-        size = np.intp(1)
+        size = np.intp(1)  # numpy's own product: a size that is no number fails in Python's words
         for k in shape:
             size *= k
-        mapped_bytes = int(offset + size * dtype.itemsize)
-        if mapped_bytes > len(data):
-            raise ValueError("mmap length is greater than file size")
-    array = np.ndarray(shape, dtype=dtype, buffer=bytearray(data[:mapped_bytes]), offset=offset, order=order)
-    mapped = array.view(np.memmap)
-    mapped.filename = os_module.abspath(filename) if isinstance(filename, (str, bytes, os.PathLike)) else None
+    end = int(offset + size * dtype.itemsize)
+    start = offset - offset % mmap.ALLOCATIONGRANULARITY
+    length = end - start
+    if length == 0 and start > 0:
+        length += mmap.ALLOCATIONGRANULARITY
+        start -= mmap.ALLOCATIONGRANULARITY
+    length = _mapped_length(len(data), length, start)
+    mapping = bytearray(data[start:start + length])
+    mapped = np.ndarray.__new__(np.memmap, shape, dtype=dtype, buffer=mapping, offset=offset - start, order=order)
+    mapped.filename = _mapped_name(filename)
     mapped.offset, mapped.mode = offset, mode
-    mapped._mmap = array  # numpy's mark of a mapped array, which its slices keep (they stay memmaps)
+    mapped._mmap = mapping  # numpy's mark of a mapped array, which its slices keep (they stay memmaps)
     if mode == "r":
         mapped.flags.writeable = False
     return mapped
+
+
+def _mapped_name(file: Any) -> Any:
+    """memmap's `filename`: a path object resolved, a path or a stream's name (a str) made absolute."""
+    if isinstance(file, os.PathLike):
+        return guard.guarded_getattr(file, "resolve")()
+    if isinstance(file, (str, bytes)):
+        name = file
+    else:
+        try:
+            name = guard.guarded_getattr(file, "name")
+        except AttributeError:
+            name = None
+    return os_module.abspath(name) if isinstance(name, str) else None  # (a bytes name: none, as numpy)
+
+
+def _mapped_length(file_size: int, length: int, offset: int) -> int:
+    """mmap.mmap's checks of `length` bytes mapped at `offset` of a file; a length of 0 maps the rest."""
+    if length < 0:
+        raise OverflowError("memory mapped length must be positive")
+    if offset < 0:
+        raise OverflowError("memory mapped offset must be positive")
+    if length == 0:
+        if file_size == 0:
+            raise ValueError("cannot mmap an empty file")
+        if offset >= file_size:
+            raise ValueError("mmap offset is greater than file size")
+        return file_size - offset
+    if offset > file_size or file_size - offset < length:
+        raise ValueError("mmap length is greater than file size")
+    return length
 
 
 def numpy_file_members() -> dict:

@@ -5,13 +5,14 @@ session's stderr or to files of its tree.
 What differs from the host's module, and why: a logger finds the program's frame that logged
 among the program's frames only (gradcalc's are not the program's); a `{`-style format goes
 through the guard's str.format (a template walks attributes); an exception's traceback shows the
-program's frames only, without source lines; a handler that fails says nothing (Python would
-print a traceback of gradcalc's code); Logger.root and Logger.manager are the session's.
+program's frames only, without source lines; a handler that fails reports it as Python does, with
+the program's frames only; Logger.root and Logger.manager are the session's.
 """
 from __future__ import annotations
 
 import logging as host_logging
 import math
+import sys
 import weakref
 from typing import Any, Optional
 
@@ -20,7 +21,6 @@ from ..language import guard, limits
 from . import os_module, streams
 from . import tree as files
 
-host_logging.raiseExceptions = False  # a failing handler prints no host traceback
 
 
 class _SessionPart:
@@ -108,6 +108,42 @@ def _traceback_lines(error: BaseException, trace: Any, seen: set) -> list:
             lines.append(f'  File "{code.co_filename}", line {trace.tb_lineno}, in {code.co_name}')
         trace = trace.tb_next
     return [*lines, format_error(error)]
+
+
+def _program_stack() -> list:
+    """The program's frames that led here, outermost first, as traceback.print_stack shows them
+    (without source lines, as Python shows a program whose file it cannot read)."""
+    lines = []
+    with limits.reading_frames():  # gradcalc's own look: no program code runs here
+        frame = limits.host_frame(1)
+        while frame is not None:
+            if "$program" in frame.f_globals:
+                code = frame.f_code
+                lines.append(f'  File "{code.co_filename}", line {frame.f_lineno}, in {code.co_name}')
+            frame = frame.f_back
+    return lines[::-1]
+
+
+def _handle_error(handler: Any, record: Any) -> None:
+    """Handler.handleError as Python's prints a handler's failure on stderr: the error's traceback,
+    the call stack that logged, the record's message and arguments; the frames shown are the
+    program's (gradcalc's are not the program's)."""
+    error = sys.exc_info()[1]
+    stderr = sys.stderr
+    stderr.write("\n".join(["--- Logging error ---", *_traceback_lines(error, error.__traceback__, set()),
+                            "Call stack:", *_program_stack()]) + "\n")
+    try:
+        stderr.write("Message: %r\nArguments: %s\n" % (record.msg, record.args))
+    except RecursionError:
+        raise
+    except Exception:
+        stderr.write("Unable to print the message and arguments - possible formatting error.\nUse the traceback "
+                     "above to help find the error.\n")
+
+
+# every handler of this process, the host's classes too (a program's are made of them), reports its
+# failures so (a process that loads this runs programs)
+host_logging.Handler.handleError = _handle_error
 
 
 @torch_class("logging.Formatter")

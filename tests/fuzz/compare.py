@@ -72,13 +72,18 @@ def run_gradcalc(source: str) -> dict:
     return {"stdout": stdout.getvalue(), "stderr": stderr.getvalue(), "rc": rc}
 
 
+def _masked(text: str) -> str:
+    # tempfile's names first: one may hold "0x" and hex digits, which the address mask would cut
+    return ADDRESS.sub("0x?", TEMPORARY.sub("tmp?", text))
+
+
 def normal(answer: dict) -> dict:
-    stderr = TEMPORARY.sub("tmp?", ADDRESS.sub("0x?", answer["stderr"]))
+    stderr = _masked(answer["stderr"])
     # a syntax error by its first word, wherever its message puts it (PyTorch's runner prints the
     # source line and its carets first)
     if stderr.startswith("SyntaxError:") or error_type(final_error(stderr)) == "SyntaxError":
         stderr = "SyntaxError:"
-    return {"stdout": TEMPORARY.sub("tmp?", ADDRESS.sub("0x?", answer["stdout"])), "stderr": stderr, "rc": answer["rc"]}
+    return {"stdout": _masked(answer["stdout"]), "stderr": stderr, "rc": answer["rc"]}
 
 
 MISSING = re.compile(r"AttributeError: (?:module '[\w.]+'|'Tensor' object) has no attribute '(\w+)'")

@@ -177,10 +177,14 @@ def torch_answers(python: str, sources: list) -> list:
 
 # the C++ backtrace some PyTorch messages carry (THPUtils_unpackLong's): gradcalc gives their first line
 BACKTRACE = re.compile(r"\nException raised from .*?\n\"", re.DOTALL)
+# a traceback's frame in a file other than the program's (Python's own, the oracle runner's), with the
+# lines it quotes: a traceback gradcalc prints (logging's) shows the program's frames only
+OTHER_FRAME = re.compile(r'^  File "(?!fuzz\.grad")[^"\n]*", line \d+, in .*\n(?:    .*\n)*', re.MULTILINE)
 
 
 def without_backtraces(answer: dict) -> dict:
-    return {key: BACKTRACE.sub("", value) if isinstance(value, str) else value for key, value in answer.items()}
+    return {key: OTHER_FRAME.sub("", BACKTRACE.sub("", value)) if isinstance(value, str) else value
+            for key, value in answer.items()}
 
 
 

@@ -163,11 +163,14 @@ def _check(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple,
         raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
                            f"{shape_text(weight.shape)}, but got {input.ndim}-dimensional input of size "
                            f"{shape_text(input.shape)} instead")
+    if weight.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {shape_text(weight.shape)} instead")
+    if weight.shape[0] % groups:  # (ATen's message puts the sizes in brackets twice)
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size [{shape_text(weight.shape)}] instead")
     channels = input.shape[1]
     if not transposed:
-        if weight.shape[0] % groups:
-            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-                               f"but got weight of size {shape_text(weight.shape)} instead")
         if channels != weight.shape[1] * groups:
             raise RuntimeError(f"Given groups={groups}, weight of size {shape_text(weight.shape)}, expected "
                                f"input{shape_text(input.shape)} to have {weight.shape[1] * groups} channels, but got "
@@ -208,7 +211,7 @@ def _check_dtypes(input: Tensor, weight: Tensor, bias: Optional[Tensor], transpo
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{input._dtype._scalar_name}'")
     # a bfloat16 input takes oneDNN's path where oneDNN has AVX-512 (PyTorch's avx512 capability), with
     # checks of its own
-    onednn = input._dtype is dtypes.bfloat16 and cpu.ATEN_AVX512
+    onednn = _onednn_bfloat16(input)
     if onednn and transposed:
         _check_onednn_dtype(input, weight, "weight")
         _check_onednn_dtype(input, bias, "bias")
@@ -219,6 +222,63 @@ def _check_dtypes(input: Tensor, weight: Tensor, bias: Optional[Tensor], transpo
         _check_onednn_dtype(input, weight, "weight")
     if input._dtype is not weight._dtype:
         raise RuntimeError(f"expected scalar type {input._dtype._scalar_name} but found {weight._dtype._scalar_name}")
+
+
+def _onednn_bfloat16(input: Tensor) -> bool:
+    return input._dtype is dtypes.bfloat16 and cpu.ATEN_AVX512
+
+
+def _takes_onednn(x_shape: tuple, w_shape: tuple, stride: tuple, dilation: tuple, output_padding: tuple,
+                  groups: int, input: Tensor) -> bool:
+    """ATen's use_mkldnn for a transposed convolution on one thread: float32 where it judges oneDNN
+    the faster (bfloat16 with AVX-512), a 1-d convolution seen as a 2-d one of height 1."""
+    if any(extra >= s for extra, s in zip(output_padding, stride)):
+        return False
+    if _onednn_bfloat16(input):
+        return True
+    if input._dtype is not dtypes.float32:
+        return False
+    if len(x_shape) == 3:
+        x_shape, w_shape = x_shape[:2] + (1,) + x_shape[2:], w_shape[:2] + (1,) + w_shape[2:]
+    batch = x_shape[0]
+    worth = (any(s != 1 for s in stride) or any(d != 1 for d in dilation) or batch >= 16 or w_shape[-1] != 1
+             or w_shape[-2] != 1)
+    return worth and (groups > 1 or (w_shape[-1] > 3 and w_shape[-2] > 3) or batch > 1
+                      or math.prod(x_shape[:4]) > 20480)
+
+
+def _check_kernel_size(input: Tensor, weight: Tensor, stride: tuple, dilation: tuple, output_padding: tuple,
+                       groups: int, transposed: bool) -> None:
+    """A kernel of size 0, refused by the backend ATen takes: oneDNN cannot make its primitive; the slow
+    kernels name the sizes (a 1-d kernel seen as 2-d, of height 1)."""
+    kernel = weight.shape[2:]
+    if all(kernel):
+        return
+    if _takes_onednn(input.shape, weight.shape, stride, dilation, output_padding, groups, input):
+        raise RuntimeError(f"could not create a primitive descriptor for the {'de' if transposed else ''}convolution "
+                           "forward propagation primitive. Run workload with environment variable ONEDNN_VERBOSE=all "
+                           "to get additional diagnostic information.")
+    if len(kernel) == 3:
+        raise RuntimeError(f"kernel size should be greater than zero, but got: {' x '.join(map(str, kernel))} (TxHxW)")
+    height, width = ((1,) + kernel)[-2:]
+    raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {height} kernel_width: "
+                       f"{width}")
+
+
+def _check_transposed_size(input: Tensor, weight: Tensor, sizes: tuple, stride: tuple, dilation: tuple,
+                           output_padding: tuple, groups: int) -> None:
+    """A transposed convolution's output size, checked by the backend ATen takes: oneDNN cannot describe
+    a negative size (an empty output passes); the slow kernels refuse any size below 1."""
+    if all(size >= 1 for size in sizes):
+        return
+    if _takes_onednn(input.shape, weight.shape, stride, dilation, output_padding, groups, input):
+        if any(size < 0 for size in sizes):
+            raise RuntimeError("could not construct a memory descriptor using a format tag")
+        return
+    given = (1,) * (len(sizes) == 1) + input.shape[2:]
+    sizes = (1,) * (len(sizes) == 1) + sizes
+    raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, given))}). Calculated output size per "
+                       f"channel: ({' x '.join(map(str, sizes))}). Output size is too small")
 
 
 def _check_onednn_dtype(input: Tensor, other: Optional[Tensor], name: str) -> None:
@@ -252,6 +312,7 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
     dilation, output_padding = _expand(dilation, spatial, "dilation"), _expand(output_padding, spatial, "output_padding")
     _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     x, w = input._data, weight._data
+    _check_kernel_size(input, weight, stride, dilation, output_padding, groups, transposed)
     if meta.state["made"] and meta.any_meta((input, weight, bias)):
         data = _meta_output(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups, x.dtype)
     elif not transposed:
@@ -260,6 +321,7 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
         out_channels = w.shape[1] * groups
         sizes = tuple((size - 1) * s - 2 * p + d * (k - 1) + o + 1 for size, s, p, d, k, o in zip(
             x.shape[2:], stride, padding, dilation, w.shape[2:], output_padding))
+        _check_transposed_size(input, weight, sizes, stride, dilation, output_padding, groups)
         data = _grad_input(x, w, (x.shape[0], out_channels) + sizes, stride, padding, dilation, groups)
     if bias is not None and not meta.any_meta((input, weight, bias)):  # (a meta output has no values to add to)
         data = data + bias._data.reshape((data.shape[1],) + (1,) * spatial)

@@ -393,6 +393,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Optional[DType] = None,
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or dtypes.get_default_dtype()
     check_allocation((steps,), dtype)
+    start, end = spaced_ends("linspace_cpu", start, end, steps, dtype)
     # PyTorch fills the first half forwards from start and the second half backwards from end
     index = np.arange(steps, dtype=np.float64)
     halfway = steps // 2
@@ -414,6 +415,19 @@ def range_ends(name: str, start: Any, end: Any) -> tuple:
         got = " and ".join(f"{label} with {value.ndim} dimension(s)" for label, value in tensors)
         raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {got}.")
     return tuple(value.item() if isinstance(value, Tensor) else value for value in (start, end))
+
+
+def spaced_ends(kernel: str, start: Any, end: Any, steps: int, dtype: DType) -> tuple:
+    """linspace's and logspace's ends as ATen's kernels read them, which run for two steps or more
+    (one step is a fill with start): no bool kernel; an integer dtype's ends are converted to it
+    first (Scalar::to, an unsigned type wrapping a negative int), the values spaced between those."""
+    if steps > 1:
+        check_not_unsigned(kernel, dtype)
+        if dtype is dtypes.bool_:
+            raise not_implemented_for(kernel, dtype)
+        if dtype.category == dtypes.INTEGRAL:
+            return int(fitted_scalar(start, dtype)), int(fitted_scalar(end, dtype))
+    return start, end
 
 
 def linspace_values(start: Any, end: Any, steps: int, kind: type) -> np.ndarray:

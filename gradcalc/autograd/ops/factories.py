@@ -12,7 +12,8 @@ from .. import dtypes, special_functions as special
 from ..dtypes import DType
 from ..tensor import Tensor, check_device
 from ...warnings import warn, warn_once
-from .creation import check_size, data_array, finish, numpy_tensor, range_ends
+from .common import check_not_unsigned, not_implemented_for
+from .creation import check_size, data_array, finish, numpy_tensor, range_ends, spaced_ends
 from .registry import op
 
 
@@ -23,6 +24,7 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Opt
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or dtypes.get_default_dtype()
+    start, end = spaced_ends("logspace_cpu", start, end, steps, dtype)
     # exponents from both ends in the dtype (double for integers), each power taken in double
     kind = np.float64 if dtype.category <= dtypes.INTEGRAL else dtype._numpy.type
     index = np.arange(steps)
@@ -33,7 +35,10 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Opt
         halfway = steps // 2
         exponents = np.where(index < halfway, kind(start) + step * index.astype(kind),
                              kind(end) - step * (steps - index - 1).astype(kind)).astype(kind)
-    data = np.power(float(base), exponents.astype(np.float64))
+    if dtype.is_complex:  # std::pow of complex numbers: glibc's cpow, exp(y * log(x)), in the dtype
+        data = np.exp(exponents * np.log(kind(base)))
+    else:
+        data = np.power(float(base), exponents.astype(np.float64))
     if dtype.category <= dtypes.INTEGRAL:
         data = np.trunc(data)
     return finish(data.astype(dtype._numpy), dtype, requires_grad, device)
@@ -45,11 +50,14 @@ def range_(start: Any, end: Any, step: Any = 1, *, dtype: Optional[DType] = None
     warn("UserWarning", "torch.range is deprecated and will be removed in a future release because its behavior is "
                         "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
                         "in [start, end).")
+    dtype = dtype or dtypes.get_default_dtype()
+    check_not_unsigned("range_cpu", dtype)
+    if dtype is dtypes.bool_ or dtype.is_complex:  # ATen's kernel has no bool or complex
+        raise not_implemented_for("range_cpu", dtype)
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    dtype = dtype or dtypes.get_default_dtype()
     count = int(math.floor((end - start) / step)) + 1
     data = start + step * np.arange(count, dtype=np.float64)
     return finish(data.astype(dtype._numpy), dtype, requires_grad, device)

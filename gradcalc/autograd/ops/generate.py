@@ -206,8 +206,9 @@ def python_method(name: str, function: Callable) -> Callable:
 
 
 def _python_function(name: str, function: Callable, module: str) -> Callable:
-    function.__code__ = function.__code__.replace(co_name=name, co_qualname=name)
-    function.__name__ = function.__qualname__ = name
+    if function.__name__ != name:  # (a boolean_dispatch is named already, its qualname as torch's)
+        function.__code__ = function.__code__.replace(co_name=name, co_qualname=name)
+        function.__name__ = function.__qualname__ = name
     function.__module__ = module
     return function
 

@@ -211,6 +211,21 @@ TENSOR_ATTRIBUTES = {
 }
 
 
+def _sparse_part(name: str, layout: str) -> None:
+    """Tensor.`name`: a part of a sparse tensor, which a strided one refuses naming the layout it expects."""
+    def part(input: Tensor) -> Tensor:
+        raise RuntimeError(f"{name} expected {layout} tensor layout but got Strided")
+
+    part.__name__ = part.__qualname__ = name
+    op(name, function=False)(part)
+
+
+for _name, _layout in (("indices", "sparse coordinate"), ("values", "sparse"), ("crow_indices", "sparse row compressed"),
+                       ("col_indices", "sparse row compressed"), ("ccol_indices", "sparse column compressed"),
+                       ("row_indices", "sparse column compressed")):
+    _sparse_part(_name, _layout)
+
+
 def _volatile(self: Tensor) -> bool:
     warn("UserWarning", "volatile was removed (Variable.volatile is always False)")
     return False

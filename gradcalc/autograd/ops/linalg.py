@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import autocast, dtypes, kernels, mkl
+from .. import autocast, dtypes, kernels, meta, mkl
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import broadcast_shapes, check_has_kernel
@@ -112,9 +112,10 @@ def check_vectors(a: Tensor, b: Tensor) -> None:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {a._dtype._scalar_name} and "
                            f"{b._dtype._scalar_name}")
     if a.shape[0] != b.shape[0]:
-        raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number "
-                           "of elements, but got %d and %d elements respectively"
-                           % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
+        # (the meta kernel's words lack a space, as PyTorch's Python decomposition writes them)
+        same = "thesame" if meta.state["made"] and meta.any_meta((a, b)) else "the same"
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to have "
+                           f"{same} number of elements, but got {a.shape[0]} and {b.shape[0]} elements respectively")
 
 
 @op(nodes=(DOT,))
@@ -133,6 +134,8 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     a, b = input, vec
     if a.ndim != 2 or b.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
+    if a.shape[1] != b.shape[0] and meta.state["made"] and meta.any_meta((a, b)):
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
                            f"vec ({b.shape[0]})")
@@ -146,6 +149,16 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return record(MV, (a, b), np.asarray(data, dtype=a._dtype._numpy), a._dtype)
 
 
+def _inner_sizes_differ(a: Tensor, b: Tensor, *others: Tensor) -> RuntimeError:
+    """mm's and addmm's error for matrices whose inner sizes differ; on meta tensors, in the words of
+    PyTorch's meta kernel of mm (addmm's decomposes to it)."""
+    if meta.state["made"] and meta.any_meta((a, b, *others)):
+        return RuntimeError(f"a and b must have same reduction dim, but got [{a.shape[0]}, {a.shape[1]}] X "
+                            f"[{b.shape[0]}, {b.shape[1]}].")
+    return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                        f"{b.shape[0]}x{b.shape[1]})")
+
+
 @op(nodes=(MM,))
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     input, mat2 = autocast.lower_precision(input, mat2)
@@ -155,8 +168,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if b.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-                           f"{b.shape[0]}x{b.shape[1]})")
+        raise _inner_sizes_differ(a, b)
     dtype = _same_dtype(a, b)
     check_has_kernel("addmm_impl_cpu_", a)
     return record(MM, (a, b), np.asarray(product_data(a._data, b._data), dtype=dtype._numpy), dtype,
@@ -211,8 +223,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha:
         if t.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
     if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-                           f"{b.shape[0]}x{b.shape[1]})")
+        raise _inner_sizes_differ(a, b, input)
     dtype = a._dtype
     data = _mkl_addmm(input._data, a._data, b._data, alpha, beta)
     if data is not None:

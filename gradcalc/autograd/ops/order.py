@@ -3,11 +3,12 @@ searchsorted, bucketize, unique, and the counts histc, histogram and bincount.""
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from .. import dtypes
+from ...boolean_dispatch import boolean_dispatch, renamed
 from ..tensor import Tensor, wrap_dim
 from .common import ReturnTypes, check_not_unsigned, check_reduction_size, int64_tensor, not_implemented_for
 from .reduction import MISSING, evenly, scatter_back
@@ -277,7 +278,21 @@ def _unique_function(input: Tensor, sorted: bool = True, return_inverse: bool = 
     return _unique(input, sorted, return_inverse, return_counts, dim, consecutive=False)
 
 
-op("unique", python="torch.functional", method=_unique_method)(_unique_function)
+def _unique_dispatch(function: Callable, name: str, names: tuple, counts_index: int) -> Callable:
+    """torch.functional's `name`: boolean_dispatch over return_inverse (argument 2), then return_counts
+    (argument `counts_index`, torch's own), to four copies of `function` named as torch's (`names`:
+    neither, inverse, counts, both)."""
+    module = "torch.functional"
+    output, inverse, counts, both = (renamed(function, target, module) for target in names)
+    return boolean_dispatch("return_inverse", 2, False,
+                            boolean_dispatch("return_counts", counts_index, False, both, inverse, module, name),
+                            boolean_dispatch("return_counts", counts_index, False, counts, output, module, name),
+                            module, name)
+
+
+_UNIQUE = _unique_dispatch(_unique_function, "unique",
+                           ("_return_output", "_return_inverse", "_return_counts", "_return_inverse_and_counts"), 3)
+op("unique", python="torch.functional", method=_unique_method)(_UNIQUE)
 
 
 def _unique_consecutive_method(self: Tensor, return_inverse: bool = False, return_counts: bool = False,
@@ -290,7 +305,11 @@ def _unique_consecutive_function(input: Tensor, return_inverse: bool = False, re
     return _unique(input, True, return_inverse, return_counts, dim, consecutive=True)
 
 
-op("unique_consecutive", python="torch.functional", method=_unique_consecutive_method)(_unique_consecutive_function)
+_UNIQUE_CONSECUTIVE = _unique_dispatch(
+    _unique_consecutive_function, "unique_consecutive",
+    ("_consecutive_return_output", "_consecutive_return_inverse", "_consecutive_return_counts",
+     "_consecutive_return_inverse_and_counts"), 1)
+op("unique_consecutive", python="torch.functional", method=_unique_consecutive_method)(_UNIQUE_CONSECUTIVE)
 
 
 @op()

@@ -159,9 +159,9 @@ class Param:
         if kind == SCALARTYPE:
             return isinstance(obj, DType) or (isinstance(obj, type) and obj in _PYTHON_SCALAR_TYPES), -1
         if kind == DEVICE:
-            return _is_long(obj) or isinstance(obj, (str, Device)), -1
-        if kind == STRING:
-            return isinstance(obj, str), -1
+            return _is_long(obj) or isinstance(obj, (str, bytes, Device)), -1
+        if kind == STRING:  # THPUtils_checkString: bytes are a string too
+            return isinstance(obj, (str, bytes)), -1
         if kind == FLOAT_LIST:
             if not isinstance(obj, (tuple, list)):
                 return False, -1
@@ -212,6 +212,8 @@ class Param:
             return tuple(self._list_item(item, index, signature_name) for index, item in enumerate(obj))
         if kind == SCALARTYPE and not isinstance(obj, DType):
             return dtypes.by_name(_PYTHON_SCALAR_TYPES[obj])
+        if kind in (STRING, DEVICE) and isinstance(obj, bytes):  # as the std::string PyTorch reads them into
+            return obj.decode("utf-8", "surrogateescape")
         return obj
 
     def _list_item(self, item: Any, index: int, signature_name: str) -> int:

@@ -58,12 +58,14 @@ ADAPTIVE_AVG_POOL2D = node(
 
 # ------------------------------------------------------------------ sizes
 
-def _pair(value: Any, name: str, allow_empty: bool = False) -> tuple:
+def _pair(value: Any, name: str, allow_empty: bool = False, c_ints: bool = True) -> tuple:
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
     if allow_empty and not values:
         return ()
     if len(values) not in (1, 2):
         raise RuntimeError(f"max_pool2d: {name} must either be a single int, or a tuple of two ints")
+    if c_ints and any(not -2 ** 31 <= value < 2 ** 31 for value in values):  # ATen's safe_downcast<int>
+        raise RuntimeError("value cannot be converted to type int without overflow")
     return values * 2 if len(values) == 1 else values
 
 
@@ -75,11 +77,13 @@ def output_length(size: int, kernel: int, stride: int, padding: int, dilation: i
     return out
 
 
-def _geometry(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool) -> tuple:
-    kernel = _pair(kernel_size, "kernel_size")
-    stride = _pair(stride, "stride", allow_empty=True) or kernel
-    padding = _pair(padding, "padding")
-    dilation = _pair(dilation, "dilation")
+def _geometry(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
+              c_ints: bool = True) -> tuple:
+    """The sizes, checked as ATen's 2-d pools check them (which read them as C ints: `c_ints`), and the output's."""
+    kernel = _pair(kernel_size, "kernel_size", c_ints=c_ints)
+    stride = _pair(stride, "stride", allow_empty=True, c_ints=c_ints) or kernel
+    padding = _pair(padding, "padding", c_ints=c_ints)
+    dilation = _pair(dilation, "dilation", c_ints=c_ints)
     if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     if 0 in stride:  # pooling_output_shape's first check
@@ -126,8 +130,11 @@ def _padded_windows(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple,
 # ------------------------------------------------------------------ max
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
-                            dilation: Any = 1, ceil_mode: bool = False) -> tuple:
-    kernel, stride, padding, dilation, out = _geometry(input, kernel_size, stride, padding, dilation, ceil_mode)
+                            dilation: Any = 1, ceil_mode: bool = False, *, c_ints: bool = True) -> tuple:
+    """(values, indices) of the max pool; `c_ints` False for max_pool1d's own kernel, which reads its
+    sizes as int64."""
+    kernel, stride, padding, dilation, out = _geometry(input, kernel_size, stride, padding, dilation, ceil_mode,
+                                                       c_ints)
     x = input._data
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     windows = _padded_windows(x, kernel, stride, padding, dilation, out, low)
@@ -212,12 +219,12 @@ def _adaptive_bounds(size: int, out: int) -> list:
     return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
 
 
-def _adaptive_size(input: Tensor, output_size: Any, name: str) -> tuple:
+def _adaptive_size(input: Tensor, output_size: Any, name: str, count_message: str) -> tuple:
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got {shape_text(input.shape)}")
     sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
     if len(sizes) != 2:
-        raise RuntimeError(f"{name}: output_size must be 2")
+        raise RuntimeError(count_message)
     return tuple(input.shape[-2 + i] if s is None else s for i, s in enumerate(sizes))
 
 
@@ -240,7 +247,7 @@ def _adaptive_avg_backward(g: np.ndarray, shape: tuple) -> np.ndarray:
 
 @op(nodes=(ADAPTIVE_AVG_POOL2D,), method=False)
 def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
-    out = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
+    out = _adaptive_size(input, output_size, "adaptive_avg_pool2d", "adaptive_avg_pool2d: output_size must be 2")
     if out[0] < 0 or out[1] < 0:
         raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
                            f"received {{{out[0]}, {out[1]}}}")
@@ -265,7 +272,8 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any) -> tuple:
         if input.shape[dim] == 0:
             raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
                                f"but input has sizes {shape_text(input.shape)} with dimension {dim} being empty")
-    out = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+    out = _adaptive_size(input, output_size, "adaptive_max_pool2d",
+                         "adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     x = input._data
     values = np.empty(x.shape[:-2] + out, dtype=x.dtype)
     indices = np.empty(x.shape[:-2] + out, dtype=np.int64)
@@ -316,10 +324,10 @@ def max_unpool2d(input: Tensor, indices: Tensor, output_size: Sequence[int]) -> 
     return record(MAX_UNPOOL2D, (input,), out.reshape(planes + (height, width)), input._dtype, indices=indices)
 
 
-def pooled_1d(pool: Any, input: Tensor, *args: Any) -> Any:
+def pooled_1d(pool: Any, input: Tensor, *args: Any, **kwargs: Any) -> Any:
     """A 1-d pool as PyTorch computes it: the 2-d pool of the input with a dim of 1 before the
     last, squeezed away again (SqueezeBackward1)."""
-    result = pool(input.unsqueeze(-2), *args)
+    result = pool(input.unsqueeze(-2), *args, **kwargs)
     if isinstance(result, tuple):
         return tuple(t.squeeze(-2) for t in result)
     return result.squeeze(-2)

@@ -588,12 +588,12 @@ def einsum(*args: Any) -> Tensor:
             operands = args[:-1:2]
         else:
             operands = args[::2]
-    elif isinstance(args[0], str):
-        equation, operands = args[0], args[1:]
     else:
-        raise TypeError(message)
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
+        equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):  # the old form: one list of operands
+        return einsum(equation, *operands[0])
+    # torch.functional hands them to _VF.einsum, whose parser checks them
+    equation, operands = parser("torch", "einsum").parse((equation, operands), {})[1].values()
     operand_labels, output = _parse_einsum(equation, operands)
     operands = _broadcast_einsum_operands(operands, operand_labels)
     prepared = []

@@ -12,7 +12,7 @@ from ..forward_mode import has_tangent
 from ..layout import in_memory_order, preserved
 from ..tensor import Tensor
 from . import partition
-from .common import broadcast_shapes, check_broadcast, not_implemented_for, zeros_like
+from .common import broadcast_shapes, check_allocation, check_broadcast, not_implemented_for, zeros_like
 from .creation import randint
 from .inplace import check_inplace, commit_inplace
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
@@ -223,6 +223,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     categories = input.shape[-1]
     if not replacement and num_samples > categories:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    check_allocation(input.shape[:-1] + (num_samples,), dtypes.int64)  # ATen's result, made before it samples
     rows = input._data.reshape(-1, categories)
     if not replacement or num_samples == 1:
         if not (np.all(rows < np.inf) and np.all(rows >= 0)):

@@ -58,19 +58,23 @@ TRIU = node("TriuBackward0", ("self",), jvp=LINEAR, self=lambda grad, diagonal: 
 def _view_shape(a: Tensor, shape: Sequence) -> tuple:
     shape = tuple(int(s) for s in shape)
     numel = a.numel()
-    if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
+    # ATen's infer_size checks the sizes in order: a second -1 or a negative size, whichever comes first
+    inferred = None
+    for index, size in enumerate(shape):
+        if size == -1:
+            if inferred is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            inferred = index
+        elif size < 0:
+            raise RuntimeError(f"invalid shape dimension {size} at index {index} of shape {shape_text(shape)}")
     # the product as int64 arithmetic wraps it, without numpy's cost on a few ints
     known = (math.prod(s for s in shape if s != -1) + 2 ** 63) % 2 ** 64 - 2 ** 63
-    if -1 in shape:
+    if inferred is not None:
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{shape_text(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
     elif known != numel:
         raise RuntimeError(f"shape '{shape_text(shape)}' is invalid for input of size {numel}")
-    for size in shape:
-        if size < 0:
-            raise RuntimeError(f"invalid shape dimension {size}")
     return shape
 
 

@@ -8,6 +8,9 @@ work on the program's own files (gradcalc/files/arrays.py).
 """
 from __future__ import annotations
 
+import math
+import operator
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -55,6 +58,24 @@ def _members(module: ModuleType, refused: frozenset = frozenset()) -> dict:
 _ARRAY_WRITABLE = frozenset({"shape", "real", "imag", "flat"})
 
 
+# the references to an array that sys.getrefcount counts in _Resize.__call__ besides the program's:
+# the _Resize's own and getrefcount's argument
+_OWN_REFERENCES = 2
+
+
+def _size_changes(array: np.ndarray, new_shape: tuple) -> bool:
+    """Whether resizing to `new_shape` changes the array's size (numpy checks references only then);
+    False where numpy would refuse the shape itself, in its own words."""
+    dims = new_shape[0] if len(new_shape) == 1 else new_shape
+    if dims is None:
+        return False
+    try:
+        sizes = [operator.index(dims)] if not isinstance(dims, (tuple, list)) else [operator.index(d) for d in dims]
+    except TypeError:
+        return False
+    return min(sizes, default=0) >= 0 and math.prod(sizes) != array.size
+
+
 @torch_class("builtin_function_or_method")
 class _Resize:
     """`a.resize` as a program holds it: numpy's, always with its check that no other array
@@ -72,7 +93,15 @@ class _Resize:
         for key in kwargs:
             if key != "refcheck":
                 raise TypeError(f"'{key}' is an invalid keyword argument for this function")
-        return self._array.resize(*new_shape)
+        # numpy refuses to move the memory of an array referenced elsewhere: it counts the array's
+        # references, the program's name for it and the call's own. gradcalc's call holds others (this
+        # object's), so the count is made here, over the references past gradcalc's own; numpy checks
+        # the rest (its base, weak references, owning its data) with refcheck=False
+        if _size_changes(self._array, new_shape) and sys.getrefcount(self._array) > _OWN_REFERENCES + 1:
+            raise ValueError("cannot resize an array that references or is referenced\nby another object in this "
+                             "way.\nUse the np.resize function to get a new resized copy or\n set refcheck=False to "
+                             "disable this check")
+        return self._array.resize(*new_shape, refcheck=False)
 
     def __repr__(self) -> str:
         return f"<built-in method resize of numpy.ndarray object at {hex(id(self._array))}>"

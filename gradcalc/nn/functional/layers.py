@@ -3,12 +3,13 @@ padding and attention."""
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ...autograd import autocast, dtypes, forward_mode
 from ...autograd import grad_mode
+from ...boolean_dispatch import boolean_dispatch
 from ...autograd.ops import joining, linalg, normalization, pooling, shape
 from ...autograd.ops import embedding as embedding_ops
 from ...autograd.ops.arrangement import constant_pad_nd
@@ -86,16 +87,48 @@ def _single(value: Any) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
-def _pool1d_sizes(name: str, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
-                  dilation: Any = 1) -> tuple:
+def _parsed(name: str, *arguments: Any, namespace: str = "torch") -> list:
+    """The arguments as torch's C function `name` parses them (its checks of their types first)."""
+    return list(parser(namespace, name).parse(arguments, {})[1].values())
+
+
+def _list_with_default(out_size: Any, defaults: Sequence) -> Any:
+    """torch.nn.functional's reading of an adaptive pool's output size: None stands for the input's size."""
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def _check_1d_pool(function: str, input: Tensor, **sizes: tuple) -> None:
+    """ATen's checkDimRange and check1d of a 1-d pool made of the 2-d one."""
     if input.ndim not in (2, 3):
-        raise RuntimeError(f"{name}() Expected 2D or 3D input tensor, but got {shape_text(input.shape)}")
-    stride = _single(stride) if stride is not None else ()
-    return ((1,) + _single(kernel_size)[:1], (1,) + stride[:1] if stride else (),
-            (0,) + _single(padding)[:1], (1,) + _single(dilation)[:1])
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {function})")
+    for name, values in sizes.items():
+        if len(values) != 1:
+            raise RuntimeError(f"{function}() argument '{name}' should contain one int (got {len(values)})")
 
 
-def _check_max_pool1d(input: Tensor, kernel: int, stride: int, padding: int, dilation: int, ceil_mode: bool) -> None:
+def _check_max_pool1d(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                      ceil_mode: bool) -> None:
+    """ATen's check_max_pool1d."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{shape_text(input.shape)}")
+    if len(kernel) != 1:
+        raise RuntimeError(f"max_pool1d() kernel_size must be an int, list of ints or tuple of ints of size 1 but "
+                           f"got size {len(kernel)}")
+    if len(stride) > 1:
+        raise RuntimeError(f"max_pool1d() stride must be None, an int, list of ints, or tuple of ints of size 1 but "
+                           f"got size {len(stride)}")
+    for name, values in (("padding", padding), ("dilation", dilation)):
+        if len(values) != 1:
+            article = ", or" if name == "padding" else " or"
+            raise RuntimeError(f"max_pool1d() {name} must be an int, list of ints{article} tuple of ints of size 1 "
+                               f"but got size {len(values)}")
+    kernel, stride, padding, dilation = kernel[0], (stride or kernel)[0], padding[0], dilation[0]
     for name, value in (("kernel_size", kernel), ("stride", stride)):
         if value <= 0:
             raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {value}")
@@ -111,17 +144,29 @@ def _check_max_pool1d(input: Tensor, kernel: int, stride: int, padding: int, dil
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {width}")
 
 
-def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-               ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    kernel, stride, padding, dilation = _pool1d_sizes("max_pool1d", input, kernel_size, stride, padding, dilation)
-    if not return_indices:  # ATen's max_pool1d checks the sizes itself, with_indices leaves it to the 2d pool
-        _check_max_pool1d(input, kernel[1], (stride or kernel)[1], padding[1], dilation[1], ceil_mode)
-    result = pooling.pooled_1d(pooling.max_pool2d_with_indices, input, kernel, stride, padding, dilation, ceil_mode)
-    return result if return_indices else result[0]
+def _pooled_max_1d(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                   ceil_mode: bool) -> tuple:
+    """ATen's max_pool1d_with_indices: the 2-d pool's, on the input with a dim of 1 before the last."""
+    stride = stride or kernel
+    _check_1d_pool("max_pool1d", input, kernel_size=kernel, stride=stride, padding=padding, dilation=dilation)
+    return pooling.pooled_1d(pooling.max_pool2d_with_indices, input, (1, kernel[0]), (1, stride[0]),
+                             (0, padding[0]), (1, dilation[0]), ceil_mode)
 
 
-def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+def _max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
+    input, kernel, stride, padding, dilation, ceil_mode = _parsed(
+        "max_pool1d", input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
+    _check_max_pool1d(input, kernel, stride, padding, dilation, ceil_mode)
+    if input.requires_grad and grad_mode.is_grad_enabled():  # ATen's gradient needs the pool with indices
+        return _pooled_max_1d(input, kernel, stride, padding, dilation, ceil_mode)[0]
+    stride = stride or kernel  # ATen's own kernel, which reads its sizes as int64
+    return pooling.pooled_1d(pooling.max_pool2d_with_indices, input, (1, kernel[0]), (1, stride[0]), (0, padding[0]),
+                             (1, dilation[0]), ceil_mode, c_ints=False)[0]
+
+
+def _max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     # torch's calls torch.max_pool2d, or torch._C._nn.max_pool2d_with_indices: their parsers' checks first
     namespace, name = ("nn", "max_pool2d_with_indices") if return_indices else ("torch", "max_pool2d")
     arguments = (input, kernel_size, () if stride is None else stride, padding, dilation, ceil_mode)
@@ -131,8 +176,12 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
-    kernel, stride, padding, _ = _pool1d_sizes("avg_pool1d", input, kernel_size, stride, padding)
-    return pooling.pooled_1d(pooling.avg_pool2d, input, kernel, stride, padding, ceil_mode, count_include_pad)
+    input, kernel, stride, padding, ceil_mode, count_include_pad = _parsed(
+        "avg_pool1d", input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+    stride = stride or kernel
+    _check_1d_pool("avg_pool1d", input, kernel_size=kernel, stride=stride, padding=padding)
+    return pooling.pooled_1d(pooling.avg_pool2d, input, (1, kernel[0]), (1, stride[0]), (0, padding[0]), ceil_mode,
+                             count_include_pad)
 
 
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
@@ -142,42 +191,60 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    input, output_size = _parsed("adaptive_avg_pool1d", input, output_size)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d() argument 'input' (position 1) must be 2D or 3D, got "
                            f"{input.ndim}D")
-    return pooling.pooled_1d(pooling.adaptive_avg_pool2d, input, (1,) + _single(output_size)[:1])
+    _check_1d_pool("adaptive_avg_pool1d", input, output_size=output_size)
+    return pooling.pooled_1d(pooling.adaptive_avg_pool2d, input, (1,) + output_size)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
-    return pooling.adaptive_avg_pool2d(input, output_size)
+    size = _list_with_default(output_size, input.size())
+    return pooling.adaptive_avg_pool2d(*_parsed("adaptive_avg_pool2d", input, size, namespace="nn")[:2])
 
 
-def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    result = pooling.pooled_1d(pooling.adaptive_max_pool2d_with_indices, input, (1,) + _single(output_size)[:1])
+def _adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    input, output_size = _parsed("adaptive_max_pool1d", input, output_size)
+    _check_1d_pool("adaptive_max_pool1d", input, output_size=output_size)
+    result = pooling.pooled_1d(pooling.adaptive_max_pool2d_with_indices, input, (1,) + output_size)
     return result if return_indices else result[0]
 
 
-def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    result = pooling.adaptive_max_pool2d_with_indices(input, output_size)
+def _adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    size = _list_with_default(output_size, input.size())
+    result = pooling.adaptive_max_pool2d_with_indices(*_parsed("adaptive_max_pool2d", input, size, namespace="nn")[:2])
     return result if return_indices else result[0]
 
 
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False, return_indices: bool = False) -> tuple:
-    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    input, kernel, stride, padding, dilation, ceil_mode = _parsed(
+        "max_pool1d_with_indices", input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
+    return _pooled_max_1d(input, kernel, stride, padding, dilation, ceil_mode)
 
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False, return_indices: bool = False) -> tuple:
-    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
-    return adaptive_max_pool1d(input, output_size, True)
+    return _adaptive_max_pool1d(input, output_size, True)
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
-    return adaptive_max_pool2d(input, output_size, True)
+    return _adaptive_max_pool2d(input, output_size, True)
+
+
+# torch builds these with boolean_dispatch: a call goes to the function with indices or the one without
+_MODULE = "torch.nn.functional"
+max_pool1d = boolean_dispatch("return_indices", 6, False, max_pool1d_with_indices, _max_pool1d, _MODULE, "max_pool1d")
+max_pool2d = boolean_dispatch("return_indices", 6, False, max_pool2d_with_indices, _max_pool2d, _MODULE, "max_pool2d")
+adaptive_max_pool1d = boolean_dispatch("return_indices", 2, False, adaptive_max_pool1d_with_indices,
+                                       _adaptive_max_pool1d, _MODULE, "adaptive_max_pool1d")
+adaptive_max_pool2d = boolean_dispatch("return_indices", 2, False, adaptive_max_pool2d_with_indices,
+                                       _adaptive_max_pool2d, _MODULE, "adaptive_max_pool2d")
 
 
 def _lp_pool(pool: Any, input: Tensor, norm_type: float, kernel_size: Any, stride: Any, ceil_mode: bool,

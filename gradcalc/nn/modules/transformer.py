@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional, Union
 from ...autograd import grad_mode
 from ...autograd.dtypes import DType
 from ...autograd.ops import creation
+from ...autograd.ops.common import shape_text
 from ...autograd.tensor import Tensor
 from ...warnings import warn, warn_once
 from .. import functional as F
@@ -153,6 +154,10 @@ def _check_nested_mask(src: Tensor, keep: Tensor) -> None:
         raise RuntimeError("Padding mask should be 2D")
     if tuple(src.shape[:2]) != tuple(keep.shape):
         raise RuntimeError("Mask size should match input size")
+    if keep.shape[0] == 0:  # no sequences, or no positions to read the last one of
+        raise RuntimeError("stack expects a non-empty TensorList")
+    if keep.shape[1] == 0:
+        raise IndexError(f"select(): index -1 out of range for tensor of size {shape_text(keep.shape)} at dimension 1")
 
 
 def _left_aligned(src: Tensor, keep: Tensor) -> bool:
@@ -161,6 +166,18 @@ def _left_aligned(src: Tensor, keep: Tensor) -> bool:
     _check_nested_mask(src, keep)
     data = keep._data
     return bool((data[:, 1:] <= data[:, :-1]).all())
+
+
+def _check_nested_sizes(src: Tensor, padding: Tensor, embed_dim: int) -> None:
+    """The errors the layers meet on the nested tensor: padding it back fails when no element is left
+    (no token unpadded, or embeddings of size 0), which PyTorch meets after the layers, where nothing
+    else can fail first; else its first product checks the embedding's size."""
+    if src.shape[-1] == 0 or bool(padding.all()):
+        raise RuntimeError("to_padded_tensor: at least one constituent tensor should have non-zero numel")
+    if src.shape[-1] != embed_dim:
+        raise RuntimeError("Shape mismatch for NestedTensor Matmul: Expected input's (a nested tensor) 'last_dim' to "
+                           f"equal 'weight.size(0), but got: last_dim = {src.shape[-1]}, and weight.size(0) = "
+                           f"{embed_dim}")
 
 
 class TransformerEncoder(Module):
@@ -222,6 +239,7 @@ class TransformerEncoder(Module):
                                  "near future. We recommend specifying layout=torch.jagged when constructing a nested "
                                  "tensor, as this layout receives active development, has better operator coverage, "
                                  "and works with torch.compile.")
+        _check_nested_sizes(src, padding, first_layer.self_attn.embed_dim)
         return padding
 
 

@@ -25,7 +25,9 @@ def _parameter_list(parameters: Any) -> list:
 
 def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
                     foreach: Any = None) -> Tensor:
-    """Scale the gradients so that their norm taken together is at most max_norm; returns that norm."""
+    """Scale the gradients so that their norm taken together is at most max_norm; returns that norm.
+    The steps are torch's (_get_total_norm, then _clip_grads_with_norm_): norm_type read as a float
+    first, max_norm after the norm, even with no gradient to clip."""
     with grad_mode.no_grad():
         grads = [p.grad for p in _parameter_list(parameters) if p.grad is not None]
         norm_type = float(norm_type)
@@ -47,6 +49,11 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0, er
 
 def clip_grad_value_(parameters: Any, clip_value: float, foreach: Any = None) -> None:
     with grad_mode.no_grad():
-        for p in _parameter_list(parameters):
-            if p.grad is not None:
-                p.grad.clamp_(min=-clip_value, max=clip_value)
+        parameters = [parameters] if isinstance(parameters, Tensor) else parameters
+        clip_value = float(clip_value)  # read first, as torch's, whatever the gradients
+        grads = [p.grad for p in parameters if p.grad is not None]
+        if not grads:  # torch groups them by device and dtype, which refuses an empty list
+            raise RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false.  (Could this error "
+                               "message be improved?  If so, please report an enhancement request to PyTorch.)")
+        for grad in grads:
+            grad.clamp_(min=-clip_value, max=clip_value)
