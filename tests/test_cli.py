@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import shlex
 import shutil
@@ -81,6 +82,17 @@ def test_a_memory_ceiling_too_low_to_load_is_said_in_one_line(command: list) -> 
     assert (done.stdout, done.stderr, done.returncode) == (
         "", "gradcalc: out of memory while starting: the memory ceiling (--max-memory) is too low for gradcalc to "
         "load\n", 1)
+
+
+FRESH_PROCESS = Path(__file__).parent / "fresh_process"
+
+
+@pytest.mark.parametrize("program", sorted(FRESH_PROCESS.glob("*.grad")), ids=lambda path: path.stem)
+def test_programs_that_need_a_fresh_process_answer_as_pytorch(program: Path) -> None:
+    expected = json.loads(program.with_suffix(".answer.json").read_text(encoding="utf-8"))
+    done = run([GRADCALC or sys.executable], *([] if GRADCALC else ["-m", "gradcalc"]), program.name,
+               cwd=program.parent)
+    assert {"stdout": done.stdout, "stderr": done.stderr, "rc": done.returncode} == expected
 
 
 def test_version_and_help(command: list) -> None:
