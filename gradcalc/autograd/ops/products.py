@@ -13,10 +13,12 @@ from ...display.names import type_name
 from ...warnings import warn_once
 from .common import broadcast_shapes, check_has_kernel, normalize_dims, shape_text
 from .decompositions import check_floating
+from .generate import make_inplace
 from .joining import cat
 from .linalg import SMALL_BATCHED_PRODUCT, batched_products, bmm, check_addmm_dtypes, check_vectors, matmul, mm
 from .parser import parser
 from .registry import LINEAR, node, op, record
+from .shape import expanded_shape
 
 
 def _scaled(grad: Tensor, factor: Any) -> Tensor:
@@ -118,13 +120,21 @@ def _addr_kernel(input: np.ndarray, vec1: np.ndarray, vec2: np.ndarray, alpha: A
     return np.where(position < length - length % pair, body, tail)
 
 
-@op(nodes=(ADDR,))
+def _addr_in_place(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    # addr_'s own check comes first: the tensor written must have the product's shape
+    if input.ndim != 2 or input.shape[0] != vec1.shape[0] or input.shape[1] != vec2.shape[0]:
+        raise RuntimeError(f"size mismatch, input: {shape_text(input.shape)}, v1: {shape_text(vec1.shape)}, "
+                           f"v2: {shape_text(vec2.shape)}")
+    return addr(input, vec1, vec2, beta=beta, alpha=alpha)
+
+
+@op(nodes=(ADDR,), inplace=make_inplace(_addr_in_place))
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     if vec1.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D" if vec1.ndim != 1 else
                            f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
     dtype = dtypes.result_type([input, vec1, vec2])
-    broadcast_shapes(tuple(input.shape), (vec1.shape[0], vec2.shape[0]))
+    expanded_shape(input, (vec1.shape[0], vec2.shape[0]))  # input is expanded to the product's shape, not broadcast
     data = _addr_kernel(input._data, vec1._data, vec2._data, alpha, beta)
     if data is None:
         product = np.multiply.outer(vec1._data, vec2._data)

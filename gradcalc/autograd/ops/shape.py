@@ -213,8 +213,26 @@ def squeeze_inplace(a: Tensor, dim: int) -> Tensor:
 
 @op(function=False)
 def expand(input: Tensor, size: Sequence[int], *, implicit: bool = False) -> Tensor:
-    sizes = tuple(size)
-    a = input
+    a, sizes = input, tuple(size)
+    target = expanded_shape(a, sizes)
+    if target == a.shape:
+        return record(EXPAND, (a,), a._data.view(), a._dtype, view_of=a, self_sym_sizes=a.shape)
+    # a view that can be written through, as PyTorch's (np.broadcast_to's is read-only), with
+    # PyTorch's strides (inferExpandGeometry): 0 where expanded, a new dim of size 1 as if contiguous
+    lead = len(sizes) - a.ndim
+    strides = [0] * len(target)
+    for i in reversed(range(len(target))):
+        if i >= lead:
+            length, stride = a.shape[i - lead], a._data.strides[i - lead]
+        else:
+            length, stride = 1, target[i + 1] * strides[i + 1] if i + 1 < len(target) else a._data.itemsize
+        strides[i] = 0 if length != target[i] else stride
+    data = np.lib.stride_tricks.as_strided(a._data, target, tuple(strides))
+    return record(EXPAND, (a,), data, a._dtype, view_of=a, self_sym_sizes=a.shape)
+
+
+def expanded_shape(a: Tensor, sizes: tuple) -> tuple:
+    """The shape `a.expand(*sizes)` has (-1 keeps a dim), or PyTorch's error, from the last dim on."""
     if len(sizes) < a.ndim:
         raise RuntimeError(f"expand({dtypes.legacy_type_name(a._dtype)}{{{shape_text(a.shape)}}}, "
                            f"size={shape_text(sizes)}): the number of sizes "
@@ -241,19 +259,7 @@ def expand(input: Tensor, size: Sequence[int], *, implicit: bool = False) -> Ten
     target = tuple(reversed(target))
     if any(n < 0 for n in target):  # c10's numel of the negative size, read as unsigned
         raise RuntimeError("numel: integer multiplication overflow")
-    if target == a.shape:
-        return record(EXPAND, (a,), a._data.view(), a._dtype, view_of=a, self_sym_sizes=a.shape)
-    # a view that can be written through, as PyTorch's (np.broadcast_to's is read-only), with
-    # PyTorch's strides (inferExpandGeometry): 0 where expanded, a new dim of size 1 as if contiguous
-    strides = [0] * len(target)
-    for i in reversed(range(len(target))):
-        if i >= lead:
-            length, stride = a.shape[i - lead], a._data.strides[i - lead]
-        else:
-            length, stride = 1, target[i + 1] * strides[i + 1] if i + 1 < len(target) else a._data.itemsize
-        strides[i] = 0 if length != target[i] else stride
-    data = np.lib.stride_tricks.as_strided(a._data, target, tuple(strides))
-    return record(EXPAND, (a,), data, a._dtype, view_of=a, self_sym_sizes=a.shape)
+    return target
 
 
 @op(function=False)
