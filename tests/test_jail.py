@@ -269,7 +269,16 @@ def _ctrl_c_once_written(monkeypatch, wait: float = 0.0) -> None:
     monkeypatch.setattr(client, "send", send_then_ctrl_c)
 
 
-def test_ctrl_c_just_after_the_request_interrupts_the_program(worker, monkeypatch) -> None:
+@pytest.fixture
+def python_ctrl_c():
+    """Python's own Ctrl-C (KeyboardInterrupt), even where the tests run as a background job,
+    whose SIGINT is ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_just_after_the_request_interrupts_the_program(worker, monkeypatch, python_ctrl_c) -> None:
     _ctrl_c_once_written(monkeypatch, wait=1.0)
     rescue = threading.Timer(60, worker.interrupt)  # a worker too slow to start its program
     rescue.start()
@@ -284,7 +293,7 @@ def test_ctrl_c_just_after_the_request_interrupts_the_program(worker, monkeypatc
     assert worker.run("1 + 1")["stdout"] == "2\n"
 
 
-def test_ctrl_c_during_an_inspection_leaves_no_reply_behind(worker, monkeypatch) -> None:
+def test_ctrl_c_during_an_inspection_leaves_no_reply_behind(worker, monkeypatch, python_ctrl_c) -> None:
     worker.run("x = 1")
     _ctrl_c_once_written(monkeypatch)
     with pytest.raises(KeyboardInterrupt):

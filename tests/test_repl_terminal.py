@@ -89,6 +89,7 @@ def test_a_worker_that_cannot_start_is_said_at_each_input_without_a_traceback(st
     terminal = start("--max-memory", "1M")
     terminal.send("1 + 1\r")
     terminal.expect("gradcalc: a fresh worker did not start: it ended with exit status 1")
+    terminal.expect(">>>")  # (a Ctrl-D typed before the editor reads again would be the terminal's)
     terminal.send("\x04")
     assert terminal.wait() == 0
     assert "gradcalc: the worker could not go on: out of memory while starting" in terminal.raw
