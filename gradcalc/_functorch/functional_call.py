@@ -42,6 +42,8 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
     try:
         for name, tensor in replacements.items():
             owner, attribute = _owner(module, name)
+            if not isinstance(tensor, Tensor) and tensor is not None:  # (NamedMemberAccessor.swap_tensor's check)
+                raise TypeError(f"{tensor} is not an instance of torch.Tensor")
             registry = _registry_of(owner, attribute)
             saved.append((registry, attribute, registry.get(attribute, _MISSING) if registry is not None else _MISSING,
                           owner))
