@@ -137,6 +137,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
     if input.ndim > 2:
+        _check_spatial_target(input, target, weight)
         raise NotImplementedError("gradcalc computes nll_loss and cross_entropy for inputs of shape (C) or (N, C) "
                                   "only")
     check_no_requires_grad(weight, "weight", "nll_loss_forward")
@@ -154,6 +155,23 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     if weight is not None and weight.dtype is not input.dtype:  # the kernel reads the weights as the input's type
         raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found {weight.dtype._scalar_name}")
     return loss.nll_loss(input, target, weight, loss.reduction_enum(reduction), ignore_index)
+
+
+def _check_spatial_target(input: Tensor, target: Tensor, weight: Optional[Tensor]) -> None:
+    """ATen's nll_loss_nd checks for inputs of shape (N, C, d1, ...): nll_loss2d's for four dims, the
+    target's size for the others."""
+    if input.ndim == 4:
+        if target.ndim != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                               f"{target.ndim}")
+        if weight is not None and weight.numel() != input.shape[1]:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+        if (input.shape[0], *input.shape[2:]) != tuple(target.shape):
+            raise RuntimeError(f"size mismatch (got input: {shape_text(input.shape)} , target: "
+                               f"{shape_text(target.shape)}")
+    elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {shape_text((input.shape[0], *input.shape[2:]))}, got "
+                           f"{shape_text(target.shape)}")
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Any = None,
