@@ -89,18 +89,24 @@ class BuiltinMethod:
 _VARIADIC = 0x04 | 0x08  # CO_VARARGS, CO_VARKEYWORDS
 
 
+def _c_arity_words(function: Callable, bound: int) -> Optional[str]:
+    """What CPython says a C function of no argument (METH_NOARGS) or of one (METH_O) takes, for the
+    Python function behind it (`bound`: the arguments a method's binding supplies); None for any
+    other signature."""
+    code = getattr(function, "__code__", None)
+    if code is None or code.co_flags & _VARIADIC or code.co_kwonlyargcount or function.__defaults__:
+        return None
+    return {0: "takes no arguments", 1: "takes exactly one argument"}.get(code.co_argcount - bound)
+
+
 def c_arity(shown: str, function: Callable) -> Callable:
     """A C function of no argument (METH_NOARGS) or of one (METH_O) refuses other calls in
     CPython's words, not in those of the Python function behind it."""
-    code = getattr(function, "__code__", None)
-    if code is None or code.co_flags & _VARIADIC or code.co_kwonlyargcount:
+    words = _c_arity_words(function, 0)
+    code = function.__code__ if words else None
+    if words is None or (code.co_argcount == 1 and code.co_posonlyargcount != 1):
         return function
-    if code.co_argcount == 0:
-        wanted, words = 0, "takes no arguments"
-    elif code.co_argcount == code.co_posonlyargcount == 1 and not function.__defaults__:
-        wanted, words = 1, "takes exactly one argument"
-    else:
-        return function
+    wanted = code.co_argcount
 
     def checked(*args: Any, **kwargs: Any) -> Any:
         if kwargs:
@@ -115,15 +121,12 @@ def c_arity(shown: str, function: Callable) -> Callable:
 def _c_call_error(method: MethodType, args: tuple, kwargs: dict) -> Optional[TypeError]:
     """CPython's words for a call a C method of no argument (METH_NOARGS) or one (METH_O) refuses:
     `Size.numel() takes no arguments (1 given)`, not those of the Python method behind it."""
-    code = getattr(method.__func__, "__code__", None)
-    if code is None or code.co_flags & _VARIADIC or code.co_kwonlyargcount or method.__func__.__defaults__:
+    words = _c_arity_words(method.__func__, 1)
+    if words is None:
         return None
     shown = f"{type(method.__self__).__qualname__}.{method.__name__}()"
-    if code.co_argcount not in (1, 2):
-        return None
     if kwargs:
         return TypeError(f"{shown} takes no keyword arguments")
-    words = "takes no arguments" if code.co_argcount == 1 else "takes exactly one argument"
     return TypeError(f"{shown} {words} ({len(args)} given)")
 
 
