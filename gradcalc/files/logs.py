@@ -124,7 +124,7 @@ def _program_stack() -> list:
     return lines[::-1]
 
 
-def _handle_error(handler: Any, record: Any) -> None:
+def handleError(handler: Any, record: Any) -> None:  # noqa: N802 (the method it stands for)
     """Handler.handleError as Python's prints a handler's failure on stderr: the error's traceback,
     the call stack that logged, the record's message and arguments; the frames shown are the
     program's (gradcalc's are not the program's)."""
@@ -142,8 +142,9 @@ def _handle_error(handler: Any, record: Any) -> None:
 
 
 # every handler of this process, the host's classes too (a program's are made of them), reports its
-# failures so (a process that loads this runs programs)
-host_logging.Handler.handleError = _handle_error
+# failures so (a process that loads this runs programs); named as the method it stands for
+handleError.__qualname__, handleError.__module__ = "Handler.handleError", "logging"
+host_logging.Handler.handleError = handleError
 
 
 @torch_class("logging.Formatter")
