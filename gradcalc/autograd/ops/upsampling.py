@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..tensor import Tensor
+from .common import check_allocation
 from .registry import node, op, record
 from ..simd import fused_multiply_add
 
@@ -206,7 +207,10 @@ def _output_size(input: Tensor, dims: int, output_size: Optional[Sequence[int]],
         return tuple(int(s) for s in output_size)
     if len(scale_factors) != dims:
         raise RuntimeError(f"It is expected scale_factors equals to {dims}, but got size {len(scale_factors)}")
-    return tuple(int(math.floor(size * scale)) for size, scale in zip(input.shape[-dims:], scale_factors))
+    sizes = tuple(math.floor(size * scale) for size, scale in zip(input.shape[-dims:], scale_factors))
+    if any(not -2 ** 63 <= size < 2 ** 63 for size in sizes):
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")  # the SymInt of a double
+    return sizes
 
 
 def _check(input: Tensor, dims: int, output_size: tuple) -> None:
@@ -219,6 +223,7 @@ def _check(input: Tensor, dims: int, output_size: tuple) -> None:
         joined = " and " if dims == 1 else " "  # ATen's 1d check says "and", its 2d and 3d ones do not
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown_input})"
                            f"{joined}output ({shown_output})")
+    check_allocation(tuple(input.shape[:-dims]) + output_size, input._dtype)  # the output is allocated next
 
 
 def _nearest_op(declared: Any, input: Tensor, dims: int, output_size: Any, scale_factors: Any, explicit: tuple,
