@@ -3,6 +3,7 @@ padding and attention."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -16,7 +17,7 @@ from ...autograd.ops.arrangement import constant_pad_nd
 from ...autograd.ops.generate import namespace_members
 from ...autograd.ops.parser import parser
 from ...autograd.ops.common import shape_text
-from ...autograd.tensor import Size, Tensor
+from ...autograd.tensor import Tensor
 from ...warnings import warn
 from .activation import _require_tensor
 
@@ -504,9 +505,10 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: Optional[float] 
     return out
 
 
-def _pair(value: Any) -> Any:
-    """torch.nn.modules.utils._pair: an iterable as a tuple, anything else twice."""
-    return tuple(value) if isinstance(value, (tuple, list, Size)) else (value, value)
+def _pair(value: Any) -> tuple:
+    """torch.nn.modules.utils._pair (gradcalc.nn.modules.utils, which imports this package):
+    any iterable as a tuple, anything else twice."""
+    return tuple(value) if isinstance(value, Iterable) else (value, value)
 
 
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:

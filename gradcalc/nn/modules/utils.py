@@ -2,6 +2,7 @@
 named after the class torch defines them in."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import FunctionType
 from typing import Any, Callable
 
@@ -25,7 +26,8 @@ def own_init(cls: type) -> type:
 
 
 def _ntuple(value: Any, n: int) -> tuple:
-    if isinstance(value, (tuple, list)):
+    """Any iterable as a tuple of its items (a string's characters too), anything else n times."""
+    if isinstance(value, Iterable):
         return tuple(value)
     return (value,) * n
 
