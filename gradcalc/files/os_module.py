@@ -197,11 +197,15 @@ def close(fd: int) -> None:
 
 def fdopen(fd: int, mode: str = "r", buffering: int = -1, encoding: Optional[str] = None, *args: Any,
            **kwargs: Any) -> Any:
-    """The file a number stands for, opened (the number is closed with it)."""
-    from .streams import open_stream
+    """The file a number stands for, opened with `open`'s arguments (the number is closed with it)."""
+    from .streams import open_arguments, open_stream
 
+    if not isinstance(fd, int):
+        raise TypeError(f"invalid fd type ({type(fd)}, expected integer)")
+    bound = open_arguments((fd, mode, buffering, encoding) + args, kwargs)
+    path = _path_of(bound.pop("file"))
     numbers = files.active().numbers
-    return open_stream(_path_of(fd), mode, buffering, encoding, on_close=lambda: numbers.pop(fd, None))
+    return open_stream(path, **bound, on_close=lambda: numbers.pop(fd, None))
 
 
 def getenv(key: str, default: Optional[str] = None) -> Optional[str]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import errno
 import io
+import operator
 import time
 import warnings
 from typing import Any, Callable, Optional
 
-from ..display.names import torch_class
+from ..c_arguments import c_arguments
+from ..display.names import torch_class, type_name
 from ..language import policy
 from . import tree as files
 
@@ -144,6 +146,32 @@ def _parse_mode(mode: Any) -> tuple:
     if not (creating or reading or writing or appending):
         raise ValueError("Must have exactly one of create/read/write/append mode and at most one plus")
     return creating, reading, writing, appending, updating, not binary
+
+
+def _clinic_str(function: str, name: str, or_none: bool) -> Callable[[Any], Any]:
+    """Argument Clinic's converter of a str parameter (or one that may be None), in its words."""
+    def convert(value: Any) -> Any:
+        if isinstance(value, str) or (or_none and value is None):
+            return value
+        raise TypeError(f"{function} argument '{name}' must be str{' or None' if or_none else ''}, not "
+                        f"{type_name(value)}")
+
+    return convert
+
+
+_OPEN_PARAMETERS = ("file", "mode", "buffering", "encoding", "errors", "newline", "closefd", "opener")
+_OPEN_CONVERTERS = {"mode": _clinic_str("open()", "mode", False), "buffering": operator.index,
+                    "encoding": _clinic_str("open()", "encoding", True), "errors": _clinic_str("open()", "errors", True),
+                    "newline": _clinic_str("open()", "newline", True), "closefd": operator.index}
+
+
+def open_arguments(args: tuple, kwargs: dict) -> dict:
+    """The arguments of a call of Python's `open` (io.open), bound and converted in Argument
+    Clinic's order and words; `closefd` checked and left out."""
+    bound = c_arguments("open()", _OPEN_PARAMETERS, 1, args, kwargs, _OPEN_CONVERTERS, clinic=True)
+    if not bound.pop("closefd", True) and not isinstance(bound["file"], int):
+        raise ValueError("Cannot use closefd=False with file name")
+    return bound
 
 
 def open_file(file: Any, mode: str = "r", buffering: int = -1, encoding: Optional[str] = None,

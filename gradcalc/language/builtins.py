@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 
 from . import compiler, guard, limits, nesting, policy
 from ..c_arguments import c_arguments
-from ..display.names import torch_class, type_name
+from ..display.names import torch_class
 from ..files import streams
 
 PRELUDE_FROM_TORCH = (
@@ -70,30 +70,10 @@ class Builtin:
         return f"<built-in method {self.name} of {self.owner} object at {hex(id(Builtin))}>"
 
 
-def _clinic_str(function: str, name: str, or_none: bool) -> Callable[[Any], Any]:
-    """Argument Clinic's converter of a str parameter (or one that may be None), in its words."""
-    def convert(value: Any) -> Any:
-        if isinstance(value, str) or (or_none and value is None):
-            return value
-        raise TypeError(f"{function} argument '{name}' must be str{' or None' if or_none else ''}, not "
-                        f"{type_name(value)}")
-
-    return convert
-
-
-_OPEN_PARAMETERS = ("file", "mode", "buffering", "encoding", "errors", "newline", "closefd", "opener")
-_OPEN_CONVERTERS = {"mode": _clinic_str("open()", "mode", False), "buffering": operator.index,
-                    "encoding": _clinic_str("open()", "encoding", True), "errors": _clinic_str("open()", "errors", True),
-                    "newline": _clinic_str("open()", "newline", True), "closefd": operator.index}
-
-
 def _open(*args: Any, **kwargs: Any) -> Any:
     """open(file, mode='r', buffering=-1, encoding=None, errors=None, newline=None, closefd=True,
     opener=None), bound and converted in Argument Clinic's order and words, on the session's files."""
-    bound = c_arguments("open()", _OPEN_PARAMETERS, 1, args, kwargs, _OPEN_CONVERTERS, clinic=True)
-    if not bound.pop("closefd", True) and not isinstance(bound["file"], int):
-        raise ValueError("Cannot use closefd=False with file name")
-    return streams.open_file(**bound)
+    return streams.open_file(**streams.open_arguments(args, kwargs))
 
 
 # the session's own files' `open`, which is also io.open
