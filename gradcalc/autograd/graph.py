@@ -153,9 +153,11 @@ def register_multi_grad_hook(tensors: Iterable[Tensor], fn: Callable, *, mode: s
                 fired.add(task)
                 fn(grad)
 
-        return _MultiHandle(tuple(tensor.register_hook(on_first) for tensor in tensors))
+        return _MultiHandle(tuple(tensor.register_hook(on_first) for tensor in tensors if tensor.requires_grad))
 
     nodes = [engine.gradient_edge(tensor)[0] for tensor in tensors]
+    if None in nodes:
+        raise AssertionError("Expected gradient function to be set")  # torch's _get_grad_fn_or_grad_acc
     # per backward pass: the gradients so far and how many hooks have run
     pending: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
