@@ -226,10 +226,21 @@ def _check(input: Tensor, dims: int, output_size: tuple) -> None:
     check_allocation(tuple(input.shape[:-dims]) + output_size, input._dtype)  # the output is allocated next
 
 
+def _check_kernel_dtype(input: Tensor, kernel: str, takes_bytes: bool) -> None:
+    """The dtypes ATen's CPU kernel is built for: the floating ones, and uint8 where `takes_bytes`
+    (nearest in any dims, bilinear and bicubic in two); `kernel` names the dispatch that refuses
+    the others (CPU kernels of 2.13, whatever the input's memory format)."""
+    dtype = input._dtype
+    if dtype.category != dtypes.FLOATING and not (takes_bytes and dtype is dtypes.uint8):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._scalar_name}'")
+
+
 def _nearest_op(declared: Any, input: Tensor, dims: int, output_size: Any, scale_factors: Any, explicit: tuple,
                 exact: bool) -> Tensor:
     size = _output_size(input, dims, output_size, scale_factors)
     _check(input, dims, size)
+    _check_kernel_dtype(input, "upsample_nearest2d_channels_last" if dims == 2 else "compute_indices_weights_nearest",
+                        takes_bytes=True)
     scales = _scales_of(scale_factors, explicit)
     data = np.ascontiguousarray(_nearest(input._data, size, scales, exact))
     return record(declared, (input,), data, input._dtype, output_size=size, self_sym_sizes=tuple(input.shape),
@@ -240,10 +251,11 @@ def _interpolation_op(declared: Any, input: Tensor, dims: int, output_size: Any,
                       scale_factors: Any, explicit: tuple, cubic: bool) -> Tensor:
     size = _output_size(input, dims, output_size, scale_factors)
     _check(input, dims, size)
-    if input._dtype.category != dtypes.FLOATING:
-        kernel = {1: "upsample_linear1d", 2: "upsample_bicubic2d" if cubic else "upsample_bilinear2d",
-                  3: "upsample_trilinear3d"}[dims]
-        raise RuntimeError(f"\"{kernel}_out_frame\" not implemented for '{input._dtype._scalar_name}'")
+    kernel = ("compute_indices_weights_cubic" if cubic else "upsample_bilinear2d_channels_last" if dims == 2
+              else "compute_indices_weights_linear")
+    _check_kernel_dtype(input, kernel, takes_bytes=dims == 2)
+    if input._dtype is dtypes.uint8:
+        raise NotImplementedError("gradcalc's interpolate has no bilinear or bicubic kernel for uint8 images")
     scales = _scales_of(scale_factors, explicit)
     data = np.ascontiguousarray(_interpolated(input._data, size, scales, align_corners, cubic), dtype=input._data.dtype)
     return record(declared, (input,), data, input._dtype, output_size=size, align_corners=align_corners,
