@@ -20,6 +20,7 @@ import numpy as np
 
 from ..autograd import dtypes, grad_mode, kernels, mkl
 from ..autograd.tensor import RemovableHandle, Tensor
+from ..autograd.ops.common import check_scalar_fits
 from ..nn.modules import typename
 from ..warnings import warn
 
@@ -34,11 +35,13 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-def _scalar(value: Any) -> Any:
-    """`value` as PyTorch's argument parser reads a Scalar argument (torch's `alpha=-lr`): an int past
-    int64's range fails there, in its words."""
+def _scalar(value: Any, dtype: dtypes.DType) -> Any:
+    """`value` as PyTorch's argument parser reads a Scalar argument (torch's `alpha=-lr`) and the
+    kernel converts it to the parameter's dtype: an int past int64's range fails in the parser's
+    words, a number past the dtype's range in the conversion's."""
     if type(value) is int:
         dtypes.unpack_scalar_int(value)
+    check_scalar_fits(value, dtype)
     return value
 
 
