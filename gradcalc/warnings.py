@@ -6,6 +6,7 @@ where the shown ones go (stderr, coloured or not).
 """
 from __future__ import annotations
 
+import functools
 import warnings as python_warnings
 from typing import Any, Callable, Optional
 
@@ -24,6 +25,20 @@ def warn_once(category: str, message: str) -> None:
     if message not in _shown_once:
         _shown_once.add(message)
         python_warnings.warn(message, _CATEGORIES.get(category, UserWarning), stacklevel=2)
+
+
+def deprecated(category: str, message: str) -> Callable[[Callable], Callable]:
+    """Decorator: the function warns at each call before its arguments are bound, as
+    typing_extensions.deprecated, which torch puts on its deprecated functions, warns."""
+    def decorate(function: Callable) -> Callable:
+        @functools.wraps(function)
+        def warned(*args: Any, **kwargs: Any) -> Any:
+            python_warnings.warn(message, _CATEGORIES.get(category, UserWarning), stacklevel=2)
+            return function(*args, **kwargs)
+
+        return warned
+
+    return decorate
 
 
 def first_time(key: str) -> bool:

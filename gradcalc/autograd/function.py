@@ -20,7 +20,7 @@ from .grad_mode import FORWARD_LEVELS
 from .saved_variable import SavedTensor
 from .tensor import Tensor
 from ..display.names import torch_class
-from ..warnings import warn
+from ..warnings import deprecated, warn
 
 ONCE_DIFFERENTIABLE_MESSAGE = "trying to differentiate twice a function that was marked with @once_differentiable"
 
@@ -38,9 +38,10 @@ class FunctionCtx:
     def mark_dirty(self, *args: Any) -> None:
         self.dirty_tensors = args
 
+    @deprecated("FutureWarning", "`mark_shared_storage` is deprecated. Tensors with shared storages are "
+                                 "automatically tracked. Note that calls to `set_()` are not tracked")
     def mark_shared_storage(self, *pairs: Any) -> None:
-        warn("DeprecationWarning", "mark_shared_storage is deprecated. Tensors with shared storages are "
-                                   "automatically tracked. Note that calls to `set_()` are not tracked")
+        pass
 
     def mark_non_differentiable(self, *args: Any) -> None:
         self.non_differentiable = args

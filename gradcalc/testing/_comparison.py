@@ -12,7 +12,7 @@ import numpy as np
 from ..autograd import dtypes
 from ..autograd.ops import creation
 from ..autograd.tensor import Tensor
-from ..warnings import warn
+from ..warnings import deprecated
 
 Message = Union[str, Callable[[str], str], None]
 
@@ -244,11 +244,11 @@ def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True, r
             raise error.to_error(msg) from None
 
 
+@deprecated("FutureWarning", "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a "
+                             "future release. Please use `torch.testing.assert_close()` instead. You can find detailed "
+                             "upgrade instructions in https://github.com/pytorch/pytorch/issues/61844.")
 def assert_allclose(actual: Any, expected: Any, rtol: Optional[float] = None, atol: Optional[float] = None,
                     equal_nan: bool = True, msg: str = "") -> None:
-    warn("FutureWarning", "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
-                          "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
-                          "instructions in https://github.com/pytorch/pytorch/issues/61844.")
     if not isinstance(actual, Tensor):
         actual = creation.tensor(actual)
     if not isinstance(expected, Tensor):
