@@ -46,6 +46,8 @@ class Linear(Module):
         """kaiming_uniform_ on the weight (skipped, with a warning, when it has no elements),
         then uniform_ on the bias, from PyTorch's random stream (a meta module's draw nothing)."""
         if self.weight.is_meta:
+            if not self.weight.numel():  # kaiming_uniform_'s check comes before its meta kernel
+                warn("UserWarning", ZERO_ELEMENT_WARNING)
             return
         out_features, in_features = self.weight.shape  # as torch, the weight's fan-in (a size given as a bool too)
         weight, bias = random.linear_init(in_features, out_features, self.bias is not None, self.weight.dtype.name)
@@ -90,6 +92,8 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features={self.in1_features})")
         bound = 1 / math.sqrt(self.weight.shape[1])
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:
