@@ -187,7 +187,10 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
-    return pooling.avg_pool2d(input, kernel_size, () if stride is None else stride, padding, ceil_mode,
+    arguments = (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    input, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override = _parsed(
+        "avg_pool2d", *arguments, namespace="nn")
+    return pooling.avg_pool2d(input, kernel, () if stride is None else stride, padding, ceil_mode,
                               count_include_pad, divisor_override)
 
 
