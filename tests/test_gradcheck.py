@@ -711,7 +711,9 @@ BINARY = {
     "sub": (lambda x, y: x - y, (-2.0, 2.0, False), (-2.0, 2.0, False), None),
     "mul": (lambda x, y: x * y, (-2.0, 2.0, False), (-2.0, 2.0, False), None),
     "div": (lambda x, y: x / y, (-2.0, 2.0, False), (0.3, 2.0, True), None),
-    "pow": (lambda x, y: x ** y, (0.3, 2.0, False), (-2.0, 2.0, False), None),
+    # an exponent of exactly 0 takes a gradient of 0 by PyTorch's convention (pow_backward_self), where
+    # the second derivative is not the finite differences' limit (torch's own gradgradcheck fails there)
+    "pow": (lambda x, y: x ** y, (0.3, 2.0, False), (-2.0, 2.0, False), lambda x, y: bool(np.all(np.abs(y) > 1e-3))),
     "maximum": (lambda x, y: F.maximum(x, y), (-2.0, 2.0, False), (-2.0, 2.0, False),
                 lambda x, y: bool(np.all(np.abs(x - y) > 1e-3))),
     "minimum": (lambda x, y: F.minimum(x, y), (-2.0, 2.0, False), (-2.0, 2.0, False),

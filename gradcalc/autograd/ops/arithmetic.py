@@ -38,9 +38,18 @@ def _pow_scalar_base_grad(grad: Tensor, result: Tensor, base: Any) -> Tensor:
     return grad * (slope.masked_fill(result.isfinite(), 0) if base == 0 else slope)
 
 
-def _log_masked(base: Tensor, result: Tensor) -> Tensor:
-    # d(b^e)/de = b^e log b, taken as 0 where b == 0 and the power is 0 (PyTorch's convention)
-    return zeros_like(base).where((base == 0) & (result == 0), base.log())
+def _pow_tensor_grad_self(grad: Tensor, self: Tensor, exponent: Tensor) -> Tensor:
+    # PyTorch's pow_backward_self: 0 where the exponent is 0 (not 0 * b^-1, NaN at b == 0)
+    slope = conjugate(exponent * self.pow(exponent - 1))
+    return zeros_like(slope).where(exponent == 0, grad * slope)
+
+
+def _pow_tensor_grad_exponent(grad: Tensor, self: Tensor, exponent: Tensor, result: Tensor) -> Tensor:
+    # PyTorch's pow_backward_exponent: d(b^e)/de = b^e log b, taken as 0 where b == 0 and e >= 0
+    # (a complex e: real and >= 0)
+    real_nonnegative = ((exponent.imag == 0) & (exponent.real >= 0)) if exponent.is_complex() else exponent >= 0
+    slope = conjugate(result * self.to(result.dtype).log())
+    return grad * zeros_like(slope).where((self == 0) & real_nonnegative, slope)
 
 
 # with an alpha, PyTorch's add kernel is one fused multiply-add: x + alpha * y rounded once
@@ -129,8 +138,7 @@ def power_tensor(x: np.ndarray, exponent: np.ndarray, scalar_exponent: Optional[
 
 POW_SCALAR = node("PowBackward0", ("self",), forward=_power, jvp=ELEMENT_WISE, self=_pow_grad_self)
 POW_TENSOR = node("PowBackward1", ("self", "exponent"), forward=power_tensor, jvp=ELEMENT_WISE,
-                  self=lambda grad, self, exponent: grad * conjugate(exponent * self.pow(exponent - 1)),
-                  exponent=lambda grad, self, result: grad * conjugate(result * _log_masked(self, result)))
+                  self=_pow_tensor_grad_self, exponent=_pow_tensor_grad_exponent)
 # contiguous: pow(Scalar, Tensor)'s meta function asks for a contiguous result
 POW_SCALAR_BASE = node("PowBackward2", ("exponent",), element_wise=False, jvp=ELEMENT_WISE,
                        exponent=lambda grad, result, self: _pow_scalar_base_grad(grad, result, self))
