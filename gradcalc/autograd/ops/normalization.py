@@ -133,17 +133,24 @@ def _check_parameter_dtypes(input: Tensor, *parameters: Optional[Tensor]) -> Non
                                f"{parameter._dtype._scalar_name}")
 
 
+def check_batch_norm_sizes(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
+                           running_mean: Optional[Tensor], running_var: Optional[Tensor]) -> None:
+    """One value per channel in each given tensor, checked in ATen's order (the running statistics
+    first), as torch.batch_norm checks before its kernel (or vmap's rule) runs."""
+    channels = input.shape[1] if input.ndim > 1 else 1
+    for name, tensor in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                         ("bias", bias)):
+        if tensor is not None and tensor.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
+
+
 def native_batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
                       running_mean: Optional[Tensor], running_var: Optional[Tensor], training: bool, momentum: float,
                       eps: float) -> Tensor:
     _check_floating("batch_norm", input)
     _check_parameter_dtypes(input, weight, bias, running_mean, running_var)
+    check_batch_norm_sizes(input, weight, bias, running_mean, running_var)
     channels = input.shape[1] if input.ndim > 1 else 1
-    # in ATen's order: the running statistics first
-    for name, tensor in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                         ("bias", bias)):
-        if tensor is not None and tensor.numel() != channels:
-            raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
     x = input._data
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, channels) + (1,) * (x.ndim - 2)
