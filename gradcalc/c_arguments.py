@@ -3,7 +3,21 @@
 stand-ins of such functions, whose own errors would name a Python signature."""
 from __future__ import annotations
 
+import operator
 from typing import Any, Optional
+
+
+def unsigned_byte(value: Any) -> int:
+    """An argument of PyArg's `b` format (a flag of torch's C functions): an index from 0 to 255,
+    refused in CPython's words."""
+    number = operator.index(value)
+    if not -2 ** 63 <= number < 2 ** 63:
+        raise OverflowError("Python int too large to convert to C long")
+    if number < 0:
+        raise OverflowError("unsigned byte integer is less than minimum")
+    if number > 255:
+        raise OverflowError("unsigned byte integer is greater than maximum")
+    return number
 
 
 def c_arguments(function: Optional[str], parameters: tuple, required: int, args: tuple, kwargs: dict,

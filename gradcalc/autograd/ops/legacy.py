@@ -2,7 +2,6 @@
 `x.new(...)`, `torch.autograd.Variable`, storages (`x.untyped_storage()`, `x.storage()`)."""
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -11,7 +10,7 @@ from .. import dtypes
 from ..dtypes import DType
 from ..function import BackwardCFunction, Function
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Size, Tensor, check_device
-from ...c_arguments import c_arguments
+from ...c_arguments import c_arguments, unsigned_byte
 from ...display.names import torch_class, type_name
 from ...warnings import warn, warn_once
 from .creation import data_array, filled
@@ -101,18 +100,6 @@ LEGACY_TYPES = {dtype.tensor_type: TensorType(dtype.tensor_type, (), {"dtype": d
                 if not dtype.tensor_type.startswith("Complex") and dtype not in dtypes.BAREBONES_UNSIGNED}
 
 
-def _unsigned_byte(value: Any) -> int:
-    """PyArg's `b` format: an index from 0 to 255, refused in CPython's words."""
-    number = operator.index(value)
-    if not -2 ** 63 <= number < 2 ** 63:
-        raise OverflowError("Python int too large to convert to C long")
-    if number < 0:
-        raise OverflowError("unsigned byte integer is less than minimum")
-    if number > 255:
-        raise OverflowError("unsigned byte integer is greater than maximum")
-    return number
-
-
 def _optional_name(value: Any) -> Any:
     """PyArg's `z` format (the fifth parameter): a str without NUL characters, or None."""
     if value is not None and not isinstance(value, str):
@@ -124,7 +111,7 @@ def _optional_name(value: Any) -> Any:
 
 # torch's legacy Variable constructor (python_legacy_variable.cpp) parses with format "|ObbOz"
 _VARIABLE_PARAMETERS = ("data", "requires_grad", "volatile", "_grad_fn", "name")
-_VARIABLE_CONVERTERS = {"requires_grad": _unsigned_byte, "volatile": _unsigned_byte, "name": _optional_name}
+_VARIABLE_CONVERTERS = {"requires_grad": unsigned_byte, "volatile": unsigned_byte, "name": _optional_name}
 GRAD_FN_ARGUMENT_MESSAGE = ("_grad_fn argument to legacy Variable constructor is no longer supported.  Instead, please "
                             "invoke your _grad_fn to produce a variable with it as the _grad_fn.")
 
