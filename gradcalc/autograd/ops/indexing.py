@@ -164,6 +164,9 @@ def _clipped_slice_bound(value: Optional[int]) -> Optional[int]:
     return value
 
 
+INDEX_DTYPE_MESSAGE = "tensors used as indices must be long, int, byte or bool tensors"
+
+
 def _any_advanced(items: tuple) -> bool:
     for item in items:
         if isinstance(item, (list, np.ndarray, bool)) or (
@@ -185,7 +188,7 @@ def numpy_index(items: tuple) -> tuple:
             elif item._dtype.category == dtypes.INTEGRAL:
                 key.append(item._data)
             else:
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+                raise IndexError(INDEX_DTYPE_MESSAGE)
         elif isinstance(item, np.ndarray):  # torch reads it as a sequence: floats become int64, others fail
             dtype = numpy_dtype(item.dtype)
             if dtype.is_complex:
@@ -226,6 +229,10 @@ def checked_advanced_items(a: Tensor, items: tuple) -> tuple:
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
     items = tuple(_advanced_item(item) for item in items)
+    _check_selections(a, items, specified)
+    for item in items:  # the index tensors' dtypes, before their shapes
+        if isinstance(item, Tensor) and item._dtype.category > dtypes.INTEGRAL:
+            raise IndexError(INDEX_DTYPE_MESSAGE)
     _check_index_shapes(items)
     axis, advanced = 0, 0
     for item in items:
@@ -252,6 +259,21 @@ def checked_advanced_items(a: Tensor, items: tuple) -> tuple:
                 advanced += 1
             axis += _item_dims(item)
     return items
+
+
+def _check_selections(a: Tensor, items: tuple, specified: int) -> None:
+    """The bounds of the 0-dim integer tensors of an index, which PyTorch's applySlicing selects
+    with as it meets them, before it looks at the other index tensors."""
+    axis = 0
+    for item in items:
+        if item is Ellipsis:
+            axis += a.ndim - specified
+        elif item is not None:
+            if isinstance(item, Tensor) and item.ndim == 0 and item._dtype.category == dtypes.INTEGRAL:
+                index, size = int(item._data), a.shape[axis]
+                if not -size <= index < size:
+                    raise IndexError(f"index {index} is out of bounds for dimension {axis} with size {size}")
+            axis += _item_dims(item)
 
 
 def _in_bounds(item: Any, size: int) -> bool:
