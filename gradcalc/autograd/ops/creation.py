@@ -388,11 +388,11 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
     size = _arange_size(start, end, step, bounds, dtype)
     if not 0 <= size <= _INT64_MAX:
         raise RuntimeError("invalid size, possible overflow?")
-    if dtype is not dtypes.int64:
-        start, end, step = _arange_bounds(bounds, dtype)
     count = int(size)
     if count > 2 ** 63 - 1:  # a size of 2**63 passes the check as a double, and casts to int64's minimum
         raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {-2 ** 63}")
+    if dtype is not dtypes.int64:  # (read once the result is sized)
+        start, end, step = _arange_bounds(bounds, dtype)
     check_allocation((count,), dtype)
     if dtype.category >= dtypes.FLOATING:
         data = start + np.arange(count, dtype=np.float64) * step
