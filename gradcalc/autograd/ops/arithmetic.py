@@ -11,7 +11,7 @@ from .. import dtypes, kernels, mkl, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_number,
-                     conjugate, float_result, not_implemented_for, zeros_like)
+                     conjugate, float_result, kernel_scalar, not_implemented_for, zeros_like)
 from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record
 
 
@@ -191,11 +191,21 @@ def _check_alpha(operands: list, alpha: Any) -> None:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
 
 
+def _alpha_read(input: Any, other: Any, alpha: Any) -> Any:
+    """alpha as the kernel reads it in the result's type once the operands are broadcast: checked,
+    an unsigned type's negatives wrapped."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and input.shape != other.shape:
+        check_broadcast(input, other)
+    return kernel_scalar(alpha, dtypes.pair_result_type(input, other))
+
+
 @op()
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     check_number(other, "+")
     if type(alpha) is not int:  # any int is a valid alpha: no call for the common case
         _check_alpha([input, other], alpha)
+    if alpha != 1:
+        alpha = _alpha_read(input, other, alpha)
     return binary(ADD, input, other, alpha=alpha)
 
 
@@ -204,6 +214,8 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     check_number(other, "-")
     _check_sub_bool(input, other)
     _check_alpha([input, other], alpha)
+    if alpha != 1:
+        alpha = _alpha_read(input, other, alpha)
     return binary(SUB, input, other, alpha=alpha)
 
 

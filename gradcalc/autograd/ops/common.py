@@ -134,6 +134,29 @@ def fitted_scalar(value: Any, dtype: DType) -> Any:
     return value % (int(info.max) + 1) if isinstance(value, int) and value < 0 and info.min == 0 else value
 
 
+# the largest finite value of the floating types whose kernels check a scalar argument against it,
+# with the C++ type their message names (a double holds any Python float)
+_CHECKED_FLOATS = {dtypes.float32: ("float", _FLOAT32_MAX), dtypes.float16: ("c10::Half", 65504.0),
+                   dtypes.bfloat16: ("c10::BFloat16", (2 - 2 ** -7) * 2.0 ** 127)}
+
+
+def kernel_scalar(value: Any, dtype: DType) -> Any:
+    """A kernel's scalar argument (alpha, beta, a fill value, a slope) as it reads it in the
+    tensor's type, Scalar::to<scalar_t>(): checked, as c10's checked_convert (infinity passes)."""
+    checked = _CHECKED_FLOATS.get(dtype)
+    if checked is None:
+        return fitted_scalar(value, dtype)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > checked[1] and \
+            value not in (math.inf, -math.inf) and value == value:
+        raise RuntimeError(f"value cannot be converted to type {checked[0]} without overflow")
+    return value
+
+
+def opmath_scalar(value: Any, dtype: DType) -> Any:
+    """kernel_scalar for a kernel that computes the half precisions in float (at::opmath_type)."""
+    return kernel_scalar(value, dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype)
+
+
 # ------------------------------------------------------------------ memory
 
 _INT64_MAX = (1 << 63) - 1

@@ -11,7 +11,8 @@ from .. import dtypes, layout
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn, warn_once
-from .common import arrays, as_tensor, broadcast_shapes, check_not_unsigned, shape_text, zeros, zeros_like
+from .common import (arrays, as_tensor, broadcast_shapes, check_not_unsigned, kernel_scalar, opmath_scalar, shape_text,
+                     zeros, zeros_like)
 from .creation import data_array, infer_dtype
 from .parser import unpack_long
 from .tensor_numpy import numpy_dtype
@@ -490,7 +491,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if mask._dtype is not dtypes.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask._dtype._cpp_name}")
-    number = value._data if isinstance(value, Tensor) else value
+    number = value._data if isinstance(value, Tensor) else kernel_scalar(value, input._dtype)
     # contiguous whatever the input's layout: ATen fills a contiguous clone
     data = np.ascontiguousarray(np.where(mask._data, np.asarray(number).astype(input._dtype._numpy), input._data))
     if isinstance(value, Tensor):
@@ -508,6 +509,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None, self: Any = N
     if input is None and other is None:
         return tuple(Tensor._make(indices.astype(np.int64), dtypes.int64) for indices in np.nonzero(condition._data))
     dtype = dtypes.result_type([input, other])
+    for number in (input, other):  # a number is made a tensor of the result's type, checked
+        if not isinstance(number, Tensor):
+            opmath_scalar(number, dtype)
     a, b = as_tensor(input), as_tensor(other)
     broadcast_shapes(broadcast_shapes(tuple(condition.shape), tuple(a.shape)), tuple(b.shape))
     x, y = arrays((a, b), dtype)
