@@ -3,16 +3,33 @@
 stand-ins of such functions, whose own errors would name a Python signature."""
 from __future__ import annotations
 
+import operator
 from typing import Any, Optional
 
 
-def c_arguments(function: str, parameters: tuple, required: int, args: tuple, kwargs: dict,
+def unsigned_byte(value: Any) -> int:
+    """An argument of PyArg's `b` format (a flag of torch's C functions): an index from 0 to 255,
+    refused in CPython's words."""
+    number = operator.index(value)
+    if not -2 ** 63 <= number < 2 ** 63:
+        raise OverflowError("Python int too large to convert to C long")
+    if number < 0:
+        raise OverflowError("unsigned byte integer is less than minimum")
+    if number > 255:
+        raise OverflowError("unsigned byte integer is greater than maximum")
+    return number
+
+
+def c_arguments(function: Optional[str], parameters: tuple, required: int, args: tuple, kwargs: dict,
                 converters: Optional[dict] = None, clinic: bool = False) -> dict:
-    """{name: value} of the arguments given to `function` (as its messages name it: "pow()"),
-    whose parameters are `parameters` in order, the first `required` of them required. A parameter
+    """{name: value} of the arguments given to `function` (as its messages name it: "pow()"; None
+    for a format without a name, which the messages call "function" or "this function"), whose
+    parameters are `parameters` in order, the first `required` of them required. A parameter
     of `converters` takes the value its converter returns, in the parameters' order: each as it is
     bound, before the keywords left over are refused (PyArg_ParseTupleAndKeywords), or after all are
     bound and checked (`clinic`: Argument Clinic's parsing)."""
+    keywords_of = function or "this function"
+    function = function or "function"
     converters = converters or {}
     converting = {} if clinic else converters
     given = len(args) + len(kwargs)
@@ -29,11 +46,11 @@ def c_arguments(function: str, parameters: tuple, required: int, args: tuple, kw
             raise TypeError(f"{function} missing required argument '{name}' (pos {position})")
         if name in bound_values and name in converting:
             bound_values[name] = converting[name](bound_values[name])
+    for position, name in enumerate(parameters[:len(args)], 1):  # all given twice before any unknown
+        if name in kwargs:
+            raise TypeError(f"argument for {function} given by name ('{name}') and position ({position})")
     for key in kwargs:
-        if key in parameters:
-            raise TypeError(f"argument for {function} given by name ('{key}') and position "
-                            f"({parameters.index(key) + 1})")
-        raise TypeError(f"'{key}' is an invalid keyword argument for {function}")
+        raise TypeError(f"'{key}' is an invalid keyword argument for {keywords_of}")
     if clinic:
         for name in parameters:
             if name in bound_values and name in converters:

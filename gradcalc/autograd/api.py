@@ -1,7 +1,6 @@
 """torch.autograd.backward and torch.autograd.grad: argument checks, then the engine."""
 from __future__ import annotations
 
-import operator
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -9,6 +8,7 @@ import numpy as np
 from . import meta
 from .engine import run_backward
 from .graph import GradientEdge
+from ..c_arguments import unsigned_byte
 from ..display.names import type_name
 from ..warnings import warn_once
 from .tensor import Tensor
@@ -92,14 +92,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Optional[bool
 
 def _engine_flag(value: Any) -> bool:
     """A flag of the engine's call, read as its PyArg_ParseTuple reads one ('b': an unsigned byte)."""
-    number = operator.index(value)
-    if not -2 ** 63 <= number < 2 ** 63:
-        raise OverflowError("Python int too large to convert to C long")
-    if number < 0:
-        raise OverflowError("unsigned byte integer is less than minimum")
-    if number > 255:
-        raise OverflowError("unsigned byte integer is greater than maximum")
-    return bool(number)
+    return bool(unsigned_byte(value))
 
 
 def _check_inputs(inputs: tuple) -> None:

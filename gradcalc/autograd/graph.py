@@ -117,8 +117,9 @@ class save_on_cpu(saved_tensors_hooks):
 @contextlib.contextmanager
 def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
     """Saved tensor hooks raise `error_message` within the context (registering them, or saving while some are on)."""
-    previous = saved_variable.disable_hooks(error_message)
+    previous = saved_variable.disabled_message
     try:
+        saved_variable.disable_hooks(error_message)
         yield
     finally:
         saved_variable.disable_hooks(previous)

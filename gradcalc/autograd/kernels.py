@@ -430,7 +430,10 @@ def addcdiv(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: float = 1) -> 
 
 
 def lerp(start: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
-    """start.lerp(end, weight) for a number weight: from the nearer end, as one fused multiply-add."""
+    """start.lerp(end, weight) for a number weight: from the nearer end, as one fused multiply-add
+    (half precision computed in float, as ATen's opmath type, and rounded once)."""
+    if start.dtype == np.float16:
+        return lerp(start.astype(np.float32), end.astype(np.float32), weight).astype(np.float16)
     weight = np.asarray(weight, dtype=start.dtype)
     if abs(weight) < 0.5:
         return _fused(np.broadcast_to(weight, start.shape), end - start, start)

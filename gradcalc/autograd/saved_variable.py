@@ -25,11 +25,13 @@ def check_hooks_enabled() -> None:
         raise RuntimeError(disabled_message)
 
 
-def disable_hooks(message: Optional[str]) -> Optional[str]:
-    """Make saved tensor hooks raise `message` (None: allow them again); gives the previous message."""
+def disable_hooks(message: Optional[str]) -> None:
+    """Make saved tensor hooks raise `message` (None: allow them again). As torch's
+    SavedTensorDefaultHooks::disable, a message set while default hooks are on is raised at once."""
     global disabled_message
-    previous, disabled_message = disabled_message, message
-    return previous
+    disabled_message = message
+    if message is not None and default_hooks:
+        raise RuntimeError(message)
 
 
 class SavedTensor:

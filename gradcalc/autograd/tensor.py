@@ -15,6 +15,7 @@ from . import dtypes, grad_mode
 from .dtypes import DType, bfloat16 as BFLOAT16
 from .engine import AccumulateGrad, Node, PostAccumulateGradHook, RemovableHandle, remove_hook
 from .grad_mode import FORWARD_LEVELS as LEVELS
+from .sequence_slots import index_as_mapping_only
 from ..display.names import torch_class, type_name
 from ..warnings import warn, warn_once
 
@@ -201,6 +202,11 @@ class Tensor:
     __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_node", "_output_nr", "_grad",
                  "_retains_grad", "_base", "_view_kind", "_view_version", "_is_inference", "_hooks",
                  "_accumulator", "_fw", "_wrapped", "__weakref__", "__dict__")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__getitem__" in Tensor.__dict__:  # the op tables are installed (ops/__init__.py)
+            index_as_mapping_only(cls, Tensor)  # a subclass is no sequence either (numpy asks)
 
     @classmethod
     def _make(cls, data: np.ndarray, dtype: DType, *, base: Optional["Tensor"] = None,

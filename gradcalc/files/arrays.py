@@ -166,8 +166,13 @@ def fromfile(*args: Any, **kwargs: Any) -> np.ndarray:
 _MEMMAP_MODES = {"readonly": "r", "copyonwrite": "c", "readwrite": "r+", "write": "w+"}
 
 
-def memmap(filename: Any, dtype: Any = np.uint8, mode: str = "r+", offset: int = 0, shape: Any = None,
-           order: str = "C") -> np.memmap:
+def memmap(*args: Any, **kwargs: Any) -> np.memmap:
+    """numpy's memmap, a class: its arguments are bound as its `__new__`'s, with their errors."""
+    return _memmap_new(np.memmap, *args, **kwargs)
+
+
+def _memmap_new(subtype: type, filename: Any, dtype: Any = np.uint8, mode: str = "r+", offset: int = 0,
+                shape: Any = None, order: str = "C") -> np.memmap:
     """numpy's memmap, step by step as numpy's code takes them (so its errors come in its order and
     words), the mapping a copy of the file's bytes, checked as mmap checks it."""
     mode = _MEMMAP_MODES.get(mode, mode)
@@ -204,13 +209,16 @@ def memmap(filename: Any, dtype: Any = np.uint8, mode: str = "r+", offset: int =
         start -= mmap.ALLOCATIONGRANULARITY
     length = _mapped_length(len(data), length, start)
     mapping = bytearray(data[start:start + length])
-    mapped = np.ndarray.__new__(np.memmap, shape, dtype=dtype, buffer=mapping, offset=offset - start, order=order)
+    mapped = np.ndarray.__new__(subtype, shape, dtype=dtype, buffer=mapping, offset=offset - start, order=order)
     mapped.filename = _mapped_name(filename)
     mapped.offset, mapped.mode = offset, mode
     mapped._mmap = mapping  # numpy's mark of a mapped array, which its slices keep (they stay memmaps)
     if mode == "r":
         mapped.flags.writeable = False
     return mapped
+
+
+_memmap_new.__qualname__ = "memmap.__new__"  # as Python's messages name what a call binds to
 
 
 def _mapped_name(file: Any) -> Any:

@@ -362,6 +362,7 @@ _gradcalc("gradcalc.autograd.ops.info", "iinfo", public=True)
 _gradcalc("gradcalc.autograd.ops.info", "Layout")
 _gradcalc("gradcalc.autograd.ops.info", "MemoryFormat")
 _gradcalc("gradcalc.autograd.ops.legacy", "TensorType", kind=CLASS)  # torch.FloatTensor and its kin
+_gradcalc("gradcalc.autograd.ops.legacy", "VariableMeta", kind=CLASS)  # Variable's class
 _gradcalc("gradcalc.autograd.ops.legacy", "LEGACY_TYPES", read={"dtype"})  # what those classes show
 _gradcalc("gradcalc.autograd.ops.legacy", "UntypedStorage", public=True)
 _gradcalc("gradcalc.autograd.ops.legacy", "TypedStorage", public=True)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..autograd import dtypes, grad_mode, kernels, mkl
 from ..autograd.tensor import RemovableHandle, Tensor
-from ..autograd.ops.common import check_scalar_fits
+from ..autograd.ops.common import kernel_scalar
 from ..nn.modules import typename
 from ..warnings import warn
 
@@ -41,7 +41,7 @@ def _scalar(value: Any, dtype: dtypes.DType) -> Any:
     words, a number past the dtype's range in the conversion's."""
     if type(value) is int:
         dtypes.unpack_scalar_int(value)
-    check_scalar_fits(value, dtype)
+    kernel_scalar(value, dtype)
     return value
 
 

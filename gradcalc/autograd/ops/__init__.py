@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import anomaly_mode, api, dtypes, engine, grad_mode, random
 from ..tensor import Device, Size, Tensor
+from ..sequence_slots import index_tree_as_mapping_only
 from ...display import tensor_repr
 from . import (activation, arithmetic, arrangement, calculus, common, comparison, conversion, convolution, copies,
                creation, ctc, decompositions, determinants, distance, elementwise, embedding, factories, generate,
@@ -46,6 +47,7 @@ tensor_numpy.install(Tensor)
 info.install(Tensor)
 settings.install(Tensor)
 Tensor.__new__ = legacy.tensor_new  # torch.Tensor([1, 2]): the legacy constructor
+index_tree_as_mapping_only(Tensor)  # after the last special method set on Tensor
 
 __all__ = ["torch_namespaces", "ReturnTypes", "BuiltinFunction", "activation", "arithmetic", "common", "comparison",
            "conversion", "creation", "indexing", "inplace", "joining", "linalg", "loss", "pointwise", "reduction",

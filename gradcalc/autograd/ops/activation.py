@@ -13,7 +13,7 @@ from .. import cpu, dtypes, kernels, onednn, random, simd
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
-from .common import fitted_scalar, not_implemented_for, zeros_like
+from .common import fitted_scalar, kernel_scalar, not_implemented_for, opmath_scalar, zeros_like
 from .indexing import where
 from . import joining
 from .generate import make_inplace
@@ -226,6 +226,7 @@ def leaky_relu_in_place_result(input: Tensor, negative_slope: Any) -> Tensor:
 def _leaky_relu_data(x: np.ndarray, negative_slope: Any) -> np.ndarray:
     # half precision is computed in float32, as PyTorch's CPU kernel does, then rounded once
     compute = np.float32 if x.dtype == np.float16 else x.dtype
+    kernel_scalar(negative_slope, dtypes.from_numpy(compute))
     return np.where(x > 0, x, x.astype(compute) * np.asarray(negative_slope, dtype=compute)).astype(x.dtype)
 
 
@@ -322,6 +323,8 @@ def elu_values(input: Tensor, alpha: Any, scale: Any = 1, input_scale: Any = 1) 
     # PyTorch's kernels: expm1(x * input_scale) * (alpha * scale) below 0, x * scale from 0 on
     # (so -0.0 stays -0.0)
     _check_floating(input, "elu_cpu")
+    for scalar in (alpha, scale, input_scale):
+        opmath_scalar(scalar, input._dtype)
     x = input._data
     kind = x.dtype.type
     negative = simd.libm(np.expm1, x * kind(input_scale)) * (kind(alpha) * kind(scale))
@@ -505,6 +508,7 @@ def softshrink(input: Tensor, lambd: Any = 0.5) -> Tensor:
 
 
 def _threshold_values(input: Tensor, threshold: Any, value: Any) -> np.ndarray:
+    opmath_scalar(threshold, input._dtype), opmath_scalar(value, input._dtype)
     x = input._data
     return np.where(x <= threshold, np.asarray(value).astype(x.dtype), x)
 

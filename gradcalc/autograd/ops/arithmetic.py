@@ -11,8 +11,7 @@ from .. import dtypes, kernels, mkl, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_number,
-                     check_scalar_fits,
-                     conjugate, float_result, not_implemented_for, zeros_like)
+                     conjugate, float_result, kernel_scalar, not_implemented_for, zeros_like)
 from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record
 
 
@@ -188,7 +187,9 @@ def _check_sub_bool(a: Any, b: Any) -> None:
 
 
 def _check_alpha(operands: list, alpha: Any) -> None:
-    """PyTorch's alpha_check, then alpha converted to the result's dtype (Scalar::to, checked)."""
+    """PyTorch's alpha_check: an alpha the result's dtype can hold."""
+    if type(alpha) is int:
+        return
     dtype = dtypes.result_type(operands)
     if isinstance(alpha, bool) and dtype is not dtypes.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
@@ -196,14 +197,23 @@ def _check_alpha(operands: list, alpha: Any) -> None:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if isinstance(alpha, complex) and not dtype.is_complex:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
-    check_scalar_fits(alpha, dtype)
+
+
+def _alpha_read(input: Any, other: Any, alpha: Any) -> Any:
+    """alpha as the kernel reads it in the result's type once the operands are broadcast: checked,
+    an unsigned type's negatives wrapped."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and input.shape != other.shape:
+        check_broadcast(input, other)
+    return kernel_scalar(alpha, dtypes.pair_result_type(input, other))
 
 
 @op()
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     check_number(other, "+")
-    if type(alpha) is not int or not -128 <= alpha <= 127:  # fits any dtype: no call for the common case
+    if type(alpha) is not int:  # any int is a valid alpha: no call for the common case
         _check_alpha([input, other], alpha)
+    if alpha != 1:
+        alpha = _alpha_read(input, other, alpha)
     return binary(ADD, input, other, alpha=alpha)
 
 
@@ -212,6 +222,8 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     check_number(other, "-")
     _check_sub_bool(input, other)
     _check_alpha([input, other], alpha)
+    if alpha != 1:
+        alpha = _alpha_read(input, other, alpha)
     return binary(SUB, input, other, alpha=alpha)
 
 

@@ -388,6 +388,8 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     length = input.shape[d] if input.ndim else 1
     if size > length:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     x = input._data if input.ndim else input._data.reshape(1)

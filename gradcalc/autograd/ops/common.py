@@ -113,24 +113,16 @@ def check_real_scalar(value: Any, dtype: DType) -> None:
 SCALAR_C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
 
 
-# the C++ names and largest values of the floating types a checked Scalar conversion can overflow
-_FLOAT_LIMITS = {"float32": ("float", float(np.finfo(np.float32).max)), "float16": ("c10::Half", 65504.0),
-                 "bfloat16": ("c10::BFloat16", 3.3895313892515355e38)}
-
-
-def _check_float_fits(value: Any, c_type: str, largest: float) -> None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > largest:
-        if not (isinstance(value, float) and not math.isfinite(value)):  # infinity and NaN convert
-            raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def fitted_scalar(value: Any, dtype: DType) -> Any:
     """Scalar::to<T>() filling an integer tensor: a number past the type's range is refused; an int
     below an unsigned type's zero wraps, as two's complement, down to minus its max. A float32
-    tensor refuses a finite number past float's range (the half precisions, filled through float,
-    take infinity)."""
-    if dtype is dtypes.float32:
-        _check_float_fits(value, *_FLOAT_LIMITS["float32"])
+    tensor refuses a finite number past float's range (the half precisions take infinity)."""
+    if dtype is dtypes.float32 and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if abs(value) > _FLOAT32_MAX and value not in (math.inf, -math.inf) and value == value:
+            raise RuntimeError("value cannot be converted to type float without overflow")
         return value
     name = SCALAR_C_TYPES.get(dtype.name)
     if name is None or isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -142,14 +134,27 @@ def fitted_scalar(value: Any, dtype: DType) -> Any:
     return value % (int(info.max) + 1) if isinstance(value, int) and value < 0 and info.min == 0 else value
 
 
-def check_scalar_fits(value: Any, dtype: DType) -> None:
-    """Scalar::to<T>() of a kernel's scalar in the tensor's own type (add's alpha, addcmul's value):
-    a number past the type's range is refused, float16's and bfloat16's included."""
-    limit = _FLOAT_LIMITS.get(dtype.name)
-    if limit is not None:
-        _check_float_fits(value, *limit)
-    else:
-        fitted_scalar(value, dtype)
+# the largest finite value of the floating types whose kernels check a scalar argument against it,
+# with the C++ type their message names (a double holds any Python float)
+_CHECKED_FLOATS = {dtypes.float32: ("float", _FLOAT32_MAX), dtypes.float16: ("c10::Half", 65504.0),
+                   dtypes.bfloat16: ("c10::BFloat16", (2 - 2 ** -7) * 2.0 ** 127)}
+
+
+def kernel_scalar(value: Any, dtype: DType) -> Any:
+    """A kernel's scalar argument (alpha, beta, a fill value, a slope) as it reads it in the
+    tensor's type, Scalar::to<scalar_t>(): checked, as c10's checked_convert (infinity passes)."""
+    checked = _CHECKED_FLOATS.get(dtype)
+    if checked is None:
+        return fitted_scalar(value, dtype)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > checked[1] and \
+            value not in (math.inf, -math.inf) and value == value:
+        raise RuntimeError(f"value cannot be converted to type {checked[0]} without overflow")
+    return value
+
+
+def opmath_scalar(value: Any, dtype: DType) -> Any:
+    """kernel_scalar for a kernel that computes the half precisions in float (at::opmath_type)."""
+    return kernel_scalar(value, dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype)
 
 
 # ------------------------------------------------------------------ memory

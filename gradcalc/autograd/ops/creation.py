@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import math
+import operator
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -108,8 +109,8 @@ def _element(value: Any, dtype: DType) -> Any:
         if dtype.category <= dtypes.INTEGRAL:
             return value.__index__()
         return complex(value) if dtype.is_complex else float(value)
-    if isinstance(value, np.generic):
-        return value.item()
+    if isinstance(value, np.generic) and not isinstance(value, (float, complex)):
+        return _numpy_scalar(value, dtype)  # (numpy's float64 and complex128 are Python's types)
     if isinstance(value, (bool, int, float, complex)):
         # unpacked as the dtype's C type: an int64 (or a bool), a double or a complex double
         if type(value) is int:
@@ -126,6 +127,21 @@ def _element(value: Any, dtype: DType) -> Any:
     if dtype.category <= dtypes.INTEGRAL:
         raise TypeError(f"'{type_name(value)}' object cannot be interpreted as an integer")
     raise TypeError(f"must be real number, not {type_name(value)}")
+
+
+def _numpy_scalar(value: np.generic, dtype: DType) -> Any:
+    """A numpy scalar as torch's store_scalar reads one, in numpy's words where it refuses: through
+    __index__ for an integral or bool tensor (a bool tensor takes numpy's bool too), __float__ for a
+    floating one, __complex__ (else __float__) for a complex one."""
+    if dtype.category == dtypes.BOOL and isinstance(value, np.bool_):
+        return bool(value)
+    if dtype.category <= dtypes.INTEGRAL:
+        return operator.index(value)
+    if isinstance(value, np.flexible):  # strings and records: no number at all
+        raise TypeError(f"must be real number, not {type_name(value)}")
+    if dtype.is_complex:
+        return complex(value) if isinstance(value, np.complexfloating) else complex(float(value))
+    return float(value)
 
 
 def data_array(data: Any, dtype: Optional[DType]) -> tuple:
@@ -372,11 +388,11 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
     size = _arange_size(start, end, step, bounds, dtype)
     if not 0 <= size <= _INT64_MAX:
         raise RuntimeError("invalid size, possible overflow?")
-    if dtype is not dtypes.int64:
-        start, end, step = _arange_bounds(bounds, dtype)
     count = int(size)
     if count > 2 ** 63 - 1:  # a size of 2**63 passes the check as a double, and casts to int64's minimum
         raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {-2 ** 63}")
+    if dtype is not dtypes.int64:  # (read once the result is sized)
+        start, end, step = _arange_bounds(bounds, dtype)
     check_allocation((count,), dtype)
     if dtype.category >= dtypes.FLOATING:
         data = start + np.arange(count, dtype=np.float64) * step

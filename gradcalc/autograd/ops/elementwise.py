@@ -11,8 +11,8 @@ import numpy as np
 from .. import dtypes, kernels, simd, special_functions as special
 from ..tensor import Tensor
 from .arithmetic import binary, unary_float
-from .common import (ReturnTypes, arrays, as_tensor, check_broadcast, check_not_unsigned, check_scalar_fits,
-                     float_result, is_conj, not_implemented_for, zeros_like)
+from .common import (ReturnTypes, arrays, as_tensor, check_broadcast, check_not_unsigned, float_result, is_conj,
+                     not_implemented_for, opmath_scalar, zeros_like)
 from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record
 
 
@@ -375,7 +375,7 @@ def _addc(node_def: NodeDef, input: Tensor, tensor1: Tensor, tensor2: Tensor, va
                            "for all dtypes.")
     for t in (tensor1, tensor2):
         check_broadcast(input, t)
-    check_scalar_fits(value, dtype)
+    opmath_scalar(value, dtype)
     x, t1, t2 = arrays((input, tensor1, tensor2), dtype)
     function = kernels.addcdiv if divide else kernels.addcmul
     data = function(*np.broadcast_arrays(x, t1, t2), value)

@@ -11,7 +11,8 @@ from .. import dtypes, layout
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn, warn_once
-from .common import arrays, as_tensor, broadcast_shapes, check_not_unsigned, shape_text, zeros, zeros_like
+from .common import (arrays, as_tensor, broadcast_shapes, check_not_unsigned, kernel_scalar, opmath_scalar, shape_text,
+                     zeros, zeros_like)
 from .creation import data_array, infer_dtype
 from .parser import unpack_long
 from .tensor_numpy import numpy_dtype
@@ -164,6 +165,9 @@ def _clipped_slice_bound(value: Optional[int]) -> Optional[int]:
     return value
 
 
+INDEX_DTYPE_MESSAGE = "tensors used as indices must be long, int, byte or bool tensors"
+
+
 def _any_advanced(items: tuple) -> bool:
     for item in items:
         if isinstance(item, (list, np.ndarray, bool)) or (
@@ -185,7 +189,7 @@ def numpy_index(items: tuple) -> tuple:
             elif item._dtype.category == dtypes.INTEGRAL:
                 key.append(item._data)
             else:
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+                raise IndexError(INDEX_DTYPE_MESSAGE)
         elif isinstance(item, np.ndarray):  # torch reads it as a sequence: floats become int64, others fail
             dtype = numpy_dtype(item.dtype)
             if dtype.is_complex:
@@ -226,6 +230,10 @@ def checked_advanced_items(a: Tensor, items: tuple) -> tuple:
     if specified > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
     items = tuple(_advanced_item(item) for item in items)
+    _check_selections(a, items, specified)
+    for item in items:  # the index tensors' dtypes, before their shapes
+        if isinstance(item, Tensor) and item._dtype.category > dtypes.INTEGRAL:
+            raise IndexError(INDEX_DTYPE_MESSAGE)
     _check_index_shapes(items)
     axis, advanced = 0, 0
     for item in items:
@@ -252,6 +260,21 @@ def checked_advanced_items(a: Tensor, items: tuple) -> tuple:
                 advanced += 1
             axis += _item_dims(item)
     return items
+
+
+def _check_selections(a: Tensor, items: tuple, specified: int) -> None:
+    """The bounds of the 0-dim integer tensors of an index, which PyTorch's applySlicing selects
+    with as it meets them, before it looks at the other index tensors."""
+    axis = 0
+    for item in items:
+        if item is Ellipsis:
+            axis += a.ndim - specified
+        elif item is not None:
+            if isinstance(item, Tensor) and item.ndim == 0 and item._dtype.category == dtypes.INTEGRAL:
+                index, size = int(item._data), a.shape[axis]
+                if not -size <= index < size:
+                    raise IndexError(f"index {index} is out of bounds for dimension {axis} with size {size}")
+            axis += _item_dims(item)
 
 
 def _in_bounds(item: Any, size: int) -> bool:
@@ -468,7 +491,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if mask._dtype is not dtypes.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask._dtype._cpp_name}")
-    number = value._data if isinstance(value, Tensor) else value
+    number = value._data if isinstance(value, Tensor) else kernel_scalar(value, input._dtype)
     # contiguous whatever the input's layout: ATen fills a contiguous clone
     data = np.ascontiguousarray(np.where(mask._data, np.asarray(number).astype(input._dtype._numpy), input._data))
     if isinstance(value, Tensor):
@@ -486,6 +509,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None, self: Any = N
     if input is None and other is None:
         return tuple(Tensor._make(indices.astype(np.int64), dtypes.int64) for indices in np.nonzero(condition._data))
     dtype = dtypes.result_type([input, other])
+    for number in (input, other):  # a number is made a tensor of the result's type, checked
+        if not isinstance(number, Tensor):
+            opmath_scalar(number, dtype)
     a, b = as_tensor(input), as_tensor(other)
     broadcast_shapes(broadcast_shapes(tuple(condition.shape), tuple(a.shape)), tuple(b.shape))
     x, y = arrays((a, b), dtype)

@@ -8,7 +8,9 @@ import numpy as np
 
 from .. import dtypes
 from ..dtypes import DType
-from ..tensor import Size, Tensor, check_device
+from ..function import BackwardCFunction, Function
+from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Size, Tensor, check_device
+from ...c_arguments import c_arguments, unsigned_byte
 from ...display.names import torch_class, type_name
 from ...warnings import warn, warn_once
 from .creation import data_array, filled
@@ -98,17 +100,57 @@ LEGACY_TYPES = {dtype.tensor_type: TensorType(dtype.tensor_type, (), {"dtype": d
                 if not dtype.tensor_type.startswith("Complex") and dtype not in dtypes.BAREBONES_UNSIGNED}
 
 
-@torch_class("torch.autograd.variable.Variable")
-class Variable:
-    """torch.autograd.Variable, kept by PyTorch for old code: calling it gives a tensor on the
-    data's storage, detached from any graph, a leaf of its own."""
+def _optional_name(value: Any) -> Any:
+    """PyArg's `z` format (the fifth parameter): a str without NUL characters, or None."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"argument 5 must be str or None, not {type_name(value)}")
+    if value is not None and "\0" in value:
+        raise ValueError("embedded null character")
+    return value
 
-    def __new__(cls, data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
-        if not isinstance(data, Tensor):
-            raise TypeError("Variable data has to be a tensor, but got " + type(data).__name__)
+
+# torch's legacy Variable constructor (python_legacy_variable.cpp) parses with format "|ObbOz"
+_VARIABLE_PARAMETERS = ("data", "requires_grad", "volatile", "_grad_fn", "name")
+_VARIABLE_CONVERTERS = {"requires_grad": unsigned_byte, "volatile": unsigned_byte, "name": _optional_name}
+GRAD_FN_ARGUMENT_MESSAGE = ("_grad_fn argument to legacy Variable constructor is no longer supported.  Instead, please "
+                            "invoke your _grad_fn to produce a variable with it as the _grad_fn.")
+
+
+@torch_class("torch.autograd.variable.VariableMeta")
+class VariableMeta(type):
+    """Variable's class: every tensor is an instance of Variable."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        return isinstance(instance, Tensor)
+
+
+@torch_class("torch.autograd.variable.Variable")
+class Variable(metaclass=VariableMeta):
+    """torch.autograd.Variable, kept by PyTorch for old code: calling it gives a tensor on the
+    data's storage, detached from any graph, a leaf of its own (an empty one without data)."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        bound = c_arguments(None, _VARIABLE_PARAMETERS, 0, args, kwargs, _VARIABLE_CONVERTERS)
+        data, requires_grad = bound.get("data"), bound.get("requires_grad", 0)
+        volatile, grad_fn = bound.get("volatile", 0), bound.get("_grad_fn")
         if volatile:
             warn("UserWarning", "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.")
-        return data.detach().requires_grad_(requires_grad)
+            if requires_grad:
+                raise ValueError("Variable can't be volatile and require_grad at the same time!")
+        if grad_fn is not None and not isinstance(grad_fn, (Function, BackwardCFunction)):
+            raise TypeError(f"_grad_fn has to be a Function object or None, but got {type_name(grad_fn)}")
+        if data is None:
+            default = dtypes.get_default_dtype()
+            data = Tensor._make(np.empty((0,), dtype=default._numpy), default)
+        elif not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type_name(data)}")
+        if grad_fn is not None:
+            raise RuntimeError(GRAD_FN_ARGUMENT_MESSAGE)
+        variable = data.detach()
+        if requires_grad and variable._dtype.category < dtypes.FLOATING:
+            raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)  # the C setter's words, not requires_grad_'s
+        variable._requires_grad = bool(requires_grad)
+        return variable
 
 
 @torch_class("torch.storage.UntypedStorage")

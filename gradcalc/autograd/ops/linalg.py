@@ -6,7 +6,7 @@ import numpy as np
 from .. import autocast, dtypes, kernels, meta, mkl
 from ..dtypes import DType
 from ..tensor import Tensor
-from .common import broadcast_shapes, check_has_kernel
+from .common import broadcast_shapes, check_has_kernel, opmath_scalar
 from .registry import node, op, record, recording_not_needed
 from .shape import squeeze, squeeze_inplace, unsafe_view, unsqueeze
 
@@ -225,6 +225,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha:
     if a.shape[1] != b.shape[0]:
         raise _inner_sizes_differ(a, b, input)
     dtype = a._dtype
+    beta, alpha = opmath_scalar(beta, dtype), opmath_scalar(alpha, dtype)
     data = _mkl_addmm(input._data, a._data, b._data, alpha, beta)
     if data is not None:
         return record(ADDMM, (input, a, b), data, dtype, beta=beta, alpha=alpha, **_sizes_and_strides("mat1", a),

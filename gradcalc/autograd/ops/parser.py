@@ -208,8 +208,14 @@ class Param:
             return unpack_long(operator.index(obj))
         if kind in (INT_LIST, SYM_INT_LIST):
             if not isinstance(obj, (tuple, list)):
-                return (unpack_long(operator.index(obj)),) * self.size
-            return tuple(self._list_item(item, index, signature_name) for index, item in enumerate(obj))
+                values = (unpack_long(operator.index(obj)),) * self.size
+            else:
+                values = tuple(self._list_item(item, index, signature_name) for index, item in enumerate(obj))
+            if kind == SYM_INT_LIST and signature_name in _SIZES_MADE_CONCRETE_AT and values and \
+                    min(values) < _LEAST_PLAIN_SYM_INT:
+                raise RuntimeError(f"{_ATEN_BUILD}/{_SIZES_MADE_CONCRETE_AT[signature_name]}: SymIntArrayRef "
+                                   "expected to contain only concrete integers")
+            return values
         if kind == SCALARTYPE and not isinstance(obj, DType):
             return dtypes.by_name(_PYTHON_SCALAR_TYPES[obj])
         if kind in (STRING, DEVICE) and isinstance(obj, bytes):  # as the std::string PyTorch reads them into
@@ -402,6 +408,26 @@ def _varargs_fit(args: tuple) -> bool:
 
 
 _MISSING = object()
+
+# A SymInt holds an int from -2**62 up as a plain number, a smaller one as a symbolic value; the
+# kernels of these functions read their size list as plain ints, and refuse a symbolic one in the
+# words of the generated file that calls them (a function of the same kernel shares its place)
+_LEAST_PLAIN_SYM_INT = -2 ** 62
+_ATEN_BUILD = "/__w/pytorch/pytorch/build/aten/src/ATen"
+_EMPTY_AT, _VIEW_AT, _EXPAND_AT, _REPEAT_AT = ("RegisterCPU_1.cpp:2398", "RegisterCPU_3.cpp:5710",
+                                               "RegisterCompositeExplicitAutograd_0.cpp:4963",
+                                               "RegisterCompositeExplicitAutograd_0.cpp:9752")
+_SIZES_MADE_CONCRETE_AT = {
+    "ones": "RegisterCompositeExplicitAutograd_0.cpp:8236", "randn": "RegisterCompositeExplicitAutograd_0.cpp:9454",
+    "rand": "RegisterCompositeExplicitAutograd_0.cpp:8781", "full": "RegisterCompositeExplicitAutograd_0.cpp:5179",
+    "randint": "RegisterCompositeExplicitAutograd_0.cpp:8948", "empty_strided": "RegisterCPU_2.cpp:2356",
+    "new_ones": "RegisterCompositeExplicitAutograd_0.cpp:4653",
+    "new_zeros": "RegisterCompositeExplicitAutograd_0.cpp:4600",
+    "new_full": "RegisterCompositeExplicitAutograd_0.cpp:4547", "resize_": "RegisterCPU_3.cpp:2677",
+    "as_strided": "RegisterCPU_0.cpp:1754", "normal": "RegisterCompositeExplicitAutograd_0.cpp:16347",
+    "roll": "RegisterCPU_3.cpp:4890", "empty": _EMPTY_AT, "new_empty": _EMPTY_AT, "new": _EMPTY_AT, "view": _VIEW_AT,
+    "reshape": _VIEW_AT, "expand": _EXPAND_AT, "broadcast_to": _EXPAND_AT, "repeat": _REPEAT_AT, "tile": _REPEAT_AT,
+}
 
 
 # the parameter kinds whose check of a tensor looks at its values (a 0-dim tensor is a Scalar)

@@ -11,7 +11,7 @@ from ..dtypes import DType
 from ..tensor import Tensor
 from .arithmetic import pow as power, unary, unary_float
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_real_scalar,
-                     fitted_scalar, float_result, is_conj, not_implemented_for, zeros_like)
+                     fitted_scalar, float_result, is_conj, not_implemented_for, opmath_scalar, zeros_like)
 from .generate import make_inplace
 from .indexing import where
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
@@ -396,6 +396,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
         raise not_implemented_for("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", dtype)
     start, stop = np.broadcast_arrays(a._data, end._data)
     if not tensor_weight:
+        opmath_scalar(weight, dtype)
         return record(LERP, (a, end), kernels.lerp(start, stop, weight), dtype, weight=weight)
     check_broadcast(a, weight)
     start, stop, w = np.broadcast_arrays(start.astype(dtype._numpy), stop.astype(dtype._numpy),

@@ -11,7 +11,7 @@ from .. import autocast, dtypes, kernels, mkl, simd
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn_once
-from .common import broadcast_shapes, check_has_kernel, normalize_dims, shape_text
+from .common import broadcast_shapes, check_has_kernel, kernel_scalar, normalize_dims, opmath_scalar, shape_text
 from .decompositions import check_floating
 from .generate import make_inplace
 from .joining import cat
@@ -76,6 +76,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {input._dtype._scalar_name}, "
                            f"{mat._dtype._scalar_name}, and {vec._dtype._scalar_name}")
     dtype = mat._dtype
+    beta, alpha = opmath_scalar(beta, dtype), opmath_scalar(alpha, dtype)
     data = _mkl_scaled(mkl.gemv, input._data, mat._data, vec._data, alpha, beta, (mat.shape[0],))
     if data is not None:  # ATen copies the input into the result, which ?gemv_ scales by beta and adds to
         return record(ADDMV, (input, mat, vec), data, dtype, beta=beta, alpha=alpha)
@@ -134,7 +135,13 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D" if vec1.ndim != 1 else
                            f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
     dtype = dtypes.result_type([input, vec1, vec2])
+    for name, scalar in (("beta", beta), ("alpha", alpha)):  # addr's own check of its scalars
+        if isinstance(scalar, bool) and dtype is not dtypes.bool_:
+            raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+        if dtype.category <= dtypes.INTEGRAL and not isinstance(scalar, int):
+            raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
     expanded_shape(input, (vec1.shape[0], vec2.shape[0]))  # input is expanded to the product's shape, not broadcast
+    beta, alpha = kernel_scalar(beta, dtype), kernel_scalar(alpha, dtype)
     data = _addr_kernel(input._data, vec1._data, vec2._data, alpha, beta)
     if data is None:
         product = np.multiply.outer(vec1._data, vec2._data)
@@ -163,6 +170,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     dtype = batch1._dtype
     shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
     broadcast_shapes(tuple(input.shape), shape)
+    beta, alpha = opmath_scalar(beta, dtype), opmath_scalar(alpha, dtype)
     if batch1.shape[1] * batch1.shape[2] * batch2.shape[2] >= SMALL_BATCHED_PRODUCT:
         data = _mkl_scaled(mkl.bmm, input._data, batch1._data, batch2._data, alpha, beta, shape)
         if data is not None:  # as bmm, the input copied into the result first
@@ -199,6 +207,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     dtype = batch1._dtype
     shape = (batch1.shape[1], batch2.shape[2])
     broadcast_shapes(tuple(input.shape), shape)
+    beta, alpha = opmath_scalar(beta, dtype), opmath_scalar(alpha, dtype)
     data = _addbmm_through_mkl(input._data, batch1._data, batch2._data, alpha, beta, shape)
     if data is None:
         data = (batch1._data @ batch2._data).sum(axis=0) * _fused(alpha, dtype)

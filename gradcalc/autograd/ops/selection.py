@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
-from .common import as_tensor, check_not_unsigned, int64_tensor, zeros, zeros_like
+from .common import as_tensor, check_not_unsigned, int64_tensor, kernel_scalar, zeros, zeros_like
 from .indexing import _check_index, _check_positions, _check_scatter, gather
 from .geometry import strided
 from .joining import cat
@@ -151,7 +151,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
     data = input._data.copy()
-    number = value._data if isinstance(value, Tensor) else value
+    number = value._data if isinstance(value, Tensor) else kernel_scalar(value, input._dtype)
     if input.ndim:
         data[_along(positions, d, input.ndim)] = number
     elif positions.size:

@@ -23,7 +23,7 @@ from .joining import unbind
 from .linalg import matmul
 from .arrangement import imag, real
 from .pointwise import abs as absolute, conj
-from .shape import permute, transpose
+from .shape import flip, permute, transpose
 from .tensor_numpy import python_scalar, tensor_from_numpy
 
 T_DEPRECATED_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
@@ -169,6 +169,11 @@ def _iterate(self: Tensor) -> Any:
     return iter(unbind(self, 0))
 
 
+def _reversed(self: Tensor) -> Tensor:
+    # torch's Python method: a tensor is no sequence, so `reversed(x)` needs it
+    return self if self.ndim == 0 else flip(self, [0])
+
+
 DEEPCOPY_NON_LEAF_MESSAGE = (
     "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If you "
     "were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, see "
@@ -247,3 +252,4 @@ def install(cls: type) -> None:
     cls.__copy__ = python_method("__copy__", _copy)
     cls.__deepcopy__ = python_method("__deepcopy__", _deepcopy)
     cls.__iter__ = _iterate
+    cls.__reversed__ = python_method("__reversed__", _reversed)

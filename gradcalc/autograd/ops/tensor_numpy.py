@@ -76,7 +76,7 @@ def tensor_from_numpy(array: Any, warn_if_not_writeable: bool = True) -> Tensor:
     if warn_if_not_writeable and not array.flags.writeable:
         warn_once("UserWarning", NOT_WRITABLE_WARNING)
     itemsize = array.itemsize
-    if any(stride % itemsize for stride in array.strides):
+    if itemsize and any(stride % itemsize for stride in array.strides):  # (no supported dtype has size 0)
         raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy array to "
                          "reallocate the memory.")
     if any(stride < 0 for stride in array.strides):

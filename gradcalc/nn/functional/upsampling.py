@@ -7,6 +7,7 @@ import math
 from typing import Any, Optional
 
 from ...autograd.ops import upsampling
+from ...autograd.ops.parser import parser
 from ...autograd.tensor import Tensor
 from ...warnings import warn
 from .layers import adaptive_avg_pool1d, adaptive_avg_pool2d
@@ -85,7 +86,10 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         pool = adaptive_avg_pool1d if dim == 1 else adaptive_avg_pool2d
         return pool(input, output_size)
     if (mode, dim) in _INTERPOLATING:
-        return _INTERPOLATING[mode, dim](input, output_size, align_corners, scale_factors)
+        function = _INTERPOLATING[mode, dim]
+        # torch's Python calls the C op, whose parser refuses an align_corners that is no bool
+        parser("nn", function.__name__).parse((input, output_size, align_corners, scale_factors), {})
+        return function(input, output_size, align_corners, scale_factors)
     if mode in _NEEDS and input.dim() in (3, 4, 5):
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_NEEDS[mode]}D input")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
