@@ -266,3 +266,28 @@ def test_nll_loss_common_case_gives_the_general_paths_bits(dtype: type) -> None:
                 gradient = loss.nll_loss_backward(grad, inputs, target, None, reduction, ignore_index, total_weight)
                 results.append([out._data.tobytes(), gradient._data.tobytes()])
             assert results[0] == results[1]
+
+
+def test_glibc_expf_gives_the_c_librarys_bits() -> None:
+    """simd.glibc_expf against this machine's expf (PyTorch's scalar loops call it): inputs over
+    its whole range, the bounds of overflow and underflow, and the specials."""
+    import ctypes
+    import ctypes.util
+
+    from gradcalc.autograd import simd
+
+    name = ctypes.util.find_library("m")
+    if name is None or "libm.so.6" not in name:
+        pytest.skip("glibc's libm is not this machine's C library")
+    expf = ctypes.CDLL(name).expf
+    expf.restype, expf.argtypes = ctypes.c_float, [ctypes.c_float]
+    rng = np.random.default_rng(5)
+    x = np.concatenate([(rng.standard_normal(60_000) * 4).astype(np.float32),
+                        rng.uniform(-104.5, 89.5, 20_000).astype(np.float32),
+                        np.array([0.0, -0.0, 1e-30, -1e-30, np.inf, -np.inf, np.nan], np.float32),
+                        np.nextafter(np.float32(88.72283), np.float32([-np.inf, np.inf])),
+                        np.nextafter(np.float32(-103.97208), np.float32([-np.inf, np.inf]))])
+    expected = np.array([expf(float(v)) for v in x], np.float32)
+    assert _same_bits(simd.glibc_expf(x), expected)
+    # the inputs where the C library is not correctly rounded are among them
+    assert not _same_bits(np.exp(x.astype(np.float64)).astype(np.float32), expected)
