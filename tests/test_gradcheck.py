@@ -467,6 +467,24 @@ CASES += [
                                                                                             high=1.0, seed=1)], True),
     Case("cross_entropy label smoothing", lambda x: NF.cross_entropy(x, long_tensor([1, 0]), label_smoothing=0.2),
          [rand(2, 3)], True),
+    Case("cross_entropy label smoothing weight", lambda x: NF.cross_entropy(
+        x, long_tensor([1, 0, 2]), weight=constant(np.array([0.5, 2.0, 1.5])), ignore_index=0, label_smoothing=0.3),
+         [rand(3, 3)], True),
+    # inputs of shape (N, C, d1, ...): nll_loss2d, directly (four dims) or through views
+    Case("nll_loss 4-d", lambda x: NF.nll_loss(x, long_tensor([[[2, 0], [1, 1]], [[0, 2], [2, 1]]])),
+         [rand(2, 3, 2, 2)], True),
+    Case("nll_loss 4-d weight ignore sum", lambda x: NF.nll_loss(
+        x, long_tensor([[[2, 0, 1]], [[1, 1, 0]]]), weight=constant(np.array([0.5, 2.0, 1.5])), ignore_index=0,
+        reduction="sum"), [rand(2, 3, 1, 3)], True),
+    Case("nll_loss 3-d none", lambda x: NF.nll_loss(x, long_tensor([[2, 0, 1, 1], [0, 2, 2, 1]]), reduction="none"),
+         [Input(rand(2, 3, 4), "transposed")], True),
+    Case("nll_loss 5-d mean", lambda x: NF.nll_loss(x, long_tensor([[[[1, 0]], [[0, 1]]]])), [rand(1, 2, 2, 1, 2)],
+         True),
+    Case("cross_entropy 4-d label smoothing weight none", lambda x: NF.cross_entropy(
+        x, long_tensor([[[2, 0], [1, 1]]]), weight=constant(np.array([0.5, 2.0, 1.5])), label_smoothing=0.2,
+        reduction="none"), [rand(1, 3, 2, 2)], True),
+    Case("cross_entropy 3-d probabilities", lambda x, t: NF.cross_entropy(x, t),
+         [rand(2, 3, 2), rand(2, 3, 2, low=0.0, high=1.0, seed=1)], True),
     Case("round floor ceil", lambda x: x.round() * x + x.floor() + F.ceil(x) * x, [np.array([0.2, 1.3, -0.7])], True),
     Case("round decimals", lambda x: F.round(x, decimals=1) * x, [np.array([0.123, 1.31, -0.77])], True),
     Case("sign sgn", lambda x: x.sign() * x + x.sgn() * x, [np.array([0.2, 1.3, -0.7])], True),

@@ -243,7 +243,7 @@ def test_nll_loss_common_case_gives_the_general_paths_bits(dtype: type) -> None:
     """nll_loss and its gradient when every target counts take a path without masks; an
     ignore_index between the targets' min and max that none of them holds sends the same
     inputs through the general path, which must give the same bits."""
-    from gradcalc.autograd import dtypes, grad_mode
+    from gradcalc.autograd import dtypes
     from gradcalc.autograd.ops import loss
     from gradcalc.autograd.tensor import Tensor
 
@@ -263,12 +263,31 @@ def test_nll_loss_common_case_gives_the_general_paths_bits(dtype: type) -> None:
             results = []
             for ignore_index in (-100, 1):  # the common path, then the general one
                 out = loss.nll_loss(inputs, target, None, reduction, ignore_index)
-                results.append([out._data.tobytes()])
-                for recording in (False, True):  # the gradient on arrays, then through tensor ops
-                    grad_mode._set_enabled(recording)
-                    try:
-                        gradient = loss._nll_grad(grad, inputs, target, None, reduction, ignore_index, total_weight)
-                    finally:
-                        grad_mode._set_enabled(True)
-                    results[-1].append(gradient._data.tobytes())
+                gradient = loss.nll_loss_backward(grad, inputs, target, None, reduction, ignore_index, total_weight)
+                results.append([out._data.tobytes(), gradient._data.tobytes()])
             assert results[0] == results[1]
+
+
+def test_glibc_expf_gives_the_c_librarys_bits() -> None:
+    """simd.glibc_expf against this machine's expf (PyTorch's scalar loops call it): inputs over
+    its whole range, the bounds of overflow and underflow, and the specials."""
+    import ctypes
+    import ctypes.util
+
+    from gradcalc.autograd import simd
+
+    name = ctypes.util.find_library("m")
+    if name is None or "libm.so.6" not in name:
+        pytest.skip("glibc's libm is not this machine's C library")
+    expf = ctypes.CDLL(name).expf
+    expf.restype, expf.argtypes = ctypes.c_float, [ctypes.c_float]
+    rng = np.random.default_rng(5)
+    x = np.concatenate([(rng.standard_normal(60_000) * 4).astype(np.float32),
+                        rng.uniform(-104.5, 89.5, 20_000).astype(np.float32),
+                        np.array([0.0, -0.0, 1e-30, -1e-30, np.inf, -np.inf, np.nan], np.float32),
+                        np.nextafter(np.float32(88.72283), np.float32([-np.inf, np.inf])),
+                        np.nextafter(np.float32(-103.97208), np.float32([-np.inf, np.inf]))])
+    expected = np.array([expf(float(v)) for v in x], np.float32)
+    assert _same_bits(simd.glibc_expf(x), expected)
+    # the inputs where the C library is not correctly rounded are among them
+    assert not _same_bits(np.exp(x.astype(np.float64)).astype(np.float32), expected)

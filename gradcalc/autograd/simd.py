@@ -108,12 +108,48 @@ _EXP_LN2_LOW, *_SLEEF_EXPF_WIDE = _constants(np.float64, np.float32(-1.428606765
 def kernel_exp(values: np.ndarray, inner_shape: tuple) -> np.ndarray:
     """exp in PyTorch's kernels along a dim that is not the last: `values` is laid out as
     (outer..., inner..., dim); whole registers of inner positions take the SIMD exp, the
-    positions left over the C library's (correctly rounded in practice)."""
+    positions left over the C library's (glibc's expf for float32)."""
     inner = int(np.prod(inner_shape, dtype=np.int64))
     full = inner - inner % lanes(values.dtype)
     simd = (np.arange(inner).reshape(inner_shape) < full)[..., None]
-    scalar = np.exp(values.astype(np.float64)).astype(values.dtype)
+    if values.dtype == np.float32:
+        scalar = glibc_expf(values)
+    else:
+        scalar = np.exp(values.astype(np.float64)).astype(values.dtype)
     return np.where(simd, vector_exp(values), scalar)
+
+
+def glibc_expf(x: np.ndarray) -> np.ndarray:
+    """float32 exp as glibc's expf computes it (sysdeps/ieee754/flt-32/e_expf.c): x / ln 2 split
+    into k / 32 + r / 32, 2**(k / 32) from a table, 2**(r / 32) a cubic in r, all in double, then
+    rounded once to float. It misses the correctly rounded value for about one input in 2,000."""
+    wide = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        z = _EXPF_INV_LN2_N * wide
+        rounded = z + _EXPF_SHIFT  # k in the low bits of the double, rounded to nearest even
+        k = rounded.view(np.uint64)
+        r = z - (rounded - _EXPF_SHIFT)
+        scale = (_EXPF_TABLE[k % np.uint64(_EXPF_N)] + (k << np.uint64(52 - _EXPF_TABLE_BITS))).view(np.float64)
+        y = (_EXPF_POLY[0] * r + _EXPF_POLY[1]) * (r * r) + (_EXPF_POLY[2] * r + 1.0)
+        result = (y * scale).astype(np.float32)
+    result[x > _EXPF_OVERFLOW] = np.inf
+    result[x < _EXPF_UNDERFLOW] = 0.0
+    return np.where(np.isnan(x), x, result)
+
+
+# glibc's expf constants (e_exp2f_data.c): 2**(i / 32) as doubles with i / 32 taken off the
+# exponent field, 32 / ln 2, the rounding shift 1.5 * 2**52, the cubic's scaled coefficients,
+# and the bounds beyond which the result is inf or 0
+_EXPF_TABLE_BITS = 5
+_EXPF_N = 1 << _EXPF_TABLE_BITS
+_EXPF_TABLE = np.array([int(np.float64(2.0 ** (i / _EXPF_N)).view(np.uint64)) - (i << (52 - _EXPF_TABLE_BITS))
+                        for i in range(_EXPF_N)], dtype=np.uint64)
+_EXPF_INV_LN2_N = float.fromhex("0x1.71547652b82fep+0") * _EXPF_N
+_EXPF_SHIFT = float.fromhex("0x1.8p+52")
+_EXPF_POLY = (float.fromhex("0x1.c6af84b912394p-5") / _EXPF_N ** 3, float.fromhex("0x1.ebfce50fac4f3p-3") / _EXPF_N ** 2,
+              float.fromhex("0x1.62e42ff0c52d6p-1") / _EXPF_N)
+_EXPF_OVERFLOW = np.float32(float.fromhex("0x1.62e42ep6"))
+_EXPF_UNDERFLOW = np.float32(float.fromhex("-0x1.9fe368p6"))
 
 
 def libm(function: Callable, x: np.ndarray) -> np.ndarray:

@@ -570,12 +570,20 @@ class FamilyStatements:
         c = r.random()
         if c < 0.3:
             n, classes = r.randint(1, 4), r.randint(2, 5)
-            logits = self.float_tensor(lambda v: len(v.shape) == 2, shape=(n, classes))
-            n, classes = self.vars[logits].shape
-            target = self.index_tensor((n,), classes)
-            extra = r.choice(["", "", ", label_smoothing=0.1", ", ignore_index=0", f", weight=torch.ones({classes})"])
+            # (N, C) scores, or (N, C, d1, ...) ones (per position, as segmentation and sequence models)
+            wanted = (n, classes) + tuple(r.randint(1, 3) for _ in range(r.choice([0, 0, 1, 2])))
+            if r.random() < 0.2:  # a time-major (d1, N, C) tensor permuted, as sequence code does
+                logits = f"torch.randn({wanted[2:] + wanted[:2]}).permute(1, 2, 0)" if len(wanted) == 3 else None
+            else:
+                logits = None
+            logits = logits or self.float_tensor(lambda v: len(v.shape) == len(wanted), shape=wanted)
+            shape = self.vars[logits].shape if logits in self.vars else wanted
+            n, classes = shape[:2]
+            target = self.index_tensor((n, *shape[2:]), classes)
+            extra = r.choice(["", "", ", label_smoothing=0.1", ", ignore_index=0", f", weight=torch.ones({classes})",
+                              f", weight=torch.ones({classes}), label_smoothing=0.2"])
             if r.random() < 0.25:  # class probabilities as the target
-                target = f"torch.softmax(torch.ones({n}, {classes}), dim=1)"
+                target = f"torch.softmax(torch.ones{tuple(shape)}, dim=1)"
             fn = r.choice(["F.cross_entropy", "F.cross_entropy", "F.nll_loss"])
             if fn == "F.nll_loss":
                 logits = f"F.log_softmax({logits}, dim=1)"

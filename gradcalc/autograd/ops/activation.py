@@ -27,10 +27,13 @@ LEAKY_RELU = node("LeakyReluBackward0", ("self",), jvp=ELEMENT_WISE,
                   self=lambda grad, self, negative_slope: where(self > 0, grad, grad * negative_slope))
 LEAKY_RELU_INPLACE = node("LeakyReluBackward1", ("self",), jvp=ELEMENT_WISE,
                           self=lambda grad, result, negative_slope: where(result > 0, grad, grad * negative_slope))
+# forward mode as PyTorch's formulas: the tangent less logsumexp's, exactly 0 for a constant tangent
 SOFTMAX = node("SoftmaxBackward0", ("self",), self=lambda grad, result, dim: softmax_backward_data(grad, result, dim,
-                                                                                                   log=False))
+                                                                                                   log=False),
+               jvp={"self": lambda self_t, self, result, dim: result * (self_t - _logsumexp_jvp(self, self_t, dim))})
 LOG_SOFTMAX = node("LogSoftmaxBackward0", ("self",),
-                   self=lambda grad, result, dim: softmax_backward_data(grad, result, dim, log=True))
+                   self=lambda grad, result, dim: softmax_backward_data(grad, result, dim, log=True),
+                   jvp={"self": lambda self_t, self, dim: self_t - _logsumexp_jvp(self, self_t, dim)})
 # the gradients of those gradients, for create_graph=True
 SOFTMAX_BACKWARD_DATA = node(
     "SoftmaxBackwardDataBackward0", ("grad_output", "output"),
@@ -102,6 +105,12 @@ LOG_SIGMOID = node("LogSigmoidBackward0", ("self",), element_wise=False, jvp=ELE
 # PyTorch's constants, in the opmath type of the kernel
 _GELU_BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5  # M_SQRT2 * M_2_SQRTPI * 0.5
 _GELU_KAPPA = 0.044715
+
+
+def _logsumexp_jvp(self: Tensor, tangent: Tensor, dim: int) -> Tensor:
+    """ATen's logsumexp_jvp: the tangent averaged with the weights exp(self - max), over `dim`."""
+    weights = (self - self.amax(dim, keepdim=True)).exp() if self.numel() else self.exp()
+    return (weights * tangent).sum(dim, keepdim=True) / weights.sum(dim, keepdim=True)
 
 
 def threshold_backward(grad_output: Tensor, self: Tensor, threshold: Any) -> Tensor:

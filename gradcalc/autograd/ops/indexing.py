@@ -492,8 +492,9 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask._dtype._cpp_name}")
     number = value._data if isinstance(value, Tensor) else kernel_scalar(value, input._dtype)
-    # contiguous whatever the input's layout: ATen fills a contiguous clone
-    data = np.ascontiguousarray(np.where(mask._data, np.asarray(number).astype(input._dtype._numpy), input._data))
+    # contiguous whatever the input's layout: ATen fills a contiguous clone (asarray keeps a 0-d
+    # result 0-d, where ascontiguousarray would make it 1-d)
+    data = np.asarray(np.where(mask._data, np.asarray(number).astype(input._dtype._numpy), input._data), order="C")
     if isinstance(value, Tensor):
         return record(MASKED_FILL_TENSOR, (input, value), data, input._dtype, mask=mask)
     return record(MASKED_FILL, (input,), data, input._dtype, mask=mask)

@@ -1,4 +1,4 @@
-"""Losses: mse_loss, binary cross-entropy (with logits) and nll_loss, summed in PyTorch's order.
+"""Losses: mse_loss, binary cross-entropy (with logits), nll_loss and nll_loss2d, summed in PyTorch's order.
 
 Their `reduction` is PyTorch's enum (0 none, 1 mean, 2 sum), as their grad_fns show it."""
 from __future__ import annotations
@@ -8,14 +8,14 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import dtypes, grad_mode, kernels
+from .. import dtypes, grad_mode, kernels, layout
 from ..forward_mode import unsupported
 from ..tensor import Tensor
 from .activation import log_sigmoid
-from .common import arrays, check_no_requires_grad, not_implemented_for, ones_like, shape_text, zeros
-from .indexing import scatter, where
+from .common import arrays, check_no_requires_grad, not_implemented_for, ones_like, shape_text, zeros_like
+from .indexing import where
 from .reduction import sum_data
-from .registry import node, op, record, recording_not_needed
+from .registry import node, op, record
 
 NONE, MEAN, SUM = 0, 1, 2
 REDUCTIONS = {"none": NONE, "mean": MEAN, "sum": SUM}
@@ -40,8 +40,22 @@ BCE_WITH_LOGITS = node(
 SOFT_MARGIN_LOSS = node("SoftMarginLossBackward0", ("self",), saved_tensors=("target",),
                         self=lambda grad, self, target, reduction: _soft_margin_grad(grad, self, target, reduction))
 NLL_LOSS = node("NllLossBackward0", ("self",), saved_tensors=("target", "weight", "total_weight"),
-                self=lambda grad, self, target, weight, reduction, ignore_index, total_weight: _nll_grad(
+                self=lambda grad, self, target, weight, reduction, ignore_index, total_weight: nll_loss_backward(
                     grad, self, target, weight, reduction, ignore_index, total_weight))
+NLL_LOSS2D = node("NllLoss2DBackward0", ("self",), saved_tensors=("target", "weight", "total_weight"),
+                  self=lambda grad, self, target, weight, reduction, ignore_index, total_weight: nll_loss2d_backward(
+                      grad, self, target, weight, reduction, ignore_index, total_weight))
+# the gradients of those gradients (create_graph=True): linear in grad_output, constant in self
+NLL_LOSS_BACKWARD = node(
+    "NllLossBackwardBackward0", ("grad_output", "self"), saved_tensors=("target", "weight"),
+    grad_output=lambda grad, target, weight, reduction, ignore_index: nll_loss(grad, target, weight, reduction,
+                                                                               ignore_index),
+    self=lambda grad: zeros_like(grad))
+NLL_LOSS2D_BACKWARD = node(
+    "NllLoss2DBackwardBackward0", ("grad_output", "self"), saved_tensors=("target", "weight"),
+    grad_output=lambda grad, target, weight, reduction, ignore_index: nll_loss2d(grad, target, weight, reduction,
+                                                                                 ignore_index),
+    self=lambda grad: zeros_like(grad))
 
 
 def _per_element(value: float, like: Tensor) -> float:
@@ -68,36 +82,50 @@ def _loss_scale(grad: Tensor, weight: Optional[Tensor], reduction: int, like: Te
     return grad / like.numel() if reduction == MEAN else grad
 
 
-def _nll_grad(grad: Tensor, self: Tensor, target: Tensor, weight: Optional[Tensor], reduction: int,
-              ignore_index: int, total_weight: Tensor) -> Tensor:
-    """-weight[t] * grad at each row's target class (divided by the total weight for a mean), zero elsewhere."""
+def nll_loss_backward(grad: Tensor, self: Tensor, target: Tensor, weight: Optional[Tensor], reduction: int,
+                      ignore_index: int, total_weight: Tensor) -> Tensor:
+    """NllLossBackward0's formula, an op of its own as in PyTorch (a second derivative shows
+    NllLossBackwardBackward0)."""
+    data = _nll_input_grad(grad, self, target, weight, reduction, ignore_index, total_weight)
+    return record(NLL_LOSS_BACKWARD, (grad, self), data.reshape(self.shape), self._dtype, target=target, weight=weight,
+                  reduction=reduction, ignore_index=ignore_index)
+
+
+def nll_loss2d_backward(grad: Tensor, self: Tensor, target: Tensor, weight: Optional[Tensor], reduction: int,
+                        ignore_index: int, total_weight: Tensor) -> Tensor:
+    """NllLoss2DBackward0's formula: nll_loss_backward's values, laid out as the (N, C, H, W) input."""
+    if not layout.preserved(self._data).flags.c_contiguous:
+        # the kernel's gradient is zeros_like(input), which keeps a permuted input's strides
+        raise RuntimeError("grad_input must be contiguous")
+    rows = _nll_input_grad(grad, self, target, weight, reduction, ignore_index, total_weight)
+    batch, classes, *spatial = self.shape
+    data = np.ascontiguousarray(np.moveaxis(rows.reshape(batch, *spatial, classes), -1, 1))
+    return record(NLL_LOSS2D_BACKWARD, (grad, self), data, self._dtype, target=target, weight=weight,
+                  reduction=reduction, ignore_index=ignore_index)
+
+
+def _nll_input_grad(grad: Tensor, self: Tensor, target: Tensor, weight: Optional[Tensor], reduction: int,
+                    ignore_index: int, total_weight: Tensor) -> np.ndarray:
+    """One row of classes per target: -weight[t] * grad at the target's class (the grad divided by
+    the total weight first for a mean), zero elsewhere and for an ignored target."""
     rows = target._data.reshape(-1)
-    if weight is None and _every_row_counts(rows, self._data.shape[-1], ignore_index):
-        classes, scale = rows, np.ones(rows.shape, self._dtype._numpy)  # what the masks below would give
+    classes = self.shape[0] if self.ndim == 1 else self.shape[1]
+    kind = self._dtype._numpy
+    g = np.asarray(grad._data, dtype=kind).reshape(-1)
+    if reduction == NONE:
+        coefficient = -g
     else:
-        kept = rows != ignore_index
-        classes = np.where(kept, rows, 0)
-        scale = np.asarray((np.ones(rows.shape, self._dtype._numpy) if weight is None else weight._data[classes])
-                           * kept, dtype=self._dtype._numpy)
-    if (self.ndim == 2 and grad._dtype is self._dtype and self._dtype in (dtypes.float32, dtypes.float64)
-            and recording_not_needed()):
-        # the steps below on the arrays (a backward pass that records nothing): the same roundings
-        g = grad._data
-        if reduction == NONE:
-            coefficient = -scale * g
-        else:
-            coefficient = scale * -(g / g.dtype.type(total_weight.item()) if reduction == MEAN else g)
-        out = np.zeros(self._data.shape, g.dtype)
-        out[np.arange(rows.size), classes] = coefficient
-        return Tensor._make(out, self._dtype)
-    scale = Tensor._make(scale, self._dtype)
-    if reduction == NONE and self.ndim == 2:
-        coefficient = -scale * grad
-    else:
-        coefficient = scale * -(grad / float(total_weight.item()) if reduction == MEAN else grad)
-    if self.ndim == 1:
-        return scatter(zeros(self.shape, dtype=grad.dtype), 0, classes, coefficient.reshape(1))
-    return scatter(zeros(self.shape, dtype=grad.dtype), 1, classes[:, None], coefficient.reshape((-1, 1)))
+        coefficient = -(g / kind.type(total_weight.item())) if reduction == MEAN else -g
+    out = np.zeros((rows.size, classes), kind)
+    if weight is None and _every_row_counts(rows, classes, ignore_index):
+        out[np.arange(rows.size), rows] = coefficient  # the common case, without the masks below
+        return out
+    kept = np.flatnonzero(rows != ignore_index)  # an ignored target's row stays zero
+    coefficient = np.broadcast_to(coefficient, rows.shape)[kept]
+    if weight is not None:
+        coefficient = weight._data.reshape(-1)[rows[kept]] * coefficient
+    out[kept, rows[kept]] = coefficient
+    return out
 
 
 def _soft_margin_grad(grad: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
@@ -183,14 +211,59 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
 @op(function=False, method=False, nodes=(NLL_LOSS,))
 def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, reduction: int = MEAN,
              ignore_index: int = -100) -> Tensor:
-    """PyTorch's CPU nll_loss: -input[i, target[i]], summed by its eight-level cascade."""
+    """PyTorch's CPU nll_loss on an input of shape (N, C) or (C): -input[i, target[i]], summed by
+    its eight-level cascade (a 1-d input's 'none' is one target's sum)."""
     x = input._data if input.ndim == 2 else input._data.reshape(1, -1)
-    rows = target._data.reshape(-1)
+    data, total_weight = _nll_values(x, target._data.reshape(-1), weight, reduction, ignore_index,
+                                     per_target=reduction == NONE and input.ndim == 2)
+    return record(NLL_LOSS, (input,), data, input._dtype, target=target, weight=weight, reduction=reduction,
+                  ignore_index=ignore_index, total_weight=Tensor._make(total_weight, input._dtype))
+
+
+@op(function=False, method=False, nodes=(NLL_LOSS2D,))
+def nll_loss2d(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, reduction: int = MEAN,
+               ignore_index: int = -100) -> Tensor:
+    """PyTorch's CPU nll_loss2d on an input of shape (N, C, H, W) and a target (N, H, W), with
+    its checks in order: nll_loss's loop over the targets in (n, h, w) order."""
+    check_no_requires_grad(weight, "weight", "nll_loss2d_forward")
+    if target.ndim != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                           f"{target.ndim}")
+    if input.ndim != 4:
+        raise RuntimeError(f"only batches of spatial inputs supported (4D tensors), but got input of dimension: "
+                           f"{input.ndim}")
+    if target.dtype not in (dtypes.int64, dtypes.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype._scalar_name}")
+    batch, classes, *spatial = input.shape
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (batch, *spatial) != tuple(target.shape):
+        raise RuntimeError(f"size mismatch (got input: {shape_text(input.shape)} , target: "
+                           f"{shape_text(target.shape)}")
+    if input.dtype.category != dtypes.FLOATING:
+        raise not_implemented_for("nll_loss2d_forward_out_frame", input.dtype)
+    if weight is not None and weight.dtype is not input.dtype:  # the kernel reads the weights as the input's type
+        raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found {weight.dtype._scalar_name}")
+    if target.dtype is dtypes.uint8 and (reduction == NONE or target.numel()):
+        # the kernel reads the targets as int64 (an empty target is not read for a reduction)
+        raise RuntimeError("expected scalar type Long but found Byte")
+    x = np.moveaxis(input._data, 1, -1).reshape(target.numel(), classes)
+    data, total_weight = _nll_values(x, target._data.reshape(-1), weight, reduction, ignore_index,
+                                     per_target=reduction == NONE)
+    return record(NLL_LOSS2D, (input,), data.reshape(target.shape) if reduction == NONE else data, input._dtype,
+                  target=target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                  total_weight=Tensor._make(total_weight, input._dtype))
+
+
+def _nll_values(x: np.ndarray, rows: np.ndarray, weight: Optional[Tensor], reduction: int, ignore_index: int,
+                per_target: bool) -> tuple:
+    """nll_loss's loop over the targets `rows`, each picking from its row of class scores in `x`:
+    -x[i, t] * weight[t] per target (0 where ignored) when `per_target`, else those summed by the
+    cascade, and the total weight (the mean's divisor). Returns (values, total weight) as arrays."""
     classes = x.shape[1]
     kind = x.dtype.type
-    params = dict(target=target, weight=weight, reduction=reduction, ignore_index=ignore_index)
     power = max(4, kernels.ceil_log2(rows.size) // _NLL_LEVELS)
-    if weight is None and reduction != NONE and _every_row_counts(rows, classes, ignore_index):
+    if weight is None and not per_target and _every_row_counts(rows, classes, ignore_index):
         # the common case, without the masks below: the cascade's rows are then 0, 1, 2, ...
         total = _regular_cascade(-x[np.arange(rows.size), rows], 1 << power)
         total_weight = kind(rows.size)
@@ -199,12 +272,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, red
         outside = kept & ((rows < 0) | (rows >= classes))
         if outside.any():
             raise IndexError(f"Target {rows[int(np.argmax(outside))]} is out of bounds.")
-        picked = x[np.arange(rows.size), np.where(kept, rows, 0)]
-        weights = np.ones(rows.size, x.dtype) if weight is None else weight._data[np.where(kept, rows, 0)]
-        if reduction == NONE and input.ndim == 2:
+        safe = np.where(kept, rows, 0)
+        # with no classes every target is ignored (else out of bounds above): nothing to pick
+        picked = x[np.arange(rows.size), safe] if classes else np.zeros(rows.size, x.dtype)
+        weights = (np.ones(rows.size, x.dtype) if weight is None or not classes
+                   else weight._data.reshape(-1)[safe])
+        if per_target:
             data = np.where(kept, -picked * weights if weight is not None else -picked, kind(0))
-            return record(NLL_LOSS, (input,), np.asarray(data, dtype=x.dtype), input._dtype,
-                          total_weight=Tensor._make(np.zeros((), x.dtype), input._dtype), **params)
+            return np.asarray(data, dtype=x.dtype), np.zeros((), x.dtype)
         kept_rows = np.flatnonzero(kept)
         if weight is None:
             total = _cascade(-picked[kept_rows], kept_rows, power)
@@ -214,8 +289,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, red
             total_weight = _cascade(weights[kept_rows], kept_rows, power)
     if reduction == MEAN:
         total = kind(total / total_weight)
-    return record(NLL_LOSS, (input,), np.asarray(total, dtype=x.dtype), input._dtype,
-                  total_weight=Tensor._make(np.asarray(total_weight, dtype=x.dtype), input._dtype), **params)
+    return np.asarray(total, dtype=x.dtype), np.asarray(total_weight, dtype=x.dtype)
 
 
 def _every_row_counts(rows: np.ndarray, classes: int, ignore_index: int) -> bool:

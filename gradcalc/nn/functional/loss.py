@@ -13,7 +13,7 @@ from ...autograd.tensor import Tensor
 from ...warnings import warn
 from ...autograd import grad_mode
 from ...autograd.ops import elementwise as special_ops
-from ...autograd.ops.arithmetic import div_scalar
+from ...autograd.ops.arithmetic import div_scalar, mul_scalar
 from ...autograd.ops.common import shape_text
 from ...autograd.ops.indexing import where
 from .activation import _NN, _TORCH, log_softmax
@@ -133,17 +133,19 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     _reduction_enum(reduction)
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
-    if input.ndim != 1 and target.ndim and input.shape[0] != target.shape[0]:
+    # ATen reads a 0-d target's batch size past its (empty) sizes, where it finds 0
+    target_batch = target.shape[0] if target.ndim else 0
+    if input.ndim != 1 and input.shape[0] != target_batch:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0]}).")
+                         f"({target_batch}).")
     if input.ndim > 2:
-        _check_spatial_target(input, target, weight)
-        raise NotImplementedError("gradcalc computes nll_loss and cross_entropy for inputs of shape (C) or (N, C) "
-                                  "only")
+        return _nll_loss_nd(input, target, weight, loss.reduction_enum(reduction), ignore_index)
     check_no_requires_grad(weight, "weight", "nll_loss_forward")
     if target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.ndim == 2 and target.ndim == 0 or input.ndim == 1 and target.ndim == 1:
+    if input.ndim == 2 and target.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if input.ndim == 1 and target.ndim == 1:
         raise RuntimeError(f"size mismatch (got input: [{', '.join(map(str, input.shape))}], target: "
                            f"[{', '.join(map(str, target.shape))}])")
     classes = input.shape[-1]
@@ -157,21 +159,22 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     return loss.nll_loss(input, target, weight, loss.reduction_enum(reduction), ignore_index)
 
 
-def _check_spatial_target(input: Tensor, target: Tensor, weight: Optional[Tensor]) -> None:
-    """ATen's nll_loss_nd checks for inputs of shape (N, C, d1, ...): nll_loss2d's for four dims, the
-    target's size for the others."""
+def _nll_loss_nd(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: int,
+                 ignore_index: int) -> Tensor:
+    """ATen's nll_loss_nd for inputs of shape (N, C, d1, ...): nll_loss2d for four dims; for the
+    others the input viewed as (N, C, 1, d1 * d2 * ...) and the target as (N, 1, ...) (after
+    contiguous(): a CloneBackward0 for a transposed input), a 'none' result viewed back as (N, d1, ...)."""
     if input.ndim == 4:
-        if target.ndim != 3:
-            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
-                               f"{target.ndim}")
-        if weight is not None and weight.numel() != input.shape[1]:
-            raise RuntimeError("weight tensor should be defined either for all or no classes")
-        if (input.shape[0], *input.shape[2:]) != tuple(target.shape):
-            raise RuntimeError(f"size mismatch (got input: {shape_text(input.shape)} , target: "
-                               f"{shape_text(target.shape)}")
-    elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise RuntimeError(f"Expected target size {shape_text((input.shape[0], *input.shape[2:]))}, got "
-                           f"{shape_text(target.shape)}")
+        return loss.nll_loss2d(input, target, weight, reduction, ignore_index)
+    batch, classes, *spatial = input.shape
+    if not target.ndim:
+        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
+    if tuple(target.shape[1:]) != tuple(spatial):
+        raise RuntimeError(f"Expected target size {shape_text((batch, *spatial))}, got {shape_text(target.shape)}")
+    input = input.contiguous().view((batch, classes, 1, -1) if input.numel() else (batch, classes, 0, 0))
+    target = target.contiguous().view((batch, 1, -1) if target.numel() else (batch, 0, 0))
+    result = loss.nll_loss2d(input, target, weight, reduction, ignore_index)
+    return result.view((batch, *spatial)) if reduction == loss.NONE else result
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Any = None,
@@ -196,22 +199,43 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     loss = nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0.0:
         return loss
-    if weight is not None:
-        raise NotImplementedError("gradcalc does not combine class weights with label smoothing")
+    # C++'s `double * Tensor`: Tensor-by-number products (MulBackward1)
+    smooth = _smoothing_term(log_probs, target, weight, ignore_index, reduction)
+    share = _smoothing_share(label_smoothing, input.shape[class_dim])
+    return mul_scalar(loss, 1 - label_smoothing) + mul_scalar(smooth, share)
+
+
+def _smoothing_share(label_smoothing: float, classes: int) -> float:
+    """label_smoothing / classes as C++ divides a double by an integer: inf for no classes."""
+    return label_smoothing / classes if classes else math.inf
+
+
+def _smoothing_term(log_probs: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: int,
+                    reduction: str) -> Tensor:
+    """ATen's cross_entropy_loss_label_smoothing's smooth loss: -log_probs (times the weights)
+    summed over the classes, zero at ignored targets; a mean divides by the targets' total weight."""
+    class_dim = 0 if log_probs.ndim == 1 else 1
+    if weight is None:
+        smooth = -log_probs.sum(class_dim)
+    else:
+        shape = [1] * log_probs.ndim
+        shape[class_dim] = weight.size(0)
+        smooth = -(log_probs * weight.view(shape)).sum(class_dim)
     ignored = target == ignore_index
-    smooth = -log_probs.sum(class_dim)
     smooth.masked_fill_(ignored, 0.0)
     if reduction == "mean":
-        smooth = smooth.sum() / (~ignored).sum()
-    elif reduction == "sum":
-        smooth = smooth.sum()
-    return (1 - label_smoothing) * loss + smooth * (label_smoothing / input.shape[class_dim])
+        if weight is None:
+            return smooth.sum() / (~ignored).sum()
+        return smooth.sum() / weight.gather(0, target.masked_select(~ignored).flatten()).sum()
+    if reduction == "sum":
+        return smooth.sum()
+    return smooth
 
 
 def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: str,
                                  label_smoothing: float) -> Tensor:
     """PyTorch's cross_entropy_loss_prob_target: -(log_softmax * target * weight) summed, a mean
-    dividing by the number of samples (a Tensor-by-number division: DivBackward1)."""
+    dividing by the number of samples (a Tensor-by-number division: DivBackward1), nan when there are none."""
     class_dim = 0 if input.ndim == 1 else 1
     classes = input.shape[class_dim]
     if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
@@ -221,18 +245,17 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Optional
     if label_smoothing > 0.0:
         if label_smoothing > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-        target = target * (1 - label_smoothing) + label_smoothing / classes
+        target = target * (1 - label_smoothing) + _smoothing_share(label_smoothing, classes)
     product = log_probs * target
     if weight is not None:
         product = product * (weight.view((1, classes) + (1,) * (input.ndim - 2)) if input.ndim > 1 else weight)
     if reduction == "none":
         return -product.sum(class_dim)
+    if reduction == "mean" and input.numel() == 0:
+        return -product.sum().fill_(math.nan)  # ATen's graph: NegBackward0 of FillBackward2
     total = -product.sum()
     if reduction == "sum":
         return total
-    if input.numel() == 0:
-        with grad_mode.no_grad():  # PyTorch's graph keeps NegBackward0 there
-            return total.fill_(math.nan)
     return div_scalar(total, input.numel() // classes)
 
 
