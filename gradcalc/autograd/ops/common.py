@@ -120,10 +120,10 @@ def fitted_scalar(value: Any, dtype: DType) -> Any:
     """Scalar::to<T>() filling an integer tensor: a number past the type's range is refused; an int
     below an unsigned type's zero wraps, as two's complement, down to minus its max. A float32
     tensor refuses a finite number past float's range (the half precisions take infinity)."""
-    if dtype is dtypes.float32 and isinstance(value, (int, float)) and not isinstance(value, bool):
-        if abs(value) > _FLOAT32_MAX and value not in (math.inf, -math.inf) and value == value:
-            raise RuntimeError("value cannot be converted to type float without overflow")
-        return value
+    return kernel_scalar(value, dtype) if dtype is dtypes.float32 else _fitted_integer(value, dtype)
+
+
+def _fitted_integer(value: Any, dtype: DType) -> Any:
     name = SCALAR_C_TYPES.get(dtype.name)
     if name is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
@@ -145,7 +145,7 @@ def kernel_scalar(value: Any, dtype: DType) -> Any:
     tensor's type, Scalar::to<scalar_t>(): checked, as c10's checked_convert (infinity passes)."""
     checked = _CHECKED_FLOATS.get(dtype)
     if checked is None:
-        return fitted_scalar(value, dtype)
+        return _fitted_integer(value, dtype)
     if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > checked[1] and \
             value not in (math.inf, -math.inf) and value == value:
         raise RuntimeError(f"value cannot be converted to type {checked[0]} without overflow")
