@@ -13,6 +13,7 @@ import gc
 import io
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -133,6 +134,43 @@ def test_the_wall_lets_python_load_its_own_modules() -> None:
     with limits.wall_up():
         import colorsys  # noqa: F401 - a module no one imported yet: read from Python's installation
     assert not limits.wall_is_up()
+
+
+def test_interrupts_landing_anywhere_leave_the_wall_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    # an alarm every millisecond whose handler raises (the fuzzer's time-out, a Ctrl-C), while a
+    # program keeps the collector busy: wherever each lands, in a collection's callbacks or in the
+    # wall's own bookkeeping, nothing is written as an error ignored, and the wall comes down
+    # after each statement, and goes up again for the next
+    ignored: list = []
+    monkeypatch.setattr(sys, "unraisablehook", ignored.append)
+    armed = False
+
+    def interrupt(number: int, frame: Any) -> None:
+        if armed:
+            raise KeyboardInterrupt
+
+    reset_global_state()
+    session = Session(TextOutput(io.StringIO(), io.StringIO()))
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    left_up = 0
+    signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
+    try:
+        for _ in range(300):
+            armed = True
+            try:
+                session.run("while True:\n    cycle = []\n    cycle.append(cycle)\n", "cycles.grad")
+            except KeyboardInterrupt:
+                pass
+            finally:
+                armed = False
+            left_up += limits.wall_is_up()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert not ignored and left_up == 0
+    with limits.wall_up(), pytest.raises(AttributeError, match="gradcalc's sandbox refused"):
+        sys._getframe()
+    assert session.run("x = 1\n") and session.namespace["x"] == 1
 
 
 def test_a_collection_raises_the_wall_for_the_thread_that_collects_only() -> None:
