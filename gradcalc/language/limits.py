@@ -4,10 +4,10 @@
 * a memory ceiling for the whole process (`--max-memory`), so a program ends in MemoryError
   rather than in the machine's swap;
 * a second wall: a Python audit hook (PEP 578) that, while a program runs (its statements, the
-  lines gradcalc makes of its errors, every garbage collection, and, in the command line, from
-  its first line to the end of the process), refuses opening files for writing or outside
-  Python's and gradcalc's installation, starting processes, sockets, ctypes and frame
-  introspection. A gap in the policy is then not yet an escape. Its switches live in closure
+  lines gradcalc makes of its errors, every garbage collection on the thread that runs it, and,
+  in the command line, from its first line to the end of the process), refuses opening files for
+  writing or outside Python's and gradcalc's installation, starting processes, sockets, ctypes
+  and frame introspection. A gap in the policy is then not yet an escape. Its switches live in closure
   cells that no module attribute holds, and once raised for good it cannot be lowered.
 """
 from __future__ import annotations
