@@ -286,6 +286,7 @@ def _make_wall() -> tuple:
     # interrupts: it runs behind the wall, on the thread that collects. The collector's callbacks
     # are C methods, so that no Python code (a signal handler's KeyboardInterrupt, a time-out) can
     # run in them and leave a phase half recorded; each collection records both phases anew.
+    # (move_to_end(phase, info): the info dict, never empty, is its `last`, true.)
     phases = collections.OrderedDict(start=None, stop=None)  # the latest phase last; their info dicts
     collector = _thread._local()  # threading.local: in each thread, the info dicts of its own latest phases
 
