@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 USAGE_ERROR = 2
 INTERRUPTED = 130
 _graph_format = "text"  # how --graph draws: text, dot or svg (--format)
+_ending = False  # whether the process is ending by a Ctrl-C (interrupted())
 
 
 def set_graph_format(context: Any, parameter: Any, form: str) -> None:
@@ -69,6 +70,8 @@ def start_repl(color: Optional[bool], history_file: Optional[str], max_memory: O
 def interrupted() -> int:
     """As Python ends on Ctrl-C: `KeyboardInterrupt` on stderr, then death by SIGINT, so that a
     shell sees status 130 and stops the loop it runs gradcalc in (a plain exit would not stop it)."""
+    global _ending
+    _ending = True
     try:
         sys.stdout.flush()
     except OSError:
@@ -85,10 +88,21 @@ def interrupted() -> int:
     return INTERRUPTED
 
 
+def _ctrl_c(number: int, frame: Any) -> None:
+    """SIGINT's handler while a program runs: KeyboardInterrupt, as Python's, but not once the
+    process is ending by one, nor in this module's own lines, which call interrupted() (a Ctrl-C
+    pressed again while the first is reported would escape as a traceback)."""
+    if not _ending and (frame is None or frame.f_globals is not globals()):
+        raise KeyboardInterrupt
+
+
 def run(source: str, filename: str, color: Optional[bool], graph: Optional[str] = None) -> int:
     """Run a whole program, then draw the graph behind tensor `graph` if asked; the exit status."""
+    import _signal
+
     from .language import limits
 
+    _signal.signal(_signal.SIGINT, _ctrl_c)
     session = None
     try:
         from .display.console import make_output

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,39 @@ def test_ctrl_c_ends_with_keyboard_interrupt_and_sigint(command: list, tmp_path:
     process = interrupt(command, tmp_path, how)
     assert process.wait(timeout=300) == -signal.SIGINT  # ended by the signal, as Python ends on Ctrl-C
     assert process.stdout.read() == "" and process.stderr.read() == "KeyboardInterrupt\n"
+
+
+# an endless program that keeps the collector busy: each turn leaves a cycle of 22 objects
+CYCLES = ("print('started', flush=True)\nwhile True:\n    cycle = [" + ", ".join(["[]"] * 20) + "]\n"
+          "    cycle.append(cycle)\n")
+
+
+def ctrl_c_until_it_ends(program: str, every: float) -> subprocess.Popen:
+    """`gradcalc -e program`, Ctrl-C sent every `every` seconds from its start until it ends."""
+    process = subprocess.Popen(COMMANDS[0] + ["-e", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, "NO_COLOR": "1"}, preexec_fn=sigint_as_in_a_terminal)
+    assert process.stdout.readline() == "started\n"
+    while process.poll() is None:
+        process.send_signal(signal.SIGINT)
+        time.sleep(every)
+    return process
+
+
+def test_ctrl_c_while_the_collector_runs_ends_with_keyboard_interrupt_and_sigint() -> None:
+    # a Ctrl-C landing while a collection's callbacks ran was lost, and written as an error
+    # ignored in one of gradcalc's functions: Ctrl-C again and again until it ends, several times
+    for _ in range(8):
+        process = ctrl_c_until_it_ends(CYCLES, every=0.002)
+        assert process.returncode == -signal.SIGINT
+        assert process.stdout.read() == "" and process.stderr.read() == "KeyboardInterrupt\n"
+
+
+def test_ctrl_c_pressed_again_while_the_first_is_reported_changes_nothing() -> None:
+    # a second KeyboardInterrupt, raised while the first was reported, escaped as a traceback
+    for _ in range(5):
+        process = ctrl_c_until_it_ends(LOOP, every=0.0001)
+        assert process.returncode == -signal.SIGINT
+        assert process.stdout.read() == "" and process.stderr.read() == "KeyboardInterrupt\n"
 
 
 def test_ctrl_c_gives_the_shell_status_130_and_stops_its_loop(tmp_path: Path) -> None:

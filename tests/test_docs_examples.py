@@ -17,7 +17,6 @@ typed. Output that is PyTorch's must then be checked once against PyTorch (docs/
 """
 from __future__ import annotations
 
-import gc
 import io
 import os
 import re
@@ -139,16 +138,7 @@ def run_transcript(steps: list[tuple[str, str, str]]) -> list[str]:
             return execute(text)
 
         repl.execute = marked  # type: ignore[method-assign]
-        # no collection while the front end launches its worker: this process has run programs
-        # itself (other tests), so its wall is installed, and a collection raises it for its
-        # duration, on any thread (a REPL's own process never installs it)
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            repl.run()
-        finally:
-            if collecting:
-                gc.enable()
+        repl.run()
     outputs = printed.getvalue().split(SEPARATOR)
     assert outputs[0] == "" and len(outputs) == len(steps) + 1, printed.getvalue()
     return outputs[1:]

@@ -302,6 +302,51 @@ def test_ctrl_c_during_an_inspection_leaves_no_reply_behind(worker, monkeypatch,
     assert worker.run("x + 1")["stdout"] == "2\n"  # its own reply, not the inspection's
 
 
+# a program that keeps the collector busy: a cycle made at each turn, a collection every few hundred
+_CYCLES = "while True:\n    cycle = []\n    cycle.append(cycle)\n"
+
+
+def _run_under_ctrl_c_again_and_again(worker) -> dict:
+    """`worker`'s reply to _CYCLES, with Ctrl-C sent every 2 ms until it ends."""
+    replied = threading.Event()
+
+    def press() -> None:
+        time.sleep(0.05)  # the program under way
+        while not replied.wait(0.002):
+            worker.interrupt()
+
+    presser = threading.Thread(target=press)
+    presser.start()
+    try:
+        return worker.run(_CYCLES)
+    finally:
+        replied.set()
+        presser.join()
+
+
+def test_ctrl_c_landing_while_the_collector_runs_is_reported_and_leaves_the_wall_as_it_was(tmp_path) -> None:
+    # an interrupt that lands while a collection's callbacks run must not be lost, nor written as
+    # an error "ignored" in one of gradcalc's functions, nor leave the wall up or down
+    from gradcalc.worker.client import Worker
+
+    with open(tmp_path / "worker-stderr", "w+", encoding="utf-8") as worker_stderr:
+        worker = Worker(capture=True, stderr=worker_stderr)
+        worker.start()
+        try:
+            before = [worker.run(source) for source in ("import subprocess", "x = tensor([1., 2.]); x * 2")]
+            replies = [_run_under_ctrl_c_again_and_again(worker) for _ in range(40)]
+            after = [worker.run(source) for source in ("import subprocess", "x = tensor([1., 2.]); x * 2")]
+        finally:
+            worker.close()
+        worker_stderr.seek(0)
+        written = worker_stderr.read()
+    unlike = [reply["stderr"] for reply in replies if reply["status"] != "interrupted"
+              or reply["stderr"] != "KeyboardInterrupt\n"]
+    assert not unlike, unlike[0]
+    assert written == ""
+    assert after == before and before[0]["status"] == "error" and before[1]["status"] == "ok"
+
+
 @pytest.mark.parametrize("kill", [signal.SIGKILL, signal.SIGSEGV])
 def test_a_dead_worker_is_said_and_replaced(worker, kill: int) -> None:
     from gradcalc.worker.client import WorkerDied

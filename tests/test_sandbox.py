@@ -13,9 +13,11 @@ import gc
 import io
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -134,6 +136,120 @@ def test_the_wall_lets_python_load_its_own_modules() -> None:
     assert not limits.wall_is_up()
 
 
+def test_interrupts_landing_anywhere_leave_the_wall_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    # an alarm every millisecond whose handler raises (the fuzzer's time-out, a Ctrl-C), while a
+    # program keeps the collector busy: wherever each lands, in a collection's callbacks or in the
+    # wall's own bookkeeping, nothing is written as an error ignored, and the wall comes down
+    # after each statement, and goes up again for the next
+    ignored: list = []
+    monkeypatch.setattr(sys, "unraisablehook", ignored.append)
+    armed = False
+
+    def interrupt(number: int, frame: Any) -> None:
+        if armed:
+            raise KeyboardInterrupt
+
+    reset_global_state()
+    session = Session(TextOutput(io.StringIO(), io.StringIO()))
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    left_up = 0
+    signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
+    try:
+        for _ in range(300):
+            armed = True
+            try:
+                session.run("while True:\n    cycle = []\n    cycle.append(cycle)\n", "cycles.grad")
+            except KeyboardInterrupt:
+                pass
+            finally:
+                armed = False
+            left_up += limits.wall_is_up()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert not ignored and left_up == 0
+    with limits.wall_up(), pytest.raises(AttributeError, match="gradcalc's sandbox refused"):
+        sys._getframe()
+    assert session.run("x = 1\n") and session.namespace["x"] == 1
+
+
+def test_a_collection_raises_the_wall_for_the_thread_that_collects_only() -> None:
+    # a finaliser the collector runs on another thread is behind the wall; this thread, running
+    # gradcalc's own code meanwhile (a front end launching its worker), is not
+    with limits.wall_up():
+        pass  # the wall installed, as in any process that ran a program
+    finalising, finalised = threading.Event(), threading.Event()
+    seen: list = []
+
+    class Finalised:
+        def __del__(self) -> None:
+            seen.append(limits.wall_is_up())
+            try:
+                os.listdir("/")
+                seen.append("listed")
+            except PermissionError:
+                seen.append("refused")
+            finalising.set()
+            finalised.wait(60)
+
+    def collect() -> None:
+        cycle: list = [Finalised()]
+        cycle.append(cycle)
+        del cycle
+        gc.collect()
+
+    collector = threading.Thread(target=collect)
+    collector.start()
+    try:
+        assert finalising.wait(60)
+        up_here = limits.wall_is_up()
+        listed_here = os.listdir("/")
+    finally:
+        finalised.set()
+        collector.join()
+    assert seen == [True, "refused"]
+    assert not up_here and listed_here
+
+
+def _while_loading(hold: Any) -> None:
+    with limits.wall_paused():
+        hold()
+
+
+def _while_reading_frames(hold: Any) -> None:
+    with limits.reading_frames():
+        hold()
+
+
+def _while_calling_mkl(hold: Any) -> None:
+    limits.native_call(hold)
+
+
+@pytest.mark.parametrize("lowering, action", [
+    (_while_loading, lambda: os.listdir("/")),
+    (_while_loading, lambda: sys._getframe()),
+    (_while_reading_frames, lambda: sys._getframe()),
+    (_while_calling_mkl, lambda: __import__("ctypes").CDLL(None)),
+], ids=["loading-listing", "loading-frames", "reading-frames", "calling-mkl-ctypes"])
+def test_gradcalc_lowering_the_wall_on_one_thread_leaves_it_up_on_another(lowering: Any, action: Any) -> None:
+    lowered, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        lowered.set()
+        done.wait(60)
+
+    other = threading.Thread(target=lowering, args=(hold,))
+    with limits.wall_up():
+        other.start()
+        try:
+            assert lowered.wait(60)
+            with pytest.raises((PermissionError, AttributeError), match="gradcalc's sandbox refused"):
+                action()
+        finally:
+            done.set()
+            other.join()
+
+
 def test_the_command_line_keeps_the_wall_up_to_the_end() -> None:
     # a generator's `finally` runs when the process ends, after the last statement
     program = "def g():\n    try:\n        yield 1\n    finally:\n        print(len(dir()))\nit = g()\nnext(it)\n"
@@ -200,7 +316,7 @@ def test_the_wall_raised_for_good_stays_up_whatever_its_switches_say() -> None:
     # what code past the policy could do: find the wall's functions and set every switch to off
     program = (
         "import os\nfrom gradcalc.language import limits\nlimits.wall_up_for_good()\n"
-        "for switch in (limits._up, limits._paused, limits._frames, limits._is_up):\n"
+        "for switch in (limits._up, limits._for_good, limits._native, limits._is_up):\n"
         "    for cell in switch.__closure__ or ():\n"
         "        if type(cell.cell_contents) in (int, bool):\n"
         "            cell.cell_contents = 0\n"

@@ -4,14 +4,16 @@
 * a memory ceiling for the whole process (`--max-memory`), so a program ends in MemoryError
   rather than in the machine's swap;
 * a second wall: a Python audit hook (PEP 578) that, while a program runs (its statements, the
-  lines gradcalc makes of its errors, every garbage collection, and, in the command line, from
-  its first line to the end of the process), refuses opening files for writing or outside
-  Python's and gradcalc's installation, starting processes, sockets, ctypes and frame
-  introspection. A gap in the policy is then not yet an escape. Its switches live in closure
+  lines gradcalc makes of its errors, every garbage collection on the thread that runs it, and,
+  in the command line, from its first line to the end of the process), refuses opening files for
+  writing or outside Python's and gradcalc's installation, starting processes, sockets, ctypes
+  and frame introspection. A gap in the policy is then not yet an escape. Its switches live in closure
   cells that no module attribute holds, and once raised for good it cannot be lowered.
 """
 from __future__ import annotations
 
+import _thread
+import collections
 import gc
 import operator
 import os
@@ -203,11 +205,12 @@ _LISTING_EVENTS = ("os.listdir", "os.scandir", "glob.glob", "os.getxattr", "os.l
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
-def _make_hook(roots: tuple, active: Callable[[], bool], reading_stack: Callable[[], bool],
-               native: Callable[[], bool]) -> Callable:
-    """An audit hook refusing what a program must not do while `active()`; `reading_stack()`
-    lets gradcalc's own look at who called it through (host_frame), `native()` gradcalc's own
-    calls into MKL through ctypes (native_call)."""
+def _make_hook(roots: tuple, active: Callable[[], bool], lowered: Callable[[], bool],
+               reading_stack: Callable[[], bool], native: Callable[[], bool]) -> Callable:
+    """An audit hook refusing what a program must not do while `active()` (a cheap test, made on
+    every event), unless `lowered()` (asked only before a refusal: for this thread, the wall is
+    down); `reading_stack()` lets gradcalc's own look at who called it through (host_frame),
+    `native()` gradcalc's own calls into MKL through ctypes (native_call)."""
 
     def inside(path: Any) -> bool:
         if isinstance(path, int) or path is None:
@@ -218,27 +221,31 @@ def _make_hook(roots: tuple, active: Callable[[], bool], reading_stack: Callable
             return False
         return any(full == root or full.startswith(root + os.sep) for root in roots)
 
-    def hook(event: str, args: tuple) -> None:
-        if not active():
-            return
+    def refusal(event: str, args: tuple) -> Optional[Exception]:
         if event == "open":
             path, mode, flags = args[:3]
             if (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
                     isinstance(flags, int) and flags & _WRITE_FLAGS):
-                raise PermissionError("gradcalc's sandbox refused to open a file for writing")
+                return PermissionError("gradcalc's sandbox refused to open a file for writing")
             if not inside(path):
-                raise PermissionError("gradcalc's sandbox refused to open a file outside Python's installation")
+                return PermissionError("gradcalc's sandbox refused to open a file outside Python's installation")
         elif event.startswith(_REFUSED_EVENTS):
-            if native() and event.startswith("ctypes."):
-                return
-            raise PermissionError(f"gradcalc's sandbox refused {event}")
+            if not (event.startswith("ctypes.") and native()):
+                return PermissionError(f"gradcalc's sandbox refused {event}")
         elif event.startswith(_FRAME_EVENTS) or (event == "object.__getattr__" and args[1] in _FRAME_ATTRIBUTES):
-            if reading_stack():
-                return
-            # AttributeError: the standard library falls back where frames are unavailable (typing, enum)
-            raise AttributeError(f"gradcalc's sandbox refused {event}")
+            if not reading_stack():
+                # AttributeError: the standard library falls back where frames are unavailable (typing, enum)
+                return AttributeError(f"gradcalc's sandbox refused {event}")
         elif event.startswith(_LISTING_EVENTS) and args and not inside(args[0]):
-            raise PermissionError(f"gradcalc's sandbox refused {event}")
+            return PermissionError(f"gradcalc's sandbox refused {event}")
+        return None
+
+    def hook(event: str, args: tuple) -> None:
+        if not active():
+            return
+        refused = refusal(event, args)
+        if refused is not None and not lowered():
+            raise refused
 
     return hook
 
@@ -256,39 +263,63 @@ def _make_wall() -> tuple:
     """The wall's switches. Its state lives in this closure's cells, not in an object a module
     holds: nothing a program (or code that got past the policy) can name reaches it. Raising it
     for good adds a second hook that is always on and holds no switch at all: hooks cannot be
-    removed, so nothing in the process can lower it again."""
+    removed, so nothing in the process can lower it again.
+
+    What lowers the wall (gradcalc loading a module, reading frames, calling MKL) and what raises
+    it for a collection holds for the thread that does it only: gradcalc's own work on one thread
+    never opens the wall to code on another. A program's statements raise it for every thread
+    (`depth`): a program cannot start threads (the policy refuses `threading` and its kin), but a
+    host thread may drop the last reference to a program's object, whose finaliser then runs there."""
     depth = 0
     installed = False
     permanent = False
-    reading = False
-    calling_native = False
     roots: tuple = ()
+    # Held by the thread doing gradcalc's own work that the wall lets through. Locks, not switches
+    # set by Python code: their `with` takes and gives them back in C, where no Ctrl-C (a signal
+    # handler's exception) can come between, which could leave the wall lowered.
+    pausing = _thread.RLock()
+    reading = _thread.RLock()
+    native_thread = 0  # the thread in gradcalc's own call into MKL (0: none)
+    thread_id = _thread.get_ident  # (a closure's cell is read faster than a module's attribute)
 
-    interrupted: list = []  # the frame-reading switch of the code each collection interrupts
+    # A collection finalises a program's objects (a generator's `finally`) whatever code it
+    # interrupts: it runs behind the wall, on the thread that collects. The collector's callbacks
+    # are C methods, so that no Python code (a signal handler's KeyboardInterrupt, a time-out) can
+    # run in them and leave a phase half recorded; each collection records both phases anew.
+    # (move_to_end(phase, info): the info dict, never empty, is its `last`, true.)
+    phases = collections.OrderedDict(start=None, stop=None)  # the latest phase last; their info dicts
+    collector = _thread._local()  # threading.local: in each thread, the info dicts of its own latest phases
 
-    def collecting(phase: str, info: dict) -> None:
-        # a collection may finalise a program's objects (a generator's `finally`) whatever code
-        # it interrupts, in a statement, between two or in gradcalc's own look at frames: it
-        # runs behind the wall, frames closed
-        nonlocal depth, reading
-        if phase == "start":
-            depth += 1
-            interrupted.append(reading)
-            reading = False
-        elif interrupted:  # (a collection under way when the callback came has no start)
-            depth -= 1
-            reading = interrupted.pop()
+    def collection_under_way() -> bool:
+        return next(reversed(phases)) == "start"
+
+    def collecting_here() -> bool:
+        return collection_under_way() and getattr(collector, "start", None) is phases["start"]
+
+    def lowered_here() -> bool:
+        return not collecting_here() and (depth == 0 or pausing._is_owned())
+
+    def reading_here() -> bool:
+        return reading._is_owned() and not collecting_here()
+
+    def native_here() -> bool:
+        return native_thread == thread_id() and not collecting_here()
 
     def install() -> None:
         nonlocal installed, roots
         if not installed:
             roots = _readable_roots()
-            sys.addaudithook(_make_hook(roots, lambda: depth > 0, lambda: reading, lambda: calling_native))
-            gc.callbacks.append(collecting)
+            collector.start = collector.stop = None  # this thread's record made now, not in a collection
+            os.register_at_fork(after_in_child=_reinitialised(pausing, reading))
+            sys.addaudithook(_make_hook(roots, lambda: depth > 0 or collection_under_way(), lowered_here,
+                                        reading_here, native_here))
+            gc.callbacks.extend((phases.move_to_end, phases.__setitem__, collector.__setattr__))
             installed = True
 
     @contextmanager
     def up() -> Iterator[None]:
+        # an interrupt that cuts this block's exit short leaves the wall up (never down) until the
+        # block is freed
         nonlocal depth
         install()
         depth += 1
@@ -297,47 +328,39 @@ def _make_wall() -> tuple:
         finally:
             depth -= 1
 
-    @contextmanager
-    def paused() -> Iterator[None]:
-        nonlocal depth
-        saved, depth = depth, 0
-        try:
-            yield
-        finally:
-            depth = saved
-
     def for_good() -> None:
         nonlocal permanent
         install()
         if not permanent:
-            sys.addaudithook(_make_hook(roots, lambda: True, lambda: reading, lambda: calling_native))
+            sys.addaudithook(_make_hook(roots, lambda: True, lambda: False, reading_here, native_here))
             permanent = True
-
-    @contextmanager
-    def frames() -> Iterator[None]:
-        nonlocal reading
-        saved, reading = reading, True
-        try:
-            yield
-        finally:
-            reading = saved
 
     def native(function: Callable, *args: Any, **kwargs: Any) -> Any:
         # a plain call rather than a context manager: it runs around every MKL call, a few per op
-        nonlocal calling_native
-        saved, calling_native = calling_native, True
+        nonlocal native_thread
+        saved, native_thread = native_thread, thread_id()
         try:
             return function(*args, **kwargs)
         finally:
-            calling_native = saved
+            native_thread = saved
 
     def is_up() -> bool:
-        return depth > 0 or permanent
+        return permanent or collecting_here() or (depth > 0 and not pausing._is_owned())
 
-    return up, paused, for_good, frames, native, is_up
+    return up, pausing, for_good, reading, native, is_up
 
 
-_up, _paused, _for_good, _frames, _native, _is_up = _make_wall()
+def _reinitialised(*locks: Any) -> Callable[[], None]:
+    """What a forked child does to `locks`: another thread that held one at the fork does not
+    exist there (the thread that forked goes on, and gives back what it holds)."""
+    def reinitialise() -> None:
+        for lock in locks:
+            if not lock._is_owned():
+                lock._at_fork_reinit()
+    return reinitialise
+
+
+_up, _pausing, _for_good, _reading, _native, _is_up = _make_wall()
 
 
 # native_call(FUNCTION, *args, **kwargs): FUNCTION's result, the wall letting through its ctypes
@@ -349,7 +372,7 @@ native_call = _native
 def wall_paused() -> Any:
     """gradcalc's own work inside a program's statement (loading a standard module, which reads
     its own code): no program code runs meanwhile. Once the wall is up for good, it stays up."""
-    return _paused()
+    return _pausing
 
 
 def wall_up() -> Any:
@@ -368,13 +391,13 @@ def reading_frames() -> Any:
     """gradcalc's own look at frames and tracebacks (who called numpy; where an error was raised),
     which the wall lets through: no program code may run inside this block, and no frame read
     in it may reach a program."""
-    return _frames()
+    return _reading
 
 
 def host_frame(depth: int) -> Any:
     """The frame `depth` calls above the caller (as sys._getframe counts), for gradcalc's own look
     at who called it (walking on by `f_back` and `f_globals` raises no audit event)."""
-    with _frames():
+    with _reading:
         return sys._getframe(depth + 1)
 
 
