@@ -306,7 +306,8 @@ class Session:
         if code is None:
             self.exit_status = 0
         elif isinstance(code, int):
-            self.exit_status = code & 0xFF
+            # the low byte of a C long; one no long holds fails to convert: -1, so 255
+            self.exit_status = code & 0xFF if -2 ** 63 <= code < 2 ** 63 else 0xFF
         else:
             try:
                 text = str(code)
