@@ -60,9 +60,12 @@ def start_child(out_path: str, err_path: str) -> None:
 
 
 def exit_status(done: SystemExit) -> int:
-    """As Python ends on sys.exit(): a status, or a message and status 1."""
-    if done.code is None or isinstance(done.code, int):
-        return done.code or 0
+    """As Python ends on sys.exit(): a status (the low byte of a C long, 255 for an int no long
+    holds), or a message and status 1."""
+    if done.code is None:
+        return 0
+    if isinstance(done.code, int):
+        return done.code & 0xFF if -2 ** 63 <= done.code < 2 ** 63 else 0xFF
     sys.stderr.write(f"{done.code}\n")
     return 1
 
