@@ -37,8 +37,11 @@ class OutputStream:
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        # a str subclass's own str (no method of the program's runs): what is handed on, perhaps to
+        # another thread, holds no object of the program's, whose finaliser would run there
+        text = str.__getitem__(text, slice(None))
         self._write(text)
-        return len(text)
+        return str.__len__(text)
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
