@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..tensor import Tensor
+from .common import check_allocation
 from .registry import node, op, record
 from ..simd import fused_multiply_add
 
@@ -206,7 +207,10 @@ def _output_size(input: Tensor, dims: int, output_size: Optional[Sequence[int]],
         return tuple(int(s) for s in output_size)
     if len(scale_factors) != dims:
         raise RuntimeError(f"It is expected scale_factors equals to {dims}, but got size {len(scale_factors)}")
-    return tuple(int(math.floor(size * scale)) for size, scale in zip(input.shape[-dims:], scale_factors))
+    sizes = [size * scale for size, scale in zip(input.shape[-dims:], scale_factors)]
+    if any(not abs(size) <= 2.0 ** 63 for size in sizes):  # each read as an int64 from a double, checked
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return tuple(math.floor(size) for size in sizes)
 
 
 def _check(input: Tensor, dims: int, output_size: tuple) -> None:
@@ -225,6 +229,7 @@ def _nearest_op(declared: Any, input: Tensor, dims: int, output_size: Any, scale
                 exact: bool) -> Tensor:
     size = _output_size(input, dims, output_size, scale_factors)
     _check(input, dims, size)
+    check_allocation(tuple(input.shape[:2]) + tuple(size), input._dtype)  # the result, made before the kernel runs
     scales = _scales_of(scale_factors, explicit)
     data = np.ascontiguousarray(_nearest(input._data, size, scales, exact))
     return record(declared, (input,), data, input._dtype, output_size=size, self_sym_sizes=tuple(input.shape),
@@ -235,6 +240,7 @@ def _interpolation_op(declared: Any, input: Tensor, dims: int, output_size: Any,
                       scale_factors: Any, explicit: tuple, cubic: bool) -> Tensor:
     size = _output_size(input, dims, output_size, scale_factors)
     _check(input, dims, size)
+    check_allocation(tuple(input.shape[:2]) + tuple(size), input._dtype)  # the result, made before the kernel runs
     if input._dtype.category != dtypes.FLOATING:
         kernel = {1: "upsample_linear1d", 2: "upsample_bicubic2d" if cubic else "upsample_bilinear2d",
                   3: "upsample_trilinear3d"}[dims]
