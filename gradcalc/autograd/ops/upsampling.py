@@ -207,10 +207,10 @@ def _output_size(input: Tensor, dims: int, output_size: Optional[Sequence[int]],
         return tuple(int(s) for s in output_size)
     if len(scale_factors) != dims:
         raise RuntimeError(f"It is expected scale_factors equals to {dims}, but got size {len(scale_factors)}")
-    sizes = tuple(math.floor(size * scale) for size, scale in zip(input.shape[-dims:], scale_factors))
-    if any(not -2 ** 63 <= size < 2 ** 63 for size in sizes):
-        raise RuntimeError("value cannot be converted to type int64_t without overflow")  # the SymInt of a double
-    return sizes
+    sizes = [size * scale for size, scale in zip(input.shape[-dims:], scale_factors)]
+    if any(not abs(size) <= 2.0 ** 63 for size in sizes):  # each read as an int64 from a double, checked
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return tuple(math.floor(size) for size in sizes)
 
 
 def _check(input: Tensor, dims: int, output_size: tuple) -> None:
@@ -223,7 +223,6 @@ def _check(input: Tensor, dims: int, output_size: tuple) -> None:
         joined = " and " if dims == 1 else " "  # ATen's 1d check says "and", its 2d and 3d ones do not
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown_input})"
                            f"{joined}output ({shown_output})")
-    check_allocation(tuple(input.shape[:-dims]) + output_size, input._dtype)  # the output is allocated next
 
 
 def _check_kernel_dtype(input: Tensor, kernel: str, takes_bytes: bool) -> None:
@@ -239,6 +238,7 @@ def _nearest_op(declared: Any, input: Tensor, dims: int, output_size: Any, scale
                 exact: bool) -> Tensor:
     size = _output_size(input, dims, output_size, scale_factors)
     _check(input, dims, size)
+    check_allocation(tuple(input.shape[:2]) + tuple(size), input._dtype)  # the result, made before the kernel runs
     _check_kernel_dtype(input, "upsample_nearest2d_channels_last" if dims == 2 else "compute_indices_weights_nearest",
                         takes_bytes=True)
     scales = _scales_of(scale_factors, explicit)
@@ -251,6 +251,7 @@ def _interpolation_op(declared: Any, input: Tensor, dims: int, output_size: Any,
                       scale_factors: Any, explicit: tuple, cubic: bool) -> Tensor:
     size = _output_size(input, dims, output_size, scale_factors)
     _check(input, dims, size)
+    check_allocation(tuple(input.shape[:2]) + tuple(size), input._dtype)  # the result, made before the kernel runs
     kernel = ("compute_indices_weights_cubic" if cubic else "upsample_bilinear2d_channels_last" if dims == 2
               else "compute_indices_weights_linear")
     _check_kernel_dtype(input, kernel, takes_bytes=dims == 2)
