@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
+import gc
 import json
 import os
 import random
@@ -198,7 +199,11 @@ def run_isolated(source: str) -> dict:
     if pid == 0:
         os.close(read)
         try:
-            answer = json.dumps(run_gradcalc(source)).encode("utf-8")
+            try:
+                answer = json.dumps(run_gradcalc(source)).encode("utf-8")
+            except MemoryError:  # a graph grown to the ceiling, still held by its cycles, leaves no room for it
+                gc.collect()
+                answer = json.dumps({"stdout": "", "stderr": f"{OUT_OF_ROOM}\n", "rc": 1}).encode("utf-8")
             with os.fdopen(write, "wb") as out:
                 out.write(answer)
         finally:
@@ -211,6 +216,8 @@ def run_isolated(source: str) -> dict:
         signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
         return {"stdout": "", "stderr": f"KILLED by signal {signal_number}\n", "rc": -signal_number}
     return json.loads(answer)
+# the answer of a child whose program left no memory under the ceiling to build its answer in
+OUT_OF_ROOM = "MemoryError: no room left under the memory ceiling for the answer"
 OUT_OF_RESOURCES = ("MemoryError", "numpy._core._exceptions._ArrayMemoryError", "numpy.core._exceptions._ArrayMemoryError")
 TIMED_OUT = "TimeoutError: gradcalc took too long"
 # PyTorch's allocator failing, in its words, as gradcalc gives them at its memory ceiling
