@@ -124,6 +124,16 @@ def batched(tensor: Tensor) -> bool:
     return any(type(level) is BatchLevel and tangent_of(tensor, level) for level in LEVELS)
 
 
+def batch_size(tensor: Tensor) -> int:
+    """How many examples the running vmaps fold into `tensor` (1 outside them): the size of the
+    physical tensor PyTorch's batching rules compute on."""
+    size = 1
+    for level in LEVELS:
+        if type(level) is BatchLevel and tangent_of(tensor, level):
+            size *= level.size
+    return size
+
+
 def follow(out: Tensor, inputs: Sequence[Any]) -> Tensor:
     """Mark the output of an op without a derivative (a comparison) as batched like its inputs."""
     for level in LEVELS:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import autocast, dtypes, kernels, meta, mkl
+from .. import autocast, dtypes, forward_mode, kernels, meta, mkl
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import broadcast_shapes, check_has_kernel, opmath_scalar
@@ -155,7 +155,11 @@ def _inner_sizes_differ(a: Tensor, b: Tensor, *others: Tensor) -> RuntimeError:
     if meta.state["made"] and meta.any_meta((a, b, *others)):
         return RuntimeError(f"a and b must have same reduction dim, but got [{a.shape[0]}, {a.shape[1]}] X "
                             f"[{b.shape[0]}, {b.shape[1]}].")
-    return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+    # under vmap, a batched matrix times a plain one is one product of the examples' rows stacked
+    rows = a.shape[0]
+    if forward_mode.LEVELS and not forward_mode.batched(b):
+        rows *= forward_mode.batch_size(a)
+    return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a.shape[1]} and "
                         f"{b.shape[0]}x{b.shape[1]})")
 
 
