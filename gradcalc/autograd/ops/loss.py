@@ -11,6 +11,7 @@ import numpy as np
 from .. import dtypes, grad_mode, kernels, layout
 from ..forward_mode import unsupported
 from ..tensor import Tensor
+from ...warnings import warn
 from .activation import log_sigmoid
 from .common import arrays, check_no_requires_grad, not_implemented_for, ones_like, shape_text, zeros_like
 from .indexing import where
@@ -359,7 +360,11 @@ def _regular_cascade(values: np.ndarray, step: int) -> np.generic:
 
 
 def reduction_enum(reduction: Any) -> int:
-    """The enum of a reduction named as torch.nn.functional names it."""
+    """The enum of a reduction named as torch.nn.functional names it (_Reduction.get_enum, which
+    still takes the old name of 'mean')."""
+    if reduction == "elementwise_mean":
+        warn("UserWarning", "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.")
+        return MEAN
     if reduction not in REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return REDUCTIONS[reduction]
