@@ -24,6 +24,8 @@ def nll_loss_nd(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, 
     contiguous(): a CloneBackward0 for a transposed input), a 'none' result viewed back."""
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
     # ATen reads a 0-d target's batch size past its (empty) sizes, where it finds 0
     target_batch = target.shape[0] if target.ndim else 0
     if input.ndim != 1 and input.shape[0] != target_batch:
@@ -52,8 +54,6 @@ def _checked_nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor], r
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if input.ndim == 2 and target.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    if input.ndim == 1 and target.ndim == 1:
-        raise RuntimeError(f"size mismatch (got input: {shape_text(input.shape)}, target: {shape_text(target.shape)})")
     classes = input.shape[-1]
     if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "

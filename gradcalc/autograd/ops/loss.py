@@ -87,6 +87,9 @@ def nll_loss_backward(grad: Tensor, self: Tensor, target: Tensor, weight: Option
                       ignore_index: int, total_weight: Tensor) -> Tensor:
     """NllLossBackward0's formula, an op of its own as in PyTorch (a second derivative shows
     NllLossBackwardBackward0)."""
+    if not (self.ndim == 1 and target.ndim == 0) and self.shape[0] != target.shape[0]:
+        # its meta function's check, which the forward's lets pass for a 1-d input's target of one
+        raise RuntimeError(f"size mismatch (got input: {shape_text(self.shape)}, target: {shape_text(target.shape)})")
     data = _nll_input_grad(grad, self, target, weight, reduction, ignore_index, total_weight)
     return record(NLL_LOSS_BACKWARD, (grad, self), data.reshape(self.shape), self._dtype, target=target, weight=weight,
                   reduction=reduction, ignore_index=ignore_index)
