@@ -154,7 +154,10 @@ _EXPF_UNDERFLOW = np.float32(float.fromhex("-0x1.9fe368p6"))
 
 def libm(function: Callable, x: np.ndarray) -> np.ndarray:
     """A C library function on float32 or float64 values: computed in double and rounded once,
-    as glibc's float functions (nearly always correctly rounded) give."""
+    as glibc's float functions (nearly always correctly rounded) give; float32 exp is glibc's
+    expf itself, which is not."""
+    if function is np.exp and x.dtype == np.float32:
+        return glibc_expf(x)
     return np.asarray(function(x.astype(np.float64)), dtype=x.dtype)
 
 

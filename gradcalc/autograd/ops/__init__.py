@@ -5,8 +5,8 @@
 
 The families import each other in one direction only (common, registry, shape, indexing,
 conversion, inplace, comparison, arithmetic, pointwise, joining, reduction, statistics,
-sorting, linalg, creation, sampling, activation, loss); a backward formula that needs an op of
-a later family calls it as a Tensor method.
+sorting, linalg, creation, sampling, activation, loss, cross_entropy); a backward formula that
+needs an op of a later family calls it as a Tensor method.
 """
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from ..tensor import Device, Size, Tensor
 from ..sequence_slots import index_tree_as_mapping_only
 from ...display import tensor_repr
 from . import (activation, arithmetic, arrangement, calculus, common, comparison, conversion, convolution, copies,
-               creation, ctc, decompositions, determinants, distance, elementwise, embedding, factories, generate,
-               geometry, grid_sampler, hooks, im2col, indexing, info, inplace, joining, legacy, linalg, loss,
-               matrix_functions, normalization, order, pointwise, pooling, products, queries, reduction, registry,
-               removed, sampling, selection, settings, shape, shuffle, sorting, special, spectral, statistics,
-               tensor_members, tensor_numpy, upsampling)
+               creation, cross_entropy, ctc, decompositions, determinants, distance, elementwise, embedding,
+               factories, generate, geometry, grid_sampler, hooks, im2col, indexing, info, inplace, joining, legacy,
+               linalg, loss, matrix_functions, normalization, order, pointwise, pooling, products, queries,
+               reduction, registry, removed, sampling, selection, settings, shape, shuffle, sorting, special,
+               spectral, statistics, tensor_members, tensor_numpy, upsampling)
 from .common import ReturnTypes
 from .generate import BuiltinFunction, namespace_members, shown_function
 from .parser import parser, register_kind

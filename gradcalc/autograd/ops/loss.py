@@ -11,6 +11,7 @@ import numpy as np
 from .. import dtypes, grad_mode, kernels, layout
 from ..forward_mode import unsupported
 from ..tensor import Tensor
+from ...warnings import warn
 from .activation import log_sigmoid
 from .common import arrays, check_no_requires_grad, not_implemented_for, ones_like, shape_text, zeros_like
 from .indexing import where
@@ -86,6 +87,9 @@ def nll_loss_backward(grad: Tensor, self: Tensor, target: Tensor, weight: Option
                       ignore_index: int, total_weight: Tensor) -> Tensor:
     """NllLossBackward0's formula, an op of its own as in PyTorch (a second derivative shows
     NllLossBackwardBackward0)."""
+    if not (self.ndim == 1 and target.ndim == 0) and self.shape[0] != target.shape[0]:
+        # its meta function's check, which the forward's lets pass for a 1-d input's target of one
+        raise RuntimeError(f"size mismatch (got input: {shape_text(self.shape)}, target: {shape_text(target.shape)})")
     data = _nll_input_grad(grad, self, target, weight, reduction, ignore_index, total_weight)
     return record(NLL_LOSS_BACKWARD, (grad, self), data.reshape(self.shape), self._dtype, target=target, weight=weight,
                   reduction=reduction, ignore_index=ignore_index)
@@ -116,6 +120,8 @@ def _nll_input_grad(grad: Tensor, self: Tensor, target: Tensor, weight: Optional
         coefficient = -g
     else:
         coefficient = -(g / kind.type(total_weight.item())) if reduction == MEAN else -g
+        if self._dtype is dtypes.bfloat16:  # the kernel's grad is a c10::BFloat16 before the weights multiply it
+            coefficient = dtypes.round_to_bfloat16(coefficient)
     out = np.zeros((rows.size, classes), kind)
     if weight is None and _every_row_counts(rows, classes, ignore_index):
         out[np.arange(rows.size), rows] = coefficient  # the common case, without the masks below
@@ -215,7 +221,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, red
     its eight-level cascade (a 1-d input's 'none' is one target's sum)."""
     x = input._data if input.ndim == 2 else input._data.reshape(1, -1)
     data, total_weight = _nll_values(x, target._data.reshape(-1), weight, reduction, ignore_index,
-                                     per_target=reduction == NONE and input.ndim == 2)
+                                     per_target=reduction == NONE and input.ndim == 2,
+                                     bfloat16=input._dtype is dtypes.bfloat16)
     return record(NLL_LOSS, (input,), data, input._dtype, target=target, weight=weight, reduction=reduction,
                   ignore_index=ignore_index, total_weight=Tensor._make(total_weight, input._dtype))
 
@@ -249,21 +256,22 @@ def nll_loss2d(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, r
         raise RuntimeError("expected scalar type Long but found Byte")
     x = np.moveaxis(input._data, 1, -1).reshape(target.numel(), classes)
     data, total_weight = _nll_values(x, target._data.reshape(-1), weight, reduction, ignore_index,
-                                     per_target=reduction == NONE)
+                                     per_target=reduction == NONE, bfloat16=input._dtype is dtypes.bfloat16)
     return record(NLL_LOSS2D, (input,), data.reshape(target.shape) if reduction == NONE else data, input._dtype,
                   target=target, weight=weight, reduction=reduction, ignore_index=ignore_index,
                   total_weight=Tensor._make(total_weight, input._dtype))
 
 
 def _nll_values(x: np.ndarray, rows: np.ndarray, weight: Optional[Tensor], reduction: int, ignore_index: int,
-                per_target: bool) -> tuple:
+                per_target: bool, bfloat16: bool = False) -> tuple:
     """nll_loss's loop over the targets `rows`, each picking from its row of class scores in `x`:
     -x[i, t] * weight[t] per target (0 where ignored) when `per_target`, else those summed by the
-    cascade, and the total weight (the mean's divisor). Returns (values, total weight) as arrays."""
+    cascade, and the total weight (the mean's divisor). Returns (values, total weight) as arrays.
+    `bfloat16`: x holds bfloat16 values, whose loop rounds every step."""
     classes = x.shape[1]
     kind = x.dtype.type
     power = max(4, kernels.ceil_log2(rows.size) // _NLL_LEVELS)
-    if weight is None and not per_target and _every_row_counts(rows, classes, ignore_index):
+    if weight is None and not per_target and not bfloat16 and _every_row_counts(rows, classes, ignore_index):
         # the common case, without the masks below: the cascade's rows are then 0, 1, 2, ...
         total = _regular_cascade(-x[np.arange(rows.size), rows], 1 << power)
         total_weight = kind(rows.size)
@@ -281,7 +289,10 @@ def _nll_values(x: np.ndarray, rows: np.ndarray, weight: Optional[Tensor], reduc
             data = np.where(kept, -picked * weights if weight is not None else -picked, kind(0))
             return np.asarray(data, dtype=x.dtype), np.zeros((), x.dtype)
         kept_rows = np.flatnonzero(kept)
-        if weight is None:
+        if bfloat16:
+            total, total_weight = _bfloat16_cascades(picked[kept_rows], None if weight is None else weights[kept_rows],
+                                                     kept_rows, power)
+        elif weight is None:
             total = _cascade(-picked[kept_rows], kept_rows, power)
             total_weight = kind(kept_rows.size)
         else:
@@ -290,6 +301,34 @@ def _nll_values(x: np.ndarray, rows: np.ndarray, weight: Optional[Tensor], reduc
     if reduction == MEAN:
         total = kind(total / total_weight)
     return np.asarray(total, dtype=x.dtype), np.asarray(total_weight, dtype=x.dtype)
+
+
+def _bfloat16_cascades(picked: np.ndarray, weights: Optional[np.ndarray], rows: np.ndarray, power: int) -> tuple:
+    """The loss's and the weights' cascades (_cascade) as the loop runs them in c10::BFloat16:
+    each product and sum computed in float and rounded to bfloat16, element after element. The
+    total weight without class weights is the count, rounded to bfloat16 too."""
+    def rounded(value: float) -> float:
+        return float(dtypes.round_to_bfloat16(np.float32(value)))
+
+    losses, totals = [0.0] * _NLL_LEVELS, [0.0] * _NLL_LEVELS
+    mask = (1 << power) - 1
+    for i, (value, row) in enumerate(zip(picked.tolist(), rows.tolist())):
+        if weights is None:
+            losses[0] = rounded(losses[0] - value)
+        else:
+            losses[0] = rounded(losses[0] - rounded(value * float(weights[i])))
+            totals[0] = rounded(totals[0] + float(weights[i]))
+        for level in range(_NLL_LEVELS - 1):
+            if row & (mask << (level * power)):
+                break
+            losses[level + 1], losses[level] = rounded(losses[level + 1] + losses[level]), 0.0
+            totals[level + 1], totals[level] = rounded(totals[level + 1] + totals[level]), 0.0
+    total, total_weight = 0.0, 0.0
+    for loss, weight in zip(losses, totals):
+        total, total_weight = rounded(total + loss), rounded(total_weight + weight)
+    if weights is None:
+        total_weight = rounded(rows.size)
+    return np.float32(total), np.float32(total_weight)
 
 
 def _every_row_counts(rows: np.ndarray, classes: int, ignore_index: int) -> bool:
@@ -359,7 +398,11 @@ def _regular_cascade(values: np.ndarray, step: int) -> np.generic:
 
 
 def reduction_enum(reduction: Any) -> int:
-    """The enum of a reduction named as torch.nn.functional names it."""
+    """The enum of a reduction named as torch.nn.functional names it (_Reduction.get_enum, which
+    still takes the old name of 'mean')."""
+    if reduction == "elementwise_mean":
+        warn("UserWarning", "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.")
+        return MEAN
     if reduction not in REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return REDUCTIONS[reduction]

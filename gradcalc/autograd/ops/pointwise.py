@@ -116,8 +116,8 @@ def sigmoid(input: Tensor) -> Tensor:
     e = np.exp(-wide).astype(dtype._numpy)
     if dtype is dtypes.float32:
         # whole pairs of SIMD registers take SLEEF's exp; the elements left over, the C library's
-        e = kernels.simd_split(simd.vector_exp(np.float32(0) - input._data.astype(np.float32)), e,
-                               lanes=16 if cpu.ATEN_AVX512 else 8)
+        negated = np.float32(0) - input._data.astype(np.float32)
+        e = kernels.simd_split(simd.vector_exp(negated), simd.glibc_expf(negated), lanes=16 if cpu.ATEN_AVX512 else 8)
     return record(SIGMOID, (input,), np.asarray(1 / (1 + e), dtype=dtype._numpy), dtype)
 
 

@@ -6,17 +6,14 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ...autograd import dtypes
-from ...autograd.ops import activation, loss
-from ...autograd.ops.common import check_no_requires_grad
+from ...autograd.ops import loss
 from ...autograd.tensor import Tensor
 from ...warnings import warn
 from ...autograd import grad_mode
 from ...autograd.ops import elementwise as special_ops
-from ...autograd.ops.arithmetic import div_scalar, mul_scalar
 from ...autograd.ops.common import shape_text
 from ...autograd.ops.indexing import where
-from .activation import _NN, _TORCH, log_softmax
+from .activation import _NN, _TORCH
 
 
 # the epsilon ATen's cosine_embedding_loss adds to each squared magnitude
@@ -130,133 +127,16 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
-    _reduction_enum(reduction)
-    if input.ndim < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
-    # ATen reads a 0-d target's batch size past its (empty) sizes, where it finds 0
-    target_batch = target.shape[0] if target.ndim else 0
-    if input.ndim != 1 and input.shape[0] != target_batch:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target_batch}).")
-    if input.ndim > 2:
-        return _nll_loss_nd(input, target, weight, loss.reduction_enum(reduction), ignore_index)
-    check_no_requires_grad(weight, "weight", "nll_loss_forward")
-    if target.ndim > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.ndim == 2 and target.ndim == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    if input.ndim == 1 and target.ndim == 1:
-        raise RuntimeError(f"size mismatch (got input: [{', '.join(map(str, input.shape))}], target: "
-                           f"[{', '.join(map(str, target.shape))}])")
-    classes = input.shape[-1]
-    if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
-        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "
-                           f"got weight tensor of shape: [{', '.join(map(str, weight.shape))}]")
-    if target.dtype not in (dtypes.int64, dtypes.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype._scalar_name}")
-    if weight is not None and weight.dtype is not input.dtype:  # the kernel reads the weights as the input's type
-        raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found {weight.dtype._scalar_name}")
-    return loss.nll_loss(input, target, weight, loss.reduction_enum(reduction), ignore_index)
-
-
-def _nll_loss_nd(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: int,
-                 ignore_index: int) -> Tensor:
-    """ATen's nll_loss_nd for inputs of shape (N, C, d1, ...): nll_loss2d for four dims; for the
-    others the input viewed as (N, C, 1, d1 * d2 * ...) and the target as (N, 1, ...) (after
-    contiguous(): a CloneBackward0 for a transposed input), a 'none' result viewed back as (N, d1, ...)."""
-    if input.ndim == 4:
-        return loss.nll_loss2d(input, target, weight, reduction, ignore_index)
-    batch, classes, *spatial = input.shape
-    if not target.ndim:
-        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
-    if tuple(target.shape[1:]) != tuple(spatial):
-        raise RuntimeError(f"Expected target size {shape_text((batch, *spatial))}, got {shape_text(target.shape)}")
-    input = input.contiguous().view((batch, classes, 1, -1) if input.numel() else (batch, classes, 0, 0))
-    target = target.contiguous().view((batch, 1, -1) if target.numel() else (batch, 0, 0))
-    result = loss.nll_loss2d(input, target, weight, reduction, ignore_index)
-    return result.view((batch, *spatial)) if reduction == loss.NONE else result
+    return _NN["nll_loss_nd"](input, target, weight, loss.reduction_enum(reduction), ignore_index)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Any = None,
                   ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
-    """log_softmax over the classes, then nll_loss; a target of the input's shape holds class
-    probabilities instead of class indices."""
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
-    _reduction_enum(reduction)
-    class_dim = 0 if input.ndim == 1 else 1
-    if target.shape == input.shape:
-        if target.dtype.category != dtypes.FLOATING:
-            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
-                               f"{target.dtype._scalar_name}")
-        if ignore_index >= 0:
-            raise RuntimeError("ignore_index is not supported for floating point target")
-        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing)
-    if label_smoothing > 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    log_probs = log_softmax(input, class_dim)
-    loss = nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
-    if label_smoothing <= 0.0:
-        return loss
-    # C++'s `double * Tensor`: Tensor-by-number products (MulBackward1)
-    smooth = _smoothing_term(log_probs, target, weight, ignore_index, reduction)
-    share = _smoothing_share(label_smoothing, input.shape[class_dim])
-    return mul_scalar(loss, 1 - label_smoothing) + mul_scalar(smooth, share)
-
-
-def _smoothing_share(label_smoothing: float, classes: int) -> float:
-    """label_smoothing / classes as C++ divides a double by an integer: inf for no classes."""
-    return label_smoothing / classes if classes else math.inf
-
-
-def _smoothing_term(log_probs: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: int,
-                    reduction: str) -> Tensor:
-    """ATen's cross_entropy_loss_label_smoothing's smooth loss: -log_probs (times the weights)
-    summed over the classes, zero at ignored targets; a mean divides by the targets' total weight."""
-    class_dim = 0 if log_probs.ndim == 1 else 1
-    if weight is None:
-        smooth = -log_probs.sum(class_dim)
-    else:
-        shape = [1] * log_probs.ndim
-        shape[class_dim] = weight.size(0)
-        smooth = -(log_probs * weight.view(shape)).sum(class_dim)
-    ignored = target == ignore_index
-    smooth.masked_fill_(ignored, 0.0)
-    if reduction == "mean":
-        if weight is None:
-            return smooth.sum() / (~ignored).sum()
-        return smooth.sum() / weight.gather(0, target.masked_select(~ignored).flatten()).sum()
-    if reduction == "sum":
-        return smooth.sum()
-    return smooth
-
-
-def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: str,
-                                 label_smoothing: float) -> Tensor:
-    """PyTorch's cross_entropy_loss_prob_target: -(log_softmax * target * weight) summed, a mean
-    dividing by the number of samples (a Tensor-by-number division: DivBackward1), nan when there are none."""
-    class_dim = 0 if input.ndim == 1 else 1
-    classes = input.shape[class_dim]
-    if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
-        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {classes} classes or no "
-                           f"classes but got weight tensor of shape: [{', '.join(map(str, weight.shape))}]")
-    log_probs = activation.log_softmax(input, class_dim)
-    if label_smoothing > 0.0:
-        if label_smoothing > 1.0:
-            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-        target = target * (1 - label_smoothing) + _smoothing_share(label_smoothing, classes)
-    product = log_probs * target
-    if weight is not None:
-        product = product * (weight.view((1, classes) + (1,) * (input.ndim - 2)) if input.ndim > 1 else weight)
-    if reduction == "none":
-        return -product.sum(class_dim)
-    if reduction == "mean" and input.numel() == 0:
-        return -product.sum().fill_(math.nan)  # ATen's graph: NegBackward0 of FillBackward2
-    total = -product.sum()
-    if reduction == "sum":
-        return total
-    return div_scalar(total, input.numel() // classes)
+    return _NN["cross_entropy_loss"](input, target, weight, loss.reduction_enum(reduction), ignore_index,
+                                     label_smoothing)
 
 
 def _legacy_or(size_average: Any, reduce: Any, reduction: str) -> str:

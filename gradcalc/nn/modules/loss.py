@@ -85,15 +85,28 @@ class NLLLoss(_WeightedLoss):
 
 
 class NLLLoss2d(NLLLoss):
-    """Deprecated: NLLLoss, with PyTorch's FutureWarning on construction."""
+    """Deprecated: NLLLoss, with the FutureWarning of PyTorch's typing_extensions.deprecated, which
+    warns on construction (before __init__ binds the arguments) and when a class derives from it."""
 
     __module__ = "torch.nn.modules.loss"
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> "NLLLoss2d":
+        if cls is NLLLoss2d:
+            warn("FutureWarning", _NLLLOSS2D_DEPRECATED)
+        return super().__new__(cls)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        warn("FutureWarning", _NLLLOSS2D_DEPRECATED)
+        super().__init_subclass__(**kwargs)
+
+    # its own signature: a wrong argument names NLLLoss2d.__init__
     def __init__(self, weight: Optional[Tensor] = None, size_average: Any = None, ignore_index: int = -100,
                  reduce: Any = None, reduction: str = "mean") -> None:
-        warn("FutureWarning", "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement "
-                              "and see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.")
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
+_NLLLOSS2D_DEPRECATED = ("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and "
+                         "see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.")
 
 
 class CrossEntropyLoss(_WeightedLoss):
