@@ -11,6 +11,7 @@ made; indexing itself goes through the mapping slots, which stay as they are.
 from __future__ import annotations
 
 import ctypes
+from typing import Optional
 
 from ..language.limits import native_call
 
@@ -33,14 +34,16 @@ class _SequenceMethods(ctypes.Structure):
         "sq_contains", "sq_inplace_concat", "sq_inplace_repeat")]
 
 
-def _sequence_methods(cls: type) -> _SequenceMethods:
+def _sequence_methods(cls: type) -> Optional[_SequenceMethods]:
+    """`cls`'s sequence methods, or None where the interpreter lays its type objects out otherwise
+    (every slot read must agree with PyType_GetSlot's): Tensor is then left a sequence to numpy,
+    whose messages differ, rather than a type's memory written blind."""
     words = ctypes.cast(id(cls), ctypes.POINTER(ctypes.c_void_p))
     methods = _SequenceMethods.from_address(words[_AS_SEQUENCE_WORD])
-    # the layout read must be the interpreter's: every slot read agrees with PyType_GetSlot's
     if any(getattr(methods, field) != _get_slot(cls, number) for field, number in (
             ("sq_length", _SQ_LENGTH), ("sq_item", _SQ_ITEM), ("sq_ass_item", _SQ_ASS_ITEM),
             ("sq_contains", _SQ_CONTAINS))):
-        raise RuntimeError("unexpected layout of the type object")
+        return None
     return methods
 
 
@@ -51,6 +54,8 @@ def _class_attribute(cls: type, name: str) -> object:
 
 def _empty_item_slots(cls: type, item: bool, assign_item: bool) -> None:
     methods = _sequence_methods(cls)
+    if methods is None:
+        return
     if item:
         methods.sq_item = None
     if assign_item:
