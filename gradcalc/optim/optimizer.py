@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ..autograd import dtypes, grad_mode, kernels, mkl
+from ..autograd.ops.common import kernel_scalar
 from ..autograd.tensor import RemovableHandle, Tensor
 from ..nn.modules import typename
 from ..warnings import warn
@@ -34,12 +35,12 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-def _scalar(value: Any) -> Any:
+def _scalar(value: Any, dtype: Optional[dtypes.DType] = None) -> Any:
     """`value` as PyTorch's argument parser reads a Scalar argument (torch's `alpha=-lr`): an int past
-    int64's range fails there, in its words."""
+    int64's range fails there, in its words; then as the kernel reads it in `dtype`, checked."""
     if type(value) is int:
         dtypes.unpack_scalar_int(value)
-    return value
+    return value if dtype is None else kernel_scalar(value, dtype)
 
 
 def _set(tensor: Tensor, data: np.ndarray) -> None:

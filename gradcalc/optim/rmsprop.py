@@ -50,6 +50,6 @@ class RMSprop(Optimizer):
         if group["momentum"] > 0:
             buffer = state["momentum_buffer"]
             _set(buffer, kernels.addcdiv(buffer._data * kind(group["momentum"]), grad, average))
-            _set(param, kernels.add_scaled(param._data, buffer._data, _scalar(-group["lr"])))
+            _set(param, kernels.add_scaled(param._data, buffer._data, _scalar(-group["lr"], param.dtype)))
         else:
-            _set(param, kernels.addcdiv(param._data, grad, average, _scalar(-group["lr"])))
+            _set(param, kernels.addcdiv(param._data, grad, average, _scalar(-group["lr"], param.dtype)))

@@ -43,4 +43,4 @@ class SGD(Optimizer):
                 scaled = buffer._data * np.asarray(momentum, dtype=grad.dtype)
                 _set(buffer, kernels.add_scaled(scaled, grad, 1 - group["dampening"]))
             grad = kernels.add_scaled(grad, buffer._data, momentum) if group["nesterov"] else buffer._data
-        _set(param, kernels.add_scaled(param._data, grad, _scalar(-group["lr"])))
+        _set(param, kernels.add_scaled(param._data, grad, _scalar(-group["lr"], param.dtype)))
