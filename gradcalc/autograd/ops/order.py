@@ -11,6 +11,7 @@ from .. import dtypes
 from ...boolean_dispatch import boolean_dispatch, renamed
 from ..tensor import Tensor, wrap_dim
 from .common import ReturnTypes, check_not_unsigned, check_reduction_size, int64_tensor, not_implemented_for
+from .parser import parser
 from .reduction import MISSING, evenly, scatter_back
 from . import partition
 from .registry import LINEAR, node, op, record
@@ -232,6 +233,14 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
 
 def _unique(input: Tensor, sorted: bool, return_inverse: bool, return_counts: bool, dim: Optional[int],
             consecutive: bool) -> Any:
+    # torch's Python calls one of three C functions, whose parsers refuse a flag that is no bool
+    flags = {"return_inverse": return_inverse, "return_counts": return_counts}
+    if consecutive:
+        parser("torch", "unique_consecutive").parse((input,), {**flags, "dim": dim})
+    elif dim is not None:
+        parser("torch", "unique_dim").parse((input, dim), {"sorted": sorted, **flags})
+    else:
+        parser("_C", "_unique2").parse((input,), {"sorted": sorted, **flags})
     x = input._data
     if dim is not None:
         d = wrap_dim(dim, input.ndim)
