@@ -184,10 +184,12 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                              count_include_pad)
 
 
-def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-               count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
-    return pooling.avg_pool2d(input, kernel_size, () if stride is None else stride, padding, ceil_mode,
-                              count_include_pad, divisor_override)
+def avg_pool2d(*args: Any, **kwargs: Any) -> Tensor:
+    """torch's F.avg_pool2d is the C function itself: its parser reads the arguments as given."""
+    bound = parser("nn", "avg_pool2d").parse(args, kwargs)[1]
+    if bound.get("stride") is None:
+        bound["stride"] = ()
+    return pooling.avg_pool2d(**bound)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
