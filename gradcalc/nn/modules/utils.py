@@ -2,6 +2,7 @@
 named after the class torch defines them in."""
 from __future__ import annotations
 
+import collections.abc
 from types import FunctionType
 from typing import Any, Callable
 
@@ -25,7 +26,7 @@ def own_init(cls: type) -> type:
 
 
 def _ntuple(value: Any, n: int) -> tuple:
-    if isinstance(value, (tuple, list)):
+    if isinstance(value, collections.abc.Iterable):  # any iterable, as torch's (a str's characters too)
         return tuple(value)
     return (value,) * n
 
