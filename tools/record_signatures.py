@@ -28,7 +28,8 @@ NAMESPACES = {"torch": torch._C._VariableFunctions, "Tensor": torch._C.TensorBas
 PREFIX = {"linalg": "linalg_", "special": "special_", "fft": "fft_"}
 # C functions and types outside those namespaces whose parsers gradcalc uses too, by their parser's name
 OTHERS = {"device": torch.device, "set_grad_enabled": torch._C._set_grad_enabled,
-          "set_anomaly_enabled": torch.set_anomaly_enabled, "finfo": torch.finfo, "iinfo": torch.iinfo}
+          "set_anomaly_enabled": torch.set_anomaly_enabled, "finfo": torch.finfo, "iinfo": torch.iinfo,
+          "_unique2": torch._unique2}
 PROBE_COUNT = 40
 _TYPE_NAMES = {"Tensor": "Tensor", "Scalar": "Number", "int64_t": "int", "SymInt": "int", "double": "float",
                "complex": "complex", "TensorList": "tuple of Tensors", "c10::List<::std::optional<Tensor>>":

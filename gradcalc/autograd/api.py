@@ -75,10 +75,11 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Optional[bool
     if inputs is not None and len(_as_tuple(inputs)) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _make_grads(outputs, grad_outputs)
-    _check_counts(outputs, grads)
     if retain_graph is None:
         retain_graph = create_graph
+    # the engine's call parses its flags before it counts the gradients
     retain_graph, create_graph = _engine_flag(retain_graph), _engine_flag(create_graph)
+    _check_counts(outputs, grads)
     _check_outputs(outputs)
     if create_graph:
         warn_once("UserWarning", CREATE_GRAPH_WARNING)
@@ -122,16 +123,17 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Opti
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grad_outputs_t = (None,) * len(outputs_t) if grad_outputs is None else _as_tuple(grad_outputs)
     grads = _make_grads(outputs_t, grad_outputs_t)
-    _check_counts(outputs_t, grads)
     if retain_graph is None:
         retain_graph = create_graph
+    # the engine's call parses its flags before it counts the gradients
     retain_graph, create_graph = _engine_flag(retain_graph), _engine_flag(create_graph)
+    allow_unused = _engine_flag(allow_unused)
+    _check_counts(outputs_t, grads)
     _check_outputs(outputs_t)
     _check_inputs(inputs_t)
     for tensor in inputs_t:
         if isinstance(tensor, Tensor) and not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    allow_unused = _engine_flag(allow_unused)
     results = run_backward(list(outputs_t), grads, retain_graph=retain_graph, create_graph=create_graph,
                            inputs=list(inputs_t), accumulate=False)
     for index, result in enumerate(results):

@@ -15,7 +15,7 @@ its SIMD and scalar loops, and the order of MKL's matrix products for small shap
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -299,9 +299,17 @@ def _split(x: np.ndarray) -> tuple:
 def _exact_fused(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     from fractions import Fraction  # exact arithmetic, rarely needed: not imported at start-up
 
-    exact = [float(Fraction(x) * Fraction(y) + Fraction(z)) if math.isfinite(x) and math.isfinite(y)
+    exact = [_rounded(Fraction(x) * Fraction(y) + Fraction(z)) if math.isfinite(x) and math.isfinite(y)
              and math.isfinite(z) else x * y + z for x, y, z in zip(a.tolist(), b.tolist(), c.tolist())]
     return np.array(exact, dtype=np.float64)
+
+
+def _rounded(exact: Any) -> float:
+    """An exact value rounded to a double: past the largest, infinity (as the fused operation gives)."""
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.inf if exact > 0 else -math.inf
 
 
 def rounded_fused_float32(product: np.ndarray, addend: np.ndarray) -> np.ndarray:

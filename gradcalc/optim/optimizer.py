@@ -19,8 +19,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ..autograd import dtypes, grad_mode, kernels, mkl
-from ..autograd.tensor import RemovableHandle, Tensor
 from ..autograd.ops.common import kernel_scalar
+from ..autograd.tensor import RemovableHandle, Tensor
 from ..nn.modules import typename
 from ..warnings import warn
 
@@ -35,14 +35,12 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-def _scalar(value: Any, dtype: dtypes.DType) -> Any:
-    """`value` as PyTorch's argument parser reads a Scalar argument (torch's `alpha=-lr`) and the
-    kernel converts it to the parameter's dtype: an int past int64's range fails in the parser's
-    words, a number past the dtype's range in the conversion's."""
+def _scalar(value: Any, dtype: Optional[dtypes.DType] = None) -> Any:
+    """`value` as PyTorch's argument parser reads a Scalar argument (torch's `alpha=-lr`): an int past
+    int64's range fails there, in its words; then as the kernel reads it in `dtype`, checked."""
     if type(value) is int:
         dtypes.unpack_scalar_int(value)
-    kernel_scalar(value, dtype)
-    return value
+    return value if dtype is None else kernel_scalar(value, dtype)
 
 
 def _set(tensor: Tensor, data: np.ndarray) -> None:

@@ -198,13 +198,16 @@ def run_isolated(source: str) -> dict:
     pid = os.fork()
     if pid == 0:
         os.close(read)
+        # opened before the program runs: a wall its run leaves up (a time-out landing in a
+        # collection's callback) refuses to open a file for writing, and the answer would be lost
+        out = os.fdopen(write, "wb")
         try:
             try:
                 answer = json.dumps(run_gradcalc(source)).encode("utf-8")
             except MemoryError:  # a graph grown to the ceiling, still held by its cycles, leaves no room for it
                 gc.collect()
                 answer = json.dumps({"stdout": "", "stderr": f"{OUT_OF_ROOM}\n", "rc": 1}).encode("utf-8")
-            with os.fdopen(write, "wb") as out:
+            with out:
                 out.write(answer)
         finally:
             os._exit(0)

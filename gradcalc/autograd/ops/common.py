@@ -143,6 +143,8 @@ _CHECKED_FLOATS = {dtypes.float32: ("float", _FLOAT32_MAX), dtypes.float16: ("c1
 def kernel_scalar(value: Any, dtype: DType) -> Any:
     """A kernel's scalar argument (alpha, beta, a fill value, a slope) as it reads it in the
     tensor's type, Scalar::to<scalar_t>(): checked, as c10's checked_convert (infinity passes)."""
+    if type(value) is int and 0 <= value <= 1:  # the defaults, which every type holds
+        return value
     checked = _CHECKED_FLOATS.get(dtype)
     if checked is None:
         return _fitted_integer(value, dtype)
@@ -154,6 +156,8 @@ def kernel_scalar(value: Any, dtype: DType) -> Any:
 
 def opmath_scalar(value: Any, dtype: DType) -> Any:
     """kernel_scalar for a kernel that computes the half precisions in float (at::opmath_type)."""
+    if type(value) is int and 0 <= value <= 1:  # the defaults, which every type holds
+        return value
     return kernel_scalar(value, dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype)
 
 

@@ -10,11 +10,10 @@ import numpy as np
 from .. import dtypes
 from ...boolean_dispatch import boolean_dispatch, renamed
 from ..tensor import Tensor, wrap_dim
-from ...display.names import type_name
 from .common import ReturnTypes, check_not_unsigned, check_reduction_size, int64_tensor, not_implemented_for
+from .parser import parser
 from .reduction import MISSING, evenly, scatter_back
 from . import partition
-from .parser import parser
 from .registry import LINEAR, node, op, record
 from .shape import squeeze_inplace
 from .sorting import sort_order
@@ -232,24 +231,16 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
     return searchsorted(boundaries, self if input is None else input, out_int32=out_int32, right=right)
 
 
-def _check_unique_arguments(input: Tensor, sorted: Any, return_inverse: Any, return_counts: Any, dim: Any,
-                            consecutive: bool) -> None:
-    """The arguments as torch.functional hands them on to the C function that computes them
-    (unique_consecutive, unique_dim, or _unique2 without a dim), in its parser's words."""
-    flags = {"return_inverse": return_inverse, "return_counts": return_counts}
-    if consecutive:
-        parser("torch", "unique_consecutive").parse((input,), dict(flags, dim=dim))
-    elif dim is not None:
-        parser("torch", "unique_dim").parse((input, dim), dict(flags, sorted=sorted))
-    else:
-        for name, value in dict(sorted=sorted, **flags).items():
-            if not isinstance(value, bool):
-                raise TypeError(f"_unique2(): argument '{name}' must be bool, not {type_name(value)}")
-
-
 def _unique(input: Tensor, sorted: bool, return_inverse: bool, return_counts: bool, dim: Optional[int],
             consecutive: bool) -> Any:
-    _check_unique_arguments(input, sorted, return_inverse, return_counts, dim, consecutive)
+    # torch's Python calls one of three C functions, whose parsers refuse a flag that is no bool
+    flags = {"return_inverse": return_inverse, "return_counts": return_counts}
+    if consecutive:
+        parser("torch", "unique_consecutive").parse((input,), {**flags, "dim": dim})
+    elif dim is not None:
+        parser("torch", "unique_dim").parse((input, dim), {"sorted": sorted, **flags})
+    else:
+        parser("_C", "_unique2").parse((input,), {"sorted": sorted, **flags})
     x = input._data
     if dim is not None:
         d = wrap_dim(dim, input.ndim)

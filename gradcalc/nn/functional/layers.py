@@ -185,13 +185,12 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                              count_include_pad)
 
 
-def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-               count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
-    arguments = (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    input, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override = _parsed(
-        "avg_pool2d", *arguments, namespace="nn")
-    return pooling.avg_pool2d(input, kernel, () if stride is None else stride, padding, ceil_mode,
-                              count_include_pad, divisor_override)
+def avg_pool2d(*args: Any, **kwargs: Any) -> Tensor:
+    """torch's F.avg_pool2d is the C function itself: its parser reads the arguments as given."""
+    bound = parser("nn", "avg_pool2d").parse(args, kwargs)[1]
+    if bound.get("stride") is None:
+        bound["stride"] = ()
+    return pooling.avg_pool2d(**bound)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
@@ -324,11 +323,10 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
         count = math.prod(size) // size[1] if len(size) > 1 else 1
         if count == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+        if running_mean is not None and forward_mode.batched(input) and not forward_mode.batched(running_mean):
+            raise RuntimeError(_VMAP_RUNNING_STATS)
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-    normalization.check_batch_norm_sizes(input, weight, bias, running_mean, running_var)
-    if training and running_mean is not None and forward_mode.batched(input) and not forward_mode.batched(running_mean):
-        raise RuntimeError(_VMAP_RUNNING_STATS)
     return normalization.native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 

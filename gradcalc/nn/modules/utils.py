@@ -2,7 +2,7 @@
 named after the class torch defines them in."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+import collections.abc
 from types import FunctionType
 from typing import Any, Callable
 
@@ -26,8 +26,7 @@ def own_init(cls: type) -> type:
 
 
 def _ntuple(value: Any, n: int) -> tuple:
-    """Any iterable as a tuple of its items (a string's characters too), anything else n times."""
-    if isinstance(value, Iterable):
+    if isinstance(value, collections.abc.Iterable):  # any iterable, as torch's (a str's characters too)
         return tuple(value)
     return (value,) * n
 
