@@ -323,10 +323,11 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
         count = math.prod(size) // size[1] if len(size) > 1 else 1
         if count == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
-        if running_mean is not None and forward_mode.batched(input) and not forward_mode.batched(running_mean):
-            raise RuntimeError(_VMAP_RUNNING_STATS)
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    normalization.check_batch_norm_sizes(input, weight, bias, running_mean, running_var)
+    if training and running_mean is not None and forward_mode.batched(input) and not forward_mode.batched(running_mean):
+        raise RuntimeError(_VMAP_RUNNING_STATS)
     return normalization.native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 
