@@ -459,10 +459,16 @@ def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool, panels: bool =
     with `panels`, one running sum per panel of k, the panels' sums added in order."""
     if not panels or a.shape[1] <= _PANEL:  # one panel: no slicing
         return _panel_in_order(a, b, fused)
-    total = None
-    for panel in _panels(a.shape[1]):
-        part = _panel_in_order(a[:, panel], b[panel], fused)
-        total = part if total is None else total + part
+    slices = _panels(a.shape[1])
+    length = slices[0].stop
+    if (fused and a.dtype.type is np.float32 and a.shape[1] == length * len(slices)
+            and _interleaved_fits(a.shape[0], length, b.shape[1])):
+        parts = _interleaved_product(a, b, len(slices))  # every panel in one call
+    else:
+        parts = [_panel_in_order(a[:, panel], b[panel], fused) for panel in slices]
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
     return total
 
 
@@ -500,8 +506,7 @@ def _plain_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """fused_multiply_add's float32 running sum over k in order: from numpy's BLAS where it adds
     that way, else one step of k at a time, the factors widened once."""
-    if (a.shape[1] <= _LONGEST_INTERLEAVED_CHAIN and min(a.shape[0], b.shape[1]) >= _FEWEST_INTERLEAVED_ROWS
-            and _blas_adds_interleaved_products_in_order()):
+    if _interleaved_fits(a.shape[0], a.shape[1], b.shape[1]):
         return _interleaved_blas_products(a, b)
     if a.shape[1] <= _LONGEST_BLAS_CHAIN and _blas_adds_thin_products_in_order():
         return _thin_blas_products(a, b)
@@ -519,6 +524,12 @@ _INTERLEAVED_CHECK_LENGTHS = (2, 7, 8, 9, 10, 15, 17, 30, 33, _LONGEST_INTERLEAV
 _FEWEST_INTERLEAVED_ROWS = 16
 
 
+def _interleaved_fits(m: int, k: int, n: int) -> bool:
+    """Whether an (m, k) @ (k, n) float32 product takes the interleaved products."""
+    return (k <= _LONGEST_INTERLEAVED_CHAIN and min(m, n) >= _FEWEST_INTERLEAVED_ROWS
+            and _blas_adds_interleaved_products_in_order())
+
+
 def _interleaved_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b in one BLAS call, each element one fused running sum over k in order. OpenBLAS's
     kernel for blocks of four rows alternates the products between two fused running sums,
@@ -533,13 +544,19 @@ def _interleaved_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _interleaved_product(a, b)
 
 
-def _interleaved_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a @ b as (a with a zero column after each column) @ (b with a zero row after each row)."""
+def _interleaved_product(a: np.ndarray, b: np.ndarray, panels: int = 0) -> np.ndarray:
+    """a @ b as (a with a zero column after each column) @ (b with a zero row after each row);
+    with `panels`, the products of that many equal panels of k, stacked (numpy's matmul calls BLAS
+    once per panel, as separate calls would, the left factor read in place with its row stride)."""
     (m, k), n = a.shape, b.shape[1]
     a_spread = np.zeros((m, k, 2), np.float32)
     a_spread[:, :, 0] = a
     b_spread = np.zeros((k, 2, n), np.float32)
     b_spread[:, 0] = b
+    if panels:
+        length = 2 * k // panels
+        return np.matmul(a_spread.reshape(m, panels, length).transpose(1, 0, 2),
+                         b_spread.reshape(panels, length, n))
     return a_spread.reshape(m, 2 * k) @ b_spread.reshape(2 * k, n)
 
 

@@ -178,7 +178,7 @@ def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> 
     computed in the order of PyTorch's kernel, since it often is a difference of nearly equal numbers."""
     shape = output.shape
     node_def = LOG_SOFTMAX_BACKWARD_DATA if log else SOFTMAX_BACKWARD_DATA
-    if output.numel() == 0:
+    if output._data.size == 0:
         return record(node_def, (grad, output), np.zeros(shape, dtype=output._dtype._numpy), output._dtype, dim=dim)
     d = wrap_dim(dim, output.ndim)
     last = d == max(output.ndim - 1, 0)

@@ -57,7 +57,7 @@ TRIU = node("TriuBackward0", ("self",), jvp=LINEAR, self=lambda grad, diagonal: 
 
 def _view_shape(a: Tensor, shape: Sequence) -> tuple:
     shape = tuple(int(s) for s in shape)
-    numel = a.numel()
+    numel = a._data.size  # (numel's own method would parse its no arguments)
     # ATen's infer_size checks the sizes in order: a second -1 or a negative size, whichever comes first
     inferred = None
     for index, size in enumerate(shape):
