@@ -34,19 +34,32 @@ def ceil_log2(x: int) -> int:
     return 1 if x <= 2 else (x - 1).bit_length()
 
 
+# +0 of each dtype as a 0-d array, which numpy adds at an array's cost (a numpy scalar costs about
+# half a microsecond more): adding it turns a sum's -0 into the +0 a sum from zero gives
+_ZEROS: dict = {}
+
+
+def _zero(dtype: np.dtype) -> np.ndarray:
+    zero = _ZEROS.get(dtype)
+    if zero is None:
+        zero = _ZEROS[dtype] = np.zeros((), dtype)
+        zero.flags.writeable = False
+    return zero
+
+
 def _sequential(values: np.ndarray, axis: int = 0) -> np.ndarray:
     """0 + v[0] + v[1] + ... from left to right along `axis` (one accumulator starting at zero)."""
     if values.shape[axis] == 0:
         return np.zeros(values.shape[:axis] + values.shape[axis + 1:], values.dtype)
     # cumsum adds strictly in order; adding +0 last gives the sign a sum started at +0 has
-    return values.cumsum(axis=axis).take(-1, axis=axis) + values.dtype.type(0)
+    return values.cumsum(axis=axis).take(-1, axis=axis) + _zero(values.dtype)
 
 
 def _row_by_row(values: np.ndarray, axis: int = 0) -> np.ndarray:
     """_sequential for a C-contiguous array whose last axis is not summed and holds two lanes or
     more: numpy then loops over the lanes innermost and adds whole rows of them in order, several
     times faster than cumsum (it sums pairwise only along an axis it loops over innermost)."""
-    return np.add.reduce(values, axis=axis) + values.dtype.type(0)
+    return np.add.reduce(values, axis=axis) + _zero(values.dtype)
 
 
 def multi_row_sum(values: np.ndarray, in_order: Callable = _sequential) -> np.ndarray:
@@ -67,7 +80,7 @@ def multi_row_sum(values: np.ndarray, in_order: Callable = _sequential) -> np.nd
             rest = in_order(received[full * step:], 0)
             total = rest if total is None else total + rest
         if not full:
-            return np.zeros(lanes, values.dtype) if total is None else total + values.dtype.type(0)
+            return np.zeros(lanes, values.dtype) if total is None else total + _zero(values.dtype)
         received = in_order(received[:full * step].reshape((full, step) + lanes), 1)
     rest = in_order(received, 0)  # the last level keeps all it receives
     return rest if total is None else total + rest
@@ -131,7 +144,7 @@ def _chunk(block: np.ndarray, in_strides: list, out_strides: list, itemsize: int
         block, size0, size1 = block.T, size1, size0
         in_strides, out_strides = in_strides[::-1], out_strides[::-1]
     if out_strides[0] != 0:  # not a reduction: a copy
-        return block.reshape(-1) + block.dtype.type(0)
+        return block.reshape(-1) + _zero(block.dtype)
     lanes = VECTOR_BYTES // itemsize
     if in_strides[0] == itemsize and size0 >= lanes:
         return _inner_vectorized(block, lanes)
@@ -161,7 +174,7 @@ def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
     unit = x.itemsize
     view = x.transpose(axes).reshape(view_shape)
     if inner is None:  # one chunk, whose values are the outputs in order (a bias's gradient, say)
-        return (_chunk(view, in_strides, out_strides, unit) + x.dtype.type(0)).reshape(out_shape)
+        return (_chunk(view, in_strides, out_strides, unit) + _zero(x.dtype)).reshape(out_shape)
     out = np.zeros(out_shape, x.dtype)
     flat = out.reshape(-1)
     for position in np.ndindex(*sizes) if sizes else ((),):  # (ndindex costs more than a one-chunk sum)

@@ -15,12 +15,11 @@ from .common import arrays, as_tensor, broadcast_shapes, check_not_unsigned, sha
 from .creation import data_array, infer_dtype
 from .parser import unpack_long
 from .tensor_numpy import numpy_dtype
-from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record
+from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record, recording_not_needed
 from .shape import ALIAS, select, slice_dim, unsqueeze
 
 INDEX = node("IndexBackward0", ("self",), saved_tensors=("indices",), jvp=LINEAR,
-             self=lambda grad, self_sym_sizes, indices: index_put(zeros(self_sym_sizes, dtype=grad.dtype), indices,
-                                                                  grad, True, INDEX_PUT_IMPL))
+             self=lambda grad, self_sym_sizes, indices: _index_grad(grad, self_sym_sizes, indices))
 INDEX_PUT = node("IndexPutBackward0", ("self", "values"), saved_tensors=("indices",), jvp=LINEAR,
                  self=lambda grad, indices, accumulate: grad if accumulate else index_put(
                      grad, indices, zeros_like(grad[indices]), False),
@@ -316,6 +315,16 @@ def _advanced_index(a: Tensor, items: tuple) -> Tensor:
                              f"{found.group(3)}") from None
         raise
     return record(INDEX, (a,), np.ascontiguousarray(data), a._dtype, self_sym_sizes=a.shape, indices=key)
+
+
+def _index_grad(grad: Tensor, sizes: tuple, indices: tuple) -> Tensor:
+    """Indexing's gradient: `grad` added into zeros at the indexed places, in order (on the arrays
+    when the backward records nothing: the same additions without the ops)."""
+    if recording_not_needed():
+        data = np.zeros(sizes, grad._dtype._numpy)
+        np.add.at(data, indices, grad._data)
+        return Tensor._make(data, grad._dtype)
+    return index_put(zeros(sizes, dtype=grad.dtype), indices, grad, True, INDEX_PUT_IMPL)
 
 
 def index_put(a: Tensor, key: tuple, values: Any, accumulate: bool, node_def: Any = None) -> Tensor:
