@@ -48,29 +48,31 @@ def _zero(dtype: np.dtype) -> np.ndarray:
 
 
 def _sequential(values: np.ndarray, axis: int = 0) -> np.ndarray:
-    """0 + v[0] + v[1] + ... from left to right along `axis` (one accumulator starting at zero)."""
+    """v[0] + v[1] + ... from left to right along `axis` (one accumulator, in order). A sum from
+    zero differs only in a zero's sign (never -0), which multi_row_sum gives its result once."""
     if values.shape[axis] == 0:
         return np.zeros(values.shape[:axis] + values.shape[axis + 1:], values.dtype)
-    # cumsum adds strictly in order; adding +0 last gives the sign a sum started at +0 has
-    return values.cumsum(axis=axis).take(-1, axis=axis) + _zero(values.dtype)
+    return values.cumsum(axis=axis).take(-1, axis=axis)  # cumsum adds strictly in order
 
 
 def _row_by_row(values: np.ndarray, axis: int = 0) -> np.ndarray:
     """_sequential for a C-contiguous array whose last axis is not summed and holds two lanes or
     more: numpy then loops over the lanes innermost and adds whole rows of them in order, several
     times faster than cumsum (it sums pairwise only along an axis it loops over innermost)."""
-    return np.add.reduce(values, axis=axis) + _zero(values.dtype)
+    return np.add.reduce(values, axis=axis)
 
 
 def multi_row_sum(values: np.ndarray, in_order: Callable = _sequential) -> np.ndarray:
     """Sum along axis 0 by a cascade: blocks of `step` items go into level 0, each full block is
     carried up into level 1, each `step` blocks of that into level 2, and so on; the result is
     the items after the last full block, then each level's accumulator, added in turn.
-    `in_order(values, axis)` sums from zero along an axis in order (a sum from zero is never -0)."""
+    `in_order(values, axis)` sums along an axis in order, as from zero but for a zero's sign: a
+    zero's sign decides nothing but a zero sum's, so +0 is added to the result once (a sum from
+    zero is never -0)."""
     size = values.shape[0]
     step = 1 << max(4, ceil_log2(size) // _LEVELS)
     lanes = values.shape[1:]
-    total = None  # what is added so far; None for nothing yet (a zero: adding it only turns -0 to +0)
+    total = None  # what is added so far; None for nothing yet
     received = values
     for _ in range(_LEVELS - 1):
         # a level adds what it receives; every `step` items it carries its sum up to the next and
@@ -83,7 +85,7 @@ def multi_row_sum(values: np.ndarray, in_order: Callable = _sequential) -> np.nd
             return np.zeros(lanes, values.dtype) if total is None else total + _zero(values.dtype)
         received = in_order(received[:full * step].reshape((full, step) + lanes), 1)
     rest = in_order(received, 0)  # the last level keeps all it receives
-    return rest if total is None else total + rest
+    return (rest if total is None else total + rest) + _zero(values.dtype)
 
 
 def contiguous_total(x: np.ndarray) -> np.ndarray:

@@ -158,7 +158,7 @@ def _softmax_kernel(x: np.ndarray, dim: int, last: bool, log: bool) -> np.ndarra
     if x.size == 0:
         return x.copy()
     moved = x if last else np.moveaxis(x, dim, -1)
-    shifted = moved - moved.max(axis=-1, keepdims=True)
+    shifted = moved - np.maximum.reduce(moved, axis=-1, keepdims=True)  # (ndarray.max's ufunc, without its layer)
     exps = simd.vector_exp(shifted) if last else simd.kernel_exp(shifted, x.shape[dim + 1:])
     total = (simd.lane_sum(exps) if last else np.add.accumulate(exps, axis=-1)[..., -1])[..., None]
     if log:

@@ -279,7 +279,8 @@ def reciprocal(input: Tensor) -> Tensor:
 def unary_float(node_def: NodeDef, a: Tensor, **params: Any) -> Tensor:
     """An element-wise function that gives a floating result for integer input."""
     dtype = float_result(a._dtype)
-    if dtype in (dtypes.float32, dtypes.float64) and node_def.name in mkl.VML_FUNCTIONS and not params:
+    if dtype in (dtypes.float32, dtypes.float64) and node_def.name in mkl.VML_FUNCTIONS and not params \
+            and mkl.library() is not None:
         data = mkl.vml(node_def.name, arrays((a,), dtype)[0])  # where ATen calls MKL's VML, when it is installed
         if data is not None:
             return record(node_def, (a,), data, dtype)

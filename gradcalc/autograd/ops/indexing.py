@@ -1,6 +1,7 @@
 """Indexing: `x[...]`, index_put, gather, scatter, masked_fill and where."""
 from __future__ import annotations
 
+import math
 import operator
 import re
 from typing import Any, Optional
@@ -322,7 +323,16 @@ def _index_grad(grad: Tensor, sizes: tuple, indices: tuple) -> Tensor:
     when the backward records nothing: the same additions without the ops)."""
     if recording_not_needed():
         data = np.zeros(sizes, grad._dtype._numpy)
-        np.add.at(data, indices, grad._data)
+        rows = indices[0] if len(indices) == 1 else None
+        if type(rows) is np.ndarray and rows.dtype.type is np.int64 and sizes and grad._data.shape == rows.shape + sizes[1:]:
+            # rows of the first dim (an embedding's C[X]): each element's flat position, so that
+            # numpy's ufunc.at takes its fast path of one flat index (the same additions in the
+            # same order; a negative row's positions count from the end as the row does)
+            inner = math.prod(sizes[1:])
+            positions = (rows.reshape(-1, 1) * inner + np.arange(inner)).reshape(-1)
+            np.add.at(data.reshape(-1), positions, grad._data.reshape(-1))
+        else:
+            np.add.at(data, indices, grad._data)
         return Tensor._make(data, grad._dtype)
     return index_put(zeros(sizes, dtype=grad.dtype), indices, grad, True, INDEX_PUT_IMPL)
 
