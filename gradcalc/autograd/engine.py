@@ -457,13 +457,13 @@ def _validate(node: Node, index: int, grad: "Tensor") -> "Tensor":
     """Sum a broadcast gradient back to its input's shape and give it the input's dtype."""
     shape, dtype = node._input_meta[index]
     if grad._data.shape != shape:
-        if not _expandable(shape, grad.shape):
+        if not _expandable(shape, grad._data.shape):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
                 f"[{', '.join(map(str, grad.shape))}] but expected shape compatible with "
                 f"[{', '.join(map(str, shape))}]")
         grad = sum_to_size(grad, shape)
-    if grad.dtype is not dtype and not (dtype.is_complex and not grad.dtype.is_complex):
+    if grad._dtype is not dtype and not (dtype.is_complex and not grad._dtype.is_complex):
         if grad.dtype.is_complex:  # a real input's gradient is the real part of a complex one
             grad = grad.real
         grad = grad.to(dtype) if grad.dtype is not dtype else grad

@@ -15,6 +15,7 @@ its SIMD and scalar loops, and the order of MKL's matrix products for small shap
 from __future__ import annotations
 
 import math
+import threading
 from typing import Callable, Iterator
 
 import numpy as np
@@ -564,15 +565,38 @@ def _interleaved_product(a: np.ndarray, b: np.ndarray, panels: int = 0) -> np.nd
     with `panels`, the products of that many equal panels of k, stacked (numpy's matmul calls BLAS
     once per panel, as separate calls would, the left factor read in place with its row stride)."""
     (m, k), n = a.shape, b.shape[1]
-    a_spread = np.zeros((m, k, 2), np.float32)
+    a_spread = _zero_spread((m, k, 2))
     a_spread[:, :, 0] = a
-    b_spread = np.zeros((k, 2, n), np.float32)
+    b_spread = _zero_spread((k, 2, n))
     b_spread[:, 0] = b
     if panels:
         length = 2 * k // panels
         return np.matmul(a_spread.reshape(m, panels, length).transpose(1, 0, 2),
                          b_spread.reshape(panels, length, n))
     return a_spread.reshape(m, 2 * k) @ b_spread.reshape(2 * k, n)
+
+
+# The interleaved factors of this thread's recent products, by shape: their zeros stay where
+# they are and each product writes its factor over the rest (an array a product only reads, so
+# kept for the next product of the same shape, as a training loop makes every step). Small
+# factors only, and a few shapes.
+_SPREADS = threading.local()
+_SPREAD_ELEMENTS = 1 << 16
+_SPREADS_KEPT = 32
+
+
+def _zero_spread(shape: tuple) -> np.ndarray:
+    if shape[0] * shape[1] * shape[2] > _SPREAD_ELEMENTS:
+        return np.zeros(shape, np.float32)
+    kept = getattr(_SPREADS, "arrays", None)
+    if kept is None:
+        kept = _SPREADS.arrays = {}
+    spread = kept.get(shape)
+    if spread is None:
+        if len(kept) >= _SPREADS_KEPT:
+            kept.clear()
+        spread = kept[shape] = np.zeros(shape, np.float32)
+    return spread
 
 
 _INTERLEAVED_CHECKED: list = []

@@ -64,31 +64,32 @@ def vector_exp(x: np.ndarray) -> np.ndarray:
     # float64 arrays, rounded through a float32 scratch array: numpy's loops mixing the two dtypes
     # buffer their casts and cost about four times as much on small arrays.
     shape, x = x.shape, x.reshape(-1)  # (numpy's arithmetic on 0-d arrays gives scalars)
-    rounded = np.rint(x * _LOG2_E)
-    q = rounded.astype(np.int32)  # (the same integers wherever exp is not 0 or inf)
-    # the first multiply-add in float32: q * ln 2's high part is exact there (q has 8 bits
-    # wherever exp is not 0 or inf, the constant 15), so the sum rounds once, as fused
-    s = (rounded * _EXP_LN2_HIGH + x).astype(np.float64)
-    s += rounded.astype(np.float64) * _EXP_LN2_LOW
-    narrow = np.empty(x.shape, np.float32)
-    _round_to_float32(s, narrow)
-    square = narrow * narrow  # s * s in float32: the exact product, rounded once
-    u = s * _SLEEF_EXPF_WIDE[0]
-    u += _SLEEF_EXPF_WIDE[1]
-    _round_to_float32(u, narrow)
-    for c in _SLEEF_EXPF_WIDE[2:]:
-        u *= s
-        u += c
+    with np.errstate(all="ignore"):  # (sigmoid's and silu's inputs may overflow exp: no handler for that)
+        rounded = np.rint(x * _LOG2_E)
+        q = rounded.astype(np.int32)  # (the same integers wherever exp is not 0 or inf)
+        # the first multiply-add in float32: q * ln 2's high part is exact there (q has 8 bits
+        # wherever exp is not 0 or inf, the constant 15), so the sum rounds once, as fused
+        s = (rounded * _EXP_LN2_HIGH + x).astype(np.float64)
+        s += rounded.astype(np.float64) * _EXP_LN2_LOW
+        narrow = np.empty(x.shape, np.float32)
+        _round_to_float32(s, narrow)
+        square = narrow * narrow  # s * s in float32: the exact product, rounded once
+        u = s * _SLEEF_EXPF_WIDE[0]
+        u += _SLEEF_EXPF_WIDE[1]
         _round_to_float32(u, narrow)
-    u *= square.astype(np.float64)
-    u += s
-    np.copyto(narrow, u, casting="same_kind")
-    narrow += _EXP_ONE
-    # SLEEF scales by 2**(q >> 1), exactly, then by the rest of 2**q, rounding once: one ldexp
-    np.ldexp(narrow, q, out=narrow)
-    np.copyto(narrow, _EXP_ZERO, where=x < _EXP_UNDERFLOW)
-    np.copyto(narrow, _EXP_INFINITY, where=x > _EXP_OVERFLOW)
-    return narrow.reshape(shape)
+        for c in _SLEEF_EXPF_WIDE[2:]:
+            u *= s
+            u += c
+            _round_to_float32(u, narrow)
+        u *= square.astype(np.float64)
+        u += s
+        np.copyto(narrow, u, casting="same_kind")
+        narrow += _EXP_ONE
+        # SLEEF scales by 2**(q >> 1), exactly, then by the rest of 2**q, rounding once: one ldexp
+        np.ldexp(narrow, q, out=narrow)
+        np.copyto(narrow, _EXP_ZERO, where=x < _EXP_UNDERFLOW)
+        np.copyto(narrow, _EXP_INFINITY, where=x > _EXP_OVERFLOW)
+        return narrow.reshape(shape)
 
 
 def _round_to_float32(wide: np.ndarray, scratch: np.ndarray) -> None:

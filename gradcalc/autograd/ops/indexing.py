@@ -322,6 +322,7 @@ def _index_grad(grad: Tensor, sizes: tuple, indices: tuple) -> Tensor:
     """Indexing's gradient: `grad` added into zeros at the indexed places, in order (on the arrays
     when the backward records nothing: the same additions without the ops)."""
     if recording_not_needed():
+        sizes = tuple(sizes)  # (a torch.Size's slices are Sizes, made in Python)
         data = np.zeros(sizes, grad._dtype._numpy)
         rows = indices[0] if len(indices) == 1 else None
         if type(rows) is np.ndarray and rows.dtype.type is np.int64 and sizes and grad._data.shape == rows.shape + sizes[1:]:
