@@ -152,8 +152,8 @@ def _unshared(grad: "Tensor") -> bool:
     the array: the tensor, `data` and getrefcount; its base: the array, `base` and getrefcount."""
     data = grad._data
     if getrefcount(grad) != 3 or getrefcount(data) != 3 or grad._node is not None or grad._requires_grad \
-            or grad._base is not None or grad._fw is not None:
-        return False
+            or grad._base is not None or grad._fw is not None or not data.flags.c_contiguous:
+        return False  # (a copy is C-contiguous: the layout a stolen gradient must have already)
     base = data.base
     return base is None or (base.base is None and type(base) is np.ndarray and getrefcount(base) == 3)
 
