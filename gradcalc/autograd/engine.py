@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import itertools
 import re
+from sys import getrefcount
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
+
+import numpy as np
 
 from . import anomaly_mode, grad_mode, layout
 from .dtypes import FLOATING
@@ -126,8 +129,12 @@ class AccumulateGrad(Node):
     def accumulate(self, grad: "Tensor", create_graph: bool) -> None:
         leaf = self.variable
         if leaf._grad is None:
-            # with create_graph, PyTorch copies into a fresh tensor: the copy is part of the graph
-            grad = grad.detach().clone().copy_(grad) if create_graph else grad._copy()
+            # with create_graph, PyTorch copies into a fresh tensor: the copy is part of the graph;
+            # otherwise it takes a gradient nothing else holds as it is (AccumulateGrad's steal)
+            if create_graph:
+                grad = grad.detach().clone().copy_(grad)
+            elif not _unshared(grad):
+                grad = grad._copy()
             if not leaf._data.flags.c_contiguous:
                 grad._data = layout.as_gradient_of(grad._data, leaf._data)
             leaf._grad = grad
@@ -135,6 +142,20 @@ class AccumulateGrad(Node):
             leaf._grad = leaf._grad + grad
         else:
             leaf._grad.add_(grad)
+
+
+def _unshared(grad: "Tensor") -> bool:
+    """Whether no one but the caller (AccumulateGrad.accumulate, called by the engine with the
+    gradient taken out of its buffers) holds `grad` or its values: a plain tensor with no
+    history whose array (or the array it is a reshaped view of, as a summed gradient is) is
+    referenced only by it. Counted: accumulate's name, this call's and getrefcount's arguments;
+    the array: the tensor, `data` and getrefcount; its base: the array, `base` and getrefcount."""
+    data = grad._data
+    if getrefcount(grad) != 3 or getrefcount(data) != 3 or grad._node is not None or grad._requires_grad \
+            or grad._base is not None or grad._fw is not None or not data.flags.c_contiguous:
+        return False  # (a copy is C-contiguous: the layout a stolen gradient must have already)
+    base = data.base
+    return base is None or (base.base is None and type(base) is np.ndarray and getrefcount(base) == 3)
 
 
 def forward_name(node: Node) -> str:
@@ -219,7 +240,7 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
                         captured[index] = grad
             if is_leaf:
                 if accumulate and 0 in grads:
-                    node.accumulate(grads[0], create_graph)
+                    node.accumulate(grads.pop(0), create_graph)
                     if node.variable._hooks:
                         _run_post_accumulate_hooks(node.variable)
                 continue
@@ -265,6 +286,7 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
                         ready.push(child)
                     else:
                         heap.append(child)
+            grad = input_grads = None  # the buffers hold the gradients now (see _unshared)
     finally:
         grad_mode._set_enabled(previous_mode)
         running_tasks.pop()
@@ -435,13 +457,13 @@ def _validate(node: Node, index: int, grad: "Tensor") -> "Tensor":
     """Sum a broadcast gradient back to its input's shape and give it the input's dtype."""
     shape, dtype = node._input_meta[index]
     if grad._data.shape != shape:
-        if not _expandable(shape, grad.shape):
+        if not _expandable(shape, grad._data.shape):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
                 f"[{', '.join(map(str, grad.shape))}] but expected shape compatible with "
                 f"[{', '.join(map(str, shape))}]")
         grad = sum_to_size(grad, shape)
-    if grad.dtype is not dtype and not (dtype.is_complex and not grad.dtype.is_complex):
+    if grad._dtype is not dtype and not (dtype.is_complex and not grad._dtype.is_complex):
         if grad.dtype.is_complex:  # a real input's gradient is the real part of a complex one
             grad = grad.real
         grad = grad.to(dtype) if grad.dtype is not dtype else grad

@@ -15,6 +15,7 @@ its SIMD and scalar loops, and the order of MKL's matrix products for small shap
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -34,30 +35,45 @@ def ceil_log2(x: int) -> int:
     return 1 if x <= 2 else (x - 1).bit_length()
 
 
+# +0 of each dtype as a 0-d array, which numpy adds at an array's cost (a numpy scalar costs about
+# half a microsecond more): adding it turns a sum's -0 into the +0 a sum from zero gives
+_ZEROS: dict = {}
+
+
+def _zero(dtype: np.dtype) -> np.ndarray:
+    zero = _ZEROS.get(dtype)
+    if zero is None:
+        zero = _ZEROS[dtype] = np.zeros((), dtype)
+        zero.flags.writeable = False
+    return zero
+
+
 def _sequential(values: np.ndarray, axis: int = 0) -> np.ndarray:
-    """0 + v[0] + v[1] + ... from left to right along `axis` (one accumulator starting at zero)."""
+    """v[0] + v[1] + ... from left to right along `axis` (one accumulator, in order). A sum from
+    zero differs only in a zero's sign (never -0), which multi_row_sum gives its result once."""
     if values.shape[axis] == 0:
         return np.zeros(values.shape[:axis] + values.shape[axis + 1:], values.dtype)
-    # cumsum adds strictly in order; adding +0 last gives the sign a sum started at +0 has
-    return values.cumsum(axis=axis).take(-1, axis=axis) + values.dtype.type(0)
+    return values.cumsum(axis=axis).take(-1, axis=axis)  # cumsum adds strictly in order
 
 
 def _row_by_row(values: np.ndarray, axis: int = 0) -> np.ndarray:
     """_sequential for a C-contiguous array whose last axis is not summed and holds two lanes or
     more: numpy then loops over the lanes innermost and adds whole rows of them in order, several
     times faster than cumsum (it sums pairwise only along an axis it loops over innermost)."""
-    return np.add.reduce(values, axis=axis) + values.dtype.type(0)
+    return np.add.reduce(values, axis=axis)
 
 
 def multi_row_sum(values: np.ndarray, in_order: Callable = _sequential) -> np.ndarray:
     """Sum along axis 0 by a cascade: blocks of `step` items go into level 0, each full block is
     carried up into level 1, each `step` blocks of that into level 2, and so on; the result is
     the items after the last full block, then each level's accumulator, added in turn.
-    `in_order(values, axis)` sums from zero along an axis in order (a sum from zero is never -0)."""
+    `in_order(values, axis)` sums along an axis in order, as from zero but for a zero's sign: a
+    zero's sign decides nothing but a zero sum's, so +0 is added to the result once (a sum from
+    zero is never -0)."""
     size = values.shape[0]
     step = 1 << max(4, ceil_log2(size) // _LEVELS)
     lanes = values.shape[1:]
-    total = None  # what is added so far; None for nothing yet (a zero: adding it only turns -0 to +0)
+    total = None  # what is added so far; None for nothing yet
     received = values
     for _ in range(_LEVELS - 1):
         # a level adds what it receives; every `step` items it carries its sum up to the next and
@@ -67,10 +83,10 @@ def multi_row_sum(values: np.ndarray, in_order: Callable = _sequential) -> np.nd
             rest = in_order(received[full * step:], 0)
             total = rest if total is None else total + rest
         if not full:
-            return np.zeros(lanes, values.dtype) if total is None else total + values.dtype.type(0)
+            return np.zeros(lanes, values.dtype) if total is None else total + _zero(values.dtype)
         received = in_order(received[:full * step].reshape((full, step) + lanes), 1)
     rest = in_order(received, 0)  # the last level keeps all it receives
-    return rest if total is None else total + rest
+    return (rest if total is None else total + rest) + _zero(values.dtype)
 
 
 def contiguous_total(x: np.ndarray) -> np.ndarray:
@@ -131,7 +147,7 @@ def _chunk(block: np.ndarray, in_strides: list, out_strides: list, itemsize: int
         block, size0, size1 = block.T, size1, size0
         in_strides, out_strides = in_strides[::-1], out_strides[::-1]
     if out_strides[0] != 0:  # not a reduction: a copy
-        return block.reshape(-1) + block.dtype.type(0)
+        return block.reshape(-1) + _zero(block.dtype)
     lanes = VECTOR_BYTES // itemsize
     if in_strides[0] == itemsize and size0 >= lanes:
         return _inner_vectorized(block, lanes)
@@ -161,7 +177,7 @@ def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
     unit = x.itemsize
     view = x.transpose(axes).reshape(view_shape)
     if inner is None:  # one chunk, whose values are the outputs in order (a bias's gradient, say)
-        return (_chunk(view, in_strides, out_strides, unit) + x.dtype.type(0)).reshape(out_shape)
+        return (_chunk(view, in_strides, out_strides, unit) + _zero(x.dtype)).reshape(out_shape)
     out = np.zeros(out_shape, x.dtype)
     flat = out.reshape(-1)
     for position in np.ndindex(*sizes) if sizes else ((),):  # (ndindex costs more than a one-chunk sum)
@@ -470,10 +486,16 @@ def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool, panels: bool =
     with `panels`, one running sum per panel of k, the panels' sums added in order."""
     if not panels or a.shape[1] <= _PANEL:  # one panel: no slicing
         return _panel_in_order(a, b, fused)
-    total = None
-    for panel in _panels(a.shape[1]):
-        part = _panel_in_order(a[:, panel], b[panel], fused)
-        total = part if total is None else total + part
+    slices = _panels(a.shape[1])
+    length = slices[0].stop
+    if (fused and a.dtype.type is np.float32 and a.shape[1] == length * len(slices)
+            and _interleaved_fits(a.shape[0], length, b.shape[1])):
+        parts = _interleaved_product(a, b, len(slices))  # every panel in one call
+    else:
+        parts = [_panel_in_order(a[:, panel], b[panel], fused) for panel in slices]
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
     return total
 
 
@@ -511,8 +533,7 @@ def _plain_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _fused_float32_products_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """fused_multiply_add's float32 running sum over k in order: from numpy's BLAS where it adds
     that way, else one step of k at a time, the factors widened once."""
-    if (a.shape[1] <= _LONGEST_INTERLEAVED_CHAIN and min(a.shape[0], b.shape[1]) >= _FEWEST_INTERLEAVED_ROWS
-            and _blas_adds_interleaved_products_in_order()):
+    if _interleaved_fits(a.shape[0], a.shape[1], b.shape[1]):
         return _interleaved_blas_products(a, b)
     if a.shape[1] <= _LONGEST_BLAS_CHAIN and _blas_adds_thin_products_in_order():
         return _thin_blas_products(a, b)
@@ -530,6 +551,12 @@ _INTERLEAVED_CHECK_LENGTHS = (2, 7, 8, 9, 10, 15, 17, 30, 33, _LONGEST_INTERLEAV
 _FEWEST_INTERLEAVED_ROWS = 16
 
 
+def _interleaved_fits(m: int, k: int, n: int) -> bool:
+    """Whether an (m, k) @ (k, n) float32 product takes the interleaved products."""
+    return (k <= _LONGEST_INTERLEAVED_CHAIN and min(m, n) >= _FEWEST_INTERLEAVED_ROWS
+            and _blas_adds_interleaved_products_in_order())
+
+
 def _interleaved_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b in one BLAS call, each element one fused running sum over k in order. OpenBLAS's
     kernel for blocks of four rows alternates the products between two fused running sums,
@@ -544,14 +571,43 @@ def _interleaved_blas_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _interleaved_product(a, b)
 
 
-def _interleaved_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a @ b as (a with a zero column after each column) @ (b with a zero row after each row)."""
+def _interleaved_product(a: np.ndarray, b: np.ndarray, panels: int = 0) -> np.ndarray:
+    """a @ b as (a with a zero column after each column) @ (b with a zero row after each row);
+    with `panels`, the products of that many equal panels of k, stacked (numpy's matmul calls BLAS
+    once per panel, as separate calls would, the left factor read in place with its row stride)."""
     (m, k), n = a.shape, b.shape[1]
-    a_spread = np.zeros((m, k, 2), np.float32)
+    a_spread = _zero_spread((m, k, 2))
     a_spread[:, :, 0] = a
-    b_spread = np.zeros((k, 2, n), np.float32)
+    b_spread = _zero_spread((k, 2, n))
     b_spread[:, 0] = b
+    if panels:
+        length = 2 * k // panels
+        return np.matmul(a_spread.reshape(m, panels, length).transpose(1, 0, 2),
+                         b_spread.reshape(panels, length, n))
     return a_spread.reshape(m, 2 * k) @ b_spread.reshape(2 * k, n)
+
+
+# The interleaved factors of this thread's recent products, by shape: their zeros stay where
+# they are and each product writes its factor over the rest (an array a product only reads, so
+# kept for the next product of the same shape, as a training loop makes every step). Small
+# factors only, and a few shapes.
+_SPREADS = threading.local()
+_SPREAD_ELEMENTS = 1 << 16
+_SPREADS_KEPT = 32
+
+
+def _zero_spread(shape: tuple) -> np.ndarray:
+    if shape[0] * shape[1] * shape[2] > _SPREAD_ELEMENTS:
+        return np.zeros(shape, np.float32)
+    kept = getattr(_SPREADS, "arrays", None)
+    if kept is None:
+        kept = _SPREADS.arrays = {}
+    spread = kept.get(shape)
+    if spread is None:
+        if len(kept) >= _SPREADS_KEPT:
+            kept.clear()
+        spread = kept[shape] = np.zeros(shape, np.float32)
+    return spread
 
 
 _INTERLEAVED_CHECKED: list = []

@@ -19,7 +19,7 @@ def lanes(dtype: np.dtype) -> int:
 def lane_sum(values: np.ndarray) -> np.ndarray:
     """Sum over the last axis as at::vec::reduce_all adds: a running sum for fewer elements than
     one register holds; otherwise one running sum per lane, then a pairwise fold of the lanes."""
-    width = lanes(values.dtype)
+    width = (64 if cpu.ATEN_AVX512 else 32) // values.itemsize  # lanes(values.dtype)
     size = values.shape[-1]
     if size < width:
         return np.add.accumulate(values, axis=-1)[..., -1]
@@ -64,7 +64,7 @@ def vector_exp(x: np.ndarray) -> np.ndarray:
     # float64 arrays, rounded through a float32 scratch array: numpy's loops mixing the two dtypes
     # buffer their casts and cost about four times as much on small arrays.
     shape, x = x.shape, x.reshape(-1)  # (numpy's arithmetic on 0-d arrays gives scalars)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # (sigmoid's and silu's inputs may overflow exp: no handler for that)
         rounded = np.rint(x * _LOG2_E)
         q = rounded.astype(np.int32)  # (the same integers wherever exp is not 0 or inf)
         # the first multiply-add in float32: q * ln 2's high part is exact there (q has 8 bits
@@ -274,44 +274,43 @@ def vector_log(x: np.ndarray) -> np.ndarray:
     if x.dtype != np.float32:
         return np.log(x)
     shape, value = x.shape, np.asarray(x, _F32).reshape(-1)  # (numpy's arithmetic on 0-d arrays gives scalars)
-    with np.errstate(all="ignore"):
-        normal = ((value >= _F32_TINY) & (value < np.inf)).all()
-        e, m = _exponent_and_mantissa(value, normal)
-        # SLEEF's double-float steps in float64, where each of its fused multiply-adds here is
-        # exact (every operand is a float32 or the exact error of a float32 operation, and their
-        # bits span fewer than 53 places: checked on every float32 m), so rounding to float32 once
-        # is the FMA's one rounding. First e ln 2 as a double-float (e has 8 bits)
-        wide_e = e.astype(np.float64)
-        high = e * _LN2_HIGH32
-        low = ((_LN2_HIGH64 * wide_e - high.astype(np.float64)) + _LN2_LOW64 * wide_e).astype(_F32)
-        # then q = (m - 1) / (m + 1) as a double-float: df_div of (m - 1, 0) (exact) by the pair
-        # m + 1 (rounded, and its rounding error)
-        wide_m = m.astype(np.float64)
-        denominator = m + _ONE
-        wide_denominator = denominator.astype(np.float64)
-        reciprocal = _ONE / denominator
-        q = (m - _ONE) * reciprocal
-        wide_reciprocal, wide_q = reciprocal.astype(np.float64), q.astype(np.float64)
-        quotient_error = wide_reciprocal * (wide_m - _WIDE_ONE) - wide_q
-        # 1 - d * (1 / d) less the pair's low part times 1 / d
-        residual = ((_WIDE_ONE - wide_denominator * wide_reciprocal)
-                    - ((wide_m + _WIDE_ONE) - wide_denominator) * wide_reciprocal).astype(_F32)
-        q_low = (wide_q * residual + quotient_error).astype(_F32)
-        q2 = q * q
-        wide_q2 = q2.astype(np.float64)
-        t = (_LOG_POLYNOMIAL[0] * wide_q2 + _LOG_POLYNOMIAL[1]).astype(_F32)
-        t = (t * wide_q2 + _LOG_POLYNOMIAL[2]).astype(_F32)
-        # the double-float sums, in float32: s = (high, low) + 2q, then s + q^3 t
-        twice = q + q
-        total = high + twice
-        low = (((high - total) + twice) + low) + (q_low + q_low)
-        tail = q2 * q * t
-        summed = total + tail
-        result = summed + (((total - summed) + tail) + low)
-        if not normal:
-            special = np.where(value == 0, _F32(-np.inf), np.where(value == np.inf, _F32(np.inf), _F32(np.nan)))
-            result = np.where((value > 0) & (value < np.inf), result, special)
-        return result.reshape(shape)
+    normal = ((value >= _F32_TINY) & (value < np.inf)).all()
+    e, m = _exponent_and_mantissa(value, normal)
+    # SLEEF's double-float steps in float64, where each of its fused multiply-adds here is
+    # exact (every operand is a float32 or the exact error of a float32 operation, and their
+    # bits span fewer than 53 places: checked on every float32 m), so rounding to float32 once
+    # is the FMA's one rounding. First e ln 2 as a double-float (e has 8 bits)
+    wide_e = e.astype(np.float64)
+    high = e * _LN2_HIGH32
+    low = ((_LN2_HIGH64 * wide_e - high.astype(np.float64)) + _LN2_LOW64 * wide_e).astype(_F32)
+    # then q = (m - 1) / (m + 1) as a double-float: df_div of (m - 1, 0) (exact) by the pair
+    # m + 1 (rounded, and its rounding error)
+    wide_m = m.astype(np.float64)
+    denominator = m + _ONE
+    wide_denominator = denominator.astype(np.float64)
+    reciprocal = _ONE / denominator
+    q = (m - _ONE) * reciprocal
+    wide_reciprocal, wide_q = reciprocal.astype(np.float64), q.astype(np.float64)
+    quotient_error = wide_reciprocal * (wide_m - _WIDE_ONE) - wide_q
+    # 1 - d * (1 / d) less the pair's low part times 1 / d
+    residual = ((_WIDE_ONE - wide_denominator * wide_reciprocal)
+                - ((wide_m + _WIDE_ONE) - wide_denominator) * wide_reciprocal).astype(_F32)
+    q_low = (wide_q * residual + quotient_error).astype(_F32)
+    q2 = q * q
+    wide_q2 = q2.astype(np.float64)
+    t = (_LOG_POLYNOMIAL[0] * wide_q2 + _LOG_POLYNOMIAL[1]).astype(_F32)
+    t = (t * wide_q2 + _LOG_POLYNOMIAL[2]).astype(_F32)
+    # the double-float sums, in float32: s = (high, low) + 2q, then s + q^3 t
+    twice = q + q
+    total = high + twice
+    low = (((high - total) + twice) + low) + (q_low + q_low)
+    tail = q2 * q * t
+    summed = total + tail
+    result = summed + (((total - summed) + tail) + low)
+    if not normal:
+        special = np.where(value == 0, _F32(-np.inf), np.where(value == np.inf, _F32(np.inf), _F32(np.nan)))
+        result = np.where((value > 0) & (value < np.inf), result, special)
+    return result.reshape(shape)
 
 
 def _exponent_and_mantissa(d: np.ndarray, normal: bool) -> tuple:

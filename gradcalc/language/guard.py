@@ -317,8 +317,10 @@ def _guarded_special(instance: Any, name: str, method: Callable) -> Callable:
 def guarded_setattr(value: Any, obj: Any, name: str, _rules: dict = RULES, _type: type = type,
                     _write: Any = setattr) -> None:
     """`obj.name = value` (the value comes first: Python evaluates it first)."""
-    rule = _rules.get(_type(obj))
-    if rule is None or name not in rule.write:
+    cls = _type(obj)
+    rule = _rules.get(cls)
+    # (a pair check_writable let through once, `p.grad = None`, needs no second look: see _WRITABLE_PUBLIC)
+    if (rule is None or name not in rule.write) and (cls, name) not in _WRITABLE_PUBLIC:
         check_writable(obj, name)
         if name in ATTRIBUTE_HOOKS and isinstance(obj, type):  # a program's class (check_writable)
             value = attribute_hook(value)

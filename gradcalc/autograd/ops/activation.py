@@ -167,7 +167,7 @@ def _softmax_kernel(x: np.ndarray, dim: int, last: bool, log: bool) -> np.ndarra
     if x.size == 0:
         return x.copy()
     moved = x if last else np.moveaxis(x, dim, -1)
-    shifted = moved - moved.max(axis=-1, keepdims=True)
+    shifted = moved - np.maximum.reduce(moved, axis=-1, keepdims=True)  # (ndarray.max's ufunc, without its layer)
     exps = simd.vector_exp(shifted) if last else simd.kernel_exp(shifted, x.shape[dim + 1:])
     total = (simd.lane_sum(exps) if last else np.add.accumulate(exps, axis=-1)[..., -1])[..., None]
     if log:
@@ -187,7 +187,7 @@ def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> 
     computed in the order of PyTorch's kernel, since it often is a difference of nearly equal numbers."""
     shape = output.shape
     node_def = LOG_SOFTMAX_BACKWARD_DATA if log else SOFTMAX_BACKWARD_DATA
-    if output.numel() == 0:
+    if output._data.size == 0:
         return record(node_def, (grad, output), np.zeros(shape, dtype=output._dtype._numpy), output._dtype, dim=dim)
     d = wrap_dim(dim, output.ndim)
     last = d == max(output.ndim - 1, 0)

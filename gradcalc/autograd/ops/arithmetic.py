@@ -12,7 +12,7 @@ from ..dtypes import DType
 from ..tensor import Tensor
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_number,
                      conjugate, float_result, kernel_scalar, not_implemented_for, zeros_like)
-from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record
+from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record, untracked
 
 
 def _scaled(grad: Tensor, alpha: Any) -> Tensor:
@@ -152,6 +152,14 @@ def binary(node_def: NodeDef, a: Any, b: Any, compute: Optional[DType] = None, *
     dtype = compute or dtypes.pair_result_type(a, b)
     if dtype in dtypes.BAREBONES_UNSIGNED and node_def.name in _UNSIGNED_MISSING:
         raise not_implemented_for(_UNSIGNED_MISSING[node_def.name], dtype)
+    if type(b) is float and a.__class__ is Tensor and a._data.flags.c_contiguous and untracked(a):
+        # `x * 0.1` recording nothing (an optimizer's step, say): the number is not wrapped in a
+        # tensor, and taken in the result's dtype as the wrapped number's cast would take it
+        x = a._data if a._dtype is dtype else a._data.astype(dtype._numpy)
+        data = node_def.forward(x, np.array(b, dtype._numpy), **params)
+        if type(data) is not np.ndarray or data.dtype is not dtype._numpy:
+            data = np.asarray(data, dtype=dtype._numpy)
+        return Tensor._make(data, dtype)
     ta = a if isinstance(a, Tensor) else as_tensor(a)
     tb = b if isinstance(b, Tensor) else as_tensor(b)
     x, y = ta._data, tb._data
@@ -291,7 +299,8 @@ def reciprocal(input: Tensor) -> Tensor:
 def unary_float(node_def: NodeDef, a: Tensor, **params: Any) -> Tensor:
     """An element-wise function that gives a floating result for integer input."""
     dtype = float_result(a._dtype)
-    if dtype in (dtypes.float32, dtypes.float64) and node_def.name in mkl.VML_FUNCTIONS and not params:
+    if dtype in (dtypes.float32, dtypes.float64) and node_def.name in mkl.VML_FUNCTIONS and not params \
+            and mkl.library() is not None:
         data = mkl.vml(node_def.name, arrays((a,), dtype)[0])  # where ATen calls MKL's VML, when it is installed
         if data is not None:
             return record(node_def, (a,), data, dtype)

@@ -1,6 +1,7 @@
 """Indexing: `x[...]`, index_put, gather, scatter, masked_fill and where."""
 from __future__ import annotations
 
+import math
 import operator
 import re
 from typing import Any, Optional
@@ -16,12 +17,11 @@ from .common import (arrays, as_tensor, broadcast_shapes, check_not_unsigned, ke
 from .creation import data_array, infer_dtype
 from .parser import unpack_long
 from .tensor_numpy import numpy_dtype
-from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record
+from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record, recording_not_needed
 from .shape import ALIAS, select, slice_dim, unsqueeze
 
 INDEX = node("IndexBackward0", ("self",), saved_tensors=("indices",), jvp=LINEAR,
-             self=lambda grad, self_sym_sizes, indices: index_put(zeros(self_sym_sizes, dtype=grad.dtype), indices,
-                                                                  grad, True, INDEX_PUT_IMPL))
+             self=lambda grad, self_sym_sizes, indices: _index_grad(grad, self_sym_sizes, indices))
 INDEX_PUT = node("IndexPutBackward0", ("self", "values"), saved_tensors=("indices",), jvp=LINEAR,
                  self=lambda grad, indices, accumulate: grad if accumulate else index_put(
                      grad, indices, zeros_like(grad[indices]), False),
@@ -339,6 +339,26 @@ def _advanced_index(a: Tensor, items: tuple) -> Tensor:
                              f"{found.group(3)}") from None
         raise
     return record(INDEX, (a,), np.ascontiguousarray(data), a._dtype, self_sym_sizes=a.shape, indices=key)
+
+
+def _index_grad(grad: Tensor, sizes: tuple, indices: tuple) -> Tensor:
+    """Indexing's gradient: `grad` added into zeros at the indexed places, in order (on the arrays
+    when the backward records nothing: the same additions without the ops)."""
+    if recording_not_needed():
+        sizes = tuple(sizes)  # (a torch.Size's slices are Sizes, made in Python)
+        data = np.zeros(sizes, grad._dtype._numpy)
+        rows = indices[0] if len(indices) == 1 else None
+        if type(rows) is np.ndarray and rows.dtype.type is np.int64 and sizes and grad._data.shape == rows.shape + sizes[1:]:
+            # rows of the first dim (an embedding's C[X]): each element's flat position, so that
+            # numpy's ufunc.at takes its fast path of one flat index (the same additions in the
+            # same order; a negative row's positions count from the end as the row does)
+            inner = math.prod(sizes[1:])
+            positions = (rows.reshape(-1, 1) * inner + np.arange(inner)).reshape(-1)
+            np.add.at(data.reshape(-1), positions, grad._data.reshape(-1))
+        else:
+            np.add.at(data, indices, grad._data)
+        return Tensor._make(data, grad._dtype)
+    return index_put(zeros(sizes, dtype=grad.dtype), indices, grad, True, INDEX_PUT_IMPL)
 
 
 def index_put(a: Tensor, key: tuple, values: Any, accumulate: bool, node_def: Any = None) -> Tensor:

@@ -167,15 +167,17 @@ def _inner_sizes_differ(a: Tensor, b: Tensor, *others: Tensor) -> RuntimeError:
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     input, mat2 = autocast.lower_precision(input, mat2)
     a, b = input, mat2
-    if a.ndim != 2:
+    x, y = a._data, b._data
+    if x.ndim != 2:
         raise RuntimeError("self must be a matrix")
-    if b.ndim != 2:
+    if y.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
-    if a.shape[1] != b.shape[0]:
+    if x.shape[1] != y.shape[0]:
         raise _inner_sizes_differ(a, b)
     dtype = _same_dtype(a, b)
-    check_has_kernel("addmm_impl_cpu_", a)
-    return record(MM, (a, b), np.asarray(product_data(a._data, b._data), dtype=dtype._numpy), dtype,
+    if dtype is dtypes.bool_ or dtype in dtypes.BAREBONES_UNSIGNED:
+        check_has_kernel("addmm_impl_cpu_", a)
+    return record(MM, (a, b), np.asarray(product_data(x, y), dtype=dtype._numpy), dtype,
                   **_sizes_and_strides("self", a), **_sizes_and_strides("mat2", b))
 
 
@@ -259,6 +261,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul, decomposed into the same ops as PyTorch's, so its graph shows the same nodes."""
     input, other = autocast.lower_precision(input, other)
     a, b = input, other
+    if a._data.ndim == 2 and b._data.ndim == 2:  # the commonest case first
+        return mm(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
     if a.ndim == 1 and b.ndim == 1:

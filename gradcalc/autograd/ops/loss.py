@@ -381,6 +381,19 @@ def _regular_cascade(values: np.ndarray, step: int) -> np.generic:
     carries up at once, then one every `step` rows of the level below, which it carries up by
     blocks of `step`; the last block, if not full, is what the level holds at the end."""
     kind = values.dtype.type
+    rest = values[1:]
+    full, left = divmod(rest.size, step)
+    if full < step:
+        # the second level carries nothing up (a batch of up to step * step rows): the first level's
+        # last block, then the second level's running sum of the full blocks, then the first row.
+        # Sums here start from their first value, not from zero: only a zero sum's sign can differ,
+        # and the total, from zero, takes +0 for it as the levels' sums from zero give
+        total = kind(0)
+        if left:
+            total = kind(total + rest[full * step:].cumsum()[-1])
+        if full:
+            total = kind(total + rest[:full * step].reshape(full, step).cumsum(axis=1)[:, -1].cumsum()[-1])
+        return kind(total + values[0])
     total, received = kind(0), values
     for level in range(_NLL_LEVELS - 1):
         if received.size == 1 and level:

@@ -95,8 +95,12 @@ def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
     y = output._data
     if y.dtype == np.float32:
         # PyTorch's AVX2 and AVX-512 kernels fuse 1 - y * y into one multiply-add (with cancellation
-        # near saturation, that decides many bits)
-        data = grad_output._data * simd.fused_multiply_add(-y, y, np.float32(1))
+        # near saturation, that decides many bits): simd.fused_multiply_add's float64 steps (the
+        # square exact, the difference rounded once, then to float32), in one widened array
+        wide = y.astype(np.float64)
+        np.multiply(wide, wide, out=wide)
+        np.subtract(1.0, wide, out=wide)
+        data = grad_output._data * wide.astype(np.float32)
     else:
         data = grad_output._data * (1 - y * y).conj()
     return record(TANH_BACKWARD, (grad_output, output), data, grad_output._dtype)

@@ -329,6 +329,14 @@ def recording_not_needed() -> bool:
     return not grad_mode._enabled and not FORWARD_LEVELS and not meta.state["made"]
 
 
+def untracked(tensor: Tensor) -> bool:
+    """Whether an op on `tensor` (and Python numbers) leaves nothing but its result: no graph
+    (grad mode off, or no gradient wanted for `tensor`), no forward-mode level, no meta tensor."""
+    return not FORWARD_LEVELS and not meta.state["made"] and not (grad_mode._enabled and (
+        tensor._requires_grad or tensor._node is not None
+        or (tensor._base is not None and tensor._base.requires_grad)))
+
+
 # the (shape, dtype) of each input of a node, one tuple for all nodes with the same: a graph of a
 # million nodes then holds a million fewer objects for the memory and the garbage collector
 _INPUT_METAS: dict = {}

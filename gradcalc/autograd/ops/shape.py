@@ -10,11 +10,13 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
 from .common import check_not_unsigned, normalize_dims, shape_args, shape_text
-from .registry import LINEAR, node, op, record
+from .registry import LINEAR, node, op, record, recording_not_needed
 
 # the backward of a view takes the gradient back to the input's shape (reshape called as it is,
-# without the method's argument parsing); all of them are linear
-VIEW = node("ViewBackward0", ("self",), jvp=LINEAR, self=lambda grad, self_sym_sizes: reshape(grad, self_sym_sizes))
+# without the method's argument parsing; on the array when the backward records nothing); all of
+# them are linear
+VIEW = node("ViewBackward0", ("self",), jvp=LINEAR,
+            self=lambda grad, self_sym_sizes: _reshaped_grad(grad, self_sym_sizes))
 UNSAFE_VIEW = node("UnsafeViewBackward0", ("self",), jvp=LINEAR,
                    self=lambda grad, self_sym_sizes: reshape(grad, self_sym_sizes))
 RESHAPE_ALIAS = node("ReshapeAliasBackward0", ("self",), jvp=LINEAR,
@@ -55,9 +57,15 @@ TRIL = node("TrilBackward0", ("self",), jvp=LINEAR, self=lambda grad, diagonal: 
 TRIU = node("TriuBackward0", ("self",), jvp=LINEAR, self=lambda grad, diagonal: grad.triu(diagonal))
 
 
+def _reshaped_grad(grad: Tensor, sizes: tuple) -> Tensor:
+    if recording_not_needed():
+        return Tensor._make(grad._data.reshape(sizes), grad._dtype)
+    return reshape(grad, sizes)
+
+
 def _view_shape(a: Tensor, shape: Sequence) -> tuple:
     shape = tuple(int(s) for s in shape)
-    numel = a.numel()
+    numel = a._data.size  # (numel's own method would parse its no arguments)
     # ATen's infer_size checks the sizes in order: a second -1 or a negative size, whichever comes first
     inferred = None
     for index, size in enumerate(shape):

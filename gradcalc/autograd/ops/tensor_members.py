@@ -17,12 +17,13 @@ from .comparison import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_o
                          bitwise_xor, eq, ge, gt, le, logical_not, lt, ne)
 from .common import out_of_memory
 from .generate import make_inplace, python_method
+from .inplace import check_inplace, check_overlap, setitem
 from .indexing import getitem
-from .inplace import setitem
 from .joining import unbind
 from .linalg import matmul
 from .arrangement import imag, real
 from .pointwise import abs as absolute, conj
+from .registry import untracked
 from .shape import flip, permute, transpose
 from .tensor_numpy import python_scalar, tensor_from_numpy
 
@@ -121,9 +122,30 @@ AUGMENTED = {"__iadd__": add, "__isub__": sub, "__imul__": mul, "__itruediv__": 
              "__imod__": remainder, "__ifloordiv__": floor_divide}
 
 
+# the augmented assignments whose op is one numpy ufunc on two operands of one dtype
+_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply}
+_UFUNC_DTYPES = (dtypes.float32, dtypes.float64)
+
+
 def _augmented(function: Callable) -> Callable:
     inplace = make_inplace(lambda input, other: function(input, other))
-    return _reflected(lambda a, other: inplace(a, other=other))
+    ufunc = _UFUNCS.get(function)
+    if ufunc is None:
+        return _reflected(lambda a, other: inplace(a, other=other))
+
+    def augmented(a: Tensor, other: Any) -> Tensor:
+        if (other.__class__ is Tensor and a._dtype is other._dtype and a._dtype in _UFUNC_DTYPES
+                and a._data.shape == other._data.shape and untracked(a) and untracked(other)):
+            # `p.data += step` recording nothing (an optimizer's update): computed into a's
+            # storage, as the op's result would be copied there (numpy buffers an overlap)
+            check_inplace(a, other)
+            check_overlap(a, other)
+            ufunc(a._data, other._data, out=a._data)
+            a._vc.value += 1
+            return a
+        return inplace(a, other=other)
+
+    return _reflected(augmented)
 
 
 def T(self: Tensor) -> Tensor:
