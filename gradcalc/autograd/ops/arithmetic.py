@@ -348,7 +348,13 @@ def rpow(a: Tensor, base: Any) -> Tensor:
     dtype = dtypes.result_type([a, base])
     (x,) = arrays((a,), dtype)
     if x.dtype.kind in "iu" or x.dtype == np.float32:
-        # float32: the base rounded to float32 and broadcast, in pow's SIMD and scalar loops
+        # float32: the base rounded to float32 and broadcast, in pow's SIMD and scalar loops; an int
+        # base is taken in the tensor's integer type, truncated to its bits as C++ converts it
+        if x.dtype.kind in "iu" and type(base) is int:
+            bits = 8 * x.dtype.itemsize
+            base &= (1 << bits) - 1
+            if x.dtype.kind == "i" and base >= 1 << (bits - 1):
+                base -= 1 << bits
         data = power_tensor(np.broadcast_to(np.asarray(base, x.dtype), x.shape), x)
     else:
         data = np.power(base, x)
