@@ -135,6 +135,12 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+def _check_probability(p: float) -> None:
+    """ATen's own check of a dropout's p, which torch's Python check (p < 0 or p > 1) lets NaN past."""
+    if p != p:
+        raise RuntimeError("dropout probability has to be between 0 and 1, but got nan")
+
+
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """ATen's CPU dropout: a keep mask from bernoulli_(1 - p), divided by 1 - p in place, times
     the input (MulBackward0); the input itself when nothing is dropped."""
@@ -142,6 +148,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     # _VF.dropout(input, p, training) (dropout_ in place): its argument parser's checks
     parser("torch", "dropout_" if inplace else "dropout").parse((input, p, training), {})
+    _check_probability(p)
     if p == 0 or not training or input.numel() == 0:
         return input
     if p == 1:
@@ -175,6 +182,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, nam
                             f"use dropout instead. Note that {name} exists to provide channel-wise dropout on inputs "
                             f"with {batched_dims - 2} spatial dimensions, a channel dimension, and an optional batch "
                             "dimension (i.e. 3D or 4D inputs)." if batched_dims == 4 else "")
+    _check_probability(p)
     if p == 0 or not training or input.numel() == 0:
         return input
     unbatched = input.ndim == batched_dims - 1
@@ -209,6 +217,7 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, featu
     bernoulli_(1 - p), b = (mask - 1) * alpha * a + alpha * a * p, then input * (mask * a) + b."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_probability(p)
     if p == 0 or not training or input.numel() == 0:
         return input
     if p == 1:
