@@ -22,7 +22,7 @@ import numpy as np
 
 from . import dtypes, kernels
 from .tensor import CPU, Device, Tensor
-from ..display.names import torch_class
+from ..display.names import torch_class, type_name
 
 Shape = Union[int, tuple[int, ...]]
 DType = Union[str, type, np.dtype]
@@ -93,6 +93,8 @@ class Generator:
         self.manual_seed(seed)
 
     def manual_seed(self, seed: int) -> "Generator":
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):  # THPUtils_checkLong
+            raise RuntimeError(f"manual_seed expected a long, but got {type_name(seed)}")
         self._seed = _check_seed(seed)
         self._bits: np.random.MT19937 | None = None  # built on first draw: seeding costs 624 steps
         self._fresh = True  # no draw since seeding (torch reports next=0 rather than 624)
@@ -201,7 +203,7 @@ default_generator = Generator(int.from_bytes(os.urandom(8), "little"))
 
 
 def manual_seed(seed: int) -> Generator:
-    return default_generator.manual_seed(seed)
+    return default_generator.manual_seed(int(seed))  # torch.random's int() first, then the C method
 
 
 def initial_seed() -> int:
