@@ -313,6 +313,10 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
     _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     x, w = input._data, weight._data
     _check_kernel_size(input, weight, stride, dilation, output_padding, groups, transposed)
+    if x.size == 0 and x.shape[0] and x.shape[1]:  # ATen's choice of backend: empty only by batch or channels
+        shown = x.shape[:2] + (1,) + x.shape[2:] if spatial == 1 else x.shape  # (a 1-d one seen as 2-d)
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: "
+                           f"{shape_text(shown)}")
     if meta.state["made"] and meta.any_meta((input, weight, bias)):
         data = _meta_output(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups, x.dtype)
     elif not transposed:

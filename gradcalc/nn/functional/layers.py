@@ -17,7 +17,7 @@ from ...autograd.ops.arrangement import constant_pad_nd
 from ...autograd.ops.generate import namespace_members
 from ...autograd.ops.parser import parser
 from ...autograd.ops.common import shape_text
-from ...autograd.tensor import Tensor
+from ...autograd.tensor import Tensor, wrap_dim
 from ...warnings import warn
 from .activation import _require_tensor
 
@@ -318,12 +318,18 @@ _VMAP_RUNNING_STATS = (
 def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
                weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
-    if training:
+    if training:  # torch's _verify_batch_size
         size = input.shape
-        count = math.prod(size) // size[1] if len(size) > 1 else 1
-        if count == 1:
+        if size[0] * math.prod(size[2:]) == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
-    elif running_mean is None or running_var is None:
+    wrap_dim(1, input.ndim)  # ATen reads the number of channels first
+    if input.numel() == 0:
+        # ATen's _batch_norm_impl_index: no statistics, a result that keeps the graph going
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        return out if bias is None else out + bias[0]
+    if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
     normalization.check_batch_norm_sizes(input, weight, bias, running_mean, running_var)
     if training and running_mean is not None and forward_mode.batched(input) and not forward_mode.batched(running_mean):
