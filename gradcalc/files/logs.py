@@ -153,7 +153,11 @@ class Formatter(host_logging.Formatter):
         """Python's traceback of the error and the errors it was raised from, showing the program's
         own frames (gradcalc's are not the program's), without source lines (as Python shows a
         program whose file it cannot read)."""
-        return "\n".join(_traceback_lines(ei[1], ei[2], set()))
+        try:
+            trace, error = ei[2], ei[1]  # Python's order; what it refuses (a short tuple) is the program's error
+        except Exception as failure:
+            raise failure.with_traceback(None)
+        return "\n".join(_traceback_lines(error, trace, set()))
 
     def formatStack(self, stack_info: Any) -> str:  # noqa: N802
         return ""
