@@ -45,6 +45,11 @@ def _storage(t: Tensor) -> np.ndarray:
 def strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int]) -> np.ndarray:
     size, stride = tuple(size), tuple(stride)
     offset = input.storage_offset() if storage_offset is None else storage_offset
+    # ATen's setStrided, in its order: the lengths, the strides' signs, the storage's bounds, the offset
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
     storage = _storage(input)
     needed = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
     if needed > storage.size:
@@ -52,6 +57,8 @@ def strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_o
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
                            f"itemsize {itemsize} requiring a storage size of {needed * itemsize} are out of bounds "
                            f"for storage of size {storage.size * itemsize}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     itemsize = storage.itemsize
     return np.lib.stride_tricks.as_strided(storage[offset:], size, tuple(s * itemsize for s in stride))
 
