@@ -10,7 +10,7 @@ from .. import dtypes, kernels
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
-from .common import normalize_dims, reduction_dims, unsqueeze_reduced, zeros_like
+from .common import check_broadcast, normalize_dims, reduction_dims, unsqueeze_reduced, zeros_like
 from .indexing import where
 from .pointwise import sgn
 from .reduction import MISSING, mean
@@ -264,6 +264,7 @@ def var_mean(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: b
 
 @op(nodes=(DIST,))
 def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    check_broadcast(input, other)
     dtype = dtypes.result_type([input, other])
     difference = (input._data - other._data).astype(np.complex128 if dtype.is_complex else np.float64)
     norm = vector_norm(Tensor._make(np.asarray(difference, dtype=dtype._numpy), dtype), float(p))
