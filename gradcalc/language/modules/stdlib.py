@@ -45,7 +45,7 @@ from types import ModuleType
 from typing import Any, Callable, Iterable
 
 from .. import guard, policy
-from ...display.names import c_arity
+from ...display.names import c_arity, torch_class
 from ..builtins import Builtin
 from . import guarded_helpers as guarded
 from .namespace import Submodule
@@ -120,30 +120,63 @@ def _functools() -> dict:
     return members
 
 
-def _attrgetter(*names: str) -> Callable:
-    """operator.attrgetter, reading through the guard."""
-    if not all(isinstance(name, str) for name in names):
-        raise TypeError("attribute name must be a string")
-    names = tuple(guard.exact_name(name) for name in names)  # split and read as the characters they are
+def _call_arguments(kind: str, objs: tuple, kwargs: dict) -> Any:
+    """The one object an attrgetter or methodcaller is called with, refused in C's words otherwise."""
+    if kwargs:
+        raise TypeError(f"{kind}() takes no keyword arguments")
+    if len(objs) != 1:
+        raise TypeError(f"{kind} expected 1 argument, got {len(objs)}")
+    return objs[0]
 
-    def get(obj: Any) -> Any:
+
+@torch_class("operator.attrgetter", c_type=True)
+class _AttrGetter:
+    """operator.attrgetter, reading through the guard."""
+
+    __slots__ = ("_names",)
+
+    def __init__(self, *names: str) -> None:
+        if not all(isinstance(name, str) for name in names):
+            raise TypeError("attribute name must be a string")
+        if not names:
+            raise TypeError("attrgetter expected 1 argument, got 0")
+        self._names = tuple(guard.exact_name(name) for name in names)  # split and read as the characters they are
+
+    def __call__(self, *objs: Any, **kwargs: Any) -> Any:
+        obj = _call_arguments("attrgetter", objs, kwargs)
         values = []
-        for dotted in names:
+        for dotted in self._names:
             value = obj
             for part in dotted.split("."):
                 value = guard.compiled_getattr(value, part)
             values.append(value)
         return values[0] if len(values) == 1 else tuple(values)
 
-    return get
+    def __repr__(self) -> str:
+        return f"operator.attrgetter({', '.join(map(repr, self._names))})"
 
 
-def _methodcaller(name: str, *args: Any, **kwargs: Any) -> Callable:
+@torch_class("operator.methodcaller", c_type=True)
+class _MethodCaller:
     """operator.methodcaller, reading the method through the guard."""
-    if not isinstance(name, str):
-        raise TypeError("method name must be a string")
-    name = guard.exact_name(name)
-    return lambda obj: guard.compiled_getattr(obj, name)(*args, **kwargs)
+
+    __slots__ = ("_name", "_args", "_kwargs")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if not args:
+            raise TypeError("methodcaller needs at least one argument, the method name")
+        name, *rest = args
+        if not isinstance(name, str):
+            raise TypeError("method name must be a string")
+        self._name, self._args, self._kwargs = guard.exact_name(name), tuple(rest), dict(kwargs)
+
+    def __call__(self, *objs: Any, **kwargs: Any) -> Any:
+        obj = _call_arguments("methodcaller", objs, kwargs)
+        return guard.compiled_getattr(obj, self._name)(*self._args, **self._kwargs)
+
+    def __repr__(self) -> str:
+        shown = [repr(self._name), *map(repr, self._args), *(f"{key}={value!r}" for key, value in self._kwargs.items())]
+        return f"operator.methodcaller({', '.join(shown)})"
 
 
 def _operator() -> dict:
@@ -152,11 +185,11 @@ def _operator() -> dict:
     from .. import limits
 
     members = _public(operator)
-    members.update(attrgetter=Builtin("attrgetter", _attrgetter), methodcaller=Builtin("methodcaller", _methodcaller),
+    members.update(attrgetter=_AttrGetter, methodcaller=_MethodCaller,
                    pow=Builtin("pow", limits.guarded_pow), ipow=Builtin("ipow", limits.guarded_ipow),
                    lshift=Builtin("lshift", limits.guarded_lshift), ilshift=Builtin("ilshift", limits.guarded_ilshift),
                    __pow__=Builtin("pow", limits.guarded_pow), __lshift__=Builtin("lshift", limits.guarded_lshift))
-    _allow(operator.itemgetter, read={"__call__"})
+    _allow(operator.itemgetter, _AttrGetter, _MethodCaller, read={"__call__"})
     return members
 
 
