@@ -33,11 +33,16 @@ def _opened(file: Any, mode: str) -> tuple:
 
 
 def _with_suffix(file: Any, suffix: str) -> Any:
-    """A path as numpy completes it (`np.save('arr', a)` writes arr.npy); a stream as it is."""
-    if isinstance(file, (str, bytes, os.PathLike)):
-        file = files.fspath(file)
-        return file if file.endswith(suffix) else file + suffix
-    return file
+    """A path as numpy completes it (`np.save('arr', a)` writes arr.npy); what has a `write` as it
+    is; anything else refused by os.fspath, as numpy hands it there."""
+    if not isinstance(file, (str, bytes, os.PathLike)):
+        try:
+            guard.guarded_getattr(file, "write")
+            return file
+        except AttributeError:
+            pass
+    file = files.fspath(file)
+    return file if file.endswith(suffix) else file + suffix
 
 
 def _writing(file: Any, write: Callable[[Any], None], mode: str = "wb") -> None:
