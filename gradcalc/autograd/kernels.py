@@ -338,7 +338,7 @@ def rounded_fused_float32(product: np.ndarray, addend: np.ndarray) -> np.ndarray
     bits = total.view(np.uint64)
     doubtful = ((bits & _BELOW_FLOAT32) == _FLOAT32_MIDPOINT) | (
         (bits & _FLOAT64_MAGNITUDE) - _ONE_BIT < _BELOW_FLOAT32_NORMAL)  # (0 wraps round)
-    if doubtful.any():  # a few elements: settled apart from the whole array
+    if np.logical_or.reduce(doubtful, axis=None):  # a few elements: settled apart from the whole array
         rough = total[doubtful]
         product = np.broadcast_to(product, total.shape)[doubtful]
         addend = np.broadcast_to(addend, total.shape)[doubtful]

@@ -265,7 +265,7 @@ _WIDE_ONE, _LN2_HIGH64, _LN2_LOW64 = _constants(np.float64, 1, *_LN2_PAIR)
 _LOG_POLYNOMIAL = _constants(np.float64, *(_F32(c) for c in (0.3027294874, 0.3996108174, 0.6666694880)))
 _MANTISSA, _EXPONENT, _BIAS, _ONE_BITS, _BITS_23, _BITS_22 = _constants(np.int32, 0x7FFFFF, 0xFF, 0x7F,
                                                                           0x3F800000, 23, 22)
-_F32_TINY = np.array(np.finfo(_F32).tiny)
+_F32_TINY, _F32_INFINITY = np.array(np.finfo(_F32).tiny), np.array(np.inf, _F32)
 
 
 def vector_log(x: np.ndarray) -> np.ndarray:
@@ -274,7 +274,8 @@ def vector_log(x: np.ndarray) -> np.ndarray:
     if x.dtype != np.float32:
         return np.log(x)
     shape, value = x.shape, np.asarray(x, _F32).reshape(-1)  # (numpy's arithmetic on 0-d arrays gives scalars)
-    normal = ((value >= _F32_TINY) & (value < np.inf)).all()
+    # (the ufunc's reduction: ndarray.all's Python layer costs about 1 µs more on 32 sums)
+    normal = np.logical_and.reduce((value >= _F32_TINY) & (value < _F32_INFINITY))
     e, m = _exponent_and_mantissa(value, normal)
     # SLEEF's double-float steps in float64, where each of its fused multiply-adds here is
     # exact (every operand is a float32 or the exact error of a float32 operation, and their

@@ -336,7 +336,8 @@ def _every_row_counts(rows: np.ndarray, classes: int, ignore_index: int) -> bool
     reductions instead of the general path's masks."""
     if not rows.size:
         return False
-    lowest, highest = int(rows.min()), int(rows.max())
+    # (the ufuncs' reductions: ndarray.min and max go through a Python layer of numpy's)
+    lowest, highest = int(np.minimum.reduce(rows, axis=None)), int(np.maximum.reduce(rows, axis=None))
     return 0 <= lowest and highest < classes and not lowest <= ignore_index <= highest
 
 
