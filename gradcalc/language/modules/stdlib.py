@@ -130,7 +130,7 @@ def _call_arguments(kind: str, objs: tuple, kwargs: dict) -> Any:
 
 
 @torch_class("operator.attrgetter", c_type=True)
-class _AttrGetter:
+class attrgetter:  # noqa: N801 (named as the C type it stands for, which its methods show)
     """operator.attrgetter, reading through the guard."""
 
     __slots__ = ("_names",)
@@ -157,7 +157,7 @@ class _AttrGetter:
 
 
 @torch_class("operator.methodcaller", c_type=True)
-class _MethodCaller:
+class methodcaller:  # noqa: N801 (named as the C type it stands for)
     """operator.methodcaller, reading the method through the guard."""
 
     __slots__ = ("_name", "_args", "_kwargs")
@@ -185,11 +185,11 @@ def _operator() -> dict:
     from .. import limits
 
     members = _public(operator)
-    members.update(attrgetter=_AttrGetter, methodcaller=_MethodCaller,
+    members.update(attrgetter=attrgetter, methodcaller=methodcaller,
                    pow=Builtin("pow", limits.guarded_pow), ipow=Builtin("ipow", limits.guarded_ipow),
                    lshift=Builtin("lshift", limits.guarded_lshift), ilshift=Builtin("ilshift", limits.guarded_ilshift),
                    __pow__=Builtin("pow", limits.guarded_pow), __lshift__=Builtin("lshift", limits.guarded_lshift))
-    _allow(operator.itemgetter, _AttrGetter, _MethodCaller, read={"__call__"})
+    _allow(operator.itemgetter, attrgetter, methodcaller, read={"__call__"})
     return members
 
 
