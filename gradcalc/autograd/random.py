@@ -23,6 +23,7 @@ import numpy as np
 from . import dtypes, kernels
 from .tensor import CPU, Device, Tensor
 from ..display.names import torch_class, type_name
+from .ops.parser import compile_parser
 
 Shape = Union[int, tuple[int, ...]]
 DType = Union[str, type, np.dtype]
@@ -85,12 +86,45 @@ def _check_seed(seed: int) -> int:
     return seed & _U64  # negative seeds wrap to uint64 as in torch
 
 
+_NO_CUDA_GENERATOR = (
+    'Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into two shared '
+    'libraries: a CPU library and a CUDA library; this error has occurred because you are trying to use '
+    'some CUDA functionality, but the CUDA library has not been loaded by the dynamic linker for some '
+    "reason.  The CUDA library MUST be loaded, EVEN IF you don't directly use any symbols from the CUDA "
+    'library! One common culprit is a lack of -Wl,--no-as-needed in your link arguments; many dynamic '
+    "linkers will delete dynamic library dependencies if you don't depend on any of their symbols.  You "
+    'can check if this has occurred by using ldd on your binary to see if there is a dependency on '
+    '*_cuda.so library.')
+# THPGenerator_pynew's signature
+_GENERATOR_PARSER = compile_parser(["Generator(Device device=None)"])
+
+
+def _check_generator_device(device: Any) -> None:
+    """The device of a new generator, as torch's CPU-only build answers: the CPU only."""
+    if device is None:
+        return
+    if isinstance(device, int) and not isinstance(device, bool):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    kind = Device(device).type
+    if kind == "cuda":
+        raise RuntimeError(_NO_CUDA_GENERATOR)
+    if kind != "cpu":
+        raise RuntimeError(f"{kind.upper()} device type not an accelerator.")
+
+
 @torch_class("torch._C.Generator", c_type=True)
 class Generator:
     """A CPU generator: the twister plus the cached second Box-Muller sample."""
 
-    def __init__(self, seed: int = _DEFAULT_SEED) -> None:
-        self.manual_seed(seed)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """torch.Generator(device=None): a CPU generator at PyTorch's default seed."""
+        _check_generator_device(_GENERATOR_PARSER.parse(args, kwargs)[1].get("device"))
+        self.manual_seed(_DEFAULT_SEED)
+
+    @classmethod
+    def seeded(cls, seed: int) -> "Generator":
+        """A generator of gradcalc's own (a DataLoader's, a sampler's) from `seed`."""
+        return cls().manual_seed(seed)
 
     def manual_seed(self, seed: int) -> "Generator":
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):  # THPUtils_checkLong
@@ -199,7 +233,7 @@ class Generator:
         return self
 
 
-default_generator = Generator(int.from_bytes(os.urandom(8), "little"))
+default_generator = Generator.seeded(int.from_bytes(os.urandom(8), "little"))
 
 
 def manual_seed(seed: int) -> Generator:

@@ -72,6 +72,11 @@ def _result_type(*args: Any, **kwargs: Any) -> dtypes.DType:
     return dtypes.result_type(list(parser("torch", "result_type").parse(args, kwargs)[1].values()))
 
 
+def _promote_types(*args: Any, **kwargs: Any) -> dtypes.DType:
+    """torch.promote_types, its arguments parsed as torch's (two dtypes)."""
+    return dtypes.promote_types(*parser("torch", "promote_types").parse(args, kwargs)[1].values())
+
+
 def torch_namespaces() -> dict:
     """Each of torch's namespaces that gradcalc's ops make, as a program sees it: module name ->
     {member name: value}. The language layer adds torch.nn, torch.optim and their kin."""
@@ -90,7 +95,7 @@ def torch_namespaces() -> dict:
         get_default_dtype=shown_function("get_default_dtype", dtypes.get_default_dtype, module_level=True),
         set_default_dtype=_python("torch", dtypes.set_default_dtype),
         set_printoptions=_python("torch._tensor_str", tensor_repr.set_printoptions),
-        promote_types=shown_function("promote_types", dtypes.promote_types),
+        promote_types=shown_function("promote_types", _promote_types),
         result_type=shown_function("result_type", _result_type),
         manual_seed=_python("torch.random", random.manual_seed), seed=_python("torch.random", random.seed),
         initial_seed=_python("torch.random", random.initial_seed),

@@ -24,7 +24,18 @@ from .activation import _require_tensor
 
 # ------------------------------------------------------------------ linear
 
-def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+def linear(*args: Any, **kwargs: Any) -> Tensor:
+    """torch's C function linear(input, weight, bias=None): a call of two or three positional
+    arguments (nn.Linear's) goes straight on, any other through its parser, in its words."""
+    if kwargs or not 2 <= len(args) <= 3:
+        bound = parser("nn", "linear").parse(args, kwargs)[1]
+        if bound.get("out") is not None:
+            raise NotImplementedError("gradcalc's F.linear has no out=")
+        args = (bound["input"], bound["weight"], bound.get("bias"))
+    return _linear(*args)
+
+
+def _linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """input @ weight.T + bias, through the same ops as at::linear: addmm for a batch of rows,
     views around it for other contiguous inputs, matmul otherwise."""
     _require_tensor(input, "linear", "input", 1)
