@@ -29,6 +29,12 @@ def _as_tuple(value: Any) -> tuple:
     return tuple(value)
 
 
+def _gradients_as_tuple(value: Any) -> tuple:
+    """torch's _tensor_or_tensors_to_tuple: a tensor alone, anything else as its items (a
+    GradientEdge, a tuple, is its node and its output's number)."""
+    return (value,) if isinstance(value, Tensor) else tuple(value)
+
+
 def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = False) -> list:
     grads = []
     for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
@@ -71,7 +77,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Optional[bool
              create_graph: bool = False, inputs: Any = None) -> None:
     outputs = _as_tuple(tensors)
     # None alone stands for implicit gradients: an empty sequence is zero gradients, as in torch
-    grad_outputs = (None,) * len(outputs) if grad_tensors is None else _as_tuple(grad_tensors)
+    grad_outputs = (None,) * len(outputs) if grad_tensors is None else _gradients_as_tuple(grad_tensors)
     if inputs is not None and len(_as_tuple(inputs)) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _make_grads(outputs, grad_outputs)
@@ -121,7 +127,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Opti
         allow_unused = materialize_grads
     if not inputs_t:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    grad_outputs_t = (None,) * len(outputs_t) if grad_outputs is None else _as_tuple(grad_outputs)
+    grad_outputs_t = (None,) * len(outputs_t) if grad_outputs is None else _gradients_as_tuple(grad_outputs)
     grads = _make_grads(outputs_t, grad_outputs_t)
     if retain_graph is None:
         retain_graph = create_graph
