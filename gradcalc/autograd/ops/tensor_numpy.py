@@ -60,8 +60,12 @@ def writable(array: np.ndarray) -> np.ndarray:
 
 
 def numpy_dtype(dtype: np.dtype) -> DType:
-    """The tensor dtype of an array's dtype, or PyTorch's TypeError naming numpy's scalar type."""
+    """The tensor dtype of an array's dtype, or PyTorch's TypeError naming numpy's scalar type
+    (PyTorch reads numpy's type numbers: where unsigned long long is not uint64's C type, as on
+    Linux, it has none, though numpy finds the two dtypes equal)."""
     try:
+        if np.dtype(dtype).type is np.ulonglong and np.ulonglong is not np.uint64:
+            raise TypeError
         return dtypes.from_numpy(dtype)
     except TypeError:
         scalar = np.dtype(dtype).type
