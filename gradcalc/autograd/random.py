@@ -122,7 +122,7 @@ class Generator:
         self.manual_seed(_DEFAULT_SEED)
 
     @classmethod
-    def seeded(cls, seed: int) -> "Generator":
+    def _seeded(cls, seed: int) -> "Generator":
         """A generator of gradcalc's own (a DataLoader's, a sampler's) from `seed`."""
         return cls().manual_seed(seed)
 
@@ -233,7 +233,7 @@ class Generator:
         return self
 
 
-default_generator = Generator.seeded(int.from_bytes(os.urandom(8), "little"))
+default_generator = Generator._seeded(int.from_bytes(os.urandom(8), "little"))
 
 
 def manual_seed(seed: int) -> Generator:

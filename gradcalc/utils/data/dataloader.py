@@ -195,7 +195,7 @@ class _Worker:
     def __init__(self, loader: DataLoader, worker_id: int, base_seed: int) -> None:
         seed = base_seed + worker_id
         self.info = WorkerInfo(worker_id, loader.num_workers, seed, loader.dataset)
-        self.generator = rng.Generator.seeded(seed)
+        self.generator = rng.Generator._seeded(seed)
         self.ended = False
         if loader.worker_init_fn is not None:
             self.run(loader.worker_init_fn, worker_id)

@@ -64,7 +64,7 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         generator = self.generator
         if generator is None:
-            generator = rng.Generator.seeded(random_seed())
+            generator = rng.Generator._seeded(random_seed())
         if self.replacement:
             for _ in range(self.num_samples // 32):
                 yield from creation.randint(0, n, (32,), dtype=dtypes.int64, generator=generator).tolist()
