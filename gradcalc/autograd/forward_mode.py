@@ -134,6 +134,13 @@ def batch_size(tensor: Tensor) -> int:
     return size
 
 
+def vmap_level(tensor: Tensor) -> int:
+    """The level PyTorch's messages give the innermost vmap whose examples reach `tensor` (every
+    running transform counts, from 1)."""
+    return max((depth for depth, level in enumerate(LEVELS, 1)
+                if type(level) is BatchLevel and tangent_of(tensor, level)), default=0)
+
+
 def follow(out: Tensor, inputs: Sequence[Any]) -> Tensor:
     """Mark the output of an op without a derivative (a comparison) as batched like its inputs."""
     for level in LEVELS:

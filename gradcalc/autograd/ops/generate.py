@@ -8,12 +8,13 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import grad_mode, meta
+from .. import forward_mode, grad_mode, meta
+from ..grad_mode import FORWARD_LEVELS
 from ..tensor import Tensor
 from ...display.names import c_arity, torch_class
 from ...warnings import warn
 from .common import out_of_memory
-from .inplace import check_inplace, check_overlap, commit_inplace
+from .inplace import check_batched_operands, check_inplace, check_overlap, commit_inplace
 from .parser import _parsers, has_signature, parser
 from .registry import OPS, Op
 
@@ -107,6 +108,9 @@ def _with_out(name: str, impl: Callable, bound: dict) -> Any:
     if grad_mode.is_grad_enabled() and any(isinstance(v, Tensor) and v.requires_grad for v in bound.values()):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")
+    if FORWARD_LEVELS and any(isinstance(v, Tensor) and forward_mode.batched(v) for v in (out, *bound.values())):
+        raise RuntimeError(f"Batching rule not implemented for aten::{name}.out; the fallback path doesn't work on "
+                           "out= or view ops.")
     return write_out(name, impl(**bound), out)
 
 
@@ -184,14 +188,17 @@ def make_method(name: str, impl: Callable, self_name: str) -> Callable:
     return method
 
 
-def make_inplace(impl: Callable, overlap_checked: bool = True) -> Callable:
-    """The in-place form of an out-of-place implementation: `x.add_(y)` from `add`."""
+def make_inplace(impl: Callable, overlap_checked: bool = True, name: str = "") -> Callable:
+    """The in-place form of an out-of-place implementation: `x.add_(y)` from `add` (`name`, the
+    in-place op's, for vmap's refusals)."""
 
     def inplace(input: Tensor, **bound: Any) -> Tensor:
         others = tuple(bound.values())
         check_inplace(input, *others)
         if overlap_checked:
             check_overlap(input, *others)
+        if FORWARD_LEVELS and name:
+            check_batched_operands(name, input, *others)
         return commit_inplace(input, impl(input, **bound))
 
     return inplace
@@ -231,7 +238,7 @@ def _install_methods(cls: type, op: Op, name: str) -> None:
         setattr(cls, name, make_method(name, op.impl, op.self_name))
     if op.inplace is False or not has_signature("Tensor", name + "_") or ("torch", name + "_") in OPS:
         return  # an op declared under the in-place name is its own
-    inplace = op.inplace if callable(op.inplace) else make_inplace(op.impl)
+    inplace = op.inplace if callable(op.inplace) else make_inplace(op.impl, name=name + "_")
     setattr(cls, name + "_", make_method(name + "_", inplace, "input"))
 
 
@@ -272,7 +279,7 @@ def _namespace_member(module: str, name: str, op: Op) -> Optional[Callable]:
 
 @functools.cache
 def _torch_inplace_member(name: str, op: Op) -> Callable:
-    inplace = op.inplace if callable(op.inplace) else make_inplace(op.impl)
+    inplace = op.inplace if callable(op.inplace) else make_inplace(op.impl, name=name)
     return _torch_function(name, make_inplace_function(name, inplace))
 
 

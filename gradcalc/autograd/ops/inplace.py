@@ -15,6 +15,7 @@ from ..tensor import (LEAF_INPLACE_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE, VIEW_M
                       VIEW_OF_LEAF_INPLACE_MESSAGE, Tensor, VersionCounter)
 from .common import SCALAR_C_TYPES, as_tensor, broadcast_shapes, fitted_scalar, shape_text, zeros_like
 from ...display.names import type_name
+from ...warnings import warn
 from .conversion import _to_copy_grad, to_dtype
 from .indexing import (basic_index, checked_advanced_items, index_put, is_advanced, numpy_index, ranges_as_lists,
                        scatter_positions)
@@ -64,6 +65,46 @@ def check_overlap(a: Tensor, *others: Any) -> None:
     for other in others:
         if isinstance(other, Tensor) and overlap(a._data, other._data) == "partial":
             raise RuntimeError(OVERLAP_MESSAGE)
+
+
+# How functorch's batching rules refuse, under vmap, an in-place op on a tensor no example
+# reaches with an operand that examples reach: these run the op on the physical tensors (the
+# examples' dim first, the operand padded to the tensor's rank), and TensorIterator refuses the
+# broadcast in its words ...
+_PHYSICAL_INPLACE = frozenset({"add_", "atan2_", "arctan2_", "copysign_", "bitwise_and_", "bitwise_or_", "bitwise_xor_",
+                               "bitwise_left_shift_", "bitwise_right_shift_", "gcd_", "lcm_"})
+# ... these rules name themselves (binary arithmetic as "inplace arithmetic") ...
+_RULE_NAMES = {**dict.fromkeys(("sub_", "mul_", "div_", "copy_", "clamp_min_", "clamp_max_", "true_divide_", "multiply_",
+                                "divide_", "logical_and_", "logical_or_", "logical_xor_"), "inplace arithmetic"),
+               "fill_": "fill_", "index_add_": "index_add_"}
+# ... and the rest go to the slow fallback, which warns first, naming the overload it took
+_FALLBACK_OVERLOADS = {"lerp_": ".Scalar", **dict.fromkeys(
+    ("pow_", "fmod_", "remainder_", "xlogy_", "floor_divide_", "eq_", "ne_", "lt_", "le_", "gt_", "ge_", "subtract_",
+     "float_power_", "clamp_", "clip_", "masked_fill_"), ".Tensor")}
+_REFUSAL = ("vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that "
+            "has more elements than `self`. This happened due to `other` being vmapped over but `self` not being "
+            "vmapped over {where}. Please try to use out-of-place operators instead of {name}. If said operator is "
+            "being called inside the PyTorch framework, please file a bug report instead.")
+
+
+def check_batched_operands(name: str, a: Tensor, *others: Any) -> None:
+    """Under vmap, PyTorch's refusal of in-place op `name` on `a`, which no example reaches, with
+    an operand that examples reach."""
+    if forward_mode.batched(a):
+        return
+    other = next((t for t in others if isinstance(t, Tensor) and forward_mode.batched(t)), None)
+    if other is None:
+        return
+    if name in _PHYSICAL_INPLACE:
+        physical = (forward_mode.batch_size(other),) + (1,) * max(0, a.ndim - other.ndim) + tuple(other.shape)
+        raise RuntimeError(f"output with shape {shape_text(a.shape)} doesn't match the broadcast shape "
+                           f"{shape_text(broadcast_shapes(tuple(a.shape), physical))}")
+    if name in _RULE_NAMES:
+        raise RuntimeError(_REFUSAL.format(name=_RULE_NAMES[name], where="in a vmap"))
+    warn("UserWarning", f"There is a performance drop because we have not yet implemented the batching rule for "
+                        f"aten::{name}{_FALLBACK_OVERLOADS.get(name, '')}. Please file us an issue on GitHub so that we can prioritize its "
+                        "implementation.")
+    raise RuntimeError(_REFUSAL.format(name=f"aten::{name}", where=f"at level {forward_mode.vmap_level(other)}"))
 
 
 def _dense(x: np.ndarray) -> bool:
@@ -314,6 +355,8 @@ def copy_(input: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
     a = input
     check_inplace(a, other)
     check_overlap(a, other)
+    if FORWARD_LEVELS:
+        check_batched_operands("copy_", a, other)
     source = as_tensor(other, a._dtype if not isinstance(other, Tensor) else None)
     if len(source.shape) > len(a.shape) or any(s != t and s != 1 for s, t in zip(reversed(source.shape),
                                                                                reversed(a.shape))):
@@ -341,6 +384,8 @@ def zero_(input: Tensor) -> Tensor:
 def fill_(input: Tensor, value: Any, node_def: Any = None) -> Tensor:
     a = input
     check_inplace(a, value)
+    if FORWARD_LEVELS:
+        check_batched_operands("fill_", a, value)
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     number = value._data if isinstance(value, Tensor) else value

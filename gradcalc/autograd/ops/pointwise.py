@@ -233,10 +233,10 @@ def _unbounded(dtype: DType, low: bool) -> Tensor:
     return Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
 
 
-def _clamp_inplace(impl: Callable) -> Callable:
+def _clamp_inplace(impl: Callable, name: str) -> Callable:
     """clamp_, clamp_min_, clamp_max_: with a number for a bound, PyTorch's cast check names the
     tensor's type as C++ does (`bool`, `long int`)."""
-    general = make_inplace(impl)
+    general = make_inplace(impl, name=name)
 
     def inplace(input: Tensor, **bound: Any) -> Tensor:
         bounds = [value for value in bound.values() if value is not None]
@@ -251,7 +251,7 @@ def _clamp_inplace(impl: Callable) -> Callable:
 
 
 @op(nodes=(CLAMP, CLAMP_TENSOR), aliases=("clip",),
-    inplace=_clamp_inplace(lambda input, **bound: clamp(input, **bound)))
+    inplace=_clamp_inplace(lambda input, **bound: clamp(input, **bound), "clamp_"))
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -289,13 +289,13 @@ CLAMP_MAX_TENSOR = node("ClampMaxBackward1", ("self", "max"), jvp=ELEMENT_WISE,
 
 
 @op(nodes=(CLAMP_MIN, CLAMP_MIN_TENSOR),
-    inplace=_clamp_inplace(lambda input, **bound: clamp_min(input, **bound)))
+    inplace=_clamp_inplace(lambda input, **bound: clamp_min(input, **bound), "clamp_min_"))
 def clamp_min(input: Tensor, min: Any) -> Tensor:
     return _clamp_one(input, min, CLAMP_MIN, CLAMP_MIN_TENSOR, np.maximum, _at_least, "min")
 
 
 @op(nodes=(CLAMP_MAX, CLAMP_MAX_TENSOR),
-    inplace=_clamp_inplace(lambda input, **bound: clamp_max(input, **bound)))
+    inplace=_clamp_inplace(lambda input, **bound: clamp_max(input, **bound), "clamp_max_"))
 def clamp_max(input: Tensor, max: Any) -> Tensor:
     return _clamp_one(input, max, CLAMP_MAX, CLAMP_MAX_TENSOR, np.minimum, _at_most, "max")
 

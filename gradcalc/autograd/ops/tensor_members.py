@@ -118,8 +118,12 @@ OPERATORS = {
     "__neg__": neg, "__pos__": lambda a: a, "__abs__": absolute, "__invert__": _invert,
     "__getitem__": getitem, "__setitem__": setitem,
 }
-AUGMENTED = {"__iadd__": add, "__isub__": sub, "__imul__": mul, "__itruediv__": div, "__ipow__": power,
-             "__imod__": remainder, "__ifloordiv__": floor_divide}
+# each augmented assignment's op and the in-place op PyTorch runs for it
+AUGMENTED = {"__iadd__": (add, "add_"), "__isub__": (sub, "sub_"), "__imul__": (mul, "mul_"),
+             "__itruediv__": (div, "div_"), "__ipow__": (power, "pow_"), "__imod__": (remainder, "remainder_"),
+             "__ifloordiv__": (floor_divide, "floor_divide_"), "__iand__": (bitwise_and, "bitwise_and_"),
+             "__ior__": (bitwise_or, "bitwise_or_"), "__ixor__": (bitwise_xor, "bitwise_xor_"),
+             "__ilshift__": (bitwise_left_shift, "__ilshift__"), "__irshift__": (bitwise_right_shift, "__irshift__")}
 
 
 # the augmented assignments whose op is one numpy ufunc on two operands of one dtype
@@ -127,8 +131,8 @@ _UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply}
 _UFUNC_DTYPES = (dtypes.float32, dtypes.float64)
 
 
-def _augmented(function: Callable) -> Callable:
-    inplace = make_inplace(lambda input, other: function(input, other))
+def _augmented(function: Callable, name: str) -> Callable:
+    inplace = make_inplace(lambda input, other: function(input, other), name=name)
     ufunc = _UFUNCS.get(function)
     if ufunc is None:
         return _reflected(lambda a, other: inplace(a, other=other))
@@ -264,8 +268,8 @@ def _part_setter(part: Callable) -> Callable:
 def install(cls: type) -> None:
     for name, function in OPERATORS.items():
         setattr(cls, name, function)
-    for name, function in AUGMENTED.items():
-        setattr(cls, name, _augmented(function))
+    for name, (function, inplace_name) in AUGMENTED.items():
+        setattr(cls, name, _augmented(function, inplace_name))
     for name, getter in (("T", T), ("mT", mT), ("H", H), ("mH", mH)):
         setattr(cls, name, property(getter))
     for name, getter in (("real", real), ("imag", imag)):
