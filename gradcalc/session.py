@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
 
 from . import numpy_state, warnings
+from .display.names import torch_class
 from .files import tree as file_tree
 from .language import limits, policy
 from .language.builtins import make_builtins, prelude
@@ -25,6 +26,7 @@ from .language.syntax_errors import make_error
 from .output import Output, TextOutput  # noqa: F401  (TextOutput: where sessions are made)
 
 
+@torch_class("_io.TextIOWrapper", c_type=True)  # its methods refuse other calls in the C type's words
 class OutputStream:
     """`sys.stdout` and `sys.stderr` as a program (and `print`) sees them: text to the session's output."""
 
@@ -138,7 +140,9 @@ def format_error(error: BaseException) -> str:
         return f"{error.type_name}: {error}\n{error.detail()}"
     if isinstance(error, RecursionError) and "during compilation" not in str(error):
         return _exception_line(error)
-    if isinstance(error, MemoryError):  # the memory ran out, in gradcalc's code or numpy's: PyTorch's allocator's words
+    if isinstance(error, MemoryError) and (not _from_numpy(error) or _raised_in_gradcalc(error)):
+        # the memory ran out in gradcalc's code, or numpy's called by it: PyTorch's allocator's
+        # words (numpy called by the program keeps its own)
         from .autograd.ops.common import out_of_memory
 
         return _exception_line(out_of_memory(error))

@@ -336,12 +336,27 @@ class _Policy(ast.NodeTransformer):
 _FOLDED_BITS = 128
 
 
+_UNARY_FOLDS = {ast.USub: lambda value: -value, ast.UAdd: lambda value: +value, ast.Invert: lambda value: ~value}
+
+
+def _folded_constant(node: ast.expr) -> tuple:
+    """(True, value) for a constant or a unary + - ~ of one, which CPython's optimizer folds
+    first (`(-1) ** 63`); (False, None) for anything else."""
+    if isinstance(node, ast.Constant):
+        return True, node.value
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY_FOLDS:
+        constant, value = _folded_constant(node.operand)
+        if constant and type(value) in (int, bool, float, complex) and not (
+                isinstance(node.op, ast.Invert) and type(value) not in (int, bool)):
+            return True, _UNARY_FOLDS[type(node.op)](value)
+    return False, None
+
+
 def _folded_by_python(node: ast.BinOp) -> bool:
     """Whether CPython folds this power or left shift of two number constants (a small result)."""
-    left, right = node.left, node.right
-    if not (isinstance(left, ast.Constant) and isinstance(right, ast.Constant)):
+    (left_constant, value), (right_constant, count) = _folded_constant(node.left), _folded_constant(node.right)
+    if not (left_constant and right_constant):
         return False
-    value, count = left.value, right.value
     if not all(type(number) in (int, bool, float, complex) for number in (value, count)):
         return False
     if not (isinstance(value, int) and isinstance(count, int)) or not value or count <= 0:

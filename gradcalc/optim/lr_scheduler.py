@@ -226,56 +226,67 @@ class _initial_mode:
         self.o._is_initial = False
 
 
-class _LambdaScheduler(LRScheduler):
-    """LambdaLR and MultiplicativeLR: a function of the epoch per parameter group."""
+def _lr_lambdas(optimizer: Optimizer, lr_lambda: Any) -> list:
+    """LambdaLR's and MultiplicativeLR's functions of the epoch, one per parameter group."""
+    if not isinstance(lr_lambda, list) and (not isinstance(lr_lambda, tuple)):
+        return [lr_lambda] * len(_groups(optimizer))
+    if len(lr_lambda) != len(_groups(optimizer)):
+        raise ValueError(f"Expected {len(_groups(optimizer))} lr_lambdas, but got {len(lr_lambda)}")
+    return list(lr_lambda)
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
+
+def _lambdas_state_dict(scheduler: LRScheduler) -> dict[str, Any]:
+    """The state of a scheduler of lr_lambdas: a function's nothing, a callable object's __dict__."""
+    state_dict = {key: value for key, value in scheduler.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
+    state_dict["lr_lambdas"] = [None] * len(scheduler.lr_lambdas)
+    for idx, fn in enumerate(scheduler.lr_lambdas):
+        if not isinstance(fn, types.FunctionType):
+            state_dict["lr_lambdas"][idx] = fn.__dict__.copy()
+    return state_dict
+
+
+def _load_lambdas_state_dict(scheduler: LRScheduler, state_dict: dict[str, Any]) -> None:
+    lr_lambdas = state_dict.pop("lr_lambdas")
+    scheduler.__dict__.update(state_dict)
+    state_dict["lr_lambdas"] = lr_lambdas
+    for idx, fn in enumerate(lr_lambdas):
+        if fn is not None:
+            scheduler.lr_lambdas[idx].__dict__.update(fn)
+
+
+class LambdaLR(LRScheduler):
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, list) and (not isinstance(lr_lambda, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(_groups(optimizer))
-        else:
-            if len(lr_lambda) != len(_groups(optimizer)):
-                raise ValueError(f"Expected {len(_groups(optimizer))} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        self._check_lambdas()
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
-    def _check_lambdas(self) -> None:
-        pass
-
     def state_dict(self) -> dict[str, Any]:
-        state_dict = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
-        state_dict["lr_lambdas"] = [None] * len(self.lr_lambdas)
-        for idx, fn in enumerate(self.lr_lambdas):
-            if not isinstance(fn, types.FunctionType):
-                state_dict["lr_lambdas"][idx] = fn.__dict__.copy()
-        return state_dict
+        return _lambdas_state_dict(self)
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        lr_lambdas = state_dict.pop("lr_lambdas")
-        self.__dict__.update(state_dict)
-        state_dict["lr_lambdas"] = lr_lambdas
-        for idx, fn in enumerate(lr_lambdas):
-            if fn is not None:
-                self.lr_lambdas[idx].__dict__.update(fn)
+        _load_lambdas_state_dict(self, state_dict)
 
-
-class LambdaLR(_LambdaScheduler):
     def get_lr(self) -> list[float | Tensor]:
         _warn_get_lr_called_within_step(self)
         return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
-class MultiplicativeLR(_LambdaScheduler):
-    def _check_lambdas(self) -> None:
-        for lr_lambda in self.lr_lambdas:
-            if not callable(lr_lambda):
-                raise TypeError(f"lr_lambda should be a function, but got {type(lr_lambda).__name__}")
+class MultiplicativeLR(LRScheduler):
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
+        self.optimizer = optimizer
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
+        for function in self.lr_lambdas:
+            if not callable(function):
+                raise TypeError(f"lr_lambda should be a function, but got {type(function).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    def state_dict(self) -> dict[str, Any]:
+        return _lambdas_state_dict(self)
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        _load_lambdas_state_dict(self, state_dict)
 
     def get_lr(self) -> list[float | Tensor]:
         _warn_get_lr_called_within_step(self)

@@ -564,7 +564,10 @@ def _rrelu(input: Tensor, lower: Any, upper: Any, training: bool, generator: Any
     rounded to the opmath type; in evaluation leaky_relu with slope (lower + upper) / 2."""
     if float(lower) > float(upper):
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    _check_floating(input, "rrelu_with_noise_out_cpu")
+    # training draws in a kernel for float, double and bfloat16; evaluation is leaky_relu's
+    _check_floating(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
+    if training and input._dtype is dtypes.float16:
+        raise not_implemented_for("rrelu_with_noise_out_cpu", input._dtype)
     x = input._data
     if not training:
         noise = Tensor._make(np.empty(x.shape, x.dtype), input._dtype)

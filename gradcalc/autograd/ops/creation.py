@@ -160,6 +160,8 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
             raise
         inferred = None  # PyTorch infers nothing when given a dtype: each element is refused as stored
     dtype = dtype or inferred
+    if isinstance(data, list) and data and isinstance(data[0], np.ndarray):  # once the sizes and dtype are known
+        warn_once("UserWarning", LIST_OF_ARRAYS_WARNING)
     sizes = _sizes(data)
     if (inferred is not None and inferred.category <= dtypes.FLOATING and not _holds_tensor(data)
             and not (dtype.category <= dtypes.INTEGRAL < inferred.category)):
@@ -197,8 +199,6 @@ def tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None, pin_
         source = numpy_tensor(data, warn_if_not_writeable=False)
         dtype = dtype or source._dtype
         return finish(source._data.astype(dtype._numpy, copy=True), dtype, requires_grad, device)
-    if isinstance(data, list) and data and isinstance(data[0], np.ndarray):
-        warn_once("UserWarning", LIST_OF_ARRAYS_WARNING)
     array, dtype = data_array(data, dtype)
     return finish(array, dtype, requires_grad, device)
 

@@ -263,17 +263,23 @@ def checked_advanced_items(a: Tensor, items: tuple) -> tuple:
 
 
 def _check_selections(a: Tensor, items: tuple, specified: int) -> None:
-    """The bounds of the 0-dim integer tensors of an index, which PyTorch's applySlicing selects
-    with as it meets them, before it looks at the other index tensors."""
+    """The integers of an index (Python's, 0-dim integer tensors), which PyTorch's applySlicing
+    reads and selects with as it meets them, before it looks at the other index tensors: their
+    errors name the item's position in the index."""
     axis = 0
-    for item in items:
+    for position, item in enumerate(items):
         if item is Ellipsis:
             axis += a.ndim - specified
-        elif item is not None:
-            if isinstance(item, Tensor) and item.ndim == 0 and item._dtype.category == dtypes.INTEGRAL:
-                index, size = int(item._data), a.shape[axis]
-                if not -size <= index < size:
-                    raise IndexError(f"index {index} is out of bounds for dimension {axis} with size {size}")
+        elif item is None or isinstance(item, bool):
+            continue
+        elif isinstance(item, int) or (isinstance(item, Tensor) and item.ndim == 0
+                                       and item._dtype.category == dtypes.INTEGRAL):
+            index = unpack_long(item) if isinstance(item, int) else int(item._data)
+            size = a.shape[axis]
+            if not -size <= index < size:
+                raise IndexError(f"index {index} is out of bounds for dimension {position} with size {size}")
+            axis += 1
+        else:
             axis += _item_dims(item)
 
 

@@ -135,7 +135,9 @@ class attrgetter:  # noqa: N801 (named as the C type it stands for, which its me
 
     __slots__ = ("_names",)
 
-    def __init__(self, *names: str) -> None:
+    def __init__(self, *names: str, **kwargs: Any) -> None:
+        if kwargs:
+            raise TypeError("attrgetter() takes no keyword arguments")
         if not all(isinstance(name, str) for name in names):
             raise TypeError("attribute name must be a string")
         if not names:

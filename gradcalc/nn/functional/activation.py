@@ -172,51 +172,13 @@ def _draw_in_memory_order(like: np.ndarray, p: float, dtype_name: str) -> np.nda
     return np.transpose(drawn, np.argsort(order))
 
 
-def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, name: str, batched_dims: int) -> Tensor:
-    """Whole channels dropped: one keep draw per (sample, channel), broadcast over the rest."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if input.ndim not in (batched_dims - 1, batched_dims):
-        warn("UserWarning", f"{name}: Received a {input.ndim}-D input to {name}, which is deprecated and will result "
-                            f"in an error in a future release. To retain the behavior and silence this warning, please "
-                            f"use dropout instead. Note that {name} exists to provide channel-wise dropout on inputs "
-                            f"with {batched_dims - 2} spatial dimensions, a channel dimension, and an optional batch "
-                            "dimension (i.e. 3D or 4D inputs)." if batched_dims == 4 else "")
-    _check_probability(p)
-    if p == 0 or not training or input.numel() == 0:
-        return input
-    unbatched = input.ndim == batched_dims - 1
-    shape = (input.shape[0],) + (1,) * (input.ndim - 1) if unbatched else \
-        tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
-    if p == 1:
-        noise = Tensor._make(np.zeros(shape, dtype=input.dtype._numpy), input.dtype)
-    else:
-        noise = Tensor._make(random.bernoulli_(shape, 1 - p, input.dtype.name), input.dtype)
-        noise.div_(1 - p)
-    return input.mul_(noise) if inplace else input * noise
-
-
-def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
-                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
-                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
-    return _feature_dropout(input, p, training, inplace, "dropout1d", 3)
-
-
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    return _feature_dropout(input, p, training, inplace, "dropout2d", 4)
-
-
-def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    return _feature_dropout(input, p, training, inplace, "dropout3d", 5)
-
-
-def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
-    """ATen's alpha dropout: a keep mask (one draw per channel for the feature variant) from
-    bernoulli_(1 - p), b = (mask - 1) * alpha * a + alpha * a * p, then input * (mask * a) + b."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool, alpha: bool, feature: bool) -> Tensor:
+    """ATen's _dropout_impl behind _VF.feature_dropout, alpha_dropout and feature_alpha_dropout
+    (their argument parsers first): a keep mask from bernoulli_(1 - p), one draw per (sample,
+    channel) for the feature variants; plain, input * mask / (1 - p); alpha,
+    b = (mask - 1) * alpha * a + alpha * a * p, then input * (mask * a) + b."""
+    name = ("feature_" if feature else "") + ("alpha_dropout" if alpha else "dropout") + ("_" if inplace else "")
+    parser("torch", name).parse((input, p, training), {})
     _check_probability(p)
     if p == 0 or not training or input.numel() == 0:
         return input
@@ -227,19 +189,77 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, featu
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else input.shape
     noise = Tensor._make(random.bernoulli_(shape, 1 - p, input.dtype.name), input.dtype)
-    alpha = 1.7580993408473766
-    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
-    b = noise.add(-1).mul_(alpha * a).add_(alpha * a * p)
+    if not alpha:
+        noise.div_(1 - p)
+        return input.mul_(noise) if inplace else input * noise
+    alpha_value = 1.7580993408473766
+    a = 1.0 / math.sqrt((alpha_value * alpha_value * p + 1) * (1 - p))
+    b = noise.add(-1).mul_(alpha_value * a).add_(alpha_value * a * p)
     noise.mul_(a)
     return (input.mul_(noise) if inplace else input * noise).add_(b)
 
 
+def _checked_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _deprecated_rank(name: str, rank: int, spatial: int) -> None:
+    warn("UserWarning", f"{name}: Received a {rank}-D input to {name}, which is deprecated and will result in an "
+                        "error in a future release. To retain the behavior and silence this warning, please use "
+                        f"dropout instead. Note that {name} exists to provide channel-wise dropout on inputs with "
+                        f"{spatial} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                        f"{spatial + 1}D or {spatial + 2}D inputs).")
+
+
+def _unbatched_feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
+    """An input without a batch dim, given one for the feature dropout and rid of it after."""
+    batched = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _channel_dropout(batched, p, training, inplace, alpha=False, feature=True)
+    return result.squeeze_(0) if inplace else result.squeeze(0)
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _checked_p(p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    if input.ndim == 2:
+        return _unbatched_feature_dropout(input, p, training, inplace)
+    return _channel_dropout(input, p, training, inplace, alpha=False, feature=True)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _checked_p(p)
+    if input.ndim not in (3, 4):
+        _deprecated_rank("dropout2d", input.ndim, 2)
+    if input.ndim == 3:  # read as (N, C, L), as torch has done so far
+        warn("UserWarning", "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                            "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel "
+                            "dim. This behavior will change in a future release to interpret the input as one without "
+                            "a batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout "
+                            "behavior, please switch to using dropout1d instead.")
+    return _channel_dropout(input, p, training, inplace, alpha=False, feature=True)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _checked_p(p)
+    if input.ndim not in (4, 5):
+        _deprecated_rank("dropout3d", input.ndim, 3)
+    if input.ndim != 5:
+        return _unbatched_feature_dropout(input, p, training, inplace)
+    return _channel_dropout(input, p, training, inplace, alpha=False, feature=True)
+
+
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
-    return _alpha_dropout(input, p, training, inplace, feature=False)
+    _checked_p(p)
+    return _channel_dropout(input, p, training, inplace, alpha=True, feature=False)
 
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
-    return _alpha_dropout(input, p, training, inplace, feature=True)
+    _checked_p(p)
+    return _channel_dropout(input, p, training, inplace, alpha=True, feature=True)
 
 
 # ------------------------------------------------------------------ more activations

@@ -11,8 +11,7 @@ from typing import Any, Iterator, Optional
 
 from ...autograd.ops.common import ones_like, zeros_like
 from ...autograd.ops.creation import rand, rand_like
-from ...autograd.ops.order import kthvalue
-from ...autograd.ops.sorting import topk
+from ...autograd.ops.generate import builtin
 from ...autograd.tensor import Tensor
 from ..modules.module import Module
 from .convert_parameters import parameters_to_vector
@@ -205,7 +204,7 @@ class RandomUnstructured(BasePruningMethod):
         mask = default_mask.clone()
         if nparams_toprune != 0:
             prob = rand_like(t)
-            mask.view(-1)[topk(prob.view(-1), k=nparams_toprune).indices] = 0
+            mask.view(-1)[builtin("torch", "topk")(prob.view(-1), k=nparams_toprune).indices] = 0
         return mask
 
     @classmethod
@@ -227,7 +226,7 @@ class L1Unstructured(BasePruningMethod):
         _validate_pruning_amount(nparams_toprune, tensor_size)
         mask = default_mask.clone()
         if nparams_toprune != 0:
-            mask.view(-1)[topk(t.abs().view(-1), k=nparams_toprune, largest=False).indices] = 0
+            mask.view(-1)[builtin("torch", "topk")(t.abs().view(-1), k=nparams_toprune, largest=False).indices] = 0
         return mask
 
     @classmethod
@@ -261,7 +260,7 @@ class RandomStructured(BasePruningMethod):
         if nparams_toprune == 0:
             return default_mask
         prob = rand((tensor_size,))
-        threshold = kthvalue(prob, k=nparams_toprune).values
+        threshold = builtin("torch", "kthvalue")(prob, k=nparams_toprune).values
         mask = _channel_mask(t, self.dim, prob > threshold)
         mask *= default_mask.to(dtype=mask.dtype)
         return mask
@@ -289,7 +288,7 @@ class LnStructured(BasePruningMethod):
         nparams_tokeep = tensor_size - nparams_toprune
         _validate_pruning_amount(nparams_toprune, tensor_size)
         norm = _compute_norm(t, self.n, self.dim)
-        kept = topk(norm, k=nparams_tokeep, largest=True)
+        kept = builtin("torch", "topk")(norm, k=nparams_tokeep, largest=True)
         if nparams_toprune == 0:
             return default_mask
         mask = _channel_mask(t, self.dim, kept.indices)
