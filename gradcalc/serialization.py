@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import copy
 import itertools
+import io
 import os
 from typing import Any, Optional
 
@@ -125,6 +126,10 @@ def _is_path(f: Any) -> bool:
 
 def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
          _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
+    if not _is_path(f) and not hasattr(f, "write"):  # torch's _check_save_filelike, then its buffer writer's check
+        raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
+    if not _is_path(f) and not callable(getattr(f, "write", None)):
+        raise TypeError(f"Buffer of {str(type(f)).strip('<>')} has no callable attribute 'write'")
     payload = _MAGIC + str(keep(obj)).encode()
     if _is_path(f):
         from .files import tree
@@ -138,12 +143,24 @@ def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
         f.write(payload)
 
 
+def _check_seekable(f: Any) -> None:
+    """torch.load's check that a buffer seeks, its error told how to make one that does."""
+    try:
+        f.seek(f.tell())
+    except (io.UnsupportedOperation, AttributeError) as error:
+        if "seek" in str(error) or "tell" in str(error):
+            raise type(error)(f"{error}. You can only torch.load from a file that is seekable. Please pre-load the "
+                              "data into a buffer like io.BytesIO and try to load from it instead.") from None
+        raise
+
+
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: Optional[bool] = None,
          mmap: Optional[bool] = None, **pickle_load_args: Any) -> Any:
     if _is_path(f):
         with open_file(f, "rb") as file:
             payload = file.read()
     else:
+        _check_seekable(f)
         payload = f.read()
     if not payload:
         raise EOFError()

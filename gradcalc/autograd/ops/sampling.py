@@ -15,6 +15,7 @@ from . import partition
 from .common import broadcast_shapes, check_allocation, check_broadcast, not_implemented_for, zeros_like
 from .creation import randint
 from .inplace import check_inplace, commit_inplace
+from .shape import expanded_shape
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
 
 
@@ -80,8 +81,8 @@ def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: An
 def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     check_inplace(input, p)
     if isinstance(p, Tensor):
-        # one draw per element of input, from p broadcast to input's shape and read in p's dtype
-        hits = rng.bernoulli(np.broadcast_to(p._data, input._data.shape), generator)
+        # one draw per element of input, from p expanded to input's shape (expand's errors) and read in p's dtype
+        hits = rng.bernoulli(np.broadcast_to(p._data, expanded_shape(p, tuple(input.shape))), generator)
         return _write_random(input, hits.astype(input._dtype._numpy), BERNOULLI_TENSOR, p)
     return _write_random(input, rng.bernoulli_(input.shape, p, input._dtype.name, generator), BERNOULLI_FLOAT)
 
