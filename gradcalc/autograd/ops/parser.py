@@ -21,6 +21,7 @@ from ..dtypes import DType
 from ..tensor import Device, Size, Tensor
 from ...display.names import type_name
 from ...warnings import first_time, warn
+from . import unordered_map
 from .tensor_numpy import python_scalar
 
 # ParameterType: the kinds of parameter a signature string names
@@ -562,8 +563,8 @@ class Parser:
 def invalid_arguments(name: str, args: tuple, kwargs: dict, options: list) -> str:
     """torch::format_invalid_args: the `received an invalid combination of arguments` message."""
     message = f"{name}() received an invalid combination of arguments - "
-    # PyTorch collects the keywords in a std::unordered_map, which gives them back newest first
-    keywords = dict(reversed(list(kwargs.items())))
+    # PyTorch collects the keywords in a std::unordered_map, whose order they come back in
+    keywords = {key: kwargs[key] for key in unordered_map.iteration_order(kwargs)}
     shown = [option.shown() for option in options]
     if len(shown) == 1:
         arguments = _option_arguments(shown[0])
