@@ -34,8 +34,10 @@ def c_arguments(function: Optional[str], parameters: tuple, required: int, args:
     converting = {} if clinic else converters
     given = len(args) + len(kwargs)
     if given > len(parameters):
-        bound = "at most" if required < len(parameters) else "exactly"
-        raise TypeError(f"{function} takes {bound} {len(parameters)} argument{'s' if len(parameters) != 1 else ''} "
+        bound = "at most" if clinic or required < len(parameters) else "exactly"
+        # (Argument Clinic says "keyword" when none came by position)
+        kind = "keyword " if clinic and not args else ""
+        raise TypeError(f"{function} takes {bound} {len(parameters)} {kind}argument{'s' if len(parameters) != 1 else ''} "
                         f"({given} given)")
     bound_values = dict(zip(parameters, args))
     kwargs = dict(kwargs)

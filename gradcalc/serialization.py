@@ -20,6 +20,7 @@ from .autograd import dtypes
 from .autograd.tensor import Device, Size, Tensor
 from .files.streams import open_file
 from .nn.parameter import Parameter
+from .warnings import warn
 
 __all__ = ["save", "load"]
 
@@ -154,8 +155,28 @@ def _check_seekable(f: Any) -> None:
         raise
 
 
+# the keywords the unpicklers take, which torch.load hands its own keywords on to
+_WEIGHTS_ONLY_UNPICKLER_ARGUMENTS = frozenset({"encoding"})
+_UNPICKLER_ARGUMENTS = frozenset({"fix_imports", "encoding", "errors", "buffers"})
+
+
+def _check_unpickler_arguments(pickle_load_args: dict, weights_only: bool) -> None:
+    """torch.load's other keywords go to its unpickler: the weights-only one (a Python class) or
+    pickle's (a C type), which refuse those they do not take in their own words."""
+    for key in pickle_load_args:
+        if weights_only and key not in _WEIGHTS_ONLY_UNPICKLER_ARGUMENTS:
+            raise TypeError(f"Unpickler.__init__() got an unexpected keyword argument '{key}'")
+        if not weights_only and key not in _UNPICKLER_ARGUMENTS:
+            raise TypeError(f"'{key}' is an invalid keyword argument for Unpickler()")
+
+
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: Optional[bool] = None,
          mmap: Optional[bool] = None, **pickle_load_args: Any) -> Any:
+    safe = weights_only is None or bool(weights_only)  # weights only, by default
+    if safe and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_load_args and safe:
+        warn("UserWarning", "pickle_load_args only works if `weights_only=False`.")
     if _is_path(f):
         with open_file(f, "rb") as file:
             payload = file.read()
@@ -167,6 +188,7 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights
     if not payload.startswith(_MAGIC) or int(payload[len(_MAGIC):] or 0) not in _saved:
         raise UnpicklingError(f"invalid load key, {chr(payload[0])!r}.")
     snapshot = _saved[int(payload[len(_MAGIC):])]
+    _check_unpickler_arguments(pickle_load_args, safe)
     if weights_only is not False:
         refused = _unsupported(snapshot, set())
         if refused is not None:

@@ -13,6 +13,7 @@ import stat as modes
 from typing import Any, Iterator, Optional
 
 from . import tree as files
+from ..c_arguments import c_arguments
 
 _FILE_MODE, _DIRECTORY_MODE = modes.S_IFREG | 0o644, modes.S_IFDIR | 0o755
 PURE_PATH_NAMES = ("normcase", "isabs", "join", "splitdrive", "split", "splitext", "basename", "dirname",
@@ -114,8 +115,24 @@ def getcwd() -> str:
     return files.WORKING_DIRECTORY
 
 
-def listdir(path: Any = ".") -> list:
-    return list(files.active().directory(path).entries)
+def _directory_argument(function: str, args: tuple, kwargs: dict) -> Any:
+    """The `path=None` of os.listdir and os.scandir, parsed as Argument Clinic and posixmodule's
+    path converter parse it (a descriptor, which a program never holds, is a bad one)."""
+    path = c_arguments(f"{function}()", ("path",), 0, args, kwargs, clinic=True).get("path", None)
+    if path is None:
+        return "."
+    if isinstance(path, int):
+        raise files.error(errno.EBADF)
+    if not isinstance(path, (str, bytes)) and not hasattr(type(path), "__fspath__"):
+        raise TypeError(f"{function}: path should be string, bytes, os.PathLike, integer or None, not "
+                        f"{type(path).__name__}")
+    return path
+
+
+def listdir(*args: Any, **kwargs: Any) -> list:
+    path = _directory_argument("listdir", args, kwargs)
+    names = list(files.active().directory(path).entries)
+    return [host_os.fsencode(name) for name in names] if isinstance(path, bytes) else names
 
 
 def mkdir(path: Any, mode: int = 0o777, *, dir_fd: Any = None) -> None:
@@ -292,8 +309,8 @@ class ScandirIterator:
 ScandirIterator.__module__ = "posix"
 
 
-def scandir(path: Any = ".") -> ScandirIterator:
-    return ScandirIterator(path)
+def scandir(*args: Any, **kwargs: Any) -> ScandirIterator:
+    return ScandirIterator(_directory_argument("scandir", args, kwargs))
 
 
 def os_members() -> dict:
