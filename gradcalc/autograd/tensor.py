@@ -645,10 +645,11 @@ class Tensor:
         owner = self._data
         while isinstance(owner.base, np.ndarray):  # the array that owns the storage
             owner = owner.base
-        return (self.data_ptr() - owner.__array_interface__["data"][0]) // self._data.itemsize
+        return (self._data.__array_interface__["data"][0] - owner.__array_interface__["data"][0]) // self._data.itemsize
 
     def data_ptr(self) -> int:
-        return self._data.__array_interface__["data"][0] if self._data.size else 0
+        # a meta tensor's storage has no memory, an empty one none allocated
+        return self._data.__array_interface__["data"][0] if self._data.size and not self.is_meta else 0
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
         return bool(self._data.flags.c_contiguous)

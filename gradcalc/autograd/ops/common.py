@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes, grad_mode
+from .. import dtypes, grad_mode, meta
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ... import numpy_state
@@ -54,6 +54,10 @@ def castable_data(t: Tensor, dtype: DType) -> np.ndarray:
 
 
 def check_broadcast(a: Tensor, b: Tensor) -> None:
+    """An element-wise op's check of its two operands' shapes (and, on the meta device, devices)."""
+    if meta.state["made"] and (meta.is_meta(a) or meta.is_meta(b)):
+        meta.check_operands((a, b))
+        return
     a_shape, b_shape = a._data.shape, b._data.shape
     if a_shape == b_shape:
         return

@@ -57,6 +57,8 @@ def write_out(name: str, result: Any, out: Any) -> Any:
     if out.requires_grad and grad_mode.is_grad_enabled():
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")
+    if meta.state["made"] and (meta.is_meta(result) or meta.is_meta(out)):
+        return meta.write_out(result, out)
     if result._dtype is not out._dtype and result._dtype.category > out._dtype.category:
         raise RuntimeError(f"result type {result._dtype._scalar_name} can't be cast to the desired output type "
                            f"{out._dtype._scalar_name}")
@@ -133,7 +135,9 @@ def make_function(namespace: str, name: str, impl: Callable) -> Callable:
         found = _parsers.get(key) or parser(*key)
         bound = found.parse(args, kwargs)[1]
         if meta.state["made"] and meta.any_meta(bound.values()):
-            return meta.marked(_call(impl, bound, by_position, name))
+            device = bound.get("device")  # a factory from a meta tensor asked for another device (`zeros_like`)
+            result = _call(impl, bound, by_position, name)
+            return result if device is not None and not meta.wants_meta(device) else meta.marked(result)
         return _call(impl, bound, by_position, name)
 
     function.__name__ = function.__qualname__ = name
@@ -176,7 +180,8 @@ def make_method(name: str, impl: Callable, self_name: str) -> Callable:
         found = _parsers.get(key) or parser(*key)
         bound = found.parse(args, kwargs)[1]
         if meta.state["made"] and (meta.is_meta(self) or meta.any_meta(bound.values())):
-            return meta.marked(_call_method(impl, self, bound, positional, self_name))
+            result = _call_method(impl, self, bound, positional, self_name)
+            return result if result is self else meta.marked(result)  # in place: the tensor keeps its device
         return _call_method(impl, self, bound, positional, self_name)
 
     method.__name__ = name
@@ -192,6 +197,8 @@ def make_inplace(impl: Callable, overlap_checked: bool = True) -> Callable:
         check_inplace(input, *others)
         if overlap_checked:
             check_overlap(input, *others)
+        if meta.state["made"] and meta.any_meta((input, *others)):
+            return meta.in_place(input, lambda: impl(input, **bound), commit_inplace)
         return commit_inplace(input, impl(input, **bound))
 
     return inplace

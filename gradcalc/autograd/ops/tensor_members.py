@@ -57,9 +57,8 @@ def _reflected(function: Callable) -> Callable:
         elif type(other) is int and not -2 ** 63 <= other < 2 ** 63:
             dtypes.unpack_scalar_int(other)  # the parser's OverflowError past uint64, before any other check
         if meta.state["made"] and (meta.is_meta(a) or meta.is_meta(other)):
-            # a program's operands on two devices are refused as PyTorch refuses them; a comparison's
-            # result is made outside the registry's record: meta here
-            meta.check_same_device((a, other))
+            # the op's own checks judge the operands' devices (an element-wise op's broadcast); a
+            # comparison's result is made outside the registry's record: meta here
             return meta.marked(function(a, other))
         try:
             return function(a, other)
