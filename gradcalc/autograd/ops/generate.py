@@ -49,8 +49,43 @@ def _module_function(parser_name: str, function: Callable) -> BuiltinFunction:
 
 # ------------------------------------------------------------------ out=
 
-def write_out(name: str, result: Any, out: Any) -> Any:
-    """Copy `result` into the tensor(s) given as `out=`, resized as PyTorch resizes them."""
+# the product kernels whose out= must have the result's dtype, each refusing another in its own words
+_EXACT_OUT_DTYPE = {
+    "mm": "structured", "bmm": "structured", "addmm": "structured", "addmv": "structured", "baddbmm": "structured",
+    "addbmm": "structured", "mv": "addmv", "dot": "dot", "vdot": "dot"}
+
+
+def _matmul_kernel(input: Tensor, other: Tensor) -> str:
+    """The product at::matmul computes an out= with, by its operands' dimensions."""
+    if input.ndim == 1 and other.ndim == 1:
+        return "dot"
+    if other.ndim == 1 and input.ndim >= 2:
+        return "mv"
+    return "mm" if input.ndim <= 2 and other.ndim == 2 else "bmm"
+
+
+def _check_out_dtype(kernel: str, result: Tensor, out: Tensor) -> None:
+    if result._dtype is out._dtype:
+        return
+    rule = _EXACT_OUT_DTYPE.get(kernel)
+    if rule == "structured":
+        raise RuntimeError(f"Expected out tensor to have dtype {result._dtype._cpp_name}, but got "
+                           f"{out._dtype._cpp_name} instead")
+    if rule == "addmv":
+        given = result._dtype._scalar_name
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {out._dtype._scalar_name}, {given}, "
+                           f"and {given}")
+    if rule == "dot":
+        raise RuntimeError(f"result dtype {out._dtype._scalar_name} does not match input dtype "
+                           f"{result._dtype._scalar_name}")
+    if result._dtype.category > out._dtype.category:
+        raise RuntimeError(f"result type {result._dtype._scalar_name} can't be cast to the desired output type "
+                           f"{out._dtype._scalar_name}")
+
+
+def write_out(name: str, result: Any, out: Any, kernel: Optional[str] = None, resized_as: tuple = ()) -> Any:
+    """Copy `result` into the tensor(s) given as `out=`, resized as PyTorch resizes them (`kernel`: the one that
+    writes it, when not `name`'s; `resized_as`: the shape that kernel resizes it to, when not the result's)."""
     if isinstance(out, (tuple, list)):
         return type(result)(*(write_out(name, r, o) for r, o in zip(result, out))) if hasattr(result, "_fields") \
             else tuple(write_out(name, r, o) for r, o in zip(result, out))
@@ -59,17 +94,17 @@ def write_out(name: str, result: Any, out: Any) -> Any:
                            "but one of the arguments requires grad.")
     if meta.state["made"] and (meta.is_meta(result) or meta.is_meta(out)):
         return meta.write_out(result, out)
-    if result._dtype is not out._dtype and result._dtype.category > out._dtype.category:
-        raise RuntimeError(f"result type {result._dtype._scalar_name} can't be cast to the desired output type "
-                           f"{out._dtype._scalar_name}")
-    if out._data.shape != result._data.shape:
+    _check_out_dtype(kernel or name, result, out)
+    required = resized_as or tuple(result.shape)
+    if tuple(out.shape) != required:
         if out._data.size:
             warn("UserWarning", f"An output with one or more elements was resized since it had shape "
                                 f"[{', '.join(map(str, out.shape))}], which does not match the required output shape "
-                                f"[{', '.join(map(str, result.shape))}]. This behavior is deprecated, and in a future "
+                                f"[{', '.join(map(str, required))}]. This behavior is deprecated, and in a future "
                                 "PyTorch release outputs will not be resized unless they have zero elements. You can "
                                 "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
                                 "t.resize_(0).")
+    if out._data.shape != result._data.shape:  # (a matmul of a vector squeezes the rows it resized it to)
         out._data = np.empty(result._data.shape, dtype=out._dtype._numpy)
     out._data[...] = result._data.astype(out._dtype._numpy, copy=False)
     out._vc.value += 1
@@ -109,7 +144,13 @@ def _with_out(name: str, impl: Callable, bound: dict) -> Any:
     if grad_mode.is_grad_enabled() and any(isinstance(v, Tensor) and v.requires_grad for v in bound.values()):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")
-    return write_out(name, impl(**bound), out)
+    result = impl(**bound)
+    if name == "matmul" and isinstance(out, Tensor):
+        kernel = _matmul_kernel(bound["input"], bound["other"])
+        # a vector times a matrix: mm_out on the vector as one row
+        rows = (1, *result.shape) if kernel == "mm" and bound["input"].ndim == 1 else ()
+        return write_out(name, result, out, kernel, rows)
+    return write_out(name, result, out)
 
 
 # ------------------------------------------------------------------ the generated callables
