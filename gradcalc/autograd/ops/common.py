@@ -44,11 +44,15 @@ def arrays(tensors: Sequence[Tensor], dtype: DType) -> list:
     return [t._data if t._dtype is dtype else castable_data(t, dtype).astype(dtype._numpy) for t in tensors]
 
 
+# copy_'s warning of a complex value made real, and where in ATen it is raised
+COMPLEX_TO_REAL_WARNING = ("Casting complex values to real discards the imaginary part", "aten/src/ATen/native/Copy.cpp:307")
+
+
 def castable_data(t: Tensor, dtype: DType) -> np.ndarray:
     """t's values, to be cast to `dtype`: a complex tensor made real gives its real part, with
     copy_'s warning (not numpy's ComplexWarning)."""
     if t._dtype.is_complex and not dtype.is_complex:
-        warn_once("UserWarning", "Casting complex values to real discards the imaginary part")
+        warn_once("UserWarning", *COMPLEX_TO_REAL_WARNING)
         return t._data.real
     return t._data
 

@@ -364,7 +364,8 @@ def _same_padding(input: Tensor, weight: Tensor, stride: tuple, dilation: tuple)
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     if any(d % 2 == 1 and k % 2 == 0 for k, d in zip(weight.shape[2:], dilation)):
         warn_once("UserWarning", "Using padding='same' with even kernel lengths and odd dilation may require a "
-                                 "zero-padded copy of the input be created")
+                                 "zero-padded copy of the input be created",
+                                 at="aten/src/ATen/native/Convolution.cpp:1101")
     padding, extra = [], []
     for k, d in zip(weight.shape[2:], dilation):
         total = d * (k - 1)

@@ -198,7 +198,7 @@ def tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None, pin_
         dtype = dtype or source._dtype
         return finish(source._data.astype(dtype._numpy, copy=True), dtype, requires_grad, device)
     if isinstance(data, list) and data and isinstance(data[0], np.ndarray):
-        warn_once("UserWarning", LIST_OF_ARRAYS_WARNING)
+        warn_once("UserWarning", LIST_OF_ARRAYS_WARNING, at="torch/csrc/utils/tensor_new.cpp:252")
     array, dtype = data_array(data, dtype)
     return finish(array, dtype, requires_grad, device)
 

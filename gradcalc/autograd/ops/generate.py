@@ -103,7 +103,7 @@ def write_out(name: str, result: Any, out: Any, kernel: Optional[str] = None, re
                                 f"[{', '.join(map(str, required))}]. This behavior is deprecated, and in a future "
                                 "PyTorch release outputs will not be resized unless they have zero elements. You can "
                                 "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
-                                "t.resize_(0).")
+                                "t.resize_(0).", at="aten/src/ATen/native/Resize.cpp:30")
     if out._data.shape != result._data.shape:  # (a matmul of a vector squeezes the rows it resized it to)
         out._data = np.empty(result._data.shape, dtype=out._dtype._numpy)
     out._data[...] = result._data.astype(out._dtype._numpy, copy=False)
@@ -127,7 +127,8 @@ def _factory_out(name: str, impl: Callable, bound: dict, out: Tensor) -> Tensor:
         warn("UserWarning", f"The number of elements in the out tensor of shape [{', '.join(map(str, out.shape))}] is "
                             f"{out.numel()} which does not match the computed number of elements {result.numel()}. "
                             "Note that this may occur as a result of rounding error. The out tensor will be resized "
-                            f"to a tensor of shape ({result.numel()},).")
+                            f"to a tensor of shape ({result.numel()},).",
+                            at="aten/src/ATen/native/RangeFactories.cpp:199")
     if out.numel() != result.numel() or name not in ("arange", "range", "linspace", "logspace"):
         out._data = np.empty(result._data.shape, dtype=out._dtype._numpy)
     out._data.reshape(-1)[...] = result._data.reshape(-1).astype(out._dtype._numpy, copy=False)

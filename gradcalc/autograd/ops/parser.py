@@ -558,7 +558,7 @@ class Parser:
         others = [f"\n\t{self.name}{s.shown()}" for s in self.signatures if not s.hidden]
         if others:
             message += "\nConsider using one of the following signatures instead:" + "".join(others)
-        warn("UserWarning", message)
+        warn("UserWarning", message, at="torch/csrc/utils/python_arg_parser.cpp:1841")
 
     def _remember(self, key: tuple, index: int, args: tuple, kwargs: dict, bound: dict) -> None:
         """Keep how this call bound when every check the signatures up to the match made of its

@@ -161,7 +161,8 @@ def _std_var(a: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
     # a complex tensor's spread is two real ones in PyTorch, each warning
     for _ in range(2 if a._dtype.is_complex and count - correction <= 0 else int(count - correction <= 0)):
         warn("UserWarning", f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                            "reduction factor (input numel divided by output numel).")
+                            "reduction factor (input numel divided by output numel).",
+                            at="aten/src/ATen/native/ReduceOps.cpp:1861")
     if a._dtype.is_complex:
         # as PyTorch: the variances of the real and imaginary parts, each in the real dtype, added
         real = a._dtype.to_real()

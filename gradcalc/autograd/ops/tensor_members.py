@@ -150,16 +150,16 @@ def _augmented(function: Callable) -> Callable:
 def T(self: Tensor) -> Tensor:
     if self.ndim == 0:
         warn_once("UserWarning", "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
-                                 "cases.")
+                                 "cases.", at="aten/src/ATen/native/TensorShape.cpp:4321")
     elif self.ndim != 2:
-        warn_once("UserWarning", T_DEPRECATED_WARNING)
+        warn_once("UserWarning", T_DEPRECATED_WARNING, at="aten/src/ATen/native/TensorShape.cpp:4314")
     return permute(self, tuple(reversed(range(self.ndim))))
 
 
 def mT(self: Tensor) -> Tensor:
     if self.ndim == 0:  # PyTorch returns the tensor itself
         warn_once("UserWarning", "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
-                                 "cases.")
+                                 "cases.", at="aten/src/ATen/native/TensorShape.cpp:4373")
         return self
     if self.ndim == 1:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
