@@ -92,9 +92,9 @@ def moved(tensor: Tensor, device: Any, empty: bool) -> Tensor:
     return Tensor._make(np.zeros(tensor.shape, tensor._dtype._numpy), tensor._dtype)
 
 
-def check_same_device(inputs: Any) -> None:
-    """TensorIterator's check: every tensor on the first one's device but CPU scalars (0-dim)."""
-    tensors = [t for t in inputs if isinstance(t, Tensor) and t.ndim]
+def check_same_device(inputs: Any, scalars_exempt: bool = True) -> None:
+    """TensorIterator's check: every tensor on the first one's device but CPU scalars (0-dim; `scalars_exempt`)."""
+    tensors = [t for t in inputs if isinstance(t, Tensor) and (t.ndim or not scalars_exempt)]
     for tensor in tensors[1:]:
         if is_meta(tensor) != is_meta(tensors[0]):
             raise RuntimeError(f"Tensor on device {tensor.device} is not on the expected device "
@@ -118,6 +118,20 @@ def check_operands(tensors: Any) -> None:
                                    f"to {common}")
     if not state["in_place"]:
         check_same_device(tensors)
+
+
+def check_concatenated(tensors: list, dim: int) -> None:
+    """cat's meta kernel (torch._refs), past its check of devices: the dimensions and sizes in its own words."""
+    first = tensors[0]
+    for number, tensor in enumerate(tensors):
+        if tensor.ndim != first.ndim:
+            raise RuntimeError(f"Number of dimensions of tensors must match.  Expected {first.ndim}-D tensors, but "
+                               f"got {tensor.ndim}-D for tensor number {number} in the list")
+        for axis in range(tensor.ndim):
+            if axis != dim and tensor.shape[axis] != first.shape[axis]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected "
+                                   f"{first.shape[axis]} in dimension {axis} but got {tensor.shape[axis]} for tensor "
+                                   f"number {number} in the list")
 
 
 def in_place(target: Tensor, compute: Callable[[], Tensor], commit: Callable[[Tensor, Tensor], Tensor]) -> Tensor:

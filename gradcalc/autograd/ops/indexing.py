@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import dtypes, layout
+from .. import dtypes, layout, meta
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn, warn_once
@@ -534,6 +534,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None, self: Any = N
         if not isinstance(number, Tensor):
             opmath_scalar(number, dtype)
     a, b = as_tensor(input), as_tensor(other)
+    if meta.state["made"] and meta.any_meta((condition, a, b)):  # torch._refs.where: devices, then shapes
+        meta.check_same_device((condition, a, b))
+        meta.check_operands((condition, a, b))
     broadcast_shapes(broadcast_shapes(tuple(condition.shape), tuple(a.shape)), tuple(b.shape))
     x, y = arrays((a, b), dtype)
     # laid out by the condition first: it is the first operand of ATen's iterator

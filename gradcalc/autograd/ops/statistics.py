@@ -195,7 +195,7 @@ def _spread(a: Tensor, axes: tuple, keepdim: bool, count: int, correction: float
     wide = a._data.astype(np.float64)
     if len(axes) == a.ndim:
         # all dimensions: the tensor's own mean, then squared deviations summed in double precision
-        deviation = wide - float(mean(a).item())
+        deviation = wide - float(mean(a)._data)  # (its values: a meta tensor holds zeros)
         squares = np.cumsum((deviation * deviation).reshape(-1))
         total = np.full(np.sum(wide, axis=axes, keepdims=keepdim).shape, squares[-1] if squares.size else 0.0)
     else:

@@ -9,7 +9,7 @@ import numpy as np
 from ...autograd.ops import loss
 from ...autograd.tensor import Tensor
 from ...warnings import warn
-from ...autograd import grad_mode
+from ...autograd import grad_mode, meta
 from ...autograd.ops import elementwise as special_ops
 from ...autograd.ops.common import shape_text
 from ...autograd.ops.indexing import where
@@ -86,6 +86,8 @@ def _reduction_enum(reduction: Any) -> None:
 
 def _broadcast_pair(a: Tensor, b: Tensor) -> tuple:
     """torch.broadcast_tensors for two tensors: only a tensor whose shape changes is expanded."""
+    if meta.state["made"] and meta.any_meta((a, b)):
+        meta.check_operands((a, b))
     for i, (x, y) in enumerate(zip(reversed(a.shape), reversed(b.shape))):
         if x != y and x != 1 and y != 1:
             dim = max(a.ndim, b.ndim) - 1 - i
