@@ -86,13 +86,13 @@ def _reduction_enum(reduction: Any) -> None:
 
 def _broadcast_pair(a: Tensor, b: Tensor) -> tuple:
     """torch.broadcast_tensors for two tensors: only a tensor whose shape changes is expanded."""
-    if meta.state["made"] and meta.any_meta((a, b)):
-        meta.check_operands((a, b))
     for i, (x, y) in enumerate(zip(reversed(a.shape), reversed(b.shape))):
         if x != y and x != 1 and y != 1:
             dim = max(a.ndim, b.ndim) - 1 - i
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                                f"non-singleton dimension {dim}")
+    if meta.state["made"] and meta.any_meta((a, b)):  # the loss's meta kernel: the devices after the shapes
+        meta.check_same_device((a, b), scalars_exempt=False)
     shape = tuple(np.broadcast_shapes(a.shape, b.shape))
     return tuple(t if t.shape == shape else t.expand(shape) for t in (a, b))
 
