@@ -168,5 +168,23 @@ def write_out(result: Tensor, out: Tensor) -> Tensor:
     return out
 
 
+def no_meta_kernel(operator: str) -> NotImplementedError:
+    """PyTorch's refusal of an op without a meta kernel (its result's shape follows its values: `equal`,
+    `unique`, `masked_select`)."""
+    return NotImplementedError(
+        f"aten::{operator}: attempted to run this operator with Meta tensors, but there was no fake impl or Meta "
+        "kernel registered. You may have run into this message while using an operator with PT2 compilation APIs "
+        "(torch.compile/torch.export); in order to use this operator with those APIs you'll need to add a fake "
+        "impl. Please see the following for next steps:  "
+        "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
+
+
+NONZERO_UNIMPLEMENTED = (
+    "The register_meta function for torch.nonzero() raises unimplemented by default, as a correct data-independent "
+    "implementation does not exist. This implementation returns a fake value, assuming all elements of the tensor "
+    "are non-zero. To enable this registration, please set "
+    "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
+
+
 def copy_out_error() -> NotImplementedError:
     return NotImplementedError("Cannot copy out of meta tensor; no data!")
