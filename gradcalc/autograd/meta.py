@@ -137,11 +137,11 @@ def check_concatenated(tensors: list, dim: int) -> None:
 def in_place(target: Tensor, compute: Callable[[], Tensor], commit: Callable[[Tensor, Tensor], Tensor]) -> Tensor:
     """An in-place op with a meta operand: its meta kernel checks the shapes only and writes nothing, so a CPU
     tensor is left as it was."""
-    state["in_place"] = True
+    outer, state["in_place"] = state["in_place"], True
     try:
         result = compute()
     finally:
-        state["in_place"] = False
+        state["in_place"] = outer
     if result.shape != target.shape:
         raise RuntimeError(f"output with shape {target.shape} doesn't match the broadcast shape {tuple(result.shape)}")
     return commit(target, result) if is_meta(target) else target
