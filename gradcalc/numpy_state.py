@@ -201,3 +201,20 @@ def _program_functions() -> dict:
 
 
 PROGRAM_FUNCTIONS = _program_functions()
+
+
+# ------------------------------------------------------------------ what numpy's own code reads
+
+_numpy_geterr = np.geterr
+
+
+def _geterr_as_called() -> dict:
+    """`numpy.geterr` as numpy's own Python code reads it (isclose, which warns of tolerances that are not finite
+    when the mode of 'invalid' is 'warn'): the program's settings when a program called numpy, numpy's own
+    state otherwise (whose modes keep gradcalc's computations silent)."""
+    if _running and _from_program():
+        return PROGRAM_FUNCTIONS["geterr"]()
+    return _numpy_geterr()
+
+
+np.geterr = _geterr_as_called

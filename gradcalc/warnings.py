@@ -7,6 +7,7 @@ where the shown ones go (stderr, coloured or not).
 from __future__ import annotations
 
 import functools
+import re
 import warnings as python_warnings
 from typing import Any, Callable, Optional
 
@@ -17,14 +18,26 @@ _shown_once: set = set()  # warnings PyTorch gives once per process (TORCH_WARN_
 _DEFAULT_SHOWWARNING = python_warnings.showwarning
 
 
-def warn(category: str, message: str) -> None:
-    python_warnings.warn(message, _CATEGORIES.get(category, UserWarning), stacklevel=2)
+# the folder PyTorch 2.13's wheel was built in, as its C++ warnings name their sources
+_BUILD_ROOT = "/__w/pytorch/pytorch/"
+# what PyTorch's C++ warnings end with, which a shown warning leaves out (the reference runner's rule)
+_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
 
 
-def warn_once(category: str, message: str) -> None:
+def _located(message: str, at: Optional[str]) -> str:
+    return message if at is None else f"{message} (Triggered internally at {_BUILD_ROOT}{at}.)"
+
+
+def warn(category: str, message: str, at: Optional[str] = None) -> None:
+    """Warn as PyTorch does; `at`: where in PyTorch's C++ sources the warning is raised (`aten/src/ATen/native/
+    Resize.cpp:30`), which its message then names as PyTorch's C++ warnings do."""
+    python_warnings.warn(_located(message, at), _CATEGORIES.get(category, UserWarning), stacklevel=2)
+
+
+def warn_once(category: str, message: str, at: Optional[str] = None) -> None:
     if message not in _shown_once:
         _shown_once.add(message)
-        python_warnings.warn(message, _CATEGORIES.get(category, UserWarning), stacklevel=2)
+        python_warnings.warn(_located(message, at), _CATEGORIES.get(category, UserWarning), stacklevel=2)
 
 
 def deprecated(category: str, message: str) -> Callable[[Callable], Callable]:
@@ -59,7 +72,7 @@ def showing_through(sink: Callable[[str, str], None]) -> Callable[..., None]:
 
     def show(message: Any, category: type, filename: Any = None, lineno: Any = None, file: Any = None,
              line: Any = None) -> None:
-        sink(category.__name__, str(message))
+        sink(category.__name__, _TRIGGERED.sub("", str(message)))
 
     return show
 

@@ -88,7 +88,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Optional[bool
     _check_counts(outputs, grads)
     _check_outputs(outputs)
     if create_graph:
-        warn_once("UserWarning", CREATE_GRAPH_WARNING)
+        warn_once("UserWarning", CREATE_GRAPH_WARNING, at="torch/csrc/autograd/engine.cpp:1307")
     if inputs is not None:
         _check_inputs(_as_tuple(inputs))
         for tensor in _as_tuple(inputs):

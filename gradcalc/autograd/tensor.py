@@ -367,7 +367,7 @@ class Tensor:
     @property
     def grad(self) -> Optional["Tensor"]:
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
-            warn("UserWarning", NON_LEAF_GRAD_WARNING)
+            warn("UserWarning", NON_LEAF_GRAD_WARNING, at="build/aten/src/ATen/core/TensorBody.h:493")
         return self._grad
 
     @grad.setter
@@ -561,7 +561,8 @@ class Tensor:
         # float() and complex() warn (once) in PyTorch, with grad mode on; int() and item() do not
         if self.requires_grad and grad_mode.is_grad_enabled():
             warn_once("UserWarning", "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-                                     "behavior.\nConsider using tensor.detach() first.")
+                                     "behavior.\nConsider using tensor.detach() first.",
+                                     at="torch/csrc/autograd/generated/python_variable_methods.cpp:822")
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -645,10 +646,11 @@ class Tensor:
         owner = self._data
         while isinstance(owner.base, np.ndarray):  # the array that owns the storage
             owner = owner.base
-        return (self.data_ptr() - owner.__array_interface__["data"][0]) // self._data.itemsize
+        return (self._data.__array_interface__["data"][0] - owner.__array_interface__["data"][0]) // self._data.itemsize
 
     def data_ptr(self) -> int:
-        return self._data.__array_interface__["data"][0] if self._data.size else 0
+        # a meta tensor's storage has no memory, an empty one none allocated
+        return self._data.__array_interface__["data"][0] if self._data.size and not self.is_meta else 0
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
         return bool(self._data.flags.c_contiguous)

@@ -2,9 +2,10 @@
 program's own files.
 
 numpy opens a path with the host's `open` (and maps it with mmap): here a path is always opened
-in the session's tree and numpy is handed the stream or the bytes. Nothing is ever unpickled (an
-array of objects is refused, as numpy refuses it with allow_pickle=False); a memmap is a copy of
-the file's bytes, so only the modes that never write back ('r', 'c') are offered.
+in the session's tree and numpy is handed the stream or the bytes. Nothing is ever unpickled: np.save
+keeps an array of objects in this process, as torch.save keeps what it saves, behind numpy's header
+(files/pickling.py); a memmap is a copy of the file's bytes, so only the modes that never write back
+('r', 'c') are offered.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from numpy.lib.npyio import NpzFile
 from ..c_arguments import c_arguments
 from ..display.names import torch_class
 from ..language import guard
-from . import os_module, streams
+from . import os_module, pickling, streams
 from . import tree as files
 
 
@@ -55,8 +56,19 @@ def _writing(file: Any, write: Callable[[Any], None], mode: str = "wb") -> None:
 
 
 def save(file: Any, arr: Any, allow_pickle: bool = True, fix_imports: Any = None) -> None:
-    _writing(_with_suffix(file, ".npy"),
-             lambda stream: npy_format.write_array(stream, np.asanyarray(arr), allow_pickle=False))
+    array = np.asanyarray(arr)
+    if array.dtype.hasobject and allow_pickle:
+        _writing(_with_suffix(file, ".npy"), lambda stream: _write_objects(stream, array))
+        return
+    _writing(_with_suffix(file, ".npy"), lambda stream: npy_format.write_array(stream, array, allow_pickle=False))
+
+
+def _write_objects(stream: Any, array: np.ndarray) -> None:
+    """An array of objects as numpy writes it, its header then a pickle of it, here the program's pickle (which
+    keeps the array in this process and writes its number): a load without allow_pickle refuses it in numpy's
+    words, a load with it reads the number back, and nothing is ever unpickled."""
+    npy_format.write_array_header_1_0(stream, npy_format.header_data_from_array_1_0(array))
+    pickling.dump(array, stream, protocol=4)
 
 
 def load(file: Any, mmap_mode: Any = None, allow_pickle: bool = False, fix_imports: bool = True,
@@ -73,12 +85,27 @@ def load(file: Any, mmap_mode: Any = None, allow_pickle: bool = False, fix_impor
         return NpzFile(data, own_fid=True, allow_pickle=False, max_header_size=max_header_size)
     try:
         if magic == npy_format.MAGIC_PREFIX:
+            if allow_pickle and _holds_objects(stream, max_header_size):
+                return pickling.load(stream)
             return npy_format.read_array(stream, allow_pickle=False, max_header_size=max_header_size)
         raise ValueError("This file contains pickled (object) data. If you trust the file you can load it "
                          "unsafely using the `allow_pickle=` keyword argument or `pickle.load()`.")
     finally:
         if own:
             stream.close()
+
+
+def _holds_objects(stream: Any, max_header_size: int) -> bool:
+    """Whether the .npy file at `stream`'s position holds objects: past its header if so, where it was if not."""
+    start = stream.tell()
+    read_header = _HEADER_READERS.get(npy_format.read_magic(stream))
+    if read_header is not None and read_header(stream, max_header_size=max_header_size)[2].hasobject:
+        return True
+    stream.seek(start)  # (a header of another version: numpy's read_array judges it)
+    return False
+
+
+_HEADER_READERS = {(1, 0): npy_format.read_array_header_1_0, (2, 0): npy_format.read_array_header_2_0}
 
 
 def _saving_archive(numpy_function: Any) -> Any:

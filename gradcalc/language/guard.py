@@ -218,10 +218,11 @@ def _shown_mro_method(cls: type) -> Callable:
     """`cls.mro` as a program holds it: type.mro bound to the class, refusing arguments in its words."""
 
     def mro(*args: Any, **kwargs: Any) -> list:
+        # CPython names a bound C method by its class's __qualname__ (a C type's is its short name)
         if kwargs:
-            raise TypeError(f"{cls.__name__}.mro() takes no keyword arguments")
+            raise TypeError(f"{cls.__qualname__}.mro() takes no keyword arguments")
         if args:
-            raise TypeError(f"{cls.__name__}.mro() takes no arguments ({len(args)} given)")
+            raise TypeError(f"{cls.__qualname__}.mro() takes no arguments ({len(args)} given)")
         return list(shown_mro(cls))
 
     return mro

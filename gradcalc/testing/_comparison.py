@@ -108,84 +108,115 @@ def _unravel(flat_index: int, shape: tuple) -> tuple:
 
 # ------------------------------------------------------------------ the pairs
 
-def _none_pair(actual: Any, expected: Any, id: tuple, **options: Any) -> Callable[[], None]:
-    if not (actual is None or expected is None):
-        raise _Unsupported
+class _Pair:
+    """One pair of inputs PyTorch compares; its repr (torch's Pair.__repr__) names it in the error an unexpected
+    exception during the comparison becomes."""
+    _options: tuple = ()
 
-    def compare() -> None:
-        if not (actual is None and expected is None):
-            raise ErrorMeta(AssertionError, f"None mismatch: {actual} is not {expected}", id=id)
+    def __init__(self, actual: Any, expected: Any, id: tuple) -> None:
+        self.actual, self.expected, self.id = actual, expected, id
 
-    return compare
+    def compare(self) -> None:
+        raise NotImplementedError
 
+    def _fail(self, type: type, msg: str) -> NoReturn:
+        raise ErrorMeta(type, msg, id=self.id)
 
-def _boolean_pair(actual: Any, expected: Any, id: tuple, **options: Any) -> Callable[[], None]:
-    if not all(isinstance(value, (bool, np.bool_)) for value in (actual, expected)):
-        raise _Unsupported
-    actual, expected = bool(actual), bool(expected)
-
-    def compare() -> None:
-        if actual is not expected:
-            raise ErrorMeta(AssertionError, f"Booleans mismatch: {actual} is not {expected}", id=id)
-
-    return compare
+    def __repr__(self) -> str:
+        fields = [("id", self.id), ("actual", self.actual), ("expected", self.expected),
+                  *((name, getattr(self, name)) for name in self._options)]
+        return "\n".join((f"{type(self).__name__}(", *(f"    {name}={value!s}," for name, value in fields), ")"))
 
 
-def _number_pair(actual: Any, expected: Any, id: tuple, *, rtol: Optional[float], atol: Optional[float],
-                 equal_nan: bool, check_dtype: bool, **options: Any) -> Callable[[], None]:
-    if not all(isinstance(value, (int, float, complex, np.number)) for value in (actual, expected)):
-        raise _Unsupported
-    actual, expected = (value.item() if isinstance(value, np.number) else value for value in (actual, expected))
-    rtol, atol = _tolerances(*(_NUMBER_DTYPES[type(value)] for value in (actual, expected)), rtol=rtol, atol=atol,
-                             id=id)
+class NonePair(_Pair):
+    def __init__(self, actual: Any, expected: Any, id: tuple, **options: Any) -> None:
+        if not (actual is None or expected is None):
+            raise _Unsupported
+        super().__init__(actual, expected, id)
 
-    def compare() -> None:
-        # PyTorch's NumberPair has check_dtype=False whatever assert_close is given
-        if actual == expected or (equal_nan and cmath.isnan(actual) and cmath.isnan(expected)):
+    def compare(self) -> None:
+        if not (self.actual is None and self.expected is None):
+            self._fail(AssertionError, f"None mismatch: {self.actual} is not {self.expected}")
+
+
+class BooleanPair(_Pair):
+    def __init__(self, actual: Any, expected: Any, id: tuple, **options: Any) -> None:
+        if not all(isinstance(value, (bool, np.bool_)) for value in (actual, expected)):
+            raise _Unsupported
+        super().__init__(bool(actual), bool(expected), id)
+
+    def compare(self) -> None:
+        if self.actual is not self.expected:
+            self._fail(AssertionError, f"Booleans mismatch: {self.actual} is not {self.expected}")
+
+
+class NumberPair(_Pair):
+    _options = ("rtol", "atol", "equal_nan", "check_dtype")
+
+    def __init__(self, actual: Any, expected: Any, id: tuple, *, rtol: Optional[float], atol: Optional[float],
+                 equal_nan: Any, check_dtype: Any, **options: Any) -> None:
+        if not all(isinstance(value, (int, float, complex, np.number)) for value in (actual, expected)):
+            raise _Unsupported
+        super().__init__(*(value.item() if isinstance(value, np.number) else value for value in (actual, expected)),
+                         id)
+        self.rtol, self.atol = _tolerances(*(_NUMBER_DTYPES[type(value)] for value in (self.actual, self.expected)),
+                                           rtol=rtol, atol=atol, id=id)
+        self.equal_nan, self.check_dtype = equal_nan, check_dtype
+
+    def compare(self) -> None:
+        actual, expected = self.actual, self.expected
+        if self.check_dtype and type(actual) is not type(expected):
+            self._fail(AssertionError, f"The (d)types do not match: {type(actual)} != {type(expected)}.")
+        if actual == expected or (self.equal_nan and cmath.isnan(actual) and cmath.isnan(expected)):
             return
         abs_diff = abs(actual - expected)
-        if cmath.isfinite(abs_diff) and abs_diff <= atol + rtol * abs(expected):
+        if cmath.isfinite(abs_diff) and abs_diff <= self.atol + self.rtol * abs(expected):
             return
-        raise ErrorMeta(AssertionError, _scalar_mismatch(actual, expected, rtol=rtol, atol=atol), id=id)
-
-    return compare
+        self._fail(AssertionError, _scalar_mismatch(actual, expected, rtol=self.rtol, atol=self.atol))
 
 
-def _tensor_like_pair(actual: Any, expected: Any, id: tuple, *, allow_subclasses: bool, rtol: Optional[float],
-                      atol: Optional[float], equal_nan: bool, check_device: bool, check_dtype: bool,
-                      check_layout: bool, check_stride: bool) -> Callable[[], None]:
-    if not (isinstance(actual, type(expected)) or isinstance(expected, type(actual))):
-        raise _Unsupported
-    if not allow_subclasses and type(actual) is not type(expected):
-        raise _Unsupported
-    actual, expected = (_as_tensor(value) for value in (actual, expected))
-    rtol, atol = _tolerances(actual.dtype, expected.dtype, rtol=rtol, atol=atol, id=id)
+class TensorLikePair(_Pair):
+    _options = ("rtol", "atol", "equal_nan", "check_device", "check_dtype", "check_layout", "check_stride")
 
-    def fail(attribute: str, actual_value: Any, expected_value: Any) -> NoReturn:
-        raise ErrorMeta(AssertionError, f"The values for attribute '{attribute}' do not match: {actual_value} != "
-                                        f"{expected_value}.", id=id)
+    def __init__(self, actual: Any, expected: Any, id: tuple, *, allow_subclasses: Any, rtol: Optional[float],
+                 atol: Optional[float], equal_nan: Any, check_device: Any, check_dtype: Any, check_layout: Any,
+                 check_stride: Any) -> None:
+        if not (isinstance(actual, type(expected)) or isinstance(expected, type(actual))):
+            raise _Unsupported
+        if not allow_subclasses and type(actual) is not type(expected):
+            raise _Unsupported
+        super().__init__(*(_as_tensor(value) for value in (actual, expected)), id)
+        self.rtol, self.atol = _tolerances(self.actual.dtype, self.expected.dtype, rtol=rtol, atol=atol, id=id)
+        self.equal_nan, self.check_device, self.check_dtype = equal_nan, check_device, check_dtype
+        self.check_layout, self.check_stride = check_layout, check_stride
 
-    def compare() -> None:
-        first, second = actual, expected
+    def _mismatch(self, attribute: str, actual_value: Any, expected_value: Any) -> NoReturn:
+        self._fail(AssertionError, f"The values for attribute '{attribute}' do not match: {actual_value} != "
+                                   f"{expected_value}.")
+
+    def compare(self) -> None:
+        first, second = self.actual, self.expected
         if first.shape != second.shape:
-            fail("shape", first.shape, second.shape)
-        if check_stride and first.stride() != second.stride():
-            fail("stride()", first.stride(), second.stride())
-        if check_dtype and first.dtype is not second.dtype:
-            fail("dtype", first.dtype, second.dtype)
+            self._mismatch("shape", first.shape, second.shape)
+        if self.check_stride and first.stride() != second.stride():
+            self._mismatch("stride()", first.stride(), second.stride())
+        if self.check_device and first.device != second.device:
+            self._mismatch("device", first.device, second.device)
+        if self.check_dtype and first.dtype is not second.dtype:
+            self._mismatch("dtype", first.dtype, second.dtype)
+        if first.is_meta or second.is_meta:  # no values to compare
+            return
         if first.dtype is not second.dtype:
             dtype = dtypes.promote_types(first.dtype, second.dtype)
             first, second = first.to(dtype), second.to(dtype)
-        matches = first.isclose(second, rtol=rtol, atol=atol, equal_nan=equal_nan)
+        matches = first.isclose(second, rtol=self.rtol, atol=self.atol, equal_nan=self.equal_nan)
         if bool(matches.all()):
             return
         if first.ndim == 0:
-            message = _scalar_mismatch(first.item(), second.item(), rtol=rtol, atol=atol)
+            message = _scalar_mismatch(first.item(), second.item(), rtol=self.rtol, atol=self.atol)
         else:
-            message = _tensor_mismatch(first, second, matches, rtol=rtol, atol=atol)
-        raise ErrorMeta(AssertionError, message, id=id)
-
-    return compare
+            message = _tensor_mismatch(first, second, matches, rtol=self.rtol, atol=self.atol)
+        self._fail(AssertionError, message)
 
 
 def _as_tensor(value: Any) -> Tensor:
@@ -197,7 +228,7 @@ def _as_tensor(value: Any) -> Tensor:
         raise _Unsupported from None
 
 
-_PAIRS = (_none_pair, _boolean_pair, _number_pair, _tensor_like_pair)
+_PAIRS = (NonePair, BooleanPair, NumberPair, TensorLikePair)
 
 
 def _pairs(actual: Any, expected: Any, id: tuple, **options: Any) -> list:
@@ -218,9 +249,9 @@ def _pairs(actual: Any, expected: Any, id: tuple, **options: Any) -> list:
         with contextlib.suppress(Exception):
             keys = sorted(keys)
         return [pair for key in keys for pair in _pairs(actual[key], expected[key], (*id, key), **options)]
-    for make_pair in _PAIRS:
+    for pair_type in _PAIRS:
         try:
-            return [make_pair(actual, expected, id, **options)]
+            return [pair_type(actual, expected, id, **options)]
         except _Unsupported:
             continue
     raise ErrorMeta(TypeError, f"No comparison pair was able to handle inputs of type {type(actual)} and "
@@ -237,11 +268,22 @@ def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True, r
                        check_layout=check_layout, check_stride=check_stride)
     except ErrorMeta as error:
         raise error.to_error() from None
-    for compare in pairs:
+    # every pair is compared, as torch's not_close_error_metas does: a later pair's unexpected error wins over an
+    # earlier mismatch
+    failures = []
+    for pair in pairs:
         try:
-            compare()
+            pair.compare()
         except ErrorMeta as error:
-            raise error.to_error(msg) from None
+            failures.append(error)
+        except Exception as error:
+            raise RuntimeError(
+                f"Comparing\n\n{pair}\n\nresulted in the unexpected exception above. If you are a user and see this "
+                "message during normal operation please file an issue at https://github.com/pytorch/pytorch/issues. "
+                "If you are a developer and working on the comparison functions, please except the previous error "
+                "and raise an expressive `ErrorMeta` instead.") from error
+    if failures:
+        raise failures[0].to_error(msg) from None
 
 
 @deprecated("FutureWarning", "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a "

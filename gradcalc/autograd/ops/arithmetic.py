@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import dtypes, kernels, mkl, simd
+from .. import dtypes, kernels, meta, mkl, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_number,
@@ -163,7 +163,7 @@ def binary(node_def: NodeDef, a: Any, b: Any, compute: Optional[DType] = None, *
     ta = a if isinstance(a, Tensor) else as_tensor(a)
     tb = b if isinstance(b, Tensor) else as_tensor(b)
     x, y = ta._data, tb._data
-    if x.shape != y.shape:
+    if x.shape != y.shape or meta.state["made"]:
         check_broadcast(ta, tb)
     numpy_dtype = dtype._numpy
     if ta._dtype is not dtype:

@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes, grad_mode
+from .. import dtypes, grad_mode, meta
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ... import numpy_state
@@ -44,16 +44,24 @@ def arrays(tensors: Sequence[Tensor], dtype: DType) -> list:
     return [t._data if t._dtype is dtype else castable_data(t, dtype).astype(dtype._numpy) for t in tensors]
 
 
+# copy_'s warning of a complex value made real, and where in ATen it is raised
+COMPLEX_TO_REAL_WARNING = ("Casting complex values to real discards the imaginary part", "aten/src/ATen/native/Copy.cpp:307")
+
+
 def castable_data(t: Tensor, dtype: DType) -> np.ndarray:
     """t's values, to be cast to `dtype`: a complex tensor made real gives its real part, with
     copy_'s warning (not numpy's ComplexWarning)."""
     if t._dtype.is_complex and not dtype.is_complex:
-        warn_once("UserWarning", "Casting complex values to real discards the imaginary part")
+        warn_once("UserWarning", *COMPLEX_TO_REAL_WARNING)
         return t._data.real
     return t._data
 
 
 def check_broadcast(a: Tensor, b: Tensor) -> None:
+    """An element-wise op's check of its two operands' shapes (and, on the meta device, devices)."""
+    if meta.state["made"] and (meta.is_meta(a) or meta.is_meta(b)):
+        meta.check_operands((a, b))
+        return
     a_shape, b_shape = a._data.shape, b._data.shape
     if a_shape == b_shape:
         return

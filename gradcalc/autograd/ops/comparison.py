@@ -53,12 +53,7 @@ eq, ne, lt, le, gt, ge = map(_by_name, ("eq", "ne", "lt", "le", "gt", "ge"))
 @op()
 def equal(input: Tensor, other: Tensor) -> bool:
     if meta.any_meta((input, other)):
-        raise NotImplementedError(
-            "aten::equal: attempted to run this operator with Meta tensors, but there was no fake impl or Meta kernel "
-            "registered. You may have run into this message while using an operator with PT2 compilation APIs "
-            "(torch.compile/torch.export); in order to use this operator with those APIs you'll need to add a fake "
-            "impl. Please see the following for next steps:  "
-            "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
+        raise meta.no_meta_kernel("equal")
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 

@@ -8,6 +8,7 @@ from ..dtypes import DType
 from ...warnings import warn_once
 from ..layout import preserved_copy
 from ..tensor import Device, Tensor, check_device
+from .common import COMPLEX_TO_REAL_WARNING
 from .info import MEMORY_FORMATS
 from .registry import LINEAR, node, op, record
 
@@ -45,7 +46,7 @@ def to_dtype(a: Tensor, dtype: DType, copy: bool = False) -> Tensor:
         return a
     values = a._data
     if a._dtype.is_complex and not dtype.is_complex:
-        warn_once("UserWarning", "Casting complex values to real discards the imaginary part")
+        warn_once("UserWarning", *COMPLEX_TO_REAL_WARNING)
         values = values.real
     if a.requires_grad and dtype.category < dtypes.FLOATING:
         return Tensor._make(values.astype(dtype._numpy), dtype)

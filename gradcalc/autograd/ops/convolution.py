@@ -23,7 +23,9 @@ def _conv_grads(grad: Tensor, input: Tensor, weight: Tensor, stride: tuple, padd
                 transposed: bool, output_padding: tuple, groups: int, which: str) -> Optional[Tensor]:
     g = grad._data
     x, w = input._data, weight._data
-    if not transposed:
+    if x.shape[1] == 0 and not transposed:  # no channels: both gradients are as empty as their tensors
+        data = np.zeros(w.shape if which == "weight" else x.shape)
+    elif not transposed:
         data = (_grad_input(g, w, x.shape, stride, padding, dilation, groups) if which == "input"
                 else _grad_weight(x, g, w.shape, stride, padding, dilation, groups))
     elif which == "input":
@@ -51,7 +53,13 @@ CONVOLUTION = node(
         grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, "input"),
     weight=lambda grad, input, weight, stride, padding, dilation, transposed, output_padding, groups: _conv_grads(
         grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, "weight"),
-    bias=lambda grad: grad.sum((0,) + tuple(range(2, grad.ndim))))
+    bias=lambda grad, bias_sym_sizes_opt: _bias_grad(grad, bias_sym_sizes_opt))
+
+
+def _bias_grad(grad: Tensor, bias_size: tuple) -> Tensor:
+    if grad.shape[1] != bias_size[0]:  # an input of no channels gave an output of none: the bias had no part
+        return grad.new_zeros(bias_size)
+    return grad.sum((0,) + tuple(range(2, grad.ndim)))
 
 
 # ------------------------------------------------------------------ kernels
@@ -317,7 +325,11 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
         shown = x.shape[:2] + (1,) + x.shape[2:] if spatial == 1 else x.shape  # (a 1-d one seen as 2-d)
         raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: "
                            f"{shape_text(shown)}")
-    if meta.state["made"] and meta.any_meta((input, weight, bias)):
+    if x.shape[1] == 0 and not transposed:
+        # ATen's empty backend: an input of no channels gives an output of none, of the convolution's plane
+        data = _meta_output(x.shape, (0,) + w.shape[1:], stride, padding, dilation, transposed, output_padding, groups,
+                            x.dtype)
+    elif meta.state["made"] and meta.any_meta((input, weight, bias)):
         data = _meta_output(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups, x.dtype)
     elif not transposed:
         data = _forward(x, w, stride, padding, dilation, groups)
@@ -327,7 +339,7 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
             x.shape[2:], stride, padding, dilation, w.shape[2:], output_padding))
         _check_transposed_size(input, weight, sizes, stride, dilation, output_padding, groups)
         data = _grad_input(x, w, (x.shape[0], out_channels) + sizes, stride, padding, dilation, groups)
-    if bias is not None and not meta.any_meta((input, weight, bias)):  # (a meta output has no values to add to)
+    if bias is not None and data.size and not meta.any_meta((input, weight, bias)):  # (a meta output: no values)
         data = data + bias._data.reshape((data.shape[1],) + (1,) * spatial)
     inputs = (input, weight, bias if bias is not None else ABSENT)
     return record(CONVOLUTION, inputs, np.asarray(data, dtype=input._dtype._numpy), input._dtype,
@@ -352,7 +364,8 @@ def _same_padding(input: Tensor, weight: Tensor, stride: tuple, dilation: tuple)
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     if any(d % 2 == 1 and k % 2 == 0 for k, d in zip(weight.shape[2:], dilation)):
         warn_once("UserWarning", "Using padding='same' with even kernel lengths and odd dilation may require a "
-                                 "zero-padded copy of the input be created")
+                                 "zero-padded copy of the input be created",
+                                 at="aten/src/ATen/native/Convolution.cpp:1101")
     padding, extra = [], []
     for k, d in zip(weight.shape[2:], dilation):
         total = d * (k - 1)

@@ -161,7 +161,7 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
         inferred = None  # PyTorch infers nothing when given a dtype: each element is refused as stored
     dtype = dtype or inferred
     if isinstance(data, list) and data and isinstance(data[0], np.ndarray):  # once the sizes and dtype are known
-        warn_once("UserWarning", LIST_OF_ARRAYS_WARNING)
+        warn_once("UserWarning", LIST_OF_ARRAYS_WARNING, at="torch/csrc/utils/tensor_new.cpp:252")
     sizes = _sizes(data)
     if (inferred is not None and inferred.category <= dtypes.FLOATING and not _holds_tensor(data)
             and not (dtype.category <= dtypes.INTEGRAL < inferred.category)):

@@ -524,7 +524,8 @@ def qr(input: Tensor, some: bool = True) -> Any:
     warn_once("UserWarning", "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
                              "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
                              "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
-                             "torch.linalg.qr(A, 'reduced' if some else 'complete')")
+                             "torch.linalg.qr(A, 'reduced' if some else 'complete')",
+                             at="aten/src/ATen/native/BatchLinearAlgebra.cpp:2505")
     return ReturnTypes("qr", *_qr_outputs(input, "reduced" if some else "complete"), fields=("Q", "R"))
 
 

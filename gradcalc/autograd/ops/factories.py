@@ -115,7 +115,8 @@ ASARRAY_REQUIRES_GRAD_WARNING = (
 @op()
 def asarray(obj: Any, *, dtype: Optional[DType] = None, device: Any = None, copy: Optional[bool] = None,
             requires_grad: Optional[bool] = None) -> Tensor:
-    check_device(device)
+    if isinstance(obj, (np.ndarray, np.generic, Tensor)):
+        check_device(device)  # Python data is read first, and its device checked as it is made
     if isinstance(obj, (np.ndarray, np.generic)):
         obj = numpy_tensor(obj, warn_if_not_writeable=not copy)
         if copy is False and dtype is not None and dtype is not obj._dtype:

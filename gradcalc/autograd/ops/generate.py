@@ -50,25 +50,62 @@ def _module_function(parser_name: str, function: Callable) -> BuiltinFunction:
 
 # ------------------------------------------------------------------ out=
 
-def write_out(name: str, result: Any, out: Any) -> Any:
-    """Copy `result` into the tensor(s) given as `out=`, resized as PyTorch resizes them."""
+# the product kernels whose out= must have the result's dtype, each refusing another in its own words
+_EXACT_OUT_DTYPE = {
+    "mm": "structured", "bmm": "structured", "addmm": "structured", "addmv": "structured", "baddbmm": "structured",
+    "addbmm": "structured", "mv": "addmv", "dot": "dot", "vdot": "dot"}
+
+
+def _matmul_kernel(input: Tensor, other: Tensor) -> str:
+    """The product at::matmul computes an out= with, by its operands' dimensions."""
+    if input.ndim == 1 and other.ndim == 1:
+        return "dot"
+    if other.ndim == 1 and input.ndim >= 2:
+        return "mv"
+    return "mm" if input.ndim <= 2 and other.ndim == 2 else "bmm"
+
+
+def _check_out_dtype(kernel: str, result: Tensor, out: Tensor) -> None:
+    if result._dtype is out._dtype:
+        return
+    rule = _EXACT_OUT_DTYPE.get(kernel)
+    if rule == "structured":
+        raise RuntimeError(f"Expected out tensor to have dtype {result._dtype._cpp_name}, but got "
+                           f"{out._dtype._cpp_name} instead")
+    if rule == "addmv":
+        given = result._dtype._scalar_name
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {out._dtype._scalar_name}, {given}, "
+                           f"and {given}")
+    if rule == "dot":
+        raise RuntimeError(f"result dtype {out._dtype._scalar_name} does not match input dtype "
+                           f"{result._dtype._scalar_name}")
+    if result._dtype.category > out._dtype.category:
+        raise RuntimeError(f"result type {result._dtype._scalar_name} can't be cast to the desired output type "
+                           f"{out._dtype._scalar_name}")
+
+
+def write_out(name: str, result: Any, out: Any, kernel: Optional[str] = None, resized_as: tuple = ()) -> Any:
+    """Copy `result` into the tensor(s) given as `out=`, resized as PyTorch resizes them (`kernel`: the one that
+    writes it, when not `name`'s; `resized_as`: the shape that kernel resizes it to, when not the result's)."""
     if isinstance(out, (tuple, list)):
         return type(result)(*(write_out(name, r, o) for r, o in zip(result, out))) if hasattr(result, "_fields") \
             else tuple(write_out(name, r, o) for r, o in zip(result, out))
     if out.requires_grad and grad_mode.is_grad_enabled():
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")
-    if result._dtype is not out._dtype and result._dtype.category > out._dtype.category:
-        raise RuntimeError(f"result type {result._dtype._scalar_name} can't be cast to the desired output type "
-                           f"{out._dtype._scalar_name}")
-    if out._data.shape != result._data.shape:
+    if meta.state["made"] and (meta.is_meta(result) or meta.is_meta(out)):
+        return meta.write_out(result, out)
+    _check_out_dtype(kernel or name, result, out)
+    required = resized_as or tuple(result.shape)
+    if tuple(out.shape) != required:
         if out._data.size:
             warn("UserWarning", f"An output with one or more elements was resized since it had shape "
                                 f"[{', '.join(map(str, out.shape))}], which does not match the required output shape "
-                                f"[{', '.join(map(str, result.shape))}]. This behavior is deprecated, and in a future "
+                                f"[{', '.join(map(str, required))}]. This behavior is deprecated, and in a future "
                                 "PyTorch release outputs will not be resized unless they have zero elements. You can "
                                 "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
-                                "t.resize_(0).")
+                                "t.resize_(0).", at="aten/src/ATen/native/Resize.cpp:30")
+    if out._data.shape != result._data.shape:  # (a matmul of a vector squeezes the rows it resized it to)
         out._data = np.empty(result._data.shape, dtype=out._dtype._numpy)
     out._data[...] = result._data.astype(out._dtype._numpy, copy=False)
     out._vc.value += 1
@@ -91,7 +128,8 @@ def _factory_out(name: str, impl: Callable, bound: dict, out: Tensor) -> Tensor:
         warn("UserWarning", f"The number of elements in the out tensor of shape [{', '.join(map(str, out.shape))}] is "
                             f"{out.numel()} which does not match the computed number of elements {result.numel()}. "
                             "Note that this may occur as a result of rounding error. The out tensor will be resized "
-                            f"to a tensor of shape ({result.numel()},).")
+                            f"to a tensor of shape ({result.numel()},).",
+                            at="aten/src/ATen/native/RangeFactories.cpp:199")
     if out.numel() != result.numel() or name not in ("arange", "range", "linspace", "logspace"):
         out._data = np.empty(result._data.shape, dtype=out._dtype._numpy)
     out._data.reshape(-1)[...] = result._data.reshape(-1).astype(out._dtype._numpy, copy=False)
@@ -111,7 +149,13 @@ def _with_out(name: str, impl: Callable, bound: dict) -> Any:
     if FORWARD_LEVELS and any(isinstance(v, Tensor) and forward_mode.batched(v) for v in (out, *bound.values())):
         raise RuntimeError(f"Batching rule not implemented for aten::{name}.out; the fallback path doesn't work on "
                            "out= or view ops.")
-    return write_out(name, impl(**bound), out)
+    result = impl(**bound)
+    if name == "matmul" and isinstance(out, Tensor):
+        kernel = _matmul_kernel(bound["input"], bound["other"])
+        # a vector times a matrix: mm_out on the vector as one row
+        rows = (1, *result.shape) if kernel == "mm" and bound["input"].ndim == 1 else ()
+        return write_out(name, result, out, kernel, rows)
+    return write_out(name, result, out)
 
 
 # ------------------------------------------------------------------ the generated callables
@@ -137,7 +181,9 @@ def make_function(namespace: str, name: str, impl: Callable) -> Callable:
         found = _parsers.get(key) or parser(*key)
         bound = found.parse(args, kwargs)[1]
         if meta.state["made"] and meta.any_meta(bound.values()):
-            return meta.marked(_call(impl, bound, by_position, name))
+            device = bound.get("device")  # a factory from a meta tensor asked for another device (`zeros_like`)
+            result = _call(impl, bound, by_position, name)
+            return result if device is not None and not meta.wants_meta(device) else meta.marked(result)
         return _call(impl, bound, by_position, name)
 
     function.__name__ = function.__qualname__ = name
@@ -180,7 +226,8 @@ def make_method(name: str, impl: Callable, self_name: str) -> Callable:
         found = _parsers.get(key) or parser(*key)
         bound = found.parse(args, kwargs)[1]
         if meta.state["made"] and (meta.is_meta(self) or meta.any_meta(bound.values())):
-            return meta.marked(_call_method(impl, self, bound, positional, self_name))
+            result = _call_method(impl, self, bound, positional, self_name)
+            return result if result is self else meta.marked(result)  # in place: the tensor keeps its device
         return _call_method(impl, self, bound, positional, self_name)
 
     method.__name__ = name
@@ -199,6 +246,8 @@ def make_inplace(impl: Callable, overlap_checked: bool = True, name: str = "") -
             check_overlap(input, *others)
         if FORWARD_LEVELS and name:
             check_batched_operands(name, input, *others)
+        if meta.state["made"] and meta.any_meta((input, *others)):
+            return meta.in_place(input, lambda: impl(input, **bound), commit_inplace)
         return commit_inplace(input, impl(input, **bound))
 
     return inplace

@@ -8,12 +8,12 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import dtypes, layout
+from .. import dtypes, layout, meta
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn, warn_once
-from .common import (arrays, as_tensor, broadcast_shapes, check_not_unsigned, kernel_scalar, opmath_scalar, shape_text,
-                     zeros, zeros_like)
+from .common import (COMPLEX_TO_REAL_WARNING, arrays, as_tensor, broadcast_shapes, check_not_unsigned, kernel_scalar,
+                     opmath_scalar, shape_text, zeros, zeros_like)
 from .creation import data_array, infer_dtype
 from .parser import unpack_long
 from .tensor_numpy import numpy_dtype
@@ -193,7 +193,7 @@ def numpy_index(items: tuple) -> tuple:
         elif isinstance(item, np.ndarray):  # torch reads it as a sequence: floats become int64, others fail
             dtype = numpy_dtype(item.dtype)
             if dtype.is_complex:
-                warn("UserWarning", "Casting complex values to real discards the imaginary part")
+                warn("UserWarning", *COMPLEX_TO_REAL_WARNING)
                 item = item.real
             key.append(item.astype(np.int64) if dtype.category > dtypes.INTEGRAL else item)
         else:
@@ -449,7 +449,7 @@ def scatter(input: Tensor, dim: int, index: Any, src: Optional[Tensor] = None, *
     if src is not None and reduce is not None:
         warn_once("UserWarning", "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
                                  "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
-                                 "reduction options.")
+                                 "reduction options.", at="aten/src/ATen/native/TensorAdvancedIndexing.cpp:225")
     if reduce not in (None, "add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
     _check_positions(index, input, dim)
@@ -540,6 +540,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None, self: Any = N
         if not isinstance(number, Tensor):
             opmath_scalar(number, dtype)
     a, b = as_tensor(input), as_tensor(other)
+    if meta.state["made"] and meta.any_meta((condition, a, b)):  # torch._refs.where: devices, then shapes
+        meta.check_same_device((condition, a, b))
+        meta.check_operands((condition, a, b))
     broadcast_shapes(broadcast_shapes(tuple(condition.shape), tuple(a.shape)), tuple(b.shape))
     x, y = arrays((a, b), dtype)
     # laid out by the condition first: it is the first operand of ATen's iterator

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import dtypes, grad_mode, forward_mode
+from .. import dtypes, grad_mode, forward_mode, meta
 from ..grad_mode import FORWARD_LEVELS
 from ..engine import Node, forward_name, gradient_edge
 from ..saved_variable import SavedTensor
@@ -357,6 +357,8 @@ def copy_(input: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
     check_overlap(a, other)
     if FORWARD_LEVELS:
         check_batched_operands("copy_", a, other)
+    if meta.state["made"] and meta.is_meta(other) and not meta.is_meta(a):
+        raise meta.copy_out_error()
     source = as_tensor(other, a._dtype if not isinstance(other, Tensor) else None)
     if len(source.shape) > len(a.shape) or any(s != t and s != 1 for s, t in zip(reversed(source.shape),
                                                                                reversed(a.shape))):

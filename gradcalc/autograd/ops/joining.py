@@ -5,7 +5,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, meta
 from ..tensor import Tensor, wrap_dim
 from .common import arrays, shape_text, zeros
 from .parser import parser
@@ -46,6 +46,11 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     first = tensors[0]
+    if meta.state["made"] and meta.any_meta(tensors):
+        # stack's meta kernel: the sizes first (its message stops short), then the devices
+        if any(t.shape != first.shape for t in tensors):
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {first.shape} at entry 0 ")
+        meta.check_same_device(tensors, scalars_exempt=False)
     for i, t in enumerate(tensors):
         if t.shape != first.shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {shape_text(first.shape)} at "
@@ -61,12 +66,17 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    on_meta = meta.state["made"] and meta.any_meta(tensors)
+    if on_meta:  # cat's meta kernel checks every tensor's device first
+        meta.check_same_device(tensors, scalars_exempt=False)
     for position, t in enumerate(tensors):
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {position}) cannot be concatenated")
     kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
     d = wrap_dim(dim, kept[0].ndim)
     dtype = dtypes.result_type(tensors)
+    if on_meta:
+        meta.check_concatenated(kept, d)
     for i, t in enumerate(kept):
         if t.ndim != kept[0].ndim:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {kept[0].ndim} and {t.ndim}")

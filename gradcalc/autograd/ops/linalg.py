@@ -8,7 +8,7 @@ from ..dtypes import DType
 from ..tensor import Tensor
 from .common import broadcast_shapes, check_has_kernel, opmath_scalar
 from .registry import node, op, record, recording_not_needed
-from .shape import squeeze, squeeze_inplace, unsafe_view, unsqueeze
+from .shape import expanded_shape, squeeze, squeeze_inplace, unsafe_view, unsqueeze
 
 DOT = node("DotBackward0", ("self", "tensor"),
            jvp={"self": lambda tangent, tensor: tangent.dot(tensor), "tensor": lambda tangent, self: self.dot(tangent)},
@@ -122,6 +122,8 @@ def check_vectors(a: Tensor, b: Tensor) -> None:
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     a, b = input, tensor
     check_vectors(a, b)
+    if meta.state["made"] and meta.any_meta((a, b)):
+        meta.check_same_device((a, b))
     check_has_kernel("dot", a)
     data = mkl.dot(a._data, b._data)
     if data is None:
@@ -230,6 +232,11 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha:
             raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
     if a.shape[1] != b.shape[0]:
         raise _inner_sizes_differ(a, b, input)
+    product_shape = (a.shape[0], b.shape[1])
+    if meta.state["made"] and meta.any_meta((input, a, b)):  # the meta kernel broadcasts the bias as torch._refs
+        meta.check_operands((meta.make_meta(product_shape, a._dtype), input))
+        meta.check_same_device((input, a, b))
+    expanded_shape(input, product_shape)  # the bias is expanded to the product's shape
     dtype = a._dtype
     beta, alpha = opmath_scalar(beta, dtype), opmath_scalar(alpha, dtype)
     data = _mkl_addmm(input._data, a._data, b._data, alpha, beta)

@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, meta
 from ...boolean_dispatch import boolean_dispatch, renamed
 from ..tensor import Tensor, wrap_dim
 from .common import ReturnTypes, check_not_unsigned, check_reduction_size, int64_tensor, not_implemented_for
@@ -236,11 +236,16 @@ def _unique(input: Tensor, sorted: bool, return_inverse: bool, return_counts: bo
     # torch's Python calls one of three C functions, whose parsers refuse a flag that is no bool
     flags = {"return_inverse": return_inverse, "return_counts": return_counts}
     if consecutive:
-        parser("torch", "unique_consecutive").parse((input,), {**flags, "dim": dim})
+        operator = "unique_consecutive"
+        parser("torch", operator).parse((input,), {**flags, "dim": dim})
     elif dim is not None:
-        parser("torch", "unique_dim").parse((input, dim), {"sorted": sorted, **flags})
+        operator = "unique_dim"
+        parser("torch", operator).parse((input, dim), {"sorted": sorted, **flags})
     else:
-        parser("_C", "_unique2").parse((input,), {"sorted": sorted, **flags})
+        operator = "_unique2"
+        parser("_C", operator).parse((input,), {"sorted": sorted, **flags})
+    if meta.state["made"] and meta.is_meta(input):
+        raise meta.no_meta_kernel(operator)
     x = input._data
     if dim is not None:
         d = wrap_dim(dim, input.ndim)

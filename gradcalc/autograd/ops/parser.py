@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes
 from ..dtypes import DType
-from ..tensor import Device, Size, Tensor
+from ..tensor import DEVICE_CONTEXT, NO_CUDA_MESSAGE, Device, Size, Tensor
 from ...display.names import type_name
 from ...warnings import first_time, warn
 from . import unordered_map
@@ -219,6 +219,8 @@ class Param:
             return values
         if kind == SCALARTYPE and not isinstance(obj, DType):
             return dtypes.by_name(_PYTHON_SCALAR_TYPES[obj])
+        if kind == DEVICE and _is_long(obj):  # an accelerator's index, unpacked before it is judged
+            return unpack_long(int(obj))
         if kind in (STRING, DEVICE) and isinstance(obj, bytes):  # as the std::string PyTorch reads them into
             return obj.decode("utf-8", "surrogateescape")
         return obj
@@ -256,7 +258,7 @@ def overflow_message(signature_name: str, name: str, position: int) -> str:
 
 class Signature:
     __slots__ = ("name", "params", "min_args", "max_args", "max_pos_args", "hidden", "deprecated",
-                 "varargs_intlist", "text")
+                 "varargs_intlist", "text", "takes_options")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -279,6 +281,9 @@ class Signature:
         self.min_args = sum(1 for p in self.params if not p.optional)
         self.max_pos_args = sum(1 for p in self.params if not p.keyword_only)
         self.varargs_intlist = self.max_pos_args == 1 and self.params[0].kind in (INT_LIST, SYM_INT_LIST)
+        # a factory's TensorOptions (dtype, layout, device, ...): its binding reads them before the other arguments
+        kinds = {param.name: param.kind for param in self.params}
+        self.takes_options = kinds.get("device") == DEVICE and kinds.get("layout") == LAYOUT
 
     def keyword_param(self, given: str) -> Optional[Param]:
         """The parameter a keyword argument binds to: by its name or a NumPy spelling of it."""
@@ -362,7 +367,29 @@ class Signature:
 
     def bind(self, matched: list) -> dict:
         """The matched arguments bound to parameter names, as the implementation receives them."""
+        if self.takes_options:
+            self.read_options({param.name: obj for param, obj in matched})
         return {param.name: param.convert(obj, self.name) for param, obj in matched}
+
+    def read_options(self, given: dict) -> None:
+        """What the generated binding of a factory does before it unpacks sizes and values: the device parsed,
+        then the `out=` tensor checked against the dtype and device asked for (check_out_type_matches; gradcalc's
+        one layout always matches) or, without one, the device initialised (maybe_initialize_device: a CUDA device
+        fails there, whatever the sizes)."""
+        device = given.get("device")
+        if device is not None:
+            device = Device(self.keyword_param("device").convert(device, self.name))
+        out = given.get("out")
+        if isinstance(out, Tensor):
+            dtype = self.keyword_param("dtype").convert(given.get("dtype"), self.name)
+            if dtype is not None and dtype is not out.dtype:
+                raise RuntimeError(f"dtype {dtype._scalar_name} does not match dtype of out parameter "
+                                   f"({out.dtype._scalar_name})")
+            if device is not None and device.type != out.device.type:
+                raise RuntimeError(f"device type {device.type} does not match device type of out parameter "
+                                   f"({out.device.type})")
+        elif device is not None and device.type == "cuda":
+            raise AssertionError(NO_CUDA_MESSAGE)
 
     def _extra_args(self, nargs: int) -> None:
         if self.min_args != self.max_pos_args:
@@ -409,6 +436,12 @@ def _varargs_fit(args: tuple) -> bool:
 
 
 _MISSING = object()
+# the functions torch's DeviceContext gives a device (torch/utils/_device.py's _device_constructors), by parser name
+_DEVICE_CONSTRUCTORS = frozenset({
+    "empty", "empty_permuted", "empty_strided", "ones", "arange", "bartlett_window", "blackman_window", "eye",
+    "fft_fftfreq", "fft_rfftfreq", "full", "hamming_window", "hann_window", "kaiser_window", "linspace", "logspace",
+    "rand", "randn", "randint", "randperm", "range", "tril_indices", "triu_indices", "zeros", "asarray", "tensor",
+    "as_tensor", "scalar_tensor"})
 
 # A SymInt holds an int from -2**62 up as a plain number, a smaller one as a symbolic value; the
 # kernels of these functions read their size list as plain ints, and refuse a symbolic one in the
@@ -482,6 +515,9 @@ class Parser:
 
     def parse(self, args: tuple, kwargs: dict) -> tuple:
         """(index of the matching signature, its bound arguments), or PyTorch's TypeError."""
+        if DEVICE_CONTEXT and self.name in _DEVICE_CONSTRUCTORS and kwargs.get("device") is None:
+            # torch's DeviceContext mode gives the factories the device of the innermost `with torch.device(...)`
+            kwargs = {**kwargs, "device": DEVICE_CONTEXT[-1]}
         key = _call_key(args, kwargs)
         binding = self._bindings.get(key)
         if binding is not None:
@@ -494,6 +530,8 @@ class Parser:
                     bound.update(zip(keywords, kwargs.values()))
             if self.signatures[index].deprecated:
                 self._warn_deprecated(index)
+            if self.signatures[index].takes_options:
+                self.signatures[index].read_options(bound)
             for param in converted:
                 bound[param.name] = param.convert(bound[param.name], self.name)
             return index, bound
@@ -521,7 +559,7 @@ class Parser:
         others = [f"\n\t{self.name}{s.shown()}" for s in self.signatures if not s.hidden]
         if others:
             message += "\nConsider using one of the following signatures instead:" + "".join(others)
-        warn("UserWarning", message)
+        warn("UserWarning", message, at="torch/csrc/utils/python_arg_parser.cpp:1841")
 
     def _remember(self, key: tuple, index: int, args: tuple, kwargs: dict, bound: dict) -> None:
         """Keep how this call bound when every check the signatures up to the match made of its

@@ -250,7 +250,8 @@ def cross(input: Tensor, other: Tensor, dim: Optional[int] = None) -> Tensor:
     if dim is None:
         warn_once("UserWarning", "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
                                  "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
-                                 "dim will change to agree with that of linalg.cross in a future release.")
+                                 "dim will change to agree with that of linalg.cross in a future release.",
+                                 at="aten/src/ATen/native/Cross.cpp:63")
         dim = next((d for d, size in enumerate(input.shape) if size == 3), -1)
     return linalg_cross(input, other, dim=dim)
 
@@ -389,7 +390,7 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
 def chain_matmul(*matrices: Any, out: Optional[Tensor] = None) -> Tensor:
     warn_once("UserWarning", "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
                              "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather "
-                             "than multiple parameters.")
+                             "than multiple parameters.", at="aten/src/ATen/native/LinearAlgebra.cpp:1102")
     if len(matrices) == 1:
         return matrices[0].clone()
     return multi_dot(matrices)

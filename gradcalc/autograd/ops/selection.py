@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, meta
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
 from .common import as_tensor, check_not_unsigned, int64_tensor, kernel_scalar, zeros, zeros_like
@@ -219,6 +219,8 @@ def _check_mask(mask: Tensor, name: str) -> None:
 @op(nodes=(MASKED_SELECT,))
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     _check_mask(mask, "masked_select")
+    if meta.state["made"] and meta.any_meta((input, mask)):
+        raise meta.no_meta_kernel("masked_select")
     data, keep = np.broadcast_arrays(input._data, mask._data)
     result = record(MASKED_SELECT, (input,), np.ascontiguousarray(data[keep]), input._dtype, mask=mask, self=input)
     if data.shape != input._data.shape and result.grad_fn is not None:
@@ -356,6 +358,12 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 @op()
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     check_not_unsigned("nonzero_count_cpu", input._dtype)
+    if meta.state["made"] and meta.is_meta(input):  # its result's shape follows its values
+        raise NotImplementedError(meta.NONZERO_UNIMPLEMENTED)
+    return _nonzero(input, as_tuple)
+
+
+def _nonzero(input: Tensor, as_tuple: bool = False) -> Any:
     found = np.nonzero(input._data) if input.ndim else np.nonzero(input._data.reshape(1))
     if as_tuple:
         return tuple(int64_tensor(axis) for axis in found) if input.ndim else (int64_tensor(found[0]),)
@@ -372,7 +380,7 @@ def argwhere(input: Tensor) -> Tensor:
 def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     if size < 0:
         raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got size: {size}")
-    found = nonzero(input)._data[:size]
+    found = _nonzero(input)._data[:size]  # (a meta input too: the size is given)
     padding = np.full((size - found.shape[0], found.shape[1]), fill_value, dtype=np.int64)
     return int64_tensor(np.concatenate([found, padding]))
 

@@ -83,7 +83,8 @@ def set_default_device(device: Any) -> None:
 
 def set_default_tensor_type(t: Any) -> None:
     warn("UserWarning", "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
-                        "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
+                        "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+                        at="torch/csrc/tensor/python_tensor.cpp:434")
     types = LEGACY_TYPES
     name = t if isinstance(t, str) else f"torch.{getattr(t, '__name__', '')}"
     chosen = types.get(name.replace("torch.", ""))

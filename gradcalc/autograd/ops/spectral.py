@@ -359,9 +359,10 @@ def _padded_signal(x: Tensor, pad: int, mode: str) -> Tensor:
     return x.index_select(-1, Tensor._make(np.asarray(positions, dtype=np.int64), dtypes.int64))
 
 
-def _window_of(window: Optional[Tensor], n_fft: int, win_length: int, dtype: Any, message: str) -> Tensor:
+def _window_of(window: Optional[Tensor], n_fft: int, win_length: int, dtype: Any, warning: tuple) -> Tensor:
     if window is None:
-        warn_once("UserWarning", message)
+        message, at = warning
+        warn_once("UserWarning", message, at=at)
         window = Tensor._make(np.ones(win_length, dtype=dtype._numpy), dtype)
     if window.shape != (win_length,):
         raise RuntimeError(f"stft: expected a 1D window tensor of size equal to win_length={win_length}, but got "
@@ -375,10 +376,12 @@ def _window_of(window: Optional[Tensor], n_fft: int, win_length: int, dtype: Any
 _RECTANGULAR_STFT = ("A window was not provided. A rectangular window will be applied,which is known to cause "
                      "spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are "
                      "recommended to reduce spectral leakage.To suppress this warning and use a rectangular window, "
-                     "explicitly set `window=torch.ones(n_fft, device=<device>)`.")
+                     "explicitly set `window=torch.ones(n_fft, device=<device>)`.",
+                     "aten/src/ATen/native/SpectralOps.cpp:835")
 _RECTANGULAR_ISTFT = ("A window was not provided. A rectangular window will be applied.Please provide the same window "
                       "used by stft to make the inversion lossless.To suppress this warning and use a rectangular "
-                      "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.")
+                      "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.",
+                      "aten/src/ATen/native/SpectralOps.cpp:1035")
 
 
 def stft(input: Tensor, n_fft: int, hop_length: Optional[int] = None, win_length: Optional[int] = None,

@@ -161,7 +161,8 @@ def _std_var(a: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
     # a complex tensor's spread is two real ones in PyTorch, each warning
     for _ in range(2 if a._dtype.is_complex and count - correction <= 0 else int(count - correction <= 0)):
         warn("UserWarning", f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                            "reduction factor (input numel divided by output numel).")
+                            "reduction factor (input numel divided by output numel).",
+                            at="aten/src/ATen/native/ReduceOps.cpp:1861")
     if a._dtype.is_complex:
         # as PyTorch: the variances of the real and imaginary parts, each in the real dtype, added
         real = a._dtype.to_real()
@@ -194,7 +195,7 @@ def _spread(a: Tensor, axes: tuple, keepdim: bool, count: int, correction: float
     wide = a._data.astype(np.float64)
     if len(axes) == a.ndim:
         # all dimensions: the tensor's own mean, then squared deviations summed in double precision
-        deviation = wide - float(mean(a).item())
+        deviation = wide - float(mean(a)._data)  # (its values: a meta tensor holds zeros)
         squares = np.cumsum((deviation * deviation).reshape(-1))
         total = np.full(np.sum(wide, axis=axes, keepdims=keepdim).shape, squares[-1] if squares.size else 0.0)
     else:

@@ -57,9 +57,8 @@ def _reflected(function: Callable) -> Callable:
         elif type(other) is int and not -2 ** 63 <= other < 2 ** 63:
             dtypes.unpack_scalar_int(other)  # the parser's OverflowError past uint64, before any other check
         if meta.state["made"] and (meta.is_meta(a) or meta.is_meta(other)):
-            # a program's operands on two devices are refused as PyTorch refuses them; a comparison's
-            # result is made outside the registry's record: meta here
-            meta.check_same_device((a, other))
+            # the op's own checks judge the operands' devices (an element-wise op's broadcast); a
+            # comparison's result is made outside the registry's record: meta here
             return meta.marked(function(a, other))
         try:
             return function(a, other)
@@ -155,16 +154,16 @@ def _augmented(function: Callable, name: str) -> Callable:
 def T(self: Tensor) -> Tensor:
     if self.ndim == 0:
         warn_once("UserWarning", "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
-                                 "cases.")
+                                 "cases.", at="aten/src/ATen/native/TensorShape.cpp:4321")
     elif self.ndim != 2:
-        warn_once("UserWarning", T_DEPRECATED_WARNING)
+        warn_once("UserWarning", T_DEPRECATED_WARNING, at="aten/src/ATen/native/TensorShape.cpp:4314")
     return permute(self, tuple(reversed(range(self.ndim))))
 
 
 def mT(self: Tensor) -> Tensor:
     if self.ndim == 0:  # PyTorch returns the tensor itself
         warn_once("UserWarning", "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
-                                 "cases.")
+                                 "cases.", at="aten/src/ATen/native/TensorShape.cpp:4373")
         return self
     if self.ndim == 1:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")

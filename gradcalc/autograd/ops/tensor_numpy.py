@@ -78,7 +78,7 @@ def tensor_from_numpy(array: Any, warn_if_not_writeable: bool = True) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     if warn_if_not_writeable and not array.flags.writeable:
-        warn_once("UserWarning", NOT_WRITABLE_WARNING)
+        warn_once("UserWarning", NOT_WRITABLE_WARNING, at="torch/csrc/utils/tensor_numpy.cpp:213")
     itemsize = array.itemsize
     if itemsize and any(stride % itemsize for stride in array.strides):  # (no supported dtype has size 0)
         raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy array to "

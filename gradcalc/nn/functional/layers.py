@@ -16,7 +16,7 @@ from ...autograd.ops import embedding as embedding_ops
 from ...autograd.ops.arrangement import constant_pad_nd
 from ...autograd.ops.generate import namespace_members
 from ...autograd.ops.parser import parser
-from ...autograd.ops.common import shape_text
+from ...autograd.ops.common import broadcast_shapes, shape_text
 from ...autograd.tensor import Tensor, wrap_dim
 from ...warnings import warn
 from .activation import _require_tensor
@@ -47,18 +47,26 @@ def _linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Ten
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
                            f"{weight.ndim}D")
     weight_t = weight.t()
-    if bias is None:
-        if input.ndim == 1:
-            # matmul of a vector: unsqueeze, mm, then an in-place squeeze_(0)
-            return shape.squeeze_inplace(linalg.mm(input.unsqueeze(0), weight_t), 0)
-        return linalg.matmul(input, weight_t)
-    if input.ndim == 2:
+    if bias is not None and input.ndim == 2:
         return _addmm(bias, input, weight_t)
-    if input.is_contiguous():
+    if bias is not None and bias.ndim == 1 and input.is_contiguous():
+        # ATen's _flatten_nd_linear: the rows through addmm, viewed back (a vector's weight adds no dimension)
         rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
         out = _addmm(bias, rows, weight_t)
-        return out.view(*input.shape[:-1], out.shape[1])
-    return linalg.matmul(input, weight_t) + bias
+        return out.view(*input.shape[:-1], *out.shape[1:2] if weight.ndim == 2 else ())
+    if input.ndim == 1 and weight.ndim == 2:
+        # matmul of a vector: unsqueeze, mm, then an in-place squeeze_(0)
+        output = shape.squeeze_inplace(linalg.mm(input.unsqueeze(0), weight_t), 0)
+    else:
+        output = linalg.matmul(input, weight_t)
+    if bias is None:
+        return output
+    # ATen adds the bias in place (its output's shape stays), recording an add as the out-of-place one does
+    broadcast = broadcast_shapes(tuple(output.shape), tuple(bias.shape))
+    if broadcast != tuple(output.shape):
+        raise RuntimeError(f"output with shape {shape_text(output.shape)} doesn't match the broadcast shape "
+                           f"{shape_text(broadcast)}")
+    return output + bias
 
 
 def _addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:

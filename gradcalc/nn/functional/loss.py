@@ -9,7 +9,7 @@ import numpy as np
 from ...autograd.ops import loss
 from ...autograd.tensor import Tensor
 from ...warnings import warn
-from ...autograd import grad_mode
+from ...autograd import grad_mode, meta
 from ...autograd.ops import elementwise as special_ops
 from ...autograd.ops.common import shape_text
 from ...autograd.ops.indexing import where
@@ -91,6 +91,8 @@ def _broadcast_pair(a: Tensor, b: Tensor) -> tuple:
             dim = max(a.ndim, b.ndim) - 1 - i
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                                f"non-singleton dimension {dim}")
+    if meta.state["made"] and meta.any_meta((a, b)):  # the loss's meta kernel: the devices after the shapes
+        meta.check_same_device((a, b), scalars_exempt=False)
     shape = tuple(np.broadcast_shapes(a.shape, b.shape))
     return tuple(t if t.shape == shape else t.expand(shape) for t in (a, b))
 

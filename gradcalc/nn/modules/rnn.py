@@ -196,7 +196,7 @@ class RNNBase(Module):
                     self.batch_first, self.dropout, self.training, self.bias)
                 return (output.transpose(0, 1) if self.batch_first else output), hidden
             warn_once("UserWarning", "LSTM with projections is not supported with oneDNN. Using default "
-                                     "implementation.")
+                                     "implementation.", at="aten/src/ATen/native/RNN.cpp:1512")
         if batch_sizes is None:
             x = input.transpose(0, 1) if self.batch_first else input
             sizes = None
