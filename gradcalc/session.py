@@ -23,6 +23,7 @@ from .language.compiler import PolicyError, compile_statement
 from .language.modules import ModuleTable, guarded_helpers
 from .language.parser import GradcalcSyntaxError, parse
 from .language.syntax_errors import make_error
+from .torch_code import is_copied
 from .output import Output, TextOutput  # noqa: F401  (TextOutput: where sessions are made)
 
 
@@ -103,8 +104,9 @@ def _is_fault(error: BaseException) -> bool:
     while trace.tb_next is not None:
         trace = trace.tb_next
     with limits.reading_frames():  # gradcalc's own look: no program code runs here
-        filename = trace.tb_frame.f_code.co_filename
-    if filename.startswith(_LANGUAGE):
+        code = trace.tb_frame.f_code
+    filename = code.co_filename
+    if filename.startswith(_LANGUAGE) or is_copied(code):
         return False
     if not filename.startswith(_PACKAGE):
         return _from_numpy(error) and _raised_in_gradcalc(error)

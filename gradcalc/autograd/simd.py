@@ -21,6 +21,8 @@ def lane_sum(values: np.ndarray) -> np.ndarray:
     one register holds; otherwise one running sum per lane, then a pairwise fold of the lanes."""
     width = (64 if cpu.ATEN_AVX512 else 32) // values.itemsize  # lanes(values.dtype)
     size = values.shape[-1]
+    if size == 0:
+        return np.zeros(values.shape[:-1], values.dtype)
     if size < width:
         return np.add.accumulate(values, axis=-1)[..., -1]
     acc = values[..., :width].copy()

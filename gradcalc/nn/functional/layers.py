@@ -421,8 +421,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, 
             padding_idx = weight.shape[0] + padding_idx
     else:
         padding_idx = -1
-    if max_norm is not None:
-        embedding_ops.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    if max_norm is not None:  # torch.embedding_renorm_, its parser first
+        weight_, input_, max_norm, norm_type = _parsed("embedding_renorm_", weight, input.contiguous(), max_norm,
+                                                       norm_type)
+        embedding_ops.embedding_renorm_(weight_, input_, max_norm, norm_type)
     return embedding_ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 

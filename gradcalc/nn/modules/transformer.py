@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional, Union
 
 from ...autograd import grad_mode
 from ...autograd.dtypes import DType
-from ...autograd.ops import creation
+from ...autograd.ops.generate import builtin
 from ...autograd.ops.common import shape_text
 from ...autograd.tensor import Tensor
 from ...warnings import warn, warn_once
@@ -29,7 +29,7 @@ from .normalization import LayerNorm
 
 def _generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Optional[DType] = None) -> Tensor:
     """A float mask of -inf above the diagonal: each position sees itself and those before it."""
-    return creation.full((sz, sz), float("-inf"), dtype=dtype).triu(diagonal=1)
+    return builtin("torch", "full")((sz, sz), float("-inf"), dtype=dtype, device=device).triu(diagonal=1)
 
 
 def _get_seq_len(src: Tensor, batch_first: bool) -> Optional[int]:

@@ -14,6 +14,7 @@ from ...autograd.ops.creation import rand, rand_like
 from ...autograd.ops.generate import builtin
 from ...autograd.tensor import Tensor
 from ..modules.module import Module
+from ...torch_code import copied_from_torch
 from .convert_parameters import parameters_to_vector
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured", "L1Unstructured",
@@ -379,6 +380,7 @@ def custom_from_mask(module: Module, name: str, mask: Tensor) -> Module:
     return module
 
 
+@copied_from_torch
 def remove(module: Module, name: str) -> Module:
     """Make the pruning permanent: `name` is a parameter again, with the pruned values."""
     for key, hook in module._forward_pre_hooks.items():

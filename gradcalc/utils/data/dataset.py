@@ -10,6 +10,7 @@ from typing import Any, Iterable, Iterator, Optional, Sequence
 from ...autograd import random as rng
 from ...autograd.ops import creation
 from ...autograd.tensor import Tensor
+from ...torch_code import copied_from_torch
 from ...warnings import warn
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
@@ -54,6 +55,7 @@ class TensorDataset(Dataset):
     def __getitem__(self, index: Any) -> tuple:
         return tuple(tensor[index] for tensor in self.tensors)
 
+    @copied_from_torch
     def __len__(self) -> int:
         return self.tensors[0].size(0)
 
