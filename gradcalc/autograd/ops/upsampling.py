@@ -13,6 +13,8 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..tensor import Tensor
 from .common import check_allocation
+from . import resampling
+from .resampling import area_pixel_scale
 from .registry import node, op, record
 from ..simd import fused_multiply_add
 
@@ -21,19 +23,10 @@ _CUBIC_A = -0.75
 
 # ------------------------------------------------------------------ sources and weights
 
-def _scale(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, kind: Any) -> Any:
-    """area_pixel_compute_scale: the source step of one output step."""
-    if align_corners:
-        return kind(input_size - 1) / kind(output_size - 1) if output_size > 1 else kind(0)
-    if scale is not None and scale > 0:
-        return kind(1.0 / scale)
-    return kind(kind(input_size) / kind(output_size))
-
-
 def _source_positions(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, cubic: bool,
                       kind: Any) -> np.ndarray:
     """area_pixel_compute_source_index for each output index, in the kernel's float type."""
-    step = _scale(input_size, output_size, scale, align_corners, kind)
+    step = area_pixel_scale(input_size, output_size, scale, align_corners, kind)
     index = np.arange(output_size).astype(kind)
     if align_corners:
         return step * index
@@ -248,17 +241,26 @@ def _nearest_op(declared: Any, input: Tensor, dims: int, output_size: Any, scale
 
 
 def _interpolation_op(declared: Any, input: Tensor, dims: int, output_size: Any, align_corners: bool,
-                      scale_factors: Any, explicit: tuple, cubic: bool) -> Tensor:
+                      scale_factors: Any, explicit: tuple, cubic: bool, antialias: bool = False) -> Tensor:
     size = _output_size(input, dims, output_size, scale_factors)
     _check(input, dims, size)
     check_allocation(tuple(input.shape[:2]) + tuple(size), input._dtype)  # the result, made before the kernel runs
-    kernel = ("compute_indices_weights_cubic" if cubic else "upsample_bilinear2d_channels_last" if dims == 2
-              else "compute_indices_weights_linear")
-    _check_kernel_dtype(input, kernel, takes_bytes=dims == 2)
-    if input._dtype is dtypes.uint8:
-        raise NotImplementedError("gradcalc's interpolate has no bilinear or bicubic kernel for uint8 images")
+    if antialias:
+        if input._dtype not in (dtypes.float32, dtypes.float64, dtypes.uint8):
+            raise NotImplementedError(
+                f"\"compute_index_ranges_weights\" not implemented for '{input._dtype._scalar_name}'")
+    else:
+        kernel = ("compute_indices_weights_cubic" if cubic else "upsample_bilinear2d_channels_last" if dims == 2
+                  else "compute_indices_weights_linear")
+        _check_kernel_dtype(input, kernel, takes_bytes=dims == 2)
     scales = _scales_of(scale_factors, explicit)
-    data = np.ascontiguousarray(_interpolated(input._data, size, scales, align_corners, cubic), dtype=input._data.dtype)
+    if input._dtype is dtypes.uint8:
+        data = resampling.resample_bytes(input._data, size, scales, align_corners, cubic, antialias)
+    elif antialias:
+        data = resampling.resample_antialiased(input._data, size, scales, align_corners, cubic)
+    else:
+        data = _interpolated(input._data, size, scales, align_corners, cubic)
+    data = np.ascontiguousarray(data, dtype=input._data.dtype)
     return record(declared, (input,), data, input._dtype, output_size=size, align_corners=align_corners,
                   self_sym_sizes=tuple(input.shape), **_named_scales(dims, scales))
 
@@ -291,17 +293,19 @@ def _by_dims(apply: Any, corners: bool) -> dict:
 def _declare(name: str, dims: int, kind: str) -> tuple:
     """The node of an upsampling op and of its backward (upsampling is linear: the backward's
     gradient is the upsampling itself, its forward derivative the upsampling of the tangent)."""
-    exact, cubic = kind == "nearest-exact", kind == "cubic"
+    exact, cubic, antialias = kind == "nearest-exact", kind.endswith("cubic"), kind.startswith("antialiased")
 
     def forward(x: Tensor, sizes: tuple, output_size: tuple, align_corners: Optional[bool], scales: tuple) -> Tensor:
         if kind.startswith("nearest"):
             return _nearest_op(declared, x, dims, output_size, None, scales, exact)
-        return _interpolation_op(declared, x, dims, output_size, align_corners, None, scales, cubic)
+        return _interpolation_op(declared, x, dims, output_size, align_corners, None, scales, cubic, antialias)
 
     def backward(grad: Tensor, sizes: tuple, output_size: tuple, align_corners: Optional[bool],
                  scales: tuple) -> Tensor:
         if kind.startswith("nearest"):
             data = _nearest_backward(grad._data, sizes, output_size, scales, exact)
+        elif antialias:
+            data = resampling.antialias_gradient(grad._data, sizes, output_size, scales, align_corners, cubic)
         else:
             data = _interpolation_backward(grad._data, sizes, output_size, scales, align_corners, cubic)
         if grad_mode.is_grad_enabled() and grad.requires_grad:
@@ -331,6 +335,8 @@ LINEAR_1D = _declare("UpsampleLinear1DBackward0", 1, "linear")
 BILINEAR_2D = _declare("UpsampleBilinear2DBackward0", 2, "linear")
 BICUBIC_2D = _declare("UpsampleBicubic2DBackward0", 2, "cubic")
 TRILINEAR_3D = _declare("UpsampleTrilinear3DBackward0", 3, "linear")
+BILINEAR_2D_AA = _declare("UpsampleBilinear2DAaBackward0", 2, "antialiased linear")
+BICUBIC_2D_AA = _declare("UpsampleBicubic2DAaBackward0", 2, "antialiased cubic")
 
 
 @op(module="nn", nodes=(NEAREST_1D,))
@@ -401,3 +407,19 @@ def upsample_trilinear3d(input: Tensor, output_size: Optional[Sequence[int]] = N
                          scales_h: Optional[float] = None, scales_w: Optional[float] = None) -> Tensor:
     return _interpolation_op(TRILINEAR_3D, input, 3, output_size, align_corners, scale_factors,
                              (scales_d, scales_h, scales_w), False)
+
+
+@op("_upsample_bilinear2d_aa", module="nn", nodes=(BILINEAR_2D_AA,))
+def upsample_bilinear2d_aa(input: Tensor, output_size: Optional[Sequence[int]] = None, align_corners: bool = False,
+                           scale_factors: Optional[Sequence[float]] = None, scales_h: Optional[float] = None,
+                           scales_w: Optional[float] = None) -> Tensor:
+    return _interpolation_op(BILINEAR_2D_AA, input, 2, output_size, align_corners, scale_factors, (scales_h, scales_w),
+                             False, antialias=True)
+
+
+@op("_upsample_bicubic2d_aa", module="nn", nodes=(BICUBIC_2D_AA,))
+def upsample_bicubic2d_aa(input: Tensor, output_size: Optional[Sequence[int]] = None, align_corners: bool = False,
+                          scale_factors: Optional[Sequence[float]] = None, scales_h: Optional[float] = None,
+                          scales_w: Optional[float] = None) -> Tensor:
+    return _interpolation_op(BICUBIC_2D_AA, input, 2, output_size, align_corners, scale_factors, (scales_h, scales_w),
+                             True, antialias=True)

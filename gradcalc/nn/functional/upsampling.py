@@ -21,6 +21,9 @@ _NEAREST = {("nearest", 1): upsampling.upsample_nearest1d, ("nearest", 2): upsam
             ("nearest-exact", 3): upsampling.upsample_nearest_exact3d}
 _INTERPOLATING = {("linear", 1): upsampling.upsample_linear1d, ("bilinear", 2): upsampling.upsample_bilinear2d,
                   ("trilinear", 3): upsampling.upsample_trilinear3d, ("bicubic", 2): upsampling.upsample_bicubic2d}
+# mode -> (the C function torch's Python calls with antialias, the op)
+_ANTIALIASED = {"bilinear": ("_upsample_bilinear2d_aa", upsampling.upsample_bilinear2d_aa),
+                "bicubic": ("_upsample_bicubic2d_aa", upsampling.upsample_bicubic2d_aa)}
 _NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
@@ -51,7 +54,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
             if not all(_is_integer(x) for x in size):
                 raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, "
                                 f"int], but got size with types {[type(x) for x in size]}")
-            output_size = list(size)
+            output_size = size
         else:
             output_size = [size for _ in range(dim)]
     elif scale_factor is not None:
@@ -79,7 +82,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
                          "tensor as input")
     if antialias:
-        raise NotImplementedError("gradcalc's interpolate has no antialias")
+        if mode == "lanczos":
+            raise NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported (got 4D) for the "
+                                      f"modes: {_MODES} (got {mode})")
+        name, function = _ANTIALIASED[mode]
+        parser("nn", name).parse((input, output_size, align_corners, scale_factors), {})
+        return function(input, output_size, align_corners, scale_factors)
     if (mode, dim) in _NEAREST:
         return _NEAREST[mode, dim](input, output_size, scale_factors)
     if mode == "area" and dim in (1, 2):
