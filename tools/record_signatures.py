@@ -31,7 +31,7 @@ OTHERS = {"device": torch.device, "set_grad_enabled": torch._C._set_grad_enabled
           "set_anomaly_enabled": torch.set_anomaly_enabled, "finfo": torch.finfo, "iinfo": torch.iinfo,
           "_unique2": torch._unique2}
 # private C functions torch's own Python calls with a program's arguments, whose parsers answer them
-PRIVATE = {"nn": ("_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa")}
+PRIVATE = {"nn": ("_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa", "_upsample_lanczos2d_aa")}
 PROBE_COUNT = 40
 _TYPE_NAMES = {"Tensor": "Tensor", "Scalar": "Number", "int64_t": "int", "SymInt": "int", "double": "float",
                "complex": "complex", "TensorList": "tuple of Tensors", "c10::List<::std::optional<Tensor>>":

@@ -1,20 +1,24 @@
-"""Separable resampling, as ATen's CPU kernels compute it for antialiased bilinear and bicubic
-interpolation (float32 and float64) and for uint8 images (with or without antialias): one pass
+"""Separable resampling, as ATen's CPU kernels compute it for antialiased bilinear, bicubic and
+Lanczos interpolation (float32 and float64) and for uint8 images (with or without antialias): one pass
 per interpolated dim, the last dim first, each output a weighted sum over a run of inputs
 (`start`, `size`) whose weights PIL's way of filtering gives. Float passes add in the input's
 dtype, one fused multiply-add per tap; uint8 passes add in integers, with the weights quantised
 to int16 at a precision chosen from the largest weight, then rounded and clamped to 0..255."""
 from __future__ import annotations
 
+import ctypes
 from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
+from ...language.limits import native_call
 from ..kernels import fused_multiply_add
 
 # the cubic filter's constant: Keys' -0.5 with antialias (as PIL), OpenCV's -0.75 without
 _KEYS_CUBIC = -0.5
 _OPENCV_CUBIC = -0.75
+# each filter's taps at a scale of one: "linear" (PIL's triangle), "cubic", "lanczos" (Lanczos-3)
+TAPS = {"linear": 2, "cubic": 4, "lanczos": 6}
 _MAX_PRECISION = 22  # the most fraction bits ATen gives an int16 weight
 
 
@@ -37,12 +41,41 @@ def area_pixel_scale(input_size: int, output_size: int, scale: Optional[float], 
     return kind(kind(input_size) / kind(output_size))
 
 
-def _filter(x: np.ndarray, cubic: bool, a: float) -> np.ndarray:
-    """PIL's triangle filter, or the cubic convolution filter with constant `a`, in x's dtype."""
+_C_SINF: list = []  # the C library's sinf, found at the first need
+
+
+def _c_sine(x: np.ndarray) -> np.ndarray:
+    """std::sin in x's dtype, as the C library computes it: numpy's float64 sine is the C
+    library's; its float32 one is numpy's own, so float32 calls sinf (whose last bit is not always
+    the correctly rounded one), an element at a time: a filter's weights are few."""
+    if x.dtype != np.float32:
+        return np.sin(x)
+    if not _C_SINF:
+        function = native_call(lambda: ctypes.CDLL(None).sinf)
+        function.restype, function.argtypes = ctypes.c_float, [ctypes.c_float]
+        _C_SINF.append(function)
+    return np.array([native_call(_C_SINF[0], value) for value in x.ravel().tolist()], np.float32).reshape(x.shape)
+
+
+def _sinc(x: np.ndarray) -> np.ndarray:
+    """sin(pi x) / (pi x) in x's dtype (1 at 0)."""
+    kind = x.dtype.type
+    turned = np.where(x == 0, kind(1), x * kind(np.pi))
+    return np.where(x == 0, kind(1), _c_sine(turned) / turned)
+
+
+def _filter(x: np.ndarray, name: str, a: float = _KEYS_CUBIC) -> np.ndarray:
+    """PIL's triangle filter, the cubic convolution filter with constant `a`, or Lanczos-3
+    (sinc(x) sinc(x / 3)), in x's dtype."""
     kind = x.dtype.type
     x = np.abs(x)
-    if not cubic:
+    if name == "linear":
         return np.where(x < 1, kind(1) - x, kind(0))
+    if name == "lanczos":
+        # sinc_filter(x) * sinc_filter(x / 3.0): the second call's template type is double, so
+        # is the product, rounded to x's type at the end
+        third = _sinc(x.astype(np.float64) / 3.0)
+        return np.where(x < 3, (_sinc(x).astype(np.float64) * third).astype(kind), kind(0))
     a = kind(a)
     # the compiler fuses each multiply and the add or subtract after it
     near = fused_multiply_add(fused_multiply_add(a + kind(2), x, -(a + kind(3))) * x, x, kind(1))
@@ -51,14 +84,14 @@ def _filter(x: np.ndarray, cubic: bool, a: float) -> np.ndarray:
     return np.where(x < 1, near, np.where(x < 2, far, kind(0)))
 
 
-def antialias_taps(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, cubic: bool,
+def antialias_taps(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, name: str,
                    kind: Any) -> Taps:
     """_compute_indices_min_size_weights_aa for every output: the filter widened by the scale
     when downsampling, its weights normalised to sum to one. `kind` is the type ATen computes
     in (the input's float type, double for uint8); where C mixes a double constant into a float
     expression, the same widening and rounding happen here."""
     step = area_pixel_scale(input_size, output_size, scale, align_corners, kind)
-    half_width = (4 if cubic else 2) * 0.5
+    half_width = TAPS[name] * 0.5
     support = kind(half_width * float(step)) if step >= 1.0 else kind(half_width)
     width = int(np.ceil(support)) * 2 + 1
     invscale = kind(1.0 / float(step)) if step >= 1.0 else kind(1.0)
@@ -70,7 +103,7 @@ def antialias_taps(input_size: int, output_size: int, scale: Optional[float], al
     offsets = np.arange(width)
     # (j + xmin - center + 0.5) * invscale: the int difference in the float type, the rest in double
     distance = ((offsets + start[:, None]).astype(kind) - center[:, None]).astype(np.float64)
-    weights = _filter(((distance + 0.5) * float(invscale)).astype(kind), cubic, _KEYS_CUBIC)
+    weights = _filter(((distance + 0.5) * float(invscale)).astype(kind), name)
     weights = np.where(offsets < size[:, None], weights, kind(0))
     total = np.zeros(output_size, kind)
     for j in range(width):  # added one tap after another
@@ -105,7 +138,7 @@ def _interpolation_taps(input_size: int, output_size: int, scale: Optional[float
     slot = np.zeros(output_size, np.int64)
     rows = np.arange(output_size)
     for j in range(width):
-        value = _filter(np.float64(j + 1 - support) - fraction, cubic, _OPENCV_CUBIC)
+        value = _filter(np.float64(j + 1 - support) - fraction, "cubic" if cubic else "linear", _OPENCV_CUBIC)
         slot = np.where(first + j <= 0, 0, np.where(first + j >= input_size - 1, size - 1, slot))
         weights[rows, slot] += value
         largest = np.maximum(largest, weights[rows, slot])
@@ -113,16 +146,16 @@ def _interpolation_taps(input_size: int, output_size: int, scale: Optional[float
     return Taps(start, size, weights), largest
 
 
-def byte_taps(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, cubic: bool,
+def byte_taps(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, name: str,
               antialias: bool) -> Taps:
     """_compute_index_ranges_int16_weights: the taps of a uint8 image's pass, their weights
     scaled by 2**precision and rounded half away from zero, the precision the most bits (up to
     22) that keep twice the largest weight below 2**15."""
     if antialias:
-        taps = antialias_taps(input_size, output_size, scale, align_corners, cubic, np.float64)
+        taps = antialias_taps(input_size, output_size, scale, align_corners, name, np.float64)
         largest = taps.weights.max(initial=0.0)
     else:
-        taps, running = _interpolation_taps(input_size, output_size, scale, align_corners, cubic)
+        taps, running = _interpolation_taps(input_size, output_size, scale, align_corners, name == "cubic")
         largest = running.max(initial=0.0)
     precision = 0
     while precision < _MAX_PRECISION and int(0.5 + largest * (1 << (precision + 1))) < 1 << 15:
@@ -213,23 +246,24 @@ def channels_last(x: np.ndarray) -> bool:
 
 
 def resample_antialiased(x: np.ndarray, output_size: tuple, scales: tuple, align_corners: bool,
-                         cubic: bool) -> np.ndarray:
-    """_upsample_bilinear2d_aa and _upsample_bicubic2d_aa of a float32 or float64 array."""
+                         name: str) -> np.ndarray:
+    """_upsample_bilinear2d_aa, _upsample_bicubic2d_aa or _upsample_lanczos2d_aa (the filter
+    `name`) of a float32 or float64 array."""
     kind = x.dtype.type
     return separable(x, output_size,
-                     lambda d, size: antialias_taps(size, output_size[d], scales[d], align_corners, cubic, kind),
+                     lambda d, size: antialias_taps(size, output_size[d], scales[d], align_corners, name, kind),
                      resample_dim, runs_down_columns(x.shape, output_size, channels_last(x)))
 
 
-def resample_bytes(x: np.ndarray, output_size: tuple, scales: tuple, align_corners: bool, cubic: bool,
+def resample_bytes(x: np.ndarray, output_size: tuple, scales: tuple, align_corners: bool, name: str,
                    antialias: bool) -> np.ndarray:
-    """Bilinear or bicubic interpolation of a uint8 image, with or without antialias. ATen runs
-    images of up to four channels through its vectorised kernel (PIL-SIMD's), whose loops have
-    their own taps for each output; the same integer sums, so the same bytes, but not the generic
-    kernel's reading of the first output's taps down a column."""
+    """Bilinear, bicubic or Lanczos (the filter `name`) interpolation of a uint8 image, with or
+    without antialias. ATen runs images of up to four channels through its vectorised kernel
+    (PIL-SIMD's), whose loops have their own taps for each output; the same integer sums, so the
+    same bytes, but not the generic kernel's reading of the first output's taps down a column."""
     down_columns = x.shape[1] > 4 and runs_down_columns(x.shape, output_size, channels_last(x))
     return separable(x, output_size,
-                     lambda d, size: byte_taps(size, output_size[d], scales[d], align_corners, cubic, antialias),
+                     lambda d, size: byte_taps(size, output_size[d], scales[d], align_corners, name, antialias),
                      resample_dim_bytes, down_columns)
 
 
@@ -250,9 +284,9 @@ def antialias_backward(grad: np.ndarray, input_shape: tuple, rows: Taps, columns
 
 
 def antialias_gradient(grad: np.ndarray, input_shape: tuple, output_size: tuple, scales: tuple,
-                       align_corners: bool, cubic: bool) -> np.ndarray:
+                       align_corners: bool, name: str) -> np.ndarray:
     """The backward of resample_antialiased, with the forward's taps."""
     kind = grad.dtype.type
-    rows, columns = (antialias_taps(input_shape[-2 + d], output_size[d], scales[d], align_corners, cubic, kind)
+    rows, columns = (antialias_taps(input_shape[-2 + d], output_size[d], scales[d], align_corners, name, kind)
                      for d in range(2))
     return antialias_backward(grad, input_shape, rows, columns)

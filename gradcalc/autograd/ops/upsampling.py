@@ -328,7 +328,9 @@ def _nearest_op(declared: Any, input: Tensor, dims: int, output_size: Any, scale
 
 
 def _interpolation_op(declared: Any, input: Tensor, dims: int, output_size: Any, align_corners: bool,
-                      scale_factors: Any, explicit: tuple, cubic: bool, antialias: bool = False) -> Tensor:
+                      scale_factors: Any, explicit: tuple, cubic: bool, antialias: Optional[str] = None) -> Tensor:
+    """The interpolating ops; `antialias` names the antialiasing filter ("linear", "cubic",
+    "lanczos") of the _aa ops."""
     size = _output_size(input, dims, output_size, scale_factors)
     _check(input, dims, size)
     check_allocation(tuple(input.shape[:2]) + tuple(size), input._dtype)  # the result, made before the kernel runs
@@ -342,9 +344,10 @@ def _interpolation_op(declared: Any, input: Tensor, dims: int, output_size: Any,
         _check_kernel_dtype(input, kernel, takes_bytes=dims == 2)
     scales = _scales_of(scale_factors, explicit)
     if input._dtype is dtypes.uint8:
-        data = resampling.resample_bytes(input._data, size, scales, align_corners, cubic, antialias)
+        data = resampling.resample_bytes(input._data, size, scales, align_corners,
+                                         antialias or ("cubic" if cubic else "linear"), antialias is not None)
     elif antialias:
-        data = resampling.resample_antialiased(input._data, size, scales, align_corners, cubic)
+        data = resampling.resample_antialiased(input._data, size, scales, align_corners, antialias)
     else:
         data = _interpolated(input._data, input._dtype, size, scales, align_corners, cubic)
     data = np.ascontiguousarray(data, dtype=input._data.dtype)
@@ -380,7 +383,8 @@ def _by_dims(apply: Any, corners: bool) -> dict:
 def _declare(name: str, dims: int, kind: str) -> tuple:
     """The node of an upsampling op and of its backward (upsampling is linear: the backward's
     gradient is the upsampling itself, its forward derivative the upsampling of the tangent)."""
-    exact, cubic, antialias = kind == "nearest-exact", kind.endswith("cubic"), kind.startswith("antialiased")
+    exact, cubic = kind == "nearest-exact", kind.endswith("cubic")
+    antialias = kind.split()[-1] if kind.startswith("antialiased") else None
 
     def forward(x: Tensor, sizes: tuple, output_size: tuple, align_corners: Optional[bool], scales: tuple) -> Tensor:
         if kind.startswith("nearest"):
@@ -394,7 +398,7 @@ def _declare(name: str, dims: int, kind: str) -> tuple:
         if kind.startswith("nearest"):
             data = _nearest_backward(computed, sizes, output_size, scales, exact)
         elif antialias:
-            data = resampling.antialias_gradient(computed, sizes, output_size, scales, align_corners, cubic)
+            data = resampling.antialias_gradient(computed, sizes, output_size, scales, align_corners, antialias)
         else:
             data = (_bicubic_backward if cubic else _linear_backward)(computed, sizes, output_size, scales,
                                                                        align_corners)
@@ -428,6 +432,7 @@ BICUBIC_2D = _declare("UpsampleBicubic2DBackward0", 2, "cubic")
 TRILINEAR_3D = _declare("UpsampleTrilinear3DBackward0", 3, "linear")
 BILINEAR_2D_AA = _declare("UpsampleBilinear2DAaBackward0", 2, "antialiased linear")
 BICUBIC_2D_AA = _declare("UpsampleBicubic2DAaBackward0", 2, "antialiased cubic")
+LANCZOS_2D_AA = _declare("UpsampleLanczos2DAaBackward0", 2, "antialiased lanczos")
 
 
 @op(module="nn", nodes=(NEAREST_1D,))
@@ -505,7 +510,7 @@ def upsample_bilinear2d_aa(input: Tensor, output_size: Optional[Sequence[int]] =
                            scale_factors: Optional[Sequence[float]] = None, scales_h: Optional[float] = None,
                            scales_w: Optional[float] = None) -> Tensor:
     return _interpolation_op(BILINEAR_2D_AA, input, 2, output_size, align_corners, scale_factors, (scales_h, scales_w),
-                             False, antialias=True)
+                             False, antialias="linear")
 
 
 @op("_upsample_bicubic2d_aa", module="nn", nodes=(BICUBIC_2D_AA,))
@@ -513,4 +518,12 @@ def upsample_bicubic2d_aa(input: Tensor, output_size: Optional[Sequence[int]] = 
                           scale_factors: Optional[Sequence[float]] = None, scales_h: Optional[float] = None,
                           scales_w: Optional[float] = None) -> Tensor:
     return _interpolation_op(BICUBIC_2D_AA, input, 2, output_size, align_corners, scale_factors, (scales_h, scales_w),
-                             True, antialias=True)
+                             True, antialias="cubic")
+
+
+@op("_upsample_lanczos2d_aa", module="nn", nodes=(LANCZOS_2D_AA,))
+def upsample_lanczos2d_aa(input: Tensor, output_size: Optional[Sequence[int]] = None, align_corners: bool = False,
+                          scale_factors: Optional[Sequence[float]] = None, scales_h: Optional[float] = None,
+                          scales_w: Optional[float] = None) -> Tensor:
+    return _interpolation_op(LANCZOS_2D_AA, input, 2, output_size, align_corners, scale_factors, (scales_h, scales_w),
+                             False, antialias="lanczos")

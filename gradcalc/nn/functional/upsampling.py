@@ -23,7 +23,8 @@ _INTERPOLATING = {("linear", 1): upsampling.upsample_linear1d, ("bilinear", 2): 
                   ("trilinear", 3): upsampling.upsample_trilinear3d, ("bicubic", 2): upsampling.upsample_bicubic2d}
 # mode -> (the C function torch's Python calls with antialias, the op)
 _ANTIALIASED = {"bilinear": ("_upsample_bilinear2d_aa", upsampling.upsample_bilinear2d_aa),
-                "bicubic": ("_upsample_bicubic2d_aa", upsampling.upsample_bicubic2d_aa)}
+                "bicubic": ("_upsample_bicubic2d_aa", upsampling.upsample_bicubic2d_aa),
+                "lanczos": ("_upsample_lanczos2d_aa", upsampling.upsample_lanczos2d_aa)}
 _NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
@@ -81,10 +82,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
                          "tensor as input")
+    if mode == "lanczos" and input.dim() == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
     if antialias:
-        if mode == "lanczos":
-            raise NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported (got 4D) for the "
-                                      f"modes: {_MODES} (got {mode})")
         name, function = _ANTIALIASED[mode]
         parser("nn", name).parse((input, output_size, align_corners, scale_factors), {})
         return function(input, output_size, align_corners, scale_factors)
