@@ -127,7 +127,7 @@ def _interpolation_taps(input_size: int, output_size: int, scale: Optional[float
         position = step * (index + 0.5) - 0.5
         if not cubic:
             position = np.maximum(position, 0.0)
-    nearest = np.minimum(np.floor(position).astype(np.int64), input_size - 1)
+    nearest = np.minimum(np.floor(position.astype(np.float32)).astype(np.int64), input_size - 1)  # floorf
     fraction = np.minimum(np.maximum(position - nearest, 0.0), 1.0)
     support = width // 2
     first = nearest - support + 1

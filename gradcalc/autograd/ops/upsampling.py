@@ -39,6 +39,12 @@ def _source_positions(input_size: int, output_size: int, scale: Optional[float],
     return positions if cubic else np.maximum(positions, kind(0))
 
 
+def guarded_index(positions: np.ndarray, input_size: int) -> np.ndarray:
+    """guard_index_and_lambda's index: floorf of the position (a double one rounded to float
+    first, as floorf takes it), at most the last input."""
+    return np.minimum(np.floor(positions.astype(np.float32)).astype(np.int64), input_size - 1)
+
+
 def nearest_sources(input_size: int, output_size: int, scale: Optional[float], exact: bool) -> np.ndarray:
     """The input index each output copies: floor(i * scale), or floor((i + 0.5) * scale) for
     nearest-exact, in float32; plain nearest copies without arithmetic at sizes 1x and 2x."""
@@ -59,7 +65,7 @@ def linear_taps(input_size: int, output_size: int, scale: Optional[float], align
         index = np.arange(output_size)
         return index, index, np.ones(output_size, kind), np.zeros(output_size, kind)
     positions = _source_positions(input_size, output_size, scale, align_corners, False, kind)
-    index0 = np.minimum(np.floor(positions).astype(np.int64), input_size - 1)
+    index0 = guarded_index(positions, input_size)
     lambda1 = np.minimum(np.maximum(positions - index0.astype(kind), kind(0)), kind(1))
     index1 = index0 + (index0 < input_size - 1)
     return index0, index1, kind(1) - lambda1, lambda1
@@ -86,8 +92,7 @@ def cubic_taps(input_size: int, output_size: int, scale: Optional[float], align_
     """(indices, weights), each a list of four arrays: the inputs around each output (clamped to
     the edges) and their cubic convolution weights."""
     positions = _source_positions(input_size, output_size, scale, align_corners, True, kind, fused)
-    floor = np.floor(positions)
-    index = np.minimum(floor.astype(np.int64), input_size - 1)
+    index = guarded_index(positions, input_size)
     t = np.minimum(np.maximum(positions - index.astype(kind), kind(0)), kind(1))
     indices = [np.clip(index - 1 + j, 0, input_size - 1) for j in range(4)]
     return indices, _cubic_coefficients(t, kind, fused)
