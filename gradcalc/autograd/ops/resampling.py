@@ -232,17 +232,27 @@ def separable(x: np.ndarray, output_size: tuple, taps_of: Any, resample: Any, do
 
 
 def channels_last(x: np.ndarray) -> bool:
-    """is_channels_last_strides_2d on a 4-d array's strides: channels innermost, then columns,
-    rows and images, ambiguous layouts (size-1 dims) read as contiguous as PyTorch reads them."""
-    if x.ndim != 4 or x.strides[1] == 0:
+    """is_channels_last_strides_2d (or _3d for 5-d arrays) on an array's strides: channels
+    innermost, then the spatial dims from the last one out, then images; ambiguous layouts (size-1
+    dims) read as contiguous, as PyTorch reads them (suggest_memory_format)."""
+    if x.ndim not in (4, 5) or x.strides[1] == 0:
         return False
     smallest = 0
-    for d in (1, 3, 2, 0):
+    for d in (1,) + tuple(range(x.ndim - 1, -1, -1))[:-2] + (0,):
         stride = x.strides[d] // x.itemsize
         if x.shape[d] == 0 or stride < smallest or (d == 0 and smallest == x.strides[1] // x.itemsize):
             return False
         smallest = stride * (x.shape[d] if x.shape[d] > 1 else 1)
     return True
+
+
+def laid_out_like(data: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """`data` in the memory format PyTorch gives an upsampling's result: channels last where
+    `like` (the input) suggests it, else contiguous."""
+    if channels_last(like):
+        order = (0,) + tuple(range(2, data.ndim)) + (1,)
+        return np.ascontiguousarray(data.transpose(order)).transpose(np.argsort(order))
+    return np.ascontiguousarray(data)
 
 
 def resample_antialiased(x: np.ndarray, output_size: tuple, scales: tuple, align_corners: bool,

@@ -193,13 +193,15 @@ def _channels_last_interpolated(x: np.ndarray, storage: Any, output_size: tuple,
 def _interpolated(x: np.ndarray, storage: Any, output_size: tuple, scales: tuple, align_corners: bool,
                   cubic: bool) -> np.ndarray:
     """Linear, bilinear, bicubic or trilinear interpolation of `x` (stored as `storage`) by the
-    kernel ATen picks: bilinear goes through the channels-last kernel where
-    _use_vectorized_kernel_cond_2d holds (channels last with more than three channels, or an
-    output of at most 128 rows plus columns) or for three channels on one thread, as PyTorch
-    runs here; everything else through the generic kernel."""
+    kernel ATen picks: bilinear and trilinear go through the channels-last kernel where
+    _use_vectorized_kernel_cond_2d or _3d holds (channels last with more than three channels;
+    for bilinear also an output of at most 128 rows plus columns), bilinear also for three
+    channels on one thread, as PyTorch runs here; everything else through the generic kernel."""
     computed = x.astype(_computed_in(x.dtype), copy=False)
-    bilinear = not cubic and len(output_size) == 2
-    if bilinear and ((resampling.channels_last(x) and x.shape[1] > 3) or sum(output_size) <= 128 or x.shape[1] == 3):
+    dims = len(output_size)
+    channels_last = resampling.channels_last(x) and x.shape[1] > 3
+    if not cubic and ((dims == 3 and channels_last) or (
+            dims == 2 and (channels_last or sum(output_size) <= 128 or x.shape[1] == 3))):
         out = _channels_last_interpolated(computed, storage, output_size, scales, align_corners)
     else:
         out = _generic_interpolated(computed, output_size, scales, align_corners, cubic, storage)
@@ -327,7 +329,7 @@ def _nearest_op(declared: Any, input: Tensor, dims: int, output_size: Any, scale
     _check_kernel_dtype(input, "upsample_nearest2d_channels_last" if dims == 2 else "compute_indices_weights_nearest",
                         takes_bytes=True)
     scales = _scales_of(scale_factors, explicit)
-    data = np.ascontiguousarray(_nearest(input._data, size, scales, exact))
+    data = resampling.laid_out_like(_nearest(input._data, size, scales, exact), input._data)
     return record(declared, (input,), data, input._dtype, output_size=size, self_sym_sizes=tuple(input.shape),
                   **_named_scales(dims, scales))
 
@@ -355,7 +357,7 @@ def _interpolation_op(declared: Any, input: Tensor, dims: int, output_size: Any,
         data = resampling.resample_antialiased(input._data, size, scales, align_corners, antialias)
     else:
         data = _interpolated(input._data, input._dtype, size, scales, align_corners, cubic)
-    data = np.ascontiguousarray(data, dtype=input._data.dtype)
+    data = resampling.laid_out_like(data.astype(input._data.dtype, copy=False), input._data)
     return record(declared, (input,), data, input._dtype, output_size=size, align_corners=align_corners,
                   self_sym_sizes=tuple(input.shape), **_named_scales(dims, scales))
 
@@ -407,7 +409,7 @@ def _declare(name: str, dims: int, kind: str) -> tuple:
         else:
             data = (_bicubic_backward if cubic else _linear_backward)(computed, sizes, output_size, scales,
                                                                        align_corners)
-        data = data.astype(grad._data.dtype, copy=False)
+        data = resampling.laid_out_like(data.astype(grad._data.dtype, copy=False), grad._data)
         if grad_mode.is_grad_enabled() and grad.requires_grad:
             params = dict(zip(("self_sym_sizes", "output_size"), (sizes, output_size)), **_named_scales(dims, scales))
             if not kind.startswith("nearest"):
