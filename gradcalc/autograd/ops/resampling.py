@@ -221,6 +221,8 @@ def separable(x: np.ndarray, output_size: tuple, taps_of: Any, resample: Any, do
     as if the run went along a dim the taps do not vary on. Where the run goes `down_columns`
     instead, every output of the run takes the first output's taps, and so does PyTorch's result."""
     dims = len(output_size)
+    if tuple(x.shape[-dims:]) == tuple(output_size):
+        return x.copy()  # ATen copies the input into the result
     for d in [dims - 1] + list(range(dims - 2, -1, -1)):
         axis = x.ndim - dims + d
         if x.shape[axis] != output_size[d]:
