@@ -96,6 +96,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if mode == "area" and dim in (1, 2):
         pool = adaptive_avg_pool1d if dim == 1 else adaptive_avg_pool2d
         return pool(input, output_size)
+    if mode == "area" and dim == 3:
+        raise NotImplementedError("gradcalc has no adaptive_avg_pool3d, which interpolate's area mode takes for 5-D "
+                                  "input")
     if (mode, dim) in _INTERPOLATING:
         function = _INTERPOLATING[mode, dim]
         # torch's Python calls the C op, whose parser refuses an align_corners that is no bool
