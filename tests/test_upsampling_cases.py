@@ -21,13 +21,6 @@ recorder = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(recorder)
 RECORDED = {json.loads(path.read_text())["machine"]["aten"]: json.loads(path.read_text())
             for path in sorted(CASES_DIR.glob("upsampling_cases_*.json"))}
-# What gradcalc does not compute as PyTorch yet, by case (strict: a case that starts to match must
-# leave the list).
-KNOWN_GAPS = {
-    # bilinear's channels-last kernel over whole vectors of bfloat16 channels: a few elements whose
-    # float sum gradcalc finds on a tie between two bfloat16 values round the other way in PyTorch
-    218: "bfloat16 bilinear, 40 channels: the last bit of 6 of 12,480 elements",
-}
 
 
 def _digest(tensor: Tensor) -> str:
@@ -35,9 +28,7 @@ def _digest(tensor: Tensor) -> str:
 
 
 @pytest.mark.parametrize("capability, recorded", [
-    pytest.param(capability, case, id=f"{capability}-{case['index']}",
-                 marks=[pytest.mark.xfail(reason=KNOWN_GAPS[case["index"]], strict=True)]
-                 if case["index"] in KNOWN_GAPS else [])
+    pytest.param(capability, case, id=f"{capability}-{case['index']}")
     for capability, cases in RECORDED.items() for case in cases["cases"]])
 def test_interpolate_has_pytorchs_bits(capability: str, recorded: dict) -> None:
     call = recorder.case(recorded["index"])
