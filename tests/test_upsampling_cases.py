@@ -39,7 +39,8 @@ def test_interpolate_has_pytorchs_bits(capability: str, recorded: dict) -> None:
         nearest.pop("align_corners", None)
         x, grad = recorder.case_inputs(recorded["index"], call, tuple(NF.interpolate(probe, **nearest).shape))
         storage = np.float16 if dtype is dtypes.float16 else x.dtype
-        leaf = Tensor._make(x.astype(storage, copy=False), dtype)
+        values = dtypes.round_to_bfloat16(x) if dtype is dtypes.bfloat16 else x.astype(storage, copy=False)
+        leaf = Tensor._make(recorder.laid_out(call, values), dtype)
         floating = dtype.category == dtypes.FLOATING
         if floating:
             leaf.requires_grad_()

@@ -2,7 +2,7 @@
 """Record PyTorch's interpolation results for test_upsampling_cases.py: generated calls of
 F.interpolate in every mode (nearest, nearest-exact, linear, bilinear, bicubic, trilinear, and
 antialiased bilinear, bicubic and lanczos) over float32, float64, float16, bfloat16 and uint8,
-contiguous and channels-last inputs of 1 to 40 channels, by size and by scale factor, with and
+contiguous and channels-last inputs (images and videos) of 1 to 40 channels, by size and by scale factor, with and
 without align_corners; each case's output and its input's gradient (for a seeded incoming
 gradient) kept as digests. Inputs come from seeded numpy generators (case_inputs below).
 
@@ -52,21 +52,28 @@ def case(index: int) -> dict:
     if antialias:
         kwargs["antialias"] = True
     return {"dtype": dtype, "shape": [int(rng.integers(1, 3)), channels, *spatial],
-            "channels_last": bool(dims == 2 and rng.integers(2)), "kwargs": kwargs}
+            "channels_last": bool(dims > 1 and rng.integers(2)), "kwargs": kwargs}
 
 
 def case_inputs(index: int, call: dict, output_shape: tuple) -> tuple:
-    """The input (laid out channels last where the case says so) and the incoming gradient, as
-    numpy arrays of the computing dtype (float32 for float16 and bfloat16, rounded by the caller)."""
+    """The input (contiguous) and the incoming gradient, as numpy arrays of the computing dtype
+    (float32 for float16 and bfloat16, rounded by the caller)."""
     rng = np.random.default_rng(10_000 + index)
     if call["dtype"] == "uint8":
         x = rng.integers(0, 256, call["shape"]).astype(np.uint8)
     else:
         x = rng.standard_normal(call["shape"]).astype(np.float64 if call["dtype"] == "float64" else np.float32)
-    if call["channels_last"]:
-        x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
     grad = rng.standard_normal(output_shape).astype(np.float64 if call["dtype"] == "float64" else np.float32)
     return x, grad
+
+
+def laid_out(call: dict, x: np.ndarray) -> np.ndarray:
+    """X with its channels innermost in memory where the case says so (a permuted copy, as a
+    program makes one from an image in HWC order)."""
+    if not call["channels_last"]:
+        return x
+    order = (0, *range(2, x.ndim), 1)
+    return np.ascontiguousarray(x.transpose(order)).transpose(np.argsort(order))
 
 
 def digest(array: np.ndarray) -> str:
@@ -83,7 +90,7 @@ def _torch_case(torch, index: int) -> dict:
                                           **({"align_corners": None} if "align_corners" in call["kwargs"] else {})}
                                 ).shape)
     x, grad = case_inputs(index, call, shape)
-    leaf = torch.from_numpy(x).to(dtype)
+    leaf = torch.from_numpy(laid_out(call, x)).to(dtype)
     if dtype.is_floating_point:
         leaf.requires_grad_()
     out = F.interpolate(leaf, **call["kwargs"])
