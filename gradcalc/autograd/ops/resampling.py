@@ -18,7 +18,7 @@ from ..kernels import fused_multiply_add
 _KEYS_CUBIC = -0.5
 _OPENCV_CUBIC = -0.75
 # each filter's taps at a scale of one: "linear" (PIL's triangle), "cubic", "lanczos" (Lanczos-3)
-TAPS = {"linear": 2, "cubic": 4, "lanczos": 6}
+_TAPS = {"linear": 2, "cubic": 4, "lanczos": 6}
 _MAX_PRECISION = 22  # the most fraction bits ATen gives an int16 weight
 
 
@@ -91,7 +91,7 @@ def antialias_taps(input_size: int, output_size: int, scale: Optional[float], al
     in (the input's float type, double for uint8); where C mixes a double constant into a float
     expression, the same widening and rounding happen here."""
     step = area_pixel_scale(input_size, output_size, scale, align_corners, kind)
-    half_width = TAPS[name] * 0.5
+    half_width = _TAPS[name] * 0.5
     support = kind(half_width * float(step)) if step >= 1.0 else kind(half_width)
     width = int(np.ceil(support)) * 2 + 1
     invscale = kind(1.0 / float(step)) if step >= 1.0 else kind(1.0)
