@@ -1,6 +1,7 @@
 """Pooling: max (with the flat indices of the maxima) and average over sliding windows, and
-their adaptive forms, over the last two dims; the 1-d forms are the 2-d ones on an unsqueezed
-input, as in PyTorch (their grad_fn is SqueezeBackward1)."""
+their adaptive forms, over the last two dims (adaptive average also over the last three); the
+1-d forms are the 2-d ones on an unsqueezed input, as in PyTorch (their grad_fn is
+SqueezeBackward1)."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
@@ -10,7 +11,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import dtypes, grad_mode
 from ..tensor import Tensor
-from .common import int64_tensor, not_implemented_for, shape_text, zeros
+from .common import int64_tensor, not_implemented_for, shape_text, zeros, zeros_like
 from .registry import NOT_IMPLEMENTED, node, op, record
 
 
@@ -264,14 +265,99 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
     return record(ADAPTIVE_AVG_POOL2D, (input,), _adaptive_avg(input._data, out), input._dtype)
 
 
+def _windows_3d(input_shape: tuple, output_size: tuple) -> Any:
+    """Each output position of a 3-d adaptive pool with its window's slices and its sizes."""
+    for corner in np.ndindex(*output_size):
+        bounds = [_adaptive_bounds(size, out)[i] for size, out, i in zip(input_shape[-3:], output_size, corner)]
+        yield corner, tuple(slice(a, b) for a, b in bounds), [b - a for a, b in bounds]
+
+
+def _adaptive_avg_3d(x: np.ndarray, output_size: tuple, storage: Any) -> np.ndarray:
+    """cpu_adaptive_avg_pool3d: each window summed in order, then divided by its depth, height
+    and width in turn, each step rounded to the input's dtype (`storage`: half and bfloat16 values
+    add as their own types)."""
+    out = np.empty(x.shape[:-3] + tuple(output_size), x.dtype)
+    for corner, window, sizes in _windows_3d(x.shape, output_size):
+        values = x[(Ellipsis,) + window].reshape(x.shape[:-3] + (-1,))
+        total = values[..., 0]
+        for k in range(1, values.shape[-1]):
+            total = _stored(total + values[..., k], storage)
+        for size in sizes:
+            total = _stored(total / x.dtype.type(size), storage)
+        out[(Ellipsis,) + corner] = total
+    return out
+
+
+def _stored(values: np.ndarray, storage: Any) -> np.ndarray:
+    return dtypes.round_to_bfloat16(values) if storage is dtypes.bfloat16 else values
+
+
+def _adaptive_avg_3d_backward(grad: np.ndarray, input_shape: tuple, storage: Any) -> np.ndarray:
+    """Each output's gradient divided by its window's depth, height and width, added to the
+    window, in the order of the outputs, each step rounded to the gradient's dtype."""
+    result = np.zeros(input_shape, grad.dtype)
+    for corner, window, sizes in _windows_3d(input_shape, grad.shape[-3:]):
+        delta = grad[(Ellipsis,) + corner]
+        for size in sizes:
+            delta = _stored(delta / grad.dtype.type(size), storage)
+        index = (Ellipsis,) + window
+        result[index] = _stored(result[index] + delta[..., None, None, None], storage)
+    return result
+
+
+def _adaptive_avg_3d_grad(grad: Tensor, self: Tensor) -> Tensor:
+    data = _adaptive_avg_3d_backward(grad._data, self.shape, grad._dtype)
+    if grad_mode.is_grad_enabled() and grad.requires_grad:
+        sizes = {f"grad_output_sym_argsize_minus_{i}": grad.shape[-i] for i in (1, 2, 3)}
+        return record(ADAPTIVE_AVG_POOL3D_BACKWARD, (grad, self), data, grad._dtype, **sizes)
+    return Tensor._make(data, grad._dtype)
+
+
+ADAPTIVE_AVG_POOL3D = node("AdaptiveAvgPool3DBackward0", ("self",),
+                           jvp={"self": lambda tangent, result: adaptive_avg_pool3d(tangent, result.shape[-3:])},
+                           self=_adaptive_avg_3d_grad)
+# the backward is linear in the gradient: its own gradient is the pool of the incoming one
+ADAPTIVE_AVG_POOL3D_BACKWARD = node(
+    "AdaptiveAvgPool3DBackwardBackward0", ("grad_output", "self"),
+    grad_output=lambda grad, grad_output_sym_argsize_minus_3, grad_output_sym_argsize_minus_2,
+    grad_output_sym_argsize_minus_1: adaptive_avg_pool3d(grad, (grad_output_sym_argsize_minus_3,
+                                                                grad_output_sym_argsize_minus_2,
+                                                                grad_output_sym_argsize_minus_1)),
+    self=lambda grad: zeros_like(grad))
+
+
+@op(module="nn", nodes=(ADAPTIVE_AVG_POOL3D,))
+def adaptive_avg_pool3d(input: Tensor, output_size: Sequence[int]) -> Tensor:
+    sizes = tuple(output_size)
+    if len(sizes) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if sizes == (1, 1, 1):
+        # PyTorch takes the mean over the volume
+        return input.mean((-1, -2, -3), keepdim=True)
+    if any(size < 0 for size in sizes):
+        raise RuntimeError("adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but "
+                           f"received {{{sizes[0]}, {sizes[1]},{sizes[2]}}}")
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {shape_text(input.shape)}")
+    _check_non_batch_dims("adaptive_avg_pool3d", input)
+    if input._dtype.category != dtypes.FLOATING:
+        raise not_implemented_for("adaptive_avg_pool3d_cpu", input._dtype)
+    return record(ADAPTIVE_AVG_POOL3D, (input,), _adaptive_avg_3d(input._data, sizes, input._dtype), input._dtype)
+
+
+def _check_non_batch_dims(name: str, input: Tensor) -> None:
+    """An adaptive pool's check that every dimension but the batch's is non-empty."""
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {shape_text(input.shape)} with dimension {dim} being empty")
+
+
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any) -> tuple:
     # its own checks, before those it shares with the average: every dimension but the batch's non-empty
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {shape_text(input.shape)}")
-    for dim in range(1, input.ndim):
-        if input.shape[dim] == 0:
-            raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
-                               f"but input has sizes {shape_text(input.shape)} with dimension {dim} being empty")
+    _check_non_batch_dims("adaptive_max_pool2d", input)
     out = _adaptive_size(input, output_size, "adaptive_max_pool2d",
                          "adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     x = input._data

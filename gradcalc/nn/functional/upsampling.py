@@ -10,7 +10,7 @@ from ...autograd.ops import upsampling
 from ...autograd.ops.parser import parser
 from ...autograd.tensor import Tensor
 from ...warnings import warn
-from .layers import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .layers import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 
@@ -93,12 +93,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         return function(input, output_size, align_corners, scale_factors)
     if (mode, dim) in _NEAREST:
         return _NEAREST[mode, dim](input, output_size, scale_factors)
-    if mode == "area" and dim in (1, 2):
-        pool = adaptive_avg_pool1d if dim == 1 else adaptive_avg_pool2d
-        return pool(input, output_size)
-    if mode == "area" and dim == 3:
-        raise NotImplementedError("gradcalc has no adaptive_avg_pool3d, which interpolate's area mode takes for 5-D "
-                                  "input")
+    if mode == "area" and dim in (1, 2, 3):
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
     if (mode, dim) in _INTERPOLATING:
         function = _INTERPOLATING[mode, dim]
         # torch's Python calls the C op, whose parser refuses an align_corners that is no bool
