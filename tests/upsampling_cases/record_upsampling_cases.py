@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record PyTorch's interpolation results for test_upsampling_cases.py: generated calls of
-F.interpolate in every mode (nearest, nearest-exact, linear, bilinear, bicubic, trilinear, and
-antialiased bilinear, bicubic and lanczos) over float32, float64, float16, bfloat16 and uint8,
+F.interpolate in every mode (nearest, nearest-exact, linear, bilinear, bicubic, trilinear, area,
+and antialiased bilinear, bicubic and lanczos) over float32, float64, float16, bfloat16 and uint8,
 contiguous and channels-last inputs (images and videos) of 1 to 40 channels, by size and by scale factor, with and
 without align_corners; each case's output and its input's gradient (for a seeded incoming
 gradient) kept as digests. Inputs come from seeded numpy generators (case_inputs below).
@@ -19,12 +19,12 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "simd_cases"))
 from record_simd_cases import header, in_capability  # noqa: E402 - the same settings and header
-COUNT = 400
+COUNT = 500
 DTYPES = ("float32", "float64", "float16", "bfloat16", "uint8")
 # mode -> (spatial dims, antialias)
 MODES = {"nearest": (2, False), "nearest-exact": (2, False), "linear": (1, False), "bilinear": (2, False),
          "bicubic": (2, False), "trilinear": (3, False), "bilinear-aa": (2, True), "bicubic-aa": (2, True),
-         "lanczos": (2, True)}
+         "lanczos": (2, True), "area-2d": (2, False), "area-3d": (3, False)}
 _BYTE_MODES = ("nearest", "bilinear", "bicubic", "bilinear-aa", "bicubic-aa", "lanczos")
 _SCALES = (0.3, 0.5, 0.77, 1.0, 1.3, 1.6, 2.0, 2.5)
 
@@ -39,7 +39,7 @@ def case(index: int) -> dict:
     dims, antialias = MODES[mode]
     channels = int(rng.choice([1, 2, 3, 4, 5, 8, 16, 21, 40]))
     spatial = [int(rng.integers(1, 12)) for _ in range(dims)]
-    kwargs = {"mode": mode.removesuffix("-aa")}
+    kwargs = {"mode": mode.split("-")[0] if mode.startswith("area") else mode.removesuffix("-aa")}
     if rng.integers(2):
         kwargs["size"] = [int(rng.integers(1, 15)) for _ in range(dims)]
     else:
@@ -47,7 +47,7 @@ def case(index: int) -> dict:
         if any(int(s * f) < 1 for s, f in zip(spatial, scales)):
             scales = [2.0] * dims
         kwargs["scale_factor"] = scales
-    if mode not in ("nearest", "nearest-exact", "lanczos"):
+    if kwargs["mode"] not in ("nearest", "nearest-exact", "lanczos", "area"):
         kwargs["align_corners"] = bool(rng.integers(2))
     if antialias:
         kwargs["antialias"] = True

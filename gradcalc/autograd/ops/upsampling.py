@@ -179,12 +179,13 @@ def _channels_last_interpolated(x: np.ndarray, storage: Any, output_size: tuple,
     for values, weight in [second] + terms[2:]:
         out = fused_multiply_add(values, weight, out)
     # the channels whole vectors of 32 bytes of the input take: i00 * w00 + (i01 * w01 + (i10 * w10
-    # + i11 * w11)), the innermost sum with its last product fused (its first, for bfloat16 values),
-    # then each product before it fused in
+    # + i11 * w11)), the innermost sum with its last product fused (its first, as the compiler built
+    # the bfloat16 loops and the half trilinear one), then each product before it fused in
     lanes = 32 // storage.itemsize
     vectored = x.shape[1] - x.shape[1] % lanes
     if vectored:
-        first, second = (terms[-1], terms[-2]) if storage is dtypes.bfloat16 else (terms[-2], terms[-1])
+        first_fused = storage is dtypes.bfloat16 or (storage is dtypes.float16 and dims == 3)
+        first, second = (terms[-1], terms[-2]) if first_fused else (terms[-2], terms[-1])
         vector = first[0] * first[1]
         for values, weight in [second] + terms[-3::-1]:
             vector = fused_multiply_add(values, weight, vector)
