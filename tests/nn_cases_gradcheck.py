@@ -139,6 +139,15 @@ NN_CASES = [
          [rand(1, 2, 3), rand(1, 1, 2, 3, seed=1), rand(1, 1, 2, 2, 3, seed=2)], True),
     Case("interpolate bicubic", lambda x: NF.interpolate(x, size=(4, 5), mode="bicubic") ** 2,
          [rand(1, 2, 3, 3)], True),
+    # antialias: down (the filter widened), up, and one dim kept
+    Case("interpolate antialias", lambda x: (NF.interpolate(x, size=(2, 7), mode="bilinear", antialias=True) ** 2).sum()
+         + (NF.interpolate(x, scale_factor=0.6, mode="bicubic", antialias=True) ** 2).sum()
+         + NF.interpolate(x, size=(5, 2), mode="bicubic", align_corners=True, antialias=True)[0, 1, 3, 1],
+         [rand(1, 2, 5, 4)], True),
+    Case("adaptive_avg_pool3d and area interpolation", lambda x: (NF.adaptive_avg_pool3d(x, (2, 3, 2)) ** 2).sum()
+         + NF.interpolate(x, scale_factor=0.5, mode="area")[0, 1, 0, 1, 0], [rand(1, 2, 3, 4, 5)], True),
+    Case("interpolate lanczos", lambda x: (NF.interpolate(x, size=(3, 9), mode="lanczos", antialias=True) ** 2).sum()
+         + NF.interpolate(x, scale_factor=0.7, mode="lanczos", antialias=True)[0, 0, 1, 2], [rand(1, 2, 6, 5)], True),
     Case("mkldnn_rnn_layer", lambda x, w_ih, w_hh, b_ih, b_hh, hx, cx: recurrent.mkldnn_rnn_layer(
         x, w_ih, w_hh, b_ih, b_hh, hx, cx, True, 2, 1, True, False, False, True),
          [rand(3, 2, 2), rand(8, 2, seed=1), rand(8, 2, seed=2), rand(8, seed=3), rand(8, seed=4), rand(2, 2, seed=5),

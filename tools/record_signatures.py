@@ -30,6 +30,8 @@ PREFIX = {"linalg": "linalg_", "special": "special_", "fft": "fft_"}
 OTHERS = {"device": torch.device, "set_grad_enabled": torch._C._set_grad_enabled,
           "set_anomaly_enabled": torch.set_anomaly_enabled, "finfo": torch.finfo, "iinfo": torch.iinfo,
           "_unique2": torch._unique2}
+# private C functions torch's own Python calls with a program's arguments, whose parsers answer them
+PRIVATE = {"nn": ("_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa", "_upsample_lanczos2d_aa")}
 PROBE_COUNT = 40
 _TYPE_NAMES = {"Tensor": "Tensor", "Scalar": "Number", "int64_t": "int", "SymInt": "int", "double": "float",
                "complex": "complex", "TensorList": "tuple of Tensors", "c10::List<::std::optional<Tensor>>":
@@ -161,7 +163,7 @@ def _functions() -> list:
     found = []
     for namespace, holder in NAMESPACES.items():
         for name in sorted(dir(holder)):
-            if name.startswith("_"):
+            if name.startswith("_") and name not in PRIVATE.get(namespace, ()):
                 continue  # private: no program reaches it
             member = getattr(holder, name)
             if type(member).__name__ not in ("builtin_function_or_method", "method_descriptor"):
@@ -169,7 +171,7 @@ def _functions() -> list:
             # torch._C._linalg holds `linalg_det`: torch.linalg.det, parsed as `linalg_det`
             parser_name = name
             name = name[len(PREFIX[namespace]):] if namespace in PREFIX else name
-            if name and not name.startswith("_"):
+            if name and (not name.startswith("_") or name in PRIVATE.get(namespace, ())):
                 found.append((namespace, name, parser_name, member))
     return found + [("_C", name, name, function) for name, function in OTHERS.items()]
 

@@ -1,6 +1,7 @@
 """Pooling: max (with the flat indices of the maxima) and average over sliding windows, and
-their adaptive forms, over the last two dims; the 1-d forms are the 2-d ones on an unsqueezed
-input, as in PyTorch (their grad_fn is SqueezeBackward1)."""
+their adaptive forms, over the last two dims (adaptive average also over the last three); the
+1-d forms are the 2-d ones on an unsqueezed input, as in PyTorch (their grad_fn is
+SqueezeBackward1)."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
@@ -10,7 +11,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import dtypes, grad_mode
 from ..tensor import Tensor
-from .common import int64_tensor, not_implemented_for, shape_text, zeros
+from .common import int64_tensor, not_implemented_for, shape_text, zeros, zeros_like
 from .registry import NOT_IMPLEMENTED, node, op, record
 
 
@@ -52,7 +53,8 @@ AVG_POOL2D = node(
 ADAPTIVE_AVG_POOL2D = node(
     "AdaptiveAvgPool2DBackward0", ("self",),
     jvp={"self": lambda tangent, result: adaptive_avg_pool2d(tangent, result.shape[-2:])},
-    self=lambda grad, self: _linear_grad(grad, self, _adaptive_avg_backward(grad._data, self.shape),
+    self=lambda grad, self: _linear_grad(grad, self, _adaptive_average_backward(grad._data, self.shape, 2,
+                                                                                _in_own_type(grad._dtype)),
                                          "_adaptive_avg_pool2d_backward"))
 
 
@@ -228,21 +230,11 @@ def _adaptive_size(input: Tensor, output_size: Any, name: str, count_message: st
     return tuple(input.shape[-2 + i] if s is None else s for i, s in enumerate(sizes))
 
 
-def _adaptive_avg(x: np.ndarray, out: tuple) -> np.ndarray:
-    # rectangles are separable: average the rows' windows, then the columns'
-    rows = np.stack([x[..., a:b, :].mean(axis=-2, dtype=x.dtype) for a, b in _adaptive_bounds(x.shape[-2], out[0])],
-                    axis=-2)
-    return np.stack([rows[..., a:b].mean(axis=-1, dtype=x.dtype) for a, b in _adaptive_bounds(x.shape[-1], out[1])],
-                    axis=-1)
-
-
-def _adaptive_avg_backward(g: np.ndarray, shape: tuple) -> np.ndarray:
-    out = g.shape[-2:]
-    result = np.zeros(shape, dtype=g.dtype)
-    for i, (r0, r1) in enumerate(_adaptive_bounds(shape[-2], out[0])):
-        for j, (c0, c1) in enumerate(_adaptive_bounds(shape[-1], out[1])):
-            result[..., r0:r1, c0:c1] += (g[..., i, j] / g.dtype.type((r1 - r0) * (c1 - c0)))[..., None, None]
-    return result
+def _in_float(x: np.ndarray, output_size: tuple) -> np.ndarray:
+    """The 2-d adaptive average as ATen computes it: half and bfloat16 values widened to float,
+    the result rounded once."""
+    computed = x.astype(np.float64 if x.dtype == np.float64 else np.float32, copy=False)
+    return _adaptive_average(computed, output_size, lambda values: values).astype(x.dtype)
 
 
 @op(nodes=(ADAPTIVE_AVG_POOL2D,), method=False)
@@ -261,17 +253,107 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
                                "empty")
     if input._dtype.category != dtypes.FLOATING:
         raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{input._dtype._scalar_name}'")
-    return record(ADAPTIVE_AVG_POOL2D, (input,), _adaptive_avg(input._data, out), input._dtype)
+    return record(ADAPTIVE_AVG_POOL2D, (input,), _in_float(input._data, out), input._dtype)
+
+
+def _windows(input_shape: tuple, output_size: tuple) -> Any:
+    """Each output position of an adaptive pool over the last len(output_size) dims, with its
+    window's slices and sizes."""
+    dims = len(output_size)
+    for corner in np.ndindex(*output_size):
+        bounds = [_adaptive_bounds(size, out)[i] for size, out, i in zip(input_shape[-dims:], output_size, corner)]
+        yield corner, tuple(slice(a, b) for a, b in bounds), [b - a for a, b in bounds]
+
+
+def _adaptive_average(x: np.ndarray, output_size: tuple, rounded: Any) -> np.ndarray:
+    """ATen's adaptive average pools: each window summed in order, then divided by each of its
+    sizes in turn, `rounded` after each step (to the dtype the kernel adds in)."""
+    dims = len(output_size)
+    out = np.empty(x.shape[:-dims] + tuple(output_size), x.dtype)
+    for corner, window, sizes in _windows(x.shape, output_size):
+        values = x[(Ellipsis,) + window].reshape(x.shape[:-dims] + (int(np.prod(sizes)),))
+        total = values[..., 0]
+        for k in range(1, values.shape[-1]):
+            total = rounded(total + values[..., k])
+        for size in sizes:
+            total = rounded(total / x.dtype.type(size))
+        out[(Ellipsis,) + corner] = total
+    return out
+
+
+def _adaptive_average_backward(grad: np.ndarray, input_shape: tuple, dims: int, rounded: Any) -> np.ndarray:
+    """Each output's gradient divided by each of its window's sizes in turn and added to the
+    window (over the last `dims` dims), in the order of the outputs, `rounded` after each step."""
+    result = np.zeros(input_shape, grad.dtype)
+    for corner, window, sizes in _windows(input_shape, grad.shape[-dims:]):
+        delta = grad[(Ellipsis,) + corner]
+        for size in sizes:
+            delta = rounded(delta / grad.dtype.type(size))
+        index = (Ellipsis,) + window
+        result[index] = rounded(result[index] + delta[(Ellipsis,) + (None,) * dims])
+    return result
+
+
+def _in_own_type(storage: Any) -> Any:
+    """Rounding after each step of a kernel that computes in the dtype itself (numpy's float16
+    arithmetic rounds already; bfloat16 is held in float32)."""
+    return dtypes.round_to_bfloat16 if storage is dtypes.bfloat16 else (lambda values: values)
+
+
+def _adaptive_avg_3d_grad(grad: Tensor, self: Tensor) -> Tensor:
+    data = _adaptive_average_backward(grad._data, self.shape, 3, _in_own_type(grad._dtype))
+    if grad_mode.is_grad_enabled() and grad.requires_grad:
+        sizes = {f"grad_output_sym_argsize_minus_{i}": grad.shape[-i] for i in (1, 2, 3)}
+        return record(ADAPTIVE_AVG_POOL3D_BACKWARD, (grad, self), data, grad._dtype, **sizes)
+    return Tensor._make(data, grad._dtype)
+
+
+ADAPTIVE_AVG_POOL3D = node("AdaptiveAvgPool3DBackward0", ("self",),
+                           jvp={"self": lambda tangent, result: adaptive_avg_pool3d(tangent, result.shape[-3:])},
+                           self=_adaptive_avg_3d_grad)
+# the backward is linear in the gradient: its own gradient is the pool of the incoming one
+ADAPTIVE_AVG_POOL3D_BACKWARD = node(
+    "AdaptiveAvgPool3DBackwardBackward0", ("grad_output", "self"),
+    grad_output=lambda grad, grad_output_sym_argsize_minus_3, grad_output_sym_argsize_minus_2,
+    grad_output_sym_argsize_minus_1: adaptive_avg_pool3d(grad, (grad_output_sym_argsize_minus_3,
+                                                                grad_output_sym_argsize_minus_2,
+                                                                grad_output_sym_argsize_minus_1)),
+    self=lambda grad: zeros_like(grad))
+
+
+@op(module="nn", nodes=(ADAPTIVE_AVG_POOL3D,))
+def adaptive_avg_pool3d(input: Tensor, output_size: Sequence[int]) -> Tensor:
+    sizes = tuple(output_size)
+    if len(sizes) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if sizes == (1, 1, 1):
+        # PyTorch takes the mean over the volume
+        return input.mean((-1, -2, -3), keepdim=True)
+    if any(size < 0 for size in sizes):
+        raise RuntimeError("adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but "
+                           f"received {{{sizes[0]}, {sizes[1]},{sizes[2]}}}")
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {shape_text(input.shape)}")
+    _check_non_batch_dims("adaptive_avg_pool3d", input)
+    if input._dtype.category != dtypes.FLOATING:
+        raise not_implemented_for("adaptive_avg_pool3d_cpu", input._dtype)
+    return record(ADAPTIVE_AVG_POOL3D, (input,), _adaptive_average(input._data, sizes, _in_own_type(input._dtype)),
+                  input._dtype)
+
+
+def _check_non_batch_dims(name: str, input: Tensor) -> None:
+    """An adaptive pool's check that every dimension but the batch's is non-empty."""
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {shape_text(input.shape)} with dimension {dim} being empty")
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any) -> tuple:
     # its own checks, before those it shares with the average: every dimension but the batch's non-empty
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {shape_text(input.shape)}")
-    for dim in range(1, input.ndim):
-        if input.shape[dim] == 0:
-            raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
-                               f"but input has sizes {shape_text(input.shape)} with dimension {dim} being empty")
+    _check_non_batch_dims("adaptive_max_pool2d", input)
     out = _adaptive_size(input, output_size, "adaptive_max_pool2d",
                          "adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     x = input._data

@@ -13,32 +13,36 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..tensor import Tensor
 from .common import check_allocation
+from . import resampling
+from .resampling import area_pixel_scale
 from .registry import node, op, record
-from ..simd import fused_multiply_add
+from ..kernels import fused_multiply_add
 
 _CUBIC_A = -0.75
 
 
 # ------------------------------------------------------------------ sources and weights
 
-def _scale(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, kind: Any) -> Any:
-    """area_pixel_compute_scale: the source step of one output step."""
-    if align_corners:
-        return kind(input_size - 1) / kind(output_size - 1) if output_size > 1 else kind(0)
-    if scale is not None and scale > 0:
-        return kind(1.0 / scale)
-    return kind(kind(input_size) / kind(output_size))
-
-
 def _source_positions(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, cubic: bool,
-                      kind: Any) -> np.ndarray:
-    """area_pixel_compute_source_index for each output index, in the kernel's float type."""
-    step = _scale(input_size, output_size, scale, align_corners, kind)
+                      kind: Any, fused: bool = True) -> np.ndarray:
+    """area_pixel_compute_source_index for each output index, in the kernel's float type:
+    scale * (i + 0.5) - 0.5 with the multiply and subtract `fused` where the compiler fuses
+    them (in the kernels built for the processor, not in code built for any x86-64)."""
+    step = area_pixel_scale(input_size, output_size, scale, align_corners, kind)
     index = np.arange(output_size).astype(kind)
     if align_corners:
         return step * index
-    positions = step * (index + kind(0.5)) - kind(0.5)
+    if fused:
+        positions = fused_multiply_add(np.full(output_size, step), index + kind(0.5), np.full(output_size, kind(-0.5)))
+    else:
+        positions = step * (index + kind(0.5)) - kind(0.5)
     return positions if cubic else np.maximum(positions, kind(0))
+
+
+def guarded_index(positions: np.ndarray, input_size: int) -> np.ndarray:
+    """guard_index_and_lambda's index: floorf of the position (a double one rounded to float
+    first, as floorf takes it), at most the last input."""
+    return np.minimum(np.floor(positions.astype(np.float32)).astype(np.int64), input_size - 1)
 
 
 def nearest_sources(input_size: int, output_size: int, scale: Optional[float], exact: bool) -> np.ndarray:
@@ -61,35 +65,37 @@ def linear_taps(input_size: int, output_size: int, scale: Optional[float], align
         index = np.arange(output_size)
         return index, index, np.ones(output_size, kind), np.zeros(output_size, kind)
     positions = _source_positions(input_size, output_size, scale, align_corners, False, kind)
-    index0 = np.minimum(np.floor(positions).astype(np.int64), input_size - 1)
+    index0 = guarded_index(positions, input_size)
     lambda1 = np.minimum(np.maximum(positions - index0.astype(kind), kind(0)), kind(1))
     index1 = index0 + (index0 < input_size - 1)
     return index0, index1, kind(1) - lambda1, lambda1
 
 
-def _cubic_coefficients(t: np.ndarray, kind: Any) -> list:
-    """get_cubic_upsample_coefficients (A = -0.75) for the fractions t."""
+def _cubic_coefficients(t: np.ndarray, kind: Any, fused: bool = True) -> list:
+    """get_cubic_upsample_coefficients (A = -0.75) for the fractions t; where `fused`, the
+    compiler fuses the inner multiply-adds (the last multiply and add stay apart)."""
     a = kind(_CUBIC_A)
+    multiply_add = fused_multiply_add if fused else (lambda x, y, z: x * y + z)
 
     def near(x: np.ndarray) -> np.ndarray:  # cubic_convolution1
-        return ((a + kind(2)) * x - (a + kind(3))) * x * x + kind(1)
+        return multiply_add(a + kind(2), x, -(a + kind(3))) * x * x + kind(1)
 
     def far(x: np.ndarray) -> np.ndarray:  # cubic_convolution2
-        return ((a * x - kind(5) * a) * x + kind(8) * a) * x - kind(4) * a
+        return multiply_add(multiply_add(a, x, -(kind(5) * a)), x, kind(8) * a) * x - kind(4) * a
 
     rest = kind(1) - t
     return [far(t + kind(1)), near(t), near(rest), far(rest + kind(1))]
 
 
-def cubic_taps(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, kind: Any) -> tuple:
+def cubic_taps(input_size: int, output_size: int, scale: Optional[float], align_corners: bool, kind: Any,
+               fused: bool = True) -> tuple:
     """(indices, weights), each a list of four arrays: the inputs around each output (clamped to
     the edges) and their cubic convolution weights."""
-    positions = _source_positions(input_size, output_size, scale, align_corners, True, kind)
-    floor = np.floor(positions)
-    index = np.minimum(floor.astype(np.int64), input_size - 1)
+    positions = _source_positions(input_size, output_size, scale, align_corners, True, kind, fused)
+    index = guarded_index(positions, input_size)
     t = np.minimum(np.maximum(positions - index.astype(kind), kind(0)), kind(1))
     indices = [np.clip(index - 1 + j, 0, input_size - 1) for j in range(4)]
-    return indices, _cubic_coefficients(t, kind)
+    return indices, _cubic_coefficients(t, kind, fused)
 
 
 # ------------------------------------------------------------------ forward
@@ -109,24 +115,100 @@ def _corner_terms(x: np.ndarray, taps: list) -> list:
     return terms
 
 
-def _interpolated(x: np.ndarray, output_size: tuple, scales: tuple, align_corners: bool, cubic: bool) -> np.ndarray:
-    """The weighted sum over the cell's corners as ATen's kernel adds it for fewer than eight
-    channels: the second corner's product first, then the first and every other corner fused in."""
+def _computed_in(dtype: Any) -> Any:
+    """opmath_type: the float type ATen's kernels compute a dtype's values in."""
+    return np.float64 if dtype == np.float64 else np.float32
+
+
+def _stored(values: np.ndarray, storage: Any) -> np.ndarray:
+    """Values rounded to `storage` (a DType) and kept in their computing type."""
+    if storage is dtypes.float16:
+        return values.astype(np.float16).astype(values.dtype)
+    if storage is dtypes.bfloat16:
+        return dtypes.round_to_bfloat16(values)
+    return values
+
+
+def _dim_taps(size: int, out: int, scale: Optional[float], align_corners: bool, cubic: bool, kind: Any,
+              storage: Any) -> tuple:
+    """(indices, weights) of one dim, the weights computed in `kind` and stored in the input's
+    dtype, as compute_indices_weights keeps them for the generic kernel."""
+    if cubic:
+        indices, weights = cubic_taps(size, out, scale, align_corners, kind)
+        return indices, [_stored(w, storage) for w in weights]
+    index0, index1, _, lambda1 = linear_taps(size, out, scale, align_corners, kind)
+    lambda1 = _stored(lambda1, storage)
+    return [index0, index1], [_stored(kind(1) - lambda1, storage), lambda1]
+
+
+def _generic_interpolated(x: np.ndarray, output_size: tuple, scales: tuple, align_corners: bool, cubic: bool,
+                          storage: Any) -> np.ndarray:
+    """upsample_generic_Nd_kernel_impl: each dim's taps combined from the innermost dim out, in
+    the computing type, as the compiler fuses them: the second tap's product first, the first tap
+    fused in, then any other taps fused in turn; rounded to the input's dtype once at the end."""
+    kind = x.dtype.type
+    dims = len(output_size)
+    for d in range(dims - 1, -1, -1):
+        axis = x.ndim - dims + d
+        indices, weights = _dim_taps(x.shape[axis], output_size[d], scales[d], align_corners, cubic, kind, storage)
+        shape = (-1,) + (1,) * (dims - 1 - d)
+        terms = [(np.take(x, index, axis=axis), weight.reshape(shape)) for index, weight in zip(indices, weights)]
+        x = fused_multiply_add(terms[0][0], terms[0][1], terms[1][0] * terms[1][1])
+        for values, weight in terms[2:]:
+            x = fused_multiply_add(values, weight, x)
+    return x
+
+
+def _channels_last_interpolated(x: np.ndarray, storage: Any, output_size: tuple, scales: tuple,
+                                align_corners: bool) -> np.ndarray:
+    """cpu_upsample_linear_channels_last, in the computing type `x` holds (the input stored as
+    `storage`): each corner's weight the product of the dims' weights. Its element loop adds the
+    corners' products as the compiler fuses them: the second corner's product first and the first
+    fused in (the other way round for half values, widened by c10::Half's own operators), then
+    every other corner fused in."""
     kind = x.dtype.type
     dims = len(output_size)
     taps = []
     for d in range(dims):
-        size, out, scale = x.shape[x.ndim - dims + d], output_size[d], scales[d]
-        if cubic:
-            taps.append(cubic_taps(size, out, scale, align_corners, kind))
-        else:
-            index0, index1, lambda0, lambda1 = linear_taps(size, out, scale, align_corners, kind)
-            taps.append(([index0, index1], [lambda0, lambda1]))
+        index0, index1, lambda0, lambda1 = linear_taps(x.shape[x.ndim - dims + d], output_size[d], scales[d],
+                                                       align_corners, kind)
+        taps.append(([index0, index1], [lambda0, lambda1]))
     terms = _corner_terms(x, taps)
-    out = terms[1][0] * terms[1][1]
-    for values, weight in [terms[0]] + terms[2:]:
+    first, second = (terms[0], terms[1]) if storage is dtypes.float16 else (terms[1], terms[0])
+    out = first[0] * first[1]
+    for values, weight in [second] + terms[2:]:
         out = fused_multiply_add(values, weight, out)
+    # the channels whole vectors of 32 bytes of the input take: i00 * w00 + (i01 * w01 + (i10 * w10
+    # + i11 * w11)), the innermost sum with its last product fused (its first, as the compiler built
+    # the bfloat16 loops and the half trilinear one), then each product before it fused in
+    lanes = 32 // storage.itemsize
+    vectored = x.shape[1] - x.shape[1] % lanes
+    if vectored:
+        first_fused = storage is dtypes.bfloat16 or (storage is dtypes.float16 and dims == 3)
+        first, second = (terms[-1], terms[-2]) if first_fused else (terms[-2], terms[-1])
+        vector = first[0] * first[1]
+        for values, weight in [second] + terms[-3::-1]:
+            vector = fused_multiply_add(values, weight, vector)
+        out[:, :vectored] = vector[:, :vectored]
     return out
+
+
+def _interpolated(x: np.ndarray, storage: Any, output_size: tuple, scales: tuple, align_corners: bool,
+                  cubic: bool) -> np.ndarray:
+    """Linear, bilinear, bicubic or trilinear interpolation of `x` (stored as `storage`) by the
+    kernel ATen picks: bilinear and trilinear go through the channels-last kernel where
+    _use_vectorized_kernel_cond_2d or _3d holds (channels last with more than three channels;
+    for bilinear also an output of at most 128 rows plus columns), bilinear also for three
+    channels on one thread, as PyTorch runs here; everything else through the generic kernel."""
+    computed = x.astype(_computed_in(x.dtype), copy=False)
+    dims = len(output_size)
+    channels_last = resampling.channels_last(x) and x.shape[1] > 3
+    if not cubic and ((dims == 3 and channels_last) or (
+            dims == 2 and (channels_last or sum(output_size) <= 128 or x.shape[1] == 3))):
+        out = _channels_last_interpolated(computed, storage, output_size, scales, align_corners)
+    else:
+        out = _generic_interpolated(computed, output_size, scales, align_corners, cubic, storage)
+    return out.astype(x.dtype)
 
 
 def _nearest(x: np.ndarray, output_size: tuple, scales: tuple, exact: bool) -> np.ndarray:
@@ -153,41 +235,49 @@ def _nearest_backward(grad: np.ndarray, input_shape: tuple, output_size: tuple, 
     return out.reshape(input_shape)
 
 
-def _interpolation_backward(grad: np.ndarray, input_shape: tuple, output_size: tuple, scales: tuple,
-                            align_corners: bool, cubic: bool) -> np.ndarray:
-    """The gradient of linear or cubic interpolation: for each output in order, its gradient
-    times each tap's product of weights added to that input (fused), as ATen's loops do."""
+def _linear_backward(grad: np.ndarray, input_shape: tuple, output_size: tuple, scales: tuple,
+                     align_corners: bool) -> np.ndarray:
+    """cpu_upsample_linear_backward: for each output in order, its gradient times each corner's
+    product of weights added to that input (fused)."""
     kind = grad.dtype.type
     dims = len(output_size)
     taps = []
     for d in range(dims):
-        size, out, scale = input_shape[-dims + d], output_size[d], scales[d]
-        if cubic:
-            positions = _source_positions(size, out, scale, align_corners, True, kind)
-            floor = np.floor(positions)
-            # the backward clamps each tap's index, not the fraction
-            indices = [np.clip(floor.astype(np.int64) - 1 + j, 0, size - 1) for j in range(4)]
-            taps.append((indices, _cubic_coefficients(positions - floor, kind)))
-        else:
-            index0, index1, lambda0, lambda1 = linear_taps(size, out, scale, align_corners, kind)
-            taps.append(([index0, index1], [lambda0, lambda1]))
+        index0, index1, lambda0, lambda1 = linear_taps(input_shape[-dims + d], output_size[d], scales[d],
+                                                       align_corners, kind)
+        taps.append(([index0, index1], [lambda0, lambda1]))
     planes = int(np.prod(input_shape[:-dims], dtype=np.int64))
     result = np.zeros((planes,) + tuple(input_shape[-dims:]), grad.dtype)
     g = grad.reshape((planes,) + tuple(output_size))
     for position in np.ndindex(*output_size):
         value = g[(slice(None),) + position]
-        for combination in np.ndindex(*(len(taps[d][0]) for d in range(dims))):
-            if cubic:
-                # value * y_coeff * x_coeff, taps by x outer, y inner
-                combination = combination[::-1]
+        for corner in np.ndindex(*(2,) * dims):
             weight = None
             for d in range(dims):
-                w = taps[d][1][combination[d]][position[d]]
+                w = taps[d][1][corner[d]][position[d]]
                 weight = w if weight is None else weight * w
-            target = tuple(taps[d][0][combination[d]][position[d]] for d in range(dims))
-            index = (slice(None),) + target
-            result[index] = fused_multiply_add(np.full(planes, weight, grad.dtype), value, result[index]) \
-                if not cubic else result[index] + value * weight
+            index = (slice(None),) + tuple(taps[d][0][corner[d]][position[d]] for d in range(dims))
+            result[index] = fused_multiply_add(np.full(planes, weight, grad.dtype), value, result[index])
+    return result.reshape(input_shape)
+
+
+def _bicubic_backward(grad: np.ndarray, input_shape: tuple, output_size: tuple, scales: tuple,
+                      align_corners: bool) -> np.ndarray:
+    """upsample_bicubic2d_backward_out_frame, built for any x86-64 (so nothing fused): for each
+    output in order, gradient * y weight * x weight added to each of the sixteen inputs around it
+    (clamped to the edges), x taps outer, y taps inner."""
+    kind = grad.dtype.type
+    (rows, row_weights), (columns, column_weights) = (
+        cubic_taps(input_shape[-2 + d], output_size[d], scales[d], align_corners, kind, fused=False) for d in range(2))
+    planes = int(np.prod(input_shape[:-2], dtype=np.int64))
+    result = np.zeros((planes,) + tuple(input_shape[-2:]), grad.dtype)
+    g = grad.reshape((planes,) + tuple(output_size))
+    for y, x in np.ndindex(*output_size):
+        value = g[:, y, x]
+        for i in range(4):
+            for j in range(4):
+                index = (slice(None), rows[j][y], columns[i][x])
+                result[index] = result[index] + value * row_weights[j][y] * column_weights[i][x]
     return result.reshape(input_shape)
 
 
@@ -242,23 +332,35 @@ def _nearest_op(declared: Any, input: Tensor, dims: int, output_size: Any, scale
     _check_kernel_dtype(input, "upsample_nearest2d_channels_last" if dims == 2 else "compute_indices_weights_nearest",
                         takes_bytes=True)
     scales = _scales_of(scale_factors, explicit)
-    data = np.ascontiguousarray(_nearest(input._data, size, scales, exact))
+    data = resampling.laid_out_like(_nearest(input._data, size, scales, exact), input._data)
     return record(declared, (input,), data, input._dtype, output_size=size, self_sym_sizes=tuple(input.shape),
                   **_named_scales(dims, scales))
 
 
 def _interpolation_op(declared: Any, input: Tensor, dims: int, output_size: Any, align_corners: bool,
-                      scale_factors: Any, explicit: tuple, cubic: bool) -> Tensor:
+                      scale_factors: Any, explicit: tuple, cubic: bool, antialias: Optional[str] = None) -> Tensor:
+    """The interpolating ops; `antialias` names the antialiasing filter ("linear", "cubic",
+    "lanczos") of the _aa ops."""
     size = _output_size(input, dims, output_size, scale_factors)
     _check(input, dims, size)
     check_allocation(tuple(input.shape[:2]) + tuple(size), input._dtype)  # the result, made before the kernel runs
-    kernel = ("compute_indices_weights_cubic" if cubic else "upsample_bilinear2d_channels_last" if dims == 2
-              else "compute_indices_weights_linear")
-    _check_kernel_dtype(input, kernel, takes_bytes=dims == 2)
-    if input._dtype is dtypes.uint8:
-        raise NotImplementedError("gradcalc's interpolate has no bilinear or bicubic kernel for uint8 images")
+    if antialias:
+        if input._dtype not in (dtypes.float32, dtypes.float64, dtypes.uint8):
+            raise NotImplementedError(
+                f"\"compute_index_ranges_weights\" not implemented for '{input._dtype._scalar_name}'")
+    else:
+        kernel = ("compute_indices_weights_cubic" if cubic else "upsample_bilinear2d_channels_last" if dims == 2
+                  else "compute_indices_weights_linear")
+        _check_kernel_dtype(input, kernel, takes_bytes=dims == 2)
     scales = _scales_of(scale_factors, explicit)
-    data = np.ascontiguousarray(_interpolated(input._data, size, scales, align_corners, cubic), dtype=input._data.dtype)
+    if input._dtype is dtypes.uint8:
+        data = resampling.resample_bytes(input._data, size, scales, align_corners,
+                                         antialias or ("cubic" if cubic else "linear"), antialias is not None)
+    elif antialias:
+        data = resampling.resample_antialiased(input._data, size, scales, align_corners, antialias)
+    else:
+        data = _interpolated(input._data, input._dtype, size, scales, align_corners, cubic)
+    data = resampling.laid_out_like(data.astype(input._data.dtype, copy=False), input._data)
     return record(declared, (input,), data, input._dtype, output_size=size, align_corners=align_corners,
                   self_sym_sizes=tuple(input.shape), **_named_scales(dims, scales))
 
@@ -291,19 +393,26 @@ def _by_dims(apply: Any, corners: bool) -> dict:
 def _declare(name: str, dims: int, kind: str) -> tuple:
     """The node of an upsampling op and of its backward (upsampling is linear: the backward's
     gradient is the upsampling itself, its forward derivative the upsampling of the tangent)."""
-    exact, cubic = kind == "nearest-exact", kind == "cubic"
+    exact, cubic = kind == "nearest-exact", kind.endswith("cubic")
+    antialias = kind.split()[-1] if kind.startswith("antialiased") else None
 
     def forward(x: Tensor, sizes: tuple, output_size: tuple, align_corners: Optional[bool], scales: tuple) -> Tensor:
         if kind.startswith("nearest"):
             return _nearest_op(declared, x, dims, output_size, None, scales, exact)
-        return _interpolation_op(declared, x, dims, output_size, align_corners, None, scales, cubic)
+        return _interpolation_op(declared, x, dims, output_size, align_corners, None, scales, cubic, antialias)
 
     def backward(grad: Tensor, sizes: tuple, output_size: tuple, align_corners: Optional[bool],
                  scales: tuple) -> Tensor:
+        # half and bfloat16 gradients are added up in float and rounded once, as ATen's buffer does
+        computed = grad._data.astype(_computed_in(grad._data.dtype), copy=False)
         if kind.startswith("nearest"):
-            data = _nearest_backward(grad._data, sizes, output_size, scales, exact)
+            data = _nearest_backward(computed, sizes, output_size, scales, exact)
+        elif antialias:
+            data = resampling.antialias_gradient(computed, sizes, output_size, scales, align_corners, antialias)
         else:
-            data = _interpolation_backward(grad._data, sizes, output_size, scales, align_corners, cubic)
+            data = (_bicubic_backward if cubic else _linear_backward)(computed, sizes, output_size, scales,
+                                                                       align_corners)
+        data = resampling.laid_out_like(data.astype(grad._data.dtype, copy=False), grad._data)
         if grad_mode.is_grad_enabled() and grad.requires_grad:
             params = dict(zip(("self_sym_sizes", "output_size"), (sizes, output_size)), **_named_scales(dims, scales))
             if not kind.startswith("nearest"):
@@ -331,6 +440,9 @@ LINEAR_1D = _declare("UpsampleLinear1DBackward0", 1, "linear")
 BILINEAR_2D = _declare("UpsampleBilinear2DBackward0", 2, "linear")
 BICUBIC_2D = _declare("UpsampleBicubic2DBackward0", 2, "cubic")
 TRILINEAR_3D = _declare("UpsampleTrilinear3DBackward0", 3, "linear")
+BILINEAR_2D_AA = _declare("UpsampleBilinear2DAaBackward0", 2, "antialiased linear")
+BICUBIC_2D_AA = _declare("UpsampleBicubic2DAaBackward0", 2, "antialiased cubic")
+LANCZOS_2D_AA = _declare("UpsampleLanczos2DAaBackward0", 2, "antialiased lanczos")
 
 
 @op(module="nn", nodes=(NEAREST_1D,))
@@ -401,3 +513,27 @@ def upsample_trilinear3d(input: Tensor, output_size: Optional[Sequence[int]] = N
                          scales_h: Optional[float] = None, scales_w: Optional[float] = None) -> Tensor:
     return _interpolation_op(TRILINEAR_3D, input, 3, output_size, align_corners, scale_factors,
                              (scales_d, scales_h, scales_w), False)
+
+
+@op("_upsample_bilinear2d_aa", module="nn", nodes=(BILINEAR_2D_AA,))
+def upsample_bilinear2d_aa(input: Tensor, output_size: Optional[Sequence[int]] = None, align_corners: bool = False,
+                           scale_factors: Optional[Sequence[float]] = None, scales_h: Optional[float] = None,
+                           scales_w: Optional[float] = None) -> Tensor:
+    return _interpolation_op(BILINEAR_2D_AA, input, 2, output_size, align_corners, scale_factors, (scales_h, scales_w),
+                             False, antialias="linear")
+
+
+@op("_upsample_bicubic2d_aa", module="nn", nodes=(BICUBIC_2D_AA,))
+def upsample_bicubic2d_aa(input: Tensor, output_size: Optional[Sequence[int]] = None, align_corners: bool = False,
+                          scale_factors: Optional[Sequence[float]] = None, scales_h: Optional[float] = None,
+                          scales_w: Optional[float] = None) -> Tensor:
+    return _interpolation_op(BICUBIC_2D_AA, input, 2, output_size, align_corners, scale_factors, (scales_h, scales_w),
+                             True, antialias="cubic")
+
+
+@op("_upsample_lanczos2d_aa", module="nn", nodes=(LANCZOS_2D_AA,))
+def upsample_lanczos2d_aa(input: Tensor, output_size: Optional[Sequence[int]] = None, align_corners: bool = False,
+                          scale_factors: Optional[Sequence[float]] = None, scales_h: Optional[float] = None,
+                          scales_w: Optional[float] = None) -> Tensor:
+    return _interpolation_op(LANCZOS_2D_AA, input, 2, output_size, align_corners, scale_factors, (scales_h, scales_w),
+                             False, antialias="lanczos")

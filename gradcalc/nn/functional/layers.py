@@ -226,6 +226,11 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     return pooling.adaptive_avg_pool2d(*_parsed("adaptive_avg_pool2d", input, size, namespace="nn")[:2])
 
 
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    size = _list_with_default(output_size, input.size())
+    return pooling.adaptive_avg_pool3d(*_parsed("adaptive_avg_pool3d", input, size, namespace="nn")[:2])
+
+
 def _adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     input, output_size = _parsed("adaptive_max_pool1d", input, output_size)
     _check_1d_pool("adaptive_max_pool1d", input, output_size=output_size)
@@ -611,7 +616,7 @@ pdist = _TORCH["pdist"]
 __all__ = ["linear", "bilinear", "max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "lp_pool1d", "max_unpool1d",
            "max_unpool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool2d", "batch_norm",
+           "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool2d", "batch_norm",
            "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm", "normalize", "embedding", "embedding_bag",
            "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "pdist",
            "unfold", "fold", "grid_sample", "affine_grid", "conv1d", "conv2d", "conv3d",

@@ -10,7 +10,7 @@ from ...autograd.ops import upsampling
 from ...autograd.ops.parser import parser
 from ...autograd.tensor import Tensor
 from ...warnings import warn
-from .layers import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .layers import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 
@@ -21,6 +21,10 @@ _NEAREST = {("nearest", 1): upsampling.upsample_nearest1d, ("nearest", 2): upsam
             ("nearest-exact", 3): upsampling.upsample_nearest_exact3d}
 _INTERPOLATING = {("linear", 1): upsampling.upsample_linear1d, ("bilinear", 2): upsampling.upsample_bilinear2d,
                   ("trilinear", 3): upsampling.upsample_trilinear3d, ("bicubic", 2): upsampling.upsample_bicubic2d}
+# mode -> (the C function torch's Python calls with antialias, the op)
+_ANTIALIASED = {"bilinear": ("_upsample_bilinear2d_aa", upsampling.upsample_bilinear2d_aa),
+                "bicubic": ("_upsample_bicubic2d_aa", upsampling.upsample_bicubic2d_aa),
+                "lanczos": ("_upsample_lanczos2d_aa", upsampling.upsample_lanczos2d_aa)}
 _NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
@@ -51,7 +55,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
             if not all(_is_integer(x) for x in size):
                 raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, "
                                 f"int], but got size with types {[type(x) for x in size]}")
-            output_size = list(size)
+            output_size = size
         else:
             output_size = [size for _ in range(dim)]
     elif scale_factor is not None:
@@ -78,13 +82,19 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
                          "tensor as input")
+    if mode == "lanczos" and input.dim() == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
     if antialias:
-        raise NotImplementedError("gradcalc's interpolate has no antialias")
+        name, function = _ANTIALIASED[mode]
+        parser("nn", name).parse((input, output_size, align_corners, scale_factors), {})
+        return function(input, output_size, align_corners, scale_factors)
     if (mode, dim) in _NEAREST:
         return _NEAREST[mode, dim](input, output_size, scale_factors)
-    if mode == "area" and dim in (1, 2):
-        pool = adaptive_avg_pool1d if dim == 1 else adaptive_avg_pool2d
-        return pool(input, output_size)
+    if mode == "area" and dim in (1, 2, 3):
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
     if (mode, dim) in _INTERPOLATING:
         function = _INTERPOLATING[mode, dim]
         # torch's Python calls the C op, whose parser refuses an align_corners that is no bool

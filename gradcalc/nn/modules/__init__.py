@@ -87,6 +87,7 @@ from .pooling import (
     AvgPool2d,
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
     AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
 )
@@ -217,6 +218,7 @@ __all__ = [
     "AvgPool2d",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "MaxUnpool1d",
