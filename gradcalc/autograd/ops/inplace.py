@@ -101,9 +101,10 @@ def check_batched_operands(name: str, a: Tensor, *others: Any) -> None:
                            f"{shape_text(broadcast_shapes(tuple(a.shape), physical))}")
     if name in _RULE_NAMES:
         raise RuntimeError(_REFUSAL.format(name=_RULE_NAMES[name], where="in a vmap"))
+    overload = _FALLBACK_OVERLOADS.get(name, "")
     warn("UserWarning", f"There is a performance drop because we have not yet implemented the batching rule for "
-                        f"aten::{name}{_FALLBACK_OVERLOADS.get(name, '')}. Please file us an issue on GitHub so that we can prioritize its "
-                        "implementation.")
+                        f"aten::{name}{overload}. Please file us an issue on GitHub so that we can prioritize its "
+                        "implementation.", at="aten/src/ATen/functorch/BatchedFallback.cpp:82")
     raise RuntimeError(_REFUSAL.format(name=f"aten::{name}", where=f"at level {forward_mode.vmap_level(other)}"))
 
 
