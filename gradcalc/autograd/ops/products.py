@@ -121,6 +121,25 @@ def _addr_kernel(input: np.ndarray, vec1: np.ndarray, vec2: np.ndarray, alpha: A
     return np.where(position < length - length % pair, body, tail)
 
 
+def _reduced_addr(input: np.ndarray, vec1: np.ndarray, vec2: np.ndarray, alpha: Any, beta: Any,
+                  dtype: dtypes.DType) -> np.ndarray:
+    """addr_kernel on float16 and bfloat16: alpha and beta in the tensors' dtype, and each of
+    beta * self + alpha * vec1 * vec2's operations computed in float and rounded back, as c10's
+    Half and BFloat16 operators (and their Vectorized ones) compute."""
+    def rounded(values: Any) -> np.ndarray:
+        values = np.asarray(values, np.float32)
+        return values.astype(np.float16) if dtype is dtypes.float16 else dtypes.round_to_bfloat16(values)
+
+    alpha_value, beta_value = rounded(float(alpha)), rounded(float(beta))
+    wide = np.float32
+    scaled = rounded(wide(alpha_value) * vec1.astype(wide))
+    product = rounded(scaled.astype(wide)[:, None] * vec2.astype(wide)[None, :])
+    if beta_value == 0:
+        return product
+    shifted = rounded(wide(beta_value) * np.broadcast_to(input, product.shape).astype(wide))
+    return rounded(shifted.astype(wide) + product.astype(wide))
+
+
 def _addr_in_place(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     # addr_'s own check comes first: the tensor written must have the product's shape
     if input.ndim != 2 or input.shape[0] != vec1.shape[0] or input.shape[1] != vec2.shape[0]:
@@ -142,7 +161,10 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
             raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
     expanded_shape(input, (vec1.shape[0], vec2.shape[0]))  # input is expanded to the product's shape, not broadcast
     beta, alpha = kernel_scalar(beta, dtype), kernel_scalar(alpha, dtype)
-    data = _addr_kernel(input._data, vec1._data, vec2._data, alpha, beta)
+    if dtype in (dtypes.float16, dtypes.bfloat16) and input._dtype is vec1._dtype is vec2._dtype:
+        data = _reduced_addr(input._data, vec1._data, vec2._data, alpha, beta, dtype)
+    else:
+        data = _addr_kernel(input._data, vec1._data, vec2._data, alpha, beta)
     if data is None:
         product = np.multiply.outer(vec1._data, vec2._data)
         data = product * _fused(alpha, dtype) + (input._data * _fused(beta, dtype) if beta != 0 else 0)

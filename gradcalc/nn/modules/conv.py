@@ -84,13 +84,13 @@ class _ConvNd(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def extra_repr(self) -> str:
-        n = self._spatial
         text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0,) * n:
+        # (each compared with as many defaults as it has entries, as torch compares them)
+        if self.padding != (0,) * len(self.padding):
             text += f", padding={self.padding}"
-        if self.dilation != (1,) * n:
+        if self.dilation != (1,) * len(self.dilation):
             text += f", dilation={self.dilation}"
-        if self.output_padding != (0,) * n:
+        if self.output_padding != (0,) * len(self.output_padding):
             text += f", output_padding={self.output_padding}"
         if self.groups != 1:
             text += f", groups={self.groups}"
@@ -150,6 +150,8 @@ class _ConvTranspose(_ConvNd):
                  padding_mode: str = "zeros", device: Any = None, dtype: Optional[DType] = None) -> None:
         if padding_mode != "zeros":
             raise ValueError(f"Only \"zeros\" padding mode is supported for {type(self).__name__}")
+        # torch's transposed convolutions take a tuple of the padding at once: a string's characters
+        padding = _ntuple(padding, self._spatial)
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                          padding_mode, device, dtype, output_padding)
 
