@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
 
 from . import numpy_state, warnings
-from .display.names import torch_class
+from .display.names import torch_class, type_name
 from .files import tree as file_tree
 from .language import limits, policy
 from .language.builtins import make_builtins, prelude
@@ -39,7 +39,7 @@ class OutputStream:
 
     def write(self, text: str) -> int:
         if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+            raise TypeError(f"write() argument must be str, not {type_name(text)}")
         # a str subclass's own str (no method of the program's runs): what is handed on, perhaps to
         # another thread, holds no object of the program's, whose finaliser would run there
         text = str.__getitem__(text, slice(None))

@@ -27,6 +27,7 @@ from gradcheck import (LAYOUTS, Case, Input, away_from_zero, bool_tensor, consta
                        gradgradcheck, jvpcheck, long_tensor, make_leaf, nonleaf, outputs_of, rand, seeded)
 from breadth_cases import BREADTH_CASES
 from nn_cases_gradcheck import NN_CASES
+from gradcalc.display.names import type_name
 from gradcalc.autograd import api, dtypes, random
 from gradcalc.autograd.ops import creation, registry, torch_namespaces
 from gradcalc.autograd.tensor import Tensor
@@ -634,7 +635,7 @@ def _node_names(tensors: list) -> set:
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
-        names.add(type(node).__name__)
+        names.add(type_name(node))  # a node class's full name, as the registry keys it
         stack.extend(child for child, _ in node.next_functions)
         # CopySlices runs the grad_fn of the in-place change it wraps
         wrapped = getattr(node, "_fn", None)

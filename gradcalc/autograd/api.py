@@ -52,7 +52,7 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
                 grads.append(Tensor._make(np.ones(output.shape, dtype=output._dtype._numpy), output._dtype))
             continue
         if not isinstance(grad, Tensor):
-            raise TypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
+            raise TypeError(f"gradients can be either Tensors or None, but got {type_name(grad)}")
         if grad.shape != output.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and "
                                f"output[{index}] has a shape of {output.shape}.")
@@ -68,7 +68,7 @@ def _check_outputs(outputs: tuple) -> None:
     for index, output in enumerate(outputs):
         if not isinstance(output, Tensor):
             raise TypeError(f"backward(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                            f"{type(output).__name__}")
+                            f"{type_name(output)}")
         if not output.requires_grad:
             raise RuntimeError(f"element {index} of tensors does not require grad and does not have a grad_fn")
 

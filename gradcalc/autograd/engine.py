@@ -16,7 +16,7 @@ import numpy as np
 
 from . import anomaly_mode, grad_mode, layout
 from .dtypes import FLOATING
-from ..display.names import torch_class
+from ..display.names import torch_class, type_name
 from ..warnings import warn
 
 if TYPE_CHECKING:
@@ -329,7 +329,7 @@ def _run_node_hooks(node: Node, hooks: list, arguments: tuple) -> list:
                                f"number of values (got {len(result)}, but expected {len(values)})")
         for value in result:
             if value is not None and not (tensor_type is None or isinstance(value, tensor_type)):
-                raise RuntimeError(f"expected Variable or None (got {type(value).__name__})")
+                raise RuntimeError(f"expected Variable or None (got {type_name(value)})")
         values = list(result)
     return values
 
@@ -443,7 +443,7 @@ def _call_hook(hook: Callable, grad: "Tensor") -> "Tensor":
     if result is None:
         return grad
     if not isinstance(result, type(grad)):
-        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+        raise TypeError(f"expected Variable, but hook returned '{type_name(result)}'")
     name = getattr(hook, "__name__", type(hook).__name__)
     if result.dtype is not grad.dtype:
         raise RuntimeError(f"hook '{name}' has changed the type of value (was torch.{grad.dtype.tensor_type} got "

@@ -19,7 +19,7 @@ from .forward_mode import NO_JVP, BatchLevel, functorch_active, set_tangent, tan
 from .grad_mode import FORWARD_LEVELS
 from .saved_variable import SavedTensor
 from .tensor import Tensor
-from ..display.names import torch_class
+from ..display.names import torch_class, type_name
 from ..warnings import deprecated, warn
 
 ONCE_DIFFERENTIABLE_MESSAGE = "trying to differentiate twice a function that was marked with @once_differentiable"
@@ -82,7 +82,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def __setattr__(self, name: str, value: Any) -> None:
         # the engine's entry points stay the class's: a program's `ctx.apply = ...` must not replace them
         if name in _ENGINE_METHODS:
-            raise AttributeError(f"'{type(self).__name__}' object attribute '{name}' cannot be set in gradcalc")
+            raise AttributeError(f"'{type_name(self)}' object attribute '{name}' cannot be set in gradcalc")
         object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:
@@ -144,7 +144,7 @@ class BackwardCFunction(Node, FunctionCtx):
                                        "Variable")
                 continue
             if grad is not None and not isinstance(grad, Tensor):
-                raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
+                raise RuntimeError(f"expected Variable or None (got {type_name(grad)})")
             grads.append(grad)
         return grads
 
@@ -376,7 +376,7 @@ def _save_variables(ctx: BackwardCFunction) -> None:
             saved.append(SavedTensor(value, is_output=is_output, output_nr=value._output_nr if is_output else 0))
         else:
             raise TypeError(f"save_for_backward can only save variables, but argument {position} is of type "
-                            f"{type(value).__name__}")
+                            f"{type_name(value)}")
     object.__setattr__(ctx, "_saved_values", tuple(saved))
 
 

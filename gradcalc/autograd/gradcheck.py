@@ -11,6 +11,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ..display.names import type_name
 from . import api, dtypes
 from .forward_ad import dual_level, make_dual, unpack_dual
 from .ops.common import zeros_like
@@ -46,7 +47,7 @@ def _as_tuple(value: Any) -> tuple:
 def _differentiable_outputs(value: Any) -> tuple:
     for out in _as_tuple(value):
         if not isinstance(out, Tensor):  # what torch's `out.requires_grad` meets there
-            raise AttributeError(f"'{type(out).__name__}' object has no attribute 'requires_grad'")
+            raise AttributeError(f"'{type_name(out)}' object has no attribute 'requires_grad'")
     return tuple(out for out in _as_tuple(value) if out.requires_grad)
 
 

@@ -176,7 +176,7 @@ class Generator:
 
     def set_state(self, new_state: Any) -> "Generator":
         if not isinstance(new_state, Tensor):
-            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+            raise TypeError(f"expected a torch.ByteTensor, but got {type_name(new_state)}")
         if new_state._dtype is not dtypes.uint8:
             raise TypeError(f"expected a torch.ByteTensor, but got {new_state.type()}")
         return self._load_state(new_state._data)

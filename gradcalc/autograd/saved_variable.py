@@ -5,6 +5,7 @@ from __future__ import annotations
 import weakref
 from typing import Any, Callable, Optional
 
+from ..display.names import type_name
 from . import anomaly_mode, grad_mode
 from .engine import Node, forward_name
 from .tensor import Tensor
@@ -116,7 +117,7 @@ class SavedTensor:
         value = self.unpack_hook(self.packed)
         if not isinstance(value, Tensor):
             raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
-                            f"{type(value).__name__}")
+                            f"{type_name(value)}")
         if self.is_output:
             return value._alias(grad_fn=node, output_nr=self.output_nr)
         tensor = self.tensor

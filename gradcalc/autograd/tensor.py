@@ -64,7 +64,7 @@ class Size(tuple):
                 converted.append(operator.index(item))  # also a one-element integer tensor
             except TypeError:
                 raise TypeError(f"torch.Size() takes an iterable of 'int' (item {position} is "
-                                f"'{type(item).__name__}')") from None
+                                f"'{type_name(item)}')") from None
         return tuple.__new__(cls, converted)
 
     def _check_items(self) -> None:
@@ -91,7 +91,7 @@ class Size(tuple):
 
     def __add__(self, other: Any) -> "Size":
         if not isinstance(other, tuple):
-            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
+            raise TypeError(f"can only concatenate tuple (not {type_name(other)}) to torch.Size")
         return Size(tuple(self) + other)
 
     def __radd__(self, other: Any) -> Any:
@@ -101,7 +101,7 @@ class Size(tuple):
 
     def __mul__(self, times: Any) -> Any:
         if not hasattr(times, "__index__"):
-            raise TypeError(f"can't multiply sequence by non-int of type '{type(times).__name__}'")
+            raise TypeError(f"can't multiply sequence by non-int of type '{type_name(times)}'")
         return Size(tuple(self) * times)
 
     __rmul__ = __mul__
@@ -375,7 +375,7 @@ class Tensor:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
-                                f"{type(value).__name__}")
+                                f"{type_name(value)}")
             if value._dtype is not self._dtype:
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{value._dtype._cpp_name}' to a tensor with "

@@ -7,8 +7,11 @@ in its messages (`'torch.dtype' object is not callable`) and shows a C method as
 """
 from __future__ import annotations
 
+import ctypes
 from types import MethodType
 from typing import Any, Callable, Optional, TypeVar
+
+from ..language.limits import native_call
 
 Class = TypeVar("Class", bound=type)
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
@@ -16,11 +19,47 @@ _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
 
 def type_name(value: Any) -> str:
     """The name Python's and PyTorch's messages give a value's type (its `tp_name`): a C type's
-    full name (`numpy.ndarray`, `_io.StringIO`), a class statement's bare name."""
-    cls = type(value)
+    full name (`numpy.ndarray`, `_io.StringIO`, gradcalc's `torch.dtype`), a class statement's
+    bare name."""
+    return tp_name(type(value))
+
+
+def tp_name(cls: type) -> str:
+    """A class's name as CPython's own messages give it (`type object 'torch.dtype' has no
+    attribute 'x'`): see type_name."""
+    full = _C_TYPE_NAMES.get(cls)
+    if full is not None:
+        return full
     if cls.__flags__ & _HEAP_TYPE or cls.__module__ == "builtins":
         return cls.__name__
     return f"{cls.__module__}.{cls.__qualname__}"
+
+
+# gradcalc's classes that stand for C types, and their full names (their tp_name)
+_C_TYPE_NAMES: dict = {}
+# the C strings their tp_name point to, kept alive with them
+_TP_NAMES: list = []
+# PyTypeObject's tp_name: after the variable-size object head's three words
+_TP_NAME_OFFSET = 3 * ctypes.sizeof(ctypes.c_void_p)
+
+
+def _two_names(cls: type, full: str, short: str) -> None:
+    """A C type has two names: CPython's own messages print its tp_name (`'torch.dtype' object is
+    not callable`), Python code reads its __name__ (`dtype`: json's "Object of type dtype is not
+    JSON serializable"). A class statement's type has one name for both, so its __name__ is made
+    the short one and its tp_name pointed back at the full one, once the type's layout is checked
+    (where it differs, both stay the full name)."""
+    cls.__name__ = full
+    slot = ctypes.c_void_p.from_address(id(cls) + _TP_NAME_OFFSET)
+    if slot.value is None or ctypes.string_at(slot.value) != full.encode():
+        return
+    kept = ctypes.create_string_buffer(full.encode())
+    cls.__name__ = short
+    if ctypes.string_at(slot.value) != short.encode():
+        cls.__name__ = full
+        return
+    _TP_NAMES.append(kept)
+    slot.value = ctypes.addressof(kept)
 
 
 def torch_class(qualified: str, *, c_type: bool = False) -> Callable[[Class], Class]:
@@ -34,7 +73,13 @@ def torch_class(qualified: str, *, c_type: bool = False) -> Callable[[Class], Cl
     def rename(cls: Class) -> Class:
         cls.__module__ = module or "builtins"
         cls.__qualname__ = name
-        cls.__name__ = qualified if c_type else name
+        if c_type:
+            _C_TYPE_NAMES[cls] = qualified
+            # gradcalc's own write of the type's memory (a node's class may be made as a program
+            # runs, behind the sandbox's wall, which refuses ctypes otherwise)
+            native_call(_two_names, cls, qualified, name)
+        else:
+            cls.__name__ = name
         if c_type and "_python_methods" not in cls.__dict__:
             cls._python_methods = frozenset()
         return cls
@@ -47,7 +92,7 @@ def refuse_instances(cls: type) -> None:
     as calling such a type does in Python, never with gradcalc's own `__init__` parameters."""
 
     def __new__(klass: type, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(f"cannot create '{klass.__name__}' instances")
+        raise TypeError(f"cannot create '{_C_TYPE_NAMES.get(klass, klass.__name__)}' instances")
 
     cls.__new__ = __new__  # type: ignore[method-assign]
 
@@ -83,7 +128,7 @@ class BuiltinMethod:
 
     def __repr__(self) -> str:
         owner = self._method.__self__
-        return f"<built-in method {self._method.__name__} of {type(owner).__name__} object at {hex(id(owner))}>"
+        return f"<built-in method {self._method.__name__} of {type_name(owner)} object at {hex(id(owner))}>"
 
 
 _VARIADIC = 0x04 | 0x08  # CO_VARARGS, CO_VARKEYWORDS

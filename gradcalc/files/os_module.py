@@ -12,6 +12,7 @@ import re
 import stat as modes
 from typing import Any, Iterator, Optional
 
+from ..display.names import type_name
 from . import tree as files
 from ..c_arguments import c_arguments
 
@@ -125,7 +126,7 @@ def _directory_argument(function: str, args: tuple, kwargs: dict) -> Any:
         raise files.error(errno.EBADF)
     if not isinstance(path, (str, bytes)) and not hasattr(type(path), "__fspath__"):
         raise TypeError(f"{function}: path should be string, bytes, os.PathLike, integer or None, not "
-                        f"{type(path).__name__}")
+                        f"{type_name(path)}")
     return path
 
 
@@ -202,7 +203,7 @@ def _path_of(number: Any) -> str:
     path = files.active().numbers.get(number) if type(number) is int else None
     if path is None:
         if not isinstance(number, int):
-            raise TypeError(f"'{type(number).__name__}' object cannot be interpreted as an integer")
+            raise TypeError(f"'{type_name(number)}' object cannot be interpreted as an integer")
         raise files.error(errno.EBADF)
     return path
 

@@ -133,7 +133,7 @@ def allow_types() -> None:
 def _parse_mode(mode: Any) -> tuple:
     """(creating, reading, writing, appending, updating, text), with Python's errors for a bad mode."""
     if not isinstance(mode, str):
-        raise TypeError(f"open() argument 'mode' must be str, not {type(mode).__name__}")
+        raise TypeError(f"open() argument 'mode' must be str, not {type_name(mode)}")
     modes = set(mode)
     if modes - set("axrwb+t") or len(mode) > len(modes):
         raise ValueError(f"invalid mode: {mode!r}")

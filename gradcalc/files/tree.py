@@ -13,6 +13,8 @@ import time
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional, Union
 
+from ..display.names import type_name
+
 CEILING = 256 * 1024 * 1024  # bytes all of a session's files may hold together
 WORKING_DIRECTORY = "/program"  # os.getcwd(), and the home directory
 TEMPORARY_DIRECTORY = "/tmp"
@@ -72,7 +74,7 @@ class Environment(dict):
     def __setitem__(self, key: Any, value: Any) -> None:
         for item in (key, value):
             if not isinstance(item, str):
-                raise TypeError(f"str expected, not {type(item).__name__}")
+                raise TypeError(f"str expected, not {type_name(item)}")
         super().__setitem__(key, value)
 
     def setdefault(self, key: Any, value: Any = None) -> Any:

@@ -12,7 +12,7 @@ from collections import UserString
 from types import MethodType
 from typing import Any, Callable
 
-from ..display.names import shown_method, type_name
+from ..display.names import shown_method, tp_name, type_name
 from .policy import (ATTRIBUTE_HOOKS, CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES,
                      FORBIDDEN_CLASS_NAMES, FORMATTING, GUARDED_DUNDERS, PICKLING, PROGRAM, READABLE_DUNDERS, RULES,
                      SUPER, USER_DUNDERS, attribute_hook, class_rule, defines, derivable, is_dunder, is_program_class,
@@ -166,10 +166,10 @@ def _refuse(obj: Any, name: str) -> None:
             except AttributeError as error:
                 raise AttributeError(str(error)) from None
         if isinstance(obj, type):
-            raise AttributeError(f"type object '{obj.__name__}' has no attribute '{name}'")
+            raise AttributeError(f"type object '{tp_name(obj)}' has no attribute '{name}'")
         raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'")
     if isinstance(obj, type):
-        raise AttributeError(f"type object '{obj.__name__}' attribute '{name}' is not accessible in gradcalc")
+        raise AttributeError(f"type object '{tp_name(obj)}' attribute '{name}' is not accessible in gradcalc")
     raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is not accessible in gradcalc")
 
 
@@ -342,7 +342,7 @@ def check_writable(obj: Any, name: str) -> None:
     cls = _type(obj)
     rule = RULES.get(cls) or resolve(cls)
     if rule is None:
-        raise AttributeError(f"'{cls.__name__}' object attribute '{name}' cannot be set in gradcalc")
+        raise AttributeError(f"'{tp_name(cls)}' object attribute '{name}' cannot be set in gradcalc")
     if rule.kind == CLASS:
         _check_class_writable(obj, name)
         return
@@ -363,9 +363,9 @@ def check_writable(obj: Any, name: str) -> None:
             _remember_writable(cls, name)
         return
     if is_dunder(name) or name[0] == "_":
-        raise AttributeError(f"'{cls.__name__}' object attribute '{name}' cannot be set in gradcalc")
+        raise AttributeError(f"'{tp_name(cls)}' object attribute '{name}' cannot be set in gradcalc")
     _check_descriptor(obj, name, rule)
-    raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
+    raise AttributeError(f"'{tp_name(cls)}' object has no attribute '{name}'")
 
 
 _FUNCTION = _type(check_writable)
@@ -405,7 +405,7 @@ def _check_descriptor(obj: Any, name: str, rule: Any) -> None:
             raise AttributeError("readonly attribute")
         shown = rule.shown_base  # a slot of a class PyTorch writes in C: its getset's message
     elif hasattr(descriptor, "__set__") or not hasattr(obj, "__dict__"):
-        raise AttributeError(f"'{cls.__name__}' object attribute '{name}' is read-only")
+        raise AttributeError(f"'{tp_name(cls)}' object attribute '{name}' is read-only")
     else:
         return  # a method or a plain class attribute: the instance's own attribute shadows it
     raise AttributeError(f"attribute '{name}' of '{shown}' objects is not writable")
@@ -414,13 +414,13 @@ def _check_descriptor(obj: Any, name: str, rule: Any) -> None:
 def _check_class_writable(cls: Any, name: str) -> None:
     if is_program_class(cls):
         if name in FORBIDDEN_CLASS_NAMES or (is_dunder(name) and name not in CLASS_BODY_DUNDERS | {"__name__"}):
-            raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' cannot be set in gradcalc")
+            raise AttributeError(f"type object '{tp_name(cls)}' attribute '{name}' cannot be set in gradcalc")
         if name[0] == "_" and not is_dunder(name) and not private_allowed(cls, name):
-            raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' cannot be set in gradcalc")
+            raise AttributeError(f"type object '{tp_name(cls)}' attribute '{name}' cannot be set in gradcalc")
         return
     if isinstance(cls, type) and cls.__module__ == "builtins":
         raise TypeError(f"cannot set '{name}' attribute of immutable type '{cls.__name__}'")
-    shown = cls.__name__ if isinstance(cls, type) else type_name(cls)
+    shown = tp_name(cls) if isinstance(cls, type) else type_name(cls)
     raise AttributeError(f"attributes of class '{shown}' cannot be set in gradcalc")
 
 

@@ -5,6 +5,7 @@ from typing import Any
 
 import numpy as np
 
+from ..display.names import type_name
 from ..autograd import dtypes
 from ..autograd.tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor
 
@@ -21,10 +22,10 @@ class Parameter(Tensor):
         if data is None:
             data = Tensor._make(np.empty((0,), dtype=dtypes.get_default_dtype()._numpy), dtypes.get_default_dtype())
         if not isinstance(data, Tensor):
-            raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
+            raise AttributeError(f"'{type_name(data)}' object has no attribute 'detach'")
         if not isinstance(requires_grad, bool):
             raise TypeError("_make_subclass(): argument 'require_grad' (position 3) must be bool, not "
-                            f"{type(requires_grad).__name__}")
+                            f"{type_name(requires_grad)}")
         if requires_grad and data.dtype.category < dtypes.FLOATING:
             raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
         param = cls._make(data._data, data._dtype, requires_grad=requires_grad)

@@ -10,7 +10,7 @@ from .. import dtypes, grad_mode, meta
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ... import numpy_state
-from ...display.names import torch_class
+from ...display.names import torch_class, type_name
 from ...warnings import warn_once
 
 numpy_state.quiet()
@@ -27,7 +27,7 @@ def as_tensor(value: Any, dtype: Optional[DType] = None) -> Tensor:
         return Tensor._make(np.array(value, dtype=dtype._numpy), dtype)
     if isinstance(value, np.ndarray):
         return Tensor._make(value, dtypes.from_numpy(value.dtype))
-    raise TypeError(f"expected Tensor as element 1 in argument 0, but got {type(value).__name__}")
+    raise TypeError(f"expected Tensor as element 1 in argument 0, but got {type_name(value)}")
 
 
 def conjugate(t: Tensor) -> Tensor:
@@ -37,7 +37,7 @@ def conjugate(t: Tensor) -> Tensor:
 
 def check_number(value: Any, op_name: str) -> None:
     if not isinstance(value, (Tensor, bool, int, float, complex)):
-        raise TypeError(f"unsupported operand type(s) for {op_name}: 'Tensor' and '{type(value).__name__}'")
+        raise TypeError(f"unsupported operand type(s) for {op_name}: 'Tensor' and '{type_name(value)}'")
 
 
 def arrays(tensors: Sequence[Tensor], dtype: DType) -> list:
@@ -305,7 +305,7 @@ class ReturnTypes(tuple):
 
     def __repr__(self) -> str:
         shown = ",\n".join(f"{field}={value!r}" for field, value in zip(self._fields, self))
-        return f"{type(self).__name__}(\n{shown})"
+        return f"{type_name(self)}(\n{shown})"
 
 
 def _field_getter(index: int) -> Any:

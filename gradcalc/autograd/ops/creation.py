@@ -71,7 +71,7 @@ def infer_dtype(data: Any) -> DType:
             kind = infer_dtype(item)
             found = kind if found is None else dtypes.promote_types(found, kind)
         return found or dtypes.get_default_dtype()
-    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+    raise RuntimeError(f"Could not infer dtype of {type_name(data)}")
 
 
 def _holds_tensor(data: Any) -> bool:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ...display.names import type_name
 from .. import dtypes, grad_mode, simd
 from ..forward_mode import unsupported
 from ..tensor import Tensor
@@ -215,7 +216,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     mode = _COMPUTE_MODES[compute_mode] or 0
     for position, (name, t) in enumerate((("x1", x1), ("x2", x2)), 1):
         if not isinstance(t, Tensor):
-            raise TypeError(f"cdist(): argument '{name}' (position {position}) must be Tensor, not {type(t).__name__}")
+            raise TypeError(f"cdist(): argument '{name}' (position {position}) must be Tensor, not {type_name(t)}")
     for name, t in (("X1", x1), ("X2", x2)):
         if t.ndim < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.ndim}D")

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...display.names import type_name
 from .. import dtypes, grad_mode
 from ..dtypes import DType
 from ..tensor import Tensor
@@ -76,7 +77,7 @@ def numpy_dtype(dtype: np.dtype) -> DType:
 def tensor_from_numpy(array: Any, warn_if_not_writeable: bool = True) -> Tensor:
     """A tensor on the array's memory, after PyTorch's checks in PyTorch's order."""
     if not isinstance(array, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+        raise TypeError(f"expected np.ndarray (got {type_name(array)})")
     if warn_if_not_writeable and not array.flags.writeable:
         warn_once("UserWarning", NOT_WRITABLE_WARNING, at="torch/csrc/utils/tensor_numpy.cpp:213")
     itemsize = array.itemsize

@@ -8,7 +8,7 @@ import argparse
 from typing import Any
 
 from .. import guard, policy
-from ...display.names import torch_class
+from ...display.names import torch_class, type_name
 
 
 @torch_class("argparse.Namespace")
@@ -65,7 +65,7 @@ class ArgumentParserMixin:
             if dest == argparse.SUPPRESS or action.default is argparse.SUPPRESS or type(dest) is not str:
                 continue
             if dest not in dir(type(namespace)):
-                raise AttributeError(f"'{type(namespace).__name__}' object has no attribute '{dest}'")
+                raise AttributeError(f"'{type_name(namespace)}' object has no attribute '{dest}'")
             return
 
 

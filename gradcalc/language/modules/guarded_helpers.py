@@ -26,7 +26,7 @@ import typing
 from typing import Any, Callable
 
 from .. import guard, policy
-from ...display.names import torch_class
+from ...display.names import torch_class, type_name
 
 _exact = guard.exact_name
 
@@ -46,7 +46,7 @@ class SimpleNamespace(types.SimpleNamespace):
     def __repr__(self) -> str:
         text = types.SimpleNamespace.__repr__(self)
         # as Python shows its own: `namespace(a=1)`; a program's subclass shows its name
-        return "namespace" + text[len(type(self).__name__):] if type(self) is SimpleNamespace else text
+        return "namespace" + text[len(type_name(self)):] if type(self) is SimpleNamespace else text
 
 
 policy.shield_class(SimpleNamespace)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import weakref
 from typing import Any, Callable, Optional
 
-from ...display.names import torch_class
+from ...display.names import torch_class, type_name
 
 # A module's members load when a program first reaches one (the prelude's torch.nn costs nothing
 # until used), and a submodule or a deferred member when it is itself reached (`import torch`
@@ -43,7 +43,7 @@ class Namespace:
     def __setattr__(self, name: str, value: Any) -> None:
         setter = _BOOL_FLAGS.get((self.__dict__["__name__"], name))
         if setter is not None and type(value) is not bool:  # PyTorch's C setter of the flag refuses it
-            raise RuntimeError(f"{setter} expects a bool, but got {type(value).__name__}")
+            raise RuntimeError(f"{setter} expects a bool, but got {type_name(value)}")
         object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:

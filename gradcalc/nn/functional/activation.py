@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ...display.names import type_name
 from ...autograd import meta, random
 from ...autograd.dtypes import DType
 from ...autograd.ops import activation
@@ -22,7 +23,7 @@ from ...warnings import warn
 def _require_tensor(value: Any, function: str, argument: str, position: int) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be Tensor, not "
-                        f"{type(value).__name__}")
+                        f"{type_name(value)}")
 
 
 # the functions torch.nn.functional calls in torch and torch._C._nn, with their argument parsing
@@ -331,7 +332,7 @@ threshold_ = _TORCH["threshold_"]  # torch's own function, as torch.nn.functiona
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     if not isinstance(input, Tensor):  # torch's first step, input.dim(), on anything else
-        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'dim'")
+        raise AttributeError(f"'{type_name(input)}' object has no attribute 'dim'")
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     return _NN["glu"](input, dim)

@@ -6,6 +6,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ...display.names import type_name
 from ...autograd.ops import loss
 from ...autograd.tensor import Tensor
 from ...warnings import warn
@@ -47,7 +48,7 @@ def _require_sizes(*values: Any) -> None:
     """PyTorch's losses start with `target.size()` and `input.size()`: what a non-tensor gives there."""
     for value in values:
         if not isinstance(value, Tensor):
-            raise AttributeError(f"'{type(value).__name__}' object has no attribute 'size'")
+            raise AttributeError(f"'{type_name(value)}' object has no attribute 'size'")
 
 
 def _loss_preamble(input: Any, target: Any, size_average: Any, reduce: Any, reduction: str) -> str:
