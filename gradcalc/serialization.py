@@ -20,6 +20,7 @@ from .autograd import dtypes
 from .autograd.tensor import Device, Size, Tensor
 from .files.streams import open_file
 from .nn.parameter import Parameter
+from .torch_code import copied_from_torch
 from .warnings import warn
 
 __all__ = ["save", "load"]
@@ -125,8 +126,17 @@ def _is_path(f: Any) -> bool:
     return isinstance(f, (str, bytes, os.PathLike))
 
 
+@copied_from_torch
+def _check_dill_version(pickle_module: Any) -> None:
+    """torch's first look at a pickle module: its name, to recognise dill's (which programs cannot
+    import here, so no version check follows); a module without one fails as torch's code does."""
+    if pickle_module is not None:
+        pickle_module.__name__  # noqa: B018
+
+
 def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
          _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
+    _check_dill_version(pickle_module)
     if not _is_path(f) and not hasattr(f, "write"):  # torch's _check_save_filelike, then its buffer writer's check
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
     if not _is_path(f) and not callable(getattr(f, "write", None)):
@@ -177,6 +187,7 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if pickle_load_args and safe:
         warn("UserWarning", "pickle_load_args only works if `weights_only=False`.")
+    _check_dill_version(pickle_module)
     if _is_path(f):
         with open_file(f, "rb") as file:
             payload = file.read()

@@ -214,13 +214,13 @@ def jacrev(func: Callable, argnums: Argnums = 0, *, has_aux: bool = False, chunk
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper_fn(*args: Any) -> Any:  # (no keywords: torch's takes none)
         nested = _enter()
         try:
             keep = nested or _requires_grad(args)
             with grad_mode.enable_grad():
                 args, selected = _replace_args(args, argnums, _differentiable)
-                output = func(*args, **kwargs)
+                output = func(*args)
                 output, aux = _split_aux(output, has_aux, "jacrev(f, ...)(*args)")
                 out_leaves, out_spec = tree_flatten(output)
                 in_leaves, in_spec = tree_flatten(selected)
@@ -233,7 +233,7 @@ def jacrev(func: Callable, argnums: Argnums = 0, *, has_aux: bool = False, chunk
         finally:
             _exit()
 
-    return wrapper
+    return wrapper_fn
 
 
 def _rows(out: Tensor, inputs: list, create_graph: bool) -> list:
@@ -322,7 +322,7 @@ def jacfwd(func: Callable, argnums: Argnums = 0, has_aux: bool = False, *, rando
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper_fn(*args: Any) -> Any:  # (no keywords: torch's takes none)
         nested = _enter()
         try:
             keep = nested or _requires_grad(args)
@@ -337,10 +337,10 @@ def jacfwd(func: Callable, argnums: Argnums = 0, has_aux: bool = False, *, rando
             outputs: list = []
             for index, primal in enumerate(in_leaves):
                 for position in range(primal.numel()):
-                    outputs, out_spec, aux = _column(func, args, kwargs, chosen, picked, in_spec, in_leaves, index,
+                    outputs, out_spec, aux = _column(func, args, chosen, picked, in_spec, in_leaves, index,
                                                      position, has_aux, columns[index])
             if out_spec is None:  # no input element at all: run once for the outputs' shapes
-                outputs, out_spec, aux = _column(func, args, kwargs, chosen, picked, in_spec, in_leaves, None, 0,
+                outputs, out_spec, aux = _column(func, args, chosen, picked, in_spec, in_leaves, None, 0,
                                                  has_aux, [])
             jacobians = []
             for out_index, out in enumerate(outputs):
@@ -354,10 +354,10 @@ def jacfwd(func: Callable, argnums: Argnums = 0, has_aux: bool = False, *, rando
         finally:
             _exit()
 
-    return wrapper
+    return wrapper_fn
 
 
-def _column(func: Callable, args: tuple, kwargs: dict, chosen: tuple, argnums: Argnums, in_spec: Any,
+def _column(func: Callable, args: tuple, chosen: tuple, argnums: Argnums, in_spec: Any,
             in_leaves: list, index: Optional[int], position: int, has_aux: bool, column_list: list) -> tuple:
     """Run `func` with a one-hot tangent on element `position` of input `index`; append the
     outputs' tangents to `column_list`. Returns (outputs, their spec, aux)."""
@@ -377,7 +377,7 @@ def _column(func: Callable, args: tuple, kwargs: dict, chosen: tuple, argnums: A
         else:
             for argnum, value in zip(chosen, selected):
                 new_args[argnum] = value
-        output = func(*new_args, **kwargs)
+        output = func(*new_args)
         output, aux = _split_aux(output, has_aux, "jacfwd(f, ...)(*args)")
         if has_aux:
             aux = tree_map(lambda leaf: forward_ad.unpack(leaf, level).primal if isinstance(leaf, Tensor) else leaf,
