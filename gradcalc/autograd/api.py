@@ -5,13 +5,13 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from . import meta
+from . import dtypes, graph, meta
 from .engine import run_backward
 from .graph import GradientEdge
 from ..c_arguments import unsigned_byte
 from ..display.names import type_name
 from ..warnings import warn_once
-from .tensor import Tensor
+from .tensor import Size, Tensor
 
 
 CREATE_GRAPH_WARNING = (
@@ -35,11 +35,31 @@ def _gradients_as_tuple(value: Any) -> tuple:
     return (value,) if isinstance(value, Tensor) else tuple(value)
 
 
+def _edge_output(edge: GradientEdge) -> tuple:
+    """(shape, dtype) of the output a GradientEdge stands for, which PyTorch reads from the node's
+    metadata (gradcalc's, recorded when the edge was taken; a scalar of the default dtype else)."""
+    shape, dtype = graph.EDGE_OUTPUTS.get(edge.node, {}).get(edge.output_nr, ((), None))
+    return shape, dtype or dtypes.get_default_dtype()
+
+
+def _edge_ones(edge: GradientEdge) -> Tensor:
+    """The implicit gradient of an output given as its GradientEdge: ones, for a scalar."""
+    shape, dtype = _edge_output(edge)
+    if any(size != 1 for size in shape):
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {dtype}")
+    return Tensor._make(np.ones(shape, dtype=dtype._numpy), dtype)
+
+
 def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = False) -> list:
     grads = []
     for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(output, (Tensor, GradientEdge)):  # torch's _make_grads asserts it first
             raise AssertionError("Expected output to be a torch.Tensor")
+        if isinstance(output, GradientEdge) and grad is None:
+            grads.append(_edge_ones(output))
+            continue
         if grad is None:
             if output.requires_grad and output.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -53,13 +73,14 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
             continue
         if not isinstance(grad, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type_name(grad)}")
-        if grad.shape != output.shape:
+        shape, dtype = _edge_output(output) if isinstance(output, GradientEdge) else (output.shape, output._dtype)
+        if grad.shape != shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and "
-                               f"output[{index}] has a shape of {output.shape}.")
-        if grad._dtype.is_complex != output._dtype.is_complex:
+                               f"output[{index}] has a shape of {Size(shape)}.")
+        if grad._dtype.is_complex != dtype.is_complex:
             raise RuntimeError("For complex Tensors, both grad_output and output are required to have the same "
                                f"dtype. Mismatch in dtype: grad_output[{index}] has a dtype of {grad.dtype} and "
-                               f"output[{index}] has a dtype of {output.dtype}.")
+                               f"output[{index}] has a dtype of {dtype}.")
         grads.append(grad)
     return grads
 
@@ -135,7 +156,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Opti
     retain_graph, create_graph = _engine_flag(retain_graph), _engine_flag(create_graph)
     allow_unused = _engine_flag(allow_unused)
     _check_counts(outputs_t, grads)
-    _check_outputs(outputs_t)
+    _check_outputs(tuple(t for t in outputs_t if not isinstance(t, GradientEdge)))  # an edge names its node
     _check_inputs(inputs_t)
     for tensor in inputs_t:
         if isinstance(tensor, Tensor) and not tensor.requires_grad:

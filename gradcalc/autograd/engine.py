@@ -181,7 +181,8 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
     """Backpropagate `grad_roots` from `roots`. With `accumulate`, leaf gradients go into
     `.grad` (only of `inputs`, when given); without it, the gradients reaching `inputs`
     are returned instead (torch.autograd.grad)."""
-    root_edges = [gradient_edge(t) for t in roots]
+    # (a GradientEdge, a tuple, names its node and output itself)
+    root_edges = [tuple(t[:2]) if isinstance(t, tuple) else gradient_edge(t) for t in roots]
     root_nodes = list(dict.fromkeys(node for node, _ in root_edges if node is not None))
     # node -> how many edges lead to it; its keys are the nodes reached
     dependencies: dict = dict.fromkeys(root_nodes, 0)

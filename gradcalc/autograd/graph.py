@@ -72,10 +72,18 @@ class GradientEdge(NamedTuple):
     ownership_token: Any = None
 
 
+# node -> {output_nr: (shape, dtype)} of the tensors whose edges were asked for: what PyTorch
+# reads from the node's input metadata when an edge stands for an output (autograd.grad's
+# implicit gradient of it)
+EDGE_OUTPUTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def get_gradient_edge(tensor: Tensor) -> GradientEdge:
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
-    return GradientEdge(*engine.gradient_edge(tensor))
+    edge = GradientEdge(*engine.gradient_edge(tensor))
+    EDGE_OUTPUTS.setdefault(edge.node, {})[edge.output_nr] = (tuple(tensor.shape), tensor._dtype)
+    return edge
 
 
 @torch_class("torch.autograd.graph.saved_tensors_hooks")
