@@ -1,8 +1,6 @@
 """Dropout and its kin: in training mode only."""
 from __future__ import annotations
 
-from typing import Any
-
 from ...autograd.tensor import Tensor
 from .. import functional as F
 from .module import Module
@@ -32,34 +30,36 @@ class Dropout(_DropoutNd):
         return F.dropout(input, self.p, self.training, self.inplace)
 
 
-class _FeatureDropout(_DropoutNd):
+class Dropout1d(_DropoutNd):
     __module__ = "torch.nn.modules.dropout"
-    _function: Any = None
 
     def forward(self, input: Tensor) -> Tensor:
-        return type(self)._function(input, self.p, self.training, self.inplace)
+        return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
-class Dropout1d(_FeatureDropout):
+class Dropout2d(_DropoutNd):
     __module__ = "torch.nn.modules.dropout"
-    _function = staticmethod(F.dropout1d)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
-class Dropout2d(_FeatureDropout):
+class Dropout3d(_DropoutNd):
     __module__ = "torch.nn.modules.dropout"
-    _function = staticmethod(F.dropout2d)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
-class Dropout3d(_FeatureDropout):
+class AlphaDropout(_DropoutNd):
     __module__ = "torch.nn.modules.dropout"
-    _function = staticmethod(F.dropout3d)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.alpha_dropout(input, self.p, self.training)  # (its inplace is kept, not used, as torch's)
 
 
-class AlphaDropout(_FeatureDropout):
+class FeatureAlphaDropout(_DropoutNd):
     __module__ = "torch.nn.modules.dropout"
-    _function = staticmethod(F.alpha_dropout)
 
-
-class FeatureAlphaDropout(_FeatureDropout):
-    __module__ = "torch.nn.modules.dropout"
-    _function = staticmethod(F.feature_alpha_dropout)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training)
