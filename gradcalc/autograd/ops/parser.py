@@ -217,6 +217,8 @@ class Param:
                 raise RuntimeError(f"{_ATEN_BUILD}/{_SIZES_MADE_CONCRETE_AT[signature_name]}: SymIntArrayRef "
                                    "expected to contain only concrete integers")
             return values
+        if kind == FLOAT_LIST and not any(isinstance(item, complex) for item in obj):
+            return self._float_list(obj, signature_name)
         if kind == SCALARTYPE and not isinstance(obj, DType):
             return dtypes.by_name(_PYTHON_SCALAR_TYPES[obj])
         if kind == DEVICE and _is_long(obj):  # an accelerator's index, unpacked before it is judged
@@ -224,6 +226,17 @@ class Param:
         if kind in (STRING, DEVICE) and isinstance(obj, bytes):  # as the std::string PyTorch reads them into
             return obj.decode("utf-8", "surrogateescape")
         return obj
+
+    def _float_list(self, values: Any, signature_name: str) -> list:
+        """PythonArgs::getDoublelist: each element as a double, or the element's refusal."""
+        floats = []
+        for index, item in enumerate(values):
+            try:
+                floats.append(float(item))
+            except (TypeError, ValueError, OverflowError, RuntimeError):
+                raise TypeError(f"{signature_name}(): argument '{self.name}' must be tuple of floats, but found "
+                                f"element of type {type_name(item)} at pos {index + 1}") from None
+        return floats
 
     def _list_item(self, item: Any, index: int, signature_name: str) -> int:
         if type(item) is int:

@@ -7,7 +7,7 @@ import math
 from typing import Any, Optional
 
 from ...autograd.ops import upsampling
-from ...autograd.ops.parser import parser
+from ...autograd.ops.parser import has_signature, parser
 from ...autograd.tensor import Tensor
 from ...warnings import warn
 from .layers import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
@@ -26,6 +26,14 @@ _ANTIALIASED = {"bilinear": ("_upsample_bilinear2d_aa", upsampling.upsample_bili
                 "bicubic": ("_upsample_bicubic2d_aa", upsampling.upsample_bicubic2d_aa),
                 "lanczos": ("_upsample_lanczos2d_aa", upsampling.upsample_lanczos2d_aa)}
 _NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
+
+
+def _parsed_scales(name: str, input: Tensor, output_size: Any, align_corners: Any, scale_factors: Any) -> Any:
+    """The scale factors as the C op `name`'s parser reads them (doubles), after its checks of
+    every argument (nearest's ops take no align_corners)."""
+    arguments = (input, output_size, scale_factors) if align_corners is None and name.startswith(
+        ("upsample_nearest", "_upsample_nearest")) else (input, output_size, align_corners, scale_factors)
+    return parser("nn", name).parse(arguments, {})[1]["scale_factors"]
 
 
 def _is_integer(x: Any) -> bool:
@@ -67,9 +75,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
                     f"spatial dimensions of {list(input.shape[2:])} and scale_factor of shape {scale_factor}. "
                     "Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, "
                     "...,sK) format.")
-            scale_factors = [float(s) for s in scale_factor]
+            scale_factors = scale_factor  # as given: the kernel's parser reads them as doubles
         else:
-            scale_factors = [float(scale_factor) for _ in range(dim)]
+            scale_factors = [scale_factor for _ in range(dim)]
     else:
         raise ValueError("either size or scale_factor should be defined")
     if recompute_scale_factor and size is not None:
@@ -77,7 +85,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
     if recompute_scale_factor:
-        output_size = [math.floor(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+        output_size = [math.floor(float(input.size(i + 2)) * scale_factors[i]) for i in range(dim)]
         scale_factors = None
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
@@ -89,16 +97,21 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
             raise ValueError("Lanczos mode requires antialias=True")
     if antialias:
         name, function = _ANTIALIASED[mode]
-        parser("nn", name).parse((input, output_size, align_corners, scale_factors), {})
+        scale_factors = _parsed_scales(name, input, output_size, align_corners, scale_factors)
         return function(input, output_size, align_corners, scale_factors)
     if (mode, dim) in _NEAREST:
-        return _NEAREST[mode, dim](input, output_size, scale_factors)
+        function = _NEAREST[mode, dim]
+        if has_signature("nn", function.__name__):
+            scale_factors = _parsed_scales(function.__name__, input, output_size, None, scale_factors)
+        elif scale_factors is not None:
+            scale_factors = [float(s) for s in scale_factors]
+        return function(input, output_size, scale_factors)
     if mode == "area" and dim in (1, 2, 3):
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
     if (mode, dim) in _INTERPOLATING:
         function = _INTERPOLATING[mode, dim]
         # torch's Python calls the C op, whose parser refuses an align_corners that is no bool
-        parser("nn", function.__name__).parse((input, output_size, align_corners, scale_factors), {})
+        scale_factors = _parsed_scales(function.__name__, input, output_size, align_corners, scale_factors)
         return function(input, output_size, align_corners, scale_factors)
     if mode in _NEEDS and input.dim() in (3, 4, 5):
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_NEEDS[mode]}D input")
