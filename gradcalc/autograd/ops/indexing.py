@@ -215,7 +215,10 @@ def _advanced_item(item: Any) -> Any:
     a number other than an int or a bool is read through __index__ (or refused)."""
     if isinstance(item, list):
         return _list_as_tensor(item)
-    if item is None or item is Ellipsis or isinstance(item, (bool, slice, Tensor, np.ndarray)):
+    if isinstance(item, np.ndarray):
+        numpy_dtype(item.dtype)  # read as a tensor: a dtype PyTorch has none of is refused
+        return item
+    if item is None or item is Ellipsis or isinstance(item, (bool, slice, Tensor)):
         return item
     return _index_int(item)
 
