@@ -39,8 +39,10 @@ class SGD(Optimizer):
             buffer = state.get("momentum_buffer")
             if buffer is None:
                 buffer = state["momentum_buffer"] = Tensor._make(np.array(grad), param.dtype)
-            else:
-                scaled = buffer._data * np.asarray(momentum, dtype=grad.dtype)
-                _set(buffer, kernels.add_scaled(scaled, grad, 1 - group["dampening"]))
-            grad = kernels.add_scaled(grad, buffer._data, momentum) if group["nesterov"] else buffer._data
+            else:  # buf.mul_(momentum).add_(grad, alpha=1 - dampening): each scalar as the parser reads it
+                scaled = buffer._data * np.asarray(_scalar(momentum), dtype=grad.dtype)
+                _set(buffer, kernels.add_scaled(scaled, grad, _scalar(1 - group["dampening"], param.dtype)))
+            # grad.add(buf, alpha=momentum)
+            grad = kernels.add_scaled(grad, buffer._data, _scalar(momentum, param.dtype)) if group["nesterov"] \
+                else buffer._data
         _set(param, kernels.add_scaled(param._data, grad, _scalar(-group["lr"], param.dtype)))
