@@ -229,8 +229,13 @@ class Optimizer:
                 for param in group["params"]:
                     if param.grad is not None:
                         grad = param.grad._data
-                        self._update(group, param, -grad if group.get("maximize") else grad, self.state[param])
+                        self._update(group, param, -grad if group.get("maximize") else grad,
+                                     self._state_of(group, param))
         return loss
+
+    def _state_of(self, group: dict, param: Tensor) -> dict:
+        """The state `_update` keeps for `param` (made as the optimizer first steps it)."""
+        return self.state[param]
 
     def _update(self, group: dict, param: Tensor, grad: np.ndarray, state: dict) -> None:
         raise NotImplementedError

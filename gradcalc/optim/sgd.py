@@ -32,6 +32,10 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
+    def _state_of(self, group: dict, param: Tensor) -> dict:
+        # torch's SGD keeps a parameter's state only for its momentum buffer
+        return self.state[param] if group["momentum"] != 0 else {}
+
     def _update(self, group: dict, param: Tensor, grad: np.ndarray, state: dict) -> None:
         grad = _decayed(group, param, grad)
         momentum = group["momentum"]
