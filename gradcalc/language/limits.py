@@ -210,7 +210,7 @@ def _make_hook(roots: tuple, active: Callable[[], bool], lowered: Callable[[], b
     """An audit hook refusing what a program must not do while `active()` (a cheap test, made on
     every event), unless `lowered()` (asked only before a refusal: for this thread, the wall is
     down); `reading_stack()` lets gradcalc's own look at who called it through (host_frame),
-    `native()` gradcalc's own calls into MKL through ctypes (native_call)."""
+    `native()` gradcalc's own ctypes calls (native_call)."""
 
     def inside(path: Any) -> bool:
         if isinstance(path, int) or path is None:
@@ -364,8 +364,9 @@ _up, _pausing, _for_good, _reading, _native, _is_up = _make_wall()
 
 
 # native_call(FUNCTION, *args, **kwargs): FUNCTION's result, the wall letting through its ctypes
-# calls: gradcalc's own calls into MKL (autograd/mkl.py), fixed calls on gradcalc's own buffers,
-# during which no program code runs. Every other refusal stays.
+# calls: gradcalc's own calls into MKL (autograd/mkl.py) and glibc's sinf (autograd/ops/resampling.py),
+# its writes of its own types' slots (autograd/sequence_slots.py, display/names.py): fixed calls on
+# gradcalc's own buffers and types, during which no program code runs. Every other refusal stays.
 native_call = _native
 
 
