@@ -134,6 +134,13 @@ def batch_size(tensor: Tensor) -> int:
     return size
 
 
+def batch_dims(*tensors: Any) -> tuple:
+    """The sizes of the running vmaps whose examples reach any of `tensors`, outermost first: the
+    dims PyTorch's batching rules put in front of the shapes its messages print."""
+    return tuple(level.size for level in LEVELS if type(level) is BatchLevel
+                 and any(isinstance(t, Tensor) and tangent_of(t, level) for t in tensors))
+
+
 def vmap_level(tensor: Tensor) -> int:
     """The level PyTorch's messages give the innermost vmap whose examples reach `tensor` (every
     running transform counts, from 1)."""

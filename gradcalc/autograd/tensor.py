@@ -195,10 +195,16 @@ META = Device("meta")
 @torch_class("torch.Tensor")
 class Tensor:
     # torch writes these methods in Python (bound methods); all its other methods are C built-ins
+    # (and, read from the class, print as functions; the others as torch._C.TensorBase's descriptors)
     _python_methods = frozenset({
         "backward", "register_hook", "register_post_accumulate_grad_hook", "split", "norm", "unflatten", "unique",
         "unique_consecutive", "lu", "stft", "istft", "dim_order", "storage", "storage_type", "is_shared",
-        "share_memory_", "resize", "resize_as", "to_sparse_coo", "module_load", "__array__", "__array_wrap__"})
+        "share_memory_", "resize", "resize_as", "to_sparse_coo", "module_load", "__array__", "__array_wrap__",
+        "__contains__", "__deepcopy__", "__floordiv__", "__format__", "__hash__", "__ipow__", "__iter__", "__len__",
+        "__pow__", "__repr__", "__reversed__", "__rfloordiv__", "__rlshift__", "__rmatmul__", "__rmod__", "__rpow__",
+        "__rrshift__", "__rsub__", "__rtruediv__",
+        "__new__", "__str__", "__copy__"})  # (not TensorBase's either: type's, object's, copy's)
+    _c_base = "torch._C.TensorBase"
     __slots__ = ("_data", "_dtype", "_vc", "_requires_grad", "_node", "_output_nr", "_grad",
                  "_retains_grad", "_base", "_view_kind", "_view_version", "_is_inference", "_hooks",
                  "_accumulator", "_fw", "_wrapped", "__weakref__", "__dict__")

@@ -8,7 +8,7 @@ in its messages (`'torch.dtype' object is not callable`) and shows a C method as
 from __future__ import annotations
 
 import ctypes
-from types import MethodType
+from types import FunctionType, MethodType
 from typing import Any, Callable, Optional, TypeVar
 
 from ..language.limits import native_call
@@ -181,3 +181,108 @@ def shown_method(method: MethodType) -> Any:
     if python_methods is None or method.__name__ in python_methods:
         return method
     return BuiltinMethod(method)
+
+
+# CPython's slot wrappers among a C type's special methods (the others are plain C methods)
+_SLOTS = frozenset({"__getitem__", "__setitem__", "__delitem__"})
+# the one descriptor a program sees for each C method or attribute (`Tensor.add is Tensor.add`)
+_DESCRIPTORS: dict = {}
+
+
+def shown_class_attribute(cls: type, name: str, value: Any) -> Any:
+    """`cls.name` as a program gets it: a method or attribute PyTorch writes in C prints and
+    refuses a wrong object as CPython's descriptors do (`<method 'add' of 'torch._C.TensorBase'
+    objects>`)."""
+    python_methods = getattr(cls, "_python_methods", None)
+    kind = type(value)
+    if python_methods is None or name in python_methods or (kind is not FunctionType and kind is not property):
+        return value
+    if name[:2] == "__" and getattr(cls, "_c_base", None) is None:
+        return value  # (a C type's special methods are slot wrappers of their own, or of object's)
+    shown = _DESCRIPTORS.get(value)
+    if shown is None:
+        owner = next(base for base in cls.__mro__ if name in vars(base))
+        descriptor_type = GetSetDescriptor if kind is property else SlotWrapper if name in _SLOTS else MethodDescriptor
+        shown = _DESCRIPTORS[value] = object.__new__(descriptor_type)  # (a program cannot make one: see below)
+        shown._value, shown._name, shown._owner = value, name, owner
+    return shown
+
+
+class _Descriptor:
+    __slots__ = ("_value", "_name", "_owner")
+
+    @property
+    def __name__(self) -> str:  # type: ignore[override]
+        return self._name
+
+    def qualified_name(self) -> str:
+        return f"{self._owner_name().rpartition('.')[2]}.{self._name}"
+
+    def _owner_name(self) -> str:
+        # torch.Tensor's C methods are those of its C base, torch._C.TensorBase
+        return getattr(self._owner, "_c_base", None) or tp_name(self._owner)
+
+    def _bound(self, obj: Any, words: str) -> Any:
+        if not isinstance(obj, self._owner):
+            raise TypeError(words.format(name=self._name, owner=self._owner_name(), type=type_name(obj)))
+        return obj
+
+
+@torch_class("method_descriptor")
+class MethodDescriptor(_Descriptor):
+    """A C method read from its class (`torch.Tensor.add`)."""
+
+    __slots__ = ()
+    _MISMATCH = "descriptor '{name}' for '{owner}' objects doesn't apply to a '{type}' object"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not args:
+            raise TypeError(f"unbound method {self.qualified_name()}() needs an argument")
+        return BuiltinMethod(MethodType(self._value, self._bound(args[0], self._MISMATCH)))(*args[1:], **kwargs)
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        return self if obj is None else BuiltinMethod(MethodType(self._value, self._bound(obj, self._MISMATCH)))
+
+    def __repr__(self) -> str:
+        return f"<method '{self._name}' of '{self._owner_name()}' objects>"
+
+
+@torch_class("wrapper_descriptor")
+class SlotWrapper(MethodDescriptor):
+    """A C type's slot read from its class (`torch.Tensor.__getitem__`)."""
+
+    __slots__ = ()
+    _MISMATCH = "descriptor '{name}' requires a '{owner}' object but received a '{type}'"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not args:
+            raise TypeError(f"descriptor '{self._name}' of '{self._owner_name()}' object needs an argument")
+        return self._value(self._bound(args[0], self._MISMATCH), *args[1:], **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<slot wrapper '{self._name}' of '{self._owner_name()}' objects>"
+
+
+@torch_class("getset_descriptor")
+class GetSetDescriptor(_Descriptor):
+    """A C attribute read from its class (`torch.Tensor.shape`)."""
+
+    __slots__ = ()
+    _MISMATCH = "descriptor '{name}' for '{owner}' objects doesn't apply to a '{type}' object"
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        return self if obj is None else self._value.__get__(self._bound(obj, self._MISMATCH), cls)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        self._value.__set__(self._bound(obj, self._MISMATCH), value)
+
+    def __delete__(self, obj: Any) -> None:
+        self._value.__delete__(self._bound(obj, self._MISMATCH))
+
+    def __repr__(self) -> str:
+        return f"<attribute '{self._name}' of '{self._owner_name()}' objects>"
+
+
+for _descriptor_type in (MethodDescriptor, SlotWrapper, GetSetDescriptor):
+    refuse_instances(_descriptor_type)  # `type(torch.Tensor.add)(...)`: as CPython's descriptor types
+del _descriptor_type

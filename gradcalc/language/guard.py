@@ -12,7 +12,7 @@ from collections import UserString
 from types import MethodType
 from typing import Any, Callable
 
-from ..display.names import shown_method, tp_name, type_name
+from ..display.names import shown_class_attribute, shown_method, tp_name, type_name
 from .policy import (ATTRIBUTE_HOOKS, CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES,
                      FORBIDDEN_CLASS_NAMES, FORMATTING, GUARDED_DUNDERS, PICKLING, PROGRAM, READABLE_DUNDERS, RULES,
                      SUPER, USER_DUNDERS, attribute_hook, class_rule, defines, derivable, is_dunder, is_program_class,
@@ -211,7 +211,7 @@ def _class_getattr(cls: Any, name: str) -> Any:
     value = _getattr(cls, name)
     if name in GUARDED_DUNDERS:
         return _guarded_special(None, name, value)
-    return admit(value, cls, name)
+    return admit(shown_class_attribute(cls, name, value), cls, name)
 
 
 def _shown_mro_method(cls: type) -> Callable:

@@ -418,6 +418,13 @@ _gradcalc("gradcalc.utils.data.dataloader", "_BaseDataLoaderIter", read={"__next
           subclasses=True)
 _gradcalc("gradcalc.utils.data.dataloader", "WorkerInfo", public=True)
 _gradcalc("gradcalc.display.names", "BuiltinMethod", read={"__name__", "__qualname__", "__call__"})
+# (a class statement cannot give its objects a __qualname__ of their own: read through the
+# function; a C attribute's __get__ is not given: what it returns would miss the guard's checks)
+for _descriptor, _read in (("MethodDescriptor", {"__get__"}), ("SlotWrapper", {"__get__"}),
+                           ("GetSetDescriptor", set())):
+    _gradcalc("gradcalc.display.names", _descriptor, read={"__name__", "__call__", *_read},
+              replaced={"__qualname__": lambda descriptor: descriptor.qualified_name()})
+del _descriptor, _read
 _gradcalc("gradcalc.language.builtins", "Builtin", read={"__name__", "__qualname__", "__module__", "__call__"},
           subclasses=True)
 _gradcalc("gradcalc.language.builtins", "Quitter", read={"__call__"})

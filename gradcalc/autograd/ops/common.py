@@ -6,7 +6,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes, grad_mode, meta
+from .. import dtypes, forward_mode, grad_mode, meta
+from ..grad_mode import FORWARD_LEVELS
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ... import numpy_state
@@ -67,20 +68,28 @@ def check_broadcast(a: Tensor, b: Tensor) -> None:
         return
     for i, (x, y) in enumerate(zip(reversed(a_shape), reversed(b_shape))):
         if x != y and x != 1 and y != 1:
-            dim = max(a.ndim, b.ndim) - 1 - i
+            # under vmap, PyTorch's batching rule broadcasts the physical tensors, batch dims in front
+            dim = max(a.ndim, b.ndim) - 1 - i + len(batch_front(a, b))
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                                f"non-singleton dimension {dim}")
 
 
-def broadcast_shapes(a_shape: tuple, b_shape: tuple) -> tuple:
-    """The broadcast of two shapes, or PyTorch's error naming the first dimension that clashes."""
+def batch_front(*tensors: Any) -> tuple:
+    """Under vmap, the batch dims PyTorch's batching rules put in front of the shapes (and so of
+    the dims) its messages print: the sizes of the vmaps whose examples reach `tensors`."""
+    return forward_mode.batch_dims(*tensors) if FORWARD_LEVELS else ()
+
+
+def broadcast_shapes(a_shape: tuple, b_shape: tuple, offset: int = 0) -> tuple:
+    """The broadcast of two shapes, or PyTorch's error naming the first dimension that clashes
+    (`offset` dims after the first: a vmap's batch dims)."""
     ndim = max(len(a_shape), len(b_shape))
     a_full, b_full = (1,) * (ndim - len(a_shape)) + a_shape, (1,) * (ndim - len(b_shape)) + b_shape
     for dim in reversed(range(ndim)):
         x, y = a_full[dim], b_full[dim]
         if x != y and x != 1 and y != 1:
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                               f"non-singleton dimension {dim}")
+                               f"non-singleton dimension {dim + offset}")
     return tuple(y if x == 1 else x for x, y in zip(a_full, b_full))
 
 

@@ -40,11 +40,21 @@ def finish(data: np.ndarray, dtype: DType, requires_grad: Any, device: Any = Non
     return Tensor._make(data, dtype, requires_grad=bool(requires_grad))
 
 
-def _meta_factory(size: Sequence, dtype: DType, requires_grad: Any, device: Any) -> Optional[Tensor]:
-    """A meta tensor when one is asked for, made before any values are (a meta size may hold no memory's worth)."""
+# what a check of PyTorch's own Python code says (torch._check without a message)
+EXPECTED_COND = ("Expected cond to be True, but got False. (Could this error message be improved? If so, please "
+                 "report an enhancement request to PyTorch.)")
+
+
+def meta_factory(size: Sequence, dtype: DType, requires_grad: Any, device: Any, *,
+                 normal: bool = False) -> Optional[Tensor]:
+    """A meta tensor when one is asked for, made before any values are (a meta size may hold no
+    memory's worth). A `normal` sampler's meta kernel is torch._refs', which checks its sizes
+    with a bare torch._check."""
     check_device(device)
     if not wants_meta(device):
         return None
+    if normal and any(n < 0 for n in size):
+        raise RuntimeError(EXPECTED_COND)
     if requires_grad and dtype.category < dtypes.FLOATING:
         raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
     return make_meta(check_size(size, dtype, allocated=False), dtype, requires_grad)
@@ -257,7 +267,7 @@ def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: An
            like: Optional[np.ndarray] = None) -> Tensor:
     """A tensor of `value`s, laid out as `like` when given (see _preserving)."""
     dtype = dtype or dtypes.get_default_dtype()
-    meta = _meta_factory(size, dtype, requires_grad, device)
+    meta = meta_factory(size, dtype, requires_grad, device)
     if meta is not None:
         return meta
     value = fitted_scalar(value, dtype)
@@ -281,7 +291,7 @@ def _preserving(input: Tensor, memory_format: Any) -> Optional[np.ndarray]:
 @op()
 def zeros(size: Sequence[int], *, dtype: Optional[DType] = None, layout: Any = None, device: Any = None,
           pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
-    if any(n < 0 for n in size):  # zeros checks its sizes itself, in its own words
+    if any(n < 0 for n in size) and not wants_meta(device):  # zeros checks its sizes itself, in its own words
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return filled(size, 0, dtype, requires_grad, device)
 
@@ -302,7 +312,7 @@ def empty(size: Sequence[int], *, memory_format: Any = None, dtype: Optional[DTy
 def full(size: Sequence[int], fill_value: Any, *, dtype: Optional[DType] = None, layout: Any = None,
          device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
     dtype = dtype or dtypes.scalar_dtype(fill_value)
-    meta = _meta_factory(size, dtype, requires_grad, device)
+    meta = meta_factory(size, dtype, requires_grad, device)
     if meta is not None:
         return meta
     return finish(np.full(check_size(size, dtype), fitted_scalar(fill_value, dtype), dtype=dtype._numpy), dtype, requires_grad, device)
@@ -471,7 +481,8 @@ def eye(n: int, m: Optional[int] = None, *, dtype: Optional[DType] = None, layou
 def _sampled(sampler: Any, size: Sequence, dtype: Optional[DType], device: Any, requires_grad: Any,
              generator: Any) -> Tensor:
     dtype = dtype or dtypes.get_default_dtype()
-    meta = _meta_factory(size, dtype, requires_grad, device)  # a meta tensor draws nothing
+    # a meta tensor draws nothing
+    meta = meta_factory(size, dtype, requires_grad, device, normal=sampler is random.randn)
     if meta is not None:
         return meta
     return finish(sampler(check_size(size, dtype), dtype.name, generator=generator), dtype, requires_grad, device)
@@ -496,7 +507,7 @@ def randint(low: int = 0, high: int = None, size: Sequence[int] = (), *, generat
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dtype = dtype or dtypes.int64
-    meta = _meta_factory(size, dtype, requires_grad, device)
+    meta = meta_factory(size, dtype, requires_grad, device)
     if meta is not None:
         return meta
     data = random.randint(low, high, check_size(size, dtype), dtype.name, generator=generator)
@@ -511,7 +522,7 @@ def _sampled_like(draw: Any, input: Tensor, memory_format: Any, dtype: Optional[
     dtype = dtype or input._dtype
     if like is None:
         return _sampled(draw, input.shape, dtype, device, requires_grad, generator)
-    meta = _meta_factory(input.shape, dtype, requires_grad, device)
+    meta = meta_factory(input.shape, dtype, requires_grad, device)
     if meta is not None:
         return meta
     data = preserved(like, dtype._numpy)

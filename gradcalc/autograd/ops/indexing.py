@@ -12,7 +12,7 @@ from .. import dtypes, layout, meta
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn, warn_once
-from .common import (COMPLEX_TO_REAL_WARNING, arrays, as_tensor, broadcast_shapes, check_not_unsigned, kernel_scalar,
+from .common import (COMPLEX_TO_REAL_WARNING, arrays, as_tensor, batch_front, broadcast_shapes, check_not_unsigned, kernel_scalar,
                      opmath_scalar, shape_text, zeros, zeros_like)
 from .creation import data_array, infer_dtype
 from .parser import unpack_long
@@ -546,7 +546,8 @@ def where(condition: Tensor, input: Any = None, other: Any = None, self: Any = N
     if meta.state["made"] and meta.any_meta((condition, a, b)):  # torch._refs.where: devices, then shapes
         meta.check_same_device((condition, a, b))
         meta.check_operands((condition, a, b))
-    broadcast_shapes(broadcast_shapes(tuple(condition.shape), tuple(a.shape)), tuple(b.shape))
+    offset = len(batch_front(condition, a, b))
+    broadcast_shapes(broadcast_shapes(tuple(condition.shape), tuple(a.shape), offset), tuple(b.shape), offset)
     x, y = arrays((a, b), dtype)
     # laid out by the condition first: it is the first operand of ATen's iterator
     data = layout.element_wise_result(np.asarray(np.where(condition._data, x, y), dtype=dtype._numpy),

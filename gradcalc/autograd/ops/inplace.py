@@ -13,7 +13,7 @@ from ..engine import Node, forward_name, gradient_edge
 from ..saved_variable import SavedTensor
 from ..tensor import (LEAF_INPLACE_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD,
                       VIEW_OF_LEAF_INPLACE_MESSAGE, Tensor, VersionCounter)
-from .common import SCALAR_C_TYPES, as_tensor, broadcast_shapes, fitted_scalar, shape_text, zeros_like
+from .common import SCALAR_C_TYPES, as_tensor, batch_front, broadcast_shapes, fitted_scalar, shape_text, zeros_like
 from ...display.names import type_name
 from ...warnings import warn
 from .conversion import _to_copy_grad, to_dtype
@@ -190,8 +190,9 @@ Tensor._refresh_view_history = refresh_view_history
 def commit_inplace(a: Tensor, out: Tensor) -> Tensor:
     """Write `out` into `a`'s storage and give `a` out's history (PyTorch's in-place ops)."""
     if a._data.shape != out._data.shape:  # checked before the dtype, as PyTorch does
-        raise RuntimeError(f"output with shape {shape_text(a.shape)} doesn't match the broadcast shape "
-                           f"{shape_text(out.shape)}")
+        front = batch_front(a)  # the physical shapes under vmap
+        raise RuntimeError(f"output with shape {shape_text(front + a.shape)} doesn't match the broadcast shape "
+                           f"{shape_text(front + out.shape)}")
     if out._dtype is not a._dtype and out._dtype.category > a._dtype.category:
         raise RuntimeError(f"result type {out._dtype._scalar_name} can't be cast to the desired output type "
                            f"{a._dtype._scalar_name}")
@@ -363,8 +364,9 @@ def copy_(input: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
     source = as_tensor(other, a._dtype if not isinstance(other, Tensor) else None)
     if len(source.shape) > len(a.shape) or any(s != t and s != 1 for s, t in zip(reversed(source.shape),
                                                                                reversed(a.shape))):
-        raise RuntimeError(f"output with shape {shape_text(a.shape)} doesn't match the broadcast shape "
-                           f"{shape_text(broadcast_shapes(tuple(a.shape), tuple(source.shape)))}")
+        front = batch_front(a, source)
+        raise RuntimeError(f"output with shape {shape_text(front + a.shape)} doesn't match the broadcast shape "
+                           f"{shape_text(front + broadcast_shapes(tuple(a.shape), tuple(source.shape), len(front)))}")
     with grad_mode.no_grad():  # the values only: the node below takes the source as given
         converted = to_dtype(source, a._dtype)
     data = np.broadcast_to(converted._data, a.shape)

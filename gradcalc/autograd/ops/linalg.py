@@ -6,7 +6,7 @@ import numpy as np
 from .. import autocast, dtypes, forward_mode, kernels, meta, mkl
 from ..dtypes import DType
 from ..tensor import Tensor
-from .common import broadcast_shapes, check_has_kernel, opmath_scalar
+from .common import batch_front, broadcast_shapes, check_has_kernel, opmath_scalar
 from .registry import node, op, record, recording_not_needed
 from .shape import expanded_shape, squeeze, squeeze_inplace, unsafe_view, unsqueeze
 
@@ -112,10 +112,26 @@ def check_vectors(a: Tensor, b: Tensor) -> None:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {a._dtype._scalar_name} and "
                            f"{b._dtype._scalar_name}")
     if a.shape[0] != b.shape[0]:
+        _check_batched_vectors(a, b)
         # (the meta kernel's words lack a space, as PyTorch's Python decomposition writes them)
         same = "thesame" if meta.state["made"] and meta.any_meta((a, b)) else "the same"
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to have "
                            f"{same} number of elements, but got {a.shape[0]} and {b.shape[0]} elements respectively")
+
+
+def _check_batched_vectors(a: Tensor, b: Tensor) -> None:
+    """Under vmap, PyTorch's dot batching rule multiplies the physical tensors as matrices: the
+    size check is bmm's, mv's or mm's."""
+    a_front, b_front = batch_front(a), batch_front(b)
+    n, m = a.shape[0], b.shape[0]
+    if a_front and b_front:
+        size = a_front[0]
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size}, {n}] but got: "
+                           f"[{size}, {m}].")
+    if a_front:
+        raise RuntimeError(f"size mismatch, got input ({a_front[0]}), mat ({a_front[0]}x{n}), vec ({m})")
+    if b_front:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{n} and {m}x{b_front[0]})")
 
 
 @op(nodes=(DOT,))

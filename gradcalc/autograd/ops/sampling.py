@@ -13,7 +13,7 @@ from ..layout import in_memory_order, preserved
 from ..tensor import Tensor
 from . import partition
 from .common import broadcast_shapes, check_allocation, check_broadcast, not_implemented_for, zeros_like
-from .creation import randint
+from .creation import meta_factory, randint
 from .inplace import check_inplace, commit_inplace
 from .shape import expanded_shape
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
@@ -107,6 +107,9 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     mean, or draws N(0, 1) and multiplies by std, then adds mean, as ATen's normal does."""
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
         dtype = dtype or dtypes.get_default_dtype()
+        meta = meta_factory(size, dtype, requires_grad, device, normal=True)
+        if meta is not None:
+            return meta
         data = rng.normal_(tuple(size), mean, std, dtype.name, generator)
         return Tensor._make(np.asarray(data, dtype=dtype._numpy), dtype).requires_grad_(bool(requires_grad))
     if isinstance(std, Tensor) and std.numel() and not bool(np.all(std._data >= 0)):
