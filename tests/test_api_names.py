@@ -76,7 +76,7 @@ EXCLUDED: dict = {
         "bilinear", "cosine_similarity", "cosine_embedding_loss",
         "pairwise_distance", "grid_sampler_3d",
         "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
-        "poisson_nll_loss", "triplet_margin_loss", "norm_except_dim", "is_distributed"],
+        "poisson_nll_loss", "triplet_margin_loss", "is_distributed"],
         "torch.Tensor": ["prelu"]},
     "files, processes and memory buffers of the host": {"torch": [
         "save", "load", "from_file", "frombuffer", "from_dlpack", "to_dlpack", "PyTorchFileReader",

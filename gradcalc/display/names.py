@@ -169,7 +169,8 @@ def _c_call_error(method: MethodType, args: tuple, kwargs: dict) -> Optional[Typ
     words = _c_arity_words(method.__func__, 1)
     if words is None:
         return None
-    shown = f"{type(method.__self__).__qualname__}.{method.__name__}()"
+    owner = type(method.__self__)  # (torch.Tensor's C methods are torch._C.TensorBase's)
+    shown = f"{(getattr(owner, '_c_base', None) or owner.__qualname__).rpartition('.')[2]}.{method.__name__}()"
     if kwargs:
         return TypeError(f"{shown} takes no keyword arguments")
     return TypeError(f"{shown} {words} ({len(args)} given)")

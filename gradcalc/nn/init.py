@@ -12,6 +12,7 @@ from ..autograd.ops.decompositions import linalg_qr
 from ..autograd.ops.indexing import where
 from ..autograd.tensor import Tensor
 from ..display.names import type_name
+from ..torch_code import copied_from_torch
 from ..warnings import warn
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",
@@ -74,6 +75,7 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any 
         return tensor.normal_(mean, std, generator=generator)
 
 
+@copied_from_torch  # (std=0: torch's own ZeroDivisionError)
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator: Any = None) -> Tensor:
     """Normal values inside [a, b], drawn as PyTorch draws them: redrawn where they fall outside when
@@ -88,6 +90,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         return _accepted_uniform(tensor, mean, std, a, b, generator)
 
 
+@copied_from_torch
 def _normal_cdf(x: float) -> float:
     return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 

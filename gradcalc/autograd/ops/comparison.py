@@ -97,9 +97,10 @@ def logical_not(input: Tensor) -> Tensor:
 
 def _bitwise(a: Any, b: Any, function: Callable, symbol: str) -> Tensor:
     dtype = dtypes.result_type([a, b])
+    ta, tb = as_tensor(a), as_tensor(b)
+    check_broadcast(ta, tb)  # the iterator's shapes before the kernel's dtype
     if dtype.category > dtypes.INTEGRAL:
         raise not_implemented_for(f"{symbol}_cpu", dtype)
-    ta, tb = as_tensor(a), as_tensor(b)
     x, y = arrays((ta, tb), dtype)
     return Tensor._make(layout.element_wise_result(np.asarray(function(x, y), dtype=dtype._numpy),
                                                    (ta._data, tb._data)), dtype)
@@ -137,6 +138,7 @@ def bitwise_right_shift(input: Any, other: Any = None, self: Any = None) -> Tens
 def _check_shift(a: Any, b: Any, symbol: str) -> None:
     # unlike the other bitwise ops, PyTorch's shifts refuse floats with NotImplementedError
     dtype = dtypes.result_type([a, b])
+    check_broadcast(as_tensor(a), as_tensor(b))  # the iterator's shapes before the kernel's dtype
     if dtype.category > dtypes.INTEGRAL or dtype in dtypes.BAREBONES_UNSIGNED:
         raise not_implemented_for(f"{symbol}_cpu", dtype)
 

@@ -161,12 +161,18 @@ def _expand(value: Any, spatial: int, name: str) -> tuple:
 
 def _check(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple, padding: tuple, dilation: tuple,
            transposed: bool, output_padding: tuple, groups: int) -> None:
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(p < 0 for p in padding):
-        raise RuntimeError("negative padding is not supported")
+    # in ATen's order (the groups in _convolution, the rest in check_shape_forward); a dilation of 0
+    # is left to the kernel
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if transposed and any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
     if input.ndim != weight.ndim:
         raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
                            f"{shape_text(weight.shape)}, but got {input.ndim}-dimensional input of size "
@@ -273,6 +279,20 @@ def _check_kernel_size(input: Tensor, weight: Tensor, stride: tuple, dilation: t
                        f"{width}")
 
 
+def _refuse_zero_dilation(input: Tensor, weight: Tensor, stride: tuple, dilation: tuple, output_padding: tuple,
+                          groups: int, transposed: bool) -> None:
+    """A dilation of 0, which ATen's shared checks let through, refused by the backend it takes
+    (a 1-d convolution seen as 2-d, of height 1)."""
+    if _takes_onednn(input.shape, weight.shape, stride, dilation, output_padding, groups, input):
+        raise RuntimeError("non-positive dilation is not supported")
+    shown = (1,) + dilation if len(dilation) == 1 else dilation
+    if not transposed:
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(shown)}")
+    names = ("dilation_depth", "dilation_height", "dilation_width")[-len(shown):]
+    raise RuntimeError("dilation should be greater than zero, but got "
+                       + ", ".join(f"{name}: {value}" for name, value in zip(names, shown)))
+
+
 def _check_transposed_size(input: Tensor, weight: Tensor, sizes: tuple, stride: tuple, dilation: tuple,
                            output_padding: tuple, groups: int) -> None:
     """A transposed convolution's output size, checked by the backend ATen takes: oneDNN cannot describe
@@ -321,6 +341,8 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
     _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     x, w = input._data, weight._data
     _check_kernel_size(input, weight, stride, dilation, output_padding, groups, transposed)
+    if 0 in dilation and x.shape[0] and x.shape[1]:
+        _refuse_zero_dilation(input, weight, stride, dilation, output_padding, groups, transposed)
     if x.size == 0 and x.shape[0] and x.shape[1]:  # ATen's choice of backend: empty only by batch or channels
         shown = x.shape[:2] + (1,) + x.shape[2:] if spatial == 1 else x.shape  # (a 1-d one seen as 2-d)
         raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: "
@@ -329,7 +351,8 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
         # ATen's empty backend: an input of no channels gives an output of none, of the convolution's plane
         data = _meta_output(x.shape, (0,) + w.shape[1:], stride, padding, dilation, transposed, output_padding, groups,
                             x.dtype)
-    elif meta.state["made"] and meta.any_meta((input, weight, bias)):
+    elif (meta.state["made"] and meta.any_meta((input, weight, bias))) or (x.shape[0] == 0 and 0 in dilation):
+        # (an empty batch's output has the plane of a dilation of 0 too, which no window can take)
         data = _meta_output(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups, x.dtype)
     elif not transposed:
         data = _forward(x, w, stride, padding, dilation, groups)

@@ -133,10 +133,21 @@ def _element(value: Any, dtype: DType) -> Any:
             if dtype.category <= dtypes.INTEGRAL:
                 raise TypeError("'complex' object cannot be interpreted as an integer")
             raise TypeError("must be real number, not complex")
+        if dtype.category == dtypes.INTEGRAL and type(value) is not bool:
+            _check_integral_range(value, dtype)
         return value
     if dtype.category <= dtypes.INTEGRAL:
         raise TypeError(f"'{type_name(value)}' object cannot be interpreted as an integer")
     raise TypeError(f"must be real number, not {type_name(value)}")
+
+
+def _check_integral_range(value: Any, dtype: DType) -> None:
+    """c10's checked conversion of each element, as it is stored: a signed type takes its range,
+    an unsigned one -max..max from an int (negatives wrap) and its own range from a float."""
+    limits = np.iinfo(dtype._numpy)
+    lowest = limits.min if dtype.is_signed or isinstance(value, float) else -int(limits.max)
+    if not lowest <= value <= limits.max:  # (False for a NaN too)
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
 def _numpy_scalar(value: np.generic, dtype: DType) -> Any:
@@ -186,15 +197,6 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     if int(np.prod(sizes, dtype=np.int64)):
         _store(data, sizes, 0, dtype, flat)
     values = np.array(flat, dtype=np.complex128 if any(isinstance(v, complex) for v in flat) else None)
-    if dtype.category == dtypes.INTEGRAL and values.dtype.kind == "f" and not np.all(np.isfinite(values)):
-        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
-    if dtype.category == dtypes.INTEGRAL and values.dtype.kind in "if" and values.size:
-        # c10's checked conversion: a signed type takes its range, an unsigned one -max..max from an int
-        # (negatives wrap) and its own range from a float
-        limits = np.iinfo(dtype._numpy)
-        lowest = limits.min if dtype.is_signed or values.dtype.kind == "f" else -int(limits.max)
-        if values.max() > limits.max or values.min() < lowest:
-            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
     return np.asarray(values, dtype=dtype._numpy).reshape(sizes), dtype
 
 

@@ -153,9 +153,9 @@ class Variable(metaclass=VariableMeta):
         return variable
 
 
-@torch_class("torch.storage.UntypedStorage")
-class UntypedStorage:
-    """A tensor's memory as bytes: `x.untyped_storage()`."""
+class _StorageBase:
+    """torch.storage._StorageBase: the methods of a tensor's memory that torch writes in Python
+    (Python's messages name them `_StorageBase.size()`)."""
 
     __slots__ = ("_owner",)
 
@@ -171,11 +171,34 @@ class UntypedStorage:
     def _tensor(self, dtype: DType) -> Tensor:
         return Tensor._make(self._bytes().view(dtype._numpy).copy(), dtype)
 
-    def nbytes(self) -> int:
-        return int(self._bytes().size)
-
     def size(self) -> int:
         return self.nbytes()
+
+    def tolist(self) -> list:
+        return self._bytes().tolist()
+
+    def cpu(self) -> "_StorageBase":
+        return self  # (already on the CPU)
+
+    def clone(self) -> "_StorageBase":
+        return type(self)(self._tensor(self._owner._dtype))  # a storage of its own, with the same bytes
+
+    def __repr__(self) -> str:
+        values = "".join(f" {value}\n" for value in self._bytes().tolist())
+        return f"{values}[torch.storage.UntypedStorage(device=cpu) of size {self.nbytes()}]"
+
+
+@torch_class("torch.storage.UntypedStorage")
+class UntypedStorage(_StorageBase):
+    """A tensor's memory as bytes: `x.untyped_storage()`. Its other methods are torch._C.StorageBase's,
+    written in C."""
+
+    _python_methods = frozenset({"size", "tolist", "cpu", "clone", "__getitem__", "__repr__"})
+    _c_base = "torch._C.StorageBase"
+    __slots__ = ()
+
+    def nbytes(self) -> int:
+        return int(self._bytes().size)
 
     def __len__(self) -> int:
         return self.nbytes()
@@ -186,19 +209,15 @@ class UntypedStorage:
     def element_size(self) -> int:
         return 1
 
+    def is_shared(self) -> bool:
+        return False  # (no storage is in shared memory: gradcalc has no processes to share it with)
+
     @property
     def device(self) -> Any:
         return self._owner.device
 
-    def tolist(self) -> list:
-        return self._bytes().tolist()
-
     def __getitem__(self, index: int) -> int:
         return int(self._bytes()[index])
-
-    def __repr__(self) -> str:
-        values = "".join(f" {value}\n" for value in self._bytes().tolist())
-        return f"{values}[torch.storage.UntypedStorage(device=cpu) of size {self.nbytes()}]"
 
 
 @torch_class("torch.storage.TypedStorage")
@@ -209,6 +228,9 @@ class TypedStorage(UntypedStorage):
 
     def _values(self) -> np.ndarray:
         return self._bytes().view(self._owner._dtype._numpy)
+
+    def cpu(self) -> "TypedStorage":
+        return TypedStorage(self._owner)  # a new wrapper of the same memory, as torch's
 
     def size(self) -> int:
         return int(self._values().size)
@@ -236,6 +258,7 @@ class TypedStorage(UntypedStorage):
                 f"{self.size()}]")
 
 
+TypedStorage._python_methods = frozenset(dir(TypedStorage))  # a class torch writes in Python
 register_kind("Storage", UntypedStorage)
 
 

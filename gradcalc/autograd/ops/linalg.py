@@ -255,6 +255,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha:
     expanded_shape(input, product_shape)  # the bias is expanded to the product's shape
     dtype = a._dtype
     beta, alpha = opmath_scalar(beta, dtype), opmath_scalar(alpha, dtype)
+    check_has_kernel("addmm_impl_cpu_", a)
     data = _mkl_addmm(input._data, a._data, b._data, alpha, beta)
     if data is not None:
         return record(ADDMM, (input, a, b), data, dtype, beta=beta, alpha=alpha, **_sizes_and_strides("mat1", a),

@@ -702,6 +702,18 @@ NORM_P = node("NormBackward1", ("self",), self=lambda grad, self, result, p, dim
     grad, self, result, p, dim, keepdim))
 
 
+NORM_SCALAR = node("NormBackward0", ("self",), self=lambda grad, self, result, p: NORM.formulas[0](
+    grad, self, result, p, None, False))
+
+
+def aten_norm(input: Tensor, p: Any, dim: Optional[Sequence[int]] = None, keepdim: bool = False) -> Tensor:
+    """at::norm as ATen's own composites call it (norm_except_dim): its nodes, not linalg's."""
+    result = statistics_vector_norm(input.detach(), p, None if dim is None else tuple(dim), keepdim)
+    if dim is None:
+        return record(NORM_SCALAR, (input,), result._data, result._dtype, p=p)
+    return record(NORM_P, (input,), result._data, result._dtype, p=p, dim=tuple(dim), keepdim=keepdim)
+
+
 @op(nodes=(NORM_P,))
 def frobenius_norm(input: Tensor, dim: Sequence[int], keepdim: bool = False) -> Tensor:
     warn_once("UserWarning", "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be "

@@ -10,7 +10,8 @@ import numpy as np
 from .. import dtypes, grad_mode, kernels, layer_norm_kernel, simd
 from ..tensor import Tensor
 from .common import ABSENT, not_implemented_for, shape_text
-from .registry import node, record
+from .matrix_functions import aten_norm
+from .registry import node, op, record
 
 
 def _standardized(x: Tensor, dims: tuple, eps: float) -> tuple:
@@ -268,6 +269,19 @@ WEIGHT_NORM = node(
     "WeightNormInterfaceBackward0", ("v", "g"), saved=("dim", "result1"), saved_tensors=("result1",),
     v=lambda grad, v, g, dim: _weight_norm_grads(grad, v, g, dim, "v"),
     g=lambda grad, v, g, dim: _weight_norm_grads(grad, v, g, dim, "g"))
+
+
+@op(method=False)
+def norm_except_dim(v: Tensor, pow: int = 2, dim: int = 0) -> Tensor:
+    """The `pow`-norm of each slice along `dim` (of all of v for dim -1), shaped to broadcast
+    against v: ATen's composite, whose transpose judges any other dim."""
+    if dim == -1:
+        return aten_norm(v, pow)
+    if dim == 0:
+        return aten_norm(v.contiguous().view(v.size(0), -1), pow, [1]).view([v.size(0)] + [1] * (v.ndim - 1))
+    if dim == v.ndim - 1:
+        return aten_norm(v.contiguous().view(-1, v.size(-1)), pow, [0]).view([1] * (v.ndim - 1) + [v.size(-1)])
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 
 def weight_norm_interface(v: Tensor, g: Tensor, dim: int) -> Tensor:

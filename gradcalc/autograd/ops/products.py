@@ -77,6 +77,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
                            f"{mat._dtype._scalar_name}, and {vec._dtype._scalar_name}")
     dtype = mat._dtype
     beta, alpha = opmath_scalar(beta, dtype), opmath_scalar(alpha, dtype)
+    check_has_kernel("addmv_impl_cpu", mat)
     data = _mkl_scaled(mkl.gemv, input._data, mat._data, vec._data, alpha, beta, (mat.shape[0],))
     if data is not None:  # ATen copies the input into the result, which ?gemv_ scales by beta and adds to
         return record(ADDMV, (input, mat, vec), data, dtype, beta=beta, alpha=alpha)

@@ -62,7 +62,8 @@ def _in_memory_order(input: Tensor, draw: Any) -> np.ndarray:
 def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **named: Any) -> Tensor:
     from_ = named.get("from", from_)  # PyTorch's parameter is `from`, a Python keyword
     check_inplace(input)  # before drawing: a refused fill leaves the random stream where it was
-    _check_floating_fill(input, kernel="check_uniform_bounds")
+    if not input._dtype.is_complex:  # (a complex tensor is filled as its real view)
+        _check_floating_fill(input, kernel="check_uniform_bounds")
     drawn = _in_memory_order(input, lambda shape, _contiguous: rng.uniform_(shape, from_, to, input._dtype.name,
                                                                            generator))
     return _write_random(input, drawn, UNIFORM)
@@ -71,7 +72,8 @@ def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: A
 @op(function=False, nodes=(NORMAL,))
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     check_inplace(input)
-    _check_floating_fill(input, kernel="normal_kernel_cpu")
+    if not input._dtype.is_complex:  # (a complex tensor is filled as its real view)
+        _check_floating_fill(input, kernel="normal_kernel_cpu")
     drawn = _in_memory_order(input, lambda shape, contiguous: rng.normal_(shape, mean, std, input._dtype.name,
                                                                          generator, contiguous))
     return _write_random(input, drawn, NORMAL)
@@ -175,6 +177,8 @@ def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     check_inplace(input)
+    if input.numel() and (input._dtype.is_complex or input._dtype is dtypes.bool_):
+        raise not_implemented_for("geometric_cpu", input._dtype)
     data = np.ceil(np.log(_uniform(input, generator)) / np.log1p(-p))
     return _write_random(input, data.astype(input._dtype._numpy), GEOMETRIC)
 
@@ -201,6 +205,12 @@ def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
 def random_(input: Tensor, to: Any = None, *, generator: Any = None, **named: Any) -> Tensor:
     """random_(from, to), random_(to) or random_(): integers drawn uniformly, as torch.randint."""
     check_inplace(input)
+    if input._dtype.is_complex:
+        if named.get("from") is not None or to is not None:
+            raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
+        if not input.numel():
+            return input
+        raise not_implemented_for("random_kernel_cpu", input._dtype)
     low = named.get("from")
     if low is not None:
         high = (1 << 63) if to is None else to

@@ -12,7 +12,7 @@ from .. import api, dtypes, meta
 from ..tensor import Tensor
 from ...display.names import type_name
 from ...warnings import warn_once
-from .arithmetic import add, div, floor_divide, mul, neg, pow as power, rdiv, remainder, rpow, rsub, sub
+from .arithmetic import add, div, floor_divide, mul, neg, pow as power, rdiv, reciprocal, remainder, rpow, rsub, sub
 from .comparison import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
                          bitwise_xor, eq, ge, gt, le, logical_not, lt, ne)
 from .common import out_of_memory
@@ -85,6 +85,20 @@ def _equal(a: Tensor, other: Any) -> Any:
     return _eq(a, other)
 
 
+_rdiv_operands = _reflected(rdiv)
+
+
+def _rtruediv(a: Tensor, other: Any) -> Any:
+    """`other / a`: torch's __rdiv__ is Python, `a.reciprocal() * other`, so an operand no op
+    takes (a numpy array) meets the product's operator, and the array's numpy computes it."""
+    if type(other) in _PLAIN_OPERANDS or _operand(other) is not NotImplemented:
+        return _rdiv_operands(a, other)
+    try:
+        return reciprocal(a) * other
+    except TypeError:
+        return NotImplemented
+
+
 def _swapped(function: Callable) -> Callable:
     return lambda a, other: function(other, a)
 
@@ -98,13 +112,15 @@ def _rmatmul(a: Tensor, other: Any) -> Any:
 
 
 def _invert(a: Tensor) -> Tensor:
+    if a._dtype.category > dtypes.INTEGRAL:  # Tensor.__invert__'s own check, before the op's
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return logical_not(a) if a._dtype is dtypes.bool_ else bitwise_not(a)
 
 
 OPERATORS = {
     "__add__": _reflected(add), "__radd__": _reflected(add), "__sub__": _reflected(sub),
     "__rsub__": _reflected(rsub), "__mul__": _reflected(mul), "__rmul__": _reflected(mul),
-    "__truediv__": _reflected(div), "__rtruediv__": _reflected(rdiv), "__pow__": _reflected(power),
+    "__truediv__": _reflected(div), "__rtruediv__": _rtruediv, "__pow__": _reflected(power),
     "__rpow__": _reflected(rpow), "__matmul__": _reflected(_matmul), "__rmatmul__": _reflected(_rmatmul),
     "__floordiv__": _reflected(floor_divide), "__rfloordiv__": _reflected(_swapped(floor_divide)),
     "__mod__": _reflected(remainder), "__rmod__": _reflected(_swapped(remainder)),

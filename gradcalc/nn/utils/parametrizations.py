@@ -12,7 +12,8 @@ from ...autograd.ops.creation import eye, randn
 from ...autograd.ops.decompositions import solve
 from ...autograd.ops.matrix_functions import geqrf, householder_product, matrix_exp
 from ...autograd.ops.joining import cat
-from ...autograd.ops.normalization import weight_norm_interface
+from ...autograd.ops.generate import make_function
+from ...autograd.ops.normalization import norm_except_dim as _norm_except_dim, weight_norm_interface
 from ...autograd.tensor import Tensor
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -138,19 +139,15 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: Optional[st
     return module
 
 
-def norm_except_dim(v: Tensor, pow: float, dim: int) -> Tensor:
-    """The `pow`-norm of each slice along `dim` (of all of v for dim -1), shaped to broadcast against v."""
-    if dim == -1:
-        return v.norm(pow)
-    dims = [d for d in range(v.ndim) if d != dim]
-    return v.norm(pow, dims, keepdim=True)
+# torch.norm_except_dim as torch's Python code calls it: its arguments parsed (a dim past int64 refused)
+norm_except_dim = make_function("torch", "norm_except_dim", _norm_except_dim)
 
 
 def weight_norm_tensor(v: Tensor, g: Tensor, dim: int) -> Tensor:
     """torch._weight_norm: PyTorch's fused kernel for the first or last dim, elementary ops otherwise."""
     if dim == 0 or dim == v.ndim - 1:
         return weight_norm_interface(v, g, dim)
-    return v * (g / norm_except_dim(v, 2, dim))
+    return v * (g / _norm_except_dim(v, 2, dim))
 
 
 class _WeightNorm(Module):
