@@ -217,6 +217,8 @@ BREADTH_CASES += [
     Case("fill", lambda x, v: F.fill(x, 2.0) * x + F.fill(x, v) * x, [rand(2, 3), rand(seed=1)], True),
     Case("frobenius_norm", lambda x: F.frobenius_norm(x, (0, 1)) + F.frobenius_norm(x, [1], True).sum(), [rand(2, 3)],
          True),
+    Case("norm_except_dim", lambda x: F.norm_except_dim(x, 2, -1) + F.norm_except_dim(x, 3, 0).sum()
+         + F.norm_except_dim(x, 2, 1).sum(), [rand(2, 3, 2)], True),
 ]
 
 # cdist: the kernel's distances for each p (a batch broadcast against plain rows), and the matrix-product

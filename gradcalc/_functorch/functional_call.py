@@ -2,7 +2,8 @@
 parameters and buffers; the parameters of several modules stacked for vmap."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..autograd.ops.joining import stack
 from ..autograd.tensor import Tensor
@@ -12,14 +13,17 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
                     tie_weights: bool = True, strict: bool = False) -> Any:
     if isinstance(parameter_and_buffer_dicts, dict):
         replacements = dict(parameter_and_buffer_dicts)
-    elif isinstance(parameter_and_buffer_dicts, (tuple, list)):
-        replacements = {}
+    elif isinstance(parameter_and_buffer_dicts, Sequence):  # (a str too, as torch's check)
+        if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
+            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+        counts: dict = {}
         for mapping in parameter_and_buffer_dicts:
             for key in mapping:
-                if key in replacements:
-                    raise ValueError(f"{key} appeared in multiple dictionaries; behavior of functional call is "
-                                     "ambiguous")
-            replacements.update(mapping)
+                counts[key] = counts.get(key, 0) + 1
+        repeated = [key for key, count in counts.items() if count > 1]
+        if repeated:
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous")
+        replacements = {key: value for mapping in parameter_and_buffer_dicts for key, value in mapping.items()}
     else:
         raise ValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
                          f"{type(parameter_and_buffer_dicts)}")
