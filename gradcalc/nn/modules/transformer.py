@@ -12,6 +12,7 @@ import copy
 from typing import Any, Callable, Optional, Union
 
 from ...autograd import grad_mode
+from ...autograd.autocast import is_autocast_enabled
 from ...autograd.dtypes import DType
 from ...autograd.ops.generate import builtin
 from ...autograd.ops.common import shape_text
@@ -304,6 +305,10 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                  F._none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
+        if (src_mask is not None or src_key_padding_mask is not None) and self._takes_fast_path(src):
+            # the fast path's masked softmax reads its masks as bool: any nonzero value masks a position
+            src_mask = None if src_mask is None else src_mask != 0
+            src_key_padding_mask = None if src_key_padding_mask is None else src_key_padding_mask != 0
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
@@ -312,6 +317,16 @@ class TransformerEncoderLayer(Module):
             x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal))
             x = self.norm2(x + self._ff_block(x))
         return x
+
+    def _takes_fast_path(self, src: Tensor) -> bool:
+        """Whether PyTorch computes this layer by torch._transformer_encoder_layer_fwd (its forward's
+        why_not_sparsity_fast_path left empty)."""
+        attn = self.self_attn
+        return (src.dim() == 3 and not self.training and attn.batch_first and attn.in_proj_bias is not None
+                and attn._qkv_same_embed_dim and bool(self.activation_relu_or_gelu)
+                and self.norm1.eps == self.norm2.eps and attn.num_heads % 2 == 0 and not is_autocast_enabled()
+                and not any(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in self.modules())
+                and not _grad_blocks_fast_path(_layer_tensors(self, src)))
 
     def _sa_block(self, x: Tensor, attn_mask: Optional[Tensor], key_padding_mask: Optional[Tensor],
                   is_causal: bool = False) -> Tensor:
