@@ -78,6 +78,7 @@ def _numerical_jacobians(func: Callable, inputs: tuple, outputs: tuple, eps: flo
     """Per differentiable input, per output: the (input numel, output numel) Jacobian by
     central differences, perturbing the input's storage in place."""
     jacobians = []
+    delta = eps[0] if isinstance(eps, tuple) else eps  # the step; eps itself divides, as torch's (b - a) / (2 * eps)
     for inp in _diff_inputs(inputs):
         data = inp.data
         columns = [Tensor._make(np.zeros((inp.numel(), out.numel()), dtype=out.dtype._numpy), out.dtype)
@@ -85,9 +86,9 @@ def _numerical_jacobians(func: Callable, inputs: tuple, outputs: tuple, eps: flo
         for flat, index in enumerate(itertools.product(*[range(size) for size in inp.shape])):
             entry = data[index]
             original = entry.clone()
-            entry.copy_(original - eps)
+            entry.copy_(original - delta)
             below = tuple(out.clone() for out in _as_tuple(func(*inputs)))
-            entry.copy_(original + eps)
+            entry.copy_(original + delta)
             above = tuple(out.clone() for out in _as_tuple(func(*inputs)))
             entry.copy_(original)
             for column, low, high in zip(columns, below, above):

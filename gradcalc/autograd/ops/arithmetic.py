@@ -20,7 +20,9 @@ def _scaled(grad: Tensor, alpha: Any) -> Tensor:
 
 
 def _pow_grad_self(grad: Tensor, self: Tensor, exponent: Any) -> Tensor:
-    if isinstance(exponent, (int, float)) and exponent == 0:
+    if type(exponent) is bool:  # Scalar::equal(0.0) is false for a bool: the formula, with its double
+        exponent = float(exponent)
+    elif isinstance(exponent, (int, float)) and exponent == 0:
         return zeros_like(self)
     return grad * conjugate(exponent * self.pow(exponent - 1))
 

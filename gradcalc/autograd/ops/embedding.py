@@ -33,9 +33,9 @@ EMBEDDING = node("EmbeddingBackward0", ("weight",), saved_tensors=("indices",), 
                      grad, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq))
 
 
-def _check_indices(indices: Tensor, name: str) -> None:
+def _check_indices(indices: Tensor, name: str, position: int = 1) -> None:
     if indices._dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+        raise RuntimeError(f"Expected tensor for argument #{position} 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {dtypes.legacy_type_name(indices._dtype)} instead (while checking "
                            f"arguments for {name})")
 
@@ -56,7 +56,7 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
 
 def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
     """Rows of `input` picked by `indices` whose norm passes max_norm scaled down to it, in place."""
-    _check_indices(indices, "embedding_renorm_")
+    _check_indices(indices, "embedding_renorm_", 2)
     rows = np.unique(indices._data.reshape(-1))
     with grad_mode.no_grad():
         data = input._data

@@ -483,35 +483,86 @@ def linalg_vander(x: Tensor, *, N: Optional[int] = None) -> Tensor:
 _ELLIPSIS_LABELS = 0x100
 
 
+def _einsum_terms(text: str, first_index: int, operand: Optional[int]) -> list:
+    """The subscripts of one side of an equation as ATen's einsum scans them, character by
+    character: spaces skipped, `...` (once) as "...", a label in [a-zA-Z]; for the inputs
+    (`operand` the first one's number), the terms between commas; for the output, one term."""
+    terms: list = [[]]
+    ellipsis = False
+    where = "output" if operand is None else "operand {}"
+    i = 0
+    while i < len(text):
+        label = text[i]
+        if label == ".":
+            shown = where.format(operand + len(terms) - 1) if operand is not None else where
+            if ellipsis:
+                raise RuntimeError(f"einsum(): found '.' for {shown} "
+                                   + ("but an ellipsis (...) was already found" if operand is None
+                                      else "for which an ellipsis was already found"))
+            if not text.startswith("...", i):
+                raise RuntimeError(f"einsum(): found '.' for {shown} that is not part of any ellipsis"
+                                   + (" (...)" if operand is None else ""))
+            terms[-1].append("...")
+            ellipsis = True
+            i += 3
+            continue
+        if label == "," and operand is not None:
+            terms.append([])
+            ellipsis = False
+        elif label != " ":
+            if not (label.isascii() and label.isalpha()):
+                raise RuntimeError(f"einsum(): invalid subscript given at index {first_index + i} in the equation "
+                                   "string, subscripts must be in [a-zA-Z]")
+            terms[-1].append(label)
+        i += 1
+    return terms
+
+
 def _parse_einsum(equation: str, operands: Sequence[Tensor]) -> tuple:
-    equation = equation.replace(" ", "")
-    inputs_text, arrow, output_text = equation.partition("->")
-    terms = inputs_text.split(",")
-    if len(terms) != len(operands):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation" if len(terms) <
-                           len(operands) else "einsum(): fewer operands were provided than specified in the equation")
+    """Each operand's labels and the output's, as ATen's einsum parses the equation: its checks in
+    ATen's order (the inputs' subscripts, the operand count, each operand's dims, the output's)."""
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    terms = _einsum_terms(lhs, 0, 0)
+    if len(terms) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
     ellipsis_dims = 0
-    labels = []
-    for term, t in zip(terms, operands):
-        named = len(term.replace("...", ""))
+    for index, (term, t) in enumerate(zip(terms, operands)):
+        named = len(term) - ("..." in term)
         if "..." in term:
+            if named > t.ndim:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({named}) is more than the "
+                                   f"number of dimensions ({t.ndim}) for operand {index}")
             ellipsis_dims = max(ellipsis_dims, t.ndim - named)
         elif named != t.ndim:
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({named}) does not match the "
-                               f"number of dimensions ({t.ndim}) for operand {len(labels)} and no ellipsis was given")
-        labels.append(term)
+                               f"number of dimensions ({t.ndim}) for operand {index} and no ellipsis was given")
     broadcast = [chr(_ELLIPSIS_LABELS + i) for i in range(ellipsis_dims)]
 
-    def expand(term: str, ndim: Optional[int]) -> list:
+    def expand(term: list, ndim: Optional[int]) -> list:
         if "..." not in term:
             return list(term)
-        head, _, tail = term.partition("...")
-        count = ellipsis_dims if ndim is None else ndim - len(head) - len(tail)
-        return list(head) + broadcast[ellipsis_dims - count:] + list(tail)
+        at = term.index("...")
+        count = ellipsis_dims if ndim is None else ndim - (len(term) - 1)
+        return term[:at] + broadcast[ellipsis_dims - count:] + term[at + 1:]
 
-    operand_labels = [expand(term, t.ndim) for term, t in zip(labels, operands)]
-    if arrow:
-        output = expand(output_text, None)
+    operand_labels = [expand(term, t.ndim) for term, t in zip(terms, operands)]
+    if arrow >= 0:
+        (output_term,) = _einsum_terms(equation[arrow + 2:], arrow + 2, None)
+        seen = {label for term in terms for label in term}
+        placed: set = set()
+        for label in output_term:
+            if label == "...":
+                continue
+            if label in placed:
+                raise RuntimeError(f"einsum(): output subscript {label} appears more than once in the output")
+            if label not in seen:
+                raise RuntimeError(f"einsum(): output subscript {label} does not appear in the equation for any "
+                                   "input operand")
+            placed.add(label)
+        output = expand(output_term, None)
     else:
         counts: dict = {}
         for term in operand_labels:

@@ -194,11 +194,12 @@ def _max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: An
     return result if return_indices else result[0]
 
 
-def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-               count_include_pad: bool = True) -> Tensor:
-    input, kernel, stride, padding, ceil_mode, count_include_pad = _parsed(
-        "avg_pool1d", input, kernel_size, stride, padding, ceil_mode, count_include_pad)
-    stride = stride or kernel
+def avg_pool1d(*args: Any, **kwargs: Any) -> Tensor:
+    """torch's F.avg_pool1d is the C function torch.avg_pool1d: its parser reads the arguments as given."""
+    bound = parser("torch", "avg_pool1d").parse(args, kwargs)[1]
+    input, kernel, padding = bound["input"], bound["kernel_size"], bound.get("padding", (0,))
+    ceil_mode, count_include_pad = bound.get("ceil_mode", False), bound.get("count_include_pad", True)
+    stride = bound.get("stride") or kernel
     _check_1d_pool("avg_pool1d", input, kernel_size=kernel, stride=stride, padding=padding)
     return pooling.pooled_1d(pooling.avg_pool2d, input, (1, kernel[0]), (1, stride[0]), (0, padding[0]), ceil_mode,
                              count_include_pad)
@@ -212,8 +213,9 @@ def avg_pool2d(*args: Any, **kwargs: Any) -> Tensor:
     return pooling.avg_pool2d(**bound)
 
 
-def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
-    input, output_size = _parsed("adaptive_avg_pool1d", input, output_size)
+def adaptive_avg_pool1d(*args: Any, **kwargs: Any) -> Tensor:
+    """torch's F.adaptive_avg_pool1d is the C function torch.adaptive_avg_pool1d."""
+    input, output_size = parser("torch", "adaptive_avg_pool1d").parse(args, kwargs)[1].values()
     if input.ndim not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d() argument 'input' (position 1) must be 2D or 3D, got "
                            f"{input.ndim}D")

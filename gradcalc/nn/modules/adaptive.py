@@ -9,6 +9,7 @@ from .. import functional as F
 from .container import ModuleList, Sequential
 from .linear import Linear
 from .module import Module
+from ...torch_code import copied_from_torch
 
 
 class _ASMoutput(NamedTuple):
@@ -22,6 +23,7 @@ _ASMoutput.__module__ = "torch.nn.modules.adaptive"
 class AdaptiveLogSoftmaxWithLoss(Module):
     __module__ = "torch.nn.modules.adaptive"
 
+    @copied_from_torch  # (its arithmetic on the program's numbers fails as torch's: div_value=0)
     def __init__(self, in_features: int, n_classes: int, cutoffs: Sequence[int], div_value: float = 4.0,
                  head_bias: bool = False, device: Any = None, dtype: Any = None) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
