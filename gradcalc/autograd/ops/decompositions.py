@@ -12,7 +12,7 @@ from .. import dtypes, forward_mode, grad_mode, mkl_lapack
 from ..tensor import Tensor
 from ...display.names import torch_class
 from ...warnings import warn_once
-from .common import ReturnTypes, not_implemented_for, zeros_like
+from .common import ReturnTypes, not_implemented_for, shape_text, zeros_like
 from .joining import cat
 from .registry import node, op, record, record_outputs
 
@@ -33,6 +33,7 @@ def _check_square(A: Tensor, name: str) -> None:
 def check_solver_inputs(A: Tensor, B: Tensor, left: bool, name: str) -> None:
     """ATen's checkInputsSolver: a square A and a B whose rows (columns for XA = B) match it."""
     _check_square(A, name)
+    check_precision(A, name)
     if B.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
     if (B.shape[-2] if left else B.shape[-1]) != A.shape[-1]:
@@ -46,12 +47,46 @@ def check_floating(A: Tensor, name: str) -> None:
                            f"{A._dtype._scalar_name}")
 
 
+# What LAPACK's ops say of float16 and bfloat16 (no kernel, or a check of their own), by the name
+# their checks give them
+_LOW_PRECISION_KERNELS = {
+    "linalg.cholesky": "cholesky_cpu", "linalg.cholesky_ex": "cholesky_cpu", "cholesky": "cholesky_cpu",
+    "linalg.det": "lu_cpu", "det": "lu_cpu", "linalg.lu": "lu_cpu", "torch.linalg.lu_factor": "lu_cpu",
+    "torch.linalg.lu_factor_ex": "lu_cpu", "linalg.solve": "lu_cpu", "linalg.qr": "geqrf_cpu", "geqrf": "geqrf_cpu",
+    "linalg.eigh": "linalg_eigh_cpu", "linalg.eigvalsh": "linalg_eigh_cpu", "linalg.svd": "linalg_svd_cpu",
+    "linalg.svdvals": "linalg_svd_cpu", "linalg.eig": "linalg_eig_out_cpu", "linalg.eigvals": "linalg_eig_out_cpu",
+    "linalg.solve_triangular": "triangular_solve_cpu"}
+_LOW_PRECISION_CHECKS = {"linalg.inv": "linalg.inv", "linalg.slogdet": "linalg.slogdet", "logdet": "logdet"}
+_FLOAT_AND_DOUBLE_ONLY = ("linalg.lstsq", "linalg.matrix_rank")
+
+
+def check_precision(A: Tensor, name: str) -> None:
+    """float16 and bfloat16 refused as the op refuses them."""
+    if A._dtype not in (dtypes.float16, dtypes.bfloat16):
+        return
+    if name in ("linalg.eig", "linalg.eigvals") and A._dtype is dtypes.float16:
+        # eig's complex32 outputs are made before its kernel is looked for
+        warn_once("UserWarning", "ComplexHalf support is experimental and many operators don't support it yet.",
+                  at="aten/src/ATen/EmptyTensor.cpp:54")
+    if name in _LOW_PRECISION_KERNELS:
+        raise not_implemented_for(_LOW_PRECISION_KERNELS[name], A._dtype)
+    if name in _LOW_PRECISION_CHECKS:
+        raise RuntimeError(f"{_LOW_PRECISION_CHECKS[name]}: Low precision dtypes not supported. Got "
+                           f"{A._dtype._scalar_name}")
+    if name in _FLOAT_AND_DOUBLE_ONLY:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if name == "linalg.pinv":
+        raise RuntimeError(f"linalg.pinv({A._dtype._scalar_name}{{{shape_text(A.shape)}}}): expected a tensor with 2 "
+                           "or more dimensions of float, double, cfloat or cdouble types")
+
+
 def check_matrix(A: Tensor, name: str, square: bool = True) -> None:
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if square:
         _check_square(A, name)
     check_floating(A, name)
+    check_precision(A, name)
 
 
 def eye_like(A: Tensor) -> Tensor:

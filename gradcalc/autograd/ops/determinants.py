@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes, mkl_lapack
 from ..tensor import Tensor
 from .common import ReturnTypes, zeros_like
-from .decompositions import check_matrix, lu_factor_arrays, output_grads, svd
+from .decompositions import check_matrix, check_precision, lu_factor_arrays, output_grads, svd
 from .indexing import where
 from .registry import node, op, record, record_outputs
 
@@ -101,5 +101,6 @@ def torch_slogdet(input: Tensor) -> Any:
 @op()
 def logdet(input: Tensor) -> Tensor:
     # PyTorch's composite: nan where the determinant is negative
+    check_precision(input, "logdet")  # (its own check, before slogdet's)
     sign, logabsdet = _slogdet_outputs(input, "linalg.slogdet")
     return where(sign == -1, math.nan, logabsdet)

@@ -306,9 +306,13 @@ class TransformerEncoderLayer(Module):
                                                  F._none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
         if (src_mask is not None or src_key_padding_mask is not None) and self._takes_fast_path(src):
-            # the fast path's masked softmax reads its masks as bool: any nonzero value masks a position
-            src_mask = None if src_mask is None else src_mask != 0
-            src_key_padding_mask = None if src_key_padding_mask is None else src_key_padding_mask != 0
+            # the fast path merges the masks (merge_masks) and its masked softmax reads the merged mask as
+            # bool: any nonzero value masks a position
+            merged, mask_type = self.self_attn.merge_masks(src_mask, src_key_padding_mask, src)
+            if mask_type == 1:
+                src_key_padding_mask = merged != 0
+            else:
+                src_mask, src_key_padding_mask = (merged != 0).reshape(-1, *merged.shape[-2:]), None
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
