@@ -202,7 +202,9 @@ def shown_class_attribute(cls: type, name: str, value: Any) -> Any:
         return value  # (a C type's special methods are slot wrappers of their own, or of object's)
     shown = _DESCRIPTORS.get(value)
     if shown is None:
-        owner = next(base for base in cls.__mro__ if name in vars(base))
+        owner = next((base for base in cls.__mro__ if name in vars(base)), None)
+        if owner is None or "_python_methods" not in vars(owner):
+            return value  # defined by a subclass (a program's, nn.Parameter): a function as in torch
         descriptor_type = GetSetDescriptor if kind is property else SlotWrapper if name in _SLOTS else MethodDescriptor
         shown = _DESCRIPTORS[value] = object.__new__(descriptor_type)  # (a program cannot make one: see below)
         shown._value, shown._name, shown._owner = value, name, owner

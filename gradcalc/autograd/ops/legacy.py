@@ -157,6 +157,7 @@ class _StorageBase:
     """torch.storage._StorageBase: the methods of a tensor's memory that torch writes in Python
     (Python's messages name them `_StorageBase.size()`)."""
 
+    __module__ = "torch.storage"
     __slots__ = ("_owner",)
 
     def __init__(self, owner: Tensor) -> None:
