@@ -225,10 +225,17 @@ class _Descriptor:
         # torch.Tensor's C methods are those of its C base, torch._C.TensorBase
         return getattr(self._owner, "_c_base", None) or tp_name(self._owner)
 
-    def _bound(self, obj: Any, words: str) -> Any:
+    # how CPython's descriptor of this kind shows, and refuses an object of another type
+    _KIND = ""
+    _MISMATCH = "descriptor '{name}' for '{owner}' objects doesn't apply to a '{type}' object"
+
+    def _bound(self, obj: Any) -> Any:
         if not isinstance(obj, self._owner):
-            raise TypeError(words.format(name=self._name, owner=self._owner_name(), type=type_name(obj)))
+            raise TypeError(self._MISMATCH.format(name=self._name, owner=self._owner_name(), type=type_name(obj)))
         return obj
+
+    def __repr__(self) -> str:
+        return f"<{self._KIND} '{self._name}' of '{self._owner_name()}' objects>"
 
 
 @torch_class("method_descriptor")
@@ -236,18 +243,15 @@ class MethodDescriptor(_Descriptor):
     """A C method read from its class (`torch.Tensor.add`)."""
 
     __slots__ = ()
-    _MISMATCH = "descriptor '{name}' for '{owner}' objects doesn't apply to a '{type}' object"
+    _KIND = "method"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not args:
             raise TypeError(f"unbound method {self.qualified_name()}() needs an argument")
-        return BuiltinMethod(MethodType(self._value, self._bound(args[0], self._MISMATCH)))(*args[1:], **kwargs)
+        return self.__get__(args[0])(*args[1:], **kwargs)
 
     def __get__(self, obj: Any, cls: Any = None) -> Any:
-        return self if obj is None else BuiltinMethod(MethodType(self._value, self._bound(obj, self._MISMATCH)))
-
-    def __repr__(self) -> str:
-        return f"<method '{self._name}' of '{self._owner_name()}' objects>"
+        return self if obj is None else BuiltinMethod(MethodType(self._value, self._bound(obj)))
 
 
 @torch_class("wrapper_descriptor")
@@ -255,15 +259,13 @@ class SlotWrapper(MethodDescriptor):
     """A C type's slot read from its class (`torch.Tensor.__getitem__`)."""
 
     __slots__ = ()
+    _KIND = "slot wrapper"
     _MISMATCH = "descriptor '{name}' requires a '{owner}' object but received a '{type}'"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not args:
             raise TypeError(f"descriptor '{self._name}' of '{self._owner_name()}' object needs an argument")
-        return self._value(self._bound(args[0], self._MISMATCH), *args[1:], **kwargs)
-
-    def __repr__(self) -> str:
-        return f"<slot wrapper '{self._name}' of '{self._owner_name()}' objects>"
+        return self._value(self._bound(args[0]), *args[1:], **kwargs)
 
 
 @torch_class("getset_descriptor")
@@ -271,19 +273,16 @@ class GetSetDescriptor(_Descriptor):
     """A C attribute read from its class (`torch.Tensor.shape`)."""
 
     __slots__ = ()
-    _MISMATCH = "descriptor '{name}' for '{owner}' objects doesn't apply to a '{type}' object"
+    _KIND = "attribute"
 
     def __get__(self, obj: Any, cls: Any = None) -> Any:
-        return self if obj is None else self._value.__get__(self._bound(obj, self._MISMATCH), cls)
+        return self if obj is None else self._value.__get__(self._bound(obj), cls)
 
     def __set__(self, obj: Any, value: Any) -> None:
-        self._value.__set__(self._bound(obj, self._MISMATCH), value)
+        self._value.__set__(self._bound(obj), value)
 
     def __delete__(self, obj: Any) -> None:
-        self._value.__delete__(self._bound(obj, self._MISMATCH))
-
-    def __repr__(self) -> str:
-        return f"<attribute '{self._name}' of '{self._owner_name()}' objects>"
+        self._value.__delete__(self._bound(obj))
 
 
 for _descriptor_type in (MethodDescriptor, SlotWrapper, GetSetDescriptor):
