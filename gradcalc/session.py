@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, Optional
 from . import numpy_state, warnings
 from .display.names import torch_class, type_name
 from .files import tree as file_tree
-from .language import limits, policy
+from .language import compiler, guard, limits, policy
 from .language.builtins import make_builtins, prelude
 from .language.compiler import PolicyError, compile_statement
 from .language.modules import ModuleTable, guarded_helpers
@@ -201,6 +201,7 @@ class Session:
         self.namespace["__builtins__"] = self.builtins
         self.namespace.update(prelude(self.modules.get))
         policy.install()  # the rules of what is loaded now; the rest as their modules load
+        self.builtins[compiler.FAST] = guard.fast_reads()  # (of the rules just installed)
         guarded_helpers.install()  # copy and Enum act through the guard on the program's objects
         python_warnings.resetwarnings()
         python_warnings.simplefilter("always")

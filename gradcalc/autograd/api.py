@@ -72,7 +72,8 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
                 grads.append(Tensor._make(np.ones(output.shape, dtype=output._dtype._numpy), output._dtype))
             continue
         if not isinstance(grad, Tensor):
-            raise TypeError(f"gradients can be either Tensors or None, but got {type_name(grad)}")
+            # (torch's Python names the type by its __name__: `dtype`, not `torch.dtype`)
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
         shape, dtype = _edge_output(output) if isinstance(output, GradientEdge) else (output.shape, output._dtype)
         if grad.shape != shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and "

@@ -1,6 +1,8 @@
 """PyTorch's dtypes on numpy, and PyTorch's type-promotion rules."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..display.names import refuse_instances, torch_class
@@ -277,6 +279,13 @@ def _combine(higher: DType | None, lower: DType | None) -> DType | None:
     if lower.category == COMPLEX and higher.category == FLOATING:
         return higher.to_complex()
     return lower
+
+
+def cpp_double(value: float) -> str:
+    """A double as C++'s ostream prints it in PyTorch's messages: six significant digits (C's %g),
+    a NaN with its sign."""
+    text = "%g" % value
+    return "-nan" if text == "nan" and math.copysign(1.0, value) < 0 else text
 
 
 def round_to_bfloat16(values: np.ndarray) -> np.ndarray:

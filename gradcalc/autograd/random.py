@@ -306,11 +306,6 @@ def _gen(generator: Generator | None) -> Generator:
     return default_generator if generator is None else generator
 
 
-def _fmt(x: float) -> str:
-    """A double as C++ ostream prints it (6 significant digits)."""
-    return "%g" % x
-
-
 def _uniform01_float(gen: Generator, n: int) -> np.ndarray:
     """uniform_real_distribution<float>(0, 1): 24 low bits of a 32-bit draw times 2^-24."""
     return (gen._random(n) & np.uint64(0xFFFFFF)).astype(np.float32) * np.float32(2.0**-24)
@@ -368,14 +363,13 @@ def uniform_(shape: Shape, low: float, high: float, dtype: DType = "float32",
         if not lo_lim <= value <= hi_lim:
             raise RuntimeError(f"{what} is out of bounds for {_CPP_NAMES[name]}")
     if not low <= high:
-        raise RuntimeError(
-            f"uniform_ expects to return a [from, to) range, but found from={_fmt(low)} > to={_fmt(high)}"
-        )
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={dtypes.cpp_double(low)} > "
+                           f"to={dtypes.cpp_double(high)}")
     if not high - low <= hi_lim:
         raise RuntimeError(
             f"uniform_ expects to-from <= std::numeric_limits<{_SCALAR_NAMES[name]}>::max(), but found "
-            f"to={_fmt(high)} and from={_fmt(low)} which result in to-from to exceed the limit"
-        )
+            f"to={dtypes.cpp_double(high)} and from={dtypes.cpp_double(low)} which result in to-from to exceed the "
+            "limit")
     gen = _gen(generator)
     n = _numel(shape)
     if name == "float64":
@@ -518,20 +512,25 @@ def _normal_scalar(gen: Generator, n: int, name: str, mean: float, std: float) -
     return out.astype(np.float32).astype(name) if name == "float16" else out.astype(name)
 
 
+def check_normal_std(std: float) -> None:
+    """normal_'s first check, before the kernel is looked up for the dtype (an empty tensor's too)."""
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {dtypes.cpp_double(float(std))}")
+
+
 def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "float32",
             generator: Generator | None = None, contiguous: bool = True) -> np.ndarray:
     """What ``torch.empty(shape, dtype=dtype).normal_(mean, std)`` holds, in memory order; a
     tensor that is not contiguous takes one draw at a time, however large."""
     name = _dtype_name(dtype)
+    mean, std = float(mean), float(std)
+    check_normal_std(std)
     if name in _COMPLEX:  # pairs of reals, each part with std / sqrt(2): the complex value has std `std`
-        pairs = normal_(tuple(_shape(shape)) + (2,), mean, float(std) / math.sqrt(2), _COMPLEX[name], generator,
+        pairs = normal_(tuple(_shape(shape)) + (2,), mean, std / math.sqrt(2), _COMPLEX[name], generator,
                         contiguous)
         return np.ascontiguousarray(pairs).view(name).reshape(_shape(shape))
     if name not in _FLOATS and name != "bfloat16":
         raise _not_implemented("normal_kernel_cpu", name)
-    mean, std = float(mean), float(std)
-    if not std >= 0.0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
     gen = _gen(generator)
     n = _numel(shape)
     with np.errstate(all="ignore"):  # infinite mean or std give inf/nan as in torch
@@ -679,7 +678,7 @@ def bernoulli_(shape: Shape, p: float, dtype: DType = "float32",
     name = _dtype_name(dtype)
     p = float(p)
     if not 0.0 <= p <= 1.0:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={dtypes.cpp_double(p)}")
     n = _numel(shape)
     hits = _uniform01_double(_gen(generator), n) < p
     return hits.astype(name).reshape(_shape(shape))

@@ -46,6 +46,33 @@ class VersionCounter:
         self.value = 0
 
 
+INFERENCE_INPLACE_MESSAGE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                             "clone to get a normal tensor before doing inplace update.See "
+                             "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+class InferenceVersion(VersionCounter):
+    """An inference tensor's counter. PyTorch's have none: counting an in-place change, which comes
+    after the op has written its values, fails outside inference mode."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        pass
+
+    @property  # type: ignore[override]
+    def value(self) -> int:
+        return 0
+
+    @value.setter
+    def value(self, _: int) -> None:
+        if not grad_mode._inference:
+            raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
+
+
+INFERENCE_VERSION = InferenceVersion()
+
+
 @torch_class("torch.Size", c_type=True)
 class Size(tuple):
     """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`."""
@@ -231,13 +258,14 @@ class Tensor:
         tensor._data = data
         tensor._dtype = dtype
         if base is None:
-            tensor._vc = VersionCounter()
+            tensor._vc = INFERENCE_VERSION if grad_mode._inference else VersionCounter()
             tensor._base = None
             tensor._view_kind = view_kind
             # an inference tensor: made in inference mode, or a view of one (a view takes its base's kind)
             tensor._is_inference = grad_mode._inference
         else:
-            tensor._vc = base._vc
+            # an inference tensor's views count no changes, whatever their base's counter (a detached one's)
+            tensor._vc = INFERENCE_VERSION if base._is_inference else base._vc
             tensor._base = base._base if base._base is not None else base
             if base._view_kind == VIEW_INFERENCE or (base._base is not None and view_kind == VIEW_DEFAULT):
                 view_kind = base._view_kind  # a view of a restricted view keeps its restriction
@@ -409,7 +437,11 @@ class Tensor:
     @property
     def data(self) -> "Tensor":
         # shares the storage but not the version counter: changes through it go unseen by autograd
+        # (an inference tensor's counts none in inference mode, as detach()'s)
         out = Tensor._make(self._data, self._dtype)
+        out._is_inference = self._is_inference
+        if grad_mode._inference and not self._is_inference:
+            out._vc = VersionCounter()
         if self.__dict__.get("_meta"):
             out.__dict__["_meta"] = True
         return out
@@ -429,7 +461,7 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        if self._is_inference:
+        if self._vc is INFERENCE_VERSION:
             raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc.value
 

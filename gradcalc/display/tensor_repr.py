@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from ..warnings import warn
+
 
 @dataclass
 class PrintOptions:
@@ -195,6 +197,8 @@ def _tensor_body(values: np.ndarray, kind: str, indent: int, opts: PrintOptions)
         # No edge items: the outermost summarised dimension collapses to "...".
         return "[...]"
 
+    if summarize and edge < 0 and values.ndim:
+        return _negative_edge_body(values, kind, indent, opts)
     # Only the elements that are shown are formatted, and only they decide the
     # formatting mode and width, exactly as PyTorch's summarised data does.
     folded = tuple(summarize and n > 2 * edge for n in values.shape)
@@ -207,21 +211,46 @@ def _tensor_body(values: np.ndarray, kind: str, indent: int, opts: PrintOptions)
     else:
         shown = values
 
+    cells, element_len = _cells(shown, kind, opts)
+    if shown.ndim == 0:
+        return cells.item()
+    return _nest(cells, folded, indent, edge, element_len, opts.linewidth)
+
+
+def _cells(shown: np.ndarray, kind: str, opts: PrintOptions) -> tuple[np.ndarray, int]:
+    """The formatted elements, in an object array of ``shown``'s shape, and the room each takes."""
     if kind == "complex":
         real, real_width = _format_part(shown.real, True, opts)
         imag, imag_width = _format_part(shown.imag, True, opts)
-        cells = [_join_complex(r, i) for r, i in zip(real, imag)]
+        texts = [_join_complex(r, i) for r, i in zip(real, imag)]
         # Room for ", " between elements and the "j" of the imaginary part.
         element_len = real_width + 2 + imag_width + 1
     else:
-        cells, width = _format_part(shown, kind == "float", opts)
+        texts, width = _format_part(shown, kind == "float", opts)
         element_len = width + 2
+    cells = np.empty(len(texts), dtype=object)
+    cells[:] = texts
+    return cells.reshape(shown.shape), element_len
 
-    if shown.ndim == 0:
-        return cells[0]
-    grid = np.empty(len(cells), dtype=object)
-    grid[:] = cells
-    return _nest(grid.reshape(shown.shape), folded, indent, edge, element_len, opts.linewidth)
+
+def _negative_edge_body(values: np.ndarray, kind: str, indent: int, opts: PrintOptions) -> str:
+    """A summarised tensor with negative edgeitems, as torch's _tensor_str takes it: a vector shows
+    ``v[:edge]``, " ..." and ``v[-edge:]`` (sliced twice, each slice's bound clipped as an index's);
+    more dimensions collect no rows at all, and stacking them fails."""
+    if values.ndim > 1:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    from ..autograd.ops.indexing import LEAST_SLICE_BOUND
+    edge = opts.edgeitems
+    if edge < LEAST_SLICE_BOUND:
+        for _ in range(2):  # once for the summarised data, once for the elements shown
+            warn("UserWarning", "Truncating the start/stop/step of slice. This is likely because of saved old "
+                                "models when the start/stop/step were larger.")
+    head, tail = values[:max(edge, LEAST_SLICE_BOUND)], values[-edge:]
+    shown = np.concatenate([head, tail])
+    if not shown.size:
+        return "[ ...]"
+    cells, element_len = _cells(shown, kind, opts)
+    return _nest(cells, (True,), indent, len(head), element_len, opts.linewidth)
 
 
 def _join_complex(real: str, imag: str) -> str:

@@ -2,7 +2,9 @@
 and deletes attributes only through the guard (guard.py).
 
 The pass rewrites:
-  * `a.b` (read)            -> `$getattr(a, 'b')`; called, `a.b(...)` -> `$getattr(a, 'b', True)(...)`
+  * `a.b` (read)            -> `$getattr(a, 'b')`; called, `a.b(...)` -> `$getattr(a, 'b', True)(...)`;
+                               for a name or a literal `a` and a public `b`, first `a.b if ($type(a), 'b') in $fast`
+                               (a built-in type's methods, guard.fast_reads)
   * `a.b = v`               -> `$setattr(v, a, 'b')` (the value first: Python evaluates it first)
   * `del a.b`               -> `$delattr(a, 'b')`
   * `a.b += v`              -> a read, the operator, and a write
@@ -28,6 +30,7 @@ from typing import Any, Iterator, Optional
 from .policy import CLASS_BODY_DUNDERS, FORBIDDEN_CLASS_NAMES, is_dunder
 
 GETATTR, SETATTR, DELATTR, ECHO = "$getattr", "$setattr", "$delattr", "$echo"
+TYPE, FAST = "$type", "$fast"
 IMPORT, IMPORT_FROM, IMPORT_STAR = "$import", "$import_from", "$import_star"
 POW, LSHIFT = "$pow", "$lshift"
 KWARGS = "$kwargs"
@@ -39,6 +42,28 @@ INPLACE = {ast.Add: "$iadd", ast.Sub: "$isub", ast.Mult: "$imul", ast.Div: "$itr
 # the builtins a program may not name: its namespace's builtins, and the import and class
 # machinery that C code finds there (the import statement goes through `$import`)
 FORBIDDEN_NAMES = frozenset({"__builtins__", "__import__", "__build_class__", "__loader__", "__spec__"})
+
+
+def _fast_candidate(value: ast.expr, name: str) -> bool:
+    """`name.attr` or `'literal'.attr` with a public attribute: its object's type may be one whose
+    read needs no guard."""
+    return isinstance(value, (ast.Name, ast.Constant)) and not name.startswith("_")
+
+
+def _again(value: ast.expr) -> ast.expr:
+    """A name or a literal once more (evaluating either again has no effect of its own)."""
+    if isinstance(value, ast.Name):
+        return _name(value.id, value)
+    return ast.copy_location(ast.Constant(value=value.value), value)
+
+
+def _fast_or_guarded(value: ast.expr, name: str, direct: ast.expr, guarded: ast.expr, node: ast.AST) -> ast.expr:
+    """`direct if ($type(value), name) in $fast else guarded`: a built-in type's public method
+    (guard.fast_reads) read as Python reads it, without the guard's Python frame; any other
+    object through the guard."""
+    kind = ast.Tuple(elts=[_call(TYPE, [_again(value)], node), ast.Constant(value=name)], ctx=ast.Load())
+    test = ast.Compare(left=kind, ops=[ast.In()], comparators=[_name(FAST, node)])
+    return ast.copy_location(ast.IfExp(test=ast.copy_location(test, node), body=direct, orelse=guarded), node)
 
 
 class PolicyError(Exception):
@@ -179,15 +204,30 @@ class _Policy(ast.NodeTransformer):
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         # reads only: stores and deletes are rewritten by the statements that hold them
-        return _call(GETATTR, [self.visit(node.value), ast.Constant(value=self.mangle(node.attr))], node)
+        value, name = self.visit(node.value), self.mangle(node.attr)
+        guarded = _call(GETATTR, [value, ast.Constant(value=name)], node)
+        if not _fast_candidate(value, name):
+            return guarded
+        direct = ast.copy_location(ast.Attribute(value=_again(value), attr=name, ctx=ast.Load()), node)
+        return _fast_or_guarded(value, name, direct, guarded, node)
 
     def visit_Call(self, node: ast.Call) -> Any:
-        method_call = isinstance(node.func, ast.Attribute)
-        node = self.generic_visit(node)
-        if method_call:  # `a.b(...)` reads `a.b` as CPython's method call does: `$getattr(a, 'b', True)(...)`
-            node.func.args.append(ast.copy_location(ast.Constant(value=True), node.func))
-        node.keywords = [self._keyword(k) for k in node.keywords]
-        return node
+        if not isinstance(node.func, ast.Attribute):
+            node = self.generic_visit(node)
+            node.keywords = [self._keyword(k) for k in node.keywords]
+            return node
+        # `a.b(...)` reads `a.b` as CPython's method call does: `$getattr(a, 'b', True)(...)`
+        attribute = node.func
+        value, name = self.visit(attribute.value), self.mangle(attribute.attr)
+        args = [self.visit(arg) for arg in node.args]
+        keywords = [self._keyword(self.visit(keyword)) for keyword in node.keywords]
+        read = _call(GETATTR, [value, ast.Constant(value=name), ast.Constant(value=True)], attribute)
+        guarded = ast.copy_location(ast.Call(func=read, args=args, keywords=keywords), node)
+        if not _fast_candidate(value, name):
+            return guarded
+        method = ast.copy_location(ast.Attribute(value=_again(value), attr=name, ctx=ast.Load()), attribute)
+        direct = ast.copy_location(ast.Call(func=method, args=args, keywords=keywords), node)
+        return _fast_or_guarded(value, name, direct, guarded, node)
 
     def _keyword(self, keyword: ast.keyword) -> ast.keyword:
         if keyword.arg is None:  # `**mapping`

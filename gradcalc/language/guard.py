@@ -74,6 +74,28 @@ def compiled_getattr(obj: Any, name: str, called: bool = False, _rules: dict = R
     return _slow_getattr(obj, name, rule if rule is not None else resolve(_type(obj)))
 
 
+# the built-in types whose methods a program's code reads without the guard's call (fast_reads)
+_PLAIN_TYPES = (list, dict, str, tuple, set, frozenset, bytes, bytearray, int, float, complex, bool)
+
+
+def fast_reads() -> frozenset:
+    """(type, name) pairs for which compiled_getattr gives what Python's own `obj.name` gives: the
+    public methods of the built-in types (a bound C method read, CPython's method call when
+    called). The compiled code tests an object's exact type against these before the guard's
+    call, which costs a Python frame for every `xs.append(x)`: with none, a program's frames meet
+    the recursion limit where CPython's do."""
+    pairs = set()
+    for cls in _PLAIN_TYPES:
+        rule = RULES.get(cls)
+        if rule is None or _BUILTIN_METHOD not in RULES:
+            continue
+        for name, member in vars(cls).items():
+            readable = name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny)
+            if readable and _type(member) is _METHOD_DESCRIPTOR and not (name in FORMATTING and cls is str):
+                pairs.add((cls, name))
+    return frozenset(pairs)
+
+
 def _called_method(obj: Any, name: str, method: Any) -> Any:
     """The C method `method` (`obj.name`) as CPython's method call takes it: the descriptor the
     type's bases hold (tuple's, for a torch.Size), with the object."""

@@ -9,11 +9,13 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .. import dtypes
+from ...warnings import warn_once
 from ..tensor import Size, Tensor, wrap_dim
 from .common import broadcast_shapes as shapes_broadcast, int64_tensor, is_conj, zeros_like
 from .joining import cat, stack
+from .parser import parser
 from .registry import LINEAR, node, op, record
-from .shape import expand, narrow, unsafe_view
+from .shape import expand, infer_size, narrow, unsafe_view
 
 DIAGONAL = node("DiagonalBackward0", ("self",), jvp=LINEAR,
                 self=lambda grad, self_sym_sizes, offset, dim1, dim2: _diagonal_backward(grad, self_sym_sizes, offset,
@@ -77,9 +79,14 @@ def broadcast_shapes(*shapes: Any) -> Size:
 op("broadcast_shapes", python="torch.functional", method=False)(broadcast_shapes)
 
 
+def _tensor_list(name: str, tensors: Any, **kwargs: Any) -> dict:
+    """torch.functional's variadic functions hand their arguments, as one tuple, to the C function
+    `name`: its parser's checks (each element a tensor) and bound arguments."""
+    return parser("torch", name).parse((tensors,), kwargs)[1]
+
+
 def broadcast_tensors(*tensors: Any) -> tuple:
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
+    tensors = _tensor_list("broadcast_tensors", tensors)["tensors"]
     shape = broadcast_shapes(*(t.shape for t in tensors))
     return tuple(t if t.shape == shape else expand(t, shape) for t in tensors)
 
@@ -101,11 +108,11 @@ def _at_least(t: Tensor, ndim: int) -> Tensor:
 
 def _atleast(ndim: int) -> Any:
     def atleast(*tensors: Any) -> Any:
-        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-            return tuple(_at_least(t, ndim) for t in tensors[0])
-        if len(tensors) != 1:
-            return tuple(_at_least(t, ndim) for t in tensors)
-        return _at_least(tensors[0], ndim)
+        # torch.functional's: one argument goes to the C function as it is, several as a tuple
+        index, bound = parser("torch", f"atleast_{ndim}d").parse((tensors[0] if len(tensors) == 1 else tensors,), {})
+        if index == 0:
+            return _at_least(bound["input"], ndim)
+        return tuple(_at_least(t, ndim) for t in bound["tensors"])
 
     return atleast
 
@@ -116,12 +123,13 @@ del _ndim
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
+    tensors = _tensor_list("block_diag", tensors)["tensors"]
     matrices = [t.reshape((1, -1)) if t.ndim == 1 else t.reshape((1, 1)) if t.ndim == 0 else t for t in tensors]
     rows = sum(m.shape[0] for m in matrices)
     columns = sum(m.shape[1] for m in matrices)
     dtype = dtypes.result_type(list(matrices)) if matrices else dtypes.get_default_dtype()
-    if not matrices:
-        return Tensor._make(np.zeros((rows, columns), dtype=dtype._numpy), dtype)
+    if not matrices:  # ATen's result for no blocks: one row of no columns
+        return Tensor._make(np.zeros((1, 0), dtype=dtype._numpy), dtype)
 
     def zeros(height: int, width: int) -> Tensor:
         return Tensor._make(np.zeros((height, width), dtype=dtype._numpy), dtype)
@@ -140,6 +148,7 @@ op("block_diag", python="torch.functional", method=False)(block_diag)
 
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
+    tensors = _tensor_list("cartesian_prod", tensors)["tensors"]
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
@@ -150,11 +159,17 @@ op("cartesian_prod", python="torch.functional", method=False)(cartesian_prod)
 
 
 def meshgrid(*tensors: Any, indexing: Optional[str] = None) -> tuple:
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):  # torch's older form: one list
+        tensors = tensors[0]
+    bound = _tensor_list("meshgrid", tensors, **({} if indexing is None else {"indexing": indexing}))
+    tensors = bound["tensors"]
     if indexing is None:
+        warn_once("UserWarning", "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+                                 "argument.")
         indexing = "ij"
-    elif indexing not in ("ij", "xy"):
+    if not len(tensors):
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
     sizes = [t.numel() for t in tensors]
     swap = indexing == "xy" and len(tensors) >= 2
@@ -366,13 +381,14 @@ def _unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     sizes = tuple(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    if -1 in sizes:
-        known = int(np.prod([s for s in sizes if s != -1]))
-        sizes = tuple(input.shape[d] // known if s == -1 else s for s in sizes)
-    if int(np.prod(sizes)) != input.shape[d]:
-        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
-                           f"({input.shape[d]}) in the input tensor")
-    return input.view(input.shape[:d] + sizes + input.shape[d + 1:])
+    try:
+        inferred = infer_size(sizes, input.shape[d])
+    except RuntimeError as error:  # ATen's handle_unflatten_exception (which shows C++'s backtrace too)
+        if "is invalid for input of size" not in str(error):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{error}") from None
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
+                           f"({input.shape[d]}) in the input tensor") from None
+    return input.view(input.shape[:d] + inferred + input.shape[d + 1:])
 
 
 def _unflatten_method(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:

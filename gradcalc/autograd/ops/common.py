@@ -191,6 +191,18 @@ def allocation_error(nbytes: int) -> RuntimeError:
                         f"you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)")
 
 
+# how PyTorch's C ops meet the recursion limit: on entering a call of their own (Py_EnterRecursiveCall)
+C_CALL_RECURSION = "maximum recursion depth exceeded while calling a Python object"
+
+
+def op_recursion(error: RecursionError, words: str = C_CALL_RECURSION) -> RecursionError:
+    """The recursion limit met in an op's own Python frames, in the words PyTorch's C op meets it
+    with. It runs a frame or two below the limit: no more calls than these."""
+    if str(error)[:32] == "maximum recursion depth exceeded":
+        return RecursionError(words)
+    return error  # gradcalc's own refusal of a nesting (a structure too deep to convert)
+
+
 def out_of_memory(error: MemoryError) -> BaseException:
     """The error an op gives when an array it needs cannot be allocated: PyTorch's allocator
     error for numpy's; any other MemoryError (an integer too large) stays as it is."""

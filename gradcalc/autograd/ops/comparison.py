@@ -64,7 +64,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         raise RuntimeError(f"{input._dtype._scalar_name} did not match {other._dtype._scalar_name}")
     for name, tolerance in (("rtol", rtol), ("atol", atol)):
         if not tolerance >= 0:
-            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tolerance:g}")
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {dtypes.cpp_double(tolerance)}")
     return _compare(input, other, lambda x, y: np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

@@ -34,9 +34,11 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 @op(inplace=False)  # detach_ is Tensor's own: it changes the history, not the values
 def detach(input: Tensor) -> Tensor:
-    # same storage and version counter, but not a view for autograd: no base to follow
+    # same storage and version counter, but not a view for autograd: no base to follow; an
+    # inference tensor's has a counter of its own outside inference mode (_make's)
     out = Tensor._make(input._data, input._dtype)
-    out._vc = input._vc
+    if not input._is_inference:
+        out._vc = input._vc
     out._is_inference = input._is_inference  # a view for the inference mode's rules
     return out
 

@@ -382,24 +382,25 @@ def _batched(input: Tensor, weight_dims: int, name: str) -> tuple:
 
 
 def _same_padding(input: Tensor, weight: Tensor, stride: tuple, dilation: tuple) -> tuple:
-    """'same' padding: the total d (k - 1) per dim, split evenly; an odd total pads the input's end by one first."""
+    """'same' padding as ATen's convolution_same: the total d (k - 1) per dim split in two (C++'s
+    division, toward zero); where the halves differ, the input's end is padded (or, for a kernel of
+    size 0, cut) by the difference first."""
     if any(s != 1 for s in stride):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
-    if any(d % 2 == 1 and k % 2 == 0 for k, d in zip(weight.shape[2:], dilation)):
-        warn_once("UserWarning", "Using padding='same' with even kernel lengths and odd dilation may require a "
-                                 "zero-padded copy of the input be created",
-                                 at="aten/src/ATen/native/Convolution.cpp:1101")
-    padding, extra = [], []
+    left, right = [], []
     for k, d in zip(weight.shape[2:], dilation):
         total = d * (k - 1)
-        padding.append(total // 2)
-        extra.append(total - 2 * (total // 2))
-    if any(extra):
-        pad: list = []
-        for e in reversed(extra):
-            pad += [0, e]
-        input = constant_pad_nd(input, pad)
-    return input, tuple(padding)
+        half = total // 2 if total >= 0 else -(-total // 2)
+        left.append(half)
+        right.append(total - half)
+    if left == right:
+        return input, tuple(left)
+    warn_once("UserWarning", "Using padding='same' with even kernel lengths and odd dilation may require a "
+                             "zero-padded copy of the input be created", at="aten/src/ATen/native/Convolution.cpp:1101")
+    pad = [0] * (2 * len(left))
+    for i, (low, high) in enumerate(zip(left, right)):
+        pad[2 * (len(left) - 1 - i) + 1] = high - low  # F.pad's order: the last dim first
+    return constant_pad_nd(input, pad), tuple(left)
 
 
 def _sized(value: Any, spatial: int) -> Any:

@@ -124,9 +124,11 @@ def _element(value: Any, dtype: DType) -> Any:
     if isinstance(value, (bool, int, float, complex)):
         # unpacked as the dtype's C type: an int64 (or a bool), a double or a complex double
         if type(value) is int:
-            if dtype.category <= dtypes.INTEGRAL:
+            if dtype.category == dtypes.INTEGRAL:
                 if not -2 ** 63 <= value < 2 ** 63:
                     raise ValueError("Overflow when unpacking long long")
+            elif dtype.category == dtypes.BOOL:  # read as a bool: any int past int64 is nonzero
+                return True if value else False
             else:
                 float(value)  # Python's OverflowError for an int past a double
         elif isinstance(value, complex) and not dtype.is_complex and dtype.category != dtypes.BOOL:
@@ -349,7 +351,7 @@ def _check_arange_bounds(start: float, end: float, step: float) -> None:
     if not (step > 0 or step < 0):  # a nan step fails it too
         raise RuntimeError("step must be nonzero")
     if not (math.isfinite(start) and math.isfinite(end)):
-        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")  # as C++'s ostream prints a double
+        raise RuntimeError(f"unsupported range: {dtypes.cpp_double(start)} -> {dtypes.cpp_double(end)}")
     if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
 

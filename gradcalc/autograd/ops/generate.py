@@ -13,7 +13,7 @@ from ..grad_mode import FORWARD_LEVELS
 from ..tensor import Tensor
 from ...display.names import c_arity, torch_class
 from ...warnings import warn
-from .common import out_of_memory
+from .common import op_recursion, out_of_memory
 from .inplace import check_batched_operands, check_inplace, check_overlap, commit_inplace
 from .parser import _parsers, has_signature, parser
 from .registry import OPS, Op
@@ -178,13 +178,16 @@ def make_function(namespace: str, name: str, impl: Callable) -> Callable:
     by_position = impl.__code__.co_varnames[:1] == ("self",)
 
     def function(*args: Any, **kwargs: Any) -> Any:
-        found = _parsers.get(key) or parser(*key)
-        bound = found.parse(args, kwargs)[1]
-        if meta.state["made"] and meta.any_meta(bound.values()):
-            device = bound.get("device")  # a factory from a meta tensor asked for another device (`zeros_like`)
-            result = _call(impl, bound, by_position, name)
-            return result if device is not None and not meta.wants_meta(device) else meta.marked(result)
-        return _call(impl, bound, by_position, name)
+        try:
+            found = _parsers.get(key) or parser(*key)
+            bound = found.parse(args, kwargs)[1]
+            if meta.state["made"] and meta.any_meta(bound.values()):
+                device = bound.get("device")  # a factory from a meta tensor asked for another device (`zeros_like`)
+                result = _call(impl, bound, by_position, name)
+                return result if device is not None and not meta.wants_meta(device) else meta.marked(result)
+            return _call(impl, bound, by_position, name)
+        except RecursionError as error:
+            raise op_recursion(error) from None
 
     function.__name__ = function.__qualname__ = name
     return function
@@ -195,13 +198,15 @@ def make_inplace_function(name: str, impl: Callable) -> Callable:
     key = ("torch", name)
 
     def function(*args: Any, **kwargs: Any) -> Any:
-        found = _parsers.get(key) or parser(*key)
-        bound = found.parse(args, kwargs)[1]
-        target = bound.pop("input")
         try:
+            found = _parsers.get(key) or parser(*key)
+            bound = found.parse(args, kwargs)[1]
+            target = bound.pop("input")
             return impl(target, **bound)
         except MemoryError as error:
             raise out_of_memory(error) from None
+        except RecursionError as error:
+            raise op_recursion(error) from None
 
     function.__name__ = function.__qualname__ = name
     return function
@@ -223,12 +228,15 @@ def make_method(name: str, impl: Callable, self_name: str) -> Callable:
     positional = impl.__code__.co_varnames[:1] in ((self_name,), ("self",))
 
     def method(self: Tensor, /, *args: Any, **kwargs: Any) -> Any:
-        found = _parsers.get(key) or parser(*key)
-        bound = found.parse(args, kwargs)[1]
-        if meta.state["made"] and (meta.is_meta(self) or meta.any_meta(bound.values())):
-            result = _call_method(impl, self, bound, positional, self_name)
-            return result if result is self else meta.marked(result)  # in place: the tensor keeps its device
-        return _call_method(impl, self, bound, positional, self_name)
+        try:
+            found = _parsers.get(key) or parser(*key)
+            bound = found.parse(args, kwargs)[1]
+            if meta.state["made"] and (meta.is_meta(self) or meta.any_meta(bound.values())):
+                result = _call_method(impl, self, bound, positional, self_name)
+                return result if result is self else meta.marked(result)  # in place: the tensor keeps its device
+            return _call_method(impl, self, bound, positional, self_name)
+        except RecursionError as error:
+            raise op_recursion(error) from None
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"

@@ -12,8 +12,8 @@ from .. import dtypes, layout, meta
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn, warn_once
-from .common import (COMPLEX_TO_REAL_WARNING, arrays, as_tensor, batch_front, broadcast_shapes, check_not_unsigned, kernel_scalar,
-                     opmath_scalar, shape_text, zeros, zeros_like)
+from .common import (COMPLEX_TO_REAL_WARNING, arrays, as_tensor, batch_front, broadcast_shapes, check_not_unsigned,
+                     kernel_scalar, op_recursion, opmath_scalar, shape_text, zeros, zeros_like)
 from .creation import data_array, infer_dtype
 from .parser import unpack_long
 from .tensor_numpy import numpy_dtype
@@ -79,14 +79,17 @@ def ranges_as_lists(index: Any) -> Any:
 
 
 def getitem(a: Tensor, index: Any) -> Tensor:
-    index = ranges_as_lists(index)
-    items = index if isinstance(index, tuple) else (index,)
-    if _any_advanced(items):
-        return _advanced_index(a, items)
-    out = basic_index(a, index, items)
-    if out is a:
-        return record(ALIAS, (a,), a._data.view(), a._dtype, view_of=a)
-    return out
+    try:
+        index = ranges_as_lists(index)
+        items = index if isinstance(index, tuple) else (index,)
+        if _any_advanced(items):
+            return _advanced_index(a, items)
+        out = basic_index(a, index, items)
+        if out is a:
+            return record(ALIAS, (a,), a._data.view(), a._dtype, view_of=a)
+        return out
+    except RecursionError as error:  # PyTorch's indexing meets the limit in no call of its own: plain words
+        raise op_recursion(error, "maximum recursion depth exceeded") from None
 
 
 def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) -> Tensor:
@@ -154,14 +157,14 @@ def _slice_int(value: Any) -> Any:
 
 
 # c10::SymInt's least plain value: a slice's start or stop below it is clipped to it, with a warning each
-_LEAST_SLICE_BOUND = -2 ** 62
+LEAST_SLICE_BOUND = -2 ** 62
 
 
 def _clipped_slice_bound(value: Optional[int]) -> Optional[int]:
-    if value is not None and value < _LEAST_SLICE_BOUND:
+    if value is not None and value < LEAST_SLICE_BOUND:
         warn("UserWarning", "Truncating the start/stop/step of slice. This is likely because of saved old models when "
                             "the start/stop/step were larger.")
-        return _LEAST_SLICE_BOUND
+        return LEAST_SLICE_BOUND
     return value
 
 

@@ -42,11 +42,8 @@ FILL_COPY_TENSOR = node("FillBackward1", ("self", "value"), jvp=LINEAR, self=lam
 
 def check_inplace(a: Tensor, *others: Any) -> None:
     """PyTorch's checks before an in-place change of `a` that `others` take part in: made only
-    when grad mode is on and some tensor involved requires grad."""
-    if a._is_inference and not grad_mode.is_inference_mode_enabled():
-        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
-                           "clone to get a normal tensor before doing inplace update.See "
-                           "https://github.com/pytorch/rfcs/pull/17 for more details.")
+    when grad mode is on and some tensor involved requires grad (an inference tensor's is made
+    after the change, as its version is counted: InferenceVersion)."""
     if grad_mode.is_grad_enabled() and any(t.requires_grad for t in (a,) + others if isinstance(t, Tensor)):
         if a._base is not None:
             check_view_rebase(a, indirect=False)

@@ -339,7 +339,7 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     elif low > high:
         raise RuntimeError("torch.histc: max must be larger than min")
     if not (math.isfinite(low) and math.isfinite(high)):  # C++'s stream shows doubles as %g does
-        raise RuntimeError(f"torch.histc: range of [{low:g}, {high:g}] is not finite")
+        raise RuntimeError(f"torch.histc: range of [{dtypes.cpp_double(low)}, {dtypes.cpp_double(high)}] is not finite")
     if low == high:
         low, high = low - 1, high + 1
     counts, _ = np.histogram(x, bins=bins, range=(low, high))

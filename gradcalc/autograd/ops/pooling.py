@@ -60,15 +60,29 @@ ADAPTIVE_AVG_POOL2D = node(
 
 # ------------------------------------------------------------------ sizes
 
-def _pair(value: Any, name: str, allow_empty: bool = False, c_ints: bool = True) -> tuple:
+# what each size of a 2-d pool must be, in ATen's words (dilation's differ from the others')
+_SIZE_RULES = {"kernel_size": "must either be a single int, or a tuple of two ints",
+               "stride": "must either be omitted, a single int, or a tuple of two ints",
+               "padding": "must either be a single int, or a tuple of two ints",
+               "dilation": "must be either a single int, or a tuple of two ints"}
+
+
+def _pair(value: Any, name: str, op: str, c_ints: bool = True) -> tuple:
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-    if allow_empty and not values:
+    if name == "stride" and not values:  # omitted: the kernel's size
         return ()
     if len(values) not in (1, 2):
-        raise RuntimeError(f"max_pool2d: {name} must either be a single int, or a tuple of two ints")
+        raise RuntimeError(f"{op}: {name} {_SIZE_RULES[name]}")
     if c_ints and any(not -2 ** 31 <= value < 2 ** 31 for value in values):  # ATen's safe_downcast<int>
         raise RuntimeError("value cannot be converted to type int without overflow")
     return values * 2 if len(values) == 1 else values
+
+
+def _sizes(op: str, kernel_size: Any, stride: Any, padding: Any, dilation: Any, c_ints: bool = True) -> tuple:
+    """(kernel, stride, padding, dilation) as pairs, each checked in ATen's order."""
+    kernel = _pair(kernel_size, "kernel_size", op, c_ints)
+    stride = _pair(stride, "stride", op, c_ints) or kernel
+    return kernel, stride, _pair(padding, "padding", op, c_ints), _pair(dilation, "dilation", op, c_ints)
 
 
 def output_length(size: int, kernel: int, stride: int, padding: int, dilation: int, ceil_mode: bool) -> int:
@@ -79,13 +93,8 @@ def output_length(size: int, kernel: int, stride: int, padding: int, dilation: i
     return out
 
 
-def _geometry(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
-              c_ints: bool = True) -> tuple:
-    """The sizes, checked as ATen's 2-d pools check them (which read them as C ints: `c_ints`), and the output's."""
-    kernel = _pair(kernel_size, "kernel_size", c_ints=c_ints)
-    stride = _pair(stride, "stride", allow_empty=True, c_ints=c_ints) or kernel
-    padding = _pair(padding, "padding", c_ints=c_ints)
-    dilation = _pair(dilation, "dilation", c_ints=c_ints)
+def _geometry(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, ceil_mode: bool) -> tuple:
+    """The output's size, the input and the sizes (of _sizes) checked as ATen's 2-d pools check them."""
     if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     if 0 in stride:  # pooling_output_shape's first check
@@ -111,7 +120,7 @@ def _geometry(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilati
         channels = input.shape[-3]
         raise RuntimeError(f"Given input size: ({channels}x{input.shape[-2]}x{input.shape[-1]}). Calculated output "
                            f"size: ({channels}x{out[0]}x{out[1]}). Output size is too small")
-    return kernel, stride, padding, dilation, out
+    return out
 
 
 def _padded_windows(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, out: tuple,
@@ -135,8 +144,8 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), p
                             dilation: Any = 1, ceil_mode: bool = False, *, c_ints: bool = True) -> tuple:
     """(values, indices) of the max pool; `c_ints` False for max_pool1d's own kernel, which reads its
     sizes as int64."""
-    kernel, stride, padding, dilation, out = _geometry(input, kernel_size, stride, padding, dilation, ceil_mode,
-                                                       c_ints)
+    kernel, stride, padding, dilation = _sizes("max_pool2d", kernel_size, stride, padding, dilation, c_ints)
+    out = _geometry(input, kernel, stride, padding, dilation, ceil_mode)
     x = input._data
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     windows = _padded_windows(x, kernel, stride, padding, dilation, out, low)
@@ -175,18 +184,14 @@ def _divisors(shape: tuple, kernel: tuple, stride: tuple, padding: tuple, out: t
     return np.multiply.outer(sizes[0], sizes[1])
 
 
-def _avg_geometry(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool) -> tuple:
-    kernel, stride, padding, _, out = _geometry(input, kernel_size, stride, padding, 1, ceil_mode)
-    return kernel, stride, padding, out
-
-
 @op(nodes=(AVG_POOL2D,), method=False)
 def avg_pool2d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: Optional[int] = None) -> Tensor:
+    kernel, stride, padding, _ = _sizes("avg_pool2d", kernel_size, stride, padding, 1)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    kernel, stride, padding, out = _avg_geometry(input, kernel_size, stride, padding, ceil_mode)
+    out = _geometry(input, kernel, stride, padding, (1, 1), ceil_mode)
     if input._dtype in (dtypes.uint8, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.bool_):
         # the kernel's dispatch takes floating types and Long only (an image read as uint8 meets this)
         raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{input._dtype._scalar_name}'")

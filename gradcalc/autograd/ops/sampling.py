@@ -72,6 +72,7 @@ def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: A
 @op(function=False, nodes=(NORMAL,))
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     check_inplace(input)
+    rng.check_normal_std(std)
     if not input._dtype.is_complex:  # (a complex tensor is filled as its real view)
         _check_floating_fill(input, kernel="normal_kernel_cpu")
     drawn = _in_memory_order(input, lambda shape, contiguous: rng.normal_(shape, mean, std, input._dtype.name,
@@ -164,9 +165,9 @@ def _uniform(a: Tensor, generator: Any) -> np.ndarray:
 
 @op(function=False, nodes=(EXPONENTIAL,))
 def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    check_inplace(input)  # autograd's, before the kernel's own checks
     if not lambd > 0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-    check_inplace(input)
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={dtypes.cpp_double(lambd)}")
     _check_floating_fill(input, "Exponential")
     data = -1.0 / lambd * np.log1p(-_uniform(input, generator))
     return _write_random(input, data.astype(input._dtype._numpy), EXPONENTIAL)
@@ -174,9 +175,9 @@ def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) ->
 
 @op(function=False, nodes=(GEOMETRIC,))
 def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
-    if not 0 < p < 1:
-        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     check_inplace(input)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={dtypes.cpp_double(p)}")
     if input.numel() and (input._dtype.is_complex or input._dtype is dtypes.bool_):
         raise not_implemented_for("geometric_cpu", input._dtype)
     data = np.ceil(np.log(_uniform(input, generator)) / np.log1p(-p))
@@ -186,6 +187,8 @@ def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
 @op(function=False, nodes=(CAUCHY,))
 def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
     check_inplace(input)
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={dtypes.cpp_double(sigma)}")
     _check_floating_fill(input, "Cauchy", cpp_name=True)
     data = median + sigma * np.tan(np.pi * (_uniform(input, generator) - 0.5))
     return _write_random(input, data.astype(input._dtype._numpy), CAUCHY)
@@ -193,9 +196,9 @@ def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator
 
 @op(function=False, nodes=(LOG_NORMAL,))
 def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
-    if not std > 0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     check_inplace(input)
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={dtypes.cpp_double(std)}")
     _check_floating_fill(input, kernel="log_normal_cpu")
     data = np.exp(rng.normal_doubles(input.numel(), mean, std, generator)).reshape(input.shape)
     return _write_random(input, data.astype(input._dtype._numpy), LOG_NORMAL)

@@ -21,18 +21,21 @@ def _along(index: np.ndarray, dim: int, ndim: int) -> tuple:
     return (slice(None),) * dim + (index,) + (slice(None),) * (ndim - dim - 1)
 
 
-def _index_vector(index: Tensor, name: str) -> np.ndarray:
-    if index._dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
+def _index_vector(index: Tensor) -> np.ndarray:
+    """index_select's checks of its index."""
     if index.ndim > 1:
-        raise IndexError(f"{name}(): Index is supposed to be a vector")
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     return index._data.reshape(-1).astype(np.int64)
 
 
-def _check_bounds(index: np.ndarray, size: int, dim: int) -> None:
-    bad = index[(index >= size) | (index < -size)]
+def _check_bounds(index: np.ndarray, size: int, dim: int, error: type = IndexError, prefix: str = "",
+                  negative: bool = True) -> None:
+    """Each index in [-size, size), or in [0, size) without `negative`, in the kernel's words."""
+    bad = index[(index >= size) | (index < (-size if negative else 0))]
     if bad.size:
-        raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {dim} with size {size}")
+        raise error(f"{prefix}index {int(bad[0])} is out of bounds for dimension {dim} with size {size}")
 
 
 def _source_slices(grad: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -85,7 +88,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     check_not_unsigned("index_select", input._dtype)
     if input.ndim == 0 and index.numel() != 1:  # before the index's own checks
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
-    positions = _index_vector(index, "index_select")
+    positions = _index_vector(index)
     d = wrap_dim(dim, max(input.ndim, 1))
     size = input.shape[d] if input.ndim else 1
     bad = positions[(positions >= size) | (positions < 0)]
@@ -99,20 +102,39 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
                   self_sym_sizes=input.shape)
 
 
-def _placed(input: Tensor, dim: int, index: Tensor, source: Tensor, name: str, message: str) -> tuple:
-    positions = _index_vector(index, name)
+def _placed(input: Tensor, dim: int, index: Tensor, source: Tensor, func: str) -> tuple:
+    """index_add's and index_reduce's checks (ATen's index_func_meta_impl), then the kernel's bounds."""
+    if index.ndim > 1:
+        raise IndexError(f"{func}_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{index._dtype._scalar_name} and size: {list(index.shape)}")
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"{func}_(): Expected dtype int32/int64 for index but got: {index._dtype._scalar_name}")
+    positions = index._data.reshape(-1).astype(np.int64)
     d = wrap_dim(dim, max(input.ndim, 1))
+    if input._dtype is not source._dtype:
+        raise RuntimeError(f"{func}_(): self ({input._dtype._scalar_name}) and source ({source._dtype._scalar_name}) "
+                           "must have the same scalar type")
+    if not (d == 0 or d < source.ndim):
+        raise RuntimeError(f"{func}_(): Indexing dim {d} is out of bounds of the source tensor with dim {source.ndim}")
     count = source.shape[d] if source.ndim else 1
     if positions.size != count:
-        raise (RuntimeError if name == "index_add_" else IndexError)(message.format(positions.size, count, dim))
-    _check_bounds(positions, input.shape[d] if input.ndim else 1, dim)
+        raise RuntimeError(f"{func}_(): Number of indices ({positions.size}) should be equal to source.size(dim): "
+                           f"({count}), for dim: {d}")
+    if _sliced(input.shape, d, input.ndim and source.ndim) != _sliced(source.shape, d, input.ndim and source.ndim):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+                           f"self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
     return positions, d
+
+
+def _sliced(shape: tuple, dim: int, erase: bool) -> list:
+    """A shape without its size along `dim` (when `erase`): what index_add and index_copy compare."""
+    return list(shape[:dim] + shape[dim + 1:]) if erase else list(shape)
 
 
 @op(nodes=(INDEX_ADD,))
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
-    positions, d = _placed(input, dim, index, source, "index_add_", "index_add_(): Number of indices ({}) should be "
-                                                                   "equal to source.size(dim): ({}), for dim: {}")
+    positions, d = _placed(input, dim, index, source, "index_add")
+    _check_bounds(positions, input.shape[d] if input.ndim else 1, d, RuntimeError, negative=False)
     data = input._data.copy()
     values = source._data.astype(input._dtype._numpy) * alpha if alpha != 1 else source._data
     if input.ndim:
@@ -123,10 +145,39 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
                   source_dim=source.ndim)
 
 
+def _copied_places(input: Tensor, dim: int, index: Tensor, source: Tensor) -> tuple:
+    """index_copy's checks, in its meta function's order and words, then the kernel's bounds."""
+    d = wrap_dim(dim, max(input.ndim, 1))
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    count = index.numel()
+    if source.ndim == 0 and count != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {count})")
+    if source.ndim != input.ndim and source.ndim and input.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({source.ndim}), destination dimensionality ({input.ndim})")
+    if index._dtype is not dtypes.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {index._dtype._scalar_name}")
+    if input._dtype is not source._dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{input._dtype._scalar_name} and (source) {source._dtype._scalar_name}")
+    # (each shape erases its own size along dim; C++ prints the vectors' elements with spaces)
+    mine, theirs = _sliced(input.shape, d, input.ndim), _sliced(source.shape, d, source.ndim)
+    if mine != theirs:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           f"shape: {' '.join(map(str, mine))} at dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, theirs))} at dimension 0.")
+    if source.ndim and count != source.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({count}) should be equal to source.size(dim) "
+                         f"({source.shape[d]})")
+    positions = index._data.reshape(-1)
+    _check_bounds(positions, input.shape[d] if input.ndim else 1, d, prefix="index_copy_(): ", negative=False)
+    return positions, d
+
+
 @op(nodes=(INDEX_COPY,))
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    positions, d = _placed(input, dim, index, source, "index_copy_", "index_copy_(): Number of indices ({}) should "
-                                                                     "be equal to source.size(dim) ({})")
+    positions, d = _copied_places(input, dim, index, source)
     data = input._data.copy()
     if input.ndim:
         data[_along(positions, d, input.ndim)] = source._data
@@ -138,7 +189,11 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 @op(nodes=(INDEX_FILL, INDEX_FILL_TENSOR))
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
-    positions = _index_vector(index, "index_fill_")
+    if index._dtype is not dtypes.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    positions = index._data.reshape(-1)
     d = wrap_dim(dim, max(input.ndim, 1))
     # PyTorch restrides the input to one element along dim per index (stride 0): on an empty
     # input, the storage check of that view is the error
@@ -342,12 +397,13 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 @op(nodes=(INDEX_REDUCE,))
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                  include_self: bool = True) -> Tensor:
-    warn_once("UserWarning", "index_reduce() is in beta and the API may change at any time.")
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
-    positions = _index_vector(index, "index_reduce_")
-    d = wrap_dim(dim, max(input.ndim, 1))
-    _check_bounds(positions, input.shape[d] if input.ndim else 1, dim)
+    positions, d = _placed(input, dim, index, source, "index_reduce")
+    warn_once("UserWarning", "index_reduce() is in beta and the API may change at any time.")  # the kernel's
+    size = input.shape[d] if input.ndim else 1
+    if ((positions < 0) | (positions >= size)).any():
+        raise IndexError("index out of range in self")
     data = _reduce_into(input, _along(positions, d, input.ndim), source._data, reduce, include_self)
     return record(INDEX_REDUCE, (input, source), data, input._dtype, dim=dim, index=index, source=source,
                   reduce=reduce, include_self=include_self, self=input)

@@ -64,8 +64,11 @@ def _reshaped_grad(grad: Tensor, sizes: tuple) -> Tensor:
 
 
 def _view_shape(a: Tensor, shape: Sequence) -> tuple:
-    shape = tuple(int(s) for s in shape)
-    numel = a._data.size  # (numel's own method would parse its no arguments)
+    return infer_size(tuple(int(s) for s in shape), a._data.size)  # (numel's own method would parse its arguments)
+
+
+def infer_size(shape: tuple, numel: int) -> tuple:
+    """ATen's infer_size: `shape` with its -1 worked out for `numel` elements, or its error."""
     # ATen's infer_size checks the sizes in order: a second -1 or a negative size, whichever comes first
     inferred = None
     for index, size in enumerate(shape):
@@ -78,7 +81,10 @@ def _view_shape(a: Tensor, shape: Sequence) -> tuple:
     # the product as int64 arithmetic wraps it, without numpy's cost on a few ints
     known = (math.prod(s for s in shape if s != -1) + 2 ** 63) % 2 ** 64 - 2 ** 63
     if inferred is not None:
-        if known == 0 or numel % known:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {shape_text(shape)} because the "
+                               "unspecified dimension size -1 can be any value and is ambiguous")
+        if known <= 0 or numel % known:
             raise RuntimeError(f"shape '{shape_text(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
     elif known != numel:

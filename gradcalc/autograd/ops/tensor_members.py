@@ -15,7 +15,7 @@ from ...warnings import warn_once
 from .arithmetic import add, div, floor_divide, mul, neg, pow as power, rdiv, reciprocal, remainder, rpow, rsub, sub
 from .comparison import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
                          bitwise_xor, eq, ge, gt, le, logical_not, lt, ne)
-from .common import out_of_memory
+from .common import op_recursion, out_of_memory
 from .generate import make_inplace, python_method
 from .inplace import check_inplace, check_overlap, setitem
 from .indexing import getitem
@@ -50,20 +50,22 @@ _PLAIN_OPERANDS = frozenset(_OPERANDS)
 
 def _reflected(function: Callable) -> Callable:
     def operator(a: Tensor, other: Any) -> Any:
-        if type(other) not in _PLAIN_OPERANDS:
-            other = _operand(other)
-            if other is NotImplemented:
-                return NotImplemented
-        elif type(other) is int and not -2 ** 63 <= other < 2 ** 63:
-            dtypes.unpack_scalar_int(other)  # the parser's OverflowError past uint64, before any other check
-        if meta.state["made"] and (meta.is_meta(a) or meta.is_meta(other)):
-            # the op's own checks judge the operands' devices (an element-wise op's broadcast); a
-            # comparison's result is made outside the registry's record: meta here
-            return meta.marked(function(a, other))
         try:
+            if type(other) not in _PLAIN_OPERANDS:
+                other = _operand(other)
+                if other is NotImplemented:
+                    return NotImplemented
+            elif type(other) is int and not -2 ** 63 <= other < 2 ** 63:
+                dtypes.unpack_scalar_int(other)  # the parser's OverflowError past uint64, before any other check
+            if meta.state["made"] and (meta.is_meta(a) or meta.is_meta(other)):
+                # the op's own checks judge the operands' devices (an element-wise op's broadcast); a
+                # comparison's result is made outside the registry's record: meta here
+                return meta.marked(function(a, other))
             return function(a, other)
         except MemoryError as error:
             raise out_of_memory(error) from None
+        except RecursionError as error:
+            raise op_recursion(error) from None
         except TypeError:
             # as PyTorch's operators (TypeError_to_NotImplemented_): a TypeError on the way, a hook's
             # too, lets Python try the other operand and then say `unsupported operand type(s)`
@@ -117,6 +119,16 @@ def _invert(a: Tensor) -> Tensor:
     return logical_not(a) if a._dtype is dtypes.bool_ else bitwise_not(a)
 
 
+def _unary(function: Callable) -> Callable:
+    def operator(a: Tensor) -> Any:
+        try:
+            return function(a)
+        except RecursionError as error:
+            raise op_recursion(error) from None
+
+    return operator
+
+
 OPERATORS = {
     "__add__": _reflected(add), "__radd__": _reflected(add), "__sub__": _reflected(sub),
     "__rsub__": _reflected(rsub), "__mul__": _reflected(mul), "__rmul__": _reflected(mul),
@@ -130,7 +142,7 @@ OPERATORS = {
     "__rshift__": _reflected(bitwise_right_shift), "__rrshift__": _reflected(_swapped(bitwise_right_shift)),
     "__eq__": _equal, "__ne__": _reflected(ne), "__lt__": _reflected(lt), "__le__": _reflected(le),
     "__gt__": _reflected(gt), "__ge__": _reflected(ge),
-    "__neg__": neg, "__pos__": lambda a: a, "__abs__": absolute, "__invert__": _invert,
+    "__neg__": _unary(neg), "__pos__": lambda a: a, "__abs__": _unary(absolute), "__invert__": _unary(_invert),
     "__getitem__": getitem, "__setitem__": setitem,
 }
 # each augmented assignment's op and the in-place op PyTorch runs for it

@@ -216,9 +216,6 @@ def avg_pool2d(*args: Any, **kwargs: Any) -> Tensor:
 def adaptive_avg_pool1d(*args: Any, **kwargs: Any) -> Tensor:
     """torch's F.adaptive_avg_pool1d is the C function torch.adaptive_avg_pool1d."""
     input, output_size = parser("torch", "adaptive_avg_pool1d").parse(args, kwargs)[1].values()
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"adaptive_avg_pool1d() argument 'input' (position 1) must be 2D or 3D, got "
-                           f"{input.ndim}D")
     _check_1d_pool("adaptive_avg_pool1d", input, output_size=output_size)
     return pooling.pooled_1d(pooling.adaptive_avg_pool2d, input, (1,) + output_size)
 
