@@ -201,7 +201,9 @@ class Session:
         self.namespace["__builtins__"] = self.builtins
         self.namespace.update(prelude(self.modules.get))
         policy.install()  # the rules of what is loaded now; the rest as their modules load
-        self.builtins[compiler.FAST] = guard.fast_reads()  # (of the rules just installed)
+        self.fast_reads = guard.FastReads()
+        self.fast_reads.start()  # (of the rules just installed)
+        self.builtins[compiler.FAST] = self.fast_reads.table
         guarded_helpers.install()  # copy and Enum act through the guard on the program's objects
         python_warnings.resetwarnings()
         python_warnings.simplefilter("always")
@@ -249,7 +251,7 @@ class Session:
             if ours:
                 program.append(f'  File "{code.co_filename}", line {trace.tb_lineno}, in {code.co_name}')
             trace = trace.tb_next
-        if program:
+        if report.exc_traceback is not None:  # (its header too when no frame is the program's)
             lines += ["Traceback (most recent call last):", *program]
         if report.exc_value is not None:
             lines.append(_exception_line(report.exc_value))
@@ -274,7 +276,7 @@ class Session:
 
     def _run_statement(self, statement: Any, source: str, filename: str) -> bool:
         try:
-            code = compile_statement(statement, filename)
+            code, fast_names = compile_statement(statement, filename)
         except SyntaxError as error:  # what Python's compiler finds: `return` outside a function, ...
             self.output.error(format_error(make_error(source, filename, error.msg, error.lineno or 1,
                                                       error.offset or 1)))
@@ -291,6 +293,8 @@ class Session:
             exec(limits.ROOM_PROBE, room)  # measured from where the statements run
             limits.match_reference_room(room["room"])
             self._room_matched = True
+        self.fast_reads.cover(fast_names)
+        guard.running_fast_reads[0] = self.fast_reads
         # the error's line is made, and the error (with the frames and generators its traceback
         # holds, whose `finally` blocks run as they are freed) dropped, behind the wall: its
         # __str__, its notes and sys.exit's argument are the program's code

@@ -16,11 +16,15 @@ from mutate import classify  # noqa: E402
 from compare import run_gradcalc  # noqa: E402
 
 RECORDED = json.loads((FUZZ / "recorded_mutants.json").read_text(encoding="utf-8"))
+# and findings of the long runs whose PyTorch answer shows what only the classifier's normal form
+# can compare (PyTorch's own frames in a report of an ignored exception): each mutant and PyTorch's
+# answer as its run recorded them (`seed`, `index`: the run's `mutants(seed, index + 1)[index]`)
+FOUND = json.loads((FUZZ / "found_mutants.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("index", range(len(RECORDED)))
-def test_recorded_mutant_gets_pytorchs_answer(index: int) -> None:
-    case = RECORDED[index]
+@pytest.mark.parametrize("case", RECORDED + FOUND, ids=[f"recorded{i}" for i in range(len(RECORDED))]
+                         + [f"found{case['seed']}_{case['index']}" for case in FOUND])
+def test_recorded_mutant_gets_pytorchs_answer(case: dict) -> None:
     got = run_gradcalc(case["source"])
     assert classify(case["torch"], got) is None, (case["source"], case["torch"], got)
 
@@ -116,3 +120,4 @@ def test_a_temporary_name_is_masked_whole() -> None:
     torch_says = _answer("FileNotFoundError: [Errno 2] No such file or directory: '/tmp/tmpab_cd3ef.txt'\n")
     assert classify(torch_says, _answer("FileNotFoundError: [Errno 2] No such file or directory: "
                                         "'/tmp/tmpl4f0x3bh.txt'\n")) is None
+

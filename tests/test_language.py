@@ -370,3 +370,71 @@ def test_numpy_running_out_of_memory_ends_in_pytorchs_allocator_error() -> None:
     _, _, errors = run("import numpy as np\nnp.empty(2 ** 62, dtype=np.uint8)")
     assert errors.strip() == ("numpy._core._exceptions._ArrayMemoryError: Unable to allocate 4.00 EiB for an array "
                               "with shape (4611686018427387904,) and data type uint8")
+
+
+# ------------------------------------------------------------------ reads without the guard's call
+
+def _fast_session(source: str) -> Session:
+    session = Session(TextOutput(io.StringIO(), io.StringIO()))
+    ok, _, errors = run(source, session)
+    assert ok, errors
+    return session
+
+
+def test_tensor_properties_read_without_the_guard_give_only_what_programs_may_hold() -> None:
+    """A tensor's public properties skip the guard's admission check in compiled code: each gives,
+    on tensors of every kind a program makes, only a value of a type the policy admits."""
+    from gradcalc.autograd.tensor import Tensor
+    from gradcalc.language import policy
+
+    session = _fast_session(
+        "leaf = torch.ones(2, 3, requires_grad=True)\ny = (leaf * 2).sum(0)\ny.retain_grad()\ny.sum().backward()\n"
+        "p = torch.nn.Parameter(torch.ones(2, 2))\nz = torch.ones(2, dtype=torch.complex64)\n"
+        "v = torch.ones(4)[1:3]\nm = torch.ones(2, device='meta')\ns = torch.ones(())\n"
+        "with torch.inference_mode():\n    i = torch.ones(2)\n")
+    objects = [session.namespace[name] for name in ("leaf", "y", "p", "z", "v", "m", "s", "i")]
+    pairs = [(cls, name) for name, types in session.fast_reads._by_name.items() for cls in types
+             if issubclass(cls, Tensor)]
+    assert len(pairs) > 40
+    checked = 0
+    for obj in objects:
+        for cls, name in pairs:
+            if type(obj) is not cls:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    value = getattr(obj, name)
+                except Exception:  # the same error either way
+                    continue
+            assert policy.resolve(type(value)) is not None, (type(obj).__name__, name, type(value))
+            checked += 1
+    assert checked > 200
+
+
+def test_only_a_programs_own_classes_and_modules_are_read_directly() -> None:
+    session = _fast_session(
+        "class Plain:\n    def __init__(self):\n        self.v = 1\n"
+        "class Child(Plain):\n    pass\n"
+        "class Net(torch.nn.Module):\n    pass\n"
+        "class Text(str):\n    pass\n"
+        "a, b, n, t, xs = Plain(), Child(), Net(), Text('a'), []\n"
+        "a.v, b.v, n.training, t.upper(), torch.float16, 'a'.upper(), xs.append\n")
+    table = session.fast_reads.table
+    namespace = session.namespace
+    assert {namespace["Plain"], namespace["Child"]} <= table["v"]
+    assert namespace["Net"] not in table["training"]
+    assert namespace["Text"] not in table["upper"] and str in table["upper"]
+    assert type(namespace["torch"]) in table["float16"]
+    assert list in table["append"]
+
+
+def test_str_format_stays_guarded_when_read_from_a_literal() -> None:
+    _, _, errors = run("'{0.__class__.__subclasses__}'.format(1)")
+    assert errors.strip() == ("AttributeError: type object 'int' attribute '__subclasses__' is not accessible in "
+                              "gradcalc"), errors
+
+
+def test_a_compile_time_warning_in_a_method_calls_arguments_shows_once() -> None:
+    ok, _, errors = run("xs = []\nxs.append(1 is 1)\nprint(xs)")
+    assert ok and errors.count("SyntaxWarning") == 1, errors

@@ -96,8 +96,10 @@ def _shape_of(tree: Any) -> str:
 
 
 def _batch_size(name: str, in_dims: Any, leaves: list, dims: list) -> int:
-    sizes = []
-    for index, (leaf, dim) in enumerate(zip(leaves, dims)):
+    """torch's _process_batched_inputs: every in_dim checked, then the sizes read (`x.size(in_dim)`,
+    whose parser refuses a bool)."""
+    mapped = []
+    for leaf, dim in zip(leaves, dims):
         if dim is None:
             continue
         if not isinstance(dim, int):
@@ -111,7 +113,8 @@ def _batch_size(name: str, in_dims: Any, leaves: list, dims: list) -> int:
             raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={dim} for some input, but "
                              f"that input is a Tensor of dimensionality {leaf.dim()} so expected in_dim to satisfy "
                              f"-{leaf.dim()} <= in_dim < {leaf.dim()}.")
-        sizes.append(leaf.shape[dim])
+        mapped.append((leaf, dim % leaf.dim() if dim < 0 else dim))
+    sizes = [leaf.size(dim) for leaf, dim in mapped]
     if not sizes:
         raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): At least one of the inputs must be "
                          "batched (in_dims must not be None for all inputs).")

@@ -3,8 +3,8 @@ and deletes attributes only through the guard (guard.py).
 
 The pass rewrites:
   * `a.b` (read)            -> `$getattr(a, 'b')`; called, `a.b(...)` -> `$getattr(a, 'b', True)(...)`;
-                               for a name or a literal `a` and a public `b`, first `a.b if ($type(a), 'b') in $fast`
-                               (a built-in type's methods, guard.fast_reads)
+                               for a name or a literal `a` and a public `b`, first `a.b if $type(a) in $fast['b']`
+                               (guard.FastReads: built-in methods, modules, a program's own classes)
   * `a.b = v`               -> `$setattr(v, a, 'b')` (the value first: Python evaluates it first)
   * `del a.b`               -> `$delattr(a, 'b')`
   * `a.b += v`              -> a read, the operator, and a write
@@ -25,6 +25,7 @@ else is Python's own compile().
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import Any, Iterator, Optional
 
 from .policy import CLASS_BODY_DUNDERS, FORBIDDEN_CLASS_NAMES, is_dunder
@@ -58,11 +59,10 @@ def _again(value: ast.expr) -> ast.expr:
 
 
 def _fast_or_guarded(value: ast.expr, name: str, direct: ast.expr, guarded: ast.expr, node: ast.AST) -> ast.expr:
-    """`direct if ($type(value), name) in $fast else guarded`: a built-in type's public method
-    (guard.fast_reads) read as Python reads it, without the guard's Python frame; any other
-    object through the guard."""
-    kind = ast.Tuple(elts=[_call(TYPE, [_again(value)], node), ast.Constant(value=name)], ctx=ast.Load())
-    test = ast.Compare(left=kind, ops=[ast.In()], comparators=[_name(FAST, node)])
+    """`direct if $type(value) in $fast[name] else guarded`: an attribute guard.FastReads allows
+    read as Python reads it, without the guard's Python frame; any other through the guard."""
+    types = ast.Subscript(value=_name(FAST, node), slice=ast.Constant(value=name), ctx=ast.Load())
+    test = ast.Compare(left=_call(TYPE, [_again(value)], node), ops=[ast.In()], comparators=[types])
     return ast.copy_location(ast.IfExp(test=ast.copy_location(test, node), body=direct, orelse=guarded), node)
 
 
@@ -92,6 +92,8 @@ class _Policy(ast.NodeTransformer):
     statement echoes only outside function and class bodies)."""
 
     def __init__(self) -> None:
+        self.fast_names: set = set()  # the names of the `$fast[name]` the statement reads
+        self.fast_reads: list = []  # the `direct if ... else guarded` expressions made
         self.scopes = ["module"]
         self.classes: list = []  # names of the class bodies we are in, for private-name mangling
         self.count = 0
@@ -208,8 +210,9 @@ class _Policy(ast.NodeTransformer):
         guarded = _call(GETATTR, [value, ast.Constant(value=name)], node)
         if not _fast_candidate(value, name):
             return guarded
+        self.fast_names.add(name)
         direct = ast.copy_location(ast.Attribute(value=_again(value), attr=name, ctx=ast.Load()), node)
-        return _fast_or_guarded(value, name, direct, guarded, node)
+        return self._fast_or_guarded(value, name, direct, guarded, node)
 
     def visit_Call(self, node: ast.Call) -> Any:
         if not isinstance(node.func, ast.Attribute):
@@ -225,9 +228,23 @@ class _Policy(ast.NodeTransformer):
         guarded = ast.copy_location(ast.Call(func=read, args=args, keywords=keywords), node)
         if not _fast_candidate(value, name):
             return guarded
+        self.fast_names.add(name)
         method = ast.copy_location(ast.Attribute(value=_again(value), attr=name, ctx=ast.Load()), attribute)
         direct = ast.copy_location(ast.Call(func=method, args=args, keywords=keywords), node)
-        return _fast_or_guarded(value, name, direct, guarded, node)
+        return self._fast_or_guarded(value, name, direct, guarded, node)
+
+    def _fast_or_guarded(self, value: ast.expr, name: str, direct: ast.expr, guarded: ast.expr,
+                         node: ast.AST) -> ast.expr:
+        made = _fast_or_guarded(value, name, direct, guarded, node)
+        self.fast_reads.append(made)
+        return made
+
+    def guarded_only(self) -> None:
+        """Each fast read made its guarded branch alone (`guarded if True else None`): a call's
+        arguments, which both branches share, then compile once."""
+        for made in self.fast_reads:
+            made.body, made.orelse = made.orelse, ast.copy_location(ast.Constant(value=None), made)
+            made.test = ast.copy_location(ast.Constant(value=True), made)
 
     def _keyword(self, keyword: ast.keyword) -> ast.keyword:
         if keyword.arg is None:  # `**mapping`
@@ -438,11 +455,26 @@ def _has_attribute(target: ast.AST) -> bool:
     return False
 
 
-def compile_statement(statement: ast.stmt, filename: str) -> Any:
-    """The code object of one top-level statement, run in the session's namespace."""
-    rewritten = _Policy().visit(statement)
+def compile_statement(statement: ast.stmt, filename: str) -> tuple:
+    """The code object of one top-level statement, run in the session's namespace, and the
+    attribute names whose `$fast` entries it reads (guard.FastReads.cover)."""
+    policy = _Policy()
+    rewritten = policy.visit(statement)
     body = rewritten if isinstance(rewritten, list) else [rewritten]
     module = ast.Module(body=body, type_ignores=[])
     ast.fix_missing_locations(module)
     # dont_inherit: gradcalc's own `from __future__ import annotations` must not reach programs
-    return compile(module, filename, "exec", dont_inherit=True)
+    if not policy.fast_reads:
+        return compile(module, filename, "exec", dont_inherit=True), policy.fast_names
+    # a fast read's two branches share a call's arguments: a warning Python's compiler gives of
+    # them (`x is 1`) would come twice; then the statement compiles with the guarded branches alone
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            code = compile(module, filename, "exec", dont_inherit=True)
+    except SyntaxError:
+        caught = [None]
+    if caught:
+        policy.guarded_only()
+        code = compile(module, filename, "exec", dont_inherit=True)
+    return code, policy.fast_names

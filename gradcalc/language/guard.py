@@ -74,26 +74,81 @@ def compiled_getattr(obj: Any, name: str, called: bool = False, _rules: dict = R
     return _slow_getattr(obj, name, rule if rule is not None else resolve(_type(obj)))
 
 
-# the built-in types whose methods a program's code reads without the guard's call (fast_reads)
+# the built-in types whose public methods a program's code reads without the guard's call
 _PLAIN_TYPES = (list, dict, str, tuple, set, frozenset, bytes, bytearray, int, float, complex, bool)
 
 
-def fast_reads() -> frozenset:
-    """(type, name) pairs for which compiled_getattr gives what Python's own `obj.name` gives: the
-    public methods of the built-in types (a bound C method read, CPython's method call when
-    called). The compiled code tests an object's exact type against these before the guard's
-    call, which costs a Python frame for every `xs.append(x)`: with none, a program's frames meet
-    the recursion limit where CPython's do."""
-    pairs = set()
-    for cls in _PLAIN_TYPES:
-        rule = RULES.get(cls)
+class FastReads:
+    """Which objects' attributes a program's compiled code reads as Python does, without the
+    guard's call (a Python frame for every `xs.append(x)`; with none, a program's frames meet the
+    recursion limit where CPython's do, and run at its speed). `table[name]` is the set of exact
+    types for which compiled_getattr(obj, name) gives what Python's `obj.name` gives:
+      * the built-in types' public methods (a bound C method; CPython's method call when called);
+      * tensors' public properties (values of the types programs hold: a test checks each);
+      * every name of a module (whose members `from m import x` hands over as they are) and of the
+        instances of a program's classes made of its own classes alone (what the program stored,
+        or its own methods and properties).
+    The compiled code tests `$type(obj) in $fast[name]`; `cover` makes the entries of the names a
+    statement reads before it runs."""
+
+    def __init__(self) -> None:
+        self.table: dict = {}
+        self._direct: set = set()
+        self._by_name: dict = {}
+
+    def start(self) -> None:
+        """Fill in what the installed rules allow (after policy.install)."""
+        from ..autograd.tensor import Tensor
+        from ..nn.parameter import Parameter
+        from .modules.namespace import Namespace
+
+        for cls in _PLAIN_TYPES:
+            self._add_members(cls, lambda member: _type(member) is _METHOD_DESCRIPTOR)
+        for cls in (Tensor, Parameter):
+            self._add_members(cls, lambda member: isinstance(member, property))
+        self.add_direct(Namespace)
+
+    def _add_members(self, cls: type, wanted: Callable[[Any], bool]) -> None:
+        rule = resolve(cls)  # (a Parameter's is made on first use)
         if rule is None or _BUILTIN_METHOD not in RULES:
-            continue
-        for name, member in vars(cls).items():
-            readable = name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny)
-            if readable and _type(member) is _METHOD_DESCRIPTOR and not (name in FORMATTING and cls is str):
-                pairs.add((cls, name))
-    return frozenset(pairs)
+            return
+        for base in reversed(cls.__mro__):
+            for name, member in vars(base).items():
+                if name in FORMATTING and issubclass(cls, _TEMPLATES):
+                    continue
+                readable = name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny)
+                if readable and wanted(getattr_static_member(cls, name)):
+                    self._by_name.setdefault(name, set()).add(cls)
+                    if name in self.table:
+                        self.table[name].add(cls)
+
+    def add_direct(self, cls: type) -> None:
+        self._direct.add(cls)
+        for types in self.table.values():
+            types.add(cls)
+
+    def cover(self, names: Any) -> None:
+        table = self.table
+        for name in names:
+            if name not in table:
+                table[name] = self._by_name.get(name, set()) | self._direct
+
+    def program_class(self, cls: type) -> None:
+        """A class a program made: read directly if every class it derives from is the program's."""
+        if all(base is object or is_program_class(base) for base in cls.__mro__):
+            self.add_direct(cls)
+
+
+# the running session's (Session sets it as it runs a statement): the classes a program makes join it
+running_fast_reads: list = [None]
+
+
+def getattr_static_member(cls: type, name: str) -> Any:
+    """The class attribute `name` as the class's MRO holds it (no descriptor run)."""
+    for base in cls.__mro__:
+        if name in vars(base):
+            return vars(base)[name]
+    return None
 
 
 def _called_method(obj: Any, name: str, method: Any) -> Any:
@@ -575,7 +630,7 @@ def make_build_class(metaclasses: Callable[[Any], Any]) -> Callable:
         check_bases(types.resolve_bases(bases))
         cls = _build_class(body, name, *bases, **keywords)  # the body's names were checked when compiled
         if isinstance(cls, type):
-            register_program_class(cls)
+            _program_class(cls)
         return cls
 
     return build_class
@@ -593,8 +648,15 @@ def make_class(name: Any, bases: Any, namespace: Any, metaclass: Any = type) -> 
     name, namespace = exact_name(name), exact_namespace(namespace)
     check_class_namespace(name, namespace)
     cls = metaclass(name, bases, {"__module__": "__main__", **namespace})
-    register_program_class(cls)
+    _program_class(cls)
     return cls
+
+
+def _program_class(cls: type) -> None:
+    register_program_class(cls)
+    fast = running_fast_reads[0]
+    if fast is not None:
+        fast.program_class(cls)
 
 
 __all__ = ["exact_name", "guarded_getattr", "compiled_getattr", "guarded_setattr", "guarded_delattr", "check_writable", "admit",

@@ -73,8 +73,8 @@ def infer_dtype(data: Any) -> DType:
         return numpy_dtype(data.dtype)
     if isinstance(data, (bool, int, float, complex)):
         return dtypes.scalar_dtype(data)
-    if isinstance(data, str):
-        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type_name(data)}'")
     if _is_sequence(data):
         found = None
         for item in data:
@@ -107,11 +107,20 @@ def _store(data: Any, sizes: tuple, dim: int, dtype: DType, flat: list) -> None:
         flat.append(_element(data, dtype))
         return
     if not _is_sequence(data):
-        raise TypeError("not a sequence")
+        data = _as_sequence(data)
     if len(data) != sizes[dim]:
         raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(data)})")
     for item in data:
         _store(item, sizes, dim + 1, dtype, flat)
+
+
+def _as_sequence(data: Any) -> list:
+    """PySequence_Fast: any iterable as a list (a string's characters, a dict's keys, a tensor's rows)."""
+    try:
+        iterator = iter(data)
+    except TypeError:
+        raise TypeError("not a sequence") from None
+    return list(iterator)
 
 
 def _element(value: Any, dtype: DType) -> Any:

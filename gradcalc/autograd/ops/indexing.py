@@ -116,6 +116,8 @@ def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) ->
             dim += 1
         elif isinstance(item, slice):
             start, stop, step = _slice_int(item.start), _slice_int(item.stop), _slice_int(item.step)
+            if step == 0:  # (PySlice_Unpack's check)
+                raise ValueError("slice step cannot be zero")
             start, stop = _clipped_slice_bound(start), _clipped_slice_bound(stop)
             # as PyTorch: a lone slice is always recorded when reading; in a tuple or an
             # assignment, one that is literally the whole dim (start 0, step 1, stop at or past

@@ -232,6 +232,7 @@ class _BaseDataLoaderIter:
                                 "pinned memory won't be used.")
         self._sampler_iter = iter(self._index_sampler)
         base_seed = random_seed(loader.generator)
+        self._check_workers(loader)
         # a number equal to 0 (0.0, False) chose the single-process pass, which has no workers
         workers = 0 if self._single_process else loader.num_workers
         self._workers = [_Worker(loader, worker_id, base_seed) for worker_id in range(workers)]
@@ -239,6 +240,9 @@ class _BaseDataLoaderIter:
         stream = iter(loader.dataset) if loader._iterable and not self._workers else None
         self._fetcher = _Fetcher(loader, stream)
         self._num_yielded = 0
+
+    def _check_workers(self, loader: DataLoader) -> None:
+        """The checks of a pass with workers, before any starts."""
 
     def __iter__(self) -> "_BaseDataLoaderIter":
         return self
@@ -285,3 +289,18 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """A pass with workers (their work done in-process, in PyTorch's order)."""
 
     __module__ = "torch.utils.data.dataloader"
+
+    def _check_workers(self, loader: DataLoader) -> None:
+        # PyTorch's __init__ (a count like nan passes the DataLoader's own checks, and leaves no
+        # prefetch_factor: `None <= 0` is the TypeError)
+        if loader.num_workers <= 0:
+            raise AssertionError("num_workers must be greater than 0 for MultiProcessingDataLoaderIter")
+        if loader.prefetch_factor <= 0:
+            raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
+        self._shutdown = False
+
+    def __del__(self) -> None:
+        # PyTorch's shuts its workers down, reading `_shutdown` first: an iterator whose __init__
+        # failed before setting it reports the AttributeError as ignored, when it is collected
+        if not self._shutdown:
+            self._shutdown = True
