@@ -418,3 +418,95 @@ def pooled_1d(pool: Any, input: Tensor, *args: Any, **kwargs: Any) -> Any:
     if isinstance(result, tuple):
         return tuple(t.squeeze(-2) for t in result)
     return result.squeeze(-2)
+
+
+# ------------------------------------------------------------------ 1-d, as the 2-d pools
+
+def _check_1d_pool(function: str, input: Tensor, **sizes: tuple) -> None:
+    """ATen's checkDimRange and check1d of a 1-d pool made of the 2-d one."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {function})")
+    for name, values in sizes.items():
+        if len(values) != 1:
+            raise RuntimeError(f"{function}() argument '{name}' should contain one int (got {len(values)})")
+
+
+def _check_max_pool1d(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                      ceil_mode: bool) -> None:
+    """ATen's check_max_pool1d."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{shape_text(input.shape)}")
+    if len(kernel) != 1:
+        raise RuntimeError(f"max_pool1d() kernel_size must be an int, list of ints or tuple of ints of size 1 but "
+                           f"got size {len(kernel)}")
+    if len(stride) > 1:
+        raise RuntimeError(f"max_pool1d() stride must be None, an int, list of ints, or tuple of ints of size 1 but "
+                           f"got size {len(stride)}")
+    for name, values in (("padding", padding), ("dilation", dilation)):
+        if len(values) != 1:
+            article = ", or" if name == "padding" else " or"
+            raise RuntimeError(f"max_pool1d() {name} must be an int, list of ints{article} tuple of ints of size 1 "
+                               f"but got size {len(values)}")
+    kernel, stride, padding, dilation = kernel[0], (stride or kernel)[0], padding[0], dilation[0]
+    for name, value in (("kernel_size", kernel), ("stride", stride)):
+        if value <= 0:
+            raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {value}")
+    if padding < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {padding}")
+    if padding > kernel // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={padding} "
+                           f"and kernel_size={kernel}")
+    if dilation <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dilation}")
+    width = output_length(input.shape[-1], kernel, stride, padding, dilation, ceil_mode)
+    if width <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {width}")
+
+
+def _pooled_max_1d(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                   ceil_mode: bool) -> tuple:
+    """ATen's max_pool1d_with_indices: the 2-d pool's, on the input with a dim of 1 before the last."""
+    stride = stride or kernel
+    _check_1d_pool("max_pool1d", input, kernel_size=kernel, stride=stride, padding=padding, dilation=dilation)
+    return pooled_1d(max_pool2d_with_indices, input, (1, kernel[0]), (1, stride[0]),
+                             (0, padding[0]), (1, dilation[0]), ceil_mode)
+
+
+@op(method=False)
+def max_pool1d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Any = (0,),
+               dilation: Any = (1,), ceil_mode: bool = False) -> Tensor:
+    _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if input.requires_grad and grad_mode.is_grad_enabled():  # ATen's gradient needs the pool with indices
+        return _pooled_max_1d(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    stride = stride or kernel_size  # ATen's own kernel, which reads its sizes as int64
+    return pooled_1d(max_pool2d_with_indices, input, (1, kernel_size[0]), (1, stride[0]), (0, padding[0]),
+                     (1, dilation[0]), ceil_mode, c_ints=False)[0]
+
+
+@op(method=False)
+def max_pool1d_with_indices(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Any = (0,),
+                            dilation: Any = (1,), ceil_mode: bool = False) -> tuple:
+    return _pooled_max_1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+@op(method=False)
+def avg_pool1d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Any = (0,),
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    stride = stride or kernel_size
+    _check_1d_pool("avg_pool1d", input, kernel_size=kernel_size, stride=stride, padding=padding)
+    return pooled_1d(avg_pool2d, input, (1, kernel_size[0]), (1, stride[0]), (0, padding[0]), ceil_mode,
+                     count_include_pad)
+
+
+@op(method=False)
+def adaptive_avg_pool1d(input: Tensor, output_size: Sequence[int]) -> Tensor:
+    _check_1d_pool("adaptive_avg_pool1d", input, output_size=output_size)
+    return pooled_1d(adaptive_avg_pool2d, input, (1,) + tuple(output_size))
+
+
+@op(method=False)
+def adaptive_max_pool1d(input: Tensor, output_size: Sequence[int]) -> tuple:
+    _check_1d_pool("adaptive_max_pool1d", input, output_size=output_size)
+    return pooled_1d(adaptive_max_pool2d_with_indices, input, (1,) + tuple(output_size))

@@ -121,68 +121,9 @@ def _list_with_default(out_size: Any, defaults: Sequence) -> Any:
     return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
 
 
-def _check_1d_pool(function: str, input: Tensor, **sizes: tuple) -> None:
-    """ATen's checkDimRange and check1d of a 1-d pool made of the 2-d one."""
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
-                           f"'self' (while checking arguments for {function})")
-    for name, values in sizes.items():
-        if len(values) != 1:
-            raise RuntimeError(f"{function}() argument '{name}' should contain one int (got {len(values)})")
-
-
-def _check_max_pool1d(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
-                      ceil_mode: bool) -> None:
-    """ATen's check_max_pool1d."""
-    if input.ndim not in (2, 3):
-        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
-                           f"input, but got:{shape_text(input.shape)}")
-    if len(kernel) != 1:
-        raise RuntimeError(f"max_pool1d() kernel_size must be an int, list of ints or tuple of ints of size 1 but "
-                           f"got size {len(kernel)}")
-    if len(stride) > 1:
-        raise RuntimeError(f"max_pool1d() stride must be None, an int, list of ints, or tuple of ints of size 1 but "
-                           f"got size {len(stride)}")
-    for name, values in (("padding", padding), ("dilation", dilation)):
-        if len(values) != 1:
-            article = ", or" if name == "padding" else " or"
-            raise RuntimeError(f"max_pool1d() {name} must be an int, list of ints{article} tuple of ints of size 1 "
-                               f"but got size {len(values)}")
-    kernel, stride, padding, dilation = kernel[0], (stride or kernel)[0], padding[0], dilation[0]
-    for name, value in (("kernel_size", kernel), ("stride", stride)):
-        if value <= 0:
-            raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {value}")
-    if padding < 0:
-        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {padding}")
-    if padding > kernel // 2:
-        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={padding} "
-                           f"and kernel_size={kernel}")
-    if dilation <= 0:
-        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dilation}")
-    width = pooling.output_length(input.shape[-1], kernel, stride, padding, dilation, ceil_mode)
-    if width <= 0:
-        raise RuntimeError(f"max_pool1d() Invalid computed output size: {width}")
-
-
-def _pooled_max_1d(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
-                   ceil_mode: bool) -> tuple:
-    """ATen's max_pool1d_with_indices: the 2-d pool's, on the input with a dim of 1 before the last."""
-    stride = stride or kernel
-    _check_1d_pool("max_pool1d", input, kernel_size=kernel, stride=stride, padding=padding, dilation=dilation)
-    return pooling.pooled_1d(pooling.max_pool2d_with_indices, input, (1, kernel[0]), (1, stride[0]),
-                             (0, padding[0]), (1, dilation[0]), ceil_mode)
-
-
 def _max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                 ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
-    input, kernel, stride, padding, dilation, ceil_mode = _parsed(
-        "max_pool1d", input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
-    _check_max_pool1d(input, kernel, stride, padding, dilation, ceil_mode)
-    if input.requires_grad and grad_mode.is_grad_enabled():  # ATen's gradient needs the pool with indices
-        return _pooled_max_1d(input, kernel, stride, padding, dilation, ceil_mode)[0]
-    stride = stride or kernel  # ATen's own kernel, which reads its sizes as int64
-    return pooling.pooled_1d(pooling.max_pool2d_with_indices, input, (1, kernel[0]), (1, stride[0]), (0, padding[0]),
-                             (1, dilation[0]), ceil_mode, c_ints=False)[0]
+    return _TORCH["max_pool1d"](input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
 
 
 def _max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
@@ -194,15 +135,9 @@ def _max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: An
     return result if return_indices else result[0]
 
 
-def avg_pool1d(*args: Any, **kwargs: Any) -> Tensor:
-    """torch's F.avg_pool1d is the C function torch.avg_pool1d: its parser reads the arguments as given."""
-    bound = parser("torch", "avg_pool1d").parse(args, kwargs)[1]
-    input, kernel, padding = bound["input"], bound["kernel_size"], bound.get("padding", (0,))
-    ceil_mode, count_include_pad = bound.get("ceil_mode", False), bound.get("count_include_pad", True)
-    stride = bound.get("stride") or kernel
-    _check_1d_pool("avg_pool1d", input, kernel_size=kernel, stride=stride, padding=padding)
-    return pooling.pooled_1d(pooling.avg_pool2d, input, (1, kernel[0]), (1, stride[0]), (0, padding[0]), ceil_mode,
-                             count_include_pad)
+# torch's F.avg_pool1d and F.adaptive_avg_pool1d are the C functions themselves
+avg_pool1d = _TORCH["avg_pool1d"]
+adaptive_avg_pool1d = _TORCH["adaptive_avg_pool1d"]
 
 
 def avg_pool2d(*args: Any, **kwargs: Any) -> Tensor:
@@ -211,13 +146,6 @@ def avg_pool2d(*args: Any, **kwargs: Any) -> Tensor:
     if bound.get("stride") is None:
         bound["stride"] = ()
     return pooling.avg_pool2d(**bound)
-
-
-def adaptive_avg_pool1d(*args: Any, **kwargs: Any) -> Tensor:
-    """torch's F.adaptive_avg_pool1d is the C function torch.adaptive_avg_pool1d."""
-    input, output_size = parser("torch", "adaptive_avg_pool1d").parse(args, kwargs)[1].values()
-    _check_1d_pool("adaptive_avg_pool1d", input, output_size=output_size)
-    return pooling.pooled_1d(pooling.adaptive_avg_pool2d, input, (1,) + output_size)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
@@ -231,9 +159,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
 
 
 def _adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    input, output_size = _parsed("adaptive_max_pool1d", input, output_size)
-    _check_1d_pool("adaptive_max_pool1d", input, output_size=output_size)
-    result = pooling.pooled_1d(pooling.adaptive_max_pool2d_with_indices, input, (1,) + output_size)
+    result = _TORCH["adaptive_max_pool1d"](input, output_size)
     return result if return_indices else result[0]
 
 
@@ -245,9 +171,8 @@ def _adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool =
 
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False, return_indices: bool = False) -> tuple:
-    input, kernel, stride, padding, dilation, ceil_mode = _parsed(
-        "max_pool1d_with_indices", input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
-    return _pooled_max_1d(input, kernel, stride, padding, dilation, ceil_mode)
+    return _TORCH["max_pool1d_with_indices"](input, kernel_size, [] if stride is None else stride, padding, dilation,
+                                             ceil_mode)
 
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
