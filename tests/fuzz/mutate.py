@@ -203,7 +203,7 @@ def run_isolated(source: str) -> dict:
         out = os.fdopen(write, "wb")
         try:
             try:
-                answer = json.dumps(run_gradcalc(source)).encode("utf-8")
+                answer = json.dumps(_kept(run_gradcalc(source), COMPARED_CHARACTERS)).encode("utf-8")
             except MemoryError:  # a graph grown to the ceiling, still held by its cycles, leaves no room for it
                 gc.collect()
                 answer = json.dumps({"stdout": "", "stderr": f"{OUT_OF_ROOM}\n", "rc": 1}).encode("utf-8")
@@ -231,6 +231,7 @@ def classify(expected: Optional[dict], got: dict) -> Optional[str]:
     """internal, wording, mismatch or None (the same answer), as the module docstring tells."""
     if expected is None:  # gradcalc alone: only its own failures show
         return "internal" if any(mark in got["stderr"] for mark in FAILURE_MARKS) else None
+    expected, got = _kept(expected, COMPARED_CHARACTERS), _kept(got, COMPARED_CHARACTERS)
     expected, got = normal(without_backtraces(expected)), normal(got)
     if expected == got:
         return None
@@ -257,12 +258,15 @@ KINDS = ("internal", "wording", "mismatch", "resources", "unanswered")
 # what a finding's file keeps of each output: a program printing gigabytes would not fit beside
 # them under the fuzzer's own memory ceiling
 KEPT_CHARACTERS = 100_000
+# what is compared of each output: a program printing gigabytes would leave the fuzzer, whose own
+# memory has gradcalc's ceiling, no room to compare them (their beginnings decide)
+COMPARED_CHARACTERS = 4_000_000
 
 
-def _kept(answer: Optional[dict]) -> Optional[dict]:
+def _kept(answer: Optional[dict], characters: int = KEPT_CHARACTERS) -> Optional[dict]:
     if answer is None:
         return None
-    return {key: value[:KEPT_CHARACTERS] if isinstance(value, str) else value for key, value in answer.items()}
+    return {key: value[:characters] if isinstance(value, str) else value for key, value in answer.items()}
 
 
 def main() -> None:
@@ -295,7 +299,7 @@ def main() -> None:
     counts: collections.Counter = collections.Counter()
     causes: collections.Counter = collections.Counter()
     for index, (source, expected) in enumerate(zip(sources, theirs)):
-        got = run_isolated(source)
+        got, expected = run_isolated(source), _kept(expected, COMPARED_CHARACTERS)
         kind = classify(expected, got)
         if kind is None:
             continue

@@ -222,6 +222,9 @@ def _advanced_item(item: Any) -> Any:
         return _list_as_tensor(item)
     if isinstance(item, np.ndarray):
         numpy_dtype(item.dtype)  # read as a tensor: a dtype PyTorch has none of is refused
+        if item.dtype.kind == "f":  # read as int64 (indexing_tensor_from_data), before the bounds: C's cast
+            with np.errstate(invalid="ignore"):
+                return item.astype(np.int64)
         return item
     if item is None or item is Ellipsis or isinstance(item, (bool, slice, Tensor)):
         return item

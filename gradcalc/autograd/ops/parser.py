@@ -528,6 +528,7 @@ class Parser:
 
     def parse(self, args: tuple, kwargs: dict) -> tuple:
         """(index of the matching signature, its bound arguments), or PyTorch's TypeError."""
+        given = kwargs  # (what a refusal shows: the parser reads the call before the mode adds its device)
         if DEVICE_CONTEXT and self.name in _DEVICE_CONSTRUCTORS and kwargs.get("device") is None:
             # torch's DeviceContext mode gives the factories the device of the innermost `with torch.device(...)`
             kwargs = {**kwargs, "device": DEVICE_CONTEXT[-1]}
@@ -549,14 +550,16 @@ class Parser:
                 bound[param.name] = param.convert(bound[param.name], self.name)
             return index, bound
         if self.single:
-            index, matched = 0, self.signatures[0].match(args, kwargs, True)
+            index, matched = 0, self.signatures[0].match(args, kwargs, given is kwargs)
+            if matched is None:
+                self.signatures[0].match(args, given, True)
         else:
             for index, signature in enumerate(self.signatures):
                 matched = signature.match(args, kwargs, False)
                 if matched is not None:
                     break
             else:
-                self._error(args, kwargs)
+                self._error(args, given)
         if self.signatures[index].deprecated:  # PyTorch warns on the match, before it reads the values
             self._warn_deprecated(index)
         bound = self.signatures[index].bind(matched)

@@ -14,6 +14,7 @@ from ...autograd.ops.creation import allocated
 from ...autograd.dtypes import DType
 from ...autograd.ops.joining import stack
 from ...autograd.tensor import Tensor
+from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .. import functional as F
 from .. import init
@@ -32,10 +33,19 @@ def _parameter(shape: tuple, dtype: DType) -> Parameter:
 
 
 def _zeros(shape: tuple, like: Tensor) -> Tensor:
-    """The initial state PyTorch makes with torch.zeros on the input's device (the meta device's too)."""
+    """The initial state PyTorch makes with torch.zeros on the input's device (the meta device's too);
+    a size given as a bool (`hidden_size=True`) is its int."""
+    shape = tuple(int(n) for n in shape)
     if like.is_meta:
         return meta.make_meta(shape, like.dtype)
     return Tensor._make(np.zeros(shape, dtype=like.dtype._numpy), like.dtype)
+
+
+def _dims(input: Any) -> int:
+    """`input.dim()`, torch's modules' first look at their input (AttributeError for a non-tensor)."""
+    if not isinstance(input, Tensor):
+        raise AttributeError(f"'{type_name(input)}' object has no attribute 'dim'")
+    return input.ndim
 
 
 class RNNBase(Module):
@@ -222,7 +232,7 @@ class RNNBase(Module):
             output, hidden = self._run(input, hx, batch_sizes)
             return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), self.permute_hidden(
                 hidden, unsorted_indices)
-        if input.ndim not in (2, 3):
+        if _dims(input) not in (2, 3):
             ending = " tensor instead" if name == "RNN" else " instead"
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D{ending}")
         batched = input.ndim == 3
@@ -299,7 +309,7 @@ class LSTM(RNNBase):
             output, hidden = self._run(input, hx, batch_sizes)
             return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), self.permute_hidden(
                 hidden, unsorted_indices)
-        if input.ndim not in (2, 3):
+        if _dims(input) not in (2, 3):
             raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.ndim}D instead")
         batched = input.ndim == 3
         batch_dim = 0 if self.batch_first else 1
@@ -370,7 +380,7 @@ class RNNCellBase(Module):
         return text
 
     def _prepare(self, input: Tensor, hx: Any, name: str) -> tuple:
-        if input.ndim not in (1, 2):
+        if _dims(input) not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.ndim}D instead")
         batched = input.ndim == 2
         if not batched:

@@ -305,14 +305,18 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                  F._none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
-        if (src_mask is not None or src_key_padding_mask is not None) and self._takes_fast_path(src):
-            # the fast path merges the masks (merge_masks) and its masked softmax reads the merged mask as
-            # bool: any nonzero value masks a position
-            merged, mask_type = self.self_attn.merge_masks(src_mask, src_key_padding_mask, src)
-            if mask_type == 1:
-                src_key_padding_mask = merged != 0
-            else:
-                src_mask, src_key_padding_mask = (merged != 0).reshape(-1, *merged.shape[-2:]), None
+        if self._takes_fast_path(src):
+            if src_mask is not None or src_key_padding_mask is not None:
+                # the fast path merges the masks (merge_masks) and its masked softmax reads the merged mask
+                # as bool: any nonzero value masks a position
+                merged, mask_type = self.self_attn.merge_masks(src_mask, src_key_padding_mask, src)
+                if mask_type == 1:
+                    src_key_padding_mask = merged != 0
+                else:
+                    src_mask, src_key_padding_mask = (merged != 0).reshape(-1, *merged.shape[-2:]), None
+            if src.shape[2] != self.self_attn.embed_dim:  # the fused op's first check
+                raise RuntimeError(f"passed-in embed_dim {self.self_attn.embed_dim} didn't match last dim of query "
+                                   f"{src.shape[2]}")
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
