@@ -201,9 +201,12 @@ def _aten_layer_norm(x: np.ndarray, count: int, weight: Optional[Tensor], bias: 
 
 def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor],
                       bias: Optional[Tensor], eps: float) -> Tensor:
+    normalized_shape = tuple(normalized_shape)
+    if not normalized_shape:  # _check_layer_norm_inputs' first check
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
     _check_parameter_dtypes(input, weight, bias)
     _check_floating("LayerNormKernelImpl", input)
-    normalized_shape = tuple(normalized_shape)
     count = len(normalized_shape)
     if input.ndim < count or tuple(input.shape[input.ndim - count:]) != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={shape_text(normalized_shape)}, expected input with shape "
