@@ -438,3 +438,29 @@ def test_str_format_stays_guarded_when_read_from_a_literal() -> None:
 def test_a_compile_time_warning_in_a_method_calls_arguments_shows_once() -> None:
     ok, _, errors = run("xs = []\nxs.append(1 is 1)\nprint(xs)")
     assert ok and errors.count("SyntaxWarning") == 1, errors
+
+
+def test_every_module_member_a_program_reads_directly_is_of_an_admitted_type() -> None:
+    """A module's members skip the guard's admission check in compiled code (as `from m import x`
+    hands them over): each member of each module a program can import is of a type it may hold."""
+    from gradcalc.language import limits, policy
+    from gradcalc.language.modules import _builders
+    from gradcalc.language.modules.torch import BUILDERS
+
+    session = _fast_session("pass")
+    checked, refused = 0, []
+    for name in [*BUILDERS, *_builders()]:
+        try:
+            module = session.modules.get(name)
+        except ImportError:
+            continue
+        for member in dir(module):
+            try:
+                with limits.wall_paused():  # loading a member imports gradcalc's modules
+                    value = getattr(module, member)
+            except Exception:  # a member refusing to load is refused either way
+                continue
+            checked += 1
+            if policy.resolve(type(value)) is None:
+                refused.append((name, member, type(value)))
+    assert checked > 2000 and not refused, refused

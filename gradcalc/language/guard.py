@@ -117,7 +117,7 @@ class FastReads:
                 if name in FORMATTING and issubclass(cls, _TEMPLATES):
                     continue
                 readable = name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny)
-                if readable and wanted(getattr_static_member(cls, name)):
+                if readable and wanted(_class_member(cls, name)):
                     self._by_name.setdefault(name, set()).add(cls)
                     if name in self.table:
                         self.table[name].add(cls)
@@ -143,7 +143,7 @@ class FastReads:
 running_fast_reads: list = [None]
 
 
-def getattr_static_member(cls: type, name: str) -> Any:
+def _class_member(cls: type, name: str) -> Any:
     """The class attribute `name` as the class's MRO holds it (no descriptor run)."""
     for base in cls.__mro__:
         if name in vars(base):

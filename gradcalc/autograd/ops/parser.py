@@ -551,8 +551,9 @@ class Parser:
             return index, bound
         if self.single:
             index, matched = 0, self.signatures[0].match(args, kwargs, given is kwargs)
-            if matched is None:
+            if matched is None:  # refused with the mode's device: said of the call as given
                 self.signatures[0].match(args, given, True)
+                matched = self.signatures[0].match(args, kwargs, True)
         else:
             for index, signature in enumerate(self.signatures):
                 matched = signature.match(args, kwargs, False)

@@ -470,8 +470,8 @@ def _pooled_max_1d(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, 
     """ATen's max_pool1d_with_indices: the 2-d pool's, on the input with a dim of 1 before the last."""
     stride = stride or kernel
     _check_1d_pool("max_pool1d", input, kernel_size=kernel, stride=stride, padding=padding, dilation=dilation)
-    return pooled_1d(max_pool2d_with_indices, input, (1, kernel[0]), (1, stride[0]),
-                             (0, padding[0]), (1, dilation[0]), ceil_mode)
+    return pooled_1d(max_pool2d_with_indices, input, (1, kernel[0]), (1, stride[0]), (0, padding[0]),
+                     (1, dilation[0]), ceil_mode)
 
 
 @op(method=False)

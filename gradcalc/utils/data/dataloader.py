@@ -299,8 +299,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
         self._shutdown = False
 
-    def __del__(self) -> None:
-        # PyTorch's shuts its workers down, reading `_shutdown` first: an iterator whose __init__
-        # failed before setting it reports the AttributeError as ignored, when it is collected
-        if not self._shutdown:
+    def _shutdown_workers(self) -> None:
+        if not self._shutdown:  # (its workers run in-process: only the flag is left to set)
             self._shutdown = True
+
+    def __del__(self) -> None:
+        # as PyTorch's: an iterator whose __init__ failed before setting `_shutdown` reports the
+        # AttributeError as ignored, when it is collected
+        self._shutdown_workers()
