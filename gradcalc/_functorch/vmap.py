@@ -41,7 +41,8 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         try:
             state = random.default_generator.get_state() if randomness == "same" else None
             results = []
-            for index in range(size):
+            # a batch of none runs the function once, as PyTorch's batched tensors do; its outputs are cut to size 0
+            for index in range(max(size, 1)):
                 if state is not None:
                     random.default_generator.set_state(state)
                 sliced = [_example(leaf, dim, index, level) for leaf, dim in zip(leaves, dims)]
@@ -50,7 +51,7 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
             LEVELS.remove(level)
             random.VMAP_RANDOMNESS.pop()
         # vmap adds no level of autograd: outputs keep the graph of the tensors the function used
-        return _stacked(name, results, out_dims)
+        return _stacked(name, results, out_dims, size)
 
     return wrapped
 
@@ -58,7 +59,11 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
 def _example(leaf: Any, dim: Optional[int], index: int, level: forward_mode.BatchLevel) -> Any:
     if dim is None:
         return leaf
-    example = leaf.select(dim, index)
+    if leaf.shape[dim] == 0:
+        dim %= leaf.dim()
+        example = leaf.new_zeros(leaf.shape[:dim] + leaf.shape[dim + 1:])
+    else:
+        example = leaf.select(dim, index)
     example._fw = {**(example._fw or {}), level: True}
     return example
 
@@ -124,7 +129,7 @@ def _batch_size(name: str, in_dims: Any, leaves: list, dims: list) -> int:
     return sizes[0]
 
 
-def _stacked(name: str, results: list, out_dims: Any) -> Any:
+def _stacked(name: str, results: list, out_dims: Any, size: int) -> Any:
     flat = [tree_flatten(result) for result in results]
     leaves, spec = flat[0]
     if isinstance(out_dims, int) or out_dims is None:
@@ -145,5 +150,5 @@ def _stacked(name: str, results: list, out_dims: Any) -> Any:
             if not isinstance(piece, Tensor):
                 raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(piece)}. Did "
                                  "you mean to set out_dims= to None for output?")
-        stacked.append(stack(pieces, dim))
+        stacked.append(stack(pieces, dim) if size else stack(pieces, dim).narrow(dim, 0, 0))
     return tree_unflatten(stacked, spec)

@@ -31,10 +31,22 @@ def _too_large(description: str, bits: int) -> MemoryError:
 
 
 def _check_power(base: Any, exponent: Any) -> None:
-    if type(base) in (int, bool) and type(exponent) in (int, bool) and exponent > 1:
-        bits = abs(base).bit_length()
-        if bits > 1 and (bits - 1) * exponent > MAX_INTEGER_BITS:
-            raise _too_large(f"{base} ** {exponent}", (bits - 1) * exponent)
+    """Refuses an integer power too large for memory. Other types pass by identity tests alone,
+    and a program's runaway recursion met here ends in CPython's words: a comparison here would
+    add "in comparison" to them, where CPython's `**` has no check of its own."""
+    kind = type(base)
+    if kind is not int and kind is not bool:
+        return
+    kind = type(exponent)
+    if kind is not int and kind is not bool:
+        return
+    try:
+        too_many = exponent > 1 and (abs(base).bit_length() - 1) * exponent > MAX_INTEGER_BITS
+    except RecursionError as error:  # its words changed in place: making a new one is a call, checked too
+        error.args = ("maximum recursion depth exceeded",)
+        raise
+    if too_many:
+        raise _too_large(f"{base} ** {exponent}", (abs(base).bit_length() - 1) * exponent)
 
 
 def guarded_pow(base: Any, exponent: Any, modulus: Any = None) -> Any:

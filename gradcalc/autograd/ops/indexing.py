@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import math
 import operator
-import re
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
@@ -18,7 +17,8 @@ from .creation import data_array, infer_dtype
 from .parser import unpack_long
 from .tensor_numpy import numpy_dtype
 from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record, recording_not_needed
-from .shape import ALIAS, select, slice_dim, unsqueeze
+from .conversion import to_dtype
+from .shape import ALIAS, expand, reshape, select, slice_dim, unsqueeze
 
 INDEX = node("IndexBackward0", ("self",), saved_tensors=("indices",), jvp=LINEAR,
              self=lambda grad, self_sym_sizes, indices: _index_grad(grad, self_sym_sizes, indices))
@@ -233,8 +233,8 @@ def _advanced_item(item: Any) -> Any:
 
 def checked_advanced_items(a: Tensor, items: tuple) -> tuple:
     """The items of an advanced index, each list read as a tensor, in PyTorch's order of checks:
-    the count of indices, each item in turn, the shapes, then the bounds (whose error names the
-    index's position among the tensor indices, not the dimension of `a`)."""
+    the count of indices, each item in turn, the shapes (the bounds are the kernel's: see
+    `outside_element`)."""
     if len(items) == 1 and a.ndim and _in_bounds(items[0], a._data.shape[0]):
         return items  # one tensor of integers within the first dimension (C[X] in a loop): nothing else to check
     specified = sum(_item_dims(item) for item in items if item is not None and item is not Ellipsis)
@@ -246,7 +246,7 @@ def checked_advanced_items(a: Tensor, items: tuple) -> tuple:
         if isinstance(item, Tensor) and item._dtype.category > dtypes.INTEGRAL:
             raise IndexError(INDEX_DTYPE_MESSAGE)
     _check_index_shapes(items)
-    axis, advanced = 0, 0
+    axis = 0
     for item in items:
         if item is Ellipsis:
             axis += a.ndim - specified
@@ -257,20 +257,109 @@ def checked_advanced_items(a: Tensor, items: tuple) -> tuple:
                     if n != m:
                         raise IndexError(f"The shape of the mask {shape_text(item.shape)} at index {j} does not match "
                                          f"the shape of the indexed tensor {shape_text(a.shape)} at index {axis + j}")
-            indices = item._data if isinstance(item, Tensor) else item if isinstance(item, np.ndarray) else None
-            if indices is not None and indices.dtype.kind in "iu" and axis < a.ndim and indices.size and (
-                    indices.max() >= a._data.shape[axis] or indices.min() < -a._data.shape[axis]):
-                size = a.shape[axis]
-                outside = indices[(indices >= size) | (indices < -size)]
-                if outside.size and size == 0:
-                    raise IndexError("index is out of bounds for dimension with size 0")
-                if outside.size:
-                    raise IndexError(f"index {outside.flat[0]} is out of bounds for dimension {advanced} with size "
-                                     f"{size}")
-            if indices is not None:
-                advanced += 1
             axis += _item_dims(item)
     return items
+
+
+class Outside(NamedTuple):
+    """An advanced index's first element outside its dimension (see `outside_element`)."""
+    error: Optional[IndexError]  # None when the result is empty: the kernel's loop never runs
+    before: np.ndarray  # the flat places in the data of the result's elements before it, in order
+    shape: tuple  # the result's
+
+
+def outside_element(data: np.ndarray, key: tuple) -> Optional[Outside]:
+    """The first element of `data[key]` whose index is outside its dimension, as PyTorch's index
+    kernels meet it going through the result in order (index_put_ has written the elements
+    before it); its error names the index's place among the index tensors. None when every
+    index is inside."""
+    specified = sum(item.ndim if isinstance(item, np.ndarray) and item.dtype == bool else
+                    0 if item is None or item is Ellipsis or isinstance(item, bool) else 1 for item in key)
+    axis, advanced, arrays, plain = 0, 0, [], []  # arrays: (place among the index tensors, axis, outside)
+    for item in key:
+        if isinstance(item, np.ndarray) and item.dtype == bool and item.ndim:
+            for covered in item.nonzero():  # as numpy reads a mask: one index array per dimension it covers
+                arrays.append((advanced, axis, np.zeros(covered.shape, bool)))
+                plain.append(covered)
+                axis += 1
+            advanced += 1
+            continue
+        plain.append(item)
+        if item is Ellipsis:
+            axis += data.ndim - specified
+        elif isinstance(item, np.ndarray) and item.dtype != bool:
+            size = data.shape[axis]
+            arrays.append((advanced, axis, (item >= size) | (item < -size)))
+            advanced += 1
+            axis += 1
+        elif item is not None and not isinstance(item, (bool, np.ndarray)):
+            axis += 1
+    if not any(outside.any() for _, _, outside in arrays):
+        return None
+    places = [j for j, item in enumerate(plain) if isinstance(item, np.ndarray)]
+    shape = np.broadcast_shapes(*(plain[j].shape for j in places))
+    # the result in order: an index outside its dimension points at an extra, marked place
+    extended, marking, inside = list(data.shape), list(plain), list(plain)
+    for (_, axis, outside), j in zip(arrays, places):
+        size = data.shape[axis]
+        extended[axis] += 1
+        marking[j] = np.where(outside, size, plain[j] % max(size, 1))
+        inside[j] = np.where(outside, 0, marking[j])
+    marks = np.zeros(extended, bool)
+    for (_, axis, outside) in arrays:
+        marks[(slice(None),) * axis + (data.shape[axis],)] = True
+    marked = marks[tuple(marking)]
+    if not marked.size:
+        return Outside(None, np.zeros(0, np.int64), marked.shape)
+    count = int(np.argmax(marked))
+    before = np.arange(data.size).reshape(data.shape)[tuple(inside)].reshape(-1)[:count] if data.size else np.zeros(0, np.int64)
+    # the first element outside, over the index arrays' broadcast shape; the first of its indices outside
+    first = np.unravel_index(int(np.argmax(np.logical_or.reduce(
+        [np.broadcast_to(outside, shape) for _, _, outside in arrays]))), shape)
+    position, axis, j = next((position, axis, j) for (position, axis, outside), j in zip(arrays, places)
+                             if np.broadcast_to(outside, shape)[first])
+    size = data.shape[axis]
+    if size == 0:
+        return Outside(IndexError("index is out of bounds for dimension with size 0"), before, marked.shape)
+    index = int(np.broadcast_to(plain[j], shape)[first])
+    return Outside(IndexError(f"index {index} is out of bounds for dimension {position} with size {size}"), before,
+                   marked.shape)
+
+
+def put_values(a: Tensor, key: tuple, source: Tensor, *, assigning: bool = False,
+               converting: bool = False) -> tuple[Optional[Outside], Tensor]:
+    """index_put_'s checks after the indices', in ATen's order: the values' shape against the
+    result's (`x[i] = v`, `assigning`, first drops their leading ones), their dtype (unless
+    `converting`), then the indices' bounds (the kernel's); and the values, converted and
+    expanded to the result's shape."""
+    outside = outside_element(a._data, key)
+    target_shape = a._data[key].shape if outside is None else outside.shape
+    value_shape = list(source.shape)
+    while assigning and value_shape and value_shape[0] == 1:
+        value_shape.pop(0)
+    if len(value_shape) > len(target_shape) or any(
+            s != t and s != 1 for s, t in zip(reversed(value_shape), reversed(target_shape))):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {value_shape} cannot be broadcast to "
+                           f"indexing result of shape {list(target_shape)}")
+    if len(value_shape) != source.ndim:
+        source = reshape(source, tuple(value_shape))
+    if source._dtype is not a._dtype and not converting:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{a._dtype._scalar_name} for the destination and {source._dtype._scalar_name} for "
+                           f"the source.")
+    values = to_dtype(source, a._dtype)
+    return outside, values if values.shape == target_shape else expand(values, target_shape)
+
+
+def write_before(a: Tensor, outside: Outside, values: Tensor, accumulate: bool) -> None:
+    """What index_put_'s kernel writes into `a` before it meets an index outside: the elements
+    before it, in order (in the data alone: the failed op bumps no version, records no graph)."""
+    places = np.unravel_index(outside.before, a._data.shape)
+    written = values._data.reshape(-1)[:outside.before.size]
+    if accumulate:
+        np.add.at(a._data, places, written)
+    else:
+        a._data[places] = written
 
 
 def _check_selections(a: Tensor, items: tuple, specified: int) -> None:
@@ -345,16 +434,15 @@ def _mask(item: Any) -> Optional[np.ndarray]:
 
 
 def _advanced_index(a: Tensor, items: tuple) -> Tensor:
-    items = checked_advanced_items(a, items)
-    key = numpy_index(items)
-    try:
-        data = a._data[key]
-    except IndexError as error:
-        found = re.match(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", str(error))
-        if found:
-            raise IndexError(f"index {found.group(1)} is out of bounds for dimension {found.group(2)} with size "
-                             f"{found.group(3)}") from None
-        raise
+    checked = checked_advanced_items(a, items)
+    key = numpy_index(checked)
+    outside = outside_element(a._data, key) if checked is not items else None  # (the fast path's is inside)
+    if outside is not None:
+        if outside.error is not None:
+            raise outside.error
+        return record(INDEX, (a,), np.zeros(outside.shape, a._data.dtype), a._dtype, self_sym_sizes=a.shape,
+                      indices=key)
+    data = a._data[key]
     return record(INDEX, (a,), np.ascontiguousarray(data), a._dtype, self_sym_sizes=a.shape, indices=key)
 
 
@@ -490,13 +578,6 @@ def scatter_add(input: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
     np.add.at(_flat_dims(data), _positions(flat_index, dim),
               _flat_dims(src._data)[tuple(slice(0, n) for n in flat_index.shape)])
     return record(SCATTER_ADD, (input, src), data, input._dtype, dim=dim, index=index)
-
-
-@op("index_put", nodes=(INDEX_PUT,))
-def index_put_tensors(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
-    """x.index_put((rows, cols), values): indexing by a tuple of index tensors (None keeps a dim whole)."""
-    key = numpy_index(tuple(slice(None) if t is None else t for t in indices))
-    return index_put(input, key, values.to(input._dtype) if values._dtype is not input._dtype else values, accumulate)
 
 
 @op()

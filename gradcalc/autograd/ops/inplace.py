@@ -17,8 +17,8 @@ from .common import SCALAR_C_TYPES, as_tensor, batch_front, broadcast_shapes, fi
 from ...display.names import type_name
 from ...warnings import warn
 from .conversion import _to_copy_grad, to_dtype
-from .indexing import (basic_index, checked_advanced_items, index_put, is_advanced, numpy_index, ranges_as_lists,
-                       scatter_positions)
+from .indexing import (basic_index, checked_advanced_items, index_put, is_advanced, numpy_index, put_values,
+                       ranges_as_lists, scatter_positions, write_before)
 from .registry import LINEAR, OpNode, new_node, node, op, record
 from .shape import expand, reshape
 from ...display.names import torch_class
@@ -311,25 +311,14 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
         if source is a or overlap(a._data, source._data) in ("full", "partial"):
             raise RuntimeError(OVERLAP_MESSAGE)
         key = numpy_index(items)
-        target_shape = a._data[key].shape
-        value_shape = list(source.shape)
-        while value_shape and value_shape[0] == 1:  # PyTorch drops the value's leading ones first
-            value_shape.pop(0)
-        if len(value_shape) > len(target_shape) or any(
-                s != t and s != 1 for s, t in zip(reversed(value_shape), reversed(target_shape))):
-            raise RuntimeError(f"shape mismatch: value tensor of shape {value_shape} cannot be broadcast to "
-                               f"indexing result of shape {list(target_shape)}")
-        if len(value_shape) != source.ndim:
-            source = reshape(source, tuple(value_shape))
         # a single value under one bool mask is masked_fill's, which converts it; index_put_ does not
         masked = len(items) == 1 and isinstance(items[0], Tensor) and items[0]._dtype is dtypes.bool_
-        if source._dtype is not a._dtype and not (masked and source.ndim == 0):
-            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                               f"{a._dtype._scalar_name} for the destination and {source._dtype._scalar_name} for "
-                               f"the source.")
-        values = to_dtype(source, a._dtype)
-        if values.shape != target_shape:
-            values = expand(values, target_shape)
+        outside, values = put_values(a, key, source, assigning=True, converting=masked and source.ndim == 0)
+        if outside is not None:
+            if outside.error is not None:
+                write_before(a, outside, values, False)
+                raise outside.error
+            return
         commit_inplace(a, index_put(a, key, values, False))
         return
     # an index that selects all of `a` (x[...] = v, x[:] = v) writes to `a` itself, not to a

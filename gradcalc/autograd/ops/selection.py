@@ -1,5 +1,5 @@
 """Selecting and placing by index along a dim or in the flattened tensor: index_select,
-index_add / copy / fill / reduce, take, take_along_dim, put, masked_select, masked_scatter,
+index_add / copy / fill / reduce / put, take, take_along_dim, put, masked_select, masked_scatter,
 scatter_reduce, nonzero, argwhere and fill_diagonal_."""
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from .. import dtypes, meta
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
 from .common import as_tensor, check_not_unsigned, int64_tensor, kernel_scalar, zeros, zeros_like
-from .indexing import _check_index, _check_positions, _check_scatter, gather
+from .generate import make_inplace
+from .indexing import (INDEX_PUT, _check_index, _check_positions, _check_scatter, gather, index_put, numpy_index,
+                       put_values, write_before)
 from .geometry import strided
 from .joining import cat
 from .registry import LINEAR, node, op, record
@@ -495,3 +497,25 @@ def unravel_index(indices: Any, shape: Any) -> tuple:
 
 
 op("unravel_index", python="torch.functional", method=False)(unravel_index)
+
+
+def _index_put_in_place(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """index_put_: what the kernel writes before an index outside its dimension stays written."""
+    key = numpy_index(tuple(indices))
+    outside, expanded = put_values(input, key, values)
+    if outside is not None and outside.error is not None:
+        write_before(input, outside, expanded, accumulate)
+        raise outside.error
+    return index_put_tensors(input, indices, values, accumulate)
+
+
+@op("index_put", nodes=(INDEX_PUT,), inplace=make_inplace(_index_put_in_place))
+def index_put_tensors(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """x.index_put((rows, cols), values): indexing by a tuple of index tensors."""
+    key = numpy_index(tuple(indices))
+    outside, values = put_values(input, key, values)
+    if outside is not None:
+        if outside.error is not None:
+            raise outside.error
+        return input.clone()
+    return index_put(input, key, values, accumulate)
