@@ -25,6 +25,7 @@ else is Python's own compile().
 from __future__ import annotations
 
 import ast
+import opcode
 import warnings
 from typing import Any, Iterator, Optional
 
@@ -387,41 +388,30 @@ class _Policy(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-# CPython's compiler computes `2 ** 63` or `1 << 100` itself, of constants whose result stays within
-# this many bits (its ast optimizer's safe_power and safe_lshift): left to it, such an expression
-# costs no call at run time, as in Python, and a deep recursion meets its limit where Python's does
-_FOLDED_BITS = 128
-
-
-_UNARY_FOLDS = {ast.USub: lambda value: -value, ast.UAdd: lambda value: +value, ast.Invert: lambda value: ~value}
-
-
-def _folded_constant(node: ast.expr) -> tuple:
-    """(True, value) for a constant or a unary + - ~ of one, which CPython's optimizer folds
-    first (`(-1) ** 63`); (False, None) for anything else."""
-    if isinstance(node, ast.Constant):
-        return True, node.value
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY_FOLDS:
-        constant, value = _folded_constant(node.operand)
-        if constant and type(value) in (int, bool, float, complex) and not (
-                isinstance(node.op, ast.Invert) and type(value) not in (int, bool)):
-            return True, _UNARY_FOLDS[type(node.op)](value)
-    return False, None
+# CPython's compiler computes `2 ** 63`, `1 << 100` or `(-0.5 ** 31) ** 20` itself when its ast
+# optimizer folds the constants (a small result): left to it, such an expression costs no call at
+# run time, as in Python, the compiler's own warnings see its constant (`[1][2.0 ** 3]`), and a deep
+# recursion meets its limit where Python's does. Whether it folds is asked of CPython: the
+# expression compiled alone is then one constant.
+_CONSTANT_CODE = frozenset(opcode.opmap[name] for name in ("RESUME", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST",
+                                                           "CACHE", "NOP") if name in opcode.opmap)
 
 
 def _folded_by_python(node: ast.BinOp) -> bool:
-    """Whether CPython folds this power or left shift of two number constants (a small result)."""
-    (left_constant, value), (right_constant, count) = _folded_constant(node.left), _folded_constant(node.right)
-    if not (left_constant and right_constant):
-        return False
-    if not all(type(number) in (int, bool, float, complex) for number in (value, count)):
-        return False
-    if not (isinstance(value, int) and isinstance(count, int)) or not value or count <= 0:
-        return isinstance(node.op, ast.Pow)  # a float's power is small; CPython folds no negative shift
-    bits = abs(value).bit_length()
-    if isinstance(node.op, ast.Pow):
-        return bits <= _FOLDED_BITS // count
-    return count <= _FOLDED_BITS and bits <= _FOLDED_BITS - count
+    """Whether CPython folds this expression of constants (and unary and binary operators)."""
+    stack: list = [node]
+    while stack:
+        part = stack.pop()
+        if isinstance(part, ast.UnaryOp):
+            stack.append(part.operand)
+        elif isinstance(part, ast.BinOp):
+            stack += [part.left, part.right]
+        elif not isinstance(part, ast.Constant):
+            return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = compile(ast.fix_missing_locations(ast.Expression(body=node)), "<constant>", "eval")
+    return set(code.co_code[0::2]) <= _CONSTANT_CODE
 
 
 def _class_body_nodes(body: list) -> Iterator[ast.AST]:
