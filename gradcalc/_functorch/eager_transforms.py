@@ -19,7 +19,7 @@ from ..warnings import warn_once
 from ..utils._pytree import tree_flatten, tree_map, tree_unflatten, treespec_repr
 
 Argnums = Union[int, tuple]
-VJP_ONLY_TENSORS = "vjp(f, *primals): expected f(*primals) to return only tensors, got unsupported type {}"
+VJP, JVP = "vjp(f, *primals)", "jvp(f, primals, tangents)"  # jacrev's errors are vjp's, jacfwd's jvp's
 
 
 def running() -> bool:
@@ -163,11 +163,9 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         with grad_mode.enable_grad():
             inputs = tree_map(_differentiable, primals)
             output = func(*inputs)
-            output, aux = _split_aux(output, has_aux, "vjp(f, *primals)")
+            output, aux = _split_aux(output, has_aux, VJP)
             out_leaves, out_spec = tree_flatten(output)
-            for leaf in out_leaves:
-                if not isinstance(leaf, Tensor):
-                    raise RuntimeError(VJP_ONLY_TENSORS.format(type(leaf)))
+            _only_tensors(out_leaves, VJP)
     finally:
         _exit()
 
@@ -195,12 +193,24 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     return (shown, wrapper, finish(aux, keep)) if has_aux else (shown, wrapper)
 
 
+def _only_tensors(leaves: list, api: str) -> None:
+    """torch's assert_non_empty_tensor_output on the flattened outputs of a function."""
+    if (len(leaves) == 1 and leaves[0] is None) or not leaves:
+        raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got output = {leaves})")
+    for leaf in leaves:
+        if not isinstance(leaf, Tensor):
+            raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(leaf)}")
+
+
 def _split_aux(output: Any, has_aux: bool, caller: str) -> tuple:
     """A function's output and its aux (None without has_aux), checked as `caller` checks it."""
     if not has_aux:
         return output, None
     if not (isinstance(output, tuple) and len(output) == 2):
         raise RuntimeError(f"{caller}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    for leaf in tree_flatten(output[1])[0]:  # (torch unwraps the aux's tensors, and only tensors)
+        if not isinstance(leaf, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(leaf)}")
     return output
 
 
@@ -219,14 +229,17 @@ def jacrev(func: Callable, argnums: Argnums = 0, *, has_aux: bool = False, chunk
         try:
             keep = nested or _requires_grad(args)
             with grad_mode.enable_grad():
-                args, selected = _replace_args(args, argnums, _differentiable)
+                if argnums is None:  # torch's vjp then differentiates every argument; only its slicing refuses None
+                    args = selected = tree_map(_differentiable, args)
+                else:
+                    args, selected = _replace_args(args, argnums, _differentiable)
                 output = func(*args)
-                output, aux = _split_aux(output, has_aux, "jacrev(f, ...)(*args)")
+                output, aux = _split_aux(output, has_aux, VJP)
                 out_leaves, out_spec = tree_flatten(output)
+                _only_tensors(out_leaves, VJP)
+                if argnums is None:
+                    _check_argnums(argnums, args)
                 in_leaves, in_spec = tree_flatten(selected)
-                for leaf in out_leaves:
-                    if not isinstance(leaf, Tensor):
-                        raise RuntimeError(VJP_ONLY_TENSORS.format(type(leaf)))
                 jacobians = [tree_unflatten(_rows(out, in_leaves, keep), in_spec) for out in out_leaves]
             result = tree_unflatten(jacobians, out_spec)
             return finish((result, aux) if has_aux else result, keep)
@@ -282,13 +295,11 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
         keep = nested or _requires_grad(primals) or _requires_grad(tangents)
         duals = [forward_mode.dual(p, t, level) for p, t in zip(primal_leaves, tangent_leaves)]
         output = func(*tree_unflatten(duals, primal_spec))
-        output, aux = _split_aux(output, has_aux, "jvp(f, primals, tangents)")
+        output, aux = _split_aux(output, has_aux, JVP)
         out_leaves, out_spec = tree_flatten(output)
+        _only_tensors(out_leaves, JVP)
         primal_out, tangent_out = [], []
         for leaf in out_leaves:
-            if not isinstance(leaf, Tensor):
-                raise RuntimeError(f"jvp(f, primals, tangents): Expected f(*args) to return only tensors, got "
-                                   f"unsupported type {type(leaf)}")
             unpacked = forward_ad.unpack(leaf, level)
             primal_out.append(unpacked.primal)
             tangent_out.append(unpacked.tangent if unpacked.tangent is not None else _zeros_like(leaf))
@@ -378,16 +389,14 @@ def _column(func: Callable, args: tuple, chosen: tuple, argnums: Argnums, in_spe
             for argnum, value in zip(chosen, selected):
                 new_args[argnum] = value
         output = func(*new_args)
-        output, aux = _split_aux(output, has_aux, "jacfwd(f, ...)(*args)")
+        output, aux = _split_aux(output, has_aux, JVP)
         if has_aux:
             aux = tree_map(lambda leaf: forward_ad.unpack(leaf, level).primal if isinstance(leaf, Tensor) else leaf,
                            aux)
         out_leaves, out_spec = tree_flatten(output)
+        _only_tensors(out_leaves, JVP)
         column = []
         for leaf in out_leaves:
-            if not isinstance(leaf, Tensor):
-                raise RuntimeError(f"jacfwd(f, ...)(*args): Expected f(*args) to return only tensors, got "
-                                   f"unsupported type {type(leaf)}")
             tangent = forward_mode.tangent_of(leaf, level)
             column.append(tangent if tangent is not None else _zeros_like(leaf))
         if index is not None:
