@@ -37,6 +37,9 @@ NO_CUDA_MESSAGE = "Torch not compiled with CUDA enabled"
 VIEW_DEFAULT, VIEW_NO_GRAD, VIEW_MULTI_OUTPUT, VIEW_INFERENCE = "default", "no_grad", "multi_output", "inference"
 
 
+# the dims of a channels-last layout, innermost first (NHWC, NDHWC)
+_CHANNELS_LAST_ORDERS = {"channels_last": (1, 3, 2, 0), "channels_last_3d": (1, 4, 3, 2, 0)}
+
 class VersionCounter:
     """Counts in-place changes to one storage; a tensor, its views and `detach()` share one."""
 
@@ -691,7 +694,20 @@ class Tensor:
         return self._data.__array_interface__["data"][0] if self._data.size and not self.is_meta else 0
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+        order = _CHANNELS_LAST_ORDERS.get(getattr(memory_format, "_name", None))
+        if order is None:
+            return bool(self._data.flags.c_contiguous)
+        # c10's channels-last contiguity: dense with the channels innermost (dims of size 1 ignored)
+        if self._data.ndim != len(order):
+            return False
+        expected = self._data.itemsize
+        for dim in order:
+            size = self._data.shape[dim]
+            if size != 1:
+                if self._data.strides[dim] != expected:
+                    return False
+                expected *= size
+        return True
 
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point

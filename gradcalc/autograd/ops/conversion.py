@@ -9,7 +9,7 @@ from ...warnings import warn_once
 from ..layout import preserved_copy
 from ..tensor import Device, Tensor, check_device
 from .common import COMPLEX_TO_REAL_WARNING
-from .info import MEMORY_FORMATS
+from .info import MEMORY_FORMATS, check_memory_format
 from .registry import LINEAR, node, op, record
 
 CONTIGUOUS_FORMAT = MEMORY_FORMATS["contiguous_format"]
@@ -27,6 +27,7 @@ TO_COPY = node("ToCopyBackward0", ("self",), jvp=LINEAR, self=lambda grad, _self
 
 @op()
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    check_memory_format(memory_format, input.ndim)
     # torch.preserve_format, the default, keeps a dense tensor's strides (empty_like's rules)
     data = input._data.copy() if memory_format is CONTIGUOUS_FORMAT else preserved_copy(input._data)
     return record(CLONE, (input,), data, input._dtype)
@@ -60,6 +61,7 @@ def to_dtype(a: Tensor, dtype: DType, copy: bool = False) -> Tensor:
 def to(input: Tensor, device: Any = None, dtype: Optional[DType] = None, non_blocking: bool = False,
        copy: bool = False, *, memory_format: Any = None, tensor: Optional[Tensor] = None) -> Tensor:
     check_device(device)
+    check_memory_format(memory_format, input.ndim)
     if device is not None and (Device(device).type == "meta") != input.is_meta:
         if input.is_meta:
             raise meta.copy_out_error()
@@ -72,6 +74,7 @@ def to(input: Tensor, device: Any = None, dtype: Optional[DType] = None, non_blo
 
 def _cast(name: str, dtype: DType) -> None:
     def cast(input: Tensor, *, memory_format: Any = None) -> Tensor:
+        check_memory_format(memory_format, input.ndim)
         return to_dtype(input, dtype)
 
     cast.__name__ = cast.__qualname__ = name
@@ -112,4 +115,5 @@ def type_as(input: Tensor, other: Tensor) -> Tensor:
 
 @op(function=False)
 def contiguous(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    check_memory_format(memory_format, input.ndim)
     return input if input.is_contiguous() else clone(input, memory_format=CONTIGUOUS_FORMAT)

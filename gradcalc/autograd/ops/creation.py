@@ -18,7 +18,7 @@ from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fitted_scalar,
                      not_implemented_for, shape_text)
-from .info import MEMORY_FORMATS
+from .info import MEMORY_FORMATS, check_memory_format
 from .parser import parser
 from .registry import op
 from .tensor_numpy import numpy_dtype, tensor_from_numpy
@@ -296,6 +296,7 @@ def _preserving(input: Tensor, memory_format: Any) -> Optional[np.ndarray]:
     """`input`'s array when a `*_like` result keeps its layout (torch.preserve_format, the
     default, and an input not in C order), else None."""
     data = input._data
+    check_memory_format(memory_format, data.ndim)
     if memory_format is MEMORY_FORMATS["contiguous_format"] or data.ndim < 2 or data.flags.c_contiguous:
         return None
     return data
@@ -318,6 +319,7 @@ def ones(size: Sequence[int], *, dtype: Optional[DType] = None, layout: Any = No
 @op()
 def empty(size: Sequence[int], *, memory_format: Any = None, dtype: Optional[DType] = None, layout: Any = None,
           device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
+    check_memory_format(memory_format, len(size))
     return filled(size, 0, dtype, requires_grad, device)
 
 

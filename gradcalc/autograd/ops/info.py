@@ -87,6 +87,15 @@ MEMORY_FORMATS = {name: MemoryFormat(name) for name in ("contiguous_format", "pr
                                                          "channels_last_3d")}
 refuse_instances(Layout)
 refuse_instances(MemoryFormat)
+_FORMAT_RANKS = {MEMORY_FORMATS["channels_last"]: 4, MEMORY_FORMATS["channels_last_3d"]: 5}
+
+
+def check_memory_format(memory_format: Any, ndim: int) -> None:
+    """A channels-last layout asked of a tensor of another rank: c10's refusal (the layout itself
+    is not kept: strides stay those of the preserved or contiguous format)."""
+    rank = _FORMAT_RANKS.get(memory_format)
+    if rank is not None and ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {memory_format._name} format")
 
 
 def _float_text(value: float) -> str:
