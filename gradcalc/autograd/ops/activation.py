@@ -9,11 +9,12 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import cpu, dtypes, kernels, onednn, random, simd
+from .. import cpu, dtypes, grad_mode, kernels, onednn, random, simd
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
-from .common import fitted_scalar, kernel_scalar, not_implemented_for, opmath_scalar, zeros_like
+from .common import (fitted_scalar, kernel_scalar, not_implemented_for, opmath_array, opmath_scalar, reduced_kernel,
+                     zeros_like)
 from .indexing import where
 from . import joining
 from .generate import make_inplace
@@ -46,8 +47,9 @@ LOG_SOFTMAX_BACKWARD_DATA = node(
     output=lambda grad, grad_output, output, dim: -grad_output.sum(dim, keepdim=True) * output.exp() * grad)
 GELU = node("GeluBackward0", ("self",), jvp=ELEMENT_WISE,
             self=lambda grad, self, approximate: gelu_backward(grad, self, approximate))
-SILU = node("SiluBackward0", ("self",), jvp=ELEMENT_WISE,
-            self=lambda grad, self: grad * self.sigmoid() * (1 + self * (1 - self.sigmoid())))
+SILU = node("SiluBackward0", ("self",), jvp=ELEMENT_WISE, self=reduced_kernel(
+    lambda dy, x, _: dy * (sigmoid := 1 / (1 + _exp_negated(x, _HALF_LANES))) * (1 + x * (1 - sigmoid)),
+    lambda grad, self: grad * self.sigmoid() * (1 + self * (1 - self.sigmoid()))))
 SOFTPLUS = node("SoftplusBackward0", ("self",), jvp=ELEMENT_WISE,
                 self=lambda grad, self, beta, threshold: softplus_backward(grad, self, beta, threshold))
 ELU = node("EluBackward0", ("self",), jvp=ELEMENT_WISE, saved=("scale", "input_scale"),
@@ -61,9 +63,12 @@ CELU_INPLACE = node("CeluBackward1", ("self",), jvp=ELEMENT_WISE,
                     self=lambda grad, result, alpha: elu_backward(grad, result, alpha, True, 1, 1 / alpha))
 HARDSIGMOID = node("HardsigmoidBackward0", ("self",), jvp=ELEMENT_WISE,
                    self=lambda grad, self: where((self > -3) & (self < 3), grad / 6, zeros_like(grad)))
-HARDSWISH = node("HardswishBackward0", ("self",), jvp=ELEMENT_WISE,
-                 self=lambda grad, self: where(self <= -3, zeros_like(grad), where(self < 3, grad * (self / 3 + 0.5),
-                                                                                   grad)))
+# hardswish's and log_sigmoid's gradients are kernels of their own, recorded as ops with create_graph too
+HARDSWISH = node("HardswishBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, self: hardswish_backward(grad, self))
+HARDSWISH_BACKWARD = node("HardswishBackwardBackward0", ("grad_output", "self"),
+                          grad_output=lambda grad, self: hardswish_backward(grad, self),
+                          self=lambda grad, grad_output, self: where((self > -3) & (self < 3), grad * grad_output / 3,
+                                                                     zeros_like(grad)))
 HARDSHRINK = node("HardshrinkBackward0", ("self",), jvp=ELEMENT_WISE,
                   self=lambda grad, self, lambd: where((self >= -lambd) & (self <= lambd), zeros_like(grad), grad))
 SOFTSHRINK = node("SoftshrinkBackward0", ("self",), jvp=ELEMENT_WISE,
@@ -72,7 +77,8 @@ THRESHOLD = node("ThresholdBackward0", ("self",), jvp=ELEMENT_WISE,
                  self=lambda grad, self, threshold: threshold_backward(grad, self, threshold))
 THRESHOLD_INPLACE = node("ThresholdBackward1", ("self",), jvp=ELEMENT_WISE,
                          self=lambda grad, result, threshold: threshold_backward(grad, result, threshold))
-MISH = node("MishBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, self: grad * _mish_slope(self))
+MISH = node("MishBackward0", ("self",), jvp=ELEMENT_WISE, self=reduced_kernel(
+    lambda dy, x, _: dy * _mish_slope_kernel(x), lambda grad, self: grad * _mish_slope(self)))
 GLU = node("GluBackward0", ("self",), self=lambda grad, self, dim: _glu_backward(grad, self, dim))
 HARDTANH = node("HardtanhBackward0", ("self",), jvp=ELEMENT_WISE,
                 self=lambda grad, self, min_val, max_val: hardtanh_backward(grad, self, min_val, max_val))
@@ -101,7 +107,11 @@ HARDTANH_BACKWARD = node("HardtanhBackwardBackward0", ("grad_output", "self"),
                          self=lambda grad: zeros_like(grad))
 # contiguous: log_sigmoid's forward makes its result and buffer so
 LOG_SIGMOID = node("LogSigmoidBackward0", ("self",), element_wise=False, jvp=ELEMENT_WISE, saved=("buffer",),
-                   self=lambda grad, self: grad * _log_sigmoid_slope(self))
+                   self=lambda grad, self: log_sigmoid_backward(grad, self))
+LOG_SIGMOID_BACKWARD = node("LogSigmoidBackwardBackward0", ("grad_output", "self"),
+                            grad_output=lambda grad, self: log_sigmoid_backward(grad, self),
+                            self=lambda grad, grad_output, self: grad * grad_output * (self.sigmoid() - 1)
+                            * self.sigmoid())
 # PyTorch's constants, in the opmath type of the kernel
 _GELU_BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5  # M_SQRT2 * M_2_SQRTPI * 0.5
 _GELU_KAPPA = 0.044715
@@ -253,7 +263,10 @@ def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _check_floating(input, "GeluKernelImpl")
-    data = onednn.gelu_erf(input._data) if _onednn_gelu(input, approximate) else gelu_forward(input._data, approximate)
+    if _onednn_gelu(input, approximate):
+        data = onednn.gelu_erf(input._data)
+    else:  # (the half precisions in float32)
+        data = gelu_forward(opmath_array(input._data), approximate)
     return activation(input, GELU, data, approximate=approximate)
 
 
@@ -266,7 +279,7 @@ def _onednn_gelu(input: Tensor, approximate: str, backward: bool = False) -> boo
 
 
 def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str) -> Tensor:
-    x, dy = self._data, grad_output._data
+    x, dy = opmath_array(self._data), opmath_array(grad_output._data)
     kind = x.dtype.type
     if approximate == "tanh":
         beta, kappa = kind(_GELU_BETA), kind(_GELU_KAPPA)
@@ -283,7 +296,7 @@ def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str) -> Tensor
         cdf = kind(0.5) * (kind(1) + simd.libm(simd.erf, x * kind(math.sqrt(0.5))))
         pdf = kind(2.0 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5) * simd.libm(np.exp, x * x * kind(-0.5))
         data = dy * (cdf + x * pdf)
-    return record(GELU_BACKWARD, (grad_output, self), np.asarray(data, dtype=x.dtype), grad_output._dtype,
+    return record(GELU_BACKWARD, (grad_output, self), np.asarray(data, dtype=self._data.dtype), grad_output._dtype,
                   approximate=approximate)
 
 
@@ -300,19 +313,15 @@ def _gelu_curvature(x: Tensor, approximate: str) -> Tensor:
 @op(module="nn", method=False, nodes=(SILU,))
 def silu(input: Tensor) -> Tensor:
     _check_floating(input, "silu_cpu")
-    x = input._data
-    data = x / (1 + simd.libm(np.exp, -x))
-    if x.dtype == np.float32:
-        # whole pairs of registers take SLEEF's exp; the elements left over, the C library's
-        vector = x / (np.float32(1) + simd.vector_exp(-x))
-        data = kernels.simd_split(vector, data, lanes=simd.lanes(np.float32))
-    return activation(input, SILU, data)
+    x = opmath_array(input._data)  # (the half precisions in float32, twice as many to a register)
+    lanes = simd.lanes(np.float16 if input._dtype in (dtypes.float16, dtypes.bfloat16) else x.dtype)
+    return activation(input, SILU, x / (1 + _exp_negated(x, lanes)))
 
 
 @op(module="nn", method=False, nodes=(SOFTPLUS,))
 def softplus(input: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:
     _check_floating(input, "softplus_cpu")
-    x = input._data
+    x = opmath_array(input._data)  # (the half precisions in float32)
     kind = x.dtype.type
     scaled = x * kind(beta)
     data = np.where(scaled > kind(threshold), x, simd.libm(np.log1p, simd.libm(np.exp, scaled)) / kind(beta))
@@ -320,12 +329,12 @@ def softplus(input: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:
 
 
 def softplus_backward(grad_output: Tensor, self: Tensor, beta: float, threshold: float) -> Tensor:
-    x, dy = self._data, grad_output._data
+    x, dy = opmath_array(self._data), opmath_array(grad_output._data)
     kind = x.dtype.type
     z = simd.libm(np.exp, x * kind(beta))
     data = np.where(x * kind(beta) > kind(threshold), dy, dy * z / (z + kind(1)))
-    return record(SOFTPLUS_BACKWARD, (grad_output, self), np.asarray(data, dtype=x.dtype), grad_output._dtype,
-                  beta=beta, threshold=threshold)
+    return record(SOFTPLUS_BACKWARD, (grad_output, self), np.asarray(data, dtype=self._data.dtype),
+                  grad_output._dtype, beta=beta, threshold=threshold)
 
 
 def elu_values(input: Tensor, alpha: Any, scale: Any = 1, input_scale: Any = 1) -> np.ndarray:
@@ -411,11 +420,16 @@ def hardtanh_backward(grad_output: Tensor, self: Tensor, min_val: float, max_val
                   max_val=max_val)
 
 
-def _log_sigmoid_slope(x: Tensor) -> Tensor:
-    # d/dx log(sigmoid(x)) from z = exp(-|x|), as PyTorch's kernel writes it
-    z = (-x.abs()).exp()
+def log_sigmoid_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    """d/dx log(sigmoid(x)) from z = exp(-|x|), as PyTorch's kernel writes it; the half precisions
+    keep z in their own dtype (the kernel's scalar_t) and compute the rest in float32."""
+    x, dy = opmath_array(self._data), opmath_array(grad_output._data)
+    with grad_mode.no_grad():  # (exp's kernel, in the tensor's dtype)
+        z = opmath_array((-self.detach().abs()).exp()._data)
     ratio = z / (1 + z)
-    return where(x < 0, 1 - ratio, ratio)
+    data = np.where(x < 0, 1 - ratio, ratio) * dy
+    return record(LOG_SIGMOID_BACKWARD, (grad_output, self), np.asarray(data, dtype=self._data.dtype),
+                  grad_output._dtype)
 
 
 @op(module="nn", method=False, nodes=(LOG_SIGMOID,))
@@ -440,11 +454,18 @@ def _mish_slope(x: Tensor) -> Tensor:
     return tanh_softplus + x.sigmoid() * x * (1 - tanh_softplus * tanh_softplus)
 
 
+def _mish_slope_kernel(x: np.ndarray) -> np.ndarray:
+    """d mish / dx as PyTorch's mish_backward kernel computes it."""
+    tanh_softplus = _softplus_tanh(x)
+    return tanh_softplus + x * (1 / (1 + simd.libm(np.exp, -x))) * (1 - tanh_softplus * tanh_softplus)
+
+
 @op(module="nn", nodes=(MISH,))
 def mish(input: Tensor) -> Tensor:
-    """x * tanh(softplus(x)), as PyTorch's kernel: x * tanh(log1p(exp(x)))."""
+    """x * tanh(softplus(x)), as PyTorch's kernel: x * tanh(log1p(exp(x))) (the half precisions in float32)."""
     _check_floating(input, "mish_cpu")
-    return activation(input, MISH, input._data * _softplus_tanh(input._data))
+    x = opmath_array(input._data)
+    return activation(input, MISH, x * _softplus_tanh(x))
 
 
 def _glu_halves(self: Tensor, dim: int) -> tuple:
@@ -455,6 +476,16 @@ def _glu_halves(self: Tensor, dim: int) -> tuple:
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
     return np.split(self._data, 2, axis=d)
+
+
+_HALF_LANES = simd.lanes(np.float16)
+
+
+def _exp_negated(x: np.ndarray, lanes: int) -> np.ndarray:
+    """exp(-x) as an element-wise kernel computes it: in float32, whole pairs of `lanes`-wide
+    registers with SLEEF's exp and the elements left over with the C library's."""
+    scalar = simd.libm(np.exp, -x)
+    return kernels.simd_split(simd.vector_exp(-x), scalar, lanes=lanes) if x.dtype == np.float32 else scalar
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -493,8 +524,15 @@ def hardsigmoid(input: Tensor) -> Tensor:
 @op(module="nn", nodes=(HARDSWISH,))
 def hardswish(input: Tensor) -> Tensor:
     _check_floating(input, "hardswish_cpu")
-    x = input._data
+    x = opmath_array(input._data)  # (the half precisions in float32)
     return activation(input, HARDSWISH, x * np.minimum(np.maximum(x + x.dtype.type(3), 0), 6) / x.dtype.type(6))
+
+
+def hardswish_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    x, dy = opmath_array(self._data), opmath_array(grad_output._data)  # (the half precisions in float32)
+    kind = x.dtype.type
+    data = np.where(x <= kind(-3), kind(0), np.where(x < kind(3), dy * (x / kind(3) + kind(0.5)), dy))
+    return record(HARDSWISH_BACKWARD, (grad_output, self), np.asarray(data, dtype=self._data.dtype), grad_output._dtype)
 
 
 def _check_lambd(input: Tensor, lambd: Any) -> None:

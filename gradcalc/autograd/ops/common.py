@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -10,6 +10,7 @@ from .. import dtypes, forward_mode, grad_mode, meta
 from ..grad_mode import FORWARD_LEVELS
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
+from .registry import recording_not_needed
 from ... import numpy_state
 from ...display.names import torch_class, type_name
 from ...warnings import warn_once
@@ -176,6 +177,28 @@ def opmath_scalar(value: Any, dtype: DType) -> Any:
     if type(value) is int and 0 <= value <= 1:  # the defaults, which every type holds
         return value
     return kernel_scalar(value, dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype)
+
+
+def opmath_array(x: np.ndarray) -> np.ndarray:
+    """An array as a kernel for the half precisions computes with it: in float32, the result rounded
+    once at the end (bfloat16's values already live in float32 here)."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+def reduced_kernel(kernel: Callable, ops: Callable) -> Callable:
+    """A backward formula `(grad, self, ...) -> Tensor` whose PyTorch kernel computes float16 and
+    bfloat16 in float32 and rounds once: `kernel(dy, x, dtype, ...)` on the arrays so widened (and
+    the half precision's DType) when no graph is recorded
+    (PyTorch's kernel), `ops` otherwise and for the other dtypes (tensor ops, as PyTorch's
+    differentiable form, or as its kernel in those dtypes)."""
+
+    def formula(grad: Tensor, self: Tensor, *args: Any, **params: Any) -> Tensor:
+        if self._dtype in (dtypes.float16, dtypes.bfloat16) and recording_not_needed():
+            data = kernel(opmath_array(grad._data), opmath_array(self._data), self._dtype, *args, **params)
+            return Tensor._make(np.asarray(data, dtype=grad._dtype._numpy), grad._dtype)
+        return ops(grad, self, *args, **params)
+
+    return formula
 
 
 # ------------------------------------------------------------------ memory

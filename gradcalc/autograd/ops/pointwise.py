@@ -11,7 +11,8 @@ from ..dtypes import DType
 from ..tensor import Tensor
 from .arithmetic import pow as power, unary, unary_float
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_real_scalar,
-                     fitted_scalar, float_result, is_conj, not_implemented_for, opmath_scalar, zeros_like)
+                     fitted_scalar, float_result, is_conj, not_implemented_for, opmath_array, opmath_scalar,
+                     zeros_like)
 from .generate import make_inplace
 from .indexing import where
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
@@ -93,7 +94,10 @@ del _name, _node, _aliases
 
 def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
     y = output._data
-    if y.dtype == np.float32:
+    if output._dtype in (dtypes.float16, dtypes.bfloat16):  # in float32 (b * b exact), rounded once
+        wide = opmath_array(y)
+        data = (opmath_array(grad_output._data) * (np.float32(1) - wide * wide)).astype(grad_output._dtype._numpy)
+    elif y.dtype == np.float32:
         # PyTorch's AVX2 and AVX-512 kernels fuse 1 - y * y into one multiply-add (with cancellation
         # near saturation, that decides many bits): simd.fused_multiply_add's float64 steps (the
         # square exact, the difference rounded once, then to float32), in one widened array
@@ -107,7 +111,7 @@ def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
 
 
 def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
-    # grad * (1 - y) * y, multiplied from the left as PyTorch's kernel does
+    # grad * (1 - y) * y, multiplied from the left as PyTorch's kernel does (float16 rounded at each step)
     data = grad_output._data * (1 - output._data).conj() * output._data.conj()
     return record(SIGMOID_BACKWARD, (grad_output, output), data, grad_output._dtype)
 
@@ -118,10 +122,12 @@ def sigmoid(input: Tensor) -> Tensor:
     dtype = float_result(input._dtype)
     wide = input._data.astype(np.complex128 if dtype.is_complex else np.float64)
     e = np.exp(-wide).astype(dtype._numpy)
-    if dtype is dtypes.float32:
+    if dtype in (dtypes.float32, dtypes.float16, dtypes.bfloat16):
         # whole pairs of SIMD registers take SLEEF's exp; the elements left over, the C library's
+        # (the half precisions in float32, their registers holding twice as many)
         negated = np.float32(0) - input._data.astype(np.float32)
-        e = kernels.simd_split(simd.vector_exp(negated), simd.glibc_expf(negated), lanes=16 if cpu.ATEN_AVX512 else 8)
+        lanes = simd.lanes(np.float32 if dtype is dtypes.float32 else np.float16)
+        e = kernels.simd_split(simd.vector_exp(negated), simd.glibc_expf(negated), lanes=lanes)
     return record(SIGMOID, (input,), np.asarray(1 / (1 + e), dtype=dtype._numpy), dtype)
 
 
