@@ -54,7 +54,7 @@ def _edge_ones(edge: GradientEdge) -> Tensor:
 
 def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = False) -> list:
     grads = []
-    for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
+    for output, grad in zip(outputs, grad_outputs):
         if not isinstance(output, (Tensor, GradientEdge)):  # torch's _make_grads asserts it first
             raise AssertionError("Expected output to be a torch.Tensor")
         if isinstance(output, GradientEdge) and grad is None:
@@ -75,13 +75,15 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
             # (torch's Python names the type by its __name__: `dtype`, not `torch.dtype`)
             raise TypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
         shape, dtype = _edge_output(output) if isinstance(output, GradientEdge) else (output.shape, output._dtype)
-        if grad.shape != shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and "
-                               f"output[{index}] has a shape of {Size(shape)}.")
-        if grad._dtype.is_complex != dtype.is_complex:
+        if grad.shape != shape or grad._dtype.is_complex != dtype.is_complex:
+            # torch's message finds each by list.index, which compares with == (and so may fail itself)
+            grad_at, output_at = list(grad_outputs).index(grad), list(outputs).index(output)
+            if grad.shape != shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{grad_at}] has a shape of {grad.shape} and "
+                                   f"output[{output_at}] has a shape of {Size(shape)}.")
             raise RuntimeError("For complex Tensors, both grad_output and output are required to have the same "
-                               f"dtype. Mismatch in dtype: grad_output[{index}] has a dtype of {grad.dtype} and "
-                               f"output[{index}] has a dtype of {dtype}.")
+                               f"dtype. Mismatch in dtype: grad_output[{grad_at}] has a dtype of {grad.dtype} and "
+                               f"output[{output_at}] has a dtype of {dtype}.")
         grads.append(grad)
     return grads
 

@@ -208,7 +208,9 @@ def _path_of(number: Any) -> str:
     return path
 
 
-def close(fd: int) -> None:
+def close(*args: Any, **kwargs: Any) -> None:
+    """close(fd), bound as Argument Clinic binds it."""
+    fd = c_arguments("close()", ("fd",), 1, args, kwargs, clinic=True)["fd"]
     _path_of(fd)
     del files.active().numbers[fd]
 

@@ -17,7 +17,7 @@ from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fitted_scalar,
-                     not_implemented_for, shape_text)
+                     kernel_scalar, not_implemented_for, shape_text)
 from .info import MEMORY_FORMATS, check_memory_format
 from .parser import parser
 from .registry import op
@@ -461,7 +461,10 @@ def range_ends(name: str, start: Any, end: Any) -> tuple:
 def spaced_ends(kernel: str, start: Any, end: Any, steps: int, dtype: DType) -> tuple:
     """linspace's and logspace's ends as ATen's kernels read them, which run for two steps or more
     (one step is a fill with start): no bool kernel; an integer dtype's ends are converted to it
-    first (Scalar::to, an unsigned type wrapping a negative int), the values spaced between those."""
+    first (Scalar::to, an unsigned type wrapping a negative int), the values spaced between those;
+    a float dtype's ends are checked against its range in any case."""
+    if dtype.category == dtypes.FLOATING:
+        kernel_scalar(start, dtype), kernel_scalar(end, dtype)
     if steps > 1:
         check_not_unsigned(kernel, dtype)
         if dtype is dtypes.bool_:

@@ -50,6 +50,11 @@ def strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_o
         raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
+    for n, s in zip(size, stride):  # computeStorageNbytes: a size of 0 first ends it; a negative one overflows
+        if n == 0:
+            break
+        if n < 0 and s:
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     storage = _storage(input)
     needed = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
     if needed > storage.size:

@@ -9,7 +9,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .. import dtypes, grad_mode
+from .. import dtypes, grad_mode, meta
 from ..tensor import Tensor
 from .common import int64_tensor, not_implemented_for, shape_text, zeros, zeros_like
 from .registry import NOT_IMPLEMENTED, node, op, record
@@ -94,26 +94,36 @@ def output_length(size: int, kernel: int, stride: int, padding: int, dilation: i
 
 
 def _geometry(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, ceil_mode: bool) -> tuple:
-    """The output's size, the input and the sizes (of _sizes) checked as ATen's 2-d pools check them."""
+    """The output's size, the input and the sizes (of _sizes) checked as ATen's 2-d pools check them
+    (a meta tensor's, as torch's Python meta kernels do: some words differ)."""
     if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    if 0 in stride:  # pooling_output_shape's first check
-        raise RuntimeError("stride should not be zero")
-    for k, p, d in zip(kernel, padding, dilation):
-        if p > (d * (k - 1) + 1) // 2:
+    on_meta = meta.is_meta(input)
+    for k, s, p, d in zip(kernel, stride, padding, dilation):  # pooling_output_shape's checks, per dim
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        span = d * (k - 1) + 1
+        if p > (span // 2 if span >= 0 or on_meta else -(-span // 2)):  # (C's division, Python's on meta)
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size="
                                f"{k} and dilation={d}")
+    comma = "," if on_meta else ""
     # pool2d_shape_check's, before the output size's
     if min(kernel) <= 0:
-        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}")
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]}{comma} kW: {kernel[1]}")
     if min(stride) <= 0:
-        raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}")
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]}{comma} dW: {stride[1]}")
     if min(dilation) <= 0:
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} dilationW: "
-                           f"{dilation[1]}")
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]}{comma} "
+                           f"dilationW: {dilation[1]}")
     if 0 in input.shape[-3:]:  # a batch may be empty, a plane not
-        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
-                           f"[{', '.join(map(str, input.shape))}]")
+        shown = f" {input.shape!r}" if on_meta else f"[{', '.join(map(str, input.shape))}]"
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
+                           f"{shown}")
+    if on_meta and (kernel[1] // 2 < padding[1] or kernel[0] // 2 < padding[0]):
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {padding[1]}, "
+                           f"padH = {padding[0]}, kW = {kernel[1]}, kH = {kernel[0]}")
     out = tuple(output_length(size, k, s, p, d, ceil_mode) for size, k, s, p, d in zip(
         input.shape[-2:], kernel, stride, padding, dilation))
     if any(o <= 0 for o in out):

@@ -55,6 +55,15 @@ class RNNBase(Module):
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
                  device: Any = None, dtype: Optional[DType] = None) -> None:
         super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
         if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
                              "element being zeroed")
@@ -62,6 +71,10 @@ class RNNBase(Module):
             warn("UserWarning", f"dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                                 f"expects num_layers greater than 1, but got dropout={dropout} and "
                                 f"num_layers={num_layers}")
+        if not isinstance(bias, bool):
+            raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
+        if not isinstance(batch_first, bool):
+            raise TypeError(f"batch_first should be of type bool, got: {type(batch_first).__name__}")
         if not isinstance(input_size, int):
             raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
         if input_size <= 0:
@@ -76,15 +89,6 @@ class RNNBase(Module):
             raise ValueError("proj_size should be a positive integer or zero to disable projections")
         if proj_size >= hidden_size:
             raise ValueError("proj_size has to be smaller than hidden_size")
-        self.mode = mode
-        self.input_size = input_size
-        self.hidden_size = hidden_size
-        self.num_layers = num_layers
-        self.bias = bias
-        self.batch_first = batch_first
-        self.dropout = float(dropout)
-        self.bidirectional = bidirectional
-        self.proj_size = proj_size
         dtype = dtypes.get_default_dtype() if dtype is None else dtype
         # as torch: a one-gate RNN's size is the hidden size as given (a bool stays one, for empty() to refuse)
         gate_size = hidden_size if _GATES[mode] == 1 else _GATES[mode] * hidden_size
