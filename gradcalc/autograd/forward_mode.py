@@ -119,6 +119,12 @@ def has_tangent(*tensors: Any) -> bool:
     return bool(LEVELS) and any(isinstance(t, Tensor) and t._fw for t in tensors)
 
 
+def has_dual_tangent(*values: Any) -> bool:
+    """Whether any of `values` is a tensor with a forward-mode tangent (not a vmap level's mark)."""
+    return bool(LEVELS) and any(isinstance(v, Tensor) and v._fw and any(isinstance(g, Tensor) for g in v._fw.values())
+                                for v in values)
+
+
 def batched(tensor: Tensor) -> bool:
     """Whether a running vmap's examples reach `tensor`."""
     return any(type(level) is BatchLevel and tangent_of(tensor, level) for level in LEVELS)

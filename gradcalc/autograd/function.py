@@ -315,6 +315,9 @@ def _wrap_outputs(ctx: BackwardCFunction, inputs: list, outputs: tuple, is_execu
     dirty = _tensor_ids(getattr(ctx, "dirty_tensors", ()))
     non_differentiable = _tensor_ids(getattr(ctx, "non_differentiable", ()))
     input_ids = {id(t) for t in inputs}
+    for tensor in getattr(ctx, "dirty_tensors", ()):  # _mark_dirty: each counts as changed in place
+        if isinstance(tensor, Tensor):
+            tensor._vc.value += 1
     for tensor in getattr(ctx, "dirty_tensors", ()):
         if isinstance(tensor, Tensor) and not any(tensor is out for out in outputs):
             raise RuntimeError("Some elements marked as dirty during the forward method were not returned as "
@@ -340,7 +343,6 @@ def _wrap_outputs(ctx: BackwardCFunction, inputs: list, outputs: tuple, is_execu
         elif is_modified:
             if out.is_leaf and out.requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-            out._vc.value += 1  # marked dirty: the change counts as an in-place operation
             out._set_history(ctx, index)
         elif is_input:
             out = _view_of_self(out)

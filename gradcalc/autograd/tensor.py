@@ -40,6 +40,7 @@ VIEW_DEFAULT, VIEW_NO_GRAD, VIEW_MULTI_OUTPUT, VIEW_INFERENCE = "default", "no_g
 # the dims of a channels-last layout, innermost first (NHWC, NDHWC)
 _CHANNELS_LAST_ORDERS = {"channels_last": (1, 3, 2, 0), "channels_last_3d": (1, 4, 3, 2, 0)}
 
+
 class VersionCounter:
     """Counts in-place changes to one storage; a tensor, its views and `detach()` share one."""
 

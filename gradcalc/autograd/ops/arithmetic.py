@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import dtypes, kernels, meta, mkl, simd
+from .. import dtypes, forward_mode, kernels, meta, mkl, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_number,
@@ -401,6 +401,9 @@ def _check_not_complex(kernel: str, *operands: Any) -> None:
 def _rounded_divide(node_def: NodeDef, a: Any, b: Any, function: Callable, symbol: str, kernel: str,
                     **params: Any) -> Tensor:
     check_number(b, symbol)
+    if node_def is NOT_IMPLEMENTED and forward_mode.has_dual_tangent(a, b):
+        # autograd's refusal comes before the kernel's checks
+        raise NotImplementedError(f"Trying to use forward AD with aten::{params['_aten']} that does not support it.")
     check_has_kernel(kernel, a, b)
     _check_not_complex(kernel, a, b)
     dtype = dtypes.result_type([a, b])

@@ -6,6 +6,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes, layout, meta
+from ..dtypes import DType
 from ..forward_mode import follow
 from ..grad_mode import FORWARD_LEVELS
 from ..tensor import Tensor
@@ -65,7 +66,39 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     for name, tolerance in (("rtol", rtol), ("atol", atol)):
         if not tolerance >= 0:
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {dtypes.cpp_double(tolerance)}")
-    return _compare(input, other, lambda x, y: np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return _compare(input, other, lambda x, y: _close(x, y, input._dtype, rtol, atol, equal_nan))
+
+
+def _computed_in(dtype: DType) -> type:
+    """The type a kernel computes `dtype`'s values and scalars in (at::opmath_type)."""
+    return np.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype._numpy.type
+
+
+def _in_dtype(values: np.ndarray, dtype: DType) -> np.ndarray:
+    """An op's result rounded to `dtype` (bfloat16's values live in float32)."""
+    return dtypes.round_to_bfloat16(values) if dtype is dtypes.bfloat16 else values.astype(dtype._numpy)
+
+
+def _close(x: np.ndarray, y: np.ndarray, dtype: DType, rtol: float, atol: float, equal_nan: bool) -> np.ndarray:
+    """ATen's isclose, op by op: equal, or both NaN with equal_nan, or |x - y| <= atol + |rtol * y|
+    and finite, each op in the tensors' dtype (integers and bools in the default dtype; the scalars
+    in float32 for the half precisions)."""
+    close = x == y
+    inexact = dtype.is_floating_point or dtype.is_complex
+    if equal_nan and inexact:
+        close |= np.isnan(x) & np.isnan(y)
+    if rtol == 0 and atol == 0:
+        return close
+    if not inexact:
+        dtype = dtypes.get_default_dtype()
+        x, y = _in_dtype(x.astype(np.float64), dtype), _in_dtype(y.astype(np.float64), dtype)
+    wide = _computed_in(dtype)
+    real = dtype.to_real() if dtype.is_complex else dtype
+    scaled = np.abs(_in_dtype(wide(rtol) * y.astype(wide), dtype))
+    allowed = _in_dtype(_computed_in(real)(atol) + scaled.astype(_computed_in(real)), real)
+    actual = np.abs(_in_dtype(x.astype(wide) - y.astype(wide), dtype))
+    with np.errstate(invalid="ignore"):
+        return close | (np.isfinite(actual) & (actual <= allowed))
 
 
 @op()

@@ -233,8 +233,8 @@ def _advanced_item(item: Any) -> Any:
 
 def checked_advanced_items(a: Tensor, items: tuple) -> tuple:
     """The items of an advanced index, each list read as a tensor, in PyTorch's order of checks:
-    the count of indices, each item in turn, the shapes (the bounds are the kernel's: see
-    `outside_element`)."""
+    the count of indices, each item in turn, the masks' shapes, the shapes broadcast together (the
+    bounds are the kernel's: see `outside_element`)."""
     if len(items) == 1 and a.ndim and _in_bounds(items[0], a._data.shape[0]):
         return items  # one tensor of integers within the first dimension (C[X] in a loop): nothing else to check
     specified = sum(_item_dims(item) for item in items if item is not None and item is not Ellipsis)
@@ -245,9 +245,8 @@ def checked_advanced_items(a: Tensor, items: tuple) -> tuple:
     for item in items:  # the index tensors' dtypes, before their shapes
         if isinstance(item, Tensor) and item._dtype.category > dtypes.INTEGRAL:
             raise IndexError(INDEX_DTYPE_MESSAGE)
-    _check_index_shapes(items)
     axis = 0
-    for item in items:
+    for item in items:  # each mask's shape (expandTensors), before the indices broadcast together
         if item is Ellipsis:
             axis += a.ndim - specified
         elif item is not None:
@@ -258,6 +257,7 @@ def checked_advanced_items(a: Tensor, items: tuple) -> tuple:
                         raise IndexError(f"The shape of the mask {shape_text(item.shape)} at index {j} does not match "
                                          f"the shape of the indexed tensor {shape_text(a.shape)} at index {axis + j}")
             axis += _item_dims(item)
+    _check_index_shapes(items)
     return items
 
 

@@ -304,6 +304,8 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
         source = as_tensor(_assigned_number(value, a._dtype), a._dtype if not isinstance(value, complex) else None)
     else:
         raise TypeError(f"can't assign a {type_name(value)} to a torch.{a._dtype.tensor_type}")
+    if index is False:  # THPVariable_setitem does nothing for False (once the value is read)
+        return
     if is_advanced(index):
         check_inplace(a, source)  # autograd's checks come before the kernel's
         items = checked_advanced_items(a, items)

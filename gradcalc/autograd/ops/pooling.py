@@ -266,9 +266,11 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
             raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
                                f"but input has sizes {shape_text(input.shape)} with dimension {dim + input.ndim} being "
                                "empty")
-    if input._dtype.category != dtypes.FLOATING:
+    empty = 0 in input.shape[:-2] or 0 in out  # an empty output: the kernel (and its dtype's dispatch) never runs
+    if input._dtype.category != dtypes.FLOATING and not empty:
         raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{input._dtype._scalar_name}'")
-    return record(ADAPTIVE_AVG_POOL2D, (input,), _in_float(input._data, out), input._dtype)
+    data = np.zeros(input.shape[:-2] + out, input._data.dtype) if empty else _in_float(input._data, out)
+    return record(ADAPTIVE_AVG_POOL2D, (input,), data, input._dtype)
 
 
 def _windows(input_shape: tuple, output_size: tuple) -> Any:

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..tensor import Tensor
-from .common import check_allocation
+from .common import check_allocation, shape_text
 from . import resampling
 from .resampling import area_pixel_scale
 from .registry import node, op, record
@@ -313,6 +313,9 @@ def _check(input: Tensor, dims: int, output_size: tuple) -> None:
         joined = " and " if dims == 1 else " "  # ATen's 1d check says "and", its 2d and 3d ones do not
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown_input})"
                            f"{joined}output ({shown_output})")
+    if 0 in input.shape[1:]:  # the meta functions': an empty batch, but no other dim empty
+        raise RuntimeError(f"Non-empty {dims + 2}D data tensor expected but got a tensor with sizes "
+                           f"{shape_text(input.shape)}")
 
 
 def _check_kernel_dtype(input: Tensor, kernel: str, takes_bytes: bool) -> None:
