@@ -31,6 +31,9 @@ def _pow_scalar_base_grad(grad: Tensor, result: Tensor, base: Any) -> Tensor:
     # PyTorch's pow_backward_exponent: grad * conj(b^e log b), with the logarithm of a C++ scalar: complex
     # when the base or the exponent is, NaN for a negative real base; at base 0 the powers e >= 0
     # (the finite ones) take 0
+    if isinstance(base, bool):  # PyTorch 2.13 fails to read back a saved bool Scalar (its own assertion)
+        raise RuntimeError('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/c10/core/Scalar.cpp":42, please '
+                           'report a bug to PyTorch. unknown ivalue tag 4')
     if isinstance(base, complex) or result._dtype.is_complex:
         log: Any = cmath.log(base) if base != 0 else complex(-math.inf, 0.0)
     else:
