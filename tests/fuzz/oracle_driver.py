@@ -5,10 +5,11 @@ Usage (with a Python that has torch 2.13):  python oracle_driver.py IN.json OUT.
 IN.json is a list of program texts; OUT.json gets one {"stdout", "stderr", "rc"} per program.
 torch is imported once; each program then runs in a child forked from that process, so it
 starts from a fresh interpreter state (print options, default dtype, grad mode, the RNG and
-PyTorch's warn-once flags) without paying torch's import again.
+PyTorch's warn-once flags) without paying torch's import again, in an empty folder of its own.
 """
 import json
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -27,10 +28,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as workdir:
         out_path, err_path = os.path.join(workdir, "out"), os.path.join(workdir, "err")
         for source in sources:
+            folder = tempfile.mkdtemp(dir=workdir)  # the files it writes start from nothing, as in gradcalc
             pid = os.fork()
             if pid == 0:
                 code = 0
                 try:
+                    os.chdir(folder)
                     start_child(out_path, err_path)
                     try:
                         # called from this frame: the program stands as deep in the stack as under the
@@ -44,6 +47,7 @@ def main() -> None:
                 finally:
                     os._exit(code)
             _, status = os.waitpid(pid, 0)
+            shutil.rmtree(folder, ignore_errors=True)
             with open(out_path) as out, open(err_path) as err:
                 results.append({"stdout": out.read(), "stderr": err.read(),
                                 "rc": os.waitstatus_to_exitcode(status)})
