@@ -410,6 +410,8 @@ def hardtanh(input: Tensor, min_val: Any = -1, max_val: Any = 1) -> Tensor:
     x = input._data
     low, high = np.asarray(min_val).astype(x.dtype), np.asarray(max_val).astype(x.dtype)
     data = np.where(x < low, low, np.where(x > high, high, x))
+    if low != low or high != high:  # (clamp's NaN bound: every element NaN)
+        data = np.full(x.shape, np.nan, x.dtype)
     return activation(input, HARDTANH, data, min_val=min_val, max_val=max_val)
 
 

@@ -307,12 +307,13 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:
 
 
 def _at_least(x: np.ndarray, low: Any) -> np.ndarray:
-    """max(x, low) keeping x where equal (-0.0 against 0) and where nan, as PyTorch's kernels do."""
-    return np.where(x < low, np.asarray(low, dtype=x.dtype), x)
+    """max(x, low) keeping x where equal (-0.0 against 0) and where nan, as PyTorch's kernels do;
+    a NaN bound makes every element NaN."""
+    return np.where((x < low) | (low != low), np.asarray(low, dtype=x.dtype), x)
 
 
 def _at_most(x: np.ndarray, high: Any) -> np.ndarray:
-    return np.where(x > high, np.asarray(high, dtype=x.dtype), x)
+    return np.where((x > high) | (high != high), np.asarray(high, dtype=x.dtype), x)
 
 
 def _clamp_one(a: Tensor, bound: Any, node_def: NodeDef, tensor_node: NodeDef, pick: Callable,

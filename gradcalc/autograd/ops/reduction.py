@@ -72,8 +72,9 @@ CUMPROD = node("CumprodBackward0", ("self",),
 
 
 def evenly(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
-    """The gradient of a full max or min over ties: shared evenly among the tied elements."""
-    mask = self == result
+    """The gradient of a full max or min over ties: shared evenly among the tied elements (the NaNs,
+    when the result is NaN)."""
+    mask = self.isnan() if result._data.dtype.kind in "fc" and bool(np.isnan(result._data)) else self == result
     return masked_fill(zeros_like(self, dtype=grad.dtype), mask, grad / mask.sum())
 
 

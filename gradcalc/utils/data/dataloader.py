@@ -10,6 +10,7 @@ dataset describes the worker (an IterableDataset is iterated once per worker, as
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, Callable, Iterator, Optional
 
 from ...autograd import random as rng
@@ -128,6 +129,24 @@ class DataLoader:
         self.persistent_workers = persistent_workers
         self._IterableDataset_len_called: Optional[int] = None
         self._initialized = True
+        self.check_worker_number_rationality()
+
+    def check_worker_number_rationality(self) -> None:
+        """PyTorch's warning when more workers are asked for than this machine's CPUs that the
+        process may use (their count as torch._utils.cpu_count reads it)."""
+        if not self.num_workers or self.num_workers == 0:
+            return
+        available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        if available is None or self.num_workers > available:
+            suggested = ("DataLoader is not able to compute a suggested max number of worker in current system."
+                         if available is None else
+                         f"Our suggested max number of worker in current system is {available}"
+                         f"{'' if hasattr(os, 'sched_getaffinity') else ' (`cpuset` is not taken into account)'}, "
+                         "which is smaller than what this DataLoader is going to create.")
+            warn("UserWarning", f"This DataLoader will create {self.num_workers} worker processes in total. "
+                                f"{suggested} Please be aware that excessive worker creation might get DataLoader "
+                                "running slow or even freeze, lower the worker number to avoid potential "
+                                "slowness/freeze if necessary.")
 
     def __setattr__(self, attr: str, val: Any) -> None:
         if self._initialized and attr in ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
@@ -138,6 +157,7 @@ class DataLoader:
     def __iter__(self) -> "_BaseDataLoaderIter":
         if self.num_workers == 0:
             return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
         return _MultiProcessingDataLoaderIter(self)
 
     @property
