@@ -145,6 +145,29 @@ def _module_all(path: str) -> Callable[[], dict]:
     return build
 
 
+# torch.nn.modules' own modules (torch.nn.modules.loss, .module, ...): gradcalc's files of those names
+NN_MODULE_FILES = ("activation", "adaptive", "batchnorm", "channelshuffle", "container", "conv", "distance",
+                   "dropout", "flatten", "fold", "instancenorm", "lazy", "linear", "loss", "module", "normalization",
+                   "padding", "pixelshuffle", "pooling", "rnn", "sparse", "transformer", "upsampling", "utils")
+
+
+def _nn_modules() -> dict:
+    members = _module_all("nn.modules")()
+    members.update({name: Submodule(f"torch.nn.modules.{name}") for name in NN_MODULE_FILES})
+    return members
+
+
+def _nn_module_file(name: str) -> Callable[[], dict]:
+    """The builder of torch.nn.modules.NAME: what gradcalc's file of that name holds as torch's
+    module holds it (the classes and functions whose __module__ is that module's name)."""
+    def build() -> dict:
+        module = importlib.import_module(f"gradcalc.nn.modules.{name}")
+        path = f"torch.nn.modules.{name}"
+        return {key: value for key, value in vars(module).items()
+                if getattr(value, "__module__", None) == path and not key.startswith("__")}
+    return build
+
+
 def _cuda() -> dict:
     from ... import cuda
 
@@ -181,7 +204,8 @@ BUILDERS: dict = {
     "torch": _torch, "torch.autograd": _autograd, "torch.nn": _nn, "torch.functional": _functional,
     "torch.linalg": lambda: dict(_namespaces()["torch.linalg"]),
     "torch.special": lambda: dict(_namespaces()["torch.special"]), "torch.fft": lambda: dict(_namespaces()["torch.fft"]),
-    "torch.nn.modules": _module_all("nn.modules"),
+    "torch.nn.modules": _nn_modules,
+    **{f"torch.nn.modules.{name}": _nn_module_file(name) for name in NN_MODULE_FILES},
     "torch.nn.parallel": _module_all("nn.parallel"),
     "torch.nn.parameter": _nn_parameter,
     "torch.nn.functional": _module_all("nn.functional"),

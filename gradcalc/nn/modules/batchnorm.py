@@ -70,6 +70,7 @@ class _NormBase(Module):
 
 
 class _BatchNorm(_NormBase):
+    __module__ = "torch.nn.modules.batchnorm"
     _dims: tuple = ()
     __init__ = defined_in("_BatchNorm", _NormBase.__init__)  # torch's own, which a wrong call's error names
 
@@ -109,6 +110,8 @@ class BatchNorm3d(_BatchNorm):
 
 class _LazyNormBase(LazyModuleMixin):
     """Lazy batch and instance norms: num_features is the input's dim 1 at the first call."""
+
+    __module__ = "torch.nn.modules.batchnorm"
 
     def __init__(self, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device: Any = None, dtype: Optional[DType] = None, *,

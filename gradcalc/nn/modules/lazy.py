@@ -11,6 +11,8 @@ from .module import Module
 class LazyModuleMixin:
     """Mixed in before the plain class: `cls_to_become` is what the module is after its first call."""
 
+    __module__ = "torch.nn.modules.lazy"
+
     cls_to_become: Any = None
 
     def has_uninitialized_params(self) -> bool:

@@ -226,7 +226,8 @@ class RNNBase(Module):
             return output, (stack([h for h, _ in finals]), stack([c for _, c in finals]))
         return output, stack(finals)
 
-    def forward(self, input: Any, hx: Any = None) -> Any:
+    def _forward(self, input: Any, hx: Any = None) -> Any:
+        """RNN's and GRU's forward (each class has its own, as torch's: a wrong call names it)."""
         name = _NAMES[self.mode]
         if isinstance(input, PackedSequence):
             input, batch_sizes, sorted_indices, unsorted_indices = input
@@ -277,6 +278,9 @@ class RNN(RNNBase):
         else:
             raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'.")
         super().__init__(mode, *args, **kwargs)
+
+    def forward(self, input: Any, hx: Any = None) -> Any:
+        return self._forward(input, hx)
 
 
 class LSTM(RNNBase):
@@ -343,6 +347,9 @@ class GRU(RNNBase):
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
+
+    def forward(self, input: Any, hx: Any = None) -> Any:
+        return self._forward(input, hx)
 
 
 # ------------------------------------------------------------------ cells
