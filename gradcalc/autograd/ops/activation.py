@@ -405,13 +405,14 @@ def elu_backward(grad_output: Tensor, self_or_result: Tensor, alpha: float, is_r
 
 @op(module="nn", method=False, nodes=(HARDTANH,))
 def hardtanh(input: Tensor, min_val: Any = -1, max_val: Any = 1) -> Tensor:
-    # clamp's kernel: the input kept unless beyond a bound (so -0.0 and nan stay), its bounds in the input's type
-    min_val, max_val = fitted_scalar(min_val, input._dtype), fitted_scalar(max_val, input._dtype)
+    # clamp's kernel: the input kept unless beyond a bound (so -0.0 and nan stay), its bounds in the
+    # input's type; a NaN bound makes every element NaN before either bound is converted
     x = input._data
+    if min_val != min_val or max_val != max_val:
+        return activation(input, HARDTANH, np.full(x.shape, np.nan, x.dtype), min_val=min_val, max_val=max_val)
+    min_val, max_val = fitted_scalar(min_val, input._dtype), fitted_scalar(max_val, input._dtype)
     low, high = np.asarray(min_val).astype(x.dtype), np.asarray(max_val).astype(x.dtype)
     data = np.where(x < low, low, np.where(x > high, high, x))
-    if low != low or high != high:  # (clamp's NaN bound: every element NaN)
-        data = np.full(x.shape, np.nan, x.dtype)
     return activation(input, HARDTANH, data, min_val=min_val, max_val=max_val)
 
 

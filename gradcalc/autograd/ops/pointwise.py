@@ -266,8 +266,12 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     for bound in (min, max):
         check_real_scalar(bound, input._dtype)
     dtype = dtypes.result_type([input] + [v for v in (min, max) if v is not None])
-    # a number bound is read in the result's type (Scalar::to<T>(): checked, an unsigned type's negatives wrapped)
-    min, max = (bound if isinstance(bound, Tensor) else fitted_scalar(bound, dtype) for bound in (min, max))
+    # a number bound is read in the result's type (Scalar::to<T>(): checked, an unsigned type's negatives
+    # wrapped), unless a NaN of the two number bounds fills the result with NaN first (clamp_out)
+    nan_bound = not isinstance(min, Tensor) and not isinstance(max, Tensor) and min is not None and \
+        max is not None and (min != min or max != max)
+    if not nan_bound:
+        min, max = (bound if isinstance(bound, Tensor) else fitted_scalar(bound, dtype) for bound in (min, max))
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         bounds = [as_tensor(v) if v is not None else _unbounded(dtype, low=i == 0) for i, v in enumerate((min, max))]
         for bound in bounds:
@@ -276,8 +280,11 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         data = np.minimum(np.maximum(x, low), high)
         return record(CLAMP_TENSOR, [input] + bounds, np.asarray(data, dtype=dtype._numpy), dtype)
     (x,) = arrays((input,), dtype)
-    data = x if min is None else _at_least(x, min)
-    data = data if max is None else _at_most(data, max)
+    if nan_bound:
+        data = np.full(x.shape, np.nan, x.dtype)
+    else:
+        data = x if min is None else _at_least(x, min)
+        data = data if max is None else _at_most(data, max)
     return record(CLAMP, (input,), np.asarray(data, dtype=dtype._numpy), dtype, min=min, max=max)
 
 
