@@ -134,6 +134,8 @@ def _factory_out(name: str, impl: Callable, bound: dict, out: Tensor) -> Tensor:
         out._data = np.empty(result._data.shape, dtype=out._dtype._numpy)
     out._data.reshape(-1)[...] = result._data.reshape(-1).astype(out._dtype._numpy, copy=False)
     out._vc.value += 1
+    if bound.get("requires_grad"):  # the binding sets it on what it returns: the out tensor
+        out.requires_grad_(True)
     return out
 
 
