@@ -64,7 +64,8 @@ CELU_INPLACE = node("CeluBackward1", ("self",), jvp=ELEMENT_WISE,
 HARDSIGMOID = node("HardsigmoidBackward0", ("self",), jvp=ELEMENT_WISE,
                    self=lambda grad, self: where((self > -3) & (self < 3), grad / 6, zeros_like(grad)))
 # hardswish's and log_sigmoid's gradients are kernels of their own, recorded as ops with create_graph too
-HARDSWISH = node("HardswishBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, self: hardswish_backward(grad, self))
+HARDSWISH = node("HardswishBackward0", ("self",), jvp=ELEMENT_WISE,
+                 self=lambda grad, self: hardswish_backward(grad, self))
 HARDSWISH_BACKWARD = node("HardswishBackwardBackward0", ("grad_output", "self"),
                           grad_output=lambda grad, self: hardswish_backward(grad, self),
                           self=lambda grad, grad_output, self: where((self > -3) & (self < 3), grad * grad_output / 3,

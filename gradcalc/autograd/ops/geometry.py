@@ -54,7 +54,8 @@ def strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_o
         if n == 0:
             break
         if n < 0 and s:
-            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                               f"strides={list(stride)}")
     storage = _storage(input)
     needed = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
     if needed > storage.size:

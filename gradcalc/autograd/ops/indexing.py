@@ -312,7 +312,8 @@ def outside_element(data: np.ndarray, key: tuple) -> Optional[Outside]:
     if not marked.size:
         return Outside(None, np.zeros(0, np.int64), marked.shape)
     count = int(np.argmax(marked))
-    before = np.arange(data.size).reshape(data.shape)[tuple(inside)].reshape(-1)[:count] if data.size else np.zeros(0, np.int64)
+    positions = np.arange(data.size).reshape(data.shape)[tuple(inside)] if data.size else np.zeros(0, np.int64)
+    before = positions.reshape(-1)[:count]
     # the first element outside, over the index arrays' broadcast shape; the first of its indices outside
     first = np.unravel_index(int(np.argmax(np.logical_or.reduce(
         [np.broadcast_to(outside, shape) for _, _, outside in arrays]))), shape)
