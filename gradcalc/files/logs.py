@@ -46,7 +46,10 @@ class Logger(host_logging.Logger):
         # Python's loop compares `stacklevel > 0` first: a stacklevel that is no number fails there, in
         # its words. Anything but an exact int (a program's `__ceil__` may return any object) is
         # compared here, before gradcalc's look at the frames, where no program code may run.
-        levels = math.ceil(stacklevel) if isinstance(stacklevel, (int, float)) else stacklevel
+        if type(stacklevel) is float and not math.isfinite(stacklevel):  # (infinity has no ceil: every frame
+            levels: Any = sys.maxsize if stacklevel > 0 else 0            # outward, or none, as Python's loop)
+        else:
+            levels = math.ceil(stacklevel) if isinstance(stacklevel, (int, float)) else stacklevel
         if type(levels) is not int:
             levels = int(bool(levels > 0))
         found = None
