@@ -268,6 +268,26 @@ class Outside(NamedTuple):
     shape: tuple  # the result's
 
 
+def _all_inside(data: np.ndarray, key: tuple, specified: int) -> bool:
+    """Whether every integer index array lies within its dimension (the common case, told by two
+    reductions per array, without the masks' nonzero or any array of flags)."""
+    axis = 0
+    for item in key:
+        if item is Ellipsis:
+            axis += data.ndim - specified
+        elif isinstance(item, np.ndarray) and item.dtype == bool:
+            axis += item.ndim
+        elif isinstance(item, np.ndarray):
+            size = data.shape[axis]
+            if item.size and (np.maximum.reduce(item, axis=None) >= size
+                              or np.minimum.reduce(item, axis=None) < -size):
+                return False
+            axis += 1
+        elif item is not None and not isinstance(item, bool):
+            axis += 1
+    return True
+
+
 def outside_element(data: np.ndarray, key: tuple) -> Optional[Outside]:
     """The first element of `data[key]` whose index is outside its dimension, as PyTorch's index
     kernels meet it going through the result in order (index_put_ has written the elements
@@ -275,6 +295,8 @@ def outside_element(data: np.ndarray, key: tuple) -> Optional[Outside]:
     index is inside."""
     specified = sum(item.ndim if isinstance(item, np.ndarray) and item.dtype == bool else
                     0 if item is None or item is Ellipsis or isinstance(item, bool) else 1 for item in key)
+    if _all_inside(data, key, specified):
+        return None
     axis, advanced, arrays, plain = 0, 0, [], []  # arrays: (place among the index tensors, axis, outside)
     for item in key:
         if isinstance(item, np.ndarray) and item.dtype == bool and item.ndim:
