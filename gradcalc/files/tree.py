@@ -124,18 +124,40 @@ class FileTree:
                 names.append(name)
         return names
 
+    @staticmethod
+    def names(path: Path) -> list:
+        """The path's names from the root as written, `.` and `..` kept (each is looked up as the
+        kernel does: what precedes it must be a directory that exists)."""
+        text = fspath(path)
+        if not text:
+            raise error(errno.ENOENT, shown(path))
+        if not text.startswith("/"):
+            text = f"{WORKING_DIRECTORY}/{text}"
+        return [name for name in text.split("/") if name]
+
+    def walk(self, path: Path, names: list) -> Optional[Node]:
+        """The node `names` lead to, or None where one is missing; NotADirectoryError where a
+        file is taken for a directory."""
+        trail: list = [self.root]
+        for name in names:
+            node = trail[-1]
+            if not isinstance(node, Directory):
+                raise error(errno.ENOTDIR, shown(path))
+            if name == "..":
+                if len(trail) > 1:
+                    trail.pop()
+            elif name != ".":
+                child = node.entries.get(name)
+                if child is None:
+                    return None
+                trail.append(child)
+        return trail[-1]
+
     def find(self, path: Path) -> Optional[Node]:
         """The node at `path`, or None where there is none; NotADirectoryError where a file is
         taken for a directory."""
-        node: Node = self.root
-        text = fspath(path)
-        for name in self.parts(path):
-            if not isinstance(node, Directory):
-                raise error(errno.ENOTDIR, shown(path))
-            node = node.entries.get(name)
-            if node is None:
-                return None
-        if text.endswith("/") and isinstance(node, File):
+        node = self.walk(path, self.names(path))
+        if fspath(path).endswith("/") and isinstance(node, File):
             raise error(errno.ENOTDIR, shown(path))
         return node
 
@@ -153,16 +175,17 @@ class FileTree:
 
     def parent(self, path: Path) -> tuple:
         """The directory that holds (or would hold) `path`, and the name in it."""
-        names = self.parts(path)
-        if not names:
+        names = self.names(path)
+        if not self.parts(path):
             raise error(errno.EBUSY, shown(path))  # the root has none
-        node: Node = self.root
-        for name in names[:-1]:
-            node = node.entries.get(name)
-            if node is None:
-                raise error(errno.ENOENT, shown(path))
-            if not isinstance(node, Directory):
-                raise error(errno.ENOTDIR, shown(path))
+        if names[-1] in (".", ".."):  # names a directory by its path, not by a name in one
+            found = self.walk(path, names)
+            raise error(errno.EBUSY if found is not None else errno.ENOENT, shown(path))
+        node = self.walk(path, names[:-1])
+        if node is None:
+            raise error(errno.ENOENT, shown(path))
+        if not isinstance(node, Directory):
+            raise error(errno.ENOTDIR, shown(path))
         return node, names[-1]
 
     # ---------------------------------------------------------------- changes
@@ -225,6 +248,9 @@ class FileTree:
             target_node = self.find(target)
         except OSError as failure:
             raise error(failure.errno, shown(source), shown(target)) from None
+        for names in (self.names(source), self.names(target)):
+            if not names or names[-1] in (".", ".."):  # a directory by its path: the kernel's EBUSY
+                raise error(errno.EBUSY, shown(source), shown(target))
         if target_node is node:
             return
         if target_node is not None:

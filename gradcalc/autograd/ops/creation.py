@@ -61,8 +61,15 @@ def meta_factory(size: Sequence, dtype: DType, requires_grad: Any, device: Any, 
 
 
 def _is_sequence(data: Any) -> bool:
-    # a deque is a sequence to PyTorch too (makemore-style loss windows keep their last values in one)
-    return isinstance(data, (list, tuple, range, np.ndarray, collections.deque))
+    # a deque is a sequence to PyTorch too (makemore-style loss windows keep their last values in one),
+    # and so is a numpy record (np.void): its fields are its items
+    return isinstance(data, (list, tuple, range, np.ndarray, collections.deque, np.void))
+
+
+def _numpy_data(data: Any, dtype: Optional[DType]) -> bool:
+    """Whether torch.tensor takes `data` as numpy's: an array, or a scalar but a record given a
+    dtype (PyTorch then reads the record as a sequence of its fields)."""
+    return isinstance(data, np.ndarray) or (isinstance(data, np.generic) and not (dtype and _is_sequence(data)))
 
 
 def infer_dtype(data: Any) -> DType:
@@ -169,7 +176,7 @@ def _numpy_scalar(value: np.generic, dtype: DType) -> Any:
         return bool(value)
     if dtype.category <= dtypes.INTEGRAL:
         return operator.index(value)
-    if isinstance(value, np.flexible):  # strings and records: no number at all
+    if isinstance(value, np.flexible) and not isinstance(value, np.void):  # strings: no number at all
         raise TypeError(f"must be real number, not {type_name(value)}")
     if dtype.is_complex:
         return complex(value) if isinstance(value, np.complexfloating) else complex(float(value))
@@ -218,7 +225,7 @@ def tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None, pin_
         warn("UserWarning", COPY_CONSTRUCT_WARNING)
         dtype = dtype or data.dtype
         return finish(data._data.astype(dtype._numpy, copy=True), dtype, requires_grad, device)
-    if isinstance(data, (np.ndarray, np.generic)):
+    if _numpy_data(data, dtype):
         source = numpy_tensor(data, warn_if_not_writeable=False)
         dtype = dtype or source._dtype
         return finish(source._data.astype(dtype._numpy, copy=True), dtype, requires_grad, device)
@@ -233,7 +240,7 @@ def numpy_tensor(data: Any, warn_if_not_writeable: bool = True) -> Tensor:
 
 @op()
 def as_tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None) -> Tensor:
-    if isinstance(data, (np.ndarray, np.generic)):
+    if _numpy_data(data, dtype):
         check_device(device)
         data = numpy_tensor(data)
     if isinstance(data, Tensor) and (dtype is None or dtype is data.dtype):
