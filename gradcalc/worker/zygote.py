@@ -3,16 +3,24 @@ gradcalc are loaded once, in the parent, and each child jails itself before the 
 line, runs it, hands back its output and ends. No program ever runs in the parent, and no child
 runs two programs. The pytest plugin runs golden programs so.
 
+The parent is a template process of its own (`python -m gradcalc.worker.zygote`, started on first
+use), not the caller: a test run's process carries what its other tests did in it (a session run
+in-process, a machine emulated), and a child forked from it would inherit that. The template
+reads requests as JSON lines on stdin and answers each with a JSON line on stdout.
+
 Each child is forked, makes its session and jails itself while the previous program still runs
 (the spare): on two cores the fork and the jail cost a program next to nothing."""
 from __future__ import annotations
 
+import atexit
 import gc
 import io
 import json
 import os
 import signal
-from typing import Optional, TypedDict
+import subprocess
+import sys
+from typing import Any, Optional, TypedDict
 
 
 class Answer(TypedDict):
@@ -25,7 +33,6 @@ class _Child:
     """A forked child, jailed, that waits for its program on `program` and answers on `answer`."""
 
     def __init__(self) -> None:
-        self.parent = os.getpid()
         program_read, self.program = os.pipe()
         self.answer, answer_write = os.pipe()
         self.pid = os.fork()
@@ -113,22 +120,80 @@ def _warm_up() -> None:
     warm_up()
     seccomp_filter.prepare()
     jail.walls()
-    # what is alive now (numpy, gradcalc, the test run's own) is the children's inheritance: their
+    # what is alive now (numpy, gradcalc) is the children's inheritance: their
     # collections need not walk it. Once only: freezing before every fork would keep for good the
     # garbage made in between.
     gc.freeze()
     _warm = True
 
 
-def run_in_child(source: str, filename: str, machine: Optional[dict] = None) -> Answer:
-    """What `gradcalc FILE` prints for `source` and its exit status, from a fresh jailed child
-    (computing as on MACHINE, a machine record of autograd/cpu.py, if given).
-    The next program's child is forked as this one runs: it carries this process's state as it
-    is now, so state changed between two calls reaches the call after next."""
+def _fork_and_run(source: str, filename: str, machine: Optional[dict] = None) -> Answer:
+    """In the template: the program's answer from a fresh child; the next one's child forked as it runs."""
     global _spare
     _warm_up()
-    # a spare is this process's child: a forked copy of this process (a test's) makes its own
-    child = _spare if _spare is not None and _spare.parent == os.getpid() else _Child()
+    child = _spare if _spare is not None else _Child()
     child.send(source, filename, machine)
     _spare = _Child()
     return child.answer_of()
+
+
+def serve_forever() -> None:
+    """The template's loop: a request line in, its answer line out, until stdin ends."""
+    requests, replies = os.dup(0), os.dup(1)
+    _PARENT_ENDS.update((requests, replies))  # no child holds the requests or the answers of others
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    _warm_up()
+    with os.fdopen(requests, "rb") as lines:
+        for line in lines:
+            given = json.loads(line)
+            answer = _fork_and_run(given["source"], given["filename"], given["machine"])
+            data = json.dumps(answer).encode("utf-8") + b"\n"
+            while data:
+                data = data[os.write(replies, data):]
+
+
+_template: Optional[Any] = None  # (the process, the pid of the process that started it)
+
+
+def _end_template(process: Any) -> None:
+    """The template ends with its caller: its stdin closed, it leaves its loop."""
+    process.stdin.close()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    process.stdout.close()
+
+
+def run_in_child(source: str, filename: str, machine: Optional[dict] = None) -> Answer:
+    """What `gradcalc FILE` prints for `source` and its exit status, from a fresh jailed child of
+    the template process (computing as on MACHINE, a machine record of autograd/cpu.py, if given)."""
+    global _template
+    if _template is None or _template[1] != os.getpid() or _template[0].poll() is not None:
+        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        path = os.environ.get("PYTHONPATH")
+        env = {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else "")}
+        process = subprocess.Popen([sys.executable, "-m", "gradcalc.worker.zygote"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, env=env)
+        _template = (process, os.getpid())
+        atexit.register(_end_template, process)
+    process = _template[0]
+    request = json.dumps({"source": source, "filename": filename, "machine": machine}).encode("utf-8")
+    try:
+        process.stdin.write(request + b"\n")
+        process.stdin.flush()
+        reply = process.stdout.readline()
+    except BrokenPipeError:
+        reply = b""
+    if not reply:
+        process.kill()
+        return {"stdout": "", "stderr": "gradcalc: the template process ended\n", "rc": 70}
+    return json.loads(reply)
+
+
+if __name__ == "__main__":
+    serve_forever()
