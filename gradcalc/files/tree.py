@@ -176,7 +176,7 @@ class FileTree:
     def parent(self, path: Path) -> tuple:
         """The directory that holds (or would hold) `path`, and the name in it."""
         names = self.names(path)
-        if not self.parts(path):
+        if not names:
             raise error(errno.EBUSY, shown(path))  # the root has none
         if names[-1] in (".", ".."):  # names a directory by its path, not by a name in one
             found = self.walk(path, names)
@@ -221,7 +221,10 @@ class FileTree:
         if directory_wanted:
             if not isinstance(node, Directory):
                 raise error(errno.ENOTDIR, shown(path))
-            if fspath(path).rstrip("/").rpartition("/")[2] == ".":
+            names = self.names(path)
+            if not names:
+                raise error(errno.EBUSY, shown(path))  # the root
+            if names[-1] == ".":
                 raise error(errno.EINVAL, shown(path))
             if node.entries:
                 raise error(errno.ENOTEMPTY, shown(path))
