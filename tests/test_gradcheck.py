@@ -535,8 +535,13 @@ CASES += [
     Case("selu celu", lambda x: NF.selu(x) + NF.celu(x, 0.5), [away_from_zero(2, 3)], True),
     Case("selu_ celu_", lambda x: F.selu_(nonleaf(x)) + F.celu_(nonleaf(x), 0.5), [away_from_zero(2, 3)], True),
     Case("mish", lambda x: NF.mish(x) + NF.mish(nonleaf(x), inplace=True), [rand(2, 3, low=-3.0, high=3.0)], True),
-    Case("hardswish hardsigmoid", lambda x: NF.hardswish(x) + NF.hardsigmoid(x) + NF.hardswish(nonleaf(x), inplace=True)
-         + NF.hardsigmoid(nonleaf(x), inplace=True), [np.array([-4.0, -2.5, -0.7, 0.4, 2.2, 3.5])], True),
+    Case("hardswish", lambda x: NF.hardswish(x) + NF.hardswish(nonleaf(x), inplace=True),
+         [np.array([-4.0, -2.5, -0.7, 0.4, 2.2, 3.5])], True),
+    # (no second derivative: PyTorch's hardsigmoid_backward has none)
+    Case("hardsigmoid", lambda x: NF.hardsigmoid(x) + NF.hardsigmoid(nonleaf(x), inplace=True),
+         [np.array([-4.0, -2.5, -0.7, 0.4, 2.2, 3.5])], False),
+    Case("prelu", lambda x, w: NF.prelu(x, w) + NF.prelu(x, w[:1]),
+         [np.array([[[-1.5, 0.3], [0.7, -0.2], [2.0, -3.0]]]), np.array([0.1, 0.25, -0.4])], True),
     Case("shrinks and threshold", lambda x: NF.softshrink(x, 0.3) + NF.hardshrink(x, 0.3) + NF.threshold(x, 0.1, -2.0)
          + NF.threshold(nonleaf(x), 0.1, -2.0, inplace=True), [np.array([-1.2, -0.5, -0.1, 0.2, 0.6, 1.4])], True),
     Case("glu", lambda x: NF.glu(x) * NF.glu(x, 0).sum(), [rand(2, 4)], True),

@@ -359,12 +359,17 @@ _FLOAT64_MAGNITUDE, _ONE_BIT = np.array(2 ** 63 - 1, np.uint64), np.array(1, np.
 _BELOW_FLOAT32_NORMAL = np.array(((1023 - 126) << 52) - 1, np.uint64)
 
 
-def simd_split(vector: np.ndarray, scalar: np.ndarray, lanes: int) -> np.ndarray:
+def simd_split(vector: np.ndarray, scalar: np.ndarray, lanes: int, row: int = 0) -> np.ndarray:
     """What an element-wise kernel (cpu_kernel_vec) gives, from its SIMD and its scalar results:
-    the SIMD loop takes whole pairs of `lanes`-wide registers in memory order, the scalar loop the rest."""
-    count = vector.size - vector.size % (2 * lanes)
-    out = np.array(scalar, dtype=vector.dtype).reshape(-1)
-    out[:count] = vector.reshape(-1)[:count]
+    the SIMD loop takes whole pairs of `lanes`-wide registers in memory order, the scalar loop the
+    rest; of each `row` elements, where TensorIterator's inner loop runs over rows that long (the
+    operands' dims do not coalesce into one)."""
+    row = row if 0 < row < vector.size else vector.size
+    if not row:
+        return np.array(scalar, dtype=vector.dtype)
+    count = row - row % (2 * lanes)
+    out = np.array(scalar, dtype=vector.dtype).reshape(-1, row)
+    out[:, :count] = vector.reshape(-1, row)[:, :count]
     return out.reshape(vector.shape)
 
 

@@ -18,7 +18,7 @@ from .common import (fitted_scalar, kernel_scalar, not_implemented_for, opmath_a
 from .indexing import where
 from . import joining
 from .generate import make_inplace
-from .registry import ELEMENT_WISE, node, op, record
+from .registry import ELEMENT_WISE, NOT_IMPLEMENTED, node, op, record, recording_not_needed
 
 RELU = node("ReluBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, result: threshold_backward(grad, result, 0))
 THRESHOLD_BACKWARD = node("ThresholdBackwardBackward0", ("grad_output", "self"),
@@ -62,7 +62,7 @@ CELU = node("CeluBackward0", ("self",), jvp=ELEMENT_WISE,
 CELU_INPLACE = node("CeluBackward1", ("self",), jvp=ELEMENT_WISE,
                     self=lambda grad, result, alpha: elu_backward(grad, result, alpha, True, 1, 1 / alpha))
 HARDSIGMOID = node("HardsigmoidBackward0", ("self",), jvp=ELEMENT_WISE,
-                   self=lambda grad, self: where((self > -3) & (self < 3), grad / 6, zeros_like(grad)))
+                   self=lambda grad, self: hardsigmoid_backward(grad, self))
 # hardswish's and log_sigmoid's gradients are kernels of their own, recorded as ops with create_graph too
 HARDSWISH = node("HardswishBackward0", ("self",), jvp=ELEMENT_WISE,
                  self=lambda grad, self: hardswish_backward(grad, self))
@@ -81,6 +81,24 @@ THRESHOLD_INPLACE = node("ThresholdBackward1", ("self",), jvp=ELEMENT_WISE,
 MISH = node("MishBackward0", ("self",), jvp=ELEMENT_WISE, self=reduced_kernel(
     lambda dy, x, _: dy * _mish_slope_kernel(x), lambda grad, self: grad * _mish_slope(self)))
 GLU = node("GluBackward0", ("self",), self=lambda grad, self, dim: _glu_backward(grad, self, dim))
+GLU_BACKWARD = node(
+    "GluBackwardBackward0", ("grad_output", "self"),
+    grad_output=lambda grad, self, dim: _glu_double_backward(grad, None, self, dim, "grad_output"),
+    self=lambda grad, grad_output, self, dim: _glu_double_backward(grad, grad_output, self, dim, "self"))
+PRELU = node("PreluKernelBackward0", ("self", "weight"),
+             jvp={"self": lambda tangent, self, weight: where(self >= 0, tangent, weight * tangent),
+                  "weight": lambda tangent, self: where(self >= 0, zeros_like(self), tangent * self)},
+             self=lambda grad, self, weight: _prelu_kernel_backward(grad, self, weight, 0),
+             weight=lambda grad, self, weight: _prelu_kernel_backward(grad, self, weight, 1))
+# each of _prelu_kernel_backward's two outputs (`output`: 0 the input's gradient, 1 the weight's)
+PRELU_BACKWARD = node(
+    "PreluKernelBackwardBackward0", ("grad_output", "self", "weight"),
+    grad_output=lambda grad, self, weight, output: (where(self >= 0, grad, grad * weight) if output == 0
+                                                    else where(self >= 0, zeros_like(self), grad * self)),
+    self=lambda grad, grad_output, self, output: (zeros_like(self) if output == 0
+                                                  else where(self >= 0, zeros_like(self), grad_output * grad)),
+    weight=lambda grad, grad_output, self, output: (where(self >= 0, zeros_like(self), grad_output * grad)
+                                                    if output == 0 else zeros_like(self)))
 HARDTANH = node("HardtanhBackward0", ("self",), jvp=ELEMENT_WISE,
                 self=lambda grad, self, min_val, max_val: hardtanh_backward(grad, self, min_val, max_val))
 GELU_BACKWARD = node("GeluBackwardBackward0", ("grad_output", "self"),
@@ -485,11 +503,11 @@ def _glu_halves(self: Tensor, dim: int) -> tuple:
 _HALF_LANES = simd.lanes(np.float16)
 
 
-def _exp_negated(x: np.ndarray, lanes: int) -> np.ndarray:
+def _exp_negated(x: np.ndarray, lanes: int, row: int = 0) -> np.ndarray:
     """exp(-x) as an element-wise kernel computes it: in float32, whole pairs of `lanes`-wide
-    registers with SLEEF's exp and the elements left over with the C library's."""
+    registers with SLEEF's exp and the elements left over with the C library's (of each `row`)."""
     scalar = simd.libm(np.exp, -x)
-    return kernels.simd_split(simd.vector_exp(-x), scalar, lanes=lanes) if x.dtype == np.float32 else scalar
+    return kernels.simd_split(simd.vector_exp(-x), scalar, lanes=lanes, row=row) if x.dtype == np.float32 else scalar
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -497,20 +515,99 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return one / (one + simd.libm(np.exp, -x))
 
 
+def _glu_lanes(dtype: DType, half: tuple, d: int) -> tuple:
+    """The register width and the inner loop's length of GLU's kernels on a half along dim `d`
+    (a strided view: its dims from `d` on coalesce, the ones before do not)."""
+    lanes = simd.lanes(np.float16 if dtype in (dtypes.float16, dtypes.bfloat16) else np.float32)
+    return lanes, int(np.prod(half[d:], dtype=np.int64))
+
+
 @op(module="nn", nodes=(GLU,))
 def glu(input: Tensor, dim: int = -1) -> Tensor:
-    """first half * sigmoid(second half) along `dim`."""
+    """first half * sigmoid(second half) along `dim`; float32 and the half precisions as ATen's
+    kernel computes them (in float32, SLEEF's exp on whole pairs of registers, rounded once)."""
     first, second = _glu_halves(input, dim)
     _check_floating(input, "glu_cpu")
-    return activation(input, GLU, first * _sigmoid(second), dim=dim)
+    if input._dtype is dtypes.float64:
+        return activation(input, GLU, first * _sigmoid(second), dim=dim)
+    lanes, row = _glu_lanes(input._dtype, first.shape, wrap_dim(dim, input.ndim))
+    one = np.float32(1)
+    return activation(input, GLU, opmath_array(first) * (one / (one + _exp_negated(opmath_array(second), lanes, row))),
+                      dim=dim)
 
 
 def _glu_backward(grad: Tensor, self: Tensor, dim: int) -> Tensor:
     """PyTorch's glu_backward: grad * sigmoid(b) for the first half, (1 - s) * s * a * grad for the second."""
     d = wrap_dim(dim, self.ndim)
-    first, second = self.chunk(2, d)
+    return record(GLU_BACKWARD, (grad, self), _glu_backward_kernel(grad._data, self._data, d, self._dtype),
+                  grad._dtype, dim=d)
+
+
+def _glu_double_backward(grad: Tensor, grad_output: Tensor, self: Tensor, dim: int, which: str) -> Tensor:
+    """glu_backward's derivatives: for [u, v] coming back to the gradient [s * g, s' * a * g]
+    (s = sigmoid(b), s' = s * (1 - s)), u * s + v * s' * a for g; for the input,
+    [v * s' * g, u * s' * g + v * s' * (1 - 2 * s) * a * g]."""
+    first, second = self.chunk(2, dim)
+    u, v = grad.chunk(2, dim)
     gate = second.sigmoid()
-    return joining.cat([gate * grad, (1 - gate) * gate * first * grad], d)
+    slope = gate * (1 - gate)
+    if which == "grad_output":
+        return u * gate + v * slope * first
+    return joining.cat([v * slope * grad_output, (u + v * (1 - 2 * gate) * first) * slope * grad_output], dim)
+
+
+def _glu_backward_kernel(dy: np.ndarray, x: np.ndarray, d: int, dtype: DType) -> np.ndarray:
+    """ATen's glu_backward: the second half's sigmoid written, in the dtype, into the gradient's
+    first half; then (1 - s) * s * a * dy into its second half and s * dy into the first, each in
+    float32 and rounded once."""
+    first, second = np.split(x, 2, axis=d)
+    if dtype is dtypes.float64:
+        gate = 1 / (1 + np.exp(-second))
+    else:
+        lanes, row = _glu_lanes(dtype, first.shape, d)
+        negated = np.float32(0) - opmath_array(second)
+        e = kernels.simd_split(simd.vector_exp(negated), simd.glibc_expf(negated), lanes=lanes, row=row)
+        gate = 1 / (1 + e)
+        gate = (dtypes.round_to_bfloat16(gate) if dtype is dtypes.bfloat16
+                else gate.astype(dtype._numpy).astype(np.float32))
+    dy = opmath_array(dy)
+    return np.asarray(np.concatenate([gate * dy, (1 - gate) * gate * opmath_array(first) * dy], axis=d),
+                      dtype=dtype._numpy)
+
+
+@op(nodes=(PRELU,))
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """input where it is above 0, else weight * input: torch.prelu's checks, the weight viewed
+    along the channels (dim 1) as ATen's prelu does before its kernel (_prelu_kernel)."""
+    if input._dtype is not weight._dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input._dtype._scalar_name} and "
+                           f"{weight._dtype._scalar_name}")
+    if weight.numel() != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    _check_floating(input, "prelu_cpu")
+    if input.ndim != weight.ndim:
+        weight = weight.reshape((1, weight.numel()) + (1,) * (input.ndim - 2) if input.ndim > 1 else (1,) * input.ndim)
+    x, w = input._data, weight._data
+    data = np.where(x > 0, x, w * x)
+    return record(PRELU, (input, weight), np.asarray(data, dtype=input._dtype._numpy), input._dtype)
+
+
+def _prelu_kernel_backward(grad: Tensor, self: Tensor, weight: Tensor, output: int) -> Tensor:
+    """One output of ATen's _prelu_kernel_backward, of the input's shape: the input's gradient
+    (grad where the input is above 0, weight * grad elsewhere) or the weight's (input * grad where
+    it is not; the engine sums it to the weight's shape). PreluKernelBackwardBackward0 when a
+    graph is recorded."""
+    x, w, g = self._data, weight._data, grad._data
+    data = np.where(x > 0, g, w * g) if output == 0 else np.where(x > 0, x.dtype.type(0), x * g)
+    return record(PRELU_BACKWARD, (grad, self, weight), np.asarray(data, dtype=self._data.dtype), self._dtype,
+                  output=output)
 
 
 def _hard_gate(x: np.ndarray) -> np.ndarray:
@@ -522,7 +619,18 @@ def _hard_gate(x: np.ndarray) -> np.ndarray:
 @op(module="nn", nodes=(HARDSIGMOID,))
 def hardsigmoid(input: Tensor) -> Tensor:
     _check_floating(input, "hardsigmoid_cpu")
-    return activation(input, HARDSIGMOID, _hard_gate(input._data))
+    return activation(input, HARDSIGMOID, _hard_gate(opmath_array(input._data)))  # (the half precisions in float32)
+
+
+def hardsigmoid_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """ATen's kernel: grad * (1 / 6) inside (-3, 3), else 0, the sixth a float's (`1.0f / 6.0f`, in
+    float64 too; the half precisions computed in float32, rounded once). PyTorch gives it no
+    derivative of its own."""
+    x, dy = opmath_array(self._data), opmath_array(grad._data)
+    kind = x.dtype.type
+    data = np.where((x > kind(-3)) & (x < kind(3)), dy * kind(np.float32(1) / np.float32(6)), kind(0))
+    return record(NOT_IMPLEMENTED, (grad, self), np.asarray(data, dtype=grad._dtype._numpy), grad._dtype,
+                  _aten="hardsigmoid_backward")
 
 
 @op(module="nn", nodes=(HARDSWISH,))

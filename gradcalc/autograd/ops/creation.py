@@ -447,6 +447,8 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Optional[DType] = None,
     halfway = steps // 2
     if dtype in (dtypes.float32, dtypes.float64) and steps > 1:
         data = linspace_values(start, end, steps, dtype._numpy.type)
+    elif dtype in (dtypes.float16, dtypes.bfloat16) and steps > 1:
+        data = _reduced_linspace_values(start, end, steps, dtype)
     else:
         step = (end - start) / (steps - 1) if steps > 1 else 0.0
         # one step is just start (index 0 is in neither half when halfway is 0)
@@ -490,6 +492,25 @@ def linspace_values(start: Any, end: Any, steps: int, kind: type) -> np.ndarray:
     forward = index < steps // 2
     count = np.where(forward, index, steps - 1 - index).astype(kind)
     return kernels.fused_multiply_add(np.where(forward, step, -step), count, np.where(forward, first, last))
+
+
+def _reduced_linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> np.ndarray:
+    """The values of PyTorch's float16 and bfloat16 kernel: c10's Half and BFloat16 arithmetic,
+    every operation (and every conversion, of the ends, the count and each index) rounded to the
+    dtype: start + step * i, or end - step * (steps - 1 - i)."""
+
+    def rounded(values: Any) -> np.ndarray:
+        values = np.asarray(values, dtype=np.float32)  # (c10 converts a double to float first)
+        if dtype is dtypes.bfloat16:
+            return dtypes.round_to_bfloat16(values)
+        return values.astype(np.float16).astype(np.float32)
+
+    first, last = rounded(start), rounded(end)
+    step = rounded(rounded(last - first) / rounded(steps - 1))
+    index = np.arange(steps)
+    forward = index < steps // 2
+    product = rounded(step * rounded(np.where(forward, index, steps - 1 - index)))
+    return rounded(np.where(forward, first + product, last - product))
 
 
 @op()

@@ -236,9 +236,7 @@ def _adaptive_bounds(size: int, out: int) -> list:
     return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
 
 
-def _adaptive_size(input: Tensor, output_size: Any, name: str, count_message: str) -> tuple:
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got {shape_text(input.shape)}")
+def _adaptive_size(input: Tensor, output_size: Any, count_message: str) -> tuple:
     sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
     if len(sizes) != 2:
         raise RuntimeError(count_message)
@@ -254,13 +252,16 @@ def _in_float(x: np.ndarray, output_size: tuple) -> np.ndarray:
 
 @op(nodes=(ADAPTIVE_AVG_POOL2D,), method=False)
 def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
-    out = _adaptive_size(input, output_size, "adaptive_avg_pool2d", "adaptive_avg_pool2d: output_size must be 2")
+    out = _adaptive_size(input, output_size, "adaptive_avg_pool2d: output_size must be 2")
     if out[0] < 0 or out[1] < 0:
         raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
                            f"received {{{out[0]}, {out[1]}}}")
     if out == (1, 1):
-        # PyTorch takes the mean over the plane
+        # PyTorch takes the mean over the last two dims, before any check of the input's (a [1, 192]
+        # input gives [1, 1])
         return input.mean((-1, -2), keepdim=True)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {shape_text(input.shape)}")
     for dim in (-2, -1):
         if input.shape[dim] <= 0:
             raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
@@ -371,8 +372,7 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any) -> tuple:
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {shape_text(input.shape)}")
     _check_non_batch_dims("adaptive_max_pool2d", input)
-    out = _adaptive_size(input, output_size, "adaptive_max_pool2d",
-                         "adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    out = _adaptive_size(input, output_size, "adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     x = input._data
     values = np.empty(x.shape[:-2] + out, dtype=x.dtype)
     indices = np.empty(x.shape[:-2] + out, dtype=np.int64)

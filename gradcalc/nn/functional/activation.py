@@ -281,11 +281,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, inplace=True)
 
 
-def prelu(*args: Any, **kwargs: Any) -> Tensor:
-    """torch's F.prelu is the C function torch.prelu: its parser reads the arguments as given."""
-    input, weight = parser("torch", "prelu").parse(args, kwargs)[1].values()
-    shape = (1, -1) + (1,) * (input.ndim - 2) if input.ndim >= 2 and weight.numel() > 1 else (-1,)
-    return input.clamp_min(0) + weight.reshape(shape) * input.clamp_max(0)
+prelu = _TORCH["prelu"]  # torch's F.prelu is the C function torch.prelu
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
