@@ -712,7 +712,7 @@ def _rrelu(input: Tensor, lower: Any, upper: Any, training: bool, generator: Any
     """ATen's rrelu_with_noise: in training each element <= 0 takes a slope drawn from
     uniform_real_distribution<double>(lower, upper) in element order (one 64-bit draw each),
     rounded to the opmath type; in evaluation leaky_relu with slope (lower + upper) / 2."""
-    if float(lower) > float(upper):
+    if not float(lower) <= float(upper):  # (a NaN bound fails it too)
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     # training draws in a kernel for float, double and bfloat16; evaluation is leaky_relu's
     _check_floating(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
@@ -721,12 +721,19 @@ def _rrelu(input: Tensor, lower: Any, upper: Any, training: bool, generator: Any
     x = input._data
     if not training:
         noise = Tensor._make(np.empty(x.shape, x.dtype), input._dtype)
-        data = _leaky_relu_data(x, (float(lower) + float(upper)) / 2)
+        slope = (float(lower) + float(upper)) / 2
+        opmath_scalar(slope, input._dtype)
+        data = _leaky_relu_data(x, slope)
     else:
+        opmath_scalar(lower, input._dtype), opmath_scalar(upper, input._dtype)
         opmath = np.float32 if x.dtype in (np.float16, np.float32) or input._dtype is dtypes.bfloat16 else np.float64
         low, high = float(opmath(lower)), float(opmath(upper))
         flat = x.reshape(-1)
         picked = np.flatnonzero(~(flat > 0))
+        if picked.size and not high - low <= np.finfo(np.float64).max:  # uniform_real_distribution's check
+            raise RuntimeError("Expected to - from <= std::numeric_limits<T>::max() to be true, but got false.  "
+                               "(Could this error message be improved?  If so, please report an enhancement "
+                               "request to PyTorch.)")
         slopes = np.ones(flat.size, opmath)
         slopes[picked] = (random.uniform_doubles(picked.size, generator) * (high - low) + low).astype(opmath)
         data = np.where(flat > 0, flat, (flat.astype(opmath) * slopes).astype(x.dtype)).reshape(x.shape)
@@ -744,4 +751,7 @@ def rrelu_in_place_result(input: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 
 @op(method=False, nodes=(RRELU, RRELU_INPLACE), inplace=make_inplace(rrelu_in_place_result))
 def rrelu(input: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 3, training: bool = False,
           generator: Any = None) -> Tensor:
+    for name, bound in (("lower", lower), ("upper", upper)):  # the out-of-place form's own checks
+        if not math.isfinite(float(bound)):
+            raise RuntimeError(f"rrelu: {name} bound must be finite, got {float(bound):g}")
     return _rrelu(input, lower, upper, training, generator, RRELU)

@@ -115,11 +115,11 @@ class ModuleList(_ModuleSequence):
         return self._modules[self._index(index)]
 
     def insert(self, index: int, module: Module) -> None:
-        items = list(self._modules.values())
-        items.insert(index, module)
-        self._modules.clear()
-        for position, item in enumerate(items):
-            self.add_module(str(position), item)
+        # torch's own loop: entries from the end down to `index` move up one (a negative index
+        # reaches key '-1', which is missing: KeyError), then the module goes in at str(index)
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
 
     def __repr__(self) -> str:
         # runs of equal entries print once, as "(0-2): 3 x Linear(...)", as torch's ModuleList does
