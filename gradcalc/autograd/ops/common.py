@@ -117,6 +117,12 @@ def check_not_unsigned(kernel: str, dtype: DType) -> None:
         raise not_implemented_for(kernel, dtype)
 
 
+def check_not_complex(kernel: str, dtype: DType) -> None:
+    """A kernel that orders values has no complex one: PyTorch's dispatch refuses it."""
+    if dtype.is_complex:
+        raise not_implemented_for(kernel, dtype)
+
+
 def not_implemented_for(kernel: str, dtype: DType) -> NotImplementedError:
     return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._scalar_name}'")
 

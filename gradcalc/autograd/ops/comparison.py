@@ -202,6 +202,12 @@ MINIMUM = node("MinimumBackward0", ("self", "other"), forward=np.minimum, jvp=EL
                other=lambda grad, self, other: grad * _tie_mask(other, self, "lt"))
 
 
+def check_ordered(name: str, a: Any, b: Any) -> None:
+    """maximum, minimum, fmax and fmin refuse complex tensors before anything else."""
+    if any(isinstance(t, Tensor) and t._dtype.is_complex for t in (a, b)):
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
+
+
 def _elementwise_extreme(node_def: Any, a: Tensor, b: Tensor) -> Tensor:
     dtype = dtypes.result_type([a, b])
     check_broadcast(a, b)
@@ -211,12 +217,14 @@ def _elementwise_extreme(node_def: Any, a: Tensor, b: Tensor) -> Tensor:
 
 @op()
 def maximum(input: Tensor, other: Tensor) -> Tensor:
+    check_ordered("maximum", input, other)
     check_not_unsigned("maximum_cpu", dtypes.result_type([input, other]))
     return _elementwise_extreme(MAXIMUM, input, other)
 
 
 @op()
 def minimum(input: Tensor, other: Tensor) -> Tensor:
+    check_ordered("minimum", input, other)
     check_not_unsigned("minimum_cpu", dtypes.result_type([input, other]))
     return _elementwise_extreme(MINIMUM, input, other)
 

@@ -67,9 +67,10 @@ def _is_sequence(data: Any) -> bool:
 
 
 def _numpy_data(data: Any, dtype: Optional[DType]) -> bool:
-    """Whether torch.tensor takes `data` as numpy's: an array, or a scalar but a record given a
-    dtype (PyTorch then reads the record as a sequence of its fields)."""
-    return isinstance(data, np.ndarray) or (isinstance(data, np.generic) and not (dtype and _is_sequence(data)))
+    """Whether torch.tensor takes `data` as numpy's: an array, or a scalar given no dtype (given
+    one, PyTorch stores a scalar as a Python number, with its checked conversion, and reads a
+    record as a sequence of its fields)."""
+    return isinstance(data, np.ndarray) or (isinstance(data, np.generic) and dtype is None)
 
 
 def infer_dtype(data: Any) -> DType:
@@ -139,6 +140,14 @@ def _element(value: Any, dtype: DType) -> Any:
         return _numpy_scalar(value, dtype)  # (numpy's float64 and complex128 are Python's types)
     if isinstance(value, (bool, int, float, complex)):
         # unpacked as the dtype's C type: an int64 (or a bool), a double or a complex double
+        if dtype is dtypes.uint64 and type(value) is not bool:  # read as an unsigned long long
+            if type(value) is not int:
+                raise TypeError("an integer is required")
+            if value < 0:
+                raise OverflowError("can't convert negative int to unsigned")
+            if value >= 2 ** 64:
+                raise OverflowError("int too big to convert")
+            return value
         if type(value) is int:
             if dtype.category == dtypes.INTEGRAL:
                 if not -2 ** 63 <= value < 2 ** 63:
@@ -175,7 +184,10 @@ def _numpy_scalar(value: np.generic, dtype: DType) -> Any:
     if dtype.category == dtypes.BOOL and isinstance(value, np.bool_):
         return bool(value)
     if dtype.category <= dtypes.INTEGRAL:
-        return operator.index(value)
+        index = operator.index(value)
+        if dtype.category == dtypes.INTEGRAL:
+            _check_integral_range(index, dtype)
+        return index
     if isinstance(value, np.flexible) and not isinstance(value, np.void):  # strings: no number at all
         raise TypeError(f"must be real number, not {type_name(value)}")
     if dtype.is_complex:
@@ -183,10 +195,15 @@ def _numpy_scalar(value: np.generic, dtype: DType) -> Any:
     return float(value)
 
 
+def _refuse_string(data: Any) -> None:
+    """PyTorch's first check of a tensor's data, whatever the dtype (numpy's strings are str too)."""
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type_name(data)}'")
+
+
 def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     """(array, dtype) of nested Python data, in `dtype` or the one PyTorch infers."""
-    if isinstance(data, (str, bytes)):  # PyTorch's first check, whatever the dtype
-        raise TypeError(f"new(): invalid data type '{type_name(data)}'")
+    _refuse_string(data)
     first = data
     while _is_sequence(first) and len(first):  # PyTorch reads the sizes down the first elements
         first = first[0]
@@ -203,7 +220,8 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
         warn_once("UserWarning", LIST_OF_ARRAYS_WARNING, at="torch/csrc/utils/tensor_new.cpp:252")
     sizes = _sizes(data)
     if (inferred is not None and inferred.category <= dtypes.FLOATING and not _holds_tensor(data)
-            and not (dtype.category <= dtypes.INTEGRAL < inferred.category)):
+            and (dtype.category > dtypes.INTEGRAL or dtype is inferred)):
+        # (into another integral or bool dtype, each element is converted with PyTorch's checks)
         # the common case, rectangular lists of numbers: numpy reads them at once
         try:
             values = np.array(data, dtype=dtype._numpy if dtype.category != dtypes.BOOL else bool)
@@ -214,7 +232,8 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     flat: list = []
     if int(np.prod(sizes, dtype=np.int64)):
         _store(data, sizes, 0, dtype, flat)
-    values = np.array(flat, dtype=np.complex128 if any(isinstance(v, complex) for v in flat) else None)
+    kind = np.uint64 if dtype is dtypes.uint64 else np.complex128 if any(isinstance(v, complex) for v in flat) else None
+    values = np.array(flat, dtype=kind)
     return np.asarray(values, dtype=dtype._numpy).reshape(sizes), dtype
 
 
@@ -225,6 +244,7 @@ def tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None, pin_
         warn("UserWarning", COPY_CONSTRUCT_WARNING)
         dtype = dtype or data.dtype
         return finish(data._data.astype(dtype._numpy, copy=True), dtype, requires_grad, device)
+    _refuse_string(data)
     if _numpy_data(data, dtype):
         source = numpy_tensor(data, warn_if_not_writeable=False)
         dtype = dtype or source._dtype
@@ -240,6 +260,7 @@ def numpy_tensor(data: Any, warn_if_not_writeable: bool = True) -> Tensor:
 
 @op()
 def as_tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None) -> Tensor:
+    _refuse_string(data)
     if _numpy_data(data, dtype):
         check_device(device)
         data = numpy_tensor(data)

@@ -11,6 +11,7 @@ import numpy as np
 from .. import dtypes, kernels, simd, special_functions as special
 from ..tensor import Tensor
 from .arithmetic import binary, unary_float
+from .comparison import check_ordered
 from .common import (ReturnTypes, arrays, as_tensor, check_broadcast, check_not_unsigned, float_result, is_conj,
                      not_implemented_for, opmath_scalar, zeros_like)
 from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record
@@ -289,6 +290,8 @@ def fmod(input: Tensor, other: Any) -> Tensor:
 
 def _simple_binary(name: str, node_def: NodeDef, floating: bool = False) -> None:
     def function(input: Tensor, other: Tensor) -> Tensor:
+        if name in ("fmax", "fmin"):
+            check_ordered(name, input, other)
         return _floating_binary(node_def, input, other) if floating else binary(node_def, input, other)
 
     function.__name__ = function.__qualname__ = name

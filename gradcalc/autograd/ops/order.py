@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes, meta
 from ...boolean_dispatch import boolean_dispatch, renamed
 from ..tensor import Tensor, wrap_dim
-from .common import ReturnTypes, check_not_unsigned, check_reduction_size, int64_tensor, not_implemented_for
+from .common import ReturnTypes, check_not_complex, check_not_unsigned, check_reduction_size, int64_tensor, not_implemented_for
 from .parser import parser
 from .reduction import MISSING, evenly, scatter_back
 from . import partition
@@ -59,6 +59,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     check_reduction_size("kthvalue", x, d)
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    check_not_complex("kthvalue_cpu", input._dtype)
     order = partition.by_rows(x, d, 1, lambda row: [partition.kth_index(row, k - 1)],
                               np.take(sort_order(x, d, descending=False), [k - 1], axis=d))
     return _picked("kthvalue", KTHVALUE, input, d, keepdim, np.take_along_axis(x, order, axis=d), order)
@@ -71,6 +72,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     d = wrap_dim(dim, input.ndim)
     x = input._data if input.ndim else input._data.reshape(1)
     check_reduction_size("mode", x, d)
+    check_not_complex("mode_cpu", input._dtype)
     moved = np.moveaxis(x, d, -1)
     values = np.empty(moved.shape[:-1], dtype=x.dtype)
     indices = np.empty(moved.shape[:-1], dtype=np.int64)
@@ -87,6 +89,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
 @op(nodes=(NANMEDIAN, NANMEDIAN_DIM))
 def nanmedian(input: Tensor, dim: Any = MISSING, keepdim: bool = False) -> Any:
     """The lower median of the values that are not nan."""
+    if dim is not MISSING or input.numel():
+        check_not_complex("median_cpu" if dim is MISSING else "median_out", input._dtype)
     if dim is MISSING:
         flat = input._data.reshape(-1)
         kept = np.sort(flat[~np.isnan(flat)]) if flat.dtype.kind == "f" else np.sort(flat)
@@ -105,6 +109,8 @@ def nanmedian(input: Tensor, dim: Any = MISSING, keepdim: bool = False) -> Any:
 
 def _cumulative_extreme(input: Tensor, dim: int, largest: bool) -> Any:
     d = wrap_dim(dim, input.ndim)
+    if input.numel():
+        check_not_complex("cummax_cpu" if largest else "cummin_cpu", input._dtype)
     x = input._data if input.ndim else input._data.reshape(1)
     moved = np.moveaxis(x, d, -1)
     values = np.empty_like(moved)
@@ -208,6 +214,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any = None, *, out_int32: bool 
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
                                "while right was True")
         right = side == "right"
+    check_not_complex("searchsorted_out_cpu", sorted_sequence._dtype)
     boundaries = sorted_sequence._data
     if sorter is not None:
         boundaries = np.take_along_axis(boundaries, sorter._data, axis=-1)
@@ -246,6 +253,7 @@ def _unique(input: Tensor, sorted: bool, return_inverse: bool, return_counts: bo
         parser("_C", operator).parse((input,), {"sorted": sorted, **flags})
     if meta.state["made"] and meta.is_meta(input):
         raise meta.no_meta_kernel(operator)
+    check_not_complex("unique_dim" if operator == "unique_dim" else "unique", input._dtype)
     x = input._data
     if dim is not None:
         d = wrap_dim(dim, input.ndim)
@@ -328,8 +336,12 @@ op("unique_consecutive", python="torch.functional", method=_unique_consecutive_m
 
 @op()
 def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
+    if input._dtype.is_complex and min == max:  # the range is the input's own, found first
+        raise not_implemented_for("aminmax_cpu", input._dtype)
+    if input._dtype is dtypes.bool_:  # the bins' edges come first, in the input's dtype
+        raise not_implemented_for("linspace_cpu", input._dtype)
     if input._dtype.category != dtypes.FLOATING:
-        raise not_implemented_for("histogram_histc_cpu", input._dtype)
+        raise not_implemented_for("histogram_cpu", input._dtype)
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     x = input._data.astype(np.float64).reshape(-1)

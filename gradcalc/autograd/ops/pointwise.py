@@ -261,6 +261,7 @@ def _clamp_inplace(impl: Callable, name: str) -> Callable:
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _check_clampable(input)
     check_not_unsigned("clamp_scalar_cpu" if min is not None and max is not None else
                        "clamp_min_scalar_cpu" if max is None else "clamp_max_scalar_cpu", input._dtype)
     for bound in (min, max):
@@ -323,8 +324,14 @@ def _at_most(x: np.ndarray, high: Any) -> np.ndarray:
     return np.where((x > high) | (high != high), np.asarray(high, dtype=x.dtype), x)
 
 
+def _check_clampable(input: Tensor) -> None:
+    if input._dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
 def _clamp_one(a: Tensor, bound: Any, node_def: NodeDef, tensor_node: NodeDef, pick: Callable,
                pick_number: Callable, name: str) -> Tensor:
+    _check_clampable(a)
     dtype = dtypes.result_type([a, bound])
     if isinstance(bound, Tensor):
         check_broadcast(a, bound)

@@ -10,7 +10,7 @@ from .. import dtypes, kernels
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from .arithmetic import div_scalar
-from .common import (ReturnTypes, arrays, castable_data, check_not_unsigned, expand_reduced, float_result,
+from .common import (ReturnTypes, arrays, castable_data, check_not_complex, check_not_unsigned, expand_reduced, float_result,
                      int64_tensor, normalize_dims, not_implemented_for, reduction_dims, shape_text, unsqueeze_reduced,
                      zeros, zeros_like)
 from .comparison import maximum, minimum
@@ -201,8 +201,11 @@ def _extreme(a: Tensor, dim: Any, keepdim: bool, kind: str) -> Any:
         if a.numel() == 0:
             raise RuntimeError(f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
+        check_not_complex(f"{kind}_all", a._dtype)
         return record(MAX_ALL if kind == "max" else MIN_ALL, (a,), np.asarray(numpy_reduce(a._data)), a._dtype)
     d = wrap_dim(dim, a.ndim)
+    if a._dtype.is_complex:
+        raise RuntimeError(f"{kind}(): does not support complex input")
     check_reduced_size(a, d, kind)
     data = a._data if a.ndim else a._data.reshape(1)
     indices = arg_reduce(data, axis=d)
@@ -252,6 +255,8 @@ def _amax(a: Tensor, dim: Any, keepdim: bool, kind: str) -> Tensor:
     # each dim's size is checked before the list of dims is checked for repeats
     for d in dim if dim else (None,):
         check_reduced_size(a, d, kind)  # no dim given: the whole tensor
+    if a.numel():
+        check_not_complex(f"{kind[1:]}_values_cpu", a._dtype)
     dims = normalize_dims(dim, a.ndim) or tuple(range(a.ndim))
     reduce = np.max if kind == "amax" else np.min
     data = np.asarray(reduce(a._data, axis=dims, keepdims=keepdim))
@@ -270,6 +275,8 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 def _arg_extreme(a: Tensor, dim: Optional[int], keepdim: bool, kind: str) -> Tensor:
     name = "arg" + kind
+    if a._dtype.is_complex:
+        raise RuntimeError(f"{name}(): does not support complex input")
     if a._dtype is dtypes.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
     check_not_unsigned(f"{name}_cpu", a._dtype)
@@ -402,7 +409,13 @@ LOGCUMSUMEXP = node("LogcumsumexpBackward0", ("self",),
 
 @op(nodes=(AMINMAX,))
 def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False) -> Any:
-    check_reduced_size(input, dim, "aminmax")
+    if input.numel() == 0 and dim is None:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    if dim is not None and input.numel() == 0 and input.ndim and input.shape[wrap_dim(dim, input.ndim)] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
+    if input.numel():
+        check_not_complex("aminmax_cpu", input._dtype)
     low = _amax(input.detach(), () if dim is None else (dim,), keepdim, "amin")
     high = _amax(input.detach(), () if dim is None else (dim,), keepdim, "amax")
     saved = dict(dim=dim, keepdim=keepdim, min=low, max=high)
@@ -422,7 +435,46 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     if input._dtype.category < dtypes.FLOATING:  # no integer kernel: PyTorch does not promote here
         raise not_implemented_for("logcumsumexp_out_cpu", input._dtype)
     dtype = input._dtype
+    if dtype.is_complex:
+        data = _complex_logcumsumexp(input._data.astype(np.complex128), d if input.ndim else None)
+        return record(LOGCUMSUMEXP, (input,), np.asarray(data, dtype=dtype._numpy), dtype, dim=dim)
     x = input._data.astype(np.float64)
     # PyTorch adds each value to a running -inf as max + log1p(exp(min - max)): a -0.0 comes out +0.0
     data = (np.logaddexp.accumulate(x, axis=d) if input.ndim else x) + 0.0
     return record(LOGCUMSUMEXP, (input,), np.asarray(data, dtype=dtype._numpy), dtype, dim=dim)
+
+
+def _complex_logcumsumexp(x: np.ndarray, d: Optional[int]) -> np.ndarray:
+    """ATen's complex kernel: each value added to a running -inf, in complex double, by
+    _log_add_exp_helper(running, value) (the operands ordered by real part, max + log1p(exp(min - max)), with
+    c10's log1p; NaN in, NaN out; two infinities of one sign by their own rule)."""
+    moved = np.moveaxis(x.reshape(1) if d is None else x, 0 if d is None else d, -1)
+    out = np.empty_like(moved)
+    running = np.full(moved.shape[:-1], complex(-np.inf, 0.0))
+    with np.errstate(all="ignore"):
+        for i in range(moved.shape[-1]):
+            value = moved[..., i]
+            low_real, high_real = np.minimum(value.real, running.real), np.maximum(value.real, running.real)
+            # (the helper's first operand is the running value, its second the new one)
+            value_nan = np.isnan(value.real) | np.isnan(value.imag)
+            running_nan = np.isnan(running.real) | np.isnan(running.imag)
+            first = running.real < value.real
+            low = np.where(value_nan, value, np.where(running_nan, running, np.where(first, running, value)))
+            high = np.where(value_nan, value, np.where(running_nan, running, np.where(first, value, running)))
+            combined = _c10_log1p(np.exp(low - high)) + high
+            infinite = ~np.isfinite(low_real) & (low_real == high_real)
+            both = np.log(np.exp(running) + np.exp(value))
+            running = np.where(np.isnan(low_real) | np.isnan(high_real), complex(np.nan, np.nan),
+                               np.where(infinite, np.where(low_real < 0, running, both), combined))
+            out[..., i] = running
+    return np.moveaxis(out, -1, 0 if d is None else d).reshape(x.shape)
+
+
+def _c10_log1p(z: np.ndarray) -> np.ndarray:
+    """c10's complex log1p: log|1 + z| from log1p(x (x + 2) + y^2) near 0, else from hypot."""
+    x, y = z.real, z.imag
+    theta = np.arctan2(y, x + 1)
+    near = np.abs(z) < 0.5
+    r = x * (2 + x) + y * y
+    real = np.where(near, np.where(r == 0, x, 0.5 * np.log1p(r)), np.log(np.hypot(x + 1, y)))
+    return real + 1j * theta

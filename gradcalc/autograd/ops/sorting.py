@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
-from .common import ReturnTypes, check_has_kernel, check_reduction_size, check_not_unsigned, int64_tensor
+from .common import ReturnTypes, check_has_kernel, check_reduction_size, check_not_complex, check_not_unsigned, int64_tensor
 from .reduction import MISSING, evenly, scatter_back
 from . import partition
 from .registry import LINEAR, node, op, record
@@ -40,6 +40,7 @@ def sort_order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
 @op(nodes=(SORT, SORT_STABLE))
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: Optional[bool] = MISSING) -> Any:
     d = wrap_dim(dim, input.ndim)
+    _check_sortable("Sort", input)
     order = sort_order(input._data, d, descending)
     values = np.take_along_axis(input._data, order, axis=d) if input.ndim else input._data.copy()
     node_def = SORT if stable is MISSING else SORT_STABLE
@@ -49,7 +50,14 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: Opti
 
 @op()
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
-    return int64_tensor(sort_order(input._data, wrap_dim(dim, input.ndim), descending))
+    d = wrap_dim(dim, input.ndim)
+    _check_sortable("Sort", input)
+    return int64_tensor(sort_order(input._data, d, descending))
+
+
+def _check_sortable(name: str, input: Tensor) -> None:
+    if input._dtype.is_complex:  # (the message begins with a space in PyTorch)
+        raise RuntimeError(f" {name} does not support complex dtypes on CPU")
 
 
 @op(nodes=(TOPK,))
@@ -59,6 +67,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     size = input.shape[d] if input.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    _check_sortable("topk", input)
     # the shape checks come first: the dtype is refused only by the CPU kernel
     if input._dtype is dtypes.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
@@ -79,6 +88,8 @@ def median(input: Tensor, dim: Any = MISSING, keepdim: bool = False) -> Any:
     a = input
     if dim is MISSING:
         check_has_kernel("median_cpu", a)
+        if a.numel():
+            check_not_complex("median_cpu", a._dtype)
         flat = np.sort(a._data.reshape(-1))  # nan sorts last
         # nothing to choose from: nan, or for integers the smallest value, as PyTorch's kernel leaves it
         empty = np.nan if a._dtype.category >= dtypes.FLOATING else np.iinfo(a._dtype._numpy).min
@@ -87,6 +98,7 @@ def median(input: Tensor, dim: Any = MISSING, keepdim: bool = False) -> Any:
             value = np.nan
         return record(MEDIAN, (a,), np.asarray(value, dtype=a._dtype._numpy), a._dtype)
     check_has_kernel("median_out", a)
+    check_not_complex("median_out", a._dtype)
     d = wrap_dim(dim, a.ndim)
     x = a._data if a.ndim else a._data.reshape(1)
     check_reduction_size("median", x, d)
