@@ -90,6 +90,47 @@ def element_wise_result(data: np.ndarray, operands: Sequence[np.ndarray]) -> np.
     return out
 
 
+# the channels-last formats' dimensions, innermost first (c10's order for their strides)
+CHANNELS_LAST_ORDERS = {"channels_last": (1, 3, 2, 0), "channels_last_3d": (1, 4, 3, 2, 0)}
+
+
+def in_format(array: np.ndarray, name: str) -> np.ndarray:
+    """A copy of `array` laid out in the memory format `name` (contiguous_format: C order)."""
+    order = CHANNELS_LAST_ORDERS.get(name)
+    if order is None:
+        return np.array(array, order="C")
+    out = dense_in_order(array.shape, array.dtype, order)
+    out[...] = array
+    return out
+
+
+def suggested_format(array: np.ndarray) -> str:
+    """c10's suggest_memory_format: channels_last (or _3d) where the strides are like that format's,
+    a size-1 tensor's ambiguous strides read as contiguous; else contiguous_format."""
+    for name, order in CHANNELS_LAST_ORDERS.items():
+        if array.ndim != len(order):
+            continue
+        strides, low = array.strides, 0
+        if strides[1] == 0:
+            return "contiguous_format"
+        for d in order:
+            if array.shape[d] == 0 or strides[d] < low or (d == 0 and low == strides[1]):
+                return "contiguous_format"
+            low = strides[d] * (array.shape[d] if array.shape[d] > 1 else 1)
+        return name
+    return "contiguous_format"
+
+
+def in_suggested_format(data: np.ndarray, *operands: np.ndarray) -> np.ndarray:
+    """`data` laid out channels-last where an operand suggests that format (a convolution's or a
+    pool's result, as ATen's CPU kernels give it), else as it is."""
+    for operand in operands:
+        name = suggested_format(operand)
+        if name != "contiguous_format" and operand.ndim == data.ndim:
+            return in_format(data, name)
+    return data
+
+
 def preserved(array: np.ndarray, dtype: np.dtype = None) -> np.ndarray:
     """An uninitialised array as `empty_like(memory_format=torch.preserve_format)` lays it out:
     a dense array's strides, any other's dense in the order of its strides."""

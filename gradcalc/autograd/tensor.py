@@ -15,6 +15,7 @@ from . import dtypes, grad_mode
 from .dtypes import DType, bfloat16 as BFLOAT16
 from .engine import AccumulateGrad, Node, PostAccumulateGradHook, RemovableHandle, remove_hook
 from .grad_mode import FORWARD_LEVELS as LEVELS
+from .layout import CHANNELS_LAST_ORDERS
 from .sequence_slots import index_as_mapping_only
 from ..display.names import torch_class, type_name
 from ..warnings import warn, warn_once
@@ -38,7 +39,6 @@ VIEW_DEFAULT, VIEW_NO_GRAD, VIEW_MULTI_OUTPUT, VIEW_INFERENCE = "default", "no_g
 
 
 # the dims of a channels-last layout, innermost first (NHWC, NDHWC)
-_CHANNELS_LAST_ORDERS = {"channels_last": (1, 3, 2, 0), "channels_last_3d": (1, 4, 3, 2, 0)}
 
 
 class VersionCounter:
@@ -695,7 +695,7 @@ class Tensor:
         return self._data.__array_interface__["data"][0] if self._data.size and not self.is_meta else 0
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        order = _CHANNELS_LAST_ORDERS.get(getattr(memory_format, "_name", None))
+        order = CHANNELS_LAST_ORDERS.get(getattr(memory_format, "_name", None))
         if order is None:
             return bool(self._data.flags.c_contiguous)
         # c10's channels-last contiguity: dense with the channels innermost (dims of size 1 ignored)

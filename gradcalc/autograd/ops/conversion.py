@@ -6,13 +6,14 @@ from typing import Any, Optional
 from .. import dtypes, meta
 from ..dtypes import DType
 from ...warnings import warn_once
-from ..layout import preserved_copy
+from ..layout import in_format, preserved_copy, suggested_format
 from ..tensor import Device, Tensor, check_device
 from .common import COMPLEX_TO_REAL_WARNING
 from .info import MEMORY_FORMATS, check_memory_format
 from .registry import LINEAR, node, op, record
 
 CONTIGUOUS_FORMAT = MEMORY_FORMATS["contiguous_format"]
+PRESERVE_FORMAT = MEMORY_FORMATS["preserve_format"]
 
 CLONE = node("CloneBackward0", ("self",), jvp=LINEAR, self=lambda grad: grad)
 def _to_copy_grad(grad: Tensor, dtype: DType) -> Tensor:
@@ -29,7 +30,10 @@ TO_COPY = node("ToCopyBackward0", ("self",), jvp=LINEAR, self=lambda grad, _self
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     check_memory_format(memory_format, input.ndim)
     # torch.preserve_format, the default, keeps a dense tensor's strides (empty_like's rules)
-    data = input._data.copy() if memory_format is CONTIGUOUS_FORMAT else preserved_copy(input._data)
+    if memory_format is None or memory_format is PRESERVE_FORMAT:
+        data = preserved_copy(input._data)
+    else:
+        data = in_format(input._data, memory_format._name)
     return record(CLONE, (input,), data, input._dtype)
 
 
@@ -44,16 +48,22 @@ def detach(input: Tensor) -> Tensor:
     return out
 
 
-def to_dtype(a: Tensor, dtype: DType, copy: bool = False) -> Tensor:
-    if dtype is a._dtype and not copy:
+def to_dtype(a: Tensor, dtype: DType, copy: bool = False, memory_format: Any = None) -> Tensor:
+    """`a` in `dtype`, itself where nothing changes; a copy (ToCopyBackward0) in `memory_format`
+    where one is asked for that `a` does not suggest (c10's suggest_memory_format)."""
+    relaid = (memory_format is not None and memory_format is not PRESERVE_FORMAT
+              and suggested_format(a._data) != memory_format._name)
+    if dtype is a._dtype and not copy and not relaid:
         return a
     values = a._data
     if a._dtype.is_complex and not dtype.is_complex:
         warn_once("UserWarning", *COMPLEX_TO_REAL_WARNING)
         values = values.real
-    if a.requires_grad and dtype.category < dtypes.FLOATING:
-        return Tensor._make(values.astype(dtype._numpy), dtype)
     data = values.astype(dtype._numpy)
+    if relaid:  # (after the conversion: numpy's copy of an array in C order, size-1 dims aside, is in C order)
+        data = in_format(data, memory_format._name)
+    if a.requires_grad and dtype.category < dtypes.FLOATING:
+        return Tensor._make(data, dtype)
     return record(TO_COPY, (a,), data, dtype, _self_dtype=a._dtype)
 
 
@@ -69,13 +79,13 @@ def to(input: Tensor, device: Any = None, dtype: Optional[DType] = None, non_blo
     if tensor is not None:
         # a Python number stands for a tensor of its own: float64 for a float, as PyTorch wraps it
         dtype = tensor._dtype if isinstance(tensor, Tensor) else dtypes.scalar_dtype(tensor, wrapped=True)
-    return to_dtype(input, dtype, copy) if dtype is not None else (input.clone() if copy else input)
+    return to_dtype(input, dtype or input._dtype, copy, memory_format)
 
 
 def _cast(name: str, dtype: DType) -> None:
     def cast(input: Tensor, *, memory_format: Any = None) -> Tensor:
         check_memory_format(memory_format, input.ndim)
-        return to_dtype(input, dtype)
+        return to_dtype(input, dtype, memory_format=memory_format)
 
     cast.__name__ = cast.__qualname__ = name
     op(name, function=False)(cast)
@@ -116,4 +126,5 @@ def type_as(input: Tensor, other: Tensor) -> Tensor:
 @op(function=False)
 def contiguous(input: Tensor, *, memory_format: Any = None) -> Tensor:
     check_memory_format(memory_format, input.ndim)
-    return input if input.is_contiguous() else clone(input, memory_format=CONTIGUOUS_FORMAT)
+    memory_format = memory_format or CONTIGUOUS_FORMAT
+    return input if input.is_contiguous(memory_format=memory_format) else clone(input, memory_format=memory_format)

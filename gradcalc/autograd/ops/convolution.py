@@ -12,6 +12,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import cpu, dtypes, grad_mode, meta
+from ..layout import in_suggested_format
 from ..tensor import Tensor
 from ...warnings import warn_once
 from .arrangement import constant_pad_nd
@@ -365,7 +366,8 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
     if bias is not None and data.size and not meta.any_meta((input, weight, bias)):  # (a meta output: no values)
         data = data + bias._data.reshape((data.shape[1],) + (1,) * spatial)
     inputs = (input, weight, bias if bias is not None else ABSENT)
-    return record(CONVOLUTION, inputs, np.asarray(data, dtype=input._dtype._numpy), input._dtype,
+    data = in_suggested_format(np.asarray(data, dtype=input._dtype._numpy), x, w)
+    return record(CONVOLUTION, inputs, data, input._dtype,
                   stride=stride, padding=padding, dilation=dilation, transposed=transposed,
                   output_padding=output_padding, groups=groups,
                   bias_sym_sizes_opt=tuple(bias.shape) if bias is not None else None)

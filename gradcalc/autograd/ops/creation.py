@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes, kernels, random
 from ..dtypes import DType
-from ..layout import in_memory_order, preserved
+from ..layout import CHANNELS_LAST_ORDERS, dense_in_order, in_memory_order, preserved
 from ..meta import make_meta, wants_meta
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...display.names import type_name
@@ -325,6 +325,8 @@ def _preserving(input: Tensor, memory_format: Any) -> Optional[np.ndarray]:
     default, and an input not in C order), else None."""
     data = input._data
     check_memory_format(memory_format, data.ndim)
+    if memory_format in (MEMORY_FORMATS["channels_last"], MEMORY_FORMATS["channels_last_3d"]):
+        return dense_in_order(data.shape, data.dtype, CHANNELS_LAST_ORDERS[memory_format._name])
     if memory_format is MEMORY_FORMATS["contiguous_format"] or data.ndim < 2 or data.flags.c_contiguous:
         return None
     return data
@@ -348,7 +350,10 @@ def ones(size: Sequence[int], *, dtype: Optional[DType] = None, layout: Any = No
 def empty(size: Sequence[int], *, memory_format: Any = None, dtype: Optional[DType] = None, layout: Any = None,
           device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
     check_memory_format(memory_format, len(size))
-    return filled(size, 0, dtype, requires_grad, device)
+    like = None
+    if memory_format in (MEMORY_FORMATS["channels_last"], MEMORY_FORMATS["channels_last_3d"]):
+        like = dense_in_order(tuple(size), np.float32, CHANNELS_LAST_ORDERS[memory_format._name])
+    return filled(size, 0, dtype, requires_grad, device, like)
 
 
 @op()

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import dtypes, grad_mode, meta
+from ..layout import in_suggested_format
 from ..tensor import Tensor
 from .common import int64_tensor, not_implemented_for, shape_text, zeros, zeros_like
 from .registry import NOT_IMPLEMENTED, node, op, record
@@ -165,8 +166,9 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), p
     # the flat index (row * width + column) of each maximum in its input plane
     rows = np.arange(out[0])[:, None] * stride[0] - padding[0] + (best // kernel[1]) * dilation[0]
     cols = np.arange(out[1])[None, :] * stride[1] - padding[1] + (best % kernel[1]) * dilation[1]
-    indices = int64_tensor(rows * x.shape[-1] + cols)
-    output = record(MAX_POOL2D, (input,), np.ascontiguousarray(values), input._dtype, result1=indices,
+    indices = int64_tensor(in_suggested_format(np.ascontiguousarray(rows * x.shape[-1] + cols), x))
+    output = record(MAX_POOL2D, (input,), in_suggested_format(np.ascontiguousarray(values), x), input._dtype,
+                    result1=indices,
                     kernel_size=kernel, stride=stride, padding=padding, dilation=dilation, ceil_mode=ceil_mode)
     return output, indices
 
