@@ -91,8 +91,7 @@ _FORMAT_RANKS = {MEMORY_FORMATS["channels_last"]: 4, MEMORY_FORMATS["channels_la
 
 
 def check_memory_format(memory_format: Any, ndim: int) -> None:
-    """A channels-last layout asked of a tensor of another rank: c10's refusal (the layout itself
-    is not kept: strides stay those of the preserved or contiguous format)."""
+    """A channels-last layout asked of a tensor of another rank: c10's refusal."""
     rank = _FORMAT_RANKS.get(memory_format)
     if rank is not None and ndim != rank:
         raise RuntimeError(f"required rank {rank} tensor to use {memory_format._name} format")
