@@ -232,8 +232,8 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
     flat: list = []
     if int(np.prod(sizes, dtype=np.int64)):
         _store(data, sizes, 0, dtype, flat)
-    kind = np.uint64 if dtype is dtypes.uint64 else np.complex128 if any(isinstance(v, complex) for v in flat) else None
-    values = np.array(flat, dtype=kind)
+    kind = np.complex128 if any(isinstance(v, complex) for v in flat) else None
+    values = np.array(flat, dtype=np.uint64 if dtype is dtypes.uint64 else kind)
     return np.asarray(values, dtype=dtype._numpy).reshape(sizes), dtype
 
 

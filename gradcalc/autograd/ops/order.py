@@ -10,7 +10,8 @@ import numpy as np
 from .. import dtypes, meta
 from ...boolean_dispatch import boolean_dispatch, renamed
 from ..tensor import Tensor, wrap_dim
-from .common import ReturnTypes, check_not_complex, check_not_unsigned, check_reduction_size, int64_tensor, not_implemented_for
+from .common import (ReturnTypes, check_not_complex, check_not_unsigned, check_reduction_size, int64_tensor,
+                     not_implemented_for)
 from .parser import parser
 from .reduction import MISSING, evenly, scatter_back
 from . import partition

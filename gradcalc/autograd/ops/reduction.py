@@ -10,9 +10,9 @@ from .. import dtypes, kernels
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from .arithmetic import div_scalar
-from .common import (ReturnTypes, arrays, castable_data, check_not_complex, check_not_unsigned, expand_reduced, float_result,
-                     int64_tensor, normalize_dims, not_implemented_for, reduction_dims, shape_text, unsqueeze_reduced,
-                     zeros, zeros_like)
+from .common import (ReturnTypes, arrays, castable_data, check_not_complex, check_not_unsigned, expand_reduced,
+                     float_result, int64_tensor, normalize_dims, not_implemented_for, reduction_dims, shape_text,
+                     unsqueeze_reduced, zeros, zeros_like)
 from .comparison import maximum, minimum
 from .indexing import masked_fill, scatter, where
 from .joining import cat

@@ -7,7 +7,8 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
-from .common import ReturnTypes, check_has_kernel, check_reduction_size, check_not_complex, check_not_unsigned, int64_tensor
+from .common import (ReturnTypes, check_has_kernel, check_reduction_size, check_not_complex, check_not_unsigned,
+                     int64_tensor)
 from .reduction import MISSING, evenly, scatter_back
 from . import partition
 from .registry import LINEAR, node, op, record
