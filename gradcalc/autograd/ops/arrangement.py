@@ -9,6 +9,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .. import dtypes
+from ..layout import in_suggested_format
 from ...warnings import warn_once
 from ..tensor import Size, Tensor, wrap_dim
 from .common import broadcast_shapes as shapes_broadcast, int64_tensor, is_conj, zeros_like
@@ -636,4 +637,5 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor
     cut = tuple(slice(max(-before, 0), size - max(-after, 0)) for (before, after), size in zip(widths, input.shape))
     data = np.pad(input._data[cut], [(max(before, 0), max(after, 0)) for before, after in widths],
                   constant_values=value)
-    return record(CONSTANT_PAD, (input,), np.asarray(data, dtype=input._dtype._numpy), input._dtype, pad=tuple(pad))
+    data = in_suggested_format(np.asarray(data, dtype=input._dtype._numpy), input._data)  # (its memory format kept)
+    return record(CONSTANT_PAD, (input,), data, input._dtype, pad=tuple(pad))

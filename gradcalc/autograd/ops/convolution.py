@@ -16,7 +16,7 @@ from ..layout import in_suggested_format
 from ..tensor import Tensor
 from ...warnings import warn_once
 from .arrangement import constant_pad_nd
-from .common import ABSENT, shape_text
+from .common import ABSENT, opmath_array, shape_text
 from .registry import NOT_IMPLEMENTED, node, op, record
 
 
@@ -142,9 +142,24 @@ def _grad_weight(x: np.ndarray, g: np.ndarray, weight_shape: tuple, stride: tupl
     columns, out_shape = _columns(x, kernel, stride, padding, dilation, groups)
     # the positions past the last full window of the gradient's extent take no part
     grads = _output_columns(g[(slice(None), slice(None)) + tuple(slice(0, size) for size in out_shape)], groups)
+    if x.dtype == np.float16:
+        return _half_grad_weight(grads.transpose(0, 2, 1), columns, x.shape[0]).reshape(weight_shape)
     # contiguous operands: numpy hands those to BLAS, strided ones to a slow loop of its own
     return np.matmul(np.ascontiguousarray(grads.transpose(0, 2, 1)), np.ascontiguousarray(columns)).reshape(
         weight_shape)
+
+
+def _half_grad_weight(grads: np.ndarray, columns: np.ndarray, batch: int) -> np.ndarray:
+    """float16's weight gradient as ATen's slow convolution takes it: one product per sample, each
+    summed in float32 and added to the float16 gradient so far (gemm with beta 1), rounded once."""
+    groups, outputs, positions = grads.shape
+    per_sample = positions // batch if batch else 0
+    total = np.zeros((groups, outputs, columns.shape[-1]), np.float16)
+    for i in range(batch):
+        rows = slice(i * per_sample, (i + 1) * per_sample)
+        part = np.matmul(grads[:, :, rows].astype(np.float32), columns[:, rows].astype(np.float32))
+        total = (total.astype(np.float32) + part).astype(np.float16)
+    return total
 
 
 # ------------------------------------------------------------------ checks
@@ -341,6 +356,8 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
     dilation, output_padding = _expand(dilation, spatial, "dilation"), _expand(output_padding, spatial, "output_padding")
     _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     x, w = input._data, weight._data
+    if not transposed:  # (float16 products summed in float32, the bias added there, rounded once)
+        x, w = opmath_array(x), opmath_array(w)
     _check_kernel_size(input, weight, stride, dilation, output_padding, groups, transposed)
     if 0 in dilation and x.shape[0] and x.shape[1]:
         _refuse_zero_dilation(input, weight, stride, dilation, output_padding, groups, transposed)
@@ -364,7 +381,7 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
         _check_transposed_size(input, weight, sizes, stride, dilation, output_padding, groups)
         data = _grad_input(x, w, (x.shape[0], out_channels) + sizes, stride, padding, dilation, groups)
     if bias is not None and data.size and not meta.any_meta((input, weight, bias)):  # (a meta output: no values)
-        data = data + bias._data.reshape((data.shape[1],) + (1,) * spatial)
+        data = data + (bias._data if transposed else opmath_array(bias._data)).reshape((data.shape[1],) + (1,) * spatial)
     inputs = (input, weight, bias if bias is not None else ABSENT)
     data = in_suggested_format(np.asarray(data, dtype=input._dtype._numpy), x, w)
     return record(CONVOLUTION, inputs, data, input._dtype,

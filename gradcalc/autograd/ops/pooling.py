@@ -10,7 +10,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import dtypes, grad_mode, meta
-from ..layout import in_suggested_format
+from ..layout import in_format, in_suggested_format, suggested_format
 from ..tensor import Tensor
 from .common import int64_tensor, not_implemented_for, shape_text, zeros, zeros_like
 from .registry import NOT_IMPLEMENTED, node, op, record
@@ -261,7 +261,10 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
     if out == (1, 1):
         # PyTorch takes the mean over the last two dims, before any check of the input's (a [1, 192]
         # input gives [1, 1])
-        return input.mean((-1, -2), keepdim=True)
+        out = input.mean((-1, -2), keepdim=True)
+        if input.ndim == 4 and suggested_format(input._data) == "channels_last":  # ATen restrides it so
+            out._data = in_format(out._data, "channels_last")
+        return out
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {shape_text(input.shape)}")
     for dim in (-2, -1):
@@ -273,7 +276,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
     if input._dtype.category != dtypes.FLOATING and not empty:
         raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{input._dtype._scalar_name}'")
     data = np.zeros(input.shape[:-2] + out, input._data.dtype) if empty else _in_float(input._data, out)
-    return record(ADAPTIVE_AVG_POOL2D, (input,), data, input._dtype)
+    return record(ADAPTIVE_AVG_POOL2D, (input,), in_suggested_format(data, input._data), input._dtype)
 
 
 def _windows(input_shape: tuple, output_size: tuple) -> Any:

@@ -124,6 +124,8 @@ def sum_data(x: np.ndarray, dims: Optional[tuple], keepdim: bool) -> np.ndarray:
     """The values of torch.sum over `dims` (None: all): float32 and float64 add in the order of
     PyTorch's kernel, whose last bits differ from numpy's pairwise sum."""
     axes = tuple(range(x.ndim)) if dims is None else dims
+    if x.dtype.type is np.float16 and not (x.ndim and not axes):  # summed in float32, rounded once
+        return sum_data(x.astype(np.float32), dims, keepdim).astype(np.float16)
     if x.dtype.type not in (np.float32, np.float64) or (x.ndim and not axes):
         return np.asarray(x.sum(axis=axes, keepdims=keepdim))
     total = kernels.cascade_sum(x, axes)
@@ -174,8 +176,8 @@ def mean(input: Tensor, dim: Any = MISSING, keepdim: bool = False, *, dtype: Opt
     dims = None if dim is MISSING else reduction_dims(dim, input.ndim)
     (x,) = arrays((input,), out_dtype)
     count = input.numel() if dims is None else int(np.prod([input.shape[d] for d in dims]))
-    # on the CPU, PyTorch's mean is its sum divided by the count
-    total = sum_data(x, dims, keepdim)
+    # on the CPU, PyTorch's mean is its sum divided by the count (float16's in float32, rounded once)
+    total = sum_data(x.astype(np.float32) if x.dtype == np.float16 else x, dims, keepdim)
     data = np.asarray(total / np.asarray(count, dtype=total.dtype), dtype=out_dtype._numpy)
     if dim is MISSING:
         return record(MEAN, (input,), data, out_dtype, self_sym_sizes=input.shape, self_sym_numel=input.numel())

@@ -470,12 +470,13 @@ class Module:
         dtype = like.dtype if like is not None else bound.get("dtype")
         if device is not None:
             self._move(device, empty=False)
-        if dtype is None:
+        memory_format = bound.get("memory_format")
+        if dtype is None and memory_format is None:
             return self
-        if dtype.category < dtypes.FLOATING:
+        if dtype is not None and dtype.category < dtypes.FLOATING:
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
-        return self._convert(dtype)
+        return self._convert(dtype, memory_format)
 
     def float(self) -> "Module":
         return self._convert(dtypes.float32)
@@ -519,19 +520,30 @@ class Module:
                         module._buffers[name] = meta.moved(buffer, device, empty)
         return self
 
-    def _convert(self, dtype: DType) -> "Module":
-        """The floating parameters and buffers take `dtype`: a Parameter object stays the same (its
-        data and grad change), a buffer is replaced, as torch's _apply does."""
+    def _convert(self, dtype: Optional[DType], memory_format: Any = None) -> "Module":
+        """The floating parameters and buffers take `dtype` (and those of 4 or 5 dims
+        `memory_format`, when given): a Parameter object stays the same (its data and grad change),
+        a buffer is replaced, as torch's _apply does."""
+
+        def converted(t: Any) -> Any:
+            kind = dtype if dtype is not None and t.dtype.category >= dtypes.FLOATING else t.dtype
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(kind, memory_format=memory_format)
+            return t.to(kind)
+
         with grad_mode.no_grad():
             for module in self.modules():
                 for param in module._parameters.values():
-                    if param is not None and param.dtype.category >= dtypes.FLOATING and param.dtype is not dtype:
-                        param.data = param.to(dtype)
-                        if param.grad is not None:
-                            param.grad = param.grad.to(dtype)
+                    if param is None:
+                        continue
+                    data = converted(param)
+                    if data is not param:
+                        param.data = data
+                    if param.grad is not None:
+                        param.grad = converted(param.grad)
                 for name, buffer in module._buffers.items():
                     if buffer is not None and buffer.dtype.category >= dtypes.FLOATING:
-                        module._buffers[name] = buffer.to(dtype)
+                        module._buffers[name] = converted(buffer)
         return self
 
     # -------------------------------------------------------------- state
