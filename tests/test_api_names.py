@@ -66,7 +66,7 @@ EXCLUDED: dict = {
         "hash_tensor"],
         "torch.Tensor": ["chalf", "hash_tensor"]},
     "torch.nn.functional's kernels, which torch re-exports: the nn issue's": {"torch": [
-        "conv_tbc", "batch_norm.*", "layer_norm", "group_norm", "instance_norm", "rms_norm", "native_batch_norm",
+        "conv_tbc", "batch_norm_.*", "rms_norm", "native_batch_norm",
         "native_group_norm", "native_layer_norm", "native_dropout", "dropout", "dropout_",
         "alpha_dropout", "alpha_dropout_", "feature_dropout", "feature_dropout_", "feature_alpha_dropout",
         "feature_alpha_dropout_", "embedding_bag", "embedding_renorm_", "lstm", "lstm_cell", "gru",

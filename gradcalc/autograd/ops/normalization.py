@@ -7,8 +7,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes, grad_mode, kernels, layer_norm_kernel, simd
-from ..tensor import Tensor
+from .. import dtypes, forward_mode, grad_mode, kernels, layer_norm_kernel, simd
+from ..tensor import Tensor, wrap_dim
 from .common import ABSENT, not_implemented_for, shape_text
 from .matrix_functions import aten_norm
 from .registry import node, op, record
@@ -272,6 +272,64 @@ WEIGHT_NORM = node(
     "WeightNormInterfaceBackward0", ("v", "g"), saved=("dim", "result1"), saved_tensors=("result1",),
     v=lambda grad, v, g, dim: _weight_norm_grads(grad, v, g, dim, "v"),
     g=lambda grad, v, g, dim: _weight_norm_grads(grad, v, g, dim, "g"))
+
+
+# ATen's composites over the native kernels, which torch.nn.functional calls after its own checks
+
+_VMAP_RUNNING_STATS = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which will be updated in "
+    "place, were not batched.\nIf you are using a module and do not need eval mode, please set "
+    "`track_running_stats` to be False.If you are using a prebuilt module and do not need eval mode, please see "
+    "the functorch website for resources on how to patch your module to work with vmap")
+
+
+@op(method=False)
+def batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor],
+               running_var: Optional[Tensor], training: bool, momentum: float, eps: float,
+               cudnn_enabled: bool) -> Tensor:
+    wrap_dim(1, input.ndim)  # ATen reads the number of channels first
+    if input.numel() == 0:
+        # ATen's _batch_norm_impl_index: no statistics, a result that keeps the graph going
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        return out if bias is None else out + bias[0]
+    if not training:
+        for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+            if stat is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+    check_batch_norm_sizes(input, weight, bias, running_mean, running_var)
+    if training and running_mean is not None and forward_mode.batched(input) and not forward_mode.batched(running_mean):
+        raise RuntimeError(_VMAP_RUNNING_STATS)
+    return native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+@op(method=False)
+def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor],
+                  running_var: Optional[Tensor], use_input_stats: bool, momentum: float, eps: float,
+                  cudnn_enabled: bool) -> Tensor:
+    """Batch norm of the input seen as one sample of N * C channels (ViewBackward0 at the end)."""
+    n, channels = input.shape[:2]
+    folded = input.reshape((1, n * channels) + tuple(input.shape[2:]))
+    mean, var, weight, bias = (None if t is None else t.repeat(n) for t in (running_mean, running_var, weight, bias))
+    out = native_batch_norm(folded, weight, bias, mean, var, use_input_stats, momentum, eps)
+    if running_mean is not None and use_input_stats:
+        with grad_mode.no_grad():
+            running_mean.copy_(mean.view(n, channels).mean(0))
+            running_var.copy_(var.view(n, channels).mean(0))
+    return out.view(input.shape)
+
+
+@op(method=False)
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,
+               bias: Optional[Tensor] = None, eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    return native_layer_norm(input, tuple(normalized_shape), weight, bias, eps)
+
+
+@op(method=False)
+def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+               eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
+    return native_group_norm(input, weight, bias, num_groups, eps)
 
 
 @op(method=False)

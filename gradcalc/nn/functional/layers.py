@@ -9,7 +9,6 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ...autograd import autocast, dtypes, forward_mode
-from ...autograd import grad_mode
 from ...boolean_dispatch import boolean_dispatch
 from ...autograd.ops import joining, linalg, normalization, pooling, shape
 from ...autograd.ops import embedding as embedding_ops
@@ -17,7 +16,7 @@ from ...autograd.ops.arrangement import constant_pad_nd
 from ...autograd.ops.generate import namespace_members
 from ...autograd.ops.parser import parser
 from ...autograd.ops.common import broadcast_shapes, shape_text
-from ...autograd.tensor import Tensor, wrap_dim
+from ...autograd.tensor import Tensor
 from ...warnings import warn
 from .activation import _require_tensor
 
@@ -256,13 +255,6 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
 
 # ------------------------------------------------------------------ normalization
 
-_VMAP_RUNNING_STATS = (
-    "Batch norm got a batched tensor as input while the running_mean or running_var, which will be updated in "
-    "place, were not batched.\nIf you are using a module and do not need eval mode, please set "
-    "`track_running_stats` to be False.If you are using a prebuilt module and do not need eval mode, please see "
-    "the functorch website for resources on how to patch your module to work with vmap")
-
-
 def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
                weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -270,39 +262,23 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
         size = input.shape
         if size[0] * math.prod(size[2:]) == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
-    wrap_dim(1, input.ndim)  # ATen reads the number of channels first
-    if input.numel() == 0:
-        # ATen's _batch_norm_impl_index: no statistics, a result that keeps the graph going
-        out = input.clone()
-        if weight is not None:
-            out = out * weight[0]
-        return out if bias is None else out + bias[0]
-    if not training and (running_mean is None or running_var is None):
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-    normalization.check_batch_norm_sizes(input, weight, bias, running_mean, running_var)
-    if training and running_mean is not None and forward_mode.batched(input) and not forward_mode.batched(running_mean):
-        raise RuntimeError(_VMAP_RUNNING_STATS)
-    return normalization.native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return normalization.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, True)
 
 
 def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None, running_var: Optional[Tensor] = None,
                   weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
-    """Batch norm of the input seen as one sample of N * C channels (ViewBackward0 at the end)."""
-    n, channels = input.shape[:2]
-    folded = input.reshape((1, n * channels) + tuple(input.shape[2:]))
-    mean, var, weight, bias = (None if t is None else t.repeat(n) for t in (running_mean, running_var, weight, bias))
-    out = normalization.native_batch_norm(folded, weight, bias, mean, var, use_input_stats, momentum, eps)
-    if running_mean is not None and use_input_stats:
-        with grad_mode.no_grad():
-            running_mean.copy_(mean.view(n, channels).mean(0))
-            running_var.copy_(var.view(n, channels).mean(0))
-    return out.view(input.shape)
+    return normalization.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
+                                       True)
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                eps: float = 1e-5) -> Tensor:
-    return normalization.native_layer_norm(input, _single(normalized_shape), weight, bias, eps)
+    return normalization.layer_norm(input, _single(normalized_shape), weight, bias, eps, True)
 
 
 def rms_norm(input: Tensor, normalized_shape: Any, weight: Optional[Tensor] = None,
@@ -318,7 +294,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, 
                eps: float = 1e-5) -> Tensor:
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
-    return normalization.native_group_norm(input, weight, bias, num_groups, eps)
+    return normalization.group_norm(input, num_groups, weight, bias, eps, True)
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
