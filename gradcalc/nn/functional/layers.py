@@ -8,7 +8,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ...autograd import autocast, dtypes, forward_mode
+from ...autograd import autocast, dtypes
 from ...boolean_dispatch import boolean_dispatch
 from ...autograd.ops import joining, linalg, normalization, pooling, shape
 from ...autograd.ops import embedding as embedding_ops
