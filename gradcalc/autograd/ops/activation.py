@@ -18,7 +18,7 @@ from .common import (fitted_scalar, kernel_scalar, not_implemented_for, opmath_a
 from .indexing import where
 from . import joining
 from .generate import make_inplace
-from .registry import ELEMENT_WISE, NOT_IMPLEMENTED, node, op, record, recording_not_needed
+from .registry import ELEMENT_WISE, NOT_IMPLEMENTED, node, op, record
 
 RELU = node("ReluBackward0", ("self",), jvp=ELEMENT_WISE, self=lambda grad, result: threshold_backward(grad, result, 0))
 THRESHOLD_BACKWARD = node("ThresholdBackwardBackward0", ("grad_output", "self"),
