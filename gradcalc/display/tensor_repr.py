@@ -193,6 +193,8 @@ def _tensor_body(values: np.ndarray, kind: str, indent: int, opts: PrintOptions)
     """Format the bracketed contents of a non-empty tensor."""
     summarize = values.size > opts.threshold
     edge = opts.edgeitems
+    if summarize and values.ndim:
+        _ = values.shape[0] > 2 * edge  # torch's first use of edgeitems: Python's TypeError for a non-number
     if summarize and not edge and values.ndim:
         # No edge items: the outermost summarised dimension collapses to "...".
         return "[...]"
@@ -203,6 +205,8 @@ def _tensor_body(values: np.ndarray, kind: str, indent: int, opts: PrintOptions)
     # formatting mode and width, exactly as PyTorch's summarised data does.
     folded = tuple(summarize and n > 2 * edge for n in values.shape)
     if any(folded):
+        # torch slices a vector with edgeitems and ranges over it otherwise: Python's TypeError for a non-int
+        _ = slice(None, edge).indices(1) if values.ndim == 1 else range(edge)
         index = [
             np.r_[0:edge, n - edge : n] if fold else np.arange(n)
             for n, fold in zip(values.shape, folded)

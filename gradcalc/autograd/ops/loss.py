@@ -202,6 +202,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
     """ATen's steps, whose dtypes and checks it keeps: log_sigmoid(input) in the input's dtype,
     then (1 - target).mul_(input).sub_(...) in the target's (C++'s 1 - target being
     empty_like(target).fill_(1).sub_(target))."""
+    check_no_requires_grad(weight, "weight", "binary_cross_entropy_with_logits")
+    check_no_requires_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
     with grad_mode.no_grad():
         log_sig = log_sigmoid(input)
         if pos_weight is not None:
@@ -545,6 +547,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: Any = 1, margin: Any = 1
                       reduction: int = MEAN) -> Tensor:
     """ATen's CPU kernel: each frame's terms added in class order in the input's dtype, divided by
     the classes; a reduction adds the frames in double."""
+    check_no_requires_grad(weight, "weight", "multi_margin_loss")
     frames, classes = _margin_frames(input)
     if target.ndim > 1 or target.numel() != frames:
         raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "

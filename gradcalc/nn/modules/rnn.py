@@ -334,10 +334,24 @@ class LSTM(RNNBase):
                                    f"{hx[1].ndim}-D) tensors")
             hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         self.check_forward_args(input, hx, None)
+        _check_onednn_states(input, hx)
         output, hidden = self._run(input, hx, None)
         if not batched:
             output, hidden = output.squeeze(batch_dim), (hidden[0].squeeze(1), hidden[1].squeeze(1))
         return output, hidden
+
+
+def _check_onednn_states(input: Tensor, hx: tuple) -> None:
+    """A float32 LSTM runs on oneDNN's primitive (ATen's use_mkldnn), which takes no float64
+    state and no state of another dtype than the input's."""
+    if input.dtype is not dtypes.float32 or not input.numel():
+        return
+    if any(state.dtype is dtypes.float64 for state in hx):
+        raise RuntimeError("get_mkldnn_dtype: unsupported data type")
+    if any(state.dtype is not input.dtype for state in hx):
+        raise RuntimeError("could not create a primitive descriptor for the LSTM forward propagation primitive. Run "
+                           "workload with environment variable ONEDNN_VERBOSE=all to get additional diagnostic "
+                           "information.")
 
 
 class GRU(RNNBase):
