@@ -406,7 +406,16 @@ def _cumprod_grad(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> Tenso
 AMINMAX = node("AminmaxBackward0", ("self",), saved=("min", "max"),
                self=lambda grad, self, dim, keepdim, _which: _amax_grad(grad, self, _which, dim, keepdim))
 LOGCUMSUMEXP = node("LogcumsumexpBackward0", ("self",),
+                    jvp={"self": lambda self_t, self, dim: _logcumsumexp_jvp(self, self_t, dim)},
                     self=lambda grad, self, result, dim: _logcumsumexp_grad(grad, self, result, dim))
+
+
+def _logcumsumexp_jvp(self: Tensor, tangent: Tensor, dim: int) -> Tensor:
+    """PyTorch's logcumsumexp_jvp: the tangents weighted by exp(x - max), cumulated, over the
+    cumulated weights (0 where those are below 1e-13)."""
+    weights = self.exp() if self._dtype.is_complex else (self - self.max(dim, keepdim=True)[0]).exp()
+    total = weights.cumsum(dim)
+    return where(total.abs() > 1e-13, (weights * tangent).cumsum(dim) / total, 0.0)
 
 
 @op(nodes=(AMINMAX,))
@@ -426,9 +435,25 @@ def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False) 
 
 
 def _logcumsumexp_grad(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> Tensor:
-    # d/dx_i of log(sum_{j<=k} e^x_j) summed against grad_k: e^x_i * sum_{k>=i} grad_k / e^result_k
-    weights = (grad * (-result).exp()).flip(dim).cumsum(dim).flip(dim)
-    return weights * self.exp()
+    """PyTorch's logcumsumexp_backward (TensorFlow's): e^x_i * sum_{k>=i} grad_k / e^result_k taken
+    in log space, the positive and the negative gradients apart, each op in the dtype; complex
+    gradients by the plain sum."""
+    if grad.ndim == 0 or grad.numel() == 0:
+        return grad
+    if grad._dtype.is_complex:
+        weights = (grad * (-result).exp()).flip(dim).cumsum(dim).flip(dim)
+        return weights * self.exp()
+    # the dtype's lowest value (bfloat16's numpy float32 storage has another)
+    lowest = grad.new_full((), -3.3895313892515355e38 if grad._dtype is dtypes.bfloat16
+                           else float(np.finfo(grad._dtype._numpy).min))
+    log_abs = grad.abs().log()
+    positive = where(grad > 0, log_abs, lowest)
+    negative = where(grad < 0, log_abs, lowest)
+
+    def reverse(x: Tensor) -> Tensor:
+        return logcumsumexp(x.flip(dim), dim).flip(dim)
+
+    return (reverse(positive - result) + self).exp() - (reverse(negative - result) + self).exp()
 
 
 @op(nodes=(LOGCUMSUMEXP,))
