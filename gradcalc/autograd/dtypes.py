@@ -197,6 +197,8 @@ def result_type(operands: list) -> DType:
         dtype = getattr(operand, "_dtype", None)  # a Tensor (no import of tensor.py here: it imports us)
         if dtype is None:
             dtype = scalar_dtype(operand)
+            if dtype is int64 and not -2 ** 63 <= operand < 2 ** 63:  # torch's Scalar holds it unsigned
+                dtype = unpack_scalar_int(operand)
         elif operand._wrapped:
             dtype = _as_number(dtype)
         elif operand._data.ndim > 0:
@@ -265,7 +267,9 @@ def _with_number(dtype: DType, number_type: type, a: object, b: object) -> DType
     key = (dtype, number_type)
     found = _WITH_NUMBER.get(key)
     if found is None:
-        found = _WITH_NUMBER[key] = result_type([a, b])
+        found = result_type([a, b])
+        if dtype is not bool_:  # (an int takes part with a bool tensor: as uint64 past int64's range)
+            _WITH_NUMBER[key] = found
     return found
 
 
@@ -274,6 +278,8 @@ def _combine(higher: DType | None, lower: DType | None) -> DType | None:
         return lower
     if lower is None:
         return higher
+    if higher is bool_:  # c10's combine_categories promotes a bool with what outranks it
+        return promote_types(higher, lower)
     if higher.category >= lower.category:
         return higher
     if lower.category == COMPLEX and higher.category == FLOATING:
