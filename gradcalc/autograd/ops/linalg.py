@@ -251,7 +251,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha:
     product_shape = (a.shape[0], b.shape[1])
     if meta.state["made"] and meta.any_meta((input, a, b)):  # the meta kernel broadcasts the bias as torch._refs
         meta.check_operands((meta.make_meta(product_shape, a._dtype), input))
-        meta.check_same_device((input, a, b))
+        meta.check_same_device((a, b, input))
     expanded_shape(input, product_shape)  # the bias is expanded to the product's shape
     dtype = a._dtype
     beta, alpha = opmath_scalar(beta, dtype), opmath_scalar(alpha, dtype)
