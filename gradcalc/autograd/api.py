@@ -84,6 +84,8 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
             raise RuntimeError("For complex Tensors, both grad_output and output are required to have the same "
                                f"dtype. Mismatch in dtype: grad_output[{grad_at}] has a dtype of {grad.dtype} and "
                                f"output[{output_at}] has a dtype of {dtype}.")
+        if grad._dtype is not dtype and not grad.is_meta:  # the engine's validate_outputs converts a root's gradient
+            grad = grad.to(dtype)
         grads.append(grad)
     return grads
 
