@@ -329,6 +329,19 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[
 @op(method=False)
 def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
+    # ATen's check_group_norm_inputs
+    channels = input.shape[1]
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if channels % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {shape_text(input.shape)} and num_groups={num_groups}")
+    for name, parameter in (("weight", weight), ("bias", bias)):
+        if parameter is not None and (parameter.ndim != 1 or parameter.numel() != channels):
+            shown = weight.shape if weight is not None else ()  # (ATen names the weight's shape for the bias too)
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {shape_text(shown)} and input of shape "
+                               f"{shape_text(input.shape)}")
     return native_group_norm(input, weight, bias, num_groups, eps)
 
 
