@@ -318,8 +318,6 @@ running_tasks: list = []  # the backward passes under way, innermost last (a hoo
 def _run_node_hooks(node: Node, hooks: list, arguments: tuple) -> list:
     """Each hook sees the gradients as tuples; what it returns (a tuple as long) replaces the first."""
     values = list(arguments[0])
-    # the Tensor class, known from the gradients themselves (engine.py comes before tensor.py)
-    tensor_type = next((type(value) for group in arguments for value in group if value is not None), None)
     for hook in list(hooks):
         result = hook(*[tuple(values)] + [tuple(rest) for rest in arguments[1:]])
         if result is None:
@@ -328,9 +326,11 @@ def _run_node_hooks(node: Node, hooks: list, arguments: tuple) -> list:
         if len(result) != len(values):
             raise RuntimeError(f"hook '{getattr(hook, '__name__', type(hook).__name__)}' has returned an incorrect "
                                f"number of values (got {len(result)}, but expected {len(values)})")
-        for value in result:
-            if value is not None and not (tensor_type is None or isinstance(value, tensor_type)):
-                raise RuntimeError(f"expected Variable or None (got {type_name(value)})")
+        for original, value in zip(values, result):
+            if value is not None:
+                if original is None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value")
+                _check_hook_result(hook, original, value)
         values = list(result)
     return values
 
@@ -443,6 +443,12 @@ def _call_hook(hook: Callable, grad: "Tensor") -> "Tensor":
     result = hook(grad)
     if result is None:
         return grad
+    _check_hook_result(hook, grad, result)
+    return result
+
+
+def _check_hook_result(hook: Callable, grad: "Tensor", result: Any) -> None:
+    """PyTorch's check of a gradient a hook returns in place of `grad`: a tensor of its type and size."""
     if not isinstance(result, type(grad)):
         raise TypeError(f"expected Variable, but hook returned '{type_name(result)}'")
     name = getattr(hook, "__name__", type(hook).__name__)
@@ -451,7 +457,6 @@ def _call_hook(hook: Callable, grad: "Tensor") -> "Tensor":
                            f"torch.{result.dtype.tensor_type})")
     if result.shape != grad.shape:
         raise RuntimeError(f"hook '{name}' has changed the size of value")
-    return result
 
 
 def _validate(node: Node, index: int, grad: "Tensor") -> "Tensor":
