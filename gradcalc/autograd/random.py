@@ -529,10 +529,12 @@ def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "f
         pairs = normal_(tuple(_shape(shape)) + (2,), mean, std / math.sqrt(2), _COMPLEX[name], generator,
                         contiguous)
         return np.ascontiguousarray(pairs).view(name).reshape(_shape(shape))
+    n = _numel(shape)
     if name not in _FLOATS and name != "bfloat16":
+        if not n:  # the kernel, which refuses the dtype, never runs on no elements
+            return np.zeros(_shape(shape), dtype=name)
         raise _not_implemented("normal_kernel_cpu", name)
     gen = _gen(generator)
-    n = _numel(shape)
     with np.errstate(all="ignore"):  # infinite mean or std give inf/nan as in torch
         if n >= 16 and contiguous:
             out = _normal_fill(gen, n, name, mean, std)
