@@ -85,6 +85,8 @@ def load(file: Any, mmap_mode: Any = None, allow_pickle: bool = False, fix_impor
         return NpzFile(data, own_fid=True, allow_pickle=False, max_header_size=max_header_size)
     try:
         if magic == npy_format.MAGIC_PREFIX:
+            if mmap_mode:
+                return _open_memmap(file, own, stream, mmap_mode, 2 ** 64 if allow_pickle else max_header_size)
             if allow_pickle and _holds_objects(stream, max_header_size):
                 return pickling.load(stream)
             return npy_format.read_array(stream, allow_pickle=False, max_header_size=max_header_size)
@@ -93,6 +95,22 @@ def load(file: Any, mmap_mode: Any = None, allow_pickle: bool = False, fix_impor
     finally:
         if own:
             stream.close()
+
+
+def _open_memmap(file: Any, own: bool, stream: Any, mode: str, max_header_size: int) -> np.memmap:
+    """numpy's format.open_memmap for np.load's mmap_mode: a file named, its header read, then the
+    data mapped by memmap (which judges the mode)."""
+    if not own:
+        raise ValueError("Filename must be a string or a path-like object.  Memmap cannot use existing file handles.")
+    version = npy_format.read_magic(stream)
+    read_header = _HEADER_READERS.get(version)
+    if read_header is None:  # (version 3.0, for non-latin-1 field names, is not read here)
+        raise ValueError(f"we only support format version (1,0), (2,0), and (3,0), not {version}")
+    shape, fortran_order, dtype = read_header(stream, max_header_size=max_header_size)
+    if dtype.hasobject:
+        raise ValueError("Array can't be memory-mapped: Python objects in dtype.")
+    return memmap(file, dtype=dtype, shape=shape, order="F" if fortran_order else "C",
+                  mode="r+" if mode == "w+" else mode, offset=stream.tell())
 
 
 def _holds_objects(stream: Any, max_header_size: int) -> bool:

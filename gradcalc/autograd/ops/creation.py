@@ -92,10 +92,16 @@ def infer_dtype(data: Any) -> DType:
     raise RuntimeError(f"Could not infer dtype of {type_name(data)}")
 
 
+def _holds_array(data: Any) -> bool:
+    """Whether nested sequences hold a numpy array anywhere (PyTorch warns of it, once)."""
+    return isinstance(data, (list, tuple)) and any(
+        isinstance(item, np.ndarray) or _holds_array(item) for item in data)
+
+
 def _holds_tensor(data: Any) -> bool:
     if isinstance(data, Tensor):
         return True
-    return _is_sequence(data) and any(_holds_tensor(item) for item in data)
+    return _is_sequence(data) and not isinstance(data, np.ndarray) and any(_holds_tensor(item) for item in data)
 
 
 def _sizes(data: Any) -> tuple:
@@ -132,6 +138,10 @@ def _as_sequence(data: Any) -> list:
 
 
 def _element(value: Any, dtype: DType) -> Any:
+    if isinstance(value, np.ndarray):  # read through numpy's own __index__, __float__, __complex__
+        if dtype.category <= dtypes.INTEGRAL:
+            return operator.index(value)
+        return complex(value) if dtype.is_complex else float(value)
     if isinstance(value, Tensor):  # read as PyTorch's store_scalar reads it: through __index__, __float__, __complex__
         if dtype.category <= dtypes.INTEGRAL:
             return value.__index__()
@@ -216,7 +226,7 @@ def data_array(data: Any, dtype: Optional[DType]) -> tuple:
             raise
         inferred = None  # PyTorch infers nothing when given a dtype: each element is refused as stored
     dtype = dtype or inferred
-    if isinstance(data, list) and data and isinstance(data[0], np.ndarray):  # once the sizes and dtype are known
+    if _holds_array(data):  # once the dtype is known
         warn_once("UserWarning", LIST_OF_ARRAYS_WARNING, at="torch/csrc/utils/tensor_new.cpp:252")
     sizes = _sizes(data)
     if (inferred is not None and inferred.category <= dtypes.FLOATING and not _holds_tensor(data)
