@@ -381,7 +381,8 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
         _check_transposed_size(input, weight, sizes, stride, dilation, output_padding, groups)
         data = _grad_input(x, w, (x.shape[0], out_channels) + sizes, stride, padding, dilation, groups)
     if bias is not None and data.size and not meta.any_meta((input, weight, bias)):  # (a meta output: no values)
-        data = data + (bias._data if transposed else opmath_array(bias._data)).reshape((data.shape[1],) + (1,) * spatial)
+        added = bias._data if transposed else opmath_array(bias._data)
+        data = data + added.reshape((data.shape[1],) + (1,) * spatial)
     inputs = (input, weight, bias if bias is not None else ABSENT)
     data = in_suggested_format(np.asarray(data, dtype=input._dtype._numpy), x, w)
     return record(CONVOLUTION, inputs, data, input._dtype,
