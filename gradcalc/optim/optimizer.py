@@ -102,7 +102,7 @@ def _decay(group: dict, param: Tensor, gradient: Tensor) -> Tensor:
 def _decayed(group: dict, param: Tensor, grad: np.ndarray) -> np.ndarray:
     """The gradient with L2 weight decay: grad.add(param, alpha=weight_decay)."""
     decay = group["weight_decay"]
-    return kernels.add_scaled(grad, param._data, decay) if decay != 0 else grad
+    return kernels.add_scaled(grad, param._data, _scalar(decay, param.dtype)) if decay != 0 else grad
 
 
 class Optimizer:
