@@ -294,6 +294,15 @@ def cpp_double(value: float) -> str:
     return "-nan" if text == "nan" and math.copysign(1.0, value) < 0 else text
 
 
+def rounded_in_float32(values: np.ndarray, dtype: DType) -> np.ndarray:
+    """float32 values rounded to float16's or bfloat16's precision (float32's left as they are),
+    still stored as float32: what c10's Half and BFloat16 operators keep of each result."""
+    values = np.asarray(values, dtype=np.float32)
+    if dtype is bfloat16:
+        return round_to_bfloat16(values)
+    return values.astype(np.float16).astype(np.float32) if dtype is float16 else values
+
+
 def round_to_bfloat16(values: np.ndarray) -> np.ndarray:
     """float32 values rounded to the nearest bfloat16 (ties to even), still stored as float32."""
     values = np.asarray(values, dtype=np.float32)

@@ -567,9 +567,7 @@ def _glu_backward_kernel(dy: np.ndarray, x: np.ndarray, d: int, dtype: DType) ->
         lanes, row = _glu_lanes(dtype, first.shape, d)
         negated = np.float32(0) - opmath_array(second)
         e = kernels.simd_split(simd.vector_exp(negated), simd.glibc_expf(negated), lanes=lanes, row=row)
-        gate = 1 / (1 + e)
-        gate = (dtypes.round_to_bfloat16(gate) if dtype is dtypes.bfloat16
-                else gate.astype(dtype._numpy).astype(np.float32))
+        gate = dtypes.rounded_in_float32(1 / (1 + e), dtype)
     dy = opmath_array(dy)
     return np.asarray(np.concatenate([gate * dy, (1 - gate) * gate * opmath_array(first) * dy], axis=d),
                       dtype=dtype._numpy)

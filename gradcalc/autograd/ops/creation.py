@@ -535,11 +535,8 @@ def _reduced_linspace_values(start: Any, end: Any, steps: int, dtype: DType) -> 
     every operation (and every conversion, of the ends, the count and each index) rounded to the
     dtype: start + step * i, or end - step * (steps - 1 - i)."""
 
-    def rounded(values: Any) -> np.ndarray:
-        values = np.asarray(values, dtype=np.float32)  # (c10 converts a double to float first)
-        if dtype is dtypes.bfloat16:
-            return dtypes.round_to_bfloat16(values)
-        return values.astype(np.float16).astype(np.float32)
+    def rounded(values: Any) -> np.ndarray:  # (c10 converts a double to float first)
+        return dtypes.rounded_in_float32(np.asarray(values, dtype=np.float32), dtype)
 
     first, last = rounded(start), rounded(end)
     step = rounded(rounded(last - first) / rounded(steps - 1))
