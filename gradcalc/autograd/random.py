@@ -23,6 +23,7 @@ import numpy as np
 from . import dtypes, kernels
 from .tensor import CPU, Device, Tensor
 from ..display.names import torch_class, type_name
+from ..language.limits import with_room
 from .ops.parser import compile_parser
 
 Shape = Union[int, tuple[int, ...]]
@@ -112,6 +113,10 @@ def _check_generator_device(device: Any) -> None:
         raise RuntimeError(f"{kind.upper()} device type not an accelerator.")
 
 
+def _new_engine() -> np.random.MT19937:
+    return np.random.MT19937(0)
+
+
 @torch_class("torch._C.Generator", c_type=True)
 class Generator:
     """A CPU generator: the twister plus the cached second Box-Muller sample."""
@@ -148,7 +153,7 @@ class Generator:
 
     def _engine(self) -> np.random.MT19937:
         if self._bits is None:
-            bits = np.random.MT19937(0)
+            bits = with_room(_new_engine)  # numpy.random loads on first use
             bits.state = {"bit_generator": "MT19937", "state": {"key": _mt_key(self._seed), "pos": _N}}
             self._bits = bits
         return self._bits

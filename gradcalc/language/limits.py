@@ -166,6 +166,22 @@ def match_reference_room(room: int) -> None:
     _added_room += change
 
 
+# what gradcalc's own loading of a module on first use may need beyond a program's depth
+_LOADING_ROOM = 3000
+
+
+def with_room(load: Callable[[], Any]) -> Any:
+    """`load()` with room for its nested calls whatever depth a program has reached: PyTorch's
+    modules are loaded before a program starts, so loading one of gradcalc's on first use must
+    neither fail nor leave it half made because the program is deep in a recursion."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + _LOADING_ROOM)
+    try:
+        return load()
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 def program_recursion_limit() -> int:
     """`sys.getrecursionlimit()` as a program sees it: Python's, without the room gradcalc adds."""
     return sys.getrecursionlimit() - _added_room

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -13,6 +14,7 @@ from ..tensor import Tensor, wrap_dim
 from .registry import recording_not_needed
 from ... import numpy_state
 from ...display.names import torch_class, type_name
+from ...language.limits import reading_frames
 from ...warnings import warn_once
 
 numpy_state.quiet()
@@ -226,10 +228,30 @@ C_CALL_RECURSION = "maximum recursion depth exceeded while calling a Python obje
 
 def op_recursion(error: RecursionError, words: str = C_CALL_RECURSION) -> RecursionError:
     """The recursion limit met in an op's own Python frames, in the words PyTorch's C op meets it
-    with. It runs a frame or two below the limit: no more calls than these."""
-    if str(error)[:32] == "maximum recursion depth exceeded":
-        return RecursionError(words)
-    return error  # gradcalc's own refusal of a nesting (a structure too deep to convert)
+    with. It runs at the limit: its words are changed in place, with no call that checks the
+    limit (str() or a new exception would meet it again, in other words)."""
+    message = error.args[0] if error.args else None
+    if type(message) is str and message.startswith("maximum recursion depth exceeded"):
+        error.args = (words,)
+    return error  # or gradcalc's own refusal of a nesting (a structure too deep to convert)
+
+
+_LIBRARY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+_LANGUAGE = os.path.join(_LIBRARY, "language") + os.sep
+
+
+def library_recursion(error: RecursionError) -> RecursionError:
+    """The recursion limit met inside a library class's own code (a layer's construction): there
+    PyTorch meets it first at the deepest of its calls, a C function's (op_recursion's words). Met
+    in a program's code (a subclass's method it calls) or the language's, the error stays."""
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    if trace is None:
+        return error
+    with reading_frames():
+        filename = trace.tb_frame.f_code.co_filename
+    return op_recursion(error) if filename.startswith(_LIBRARY) and not filename.startswith(_LANGUAGE) else error
 
 
 def out_of_memory(error: MemoryError) -> BaseException:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Optional
 
-from ..limits import wall_paused
+from ..limits import wall_paused, with_room
 from . import torch
 from .namespace import Deferred, Namespace, Submodule, member, members
 
@@ -101,7 +101,8 @@ class ModuleTable:
             missing = next(".".join(parts[:depth]) for depth in range(1, len(parts) + 1)
                            if not _exists(".".join(parts[:depth])))
             raise ModuleNotFoundError(f"No module named '{missing}'", name=missing)
-        module = self.loaded[name] = Namespace(name, self.extra(name), functools.partial(self._table, name))
+        module = self.loaded[name] = Namespace(name, with_room(functools.partial(self.extra, name)),
+                                                functools.partial(self._table, name))
         return module
 
     def _table(self, name: str) -> tuple:

@@ -5,6 +5,7 @@ import weakref
 from typing import Any, Callable, Optional
 
 from ...display.names import torch_class, type_name
+from ..limits import with_room
 
 # A module's members load when a program first reaches one (the prelude's torch.nn costs nothing
 # until used), and a submodule or a deferred member when it is itself reached (`import torch`
@@ -34,10 +35,12 @@ class Namespace:
     def __getattr__(self, name: str) -> Any:
         if _build(self):
             return getattr(self, name)
-        load = _DEFERRED.get(self, {}).pop(name, None)
+        deferred = _DEFERRED.get(self, {})
+        load = deferred.get(name)
         if load is None:
             raise AttributeError(f"module '{self.__dict__['__name__']}' has no attribute '{name}'")
-        value = self.__dict__[name] = load()
+        value = self.__dict__[name] = with_room(load)
+        del deferred[name]
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -56,10 +59,11 @@ class Namespace:
 
 def _build(namespace: Namespace) -> bool:
     """Fill a namespace's members from its table, the first time; whether this was it."""
-    table = _UNBUILT.pop(namespace, None)
+    table = _UNBUILT.get(namespace)
     if table is None:
         return False
-    members, deferred = table()
+    members, deferred = with_room(table)
+    del _UNBUILT[namespace]
     own = vars(namespace)
     for name, value in members.items():
         own.setdefault(name, value)
