@@ -11,12 +11,13 @@ from typing import Any, Callable, Iterator, Optional
 
 from ...autograd import dtypes, grad_mode, meta
 from ...autograd.dtypes import DType
-from ...autograd.ops.common import as_tensor, library_recursion
+from ...autograd.ops.common import as_tensor
 from ...autograd.ops.parser import parser
 from ...autograd.tensor import RemovableHandle, Tensor, check_device
 from ...language.policy import ARRAY_PROTOCOLS
 from ..parameter import Parameter, is_buffer
 from .backward_hooks import BackwardHook
+from .utils import recursion_boundary, unwrapped
 
 __all__ = ["Module", "typename"]
 
@@ -78,26 +79,6 @@ def _hook_handle(hooks: dict, hook: Callable, prepend: bool = False, *flags: dic
     return RemovableHandle(remove), key
 
 
-# a layer's __init__ as its class holds it -> the function it wraps
-_BOUNDARIES: dict = {}
-
-
-def _recursion_boundary(init: Callable) -> Callable:
-    """A layer's `__init__` that meets the recursion limit as PyTorch's does (library_recursion):
-    a program's runaway recursion through its own layers' construction reaches it there first."""
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        try:
-            init(self, *args, **kwargs)
-        except RecursionError as error:
-            raise library_recursion(error) from None
-
-    for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
-        setattr(__init__, attribute, getattr(init, attribute))
-    __init__.__wrapped__ = init  # inspect.signature(Linear) reads the layer's own parameters
-    _BOUNDARIES[__init__] = init
-    return __init__
-
-
 class Module:
     """Base class of every layer; a program's classes derive from it."""
 
@@ -116,7 +97,7 @@ class Module:
             if name in cls.__dict__:
                 continue
             shared = getattr(cls, name)
-            shared = _BOUNDARIES.get(shared, shared)
+            shared = unwrapped(shared)
             qualname = f"{cls.__name__}.{name}"
             copy = types.FunctionType(shared.__code__.replace(co_qualname=qualname), shared.__globals__, name,
                                       shared.__defaults__, shared.__closure__)
@@ -125,8 +106,8 @@ class Module:
             copy.__annotations__ = shared.__annotations__
             setattr(cls, name, copy)
         init = cls.__dict__.get("__init__")
-        if isinstance(init, types.FunctionType) and init not in _BOUNDARIES:
-            cls.__init__ = _recursion_boundary(init)
+        if isinstance(init, types.FunctionType):
+            cls.__init__ = recursion_boundary(init)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if kwargs:

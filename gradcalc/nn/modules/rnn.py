@@ -22,7 +22,7 @@ from ..functional import recurrent
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
-from .utils import own_init
+from .utils import own_init, unwrapped
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 _NAMES = {"LSTM": "LSTM", "GRU": "GRU", "RNN_TANH": "RNN", "RNN_RELU": "RNN"}
@@ -420,7 +420,7 @@ class RNNCellBase(Module):
 
 # torch's RNN, LSTM and GRU hand their arguments to RNNBase.__init__, which Python's messages about them name
 for _recurrent in (RNN, LSTM, GRU):
-    _recurrent.__init__.__qualname__ = "RNNBase.__init__"
+    unwrapped(_recurrent.__init__).__qualname__ = "RNNBase.__init__"
 
 
 class RNNCell(RNNCellBase):
