@@ -7,6 +7,7 @@ from typing import Any
 
 from ..autograd.ops.joining import stack
 from ..autograd.tensor import Tensor
+from ..torch_code import copied_from_torch
 
 
 def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = None, kwargs: Any = None, *,
@@ -32,6 +33,8 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
     elif not isinstance(args, tuple):
         args = (args,)
     kwargs = kwargs or {}
+    if tie_weights:
+        replacements = _untie_named_tensors_map(module, replacements)
     if strict:
         expected = {name for name, _ in module.named_parameters()} | {name for name, _ in _named_buffers(module)}
         missing, unexpected = sorted(expected - set(replacements)), sorted(set(replacements) - expected)
@@ -66,6 +69,41 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
 
 
 _MISSING = object()
+
+
+@copied_from_torch
+def _untie_named_tensors_map(module: Any, parameters_and_buffers: dict) -> dict:
+    """torch.nn.utils.stateless's: a value given for one of several names of one tensor (tied
+    weights) replaces it under each of them."""
+    all_named_tensors: dict = {}
+    all_named_tensors.update(module.named_parameters(remove_duplicate=False))
+    all_named_tensors.update(module.named_buffers(remove_duplicate=False))
+    tensor_to_tied_names_map: dict = {}
+    for name, tensor in all_named_tensors.items():
+        if tensor not in tensor_to_tied_names_map:
+            tensor_to_tied_names_map[tensor] = set()
+        tensor_to_tied_names_map[tensor].add(name)
+    tied_names_map: dict = {}
+    for tied_names in tensor_to_tied_names_map.values():
+        if len(tied_names) > 1:
+            for tied_name in tied_names:
+                tied_names_map[tied_name] = tied_names
+    given_names = set(parameters_and_buffers.keys())
+    given_names_for_tied_tensors: set = set()
+    for name in given_names:
+        if name in tied_names_map:
+            given_names_for_tied_tensors.add(name)
+    for given_name in given_names_for_tied_tensors:
+        tied_names = tied_names_map[given_name]
+        if (len(tied_names.intersection(given_names_for_tied_tensors)) > 1
+                and len({parameters_and_buffers[tied_name] for tied_name in tied_names}) != 1):
+            raise ValueError(f"functional_call got multiple values for keys {sorted(tied_names)}, "
+                             f"which are tied. Consider using tie_weights=False")
+    untied_parameters_and_buffers = parameters_and_buffers.copy()
+    for given_name in given_names_for_tied_tensors:
+        for tied_name in tied_names_map[given_name]:
+            untied_parameters_and_buffers[tied_name] = parameters_and_buffers[given_name]
+    return untied_parameters_and_buffers
 
 
 def _owner(module: Any, name: str) -> tuple:

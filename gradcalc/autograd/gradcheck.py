@@ -267,12 +267,13 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
         raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be True")
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
+    if raise_exception:  # (torch's `if not raise_exception:` reads it first, a tensor's truth too)
+        return _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_forward_ad,
+                          check_backward_ad)
     try:
         return _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_forward_ad,
                           check_backward_ad)
     except GradcheckError:
-        if raise_exception:
-            raise
         return False
 
 
@@ -313,6 +314,8 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
         raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
     if check_undefined_grad and not check_rev_over_rev:
         raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev to be True")
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to be True")
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         grad_outputs = tuple(_random_grad_output(out) for out in _differentiable_outputs(func(*inputs)))

@@ -314,10 +314,41 @@ def slice_dim(a: Tensor, dim: int, start: Any, end: Any, step: Any) -> Tensor:
     if step <= 0:
         raise ValueError("step must be greater than zero")
     d = wrap_dim(dim, a.ndim)
+    step = min(step, _INT64_MAX)  # (PySlice_Unpack's clamp)
     first, last, _ = slice(start, end, step).indices(a.shape[d])
-    data = a._data[_slice_key(d, slice(first, max(first, last), step))]
+    last = max(first, last)
+    if step > 1 << 62:  # ATen's size arithmetic may overflow int64 here
+        size = _wrapped_slice_size(last - first, step)
+        _check_wrapped_view(a, d, size, step)
+        last = first + size
+    data = a._data[_slice_key(d, slice(first, last, step))]
     return record(SLICE, (a,), data, a._dtype, view_of=a, self_sym_sizes=a.shape, dim=dim,
                   start=0 if start is None else start, end=END_OF_DIM if end is None else end, step=step)
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def _wrapped_int64(value: int) -> int:
+    return (value + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def _wrapped_slice_size(length: int, step: int) -> int:
+    """ATen's slice size, (len + step - 1) / step in C's int64 arithmetic: the sum wraps and the
+    division truncates, so a step near int64's limit gives 0 or -1 where Python's gives 1."""
+    total = _wrapped_int64(length + step - 1)
+    return total // step if total >= 0 else -(-total // step)
+
+
+def _check_wrapped_view(a: Tensor, dim: int, size: int, step: int) -> None:
+    """as_strided's checks of the view such a slice makes: its stride (times step) wrapped
+    negative, or its size, refused."""
+    sizes, strides = list(a.shape), [stride // a._data.itemsize for stride in a._data.strides]
+    sizes[dim], strides[dim] = size, _wrapped_int64(strides[dim] * step)
+    if min(strides) < 0:
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {strides}")
+    if size < 0:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={sizes} and strides={strides}")
 
 
 def _slice_bounds(size: int, start: int, end: int, step: int) -> slice:
