@@ -13,8 +13,8 @@ from .. import cpu, dtypes, grad_mode, kernels, onednn, random, simd
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
-from .common import (fitted_scalar, kernel_scalar, not_implemented_for, opmath_array, opmath_scalar, reduced_kernel,
-                     zeros_like)
+from .common import (CLAMP_COMPLEX, fitted_scalar, kernel_scalar, not_implemented_for, opmath_array, opmath_scalar,
+                     reduced_kernel, refuse_complex, refuse_complex_autograd, zeros_like)
 from .indexing import where
 from . import joining
 from .generate import make_inplace
@@ -151,6 +151,8 @@ def threshold_backward(grad_output: Tensor, self: Tensor, threshold: Any) -> Ten
 def relu(input: Tensor) -> Tensor:
     if input._dtype is dtypes.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
+    if input._dtype.is_complex:  # (relu is clamp_min)
+        raise NotImplementedError(CLAMP_COMPLEX)
     # PyTorch's clamp_min keeps what is not below 0: -0. and nan stay as they are
     data = np.where(input._data < 0, 0, input._data).astype(input._dtype._numpy)
     return record(RELU, (input,), data, input._dtype)
@@ -329,12 +331,19 @@ def _gelu_curvature(x: Tensor, approximate: str) -> Tensor:
     return (-0.5 * x * x).exp() / math.sqrt(2 * math.pi) * (2 - x * x)
 
 
-@op(module="nn", method=False, nodes=(SILU,))
-def silu(input: Tensor) -> Tensor:
+def silu_result(input: Tensor) -> Tensor:
+    if input._dtype.is_complex:  # x / (1 + exp(-x)) in complex arithmetic
+        x = input._data
+        return activation(input, SILU, x / (1 + np.exp(-x)))
     _check_floating(input, "silu_cpu")
     x = opmath_array(input._data)  # (the half precisions in float32, twice as many to a register)
     lanes = simd.lanes(np.float16 if input._dtype in (dtypes.float16, dtypes.bfloat16) else x.dtype)
     return activation(input, SILU, x / (1 + _exp_negated(x, lanes)))
+
+
+@op(module="nn", method=False, nodes=(SILU,), inplace=make_inplace(silu_result))
+def silu(input: Tensor) -> Tensor:
+    return refuse_complex_autograd("silu", silu_result(input))  # (silu_ has no such check)
 
 
 @op(module="nn", method=False, nodes=(SOFTPLUS,))
@@ -427,6 +436,8 @@ def hardtanh(input: Tensor, min_val: Any = -1, max_val: Any = 1) -> Tensor:
     # clamp's kernel: the input kept unless beyond a bound (so -0.0 and nan stay), its bounds in the
     # input's type; a NaN bound makes every element NaN before either bound is converted
     x = input._data
+    if input._dtype.is_complex:  # (hardtanh is clamp)
+        raise NotImplementedError(CLAMP_COMPLEX)
     if min_val != min_val or max_val != max_val:
         return activation(input, HARDTANH, np.full(x.shape, np.nan, x.dtype), min_val=min_val, max_val=max_val)
     min_val, max_val = fitted_scalar(min_val, input._dtype), fitted_scalar(max_val, input._dtype)
@@ -665,6 +676,7 @@ def softshrink(input: Tensor, lambd: Any = 0.5) -> Tensor:
 
 
 def _threshold_values(input: Tensor, threshold: Any, value: Any) -> np.ndarray:
+    refuse_complex("threshold_cpu", input._dtype)
     opmath_scalar(threshold, input._dtype), opmath_scalar(value, input._dtype)
     x = input._data
     return np.where(x <= threshold, np.asarray(value).astype(x.dtype), x)

@@ -301,9 +301,20 @@ def reciprocal(input: Tensor) -> Tensor:
     return unary_float(RECIPROCAL, input)
 
 
+# the element-wise functions whose ATen kernels are built for real types only, by node: the
+# kernel a complex input meets
+_REAL_KERNELS = {"ErfBackward0": "erf_vml_cpu", "ErfcBackward0": "erfc_vml_cpu", "ErfinvBackward0": "erfinv_vml_cpu",
+                 "LgammaBackward0": "lgamma_vml_cpu", "DigammaBackward0": "digamma", "I0Backward0": "i0_vml_cpu",
+                 "SpecialEntrBackward0": "entr_cpu", "SpecialErfcxBackward0": "erfcx_cpu",
+                 "SpecialI0EBackward0": "i0e_cpu", "SpecialI1Backward0": "i1_cpu", "SpecialI1EBackward0": "i1e_cpu",
+                 "SpecialLogNdtrBackward0": "log_ndtr_cpu", "SpecialNdtriBackward0": "ndtri_cpu"}
+
+
 def unary_float(node_def: NodeDef, a: Tensor, **params: Any) -> Tensor:
     """An element-wise function that gives a floating result for integer input."""
     dtype = float_result(a._dtype)
+    if dtype.is_complex and node_def.name in _REAL_KERNELS:
+        raise not_implemented_for(_REAL_KERNELS[node_def.name], dtype)
     if dtype in (dtypes.float32, dtypes.float64) and node_def.name in mkl.VML_FUNCTIONS and not params \
             and mkl.library() is not None:
         data = mkl.vml(node_def.name, arrays((a,), dtype)[0])  # where ATen calls MKL's VML, when it is installed

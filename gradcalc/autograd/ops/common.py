@@ -129,6 +129,23 @@ def not_implemented_for(kernel: str, dtype: DType) -> NotImplementedError:
     return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._scalar_name}'")
 
 
+CLAMP_COMPLEX = "clamp is not supported for complex types"
+
+
+def refuse_complex(kernel: str, dtype: DType) -> None:
+    """The dtype dispatch of an ATen kernel built for real types only, met by a complex dtype."""
+    if dtype.is_complex:
+        raise not_implemented_for(kernel, dtype)
+
+
+def refuse_complex_autograd(name: str, result: Tensor) -> Tensor:
+    """throw_error_for_complex_autograd: an op whose derivative PyTorch gives for real types only,
+    its complex result requiring grad (after the forward ran)."""
+    if result.requires_grad and result._dtype.is_complex:
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs with complex dtype.")
+    return result
+
+
 def check_real_scalar(value: Any, dtype: DType) -> None:
     """A complex number where the kernel takes a real one: PyTorch's conversion refuses it."""
     if isinstance(value, complex) and not dtype.is_complex:

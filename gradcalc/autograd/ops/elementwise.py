@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from .arithmetic import binary, unary_float
 from .comparison import check_ordered
 from .common import (ReturnTypes, arrays, as_tensor, check_broadcast, check_not_unsigned, float_result, is_conj,
-                     not_implemented_for, opmath_scalar, zeros_like)
+                     not_implemented_for, opmath_scalar, refuse_complex, zeros_like)
 from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record
 
 
@@ -97,8 +97,10 @@ for _name, _node, _aliases in ((("acosh", ACOSH, ("arccosh",)), ("asinh", ASINH,
 del _name, _node, _aliases, _function
 
 
-def _degrees(node_def: NodeDef) -> Callable:
+def _degrees(name: str, node_def: NodeDef) -> Callable:
     def function(input: Tensor) -> Tensor:
+        if input._dtype.is_complex:
+            raise RuntimeError(f"{name} is not supported for complex tensors.")
         if input._dtype is dtypes.bool_ or input._dtype.category < dtypes.FLOATING:
             return unary_float(node_def, input)
         return record(node_def, (input,), node_def.forward(input._data).astype(input._dtype._numpy), input._dtype)
@@ -106,8 +108,8 @@ def _degrees(node_def: NodeDef) -> Callable:
     return function
 
 
-op("deg2rad", nodes=(DEG2RAD,))(_degrees(DEG2RAD))
-op("rad2deg", nodes=(RAD2DEG,))(_degrees(RAD2DEG))
+op("deg2rad", nodes=(DEG2RAD,))(_degrees("deg2rad", DEG2RAD))
+op("rad2deg", nodes=(RAD2DEG,))(_degrees("rad2deg", RAD2DEG))
 
 
 @op(nodes=(POLYGAMMA,))
@@ -115,6 +117,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     dtype = float_result(input._dtype)
+    refuse_complex("digamma" if n == 0 else "trigamma" if n == 1 else "polygamma", dtype)
     data = special.polygamma(n, input._data.astype(np.float64)).astype(dtype._numpy)
     return record(POLYGAMMA, (input,), data, dtype, n=n)
 
@@ -123,12 +126,15 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    x = input._data.astype(np.float64)
-    if np.any(x <= (p - 1) / 2):
-        raise RuntimeError("All elements must be greater than (p-1)/2")
-    total = p * (p - 1) / 4 * math.log(math.pi) + sum(special.lgamma(x - i / 2) for i in range(p))
+    # ATen's composite: lgamma of x + arange(-p/2 + 1/2, 1/2, 1/2) in the dtype, summed, then the constant
     dtype = float_result(input._dtype)
-    return record(MVLGAMMA, (input,), np.asarray(total, dtype=dtype._numpy), dtype, p=p)
+    refuse_complex("arange_cpu", dtype)
+    kind = dtype._numpy
+    shifts = np.arange(-p * 0.5 + 0.5, 0.5, 0.5).astype(kind)
+    args = (input._data.astype(kind)[..., None] + shifts).astype(kind)
+    terms = np.asarray(special.lgamma(args.astype(np.float64)), dtype=kind)
+    total = np.add.accumulate(terms, axis=-1)[..., -1] + np.asarray(p * (p - 1) * math.log(math.pi) * 0.25, kind)
+    return record(MVLGAMMA, (input,), np.asarray(total, dtype=kind), dtype, p=p)
 
 
 @op(nodes=(SINC,))
@@ -136,6 +142,10 @@ def sinc(input: Tensor) -> Tensor:
     # as PyTorch's kernel: pi * x and its sine rounded in the dtype, then their quotient
     dtype = float_result(input._dtype)
     (x,) = arrays((input,), dtype)
+    if dtype.is_complex:
+        product = x * x.dtype.type(math.pi)
+        safe = np.where(x == 0, x.dtype.type(1), product)
+        return record(SINC, (input,), np.where(x == 0, x.dtype.type(1), np.sin(safe) / safe).astype(dtype._numpy), dtype)
     product = (x.dtype.type(math.pi) * x).astype(x.dtype)
     safe = np.where(x == 0, x.dtype.type(1), product)
     data = np.where(x == 0, x.dtype.type(1), simd.libm(np.sin, safe) / safe)
@@ -153,6 +163,7 @@ def angle(input: Tensor) -> Tensor:
 @op(nodes=(LOGIT,))
 def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
     dtype = float_result(input._dtype)
+    refuse_complex("logit_cpu", dtype)
     # the ratio in the result's dtype, as PyTorch's kernel divides, then its log
     (x,) = arrays((input,), dtype)
     one = np.ones((), dtype=x.dtype)
@@ -269,6 +280,9 @@ def _floating_binary(node_def: NodeDef, a: Any, b: Any) -> Tensor:
 
 @op(nodes=(COPYSIGN, COPYSIGN_SCALAR))
 def copysign(input: Tensor, other: Any) -> Tensor:
+    if isinstance(other, Tensor):
+        check_broadcast(input, other)
+    refuse_complex("copysign_cpu", dtypes.result_type([input, other]))
     if not isinstance(other, Tensor):
         dtype = float_result(dtypes.result_type([input, other]))
         (x,) = arrays((input,), dtype)
@@ -280,6 +294,9 @@ def copysign(input: Tensor, other: Any) -> Tensor:
 def fmod(input: Tensor, other: Any) -> Tensor:
     check_not_unsigned("fmod_cpu", input._dtype)
     dtype = dtypes.result_type([input, other])
+    if isinstance(other, Tensor):
+        check_broadcast(input, other)
+    refuse_complex("fmod_cpu", dtype)
     if dtype.category <= dtypes.INTEGRAL and np.any(np.asarray(other._data if isinstance(other, Tensor) else other) == 0):
         raise RuntimeError("ZeroDivisionError")
     if not isinstance(other, Tensor):
@@ -288,10 +305,34 @@ def fmod(input: Tensor, other: Any) -> Tensor:
     return binary(FMOD, input, other)
 
 
+_REAL_BINARIES = frozenset({"hypot", "logaddexp2", "nextafter"})
+
+
+def _complex_logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """ATen's _log_add_exp_helper on complex numbers: log1p(exp(min - max)) + max, the two ordered
+    by their real parts (a NaN part gives NaN)."""
+    dtype = dtypes.result_type([input, other])
+    check_broadcast(input, other)
+    x, y = arrays((input, other), dtype)
+    x, y = np.broadcast_arrays(x, y)
+    smaller = x.real < y.real
+    low, high = np.where(smaller, x, y), np.where(smaller, y, x)
+    with np.errstate(all="ignore"):
+        data = np.log1p(np.exp(low - high)) + high
+    data = np.where(np.isnan(x.real) | np.isnan(x.imag) | np.isnan(y.real) | np.isnan(y.imag),
+                    np.asarray(complex(math.nan, math.nan), dtype._numpy), data)
+    return record(LOGADDEXP, (input, other), data.astype(dtype._numpy), dtype)
+
+
 def _simple_binary(name: str, node_def: NodeDef, floating: bool = False) -> None:
     def function(input: Tensor, other: Tensor) -> Tensor:
         if name in ("fmax", "fmin"):
             check_ordered(name, input, other)
+        if name in _REAL_BINARIES:
+            check_broadcast(input, other)
+            refuse_complex(f"{name}_cpu", dtypes.result_type([input, other]))
+        if name == "logaddexp" and dtypes.result_type([input, other]).is_complex:
+            return _complex_logaddexp(input, other)
         return _floating_binary(node_def, input, other) if floating else binary(node_def, input, other)
 
     function.__name__ = function.__qualname__ = name
@@ -317,6 +358,8 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
 
 @op()
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    if input._dtype.is_complex or values._dtype.is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input._dtype is not values._dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     check_broadcast(input, values)
@@ -347,6 +390,7 @@ def xlogy(input: Any = None, other: Any = None, self: Any = None) -> Tensor:
     dtype = float_result(dtypes.result_type([a, other]))
     ta, tb = as_tensor(a), as_tensor(other)
     check_broadcast(ta, tb)
+    refuse_complex("xlogy_cpu", dtype)
     x, y = arrays((ta, tb), dtype)
     data = np.where(np.isnan(y), np.nan, np.where(x == 0, 0.0, x * np.log(np.where(x == 0, 1, y))))
     data = np.asarray(data, dtype=dtype._numpy)

@@ -10,9 +10,9 @@ from .. import cpu, dtypes, kernels, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .arithmetic import pow as power, unary, unary_float
-from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_real_scalar,
-                     fitted_scalar, float_result, is_conj, not_implemented_for, opmath_array, opmath_scalar,
-                     zeros_like)
+from .common import (CLAMP_COMPLEX, arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned,
+                     check_real_scalar, fitted_scalar, float_result, is_conj, not_implemented_for, opmath_array,
+                     opmath_scalar, refuse_complex, refuse_complex_autograd, zeros_like)
 from .generate import make_inplace
 from .indexing import where
 from .registry import ELEMENT_WISE, LINEAR, NodeDef, node, op, record
@@ -196,6 +196,9 @@ SGN = node("SgnBackward0", ("self",), forward=_sign, jvp=ELEMENT_WISE, self=_sgn
 def sign(input: Tensor) -> Tensor:
     if input._dtype is dtypes.bool_:
         return Tensor._make(input._data.copy(), input._dtype)
+    if input._dtype.is_complex:
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                                  "torch.sgn instead.")
     return unary(SIGN, input)
 
 
@@ -326,7 +329,7 @@ def _at_most(x: np.ndarray, high: Any) -> np.ndarray:
 
 def _check_clampable(input: Tensor) -> None:
     if input._dtype.is_complex:
-        raise NotImplementedError("clamp is not supported for complex types")
+        raise NotImplementedError(CLAMP_COMPLEX)
 
 
 def _clamp_one(a: Tensor, bound: Any, node_def: NodeDef, tensor_node: NodeDef, pick: Callable,
@@ -394,6 +397,7 @@ def frac(input: Tensor) -> Tensor:
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     dtype = float_result(dtypes.result_type([input, other]))
     check_broadcast(input, other)
+    refuse_complex("atan2_cpu", dtype)
     # float32 through float64 and one rounding, as the other element-wise functions
     x, y = arrays((input, other), dtypes.float64 if dtype in (dtypes.float32, dtypes.float16) else dtype)
     return record(ATAN2, (input, other), np.asarray(np.arctan2(x, y), dtype=dtype._numpy), dtype)
@@ -445,4 +449,5 @@ def nan_to_num(input: Tensor, nan: Optional[float] = None, posinf: Optional[floa
                              neginf=info.min if neginf is None else neginf)
     else:
         data = input._data.copy()
-    return record(NAN_TO_NUM, (input,), np.asarray(data, dtype=input._dtype._numpy), input._dtype)
+    result = record(NAN_TO_NUM, (input,), np.asarray(data, dtype=input._dtype._numpy), input._dtype)
+    return refuse_complex_autograd("nan_to_num", result)

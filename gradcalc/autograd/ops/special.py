@@ -12,7 +12,7 @@ import numpy as np
 from .. import bessel, dtypes, special_functions as special
 from ..tensor import Tensor
 from .arithmetic import add_scalar, binary, mul_scalar, unary_float
-from .common import as_tensor, float_result
+from .common import as_tensor, check_broadcast, float_result, refuse_complex
 from .elementwise import I1
 from .registry import ELEMENT_WISE, OPS, node, op, record
 
@@ -97,13 +97,15 @@ def ndtr(input: Tensor) -> Tensor:
     return mul_scalar(add_scalar(mul_scalar(x, math.sqrt(0.5)).erf(), 1), 0.5)
 
 
-def _binary_float(node_def: Any, scalar_self: Any, scalar_other: Any, forward: Callable) -> Callable:
+def _binary_float(name: str, node_def: Any, scalar_self: Any, scalar_other: Any, forward: Callable) -> Callable:
     """A binary special function with PyTorch's three overloads (Tensor-Tensor, Scalar-Tensor,
     Tensor-Scalar), each with its own node."""
     def function(input: Any = None, other: Any = None, self: Any = None) -> Tensor:
         first = self if input is None else input
         dtype = float_result(dtypes.result_type([first, other]))
         a, b = as_tensor(first, dtype), as_tensor(other, dtype)
+        check_broadcast(a, b)
+        refuse_complex(f"{name}_cpu", dtype)
         compute = dtypes.float64 if dtype in (dtypes.float32, dtypes.float16) else dtype
         data = np.asarray(forward(a._data.astype(compute._numpy), b._data.astype(compute._numpy)), dtype=dtype._numpy)
         if not isinstance(first, Tensor):
@@ -120,13 +122,15 @@ def _xlog1py(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log1p(y))
 
 
-op("xlog1py", module="special")(_binary_float(XLOG1PY, XLOG1PY_SCALAR_SELF, XLOG1PY_SCALAR_OTHER, _xlog1py))
-op("zeta", module="special")(_binary_float(ZETA, ZETA_SCALAR_SELF, ZETA_SCALAR_OTHER, special.zeta))
+op("xlog1py", module="special")(_binary_float("xlog1py", XLOG1PY, XLOG1PY_SCALAR_SELF, XLOG1PY_SCALAR_OTHER, _xlog1py))
+op("zeta", module="special")(_binary_float("zeta", ZETA, ZETA_SCALAR_SELF, ZETA_SCALAR_OTHER, special.zeta))
 
 
 def _incomplete_gamma(name: str, node_def: Any, forward: Callable) -> None:
     def function(input: Tensor, other: Tensor) -> Tensor:
         dtype = float_result(dtypes.result_type([input, other]))
+        check_broadcast(input, other)
+        refuse_complex(f"{name}_cpu", dtype)
         a, x = np.broadcast_arrays(input._data.astype(np.float64), other._data.astype(np.float64))
         return record(node_def, (input, other), np.asarray(forward(a, x), dtype=dtype._numpy), dtype)
 
@@ -146,6 +150,7 @@ def _constant(name: str, forward: Callable) -> None:
     def function(input: Any = None, x: Any = None) -> Tensor:  # some signatures name the tensor x
         tensor = x if input is None else input
         dtype = float_result(tensor._dtype)
+        refuse_complex(f"{name}_cpu", dtype)
         return Tensor._make(np.asarray(forward(tensor._data.astype(np.float64)), dtype=dtype._numpy), dtype)
 
     function.__name__ = function.__qualname__ = name
@@ -170,6 +175,7 @@ def _polynomial(name: str) -> None:
 
     def function(x: Any, n: Any) -> Tensor:
         dtype = float_result(dtypes.result_type([x, n]))
+        refuse_complex(f"{name}_cpu", dtype)
         values = special.orthogonal_polynomial(kind, as_tensor(x)._data, as_tensor(n)._data)
         return Tensor._make(np.asarray(values, dtype=dtype._numpy), dtype)
 

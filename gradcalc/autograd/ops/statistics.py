@@ -292,7 +292,7 @@ def renorm(input: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     d = dim % input.ndim
-    x = input._data.astype(np.float64)
+    x = input._data.astype(np.complex128 if input._dtype.is_complex else np.float64)
     reduced = tuple(i for i in range(input.ndim) if i != d)
     norms = np.sum(np.abs(x) ** float(p), axis=reduced, keepdims=True) ** (1 / float(p))
     scale = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)

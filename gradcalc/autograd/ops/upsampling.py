@@ -300,7 +300,7 @@ def _output_size(input: Tensor, dims: int, output_size: Optional[Sequence[int]],
     sizes = [size * scale for size, scale in zip(input.shape[-dims:], scale_factors)]
     if any(not abs(size) <= 2.0 ** 63 for size in sizes):  # each read as an int64 from a double, checked
         raise RuntimeError("value cannot be converted to type int64_t without overflow")
-    return tuple(math.floor(size) for size in sizes)
+    return tuple(int(size) for size in sizes)  # (the double's conversion truncates toward zero)
 
 
 def _check(input: Tensor, dims: int, output_size: tuple) -> None:

@@ -104,7 +104,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     if not inplace:
         return _NN["silu"](input)
     _nn_arguments("silu_", input)
-    return _in_place(input, activation.silu(input))
+    return _in_place(input, activation.silu_result(input))
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:

@@ -3,7 +3,6 @@ upsample_bilinear), following torch's Python statement for statement: the same c
 messages, the output size computed where torch computes it, then the ATen upsampling op."""
 from __future__ import annotations
 
-import math
 from typing import Any, Optional
 
 from ...autograd.ops import upsampling
@@ -85,7 +84,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
     if recompute_scale_factor:
-        output_size = [math.floor(float(input.size(i + 2)) * scale_factors[i]) for i in range(dim)]
+        output_size = [int(input.size(i + 2) * scale_factors[i]) for i in range(dim)]  # (torch.sym_int)
         scale_factors = None
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
