@@ -56,7 +56,7 @@ def check_inplace(a: Tensor, *others: Any) -> None:
 def check_overlap(a: Tensor, *others: Any) -> None:
     """The checks of memory overlap that PyTorch's element-wise kernels make when writing to
     `a`, after the autograd checks and before any check of shapes or dtypes."""
-    if _internal_overlap(a._data):
+    if internal_overlap(a._data):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
     for other in others:
@@ -115,12 +115,46 @@ def _dense(x: np.ndarray) -> bool:
     return True
 
 
-def _internal_overlap(x: np.ndarray) -> bool:
+def internal_overlap(x: np.ndarray) -> bool:
     """An expanded array, whose elements share memory: written to, PyTorch refuses it."""
     # only a zero stride can make elements share memory: the common array is settled without _dense
     if 0 not in x.strides:
         return False
     return bool(x.size) and not _dense(x) and any(stride == 0 and size > 1 for stride, size in zip(x.strides, x.shape))
+
+
+_EXPANDED_PUT = ("Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing this "
+                 "operation. This also applies to advanced indexing e.g. tensor[{example}] = {value}")
+
+
+def expanded_put(target: np.ndarray, masked_fill: bool) -> bool:
+    """Whether index_put_ writes to a tensor whose elements share memory: it warns then (and
+    masked_fill_, which a single value under one mask goes to, warns again), and writes only the
+    indexed elements, each into the memory it shares."""
+    if not internal_overlap(target):
+        return False
+    warn("UserWarning", _EXPANDED_PUT.format(op="index_put_", example="indices", value="tensor"))
+    if masked_fill:
+        warn("UserWarning", _EXPANDED_PUT.format(op="masked_fill_", example="mask", value="scalar"))
+    return True
+
+
+def _sliced(a: Tensor, items: tuple) -> np.ndarray:
+    """The part of `a` an index's basic items select, which index_put_ then writes to."""
+    key: list = []
+    for item in items:
+        if isinstance(item, Tensor):
+            key.extend([slice(None)] * (item.ndim if item._dtype in (dtypes.bool_, dtypes.uint8) else 1))
+        elif isinstance(item, (list, tuple)):
+            key.append(slice(None))
+        elif isinstance(item, bool):
+            key.append(None)
+        else:
+            key.append(item)
+    try:
+        return a._data[tuple(key)]
+    except (IndexError, TypeError, ValueError):  # (refused by the checks that follow, in PyTorch's words)
+        return a._data
 
 
 def overlap(a: np.ndarray, b: np.ndarray) -> str:
@@ -308,6 +342,13 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
         return
     if is_advanced(index):
         check_inplace(a, source)  # autograd's checks come before the kernel's
+        masks = [item for item in items if isinstance(item, Tensor)]
+        to_masked_fill = source._data.size == 1 and len(masks) == 1 and masks[0]._dtype is dtypes.bool_ \
+            and not any(isinstance(item, (list, tuple)) for item in items)
+        # (the part an int selects may not be expanded: no warning, but the write goes to shared memory)
+        expanded = internal_overlap(a._data)
+        if expanded:
+            expanded_put(_sliced(a, items), to_masked_fill)
         items = checked_advanced_items(a, items)
         # index_put_ refuses any overlap, and the tensor itself even when empty
         if source is a or overlap(a._data, source._data) in ("full", "partial"):
@@ -320,6 +361,10 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
             if outside.error is not None:
                 write_before(a, outside, values, False)
                 raise outside.error
+            return
+        if expanded and not (a.requires_grad and grad_mode.is_grad_enabled()):
+            a._data[key] = values._data
+            a._vc.value += 1
             return
         commit_inplace(a, index_put(a, key, values, False))
         return

@@ -7,11 +7,12 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import dtypes, meta
+from .. import dtypes, grad_mode, meta
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
 from .common import as_tensor, check_not_unsigned, int64_tensor, kernel_scalar, zeros, zeros_like
 from .generate import make_inplace
+from .inplace import OVERLAP_MESSAGE, check_inplace, expanded_put, internal_overlap, overlap
 from .indexing import (INDEX_PUT, _check_index, _check_positions, _check_scatter, gather, index_put, numpy_index,
                        put_values, write_before)
 from .geometry import strided
@@ -509,7 +510,37 @@ def _index_put_in_place(input: Tensor, indices: Any, values: Tensor, accumulate:
     return index_put_tensors(input, indices, values, accumulate)
 
 
-@op("index_put", nodes=(INDEX_PUT,), inplace=make_inplace(_index_put_in_place))
+_index_put_checked = make_inplace(_index_put_in_place)
+
+
+def _index_put_(input: Tensor, **bound: Any) -> Tensor:
+    """index_put_: on a tensor whose elements share memory, warned and written element by element
+    into it (expanded_put) where no history is recorded."""
+    if not internal_overlap(input._data) or (input.requires_grad and grad_mode.is_grad_enabled()):
+        return _index_put_checked(input, **bound)
+    indices, values, accumulate = bound["indices"], bound["values"], bound.get("accumulate", False)
+    check_inplace(input, values)
+    masks = [index for index in indices if isinstance(index, Tensor)]
+    expanded_put(input._data, not accumulate and isinstance(values, Tensor) and values._data.size == 1
+                 and len(masks) == 1 and masks[0]._dtype is dtypes.bool_)
+    if isinstance(values, Tensor) and overlap(input._data, values._data) in ("full", "partial"):
+        raise RuntimeError(OVERLAP_MESSAGE)
+    key = numpy_index(tuple(indices))
+    outside, expanded = put_values(input, key, values)
+    if outside is not None:
+        if outside.error is not None:
+            write_before(input, outside, expanded, accumulate)
+            raise outside.error
+        return input
+    if accumulate:
+        np.add.at(input._data, key, expanded._data)
+    else:
+        input._data[key] = expanded._data
+    input._vc.value += 1
+    return input
+
+
+@op("index_put", nodes=(INDEX_PUT,), inplace=_index_put_)
 def index_put_tensors(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """x.index_put((rows, cols), values): indexing by a tuple of index tensors."""
     key = numpy_index(tuple(indices))
