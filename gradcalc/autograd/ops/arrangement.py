@@ -484,18 +484,28 @@ def view_as_complex(input: Tensor) -> Tensor:
 
 @op(nodes=(COMPLEX,), method=False)
 def complex(real: Tensor, imag: Tensor) -> Tensor:
-    if real._dtype is not imag._dtype:
-        raise RuntimeError(f"Expected object of scalar type {real._dtype._scalar_name} but got scalar type "
-                           f"{imag._dtype._scalar_name} for second argument")
-    if real._dtype not in (dtypes.float32, dtypes.float64, dtypes.float16):
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{real._dtype._scalar_name} and {imag._dtype._scalar_name}")
+    _check_complex_parts(real, imag)
     dtype = real._dtype.to_complex()
     return record(COMPLEX, (real, imag), (real._data + 1j * imag._data).astype(dtype._numpy), dtype)
 
 
+def _check_complex_parts(a: Tensor, b: Tensor) -> None:
+    """complex_check_floating, complex_check_dtype, then TensorIterator's shapes."""
+    if not (a._dtype in (dtypes.float32, dtypes.float64, dtypes.float16)
+            and b._dtype in (dtypes.float32, dtypes.float64, dtypes.float16)):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{a._dtype._scalar_name} and {b._dtype._scalar_name}")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"Expected object of scalar type {a._dtype._scalar_name} but got scalar type "
+                           f"{b._dtype._scalar_name} for second argument")
+    shapes_broadcast(tuple(a.shape), tuple(b.shape))
+
+
 @op(nodes=(POLAR,), method=False)
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    _check_complex_parts(abs, angle)
+    if abs._dtype is dtypes.float16:
+        raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
     dtype = abs._dtype.to_complex()
     data = (abs._data * np.cos(angle._data) + 1j * abs._data * np.sin(angle._data)).astype(dtype._numpy)
     return record(POLAR, (abs, angle), data, dtype)

@@ -103,4 +103,6 @@ def logdet(input: Tensor) -> Tensor:
     # PyTorch's composite: nan where the determinant is negative
     check_precision(input, "logdet")  # (its own check, before slogdet's)
     sign, logabsdet = _slogdet_outputs(input, "linalg.slogdet")
+    if input._dtype.is_complex:
+        return sign.log() + logabsdet
     return where(sign == -1, math.nan, logabsdet)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...display.names import type_name
 from .. import dtypes, grad_mode, simd
+from . import statistics
 from ..forward_mode import unsupported
 from ..tensor import Tensor
 from .common import broadcast_shapes
@@ -250,3 +251,33 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
 
 
 __all__ = ["pdist", "cdist"]
+
+
+@op(method=False)
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """ATen's composite: each operand divided by its norm (clamped at eps where nothing records
+    it), then the sum of their product along dim."""
+    common = dtypes.result_type([x1, x2])
+    if common.category != dtypes.FLOATING:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {common._scalar_name}")
+    if not eps >= 0:
+        raise RuntimeError(f"eps must be non-negative, got: {eps:g}")
+    x1 = x1.to(common) if x1._dtype.category < dtypes.FLOATING else x1
+    x2 = x2.to(common) if x2._dtype.category < dtypes.FLOATING else x2
+    if x1.shape != x2.shape:  # (expand_outplace)
+        shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        x1, x2 = x1.expand(shape), x2.expand(shape)
+    norm1 = statistics.vector_norm(x1, 2, dim, True).clone()
+    norm2 = statistics.vector_norm(x2, 2, dim, True).clone()
+    floor_dtype = dtypes.float32 if common in (dtypes.float16, dtypes.bfloat16) else common
+    floor = Tensor._make(np.asarray(eps, dtype=floor_dtype._numpy), floor_dtype)
+    with grad_mode.no_grad():
+        norm1.clamp_min_(floor)
+        norm2.clamp_min_(floor)
+    return ((x1 / norm1) * (x2 / norm2)).sum(dim)
+
+
+@op(method=False)
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """ATen's composite: the p-norm of x1 - x2 + eps along the last dim of the broadcast."""
+    return (x1 - x2 + eps).norm(p, max(x1.ndim, x2.ndim) - 1, keepdim=keepdim)

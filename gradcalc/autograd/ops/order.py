@@ -373,7 +373,9 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Opti
 @op()
 def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
     check_not_unsigned("bincount_cpu", input._dtype)
-    if input.ndim != 1 or input._dtype.category != dtypes.INTEGRAL:
+    if input._dtype.category != dtypes.INTEGRAL:  # (the kernel's dispatch on integral types, bool not one)
+        raise not_implemented_for("bincount_cpu", input._dtype)
+    if input.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if input.numel() and input._data.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")

@@ -317,6 +317,8 @@ def all(input: Tensor, dim: Any = MISSING, keepdim: bool = False) -> Tensor:
 
 @op(nodes=(NANSUM,))
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Optional[DType] = None) -> Tensor:
+    if input._dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     out_dtype = sum_dtype(input, dtype)
     dims = reduction_dims(dim, input.ndim)
     (x,) = arrays((input,), out_dtype)

@@ -247,14 +247,10 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return _reduced(values, reduction)
 
 
-def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    product = (x1 * x2).sum(dim)
-    norms = (x1 * x1).sum(dim) * (x2 * x2).sum(dim)
-    return product / norms.clamp_min(eps * eps).sqrt()
+cosine_similarity = _TORCH["cosine_similarity"]
 
 
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
-    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+pairwise_distance = _TORCH["pairwise_distance"]
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
