@@ -124,6 +124,8 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 
 @op(nodes=(MVLGAMMA,))
 def mvlgamma(input: Tensor, p: int) -> Tensor:
+    if input._dtype is dtypes.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     # ATen's composite: lgamma of x + arange(-p/2 + 1/2, 1/2, 1/2) in the dtype, summed, then the constant
@@ -303,6 +305,8 @@ def copysign(input: Tensor, other: Any) -> Tensor:
 def fmod(input: Tensor, other: Any) -> Tensor:
     check_not_unsigned("fmod_cpu", input._dtype)
     dtype = dtypes.result_type([input, other])
+    if dtype is dtypes.bool_:
+        raise not_implemented_for("fmod_cpu", dtype)
     if isinstance(other, Tensor):
         check_broadcast(input, other)
     refuse_complex("fmod_cpu", dtype)
@@ -314,7 +318,7 @@ def fmod(input: Tensor, other: Any) -> Tensor:
     return binary(FMOD, input, other)
 
 
-_REAL_BINARIES = frozenset({"hypot", "logaddexp2", "nextafter"})
+_FLOATING_BINARIES = frozenset({"hypot", "logaddexp2", "nextafter"})
 
 
 def _complex_logaddexp(input: Tensor, other: Tensor) -> Tensor:
@@ -337,11 +341,18 @@ def _simple_binary(name: str, node_def: NodeDef, floating: bool = False) -> None
     def function(input: Tensor, other: Tensor) -> Tensor:
         if name in ("fmax", "fmin"):
             check_ordered(name, input, other)
-        if name in _REAL_BINARIES:
+        if name in _FLOATING_BINARIES:  # (their kernels are built for floating types only: no promotion)
             check_broadcast(input, other)
-            refuse_complex(f"{name}_cpu", dtypes.result_type([input, other]))
-        if name == "logaddexp" and dtypes.result_type([input, other]).is_complex:
-            return _complex_logaddexp(input, other)
+            dtype = dtypes.result_type([input, other])
+            if dtype.category != dtypes.FLOATING:
+                raise not_implemented_for(f"{name}_cpu", dtype)
+        if name == "logaddexp":
+            check_broadcast(input, other)
+            dtype = dtypes.result_type([input, other])
+            if dtype.is_complex:
+                return _complex_logaddexp(input, other)
+            if dtype.category != dtypes.FLOATING:
+                raise not_implemented_for("logaddexp_cpu", dtype)
         return _floating_binary(node_def, input, other) if floating else binary(node_def, input, other)
 
     function.__name__ = function.__qualname__ = name

@@ -55,6 +55,8 @@ def _picked(kind: str, node_def: Any, a: Tensor, dim: int, keepdim: bool, values
 @op(nodes=(KTHVALUE,))
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     d = wrap_dim(dim, input.ndim)
+    if input._dtype is dtypes.bool_:
+        raise not_implemented_for("kthvalue_cpu", input._dtype)
     x = input._data if input.ndim else input._data.reshape(1)
     size = x.shape[d]
     check_reduction_size("kthvalue", x, d)
@@ -92,6 +94,8 @@ def nanmedian(input: Tensor, dim: Any = MISSING, keepdim: bool = False) -> Any:
     """The lower median of the values that are not nan."""
     if dim is not MISSING or input.numel():
         check_not_complex("median_cpu" if dim is MISSING else "median_out", input._dtype)
+        if input._dtype is dtypes.bool_:
+            raise not_implemented_for("median_cpu" if dim is MISSING else "median_out", input._dtype)
     if dim is MISSING:
         flat = input._data.reshape(-1)
         kept = np.sort(flat[~np.isnan(flat)]) if flat.dtype.kind == "f" else np.sort(flat)
@@ -216,6 +220,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any = None, *, out_int32: bool 
                                "while right was True")
         right = side == "right"
     check_not_complex("searchsorted_out_cpu", sorted_sequence._dtype)
+    if sorted_sequence._dtype is dtypes.bool_ and dtypes.result_type([sorted_sequence, values]) is dtypes.bool_:
+        raise not_implemented_for("searchsorted_out_cpu", dtypes.bool_)  # (the kernel's, in the common dtype)
     boundaries = sorted_sequence._data
     if sorter is not None:
         boundaries = np.take_along_axis(boundaries, sorter._data, axis=-1)

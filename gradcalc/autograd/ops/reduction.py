@@ -301,8 +301,9 @@ def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> T
 
 def _logical_reduction(a: Tensor, dim: Any, keepdim: bool, function: Any) -> Tensor:
     axis = None if dim is MISSING or dim is None else normalize_dims(dim, a.ndim)
-    return Tensor._make(np.asarray(function(a._data, axis=axis, keepdims=keepdim)),  # dim=None keeps them all
-                        dtypes.bool_)
+    # (dim=None keeps them all; uint8 gives uint8, as ATen keeps that legacy)
+    dtype = dtypes.uint8 if a._dtype is dtypes.uint8 else dtypes.bool_
+    return Tensor._make(np.asarray(function(a._data, axis=axis, keepdims=keepdim), dtype=dtype._numpy), dtype)
 
 
 @op()

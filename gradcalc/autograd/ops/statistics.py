@@ -246,6 +246,8 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Opt
 
 
 def _std_var_mean(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, take_sqrt: bool) -> Any:
+    if input._dtype.category < dtypes.FLOATING:
+        raise RuntimeError(f"{'std_mean' if take_sqrt else 'var_mean'} only support floating point and complex dtypes")
     spread = _std_var(input, dim, unbiased, keepdim, correction, take_sqrt)
     center = input.mean() if dim is MISSING or dim is None else input.mean(dim, keepdim)
     return spread, center
@@ -267,6 +269,12 @@ def var_mean(input: Tensor, dim: Any = MISSING, unbiased: Any = None, keepdim: b
 def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
     check_broadcast(input, other)
     dtype = dtypes.result_type([input, other])
+    if input._dtype is dtypes.bool_ and other._dtype is dtypes.bool_:  # (ATen's composite subtracts first)
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    if dtype.category < dtypes.FLOATING:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {dtype._scalar_name} "
+                           "instead.")
     difference = (input._data - other._data).astype(np.complex128 if dtype.is_complex else np.float64)
     norm = vector_norm(Tensor._make(np.asarray(difference, dtype=dtype._numpy), dtype), float(p))
     return record(DIST, (input, other), norm._data, norm._dtype, p=p)
@@ -291,6 +299,9 @@ def renorm(input: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input._dtype.category < dtypes.FLOATING:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{input._dtype._scalar_name}")
     d = dim % input.ndim
     x = input._data.astype(np.complex128 if input._dtype.is_complex else np.float64)
     reduced = tuple(i for i in range(input.ndim) if i != d)
@@ -306,6 +317,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{input.ndim} dimensions")
+    if input._dtype is dtypes.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     observations = input if input.ndim == 2 else input.reshape((1, -1))
     count = observations.shape[1]
     weights = None
@@ -314,7 +327,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None
     if aweights is not None:
         weights = aweights if weights is None else weights * aweights
     if weights is None:
-        average = observations.mean(1, keepdim=True)
+        # ATen's: the sum of each row over the observations' count, a Long (a true division)
+        average = (observations.sum(1) / Tensor._make(np.asarray(count, np.int64), dtypes.int64)).unsqueeze(1)
         total_weight = count
         correction_term = correction
     else:
