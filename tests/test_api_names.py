@@ -72,8 +72,7 @@ EXCLUDED: dict = {
         "feature_alpha_dropout_", "embedding_bag", "embedding_renorm_", "lstm", "lstm_cell", "gru",
         "gru_cell", "rnn_relu", "rnn_relu_cell", "rnn_tanh", "rnn_tanh_cell",
         "max_pool3d",
-        "bilinear", "cosine_similarity", "cosine_embedding_loss",
-        "pairwise_distance", "grid_sampler_3d",
+        "bilinear", "cosine_embedding_loss", "grid_sampler_3d",
         "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
         "poisson_nll_loss", "triplet_margin_loss", "is_distributed"]},
     "files, processes and memory buffers of the host": {"torch": [
