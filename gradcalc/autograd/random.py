@@ -683,12 +683,14 @@ def bernoulli_(shape: Shape, p: float, dtype: DType = "float32",
     Dropout draws its keep mask this way with p = 1 - drop probability.
     """
     name = _dtype_name(dtype)
+    if name.startswith("complex"):  # (the kernel's dispatch)
+        raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for '{dtypes.by_name(name)._scalar_name}'")
     p = float(p)
     if not 0.0 <= p <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={dtypes.cpp_double(p)}")
     n = _numel(shape)
     hits = _uniform01_double(_gen(generator), n) < p
-    return hits.astype(name).reshape(_shape(shape))
+    return hits.astype(np.float32 if name == "bfloat16" else name).reshape(_shape(shape))  # (bfloat16 held in float32)
 
 
 def bernoulli(p: np.ndarray, generator: Generator | None = None) -> np.ndarray:

@@ -436,6 +436,10 @@ def hardtanh(input: Tensor, min_val: Any = -1, max_val: Any = 1) -> Tensor:
     # clamp's kernel: the input kept unless beyond a bound (so -0.0 and nan stay), its bounds in the
     # input's type; a NaN bound makes every element NaN before either bound is converted
     x = input._data
+    if input._dtype is dtypes.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if input._dtype is dtypes.uint8 and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     if input._dtype.is_complex:  # (hardtanh is clamp)
         raise NotImplementedError(CLAMP_COMPLEX)
     if min_val != min_val or max_val != max_val:
@@ -676,7 +680,8 @@ def softshrink(input: Tensor, lambd: Any = 0.5) -> Tensor:
 
 
 def _threshold_values(input: Tensor, threshold: Any, value: Any) -> np.ndarray:
-    refuse_complex("threshold_cpu", input._dtype)
+    if input._dtype.is_complex or input._dtype is dtypes.bool_:
+        raise not_implemented_for("threshold_cpu", input._dtype)
     opmath_scalar(threshold, input._dtype), opmath_scalar(value, input._dtype)
     x = input._data
     return np.where(x <= threshold, np.asarray(value).astype(x.dtype), x)

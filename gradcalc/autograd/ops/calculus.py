@@ -51,6 +51,8 @@ def trapezoid(y: Tensor, x: Optional[Tensor] = None, *, dx: Any = 1, dim: int = 
         left, right = _sides(y, d)
         return div_scalar(((left + right) * _spacing(y, x, d, "trapezoid")).sum(d), 2.0)
     _check_dx(y, dx, "trapezoid")
+    if y._dtype.category < dtypes.FLOATING:  # (an integer sum times 0.5 is a float)
+        return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * float(dx)
     return mul_scalar(y.sum(d) - mul_scalar(y.select(d, 0) + y.select(d, -1), 0.5), float(dx))
 
 

@@ -235,6 +235,9 @@ def isin(elements: Any = None, test_elements: Any = None, *, assume_unique: bool
     # the scalar overloads name their number `element` or `test_element`
     first = element if elements is None else elements
     second = test_element if test_elements is None else test_elements
+    for operand in (first, second):
+        if isinstance(operand, Tensor) and (operand._dtype is dtypes.bool_ or operand._dtype.is_complex):
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {operand._dtype._scalar_name}")
     a = first._data if isinstance(first, Tensor) else np.asarray(first)
     b = second._data if isinstance(second, Tensor) else np.asarray(second)
     return Tensor._make(np.isin(a, b, invert=invert), dtypes.bool_)

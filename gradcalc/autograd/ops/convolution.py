@@ -16,7 +16,7 @@ from ..layout import in_suggested_format
 from ..tensor import Tensor
 from ...warnings import warn_once
 from .arrangement import constant_pad_nd
-from .common import ABSENT, opmath_array, shape_text
+from .common import ABSENT, not_implemented_for, opmath_array, shape_text
 from .registry import NOT_IMPLEMENTED, node, op, record
 
 
@@ -355,6 +355,8 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
     stride, padding = _expand(stride, spatial, "stride"), _expand(padding, spatial, "padding")
     dilation, output_padding = _expand(dilation, spatial, "dilation"), _expand(output_padding, spatial, "output_padding")
     _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    if input._dtype is dtypes.bool_:
+        raise not_implemented_for("slow_conv_transpose2d_out_cpu" if transposed else "slow_conv2d_cpu", input._dtype)
     x, w = input._data, weight._data
     if not transposed:  # (float16 products summed in float32, the bias added there, rounded once)
         x, w = opmath_array(x), opmath_array(w)

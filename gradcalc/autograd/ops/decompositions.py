@@ -711,6 +711,9 @@ EIGH = node("LinalgEighBackward0", ("A",), multi_output=True,
 
 
 def _eigh_outputs(A: Tensor, UPLO: str, name: str, with_vectors: bool = True) -> tuple:
+    if A.ndim >= 2 and A._dtype.category < dtypes.FLOATING:  # (linalg_eigh has no dtype check but its kernel's)
+        _check_square(A, name)
+        raise not_implemented_for("linalg_eigh_cpu", A._dtype)
     check_matrix(A, name)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")

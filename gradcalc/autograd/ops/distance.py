@@ -100,6 +100,8 @@ def pdist(input: Tensor, p: Any = 2) -> Tensor:
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
+    if input._dtype not in (dtypes.float32, dtypes.float64):  # (the kernel's dispatch)
+        raise NotImplementedError(f"\"pdist\" not implemented for '{input._dtype._scalar_name}'")
     x = input._data
     n, m = x.shape
     if n <= 1:

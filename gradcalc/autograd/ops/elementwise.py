@@ -434,7 +434,7 @@ def float_power(input: Any = None, exponent: Any = None, self: Any = None) -> Te
 def _addc(node_def: NodeDef, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any, divide: bool) -> Tensor:
     dtype = dtypes.result_type([input, tensor1, tensor2])
     if divide and dtype.category <= dtypes.INTEGRAL:
-        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release addcdiv "
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
                            "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
                            "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
                            "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
@@ -442,6 +442,8 @@ def _addc(node_def: NodeDef, input: Tensor, tensor1: Tensor, tensor2: Tensor, va
                            "for all dtypes.")
     for t in (tensor1, tensor2):
         check_broadcast(input, t)
+    if dtype is dtypes.bool_:
+        raise not_implemented_for("addcmul_cpu_out", dtype)
     opmath_scalar(value, dtype)
     x, t1, t2 = arrays((input, tensor1, tensor2), dtype)
     function = kernels.addcdiv if divide else kernels.addcmul

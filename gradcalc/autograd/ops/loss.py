@@ -178,6 +178,8 @@ def mse_loss(input: Tensor, target: Tensor, reduction: int = MEAN) -> Tensor:
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                          reduction: int = MEAN) -> Tensor:
     check_no_requires_grad(weight, "weight", "binary_cross_entropy")
+    if input._dtype.category != dtypes.FLOATING:  # (the kernel's dispatch, before its range check)
+        raise not_implemented_for("binary_cross_entropy", input._dtype)
     x, t = input._data, target._data
     bad_input = ~((x >= 0) & (x <= 1))
     bad_target = ~((t >= 0) & (t <= 1))
@@ -221,6 +223,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, red
              ignore_index: int = -100) -> Tensor:
     """PyTorch's CPU nll_loss on an input of shape (N, C) or (C): -input[i, target[i]], summed by
     its eight-level cascade (a 1-d input's 'none' is one target's sum)."""
+    if input._dtype.category != dtypes.FLOATING:
+        raise not_implemented_for("nll_loss_out_frame", input._dtype)
     x = input._data if input.ndim == 2 else input._data.reshape(1, -1)
     data, total_weight = _nll_values(x, target._data.reshape(-1), weight, reduction, ignore_index,
                                      per_target=reduction == NONE and input.ndim == 2,
@@ -470,6 +474,9 @@ def _piecewise_loss(input: Tensor, target: Tensor, beta: float, huber: bool) -> 
 
 @op(function=False, method=False, nodes=(SMOOTH_L1,))
 def smooth_l1_loss(input: Tensor, target: Tensor, reduction: int = MEAN, beta: float = 1.0) -> Tensor:
+    common = dtypes.result_type([input, target])
+    if common.category != dtypes.FLOATING:
+        raise not_implemented_for("smooth_l1_cpu", common)
     loss, dtype = _piecewise_loss(input, target, beta, huber=False)
     return record(SMOOTH_L1, (input, target), np.asarray(_reduce_loss(loss, reduction), dtype=dtype._numpy), dtype,
                   reduction=reduction, beta=beta)
@@ -558,6 +565,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: Any = 1, margin: Any = 1
     if p not in (1, 2):
         raise RuntimeError("only p == 1 and p == 2 supported")
     _check_long(target)
+    if input._dtype not in (dtypes.float32, dtypes.float64):  # (the kernel's dispatch)
+        raise not_implemented_for("multi_margin_loss_cpu_kernel", input._dtype)
     rows = target._data.reshape(-1)
     if ((rows < 0) | (rows >= classes)).any():
         raise RuntimeError("target out of range")
@@ -640,6 +649,8 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, reduction: int = MEAN)
         raise RuntimeError(f"inconsistent target size: {shape_text(target.shape)} for input of size: "
                            f"{shape_text(input.shape)}")
     _check_long(target)
+    if input._dtype not in (dtypes.float32, dtypes.float64):  # (the kernel's dispatch)
+        raise not_implemented_for("multilabel_margin_loss_forward_out_frame", input._dtype)
     labels = target._data.reshape(frames, classes)
     if labels.size and (labels.min() < -1 or labels.max() >= classes):
         raise RuntimeError("argument #2 'target' is out of range")

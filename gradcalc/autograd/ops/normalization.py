@@ -206,6 +206,8 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Op
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
                            "element, but got normalized_shape = []")
     _check_parameter_dtypes(input, weight, bias)
+    if input._dtype.is_complex:
+        raise not_implemented_for("LayerNormKernelImpl", input._dtype)
     _check_floating("LayerNormKernelImpl", input)
     count = len(normalized_shape)
     if input.ndim < count or tuple(input.shape[input.ndim - count:]) != normalized_shape:
@@ -288,6 +290,8 @@ def batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], 
                running_var: Optional[Tensor], training: bool, momentum: float, eps: float,
                cudnn_enabled: bool) -> Tensor:
     wrap_dim(1, input.ndim)  # ATen reads the number of channels first
+    if input._dtype.is_complex:
+        raise not_implemented_for("batch_norm", input._dtype)
     if input.numel() == 0:
         # ATen's _batch_norm_impl_index: no statistics, a result that keeps the graph going
         out = input.clone()
@@ -309,6 +313,8 @@ def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor
                   running_var: Optional[Tensor], use_input_stats: bool, momentum: float, eps: float,
                   cudnn_enabled: bool) -> Tensor:
     """Batch norm of the input seen as one sample of N * C channels (ViewBackward0 at the end)."""
+    if input._dtype.is_complex:
+        raise not_implemented_for("batch_norm", input._dtype)
     n, channels = input.shape[:2]
     folded = input.reshape((1, n * channels) + tuple(input.shape[2:]))
     mean, var, weight, bias = (None if t is None else t.repeat(n) for t in (running_mean, running_var, weight, bias))
@@ -330,6 +336,8 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[
 def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
     # ATen's check_group_norm_inputs
+    if input._dtype.is_complex:
+        raise not_implemented_for("GroupNormKernelImpl", input._dtype)
     channels = input.shape[1]
     if num_groups <= 0:
         raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")

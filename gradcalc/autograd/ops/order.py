@@ -220,6 +220,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any = None, *, out_int32: bool 
                                "while right was True")
         right = side == "right"
     check_not_complex("searchsorted_out_cpu", sorted_sequence._dtype)
+    if isinstance(values, Tensor):
+        check_not_complex("searchsorted_out_cpu", values._dtype)
     if sorted_sequence._dtype is dtypes.bool_ and dtypes.result_type([sorted_sequence, values]) is dtypes.bool_:
         raise not_implemented_for("searchsorted_out_cpu", dtypes.bool_)  # (the kernel's, in the common dtype)
     boundaries = sorted_sequence._data

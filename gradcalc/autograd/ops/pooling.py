@@ -157,6 +157,8 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), p
     sizes as int64."""
     kernel, stride, padding, dilation = _sizes("max_pool2d", kernel_size, stride, padding, dilation, c_ints)
     out = _geometry(input, kernel, stride, padding, dilation, ceil_mode)
+    if input._dtype.is_complex or input._dtype is dtypes.bool_:
+        raise not_implemented_for("max_pool2d", input._dtype)
     x = input._data
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     windows = _padded_windows(x, kernel, stride, padding, dilation, out, low)
@@ -204,6 +206,8 @@ def avg_pool2d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] 
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     out = _geometry(input, kernel, stride, padding, (1, 1), ceil_mode)
+    if input._dtype.is_complex or input._dtype is dtypes.bool_:
+        raise not_implemented_for("avg_pool2d", input._dtype)
     if input._dtype in (dtypes.uint8, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.bool_):
         # the kernel's dispatch takes floating types and Long only (an image read as uint8 meets this)
         raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{input._dtype._scalar_name}'")
@@ -378,6 +382,8 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any) -> tuple:
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {shape_text(input.shape)}")
     _check_non_batch_dims("adaptive_max_pool2d", input)
     out = _adaptive_size(input, output_size, "adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    if input._dtype.category != dtypes.FLOATING:
+        raise not_implemented_for("adaptive_max_pool2d", input._dtype)
     x = input._data
     values = np.empty(x.shape[:-2] + out, dtype=x.dtype)
     indices = np.empty(x.shape[:-2] + out, dtype=np.int64)
@@ -495,6 +501,8 @@ def _pooled_max_1d(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, 
 def max_pool1d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Any = (0,),
                dilation: Any = (1,), ceil_mode: bool = False) -> Tensor:
     _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if input._dtype.category != dtypes.FLOATING:  # (its own kernel's dispatch)
+        raise not_implemented_for("max_pool1d_impl", input._dtype)
     if input.requires_grad and grad_mode.is_grad_enabled():  # ATen's gradient needs the pool with indices
         return _pooled_max_1d(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
     stride = stride or kernel_size  # ATen's own kernel, which reads its sizes as int64

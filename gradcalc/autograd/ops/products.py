@@ -259,6 +259,8 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
                            f"{other.shape[d]}")
     if input._dtype is not other._dtype:
         raise RuntimeError(f"expected scalar type {input._dtype._scalar_name} but found {other._dtype._scalar_name}")
+    if input._dtype is dtypes.bool_:  # (the kernel's dispatch)
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     dtype = input._dtype
     a, b = np.broadcast_arrays(np.moveaxis(input._data.astype(dtype._numpy), d, 0),
                                np.moveaxis(other._data.astype(dtype._numpy), d, 0))

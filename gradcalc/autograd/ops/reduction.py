@@ -346,6 +346,13 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     # PyTorch's steps, each rounded in the dtype: the max (0 where infinite), exp of the
     # difference, its sum, then log plus the max
     axes = dims if input.ndim else ()
+    if dtype.is_complex and x.size:  # ATen's: the real parts' max, complex exp, sum and log
+        peak = np.max(x.real, axis=axes, keepdims=True)
+        total = np.sum(np.exp(x - peak), axis=axes, keepdims=True)
+        data = (np.log(total) + np.where(np.isinf(peak), 0, peak)).astype(x.dtype)
+        if not keepdim:
+            data = data.reshape(tuple(n for d, n in enumerate(x.shape) if d not in axes))
+        return record(LOGSUMEXP, (input,), np.asarray(data), dtype, dim=tuple(dim), keepdim=keepdim)
     peak = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
     peak = np.where(np.isinf(peak), 0, peak).astype(x.dtype)
     shifted = np.exp(np.asarray(x - peak, dtype=np.float64)).astype(x.dtype)

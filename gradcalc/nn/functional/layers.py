@@ -284,6 +284,8 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Optional[Tensor] = 
 def rms_norm(input: Tensor, normalized_shape: Any, weight: Optional[Tensor] = None,
              eps: Optional[float] = None) -> Tensor:
     dims = tuple(range(-len(_single(normalized_shape)), 0))
+    if not (input.is_floating_point() or input.is_complex()):  # (ATen's dispatch)
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{input.dtype._scalar_name}'")
     if eps is None:
         eps = float(np.finfo(input.dtype._numpy).eps)
     out = input * (input.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
@@ -418,6 +420,9 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: Optional[float] 
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument.")
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if input.dtype is dtypes.bool_ and mode != "circular":  # (the kernels' dispatch)
+        kernel = "reflection" if mode == "reflect" else "replication"
+        raise NotImplementedError(f"\"{kernel}_pad{len(pad) // 2}d\" not implemented for 'Bool'")
     out = input
     for k in range(len(pad) // 2):
         dim = input.ndim - 1 - k

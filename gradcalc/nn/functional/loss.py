@@ -189,6 +189,11 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
         warn("UserWarning", "reduction: 'mean' divides the total loss by both the batch size and the support size."
                             "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                             "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+    # ATen's kl_div checks its operands' dtypes first
+    if input.is_complex() or target.is_complex():
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not input.is_floating_point() or not target.is_floating_point():
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         pointwise = target.exp() * (target - input)
     else:
@@ -234,7 +239,8 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
                         reduce: Any = None, reduction: str = "mean") -> Tensor:
     reduction = _legacy_or(size_average, reduce, reduction)
-    return _reduced((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    difference = input1 - input2  # (ATen's composite: the difference first, the margin a double)
+    return _reduced((-target * difference + float(margin)).clamp_min_(0), reduction)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
@@ -242,7 +248,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     """ATen's composite: the margin term where the target is not 1, the input where it is not -1."""
     reduction = _legacy_or(size_average, reduce, reduction)
     zeros = input.new_zeros(input.shape)
-    margin_clamp = (margin - input).clamp_min_(0)
+    # C++'s `margin - self`: empty_like(self).fill_(margin).sub_(self), in self's dtype
+    margin_clamp = input.new_zeros(input.shape).fill_(float(margin)).sub_(input).clamp_min_(0)
     values = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
     return _reduced(values, reduction)
 
