@@ -14,6 +14,7 @@ from .arithmetic import binary, unary_float
 from .comparison import check_ordered
 from .common import (ReturnTypes, arrays, as_tensor, check_broadcast, check_not_unsigned, float_result, is_conj,
                      not_implemented_for, opmath_scalar, refuse_complex, zeros_like)
+from .generate import make_inplace
 from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record
 
 
@@ -122,7 +123,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     return record(POLYGAMMA, (input,), data, dtype, n=n)
 
 
-@op(nodes=(MVLGAMMA,))
+@op(nodes=(MVLGAMMA,), inplace=make_inplace(lambda input, p: _mvlgamma_in_place(input, p)))
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     if input._dtype is dtypes.bool_:
         raise RuntimeError("The input tensor may not be a boolean tensor.")
@@ -137,6 +138,13 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
     terms = np.asarray(special.lgamma(args.astype(np.float64)), dtype=kind)
     total = np.add.accumulate(terms, axis=-1)[..., -1] + np.asarray(p * (p - 1) * math.log(math.pi) * 0.25, kind)
     return record(MVLGAMMA, (input,), np.asarray(total, dtype=kind), dtype, p=p)
+
+
+def _mvlgamma_in_place(input: Tensor, p: int) -> Tensor:
+    if input._dtype.category == dtypes.INTEGRAL:  # (mvlgamma_'s own check of its result's type)
+        raise RuntimeError(f"mvlgamma: result type {input._dtype._scalar_name} can't be cast to the desired output "
+                           f"type {dtypes.get_default_dtype()._scalar_name}")
+    return mvlgamma(input, p)
 
 
 @op(nodes=(SINC,))
@@ -421,7 +429,15 @@ def xlogy(input: Any = None, other: Any = None, self: Any = None) -> Tensor:
     return record(XLOGY_SCALAR_SELF, (other,), data, dtype, self=a)
 
 
-@op()
+def _float_power_in_place(input: Tensor, exponent: Any) -> Tensor:
+    wide = dtypes.complex128 if dtypes.result_type([input, exponent]).is_complex else dtypes.float64
+    if input._dtype is not wide:
+        raise RuntimeError(f"the base given to float_power_ has dtype {input._dtype._scalar_name} but the operation's "
+                           f"result requires dtype {wide._scalar_name}")
+    return float_power(input, exponent)
+
+
+@op(inplace=make_inplace(lambda input, exponent: _float_power_in_place(input, exponent)))
 def float_power(input: Any = None, exponent: Any = None, self: Any = None) -> Tensor:
     """pow computed in double (complex double for complex operands)."""
     base = self if input is None else input

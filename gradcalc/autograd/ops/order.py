@@ -370,6 +370,8 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
 @op()
 def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Optional[Tensor] = None,
               density: bool = False) -> Any:
+    if input._dtype not in (dtypes.float32, dtypes.float64):  # (the kernel's dispatch)
+        raise not_implemented_for("histogramdd", input._dtype)
     x = input._data.reshape(-1)
     edges = bins._data if isinstance(bins, Tensor) else bins
     counts, bin_edges = np.histogram(x, bins=edges, range=range, weights=None if weight is None else

@@ -143,7 +143,13 @@ def rsqrt(input: Tensor) -> Tensor:
     return record(RSQRT, (input,), data, dtype)
 
 
-@op(nodes=(ABS,), aliases=("absolute",))
+def _abs_in_place(input: Tensor) -> Tensor:
+    if input._dtype.is_complex:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return abs(input)
+
+
+@op(nodes=(ABS,), aliases=("absolute",), inplace=make_inplace(lambda input: _abs_in_place(input)))
 def abs(input: Tensor) -> Tensor:
     check_has_kernel("abs_cpu", input)
     if input._dtype.is_complex:

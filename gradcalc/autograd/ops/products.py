@@ -191,6 +191,8 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     if batch2._dtype is not batch1._dtype:  # then the kernel's own check
         raise RuntimeError(f"expected scalar type {batch1._dtype._scalar_name} but found {batch2._dtype._scalar_name}")
     dtype = batch1._dtype
+    if dtype is dtypes.bool_:
+        raise NotImplementedError("\"baddbmm\" not implemented for 'Bool'")
     shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
     broadcast_shapes(tuple(input.shape), shape)
     beta, alpha = opmath_scalar(beta, dtype), opmath_scalar(alpha, dtype)

@@ -16,6 +16,7 @@ from .common import (ReturnTypes, arrays, castable_data, check_not_complex, chec
 from .comparison import maximum, minimum
 from .indexing import masked_fill, scatter, where
 from .joining import cat
+from .generate import make_inplace
 from .registry import LINEAR, node, op, record, recording_not_needed
 from .shape import VIEW, expand, reshape
 
@@ -373,14 +374,26 @@ def _cumulative(a: Tensor, dim: int, dtype: Optional[DType], function: Any) -> t
     return result, function(values, axis=d) if a.ndim else values
 
 
-@op(nodes=(CUMSUM,))
+def _cumulative_in_place(function: Any, kernel: str) -> Any:
+    """cumsum_ and cumprod_: the op's out= kernel in the tensor's own dtype (bool has none)."""
+    def in_place(input: Tensor, dim: int, *, dtype: Optional[DType] = None) -> Tensor:
+        if input._dtype is dtypes.bool_ and dtype is None:
+            raise not_implemented_for(kernel, input._dtype)
+        return function(input, dim, dtype=dtype)
+
+    return make_inplace(in_place)
+
+
+@op(nodes=(CUMSUM,), inplace=_cumulative_in_place(lambda input, dim, dtype: cumsum(input, dim, dtype=dtype),
+                                                  "cumsum_out_cpu"))
 def cumsum(input: Tensor, dim: int, *, dtype: Optional[DType] = None) -> Tensor:
     result, data = _cumulative(input, dim, dtype, np.cumsum)
     data = data + 0  # the running sum starts at 0, so no partial sum is -0.
     return record(CUMSUM, (input,), np.asarray(data, dtype=result._numpy), result, dim=dim)
 
 
-@op(nodes=(CUMPROD,))
+@op(nodes=(CUMPROD,), inplace=_cumulative_in_place(lambda input, dim, dtype: cumprod(input, dim, dtype=dtype),
+                                                   "cumprod_out_cpu"))
 def cumprod(input: Tensor, dim: int, *, dtype: Optional[DType] = None) -> Tensor:
     result, data = _cumulative(input, dim, dtype, np.cumprod)
     return record(CUMPROD, (input,), np.asarray(data, dtype=result._numpy), result, dim=dim)

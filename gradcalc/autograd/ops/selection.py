@@ -240,6 +240,11 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 
 @op(nodes=(PUT,))
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    if index._dtype is not dtypes.int64:  # (put_'s checks, in its order)
+        raise IndexError(f"put_(): Expected a long tensor for index, but got {index._dtype._scalar_name}")
+    if input._dtype is not source._dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{input._dtype._scalar_name} and source.dtype = {source._dtype._scalar_name}")
     if input.numel() == 0 and index.numel():
         raise IndexError("put_(): Tried to put elements into an empty tensor")
     positions = _flat_positions(index, input.numel())
@@ -299,6 +304,9 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     if mask._dtype is not dtypes.bool_:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                            f"{mask._dtype._cpp_name}")
+    if input._dtype is not source._dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{input._dtype._scalar_name} and {source._dtype._scalar_name}")
     keep = np.broadcast_to(mask._data, input.shape)
     count = int(keep.sum())
     if source.numel() < count:
