@@ -684,7 +684,8 @@ def bernoulli_(shape: Shape, p: float, dtype: DType = "float32",
     """
     name = _dtype_name(dtype)
     if name.startswith("complex"):  # (the kernel's dispatch)
-        raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for '{dtypes.by_name(name)._scalar_name}'")
+        raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for "
+                                  f"'{dtypes.by_name(name)._scalar_name}'")
     p = float(p)
     if not 0.0 <= p <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={dtypes.cpp_double(p)}")

@@ -155,7 +155,8 @@ def sinc(input: Tensor) -> Tensor:
     if dtype.is_complex:
         product = x * x.dtype.type(math.pi)
         safe = np.where(x == 0, x.dtype.type(1), product)
-        return record(SINC, (input,), np.where(x == 0, x.dtype.type(1), np.sin(safe) / safe).astype(dtype._numpy), dtype)
+        data = np.where(x == 0, x.dtype.type(1), np.sin(safe) / safe)
+        return record(SINC, (input,), data.astype(dtype._numpy), dtype)
     product = (x.dtype.type(math.pi) * x).astype(x.dtype)
     safe = np.where(x == 0, x.dtype.type(1), product)
     data = np.where(x == 0, x.dtype.type(1), simd.libm(np.sin, safe) / safe)

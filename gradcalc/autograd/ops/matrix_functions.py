@@ -113,8 +113,8 @@ def _pinv_arrays(a: np.ndarray, atol: Any, rtol: Any, hermitian: bool) -> np.nda
 @op(module="linalg")
 def pinv(input: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None, rtol: Any = None) -> Tensor:
     if input.ndim < 2 or input._dtype.category < dtypes.FLOATING:
-        raise RuntimeError(f"linalg.pinv({input._dtype._scalar_name}{{{list(input.shape)}}}): expected a tensor with 2 or "
-                           "more dimensions of float, double, cfloat or cdouble types")
+        raise RuntimeError(f"linalg.pinv({input._dtype._scalar_name}{{{list(input.shape)}}}): expected a tensor with 2 "
+                           "or more dimensions of float, double, cfloat or cdouble types")
     check_matrix(input, "linalg.pinv", square=False)
     if rcond is not None:
         rtol = rcond
