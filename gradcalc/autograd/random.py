@@ -344,7 +344,7 @@ def random_upper_bound(dtype: DType) -> int:
 
 
 def _not_implemented(kernel: str, name: str) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAMES.get(name, name)}\'')
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dtypes.by_name(name)._scalar_name}\'')
 
 
 # ---------------------------------------------------------------- uniform
@@ -651,7 +651,7 @@ def randperm(n: int, dtype: DType = "int64", generator: Generator | None = None)
     n = int(n)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    if name not in _FLOATS + _INTS:
+    if name not in _FLOATS + _INTS + ("bfloat16",):
         raise _not_implemented("randperm", name)
     top = n - 1 if n > 0 else n
     if name in _INTS and top > np.iinfo(name).max:
@@ -673,6 +673,8 @@ def randperm(n: int, dtype: DType = "int64", generator: Generator | None = None)
         for i, z in enumerate(picks):
             perm[i] = perm[z]
             perm[z] = i
+    if name == "bfloat16":  # (held in float32, rounded as bfloat16 rounds)
+        return dtypes.round_to_bfloat16(np.array(perm, dtype=np.float32))
     return np.array(perm, dtype=np.int64).astype(name)
 
 
@@ -704,7 +706,8 @@ def bernoulli(p: np.ndarray, generator: Generator | None = None) -> np.ndarray:
     name = p.dtype.name
     if name not in _FLOATS:
         # the kernel checks its output's dtype (p's) first, then p's: complex fails the first
-        kernel = "bernoulli_tensor_cpu_self_" if p.dtype.kind == "c" else "bernoulli_tensor_cpu_p_"
+        unsupported_output = p.dtype.kind == "c" or name in ("uint16", "uint32", "uint64")
+        kernel = "bernoulli_tensor_cpu_self_" if unsupported_output else "bernoulli_tensor_cpu_p_"
         raise _not_implemented(kernel, name)
     flat = p.reshape(-1)
     gen = _gen(generator)

@@ -524,8 +524,10 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 
 def _triangle_indices(row: int, col: int, offset: int, lower: bool, dtype: Optional[Any]) -> Tensor:
-    rows, cols = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
     dtype = dtype or dtypes.int64
+    if dtype not in (dtypes.int64, dtypes.int32):  # (the kernel's dispatch)
+        raise NotImplementedError(f"\"{'tril' if lower else 'triu'}_indices\" not implemented for '{dtype._scalar_name}'")
+    rows, cols = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
     return Tensor._make(np.stack([rows, cols]).astype(dtype._numpy), dtype)
 
 

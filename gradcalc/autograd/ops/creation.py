@@ -453,6 +453,8 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
     # int64 reads its bounds as int64 before it sizes the range; the other dtypes size it from doubles first
     if dtype is dtypes.int64:
         start, end, step = _arange_bounds(bounds, dtype)
+        if step == 0:  # a fraction read as int64 (TORCH_CHECK_VALUE)
+            raise ValueError("step must be nonzero")
     size = _arange_size(start, end, step, bounds, dtype)
     if not 0 <= size <= _INT64_MAX:
         raise RuntimeError("invalid size, possible overflow?")
@@ -553,6 +555,8 @@ def eye(n: int, m: Optional[int] = None, *, dtype: Optional[DType] = None, layou
         if count is not None and count < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {count}")
     dtype = dtype or dtypes.get_default_dtype()
+    if dtype in (dtypes.uint16, dtypes.uint32, dtypes.uint64):  # (the kernel's dispatch)
+        raise not_implemented_for("eye", dtype)
     check_allocation((n, m if m is not None else n), dtype)
     return finish(np.eye(n, m if m is not None else n, dtype=dtype._numpy), dtype, requires_grad, device)
 

@@ -391,6 +391,8 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input._dtype is not values._dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if input._dtype in dtypes.BAREBONES_UNSIGNED:
+        raise not_implemented_for("heaviside_cpu", input._dtype)
     check_broadcast(input, values)
     data = np.where(input._data == 0, values._data, (input._data > 0).astype(input._dtype._numpy))
     return record(NOT_IMPLEMENTED, (input, values), np.asarray(data, dtype=input._dtype._numpy), input._dtype,
