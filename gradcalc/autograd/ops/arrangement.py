@@ -392,8 +392,12 @@ def _unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     return input.view(input.shape[:d] + inferred + input.shape[d + 1:])
 
 
-def _unflatten_method(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
-    return _unflatten(self, dim, sizes)
+def _unflatten_method(self: Tensor, dim: Any, sizes: Any) -> Tensor:
+    """Tensor.unflatten is Python: its own check of sizes, then the C++ method's parser."""
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    bound = parser("Tensor", "unflatten").parse((dim, sizes), {})[1]
+    return _unflatten(self, bound["dim"], bound["sizes"])
 
 
 op("unflatten", method=_unflatten_method)(_unflatten)

@@ -299,10 +299,12 @@ def renorm(input: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    if input._dtype.category < dtypes.FLOATING:
+    if input.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    d = wrap_dim(dim, input.ndim)
+    if input._dtype.category < dtypes.FLOATING:  # (the norms' linalg.vector_norm)
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{input._dtype._scalar_name}")
-    d = dim % input.ndim
     x = input._data.astype(np.complex128 if input._dtype.is_complex else np.float64)
     reduced = tuple(i for i in range(input.ndim) if i != d)
     norms = np.sum(np.abs(x) ** float(p), axis=reduced, keepdims=True) ** (1 / float(p))
