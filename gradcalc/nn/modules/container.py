@@ -114,6 +114,14 @@ class ModuleList(_ModuleSequence):
             return ModuleList(list(self._modules.values())[index])
         return self._modules[self._index(index)]
 
+    def extend(self, modules: Any) -> "ModuleList":
+        if not isinstance(modules, Iterable):
+            raise TypeError(f"ModuleList.extend should be called with an iterable, but got {type(modules).__name__}")
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
+
     def insert(self, index: int, module: Module) -> None:
         # torch's own loop: entries from the end down to `index` move up one (a negative index
         # reaches key '-1', which is missing: KeyError), then the module goes in at str(index)

@@ -27,8 +27,18 @@ class Unflatten(Module):
 
     def __init__(self, dim: Any, unflattened_size: Any) -> None:
         super().__init__()
+        self._require_tuple_int(unflattened_size)
         self.dim = dim
         self.unflattened_size = unflattened_size
+
+    def _require_tuple_int(self, input: Any) -> None:
+        if isinstance(input, (tuple, list)):
+            for idx, elem in enumerate(input):
+                if not isinstance(elem, int):
+                    raise TypeError(f"unflattened_size must be tuple of ints, but found element of type "
+                                    f"{type(elem).__name__} at pos {idx}")
+            return
+        raise TypeError(f"unflattened_size must be a tuple of ints, but found type {type(input).__name__}")
 
     def forward(self, input: Tensor) -> Tensor:
         return input.unflatten(self.dim, self.unflattened_size)
