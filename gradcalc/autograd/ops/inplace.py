@@ -342,12 +342,12 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
         return
     if is_advanced(index):
         check_inplace(a, source)  # autograd's checks come before the kernel's
-        masks = [item for item in items if isinstance(item, Tensor)]
-        to_masked_fill = source._data.size == 1 and len(masks) == 1 and masks[0]._dtype is dtypes.bool_ \
-            and not any(isinstance(item, (list, tuple)) for item in items)
         # (the part an int selects may not be expanded: no warning, but the write goes to shared memory)
         expanded = internal_overlap(a._data)
         if expanded:
+            masks = [item for item in items if isinstance(item, Tensor)]
+            to_masked_fill = source._data.size == 1 and len(masks) == 1 and masks[0]._dtype is dtypes.bool_ \
+                and not any(isinstance(item, (list, tuple)) for item in items)
             expanded_put(_sliced(a, items), to_masked_fill)
         items = checked_advanced_items(a, items)
         # index_put_ refuses any overlap, and the tensor itself even when empty
