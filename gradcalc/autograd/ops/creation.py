@@ -296,6 +296,8 @@ def allocated(size: Any, dtype: DType, value: float = 0, maker: str = "empty") -
     with torch.zeros or torch.ones (`maker`) (nn's parameters and buffers): that function's argument
     parser's errors, PyTorch's allocator's."""
     size = _empty_arguments(size, dtype, maker)
+    if maker == "zeros" and any(n < 0 for n in size):  # (zeros' own check, in its words)
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return Tensor._make(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype)
 
 

@@ -624,14 +624,24 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
                   sparse_grad=sparse_grad)
 
 
-@op()
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """(torch.masked_fill and Tensor.masked_fill_, declared in selection.py)"""
+    broadcast_shapes(tuple(mask.shape), tuple(input.shape))  # (ATen expands both first, then masked_fill_ checks)
+    return masked_fill_values(input, mask, value)
+
+
+def check_masked_fill(mask: Tensor, value: Any) -> None:
+    """masked_fill_'s own checks of its value and mask."""
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
     if mask._dtype is not dtypes.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask._dtype._cpp_name}")
+
+
+def masked_fill_values(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    check_masked_fill(mask, value)
     number = value._data if isinstance(value, Tensor) else kernel_scalar(value, input._dtype)
     # contiguous whatever the input's layout: ATen fills a contiguous clone (asarray keeps a 0-d
     # result 0-d, where ascontiguousarray would make it 1-d)

@@ -10,11 +10,11 @@ import numpy as np
 from .. import dtypes, grad_mode, meta
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
-from .common import as_tensor, check_not_unsigned, int64_tensor, kernel_scalar, zeros, zeros_like
+from .common import as_tensor, broadcast_shapes, check_not_unsigned, int64_tensor, kernel_scalar, zeros, zeros_like
 from .generate import make_inplace
 from .inplace import OVERLAP_MESSAGE, check_inplace, expanded_put, internal_overlap, overlap
-from .indexing import (INDEX_PUT, _check_index, _check_positions, _check_scatter, gather, index_put, numpy_index,
-                       put_values, write_before)
+from .indexing import (INDEX_PUT, _check_index, _check_positions, _check_scatter, check_masked_fill, gather, index_put,
+                       masked_fill, masked_fill_values, numpy_index, put_values, write_before)
 from .geometry import strided
 from .joining import cat
 from .registry import LINEAR, node, op, record
@@ -558,3 +558,14 @@ def index_put_tensors(input: Tensor, indices: Any, values: Tensor, accumulate: b
             raise outside.error
         return input.clone()
     return index_put(input, key, values, accumulate)
+
+
+def _masked_fill_in_place(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """masked_fill_: its own checks of the value and the mask first, then the mask's shape against
+    the tensor's (TensorIterator's, the tensor written first)."""
+    check_masked_fill(mask, value)
+    broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    return masked_fill_values(input, mask, value)
+
+
+op("masked_fill", inplace=make_inplace(_masked_fill_in_place))(masked_fill)
