@@ -322,7 +322,7 @@ def _nest(
         items = cells.tolist()
         if folded[0]:
             items = items[:edge] + [" ..."] + items[edge:]
-        per_line = max(1, (linewidth - indent) // element_len)
+        per_line = max(1, int(math.floor((linewidth - indent) / element_len)))  # (torch's _tensor_str's words)
         lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
