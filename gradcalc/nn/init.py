@@ -140,17 +140,17 @@ def zeros_(tensor: Tensor) -> Tensor:
 
 
 def eye_(tensor: Tensor) -> Tensor:
-    if tensor.ndim != 2:
+    if tensor.ndimension() != 2:  # (torch's own reads: a number given fails on them in Python's words)
         raise ValueError("Only tensors with 2 dimensions are supported")
     return _write(tensor, np.eye(*tensor.shape, dtype=tensor.dtype._numpy))
 
 
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     """The identity of a convolution: a one at the centre of each kept channel's kernel."""
-    dimensions = tensor.ndim
+    dimensions = tensor.ndimension()
     if dimensions not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
-    sizes = tensor.shape
+    sizes = tensor.size()
     if sizes[0] % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
     out_chans_per_grp = sizes[0] // groups
@@ -164,7 +164,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
 
 
 def _fans(tensor: Tensor) -> tuple:
-    if tensor.ndim < 2:
+    if tensor.dim() < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
     receptive_field = math.prod(tensor.shape[2:])
     return tensor.shape[1] * receptive_field, tensor.shape[0] * receptive_field
@@ -216,7 +216,7 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinea
 
 def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tensor:
     """A (semi-)orthogonal matrix from the QR decomposition of normal values, R's diagonal made positive."""
-    if tensor.ndim < 2:
+    if tensor.ndimension() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
@@ -237,7 +237,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tenso
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
     """Normal values with the fraction `sparsity` of each column's entries set to zero."""
-    if tensor.ndim != 2:
+    if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)

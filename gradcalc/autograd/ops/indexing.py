@@ -98,6 +98,7 @@ def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) ->
         raise IndexError("an index can only have a single ellipsis ('...')")
     specified = sum(1 for item in items if item is not None and item is not Ellipsis)
     if a.ndim == 0 and isinstance(index, slice):
+        _unpack_slice(index)  # (PySlice_Unpack's errors come first)
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     if a.ndim == 0 and isinstance(index, int) and not isinstance(index, bool):
         unpack_long(index)
@@ -115,9 +116,7 @@ def basic_index(a: Tensor, index: Any, items: tuple, assigning: bool = False) ->
             out = unsqueeze(out, dim)
             dim += 1
         elif isinstance(item, slice):
-            start, stop, step = _slice_int(item.start), _slice_int(item.stop), _slice_int(item.step)
-            if step == 0:  # (PySlice_Unpack's check)
-                raise ValueError("slice step cannot be zero")
+            start, stop, step = _unpack_slice(item)
             start, stop = _clipped_slice_bound(start), _clipped_slice_bound(stop)
             # as PyTorch: a lone slice is always recorded when reading; in a tuple or an
             # assignment, one that is literally the whole dim (start 0, step 1, stop at or past
@@ -147,6 +146,16 @@ def _index_int(value: Any) -> Any:
         raise TypeError("new(): invalid data type 'str'")
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
                      "indices (got " + type_name(value) + ")")
+
+
+def _unpack_slice(item: slice) -> tuple:
+    """A slice's start, stop and step as torch's __PySlice_Unpack reads them: the step, then start
+    and stop (their TypeErrors), then a zero step refused (it only sets Python's error at first)."""
+    step = _slice_int(item.step)
+    start, stop = _slice_int(item.start), _slice_int(item.stop)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    return start, stop, step
 
 
 def _slice_int(value: Any) -> Any:

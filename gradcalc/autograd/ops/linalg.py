@@ -80,7 +80,11 @@ def _direct(grad: Tensor, other: Tensor, alpha: object) -> bool:
 def product_data(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """mm's values: MKL's where its backend is in use, else the emulation of its order."""
     data = mkl.gemm(a, b)
-    return kernels.matmul(a, b) if data is None else np.asarray(data, dtype=a.dtype)
+    if data is not None:
+        return np.asarray(data, dtype=a.dtype)
+    data = kernels.matmul(a, b)
+    # a view into the emulation's wider work array would be the tensor's storage: a storage of its own
+    return data.copy() if data.base is not None and data.base.size != data.size else data
 
 
 def _sizes_and_strides(name: str, t: Tensor) -> dict:
