@@ -6,7 +6,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _as_tensor, _check, _count, _step_counter, _zeros_like
+from .optimizer import Optimizer, _as_tensor, _check, _check_lr, _count, _step_counter, _zeros_like
 
 __all__ = ["Adadelta"]
 
@@ -17,7 +17,7 @@ class Adadelta(Optimizer):
     def __init__(self, params: Any, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0,
                  foreach: Optional[bool] = None, *, capturable: bool = False, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        _check(lr, 0.0, "Invalid learning rate: {}")
+        _check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         _check(eps, 0.0, "Invalid epsilon value: {}")

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd import kernels
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _check, _count, _decayed, _set, _sqrt, _step_counter, _zeros_like
+from .optimizer import Optimizer, _check, _check_lr, _count, _decayed, _set, _sqrt, _step_counter, _zeros_like
 
 __all__ = ["Adagrad"]
 
@@ -18,7 +18,7 @@ class Adagrad(Optimizer):
     def __init__(self, params: Any, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
                  initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: Optional[bool] = None, *,
                  maximize: bool = False, differentiable: bool = False, fused: Optional[bool] = None) -> None:
-        _check(lr, 0.0, "Invalid learning rate: {}")
+        _check_lr(lr)
         _check(lr_decay, 0.0, "Invalid lr_decay value: {}")
         _check(weight_decay, 0.0, "Invalid weight_decay value: {}")
         _check(initial_accumulator_value, 0.0, "Invalid initial_accumulator_value value: {}")

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd import kernels
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _adam_state, _check, _check_betas, _count, _decayed, _set, _sqrt, _zeros_like
+from .optimizer import Optimizer, _adam_state, _check, _check_lr, _check_betas, _count, _decayed, _set, _sqrt, _zeros_like
 
 __all__ = ["Adam"]
 
@@ -19,7 +19,7 @@ class Adam(Optimizer):
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach: Optional[bool] = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused: Optional[bool] = None, decoupled_weight_decay: bool = False) -> None:
-        _check(lr, 0.0, "Invalid learning rate: {}")
+        _check_lr(lr, foreach, capturable)
         _check(eps, 0.0, "Invalid epsilon value: {}")
         _check_betas(betas)
         _check(weight_decay, 0.0, "Invalid weight_decay value: {}")

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd.ops import comparison
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _as_tensor, _check, _check_betas, _count, _step_counter, _zeros_like
+from .optimizer import Optimizer, _as_tensor, _check, _check_lr, _check_betas, _count, _step_counter, _zeros_like
 
 __all__ = ["Adamax"]
 
@@ -18,7 +18,7 @@ class Adamax(Optimizer):
     def __init__(self, params: Any, lr: float = 2e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, foreach: Optional[bool] = None, *, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
-        _check(lr, 0.0, "Invalid learning rate: {}")
+        _check_lr(lr)
         _check(eps, 0.0, "Invalid epsilon value: {}")
         _check_betas(betas)
         _check(weight_decay, 0.0, "Invalid weight_decay value: {}")

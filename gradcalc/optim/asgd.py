@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd import dtypes
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _as_tensor, _check, _count, _step_counter, _zeros_like
+from .optimizer import Optimizer, _as_tensor, _check, _check_lr, _count, _step_counter, _zeros_like
 
 __all__ = ["ASGD"]
 
@@ -22,7 +22,7 @@ class ASGD(Optimizer):
     def __init__(self, params: Any, lr: float = 1e-2, lambd: float = 1e-4, alpha: float = 0.75, t0: float = 1e6,
                  weight_decay: float = 0, foreach: Optional[bool] = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
-        _check(lr, 0.0, "Invalid learning rate: {}")
+        _check_lr(lr)
         _check(weight_decay, 0.0, "Invalid weight_decay value: {}")
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, capturable=capturable)

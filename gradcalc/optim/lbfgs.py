@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional
 from ..autograd import grad_mode
 from ..autograd.ops import joining
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _check
+from .optimizer import Optimizer, _check_lr
 
 __all__ = ["LBFGS"]
 
@@ -104,7 +104,7 @@ class LBFGS(Optimizer):
     def __init__(self, params: Any, lr: float = 1, max_iter: int = 20, max_eval: Optional[int] = None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: Optional[str] = None) -> None:
-        _check(lr, 0.0, "Invalid learning rate: {}")
+        _check_lr(lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,

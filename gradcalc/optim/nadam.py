@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd import dtypes
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _adam_state, _as_tensor, _check, _check_betas, _count, _decay
+from .optimizer import Optimizer, _adam_state, _as_tensor, _check, _check_lr, _check_betas, _count, _decay
 
 __all__ = ["NAdam"]
 
@@ -19,7 +19,7 @@ class NAdam(Optimizer):
                  weight_decay: float = 0, momentum_decay: float = 4e-3, decoupled_weight_decay: bool = False, *,
                  foreach: Optional[bool] = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        _check(lr, 0.0, "Invalid learning rate: {}")
+        _check_lr(lr, foreach, capturable)
         _check(eps, 0.0, "Invalid epsilon value: {}")
         _check_betas(betas)
         _check(weight_decay, 0.0, "Invalid weight_decay value: {}")

@@ -313,3 +313,14 @@ def _cast(param: Tensor, value: Any, key: Any = None) -> Any:
 def _check(value: Any, minimum: float, message: str) -> None:
     if not minimum <= value:
         raise ValueError(message.format(value))
+
+
+def _check_lr(lr: Any, foreach: Any = None, capturable: bool = False) -> None:
+    """The optimizers' first checks: a tensor lr of one element (Adam's kin refuse one with foreach
+    and without capturable first), then its value."""
+    if isinstance(lr, Tensor):
+        if foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+        if lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+    _check(lr, 0.0, "Invalid learning rate: {}")

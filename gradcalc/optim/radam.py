@@ -6,7 +6,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _adam_state, _as_tensor, _check, _check_betas, _count, _decay
+from .optimizer import Optimizer, _adam_state, _as_tensor, _check, _check_lr, _check_betas, _count, _decay
 
 __all__ = ["RAdam"]
 
@@ -17,7 +17,7 @@ class RAdam(Optimizer):
     def __init__(self, params: Any, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *, foreach: Optional[bool] = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False) -> None:
-        _check(lr, 0.0, "Invalid learning rate: {}")
+        _check_lr(lr, foreach, capturable)
         _check(eps, 0.0, "Invalid epsilon value: {}")
         _check_betas(betas)
         _check(weight_decay, 0.0, "Invalid weight_decay value: {}")

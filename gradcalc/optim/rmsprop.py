@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd import kernels
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _check, _count, _decayed, _scalar, _set, _sqrt, _step_counter, _zeros_like
+from .optimizer import Optimizer, _check, _check_lr, _count, _decayed, _scalar, _set, _sqrt, _step_counter, _zeros_like
 
 __all__ = ["RMSprop"]
 
@@ -18,7 +18,7 @@ class RMSprop(Optimizer):
     def __init__(self, params: Any, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False, capturable: bool = False,
                  foreach: Optional[bool] = None, maximize: bool = False, differentiable: bool = False) -> None:
-        _check(lr, 0.0, "Invalid learning rate: {}")
+        _check_lr(lr)
         _check(eps, 0.0, "Invalid epsilon value: {}")
         _check(momentum, 0.0, "Invalid momentum value: {}")
         _check(weight_decay, 0.0, "Invalid weight_decay value: {}")

@@ -6,7 +6,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..autograd.tensor import Tensor
-from .optimizer import Optimizer, _as_tensor, _check, _count, _step_counter, _zeros_like
+from .optimizer import Optimizer, _as_tensor, _check_lr, _count, _step_counter, _zeros_like
 
 __all__ = ["Rprop"]
 
@@ -17,7 +17,7 @@ class Rprop(Optimizer):
     def __init__(self, params: Any, lr: float = 1e-2, etas: tuple = (0.5, 1.2), step_sizes: tuple = (1e-6, 50), *,
                  capturable: bool = False, foreach: Optional[bool] = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        _check(lr, 0.0, "Invalid learning rate: {}")
+        _check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
