@@ -98,7 +98,7 @@ def pdist(input: Tensor, p: Any = 2) -> Tensor:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if input.dtype.category != dtypes.FLOATING:
         raise RuntimeError("pdist only supports floating-point dtypes")
-    if p < 0:
+    if not p >= 0:  # (TORCH_CHECK(p >= 0): NaN fails it)
         raise RuntimeError("pdist only supports non-negative p values")
     if input._dtype not in (dtypes.float32, dtypes.float64):  # (the kernel's dispatch)
         raise NotImplementedError(f"\"pdist\" not implemented for '{input._dtype._scalar_name}'")
@@ -228,7 +228,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     for name, t in (("X1", x1), ("X2", x2)):
         if t.dtype.category != dtypes.FLOATING:
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {t._dtype._scalar_name}")
-    if p < 0:
+    if not p >= 0:  # (TORCH_CHECK(p >= 0): NaN fails it)
         raise RuntimeError("cdist only supports non-negative p values")
     batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     r1, r2, columns = x1.shape[-2], x2.shape[-2], x1.shape[-1]

@@ -413,11 +413,19 @@ def _pprint() -> dict:
 
     members = _public(pprint, ("pformat", "isreadable", "isrecursive", "saferepr", "PrettyPrinter"))
 
-    def pprint_(obj: Any, stream: Any = None, **options: Any) -> None:
-        # at print time, not import time: the session's sys.stdout
-        pprint.pprint(obj, stream=stream if stream is not None else host_sys.stdout, **options)
+    # Python's own signatures (pp sorts no dicts); the stream at print time, not import time: the
+    # session's sys.stdout
+    def pprint_(object: Any, stream: Any = None, indent: int = 1, width: int = 80, depth: Any = None, *,
+                compact: bool = False, sort_dicts: bool = True, underscore_numbers: bool = False) -> None:
+        pprint.pprint(object, stream=stream if stream is not None else host_sys.stdout, indent=indent, width=width,
+                      depth=depth, compact=compact, sort_dicts=sort_dicts, underscore_numbers=underscore_numbers)
 
-    members.update(pprint=Builtin("pprint", pprint_), pp=Builtin("pp", pprint_))
+    def pp(object: Any, *args: Any, sort_dicts: bool = False, **kwargs: Any) -> None:
+        pprint_(object, *args, sort_dicts=sort_dicts, **kwargs)
+
+    pprint_.__name__ = pprint_.__qualname__ = "pprint"
+    pp.__qualname__ = "pp"
+    members.update(pprint=Builtin("pprint", pprint_), pp=Builtin("pp", pp))
     _allow(pprint.PrettyPrinter, read={"pprint", "pformat", "isreadable", "isrecursive", "format"})
     return members
 
