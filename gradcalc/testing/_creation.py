@@ -86,3 +86,7 @@ def make_tensor(*shape: Any, dtype: Any, device: Any, low: Optional[float] = Non
     if dtype in _FLOATING_OR_COMPLEX:
         result.requires_grad = requires_grad
     return result
+
+
+# as torch names the module of its own (Python names it in a call's argument errors)
+make_tensor.__module__ = "torch.testing._creation"
