@@ -14,10 +14,12 @@ import copy
 import itertools
 import io
 import os
-from typing import Any, Optional
+import re
+from typing import Any, Callable, Optional
 
 from .autograd import dtypes
 from .autograd.tensor import Device, Size, Tensor
+from .display.names import type_name
 from .files.streams import open_file
 from .nn.parameter import Parameter
 from .torch_code import copied_from_torch
@@ -73,8 +75,9 @@ def kept(token: int) -> Any:
     return _copy(_saved[token], {})
 
 
-def _copy(obj: Any, memo: dict) -> Any:
-    """A deep copy in which tensors become leaves with their own data, as a save and load make them."""
+def _copy(obj: Any, memo: dict, place: Optional[Callable[[Tensor], str]] = None) -> Any:
+    """A deep copy in which tensors become leaves with their own data, as a save and load make them
+    (`place`: a load's map_location, which says where each tensor's storage goes)."""
     key = id(obj)
     if key in memo:
         return memo[key]
@@ -82,24 +85,26 @@ def _copy(obj: Any, memo: dict) -> Any:
         return obj
     if isinstance(obj, Tensor):
         data = Tensor._make(obj._data.copy(), obj._dtype, requires_grad=obj.requires_grad and type(obj) is Tensor)
+        if place is not None and place(obj) == "meta":
+            data = data.detach().to("meta")._set_requires_grad(data.requires_grad)
         made = Parameter(data, obj.requires_grad) if isinstance(obj, Parameter) else data
     elif isinstance(obj, dict):
         made = copy.copy(obj)  # its type and (a defaultdict's) factory
         made.clear()
         memo[key] = made
-        made.update((_copy(k, memo), _copy(v, memo)) for k, v in obj.items())
+        made.update((_copy(k, memo, place), _copy(v, memo, place)) for k, v in obj.items())
     elif isinstance(obj, list):
         made = memo[key] = []
-        made.extend(_copy(item, memo) for item in obj)
+        made.extend(_copy(item, memo, place) for item in obj)
     elif isinstance(obj, tuple):
-        items = [_copy(item, memo) for item in obj]
+        items = [_copy(item, memo, place) for item in obj]
         made = type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
     elif isinstance(obj, (set, frozenset)):
-        made = type(obj)(_copy(item, memo) for item in obj)
+        made = type(obj)(_copy(item, memo, place) for item in obj)
     elif hasattr(obj, "__dict__") and not isinstance(obj, type):
         made = memo[key] = type(obj).__new__(type(obj))
         state = obj.__getstate__() if hasattr(type(obj), "__setstate__") else vars(obj)
-        copied = _copy(state, memo)
+        copied = _copy(state, memo, place)
         made.__setstate__(copied) if hasattr(type(obj), "__setstate__") else vars(made).update(copied)
     else:
         made = copy.deepcopy(obj, memo)
@@ -204,7 +209,46 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights
         refused = _unsupported(snapshot, set())
         if refused is not None:
             raise UnpicklingError(_WEIGHTS_ONLY.format(name=f"{refused.__module__}.{refused.__qualname__}"))
-    return _copy(snapshot, {})
+    return _copy(snapshot, {}, None if map_location is None else _placement(map_location))
+
+
+_NOT_AVAILABLE = ("Attempting to deserialize object on a {upper} device but torch.{name}.is_available() is False. "
+                  "If you are running on a CPU-only machine, please use torch.load with "
+                  "map_location=torch.device('cpu') to map your storages to the CPU.")
+_NOT_REGISTERED = ("The {upper} device module is not registered. If you are running on a CPU-only machine, please "
+                   "use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.")
+
+
+def _placement(map_location: Any) -> Callable[[Tensor], str]:
+    """torch.load's restore_location for `map_location`: where a saved storage (on the CPU, as
+    all of a program's are) goes, or PyTorch's refusal when the first one is restored."""
+    def place(tensor: Tensor) -> str:
+        if isinstance(map_location, dict):
+            return _restore_location(map_location.get("cpu", "cpu"))
+        if isinstance(map_location, (str, Device)):
+            return _restore_location(str(map_location))
+        moved = map_location(tensor.untyped_storage(), "cpu")  # any other object is called, as PyTorch does
+        return "cpu" if moved is not None else _restore_location("cpu")
+
+    return place
+
+
+def _restore_location(location: Any) -> str:
+    """serialization.default_restore_location: the first deserializer that takes `location`."""
+    if not isinstance(location, (str, bytes)):
+        raise TypeError(f"expected string or bytes-like object, got '{type_name(location)}'")
+    if location in ("cpu", "meta"):
+        return location
+    if re.match("cuda(:|[0-9]+)", location) or location == "cuda":
+        raise RuntimeError(_NOT_AVAILABLE.format(upper="CUDA", name="cuda"))
+    if location.startswith("mps"):
+        raise RuntimeError("torch.UntypedStorage(): Storage device not recognized: mps")
+    for name, message in (("privateuseone", _NOT_REGISTERED), ("hpu", _NOT_REGISTERED), ("xpu", _NOT_AVAILABLE),
+                          ("mtia", _NOT_AVAILABLE)):
+        if location == name or re.match(f"{name}(:|[0-9]+)", location):
+            raise RuntimeError(message.format(upper=name.upper(), name=name))
+    raise RuntimeError(f"don't know how to restore data location of torch.storage.UntypedStorage (tagged with "
+                       f"{location})")
 
 
 save.__module__ = load.__module__ = "torch.serialization"

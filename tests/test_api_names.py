@@ -71,7 +71,6 @@ EXCLUDED: dict = {
         "alpha_dropout", "alpha_dropout_", "feature_dropout", "feature_dropout_", "feature_alpha_dropout",
         "feature_alpha_dropout_", "embedding_bag", "embedding_renorm_", "lstm", "lstm_cell", "gru",
         "gru_cell", "rnn_relu", "rnn_relu_cell", "rnn_tanh", "rnn_tanh_cell",
-        "max_pool3d",
         "bilinear", "cosine_embedding_loss", "grid_sampler_3d",
         "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
         "poisson_nll_loss", "triplet_margin_loss", "is_distributed"]},

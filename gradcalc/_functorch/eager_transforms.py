@@ -12,7 +12,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from ..autograd import api, forward_ad, grad_mode, forward_mode
-from ..autograd.forward_mode import TransformDepth as _Depth
+from ..autograd.grad_mode import TransformDepth as _Depth
 from ..autograd.ops.joining import stack
 from ..autograd.tensor import Tensor
 from ..warnings import warn_once
@@ -64,7 +64,7 @@ def _differentiable(value: Any) -> Any:
     if value.requires_grad:
         return value.view_as(value)
     alias = value._alias()
-    return alias.requires_grad_()
+    return alias._set_requires_grad()
 
 
 def _check_argnum(argnum: Any, count: int) -> int:

@@ -43,6 +43,7 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
             results = []
             # a batch of none runs the function once, as PyTorch's batched tensors do; its outputs are cut to size 0
             for index in range(max(size, 1)):
+                level.index = index
                 if state is not None:
                     random.default_generator.set_state(state)
                 sliced = [_example(leaf, dim, index, level) for leaf, dim in zip(leaves, dims)]

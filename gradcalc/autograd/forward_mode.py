@@ -45,26 +45,22 @@ def unsupported(aten_name: str) -> Callable:
 _ids = itertools.count()
 
 
-class TransformDepth:
-    """How many of torch.func's transforms are running, outermost first: only the outermost detaches
-    (_functorch), and a custom Function must then have a setup_context (function.py)."""
-
-    value = 0
-
-
-def functorch_active() -> bool:
-    """torch._C._are_functorch_transforms_active: a grad, vjp, jvp or vmap of torch.func running."""
-    return TransformDepth.value > 0 or any(type(level) is BatchLevel for level in LEVELS)
-
 
 class BatchLevel:
     """A vmap running now: the tensors computed from its examples carry it (as a tangent of
     True), so that what vmap refuses (`.item()`, control flow on them) can be refused."""
 
-    __slots__ = ("size",)
+    __slots__ = ("size", "index")
 
     def __init__(self, size: int) -> None:
         self.size = size
+        self.index = 0  # the example running now
+
+
+def first_example() -> bool:
+    """Whether the running vmaps are at their first example: PyTorch calls an op once for all of
+    them, and what it says once (a warning) is said then."""
+    return all(level.index == 0 for level in LEVELS if type(level) is BatchLevel)
 
 
 def enter_level() -> int:
@@ -145,13 +141,6 @@ def batch_dims(*tensors: Any) -> tuple:
     dims PyTorch's batching rules put in front of the shapes its messages print."""
     return tuple(level.size for level in LEVELS if type(level) is BatchLevel
                  and any(isinstance(t, Tensor) and tangent_of(t, level) for t in tensors))
-
-
-def vmap_level(tensor: Tensor) -> int:
-    """The level PyTorch's messages give the innermost vmap whose examples reach `tensor` (every
-    running transform counts, from 1)."""
-    return max((depth for depth, level in enumerate(LEVELS, 1)
-                if type(level) is BatchLevel and tangent_of(tensor, level)), default=0)
 
 
 def follow(out: Tensor, inputs: Sequence[Any]) -> Tensor:

@@ -15,8 +15,8 @@ import numpy as np
 
 from . import grad_mode
 from .engine import FREED_MESSAGE, Node, gradient_edge
-from .forward_mode import NO_JVP, BatchLevel, functorch_active, set_tangent, tangent_of
-from .grad_mode import FORWARD_LEVELS
+from .forward_mode import NO_JVP, BatchLevel, set_tangent, tangent_of
+from .grad_mode import FORWARD_LEVELS, functorch_active
 from .saved_variable import SavedTensor
 from .tensor import Tensor
 from ..display.names import torch_class, type_name
@@ -415,7 +415,7 @@ def once_differentiable(fn: Callable) -> Callable:
         if not previous or not any(isinstance(arg, Tensor) and arg.requires_grad for arg in args):
             return outputs
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-        aliases = [out.detach().requires_grad_() if isinstance(out, Tensor) else out for out in outputs]
+        aliases = [out.detach()._set_requires_grad() if isinstance(out, Tensor) else out for out in outputs]
         node = DelayedError(ONCE_DIFFERENTIABLE_MESSAGE, [t for t in aliases if isinstance(t, Tensor)])
         results = []
         for out in aliases:

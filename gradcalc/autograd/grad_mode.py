@@ -11,6 +11,19 @@ _inference = False
 FORWARD_LEVELS: list = []
 
 
+class TransformDepth:
+    """How many of torch.func's transforms are running, outermost first: only the outermost detaches
+    (_functorch), and a custom Function must then have a setup_context (function.py)."""
+
+    value = 0
+
+
+def functorch_active() -> bool:
+    """torch._C._are_functorch_transforms_active: a grad, vjp, jvp or vmap of torch.func running (a
+    vmap's level is a forward_mode.BatchLevel, a forward-AD level an int)."""
+    return TransformDepth.value > 0 or any(type(level) is not int for level in FORWARD_LEVELS)
+
+
 def is_grad_enabled() -> bool:
     return _enabled
 

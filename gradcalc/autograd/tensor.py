@@ -41,6 +41,12 @@ VIEW_DEFAULT, VIEW_NO_GRAD, VIEW_MULTI_OUTPUT, VIEW_INFERENCE = "default", "no_g
 # the dims of a channels-last layout, innermost first (NHWC, NDHWC)
 
 
+FUNCTORCH_REQUIRES_GRAD = (
+    "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* APIs) inside "
+    "of a function being transformed by a functorch transform. This is unsupported, please attempt to use the "
+    "functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function "
+    "being transformed instead.")
+
 class VersionCounter:
     """Counts in-place changes to one storage; a tensor, its views and `detach()` share one."""
 
@@ -487,6 +493,11 @@ class Tensor:
         return self
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if grad_mode.functorch_active():  # the Python method's own check, not the flag's
+            raise RuntimeError(FUNCTORCH_REQUIRES_GRAD)
+        return self._set_requires_grad(requires_grad)
+
+    def _set_requires_grad(self, requires_grad: bool = True) -> "Tensor":
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(_requires_grad_leaf_error(False))

@@ -83,7 +83,7 @@ class Buffer(Tensor):
     def __new__(cls, data: Any = None, *, persistent: bool = True) -> Tensor:
         if data is None:
             data = Tensor._make(np.empty((0,), dtype=dtypes.get_default_dtype()._numpy), dtypes.get_default_dtype())
-        buffer = data.detach().requires_grad_(data.requires_grad)
+        buffer = data.detach()._set_requires_grad(data.requires_grad)
         buffer.persistent = persistent
         buffer._is_buffer = True
         return buffer

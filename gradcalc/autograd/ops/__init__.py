@@ -20,7 +20,7 @@ from ...display import tensor_repr
 from . import (activation, arithmetic, arrangement, calculus, common, comparison, conversion, convolution, copies,
                creation, cross_entropy, ctc, decompositions, determinants, distance, elementwise, embedding,
                factories, generate, geometry, grid_sampler, hooks, im2col, indexing, info, inplace, joining, legacy,
-               linalg, loss, matrix_functions, normalization, order, pointwise, pooling, products, queries,
+               linalg, loss, matrix_functions, normalization, order, pointwise, pooling, pooling3d, products, queries,
                reduction, registry, removed, sampling, selection, settings, shape, shuffle, sorting, special,
                spectral, statistics, tensor_members, tensor_numpy, upsampling)
 from .common import ReturnTypes

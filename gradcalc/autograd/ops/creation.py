@@ -9,8 +9,9 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes, kernels, random
+from .. import dtypes, forward_mode, kernels, random
 from ..dtypes import DType
+from ..grad_mode import FORWARD_LEVELS
 from ..layout import CHANNELS_LAST_ORDERS, dense_in_order, in_memory_order, preserved
 from ..meta import make_meta, wants_meta
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
@@ -638,10 +639,16 @@ def randperm(n: int, *, generator: Any = None, dtype: Optional[DType] = None, la
     return finish(np.asarray(data, dtype=dtype._numpy), dtype, requires_grad, device)
 
 
+def batched_like(out: Tensor, input: Tensor) -> Tensor:
+    """A new_* factory's result under vmap: batched as its tensor is (functorch's rules make it
+    so, which is why its docs say to use new_zeros for a tensor the examples then write to)."""
+    return forward_mode.follow(out, (input,)) if FORWARD_LEVELS else out
+
+
 def _new(name: str, value: Any) -> None:
     def new(input: Tensor, size: Sequence[int], *, dtype: Optional[DType] = None, layout: Any = None,
             device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
-        return filled(size, value, dtype or input._dtype, requires_grad, device)
+        return batched_like(filled(size, value, dtype or input._dtype, requires_grad, device), input)
 
     new.__name__ = new.__qualname__ = name
     op(name, function=False)(new)
@@ -655,7 +662,7 @@ _new("new_empty", 0)
 @op(function=False)
 def new_full(input: Tensor, size: Sequence[int], fill_value: Any, *, dtype: Optional[DType] = None,
              layout: Any = None, device: Any = None, pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
-    return filled(size, fill_value, dtype or input._dtype, requires_grad, device)
+    return batched_like(filled(size, fill_value, dtype or input._dtype, requires_grad, device), input)
 
 
 @op(function=False)

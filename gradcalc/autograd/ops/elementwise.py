@@ -113,7 +113,8 @@ op("deg2rad", nodes=(DEG2RAD,))(_degrees("deg2rad", DEG2RAD))
 op("rad2deg", nodes=(RAD2DEG,))(_degrees("rad2deg", RAD2DEG))
 
 
-@op(nodes=(POLYGAMMA,))
+# (the order n, x is the function's: the in-place method takes x as self)
+@op(nodes=(POLYGAMMA,), inplace=make_inplace(lambda input, n: polygamma(n, input), name="polygamma_"))
 def polygamma(n: int, input: Tensor) -> Tensor:
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
@@ -440,7 +441,7 @@ def _float_power_in_place(input: Tensor, exponent: Any) -> Tensor:
     return float_power(input, exponent)
 
 
-@op(inplace=make_inplace(lambda input, exponent: _float_power_in_place(input, exponent)))
+@op(inplace=make_inplace(lambda input, exponent: _float_power_in_place(input, exponent), name="float_power_"))
 def float_power(input: Any = None, exponent: Any = None, self: Any = None) -> Tensor:
     """pow computed in double (complex double for complex operands)."""
     base = self if input is None else input

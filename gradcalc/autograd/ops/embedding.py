@@ -106,7 +106,7 @@ def embedding_bag_node(bags: Callable, weight: Tensor, per_sample_weights: Optio
     inputs = [weight, per_sample_weights]
     if not (grad_mode.is_grad_enabled() and any(t is not None and t.requires_grad for t in inputs)):
         return bags(weight, per_sample_weights)
-    leaves = [None if t is None else t.detach().requires_grad_(t.requires_grad) for t in inputs]
+    leaves = [None if t is None else t.detach()._set_requires_grad(t.requires_grad) for t in inputs]
     with grad_mode.enable_grad():
         output = bags(*leaves)
     placeholder = per_sample_weights if per_sample_weights is not None else zeros((0,), dtype=weight.dtype)

@@ -13,7 +13,7 @@ from ..dtypes import DType
 from ..tensor import Tensor, check_device
 from ...warnings import warn, warn_once
 from .common import check_not_unsigned, not_implemented_for
-from .creation import check_size, data_array, finish, numpy_tensor, range_ends, spaced_ends
+from .creation import batched_like, check_size, data_array, finish, numpy_tensor, range_ends, spaced_ends
 from .registry import op
 
 
@@ -91,7 +91,7 @@ def new_empty_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],
                       layout: Any = None, device: Any = None, pin_memory: Any = False,
                       requires_grad: Any = False) -> Tensor:
     dtype = dtype or input._dtype
-    return finish(_strided_zeros(size, stride, dtype), dtype, requires_grad, device)
+    return batched_like(finish(_strided_zeros(size, stride, dtype), dtype, requires_grad, device), input)
 
 
 @op()
@@ -123,7 +123,7 @@ def asarray(obj: Any, *, dtype: Optional[DType] = None, device: Any = None, copy
             raise ValueError(f"can't alias tensor with dtype '{obj._dtype._scalar_name}' into dtype "
                              f"'{dtype._scalar_name}'.")
         result = asarray(obj, dtype=dtype, copy=copy)
-        return result.requires_grad_() if requires_grad else result
+        return result._set_requires_grad() if requires_grad else result
     if isinstance(obj, Tensor):
         if requires_grad is None and obj.requires_grad:
             warn_once("UserWarning", ASARRAY_REQUIRES_GRAD_WARNING)
@@ -131,7 +131,7 @@ def asarray(obj: Any, *, dtype: Optional[DType] = None, device: Any = None, copy
         if copy:
             result = result.clone()
         if requires_grad is not None and requires_grad != result.requires_grad:
-            result = result.detach().requires_grad_(requires_grad) if requires_grad else result.detach()
+            result = result.detach()._set_requires_grad(requires_grad) if requires_grad else result.detach()
         return result
     data, inferred = data_array(obj, dtype)
     return finish(data, dtype or inferred, bool(requires_grad), device)

@@ -14,7 +14,7 @@ from ..tensor import Tensor
 from ...display.names import c_arity, torch_class
 from ...warnings import warn
 from .common import op_recursion, out_of_memory
-from .inplace import check_batched_operands, check_inplace, check_overlap, commit_inplace
+from .inplace import batched_result, check_batched_operands, check_inplace, check_overlap, commit_inplace
 from .parser import _parsers, has_signature, parser
 from .registry import OPS, Op
 
@@ -53,7 +53,9 @@ def _module_function(parser_name: str, function: Callable) -> BuiltinFunction:
 # the product kernels whose out= must have the result's dtype, each refusing another in its own words
 _EXACT_OUT_DTYPE = {
     "mm": "structured", "bmm": "structured", "addmm": "structured", "addmv": "structured", "baddbmm": "structured",
-    "addbmm": "structured", "mv": "addmv", "dot": "dot", "vdot": "dot"}
+    "addbmm": "structured", "mv": "addmv", "dot": "dot", "vdot": "dot",
+    # (the norms check it first, in their own words: torch.norm's out= goes to one of them)
+    "linalg.vector_norm": "structured", "linalg.norm": "norm", "linalg.matrix_norm": "norm"}
 
 
 def _matmul_kernel(input: Tensor, other: Tensor) -> str:
@@ -76,6 +78,9 @@ def _check_out_dtype(kernel: str, result: Tensor, out: Tensor) -> None:
         given = result._dtype._scalar_name
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {out._dtype._scalar_name}, {given}, "
                            f"and {given}")
+    if rule == "norm":
+        raise RuntimeError(f"{kernel} expected out tensor dtype {result._dtype._scalar_name} but got: "
+                           f"{out._dtype._scalar_name}")
     if rule == "dot":
         raise RuntimeError(f"result dtype {out._dtype._scalar_name} does not match input dtype "
                            f"{result._dtype._scalar_name}")
@@ -135,11 +140,11 @@ def _factory_out(name: str, impl: Callable, bound: dict, out: Tensor) -> Tensor:
     out._data.reshape(-1)[...] = result._data.reshape(-1).astype(out._dtype._numpy, copy=False)
     out._vc.value += 1
     if bound.get("requires_grad"):  # the binding sets it on what it returns: the out tensor
-        out.requires_grad_(True)
+        out._set_requires_grad(True)
     return out
 
 
-def _with_out(name: str, impl: Callable, bound: dict) -> Any:
+def _with_out(name: str, impl: Callable, bound: dict, kernel: Optional[str] = None) -> Any:
     out = bound.pop("out")
     if out is None:
         return impl(**bound)
@@ -157,17 +162,17 @@ def _with_out(name: str, impl: Callable, bound: dict) -> Any:
         # a vector times a matrix: mm_out on the vector as one row
         rows = (1, *result.shape) if kernel == "mm" and bound["input"].ndim == 1 else ()
         return write_out(name, result, out, kernel, rows)
-    return write_out(name, result, out)
+    return write_out(name, result, out, kernel)
 
 
 # ------------------------------------------------------------------ the generated callables
 
-def _call(impl: Callable, bound: dict, by_position: bool, name: str) -> Any:
+def _call(impl: Callable, bound: dict, by_position: bool, name: str, kernel: Optional[str] = None) -> Any:
     try:
         if by_position:
             return impl(bound.pop("input"), **bound)
         if "out" in bound:
-            return _with_out(name, impl, bound)
+            return _with_out(name, impl, bound, kernel)
         return impl(**bound)
     except MemoryError as error:
         raise out_of_memory(error) from None
@@ -178,6 +183,7 @@ def make_function(namespace: str, name: str, impl: Callable) -> Callable:
     key = (namespace, name)
     # a Tensor method declared as an op (`numel`) names its tensor `self`, PyTorch's function `input`
     by_position = impl.__code__.co_varnames[:1] == ("self",)
+    kernel = f"{namespace}.{name}" if f"{namespace}.{name}" in _EXACT_OUT_DTYPE else None
 
     def function(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -185,9 +191,9 @@ def make_function(namespace: str, name: str, impl: Callable) -> Callable:
             bound = found.parse(args, kwargs)[1]
             if meta.state["made"] and meta.any_meta(bound.values()):
                 device = bound.get("device")  # a factory from a meta tensor asked for another device (`zeros_like`)
-                result = _call(impl, bound, by_position, name)
+                result = _call(impl, bound, by_position, name, kernel)
                 return result if device is not None and not meta.wants_meta(device) else meta.marked(result)
-            return _call(impl, bound, by_position, name)
+            return _call(impl, bound, by_position, name, kernel)
         except RecursionError as error:
             raise op_recursion(error) from None
 
@@ -255,10 +261,13 @@ def make_inplace(impl: Callable, overlap_checked: bool = True, name: str = "") -
         if overlap_checked:
             check_overlap(input, *others)
         if FORWARD_LEVELS and name:
-            check_batched_operands(name, input, *others)
+            check_batched_operands(name, input, bound)
         if meta.state["made"] and meta.any_meta((input, *others)):
             return meta.in_place(input, lambda: impl(input, **bound), commit_inplace)
-        return commit_inplace(input, impl(input, **bound))
+        out = impl(input, **bound)
+        if FORWARD_LEVELS and name and out._data.shape != input._data.shape:
+            out = batched_result(name, input, out, bound)
+        return commit_inplace(input, out)
 
     return inplace
 

@@ -6,6 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .. import dtypes
 from ..tensor import Tensor
 from .common import not_implemented_for
 from .registry import LINEAR, node, op, record
@@ -39,7 +40,8 @@ def _check_windows(kernel_size: Sequence[int], dilation: Sequence[int], padding:
 
 
 def _check_dtype(input: Tensor, kernel: str) -> None:
-    if not (input.is_floating_point() or input.is_complex()):
+    """The kernels' dispatch: floating, complex and bool tensors."""
+    if not (input.is_floating_point() or input.is_complex() or input._dtype is dtypes.bool_):
         raise not_implemented_for(kernel, input._dtype)
 
 
@@ -52,7 +54,6 @@ def im2col(input: Tensor, kernel_size: Sequence[int], dilation: Sequence[int], p
            stride: Sequence[int]) -> Tensor:
     kernel_size, dilation, padding, stride = (tuple(v) for v in (kernel_size, dilation, padding, stride))
     _check_pairs(kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
-    _check_dtype(input, "im2col_out_cpu")
     _check_windows(kernel_size, dilation, padding, stride)
     ndim = input.ndim
     input.size(1), input.size(2)  # a tensor of fewer dims fails here, as in ATen
@@ -67,6 +68,7 @@ def im2col(input: Tensor, kernel_size: Sequence[int], dilation: Sequence[int], p
         raise RuntimeError(f"Given input with spatial size ({height}, {width}), kernel_size={kernel_size}, "
                            f"dilation={dilation}, padding={padding}, calculated shape of the array of sliding blocks "
                            f"as {blocks}, but its components must be at least one.")
+    _check_dtype(input, "im2col_out_cpu")  # the kernel's dispatch, after the checks of sizes
     x = input._data
     padded = np.pad(x, [(0, 0)] * (ndim - 2) + [(padding[0],) * 2, (padding[1],) * 2])
     columns = [padded[..., i * dilation[0]:i * dilation[0] + stride[0] * (blocks[0] - 1) + 1:stride[0],
@@ -85,7 +87,6 @@ def col2im(input: Tensor, output_size: Sequence[int], kernel_size: Sequence[int]
     output_size, kernel_size, dilation, padding, stride = (
         tuple(v) for v in (output_size, kernel_size, dilation, padding, stride))
     _check_pairs(output_size=output_size, kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
-    _check_dtype(input, "col2im_out_cpu")
     _check_windows(kernel_size, dilation, padding, stride)
     ndim = input.ndim
     if not ((ndim == 2 and input.shape[0] and input.shape[1]) or (ndim == 3 and input.shape[1] and input.shape[2])):
@@ -106,6 +107,7 @@ def col2im(input: Tensor, output_size: Sequence[int], kernel_size: Sequence[int]
     if min(blocks) < 1:
         raise RuntimeError(f"{given}calculated shape of the array of sliding blocks as {blocks}, which is too small "
                            "(non-positive)")
+    _check_dtype(input, "col2im_out_cpu")
     x = input._data
     batch = x.shape[:-2]
     columns = x.reshape(batch + (planes // kernel, kernel_size[0], kernel_size[1]) + blocks)

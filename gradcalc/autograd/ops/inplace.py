@@ -23,6 +23,8 @@ from .registry import LINEAR, OpNode, new_node, node, op, record
 from .shape import expand, reshape
 from ...display.names import torch_class
 
+OVERLAP_SELF_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                        "memory location. Please clone() the tensor before performing the operation.")
 OVERLAP_MESSAGE = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                    "single memory location. Please clone() the tensor before performing the operation.")
 AS_STRIDED = node("AsStridedBackward0", ("self",), jvp=LINEAR, saved=("size", "stride", "storage_offset"),
@@ -57,52 +59,119 @@ def check_overlap(a: Tensor, *others: Any) -> None:
     """The checks of memory overlap that PyTorch's element-wise kernels make when writing to
     `a`, after the autograd checks and before any check of shapes or dtypes."""
     if internal_overlap(a._data):
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
+        raise RuntimeError(OVERLAP_SELF_MESSAGE)
     for other in others:
         if isinstance(other, Tensor) and overlap(a._data, other._data) == "partial":
             raise RuntimeError(OVERLAP_MESSAGE)
 
 
-# How functorch's batching rules refuse, under vmap, an in-place op on a tensor no example
-# reaches with an operand that examples reach: these run the op on the physical tensors (the
-# examples' dim first, the operand padded to the tensor's rank), and TensorIterator refuses the
-# broadcast in its words ...
+# How functorch's batching rules take an in-place op under vmap. These pad the tensor written to
+# (a view of it) with leading ones up to the operands' rank, so that `x.add_(y)` takes a y of shape
+# [1] for an x of shape [] (the broadcast must still fit the padded tensor) ...
+_PADDED = frozenset({"add_", "sub_", "mul_", "div_", "true_divide_", "multiply_", "divide_", "clamp_min_",
+                     "clamp_max_", "copy_", "atan2_", "arctan2_", "copysign_", "bitwise_and_", "bitwise_or_",
+                     "bitwise_xor_", "bitwise_left_shift_", "bitwise_right_shift_", "gcd_", "lcm_", "logical_and_",
+                     "logical_or_", "logical_xor_", "masked_fill_"})
+# ... these refuse an operand examples reach when no example reaches the tensor, on the physical
+# tensors (the examples' dim first, the operand padded to the tensor's rank) in TensorIterator's
+# words ...
 _PHYSICAL_INPLACE = frozenset({"add_", "atan2_", "arctan2_", "copysign_", "bitwise_and_", "bitwise_or_", "bitwise_xor_",
                                "bitwise_left_shift_", "bitwise_right_shift_", "gcd_", "lcm_"})
 # ... these rules name themselves (binary arithmetic as "inplace arithmetic") ...
 _RULE_NAMES = {**dict.fromkeys(("sub_", "mul_", "div_", "copy_", "clamp_min_", "clamp_max_", "true_divide_", "multiply_",
-                                "divide_", "logical_and_", "logical_or_", "logical_xor_"), "inplace arithmetic"),
+                                "divide_", "logical_and_", "logical_or_", "logical_xor_", "masked_fill_"),
+                               "inplace arithmetic"),
                "fill_": "fill_", "index_add_": "index_add_"}
-# ... and the rest go to the slow fallback, which warns first, naming the overload it took
-_FALLBACK_OVERLOADS = {"lerp_": ".Scalar", **dict.fromkeys(
-    ("pow_", "fmod_", "remainder_", "xlogy_", "floor_divide_", "eq_", "ne_", "lt_", "le_", "gt_", "ge_", "subtract_",
-     "float_power_", "clamp_", "clip_", "masked_fill_"), ".Tensor")}
+# ... and these have no rule: the slow fallback runs the op example by example (so its errors give
+# the examples' shapes), and warns first, naming the overload it took: (with a tensor operand,
+# with numbers only (None: a rule of its own), the operand that decides (None: any))
+_COMPARISONS = ("eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "greater_equal_", "less_", "less_equal_",
+                "not_equal_")
+_FALLBACK = {
+    **dict.fromkeys(("hypot_", "addcmul_", "addcdiv_", "nextafter_", "heaviside_", "ldexp_", "igamma_", "igammac_",
+                     "polygamma_", "renorm_", "addmm_", "addmv_", "addr_", "baddbmm_", "addbmm_", "index_copy_",
+                     "masked_scatter_", "put_", "cumsum_", "cumprod_", "fill_diagonal_", "tril_", "triu_",
+                     "index_reduce_", "square_", "fix_", "negative_"), ("", "", None)),
+    **dict.fromkeys(("fmod_", "remainder_", "float_power_") + _COMPARISONS, (".Tensor", ".Scalar", None)),
+    **dict.fromkeys(("floor_divide_", "subtract_"), (".Tensor", ".Tensor", None)),
+    **dict.fromkeys(("clamp_", "clip_"), (".Tensor", "", None)),
+    "pow_": (".Tensor", None, None), "xlogy_": (".Tensor", ".Scalar_Other", None),
+    "lerp_": (".Tensor", ".Scalar", "weight"), "masked_fill_": (".Tensor", None, "value"),
+    "scatter_": (".src", ".value", "src"),
+}
 _REFUSAL = ("vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that "
             "has more elements than `self`. This happened due to `other` being vmapped over but `self` not being "
             "vmapped over {where}. Please try to use out-of-place operators instead of {name}. If said operator is "
             "being called inside the PyTorch framework, please file a bug report instead.")
 
 
-def check_batched_operands(name: str, a: Tensor, *others: Any) -> None:
-    """Under vmap, PyTorch's refusal of in-place op `name` on `a`, which no example reaches, with
-    an operand that examples reach."""
-    if forward_mode.batched(a):
+def _fallback_overload(name: str, operands: dict) -> Any:
+    """The overload vmap's slow fallback names for in-place op `name` with `operands`, or None
+    when a batching rule takes the call."""
+    entry = _FALLBACK.get(name)
+    if entry is None:
+        return None
+    with_tensor, numbers_only, decisive = entry
+    values = (operands.get(decisive),) if decisive else operands.values()
+    return with_tensor if any(isinstance(value, Tensor) for value in values) else numbers_only
+
+
+def check_batched_operands(name: str, a: Tensor, operands: dict) -> None:
+    """Under vmap, what PyTorch does before in-place op `name` on `a` with `operands` (by name):
+    the slow fallback's warning, and the refusal of an operand that a vmap's examples reach when
+    they do not reach `a`."""
+    levels = [level for level in FORWARD_LEVELS if type(level) is forward_mode.BatchLevel]
+    tensors = [t for t in operands.values() if isinstance(t, Tensor)]
+    reached = [level for level in levels if any(forward_mode.tangent_of(t, level) for t in tensors)]
+    apart = [level for level in reached if not forward_mode.tangent_of(a, level)]
+    if not apart and not any(forward_mode.tangent_of(a, level) for level in levels):
         return
-    other = next((t for t in others if isinstance(t, Tensor) and forward_mode.batched(t)), None)
-    if other is None:
+    overload = _fallback_overload(name, operands)
+    if not apart:
+        if overload is not None:
+            _warn_fallback(name + overload)
         return
-    if name in _PHYSICAL_INPLACE:
-        physical = (forward_mode.batch_size(other),) + (1,) * max(0, a.ndim - other.ndim) + tuple(other.shape)
+    other = next(t for t in tensors if forward_mode.tangent_of(t, apart[-1]))
+    if overload is None:
+        if name in _PHYSICAL_INPLACE:
+            # the operand's examples a level apart from `a`'s in front of it; at the levels both are
+            # batched at, `a` padded to its rank, their examples in front of both
+            sizes = [level.size for level in apart if forward_mode.tangent_of(other, level)]
+            front = tuple(level.size for level in levels if forward_mode.tangent_of(a, level))
+            physical = (int(np.prod(sizes)),) + (1,) * max(0, a.ndim - other.ndim) + tuple(other.shape)
+            written = ((1,) * (len(physical) - a.ndim) if front else ()) + tuple(a.shape)
+            raise RuntimeError(f"output with shape {shape_text(front + written)} doesn't match the broadcast shape "
+                               f"{shape_text(front + broadcast_shapes(written, physical))}")
+        if name in _RULE_NAMES:
+            raise RuntimeError(_REFUSAL.format(name=_RULE_NAMES[name], where="in a vmap"))
+    _warn_fallback(name + (overload or ""))
+    raise RuntimeError(_REFUSAL.format(name=f"aten::{name}", where=f"at level {FORWARD_LEVELS.index(apart[-1]) + 1}"))
+
+
+def _warn_fallback(overload: str) -> None:
+    if forward_mode.first_example():
+        warn("UserWarning", f"There is a performance drop because we have not yet implemented the batching rule for "
+                            f"aten::{overload}. Please file us an issue on GitHub so that we can prioritize its "
+                            "implementation.", at="aten/src/ATen/functorch/BatchedFallback.cpp:82")
+
+
+def batched_result(name: str, a: Tensor, out: Tensor, operands: dict) -> Tensor:
+    """Under vmap, in-place op `name`'s result `out` when its shape is not `a`'s: a padding rule
+    writes it through `a` padded with leading ones when that takes it, and the fallback refuses it
+    in one example's shapes; other shapes are refused by commit_inplace."""
+    if not forward_mode.batched(a) or out.ndim < a.ndim:
+        return out
+    padded = (1,) * (out.ndim - a.ndim) + tuple(a.shape)
+    if _fallback_overload(name, operands) is not None:
         raise RuntimeError(f"output with shape {shape_text(a.shape)} doesn't match the broadcast shape "
-                           f"{shape_text(broadcast_shapes(tuple(a.shape), physical))}")
-    if name in _RULE_NAMES:
-        raise RuntimeError(_REFUSAL.format(name=_RULE_NAMES[name], where="in a vmap"))
-    overload = _FALLBACK_OVERLOADS.get(name, "")
-    warn("UserWarning", f"There is a performance drop because we have not yet implemented the batching rule for "
-                        f"aten::{name}{overload}. Please file us an issue on GitHub so that we can prioritize its "
-                        "implementation.", at="aten/src/ATen/functorch/BatchedFallback.cpp:82")
-    raise RuntimeError(_REFUSAL.format(name=f"aten::{name}", where=f"at level {forward_mode.vmap_level(other)}"))
+                           f"{shape_text(out.shape)}")
+    if name not in _PADDED:
+        return out
+    if tuple(out.shape) == padded:
+        return reshape(out, tuple(a.shape))
+    front = batch_front(a)
+    raise RuntimeError(f"output with shape {shape_text(front + padded)} doesn't match the broadcast shape "
+                       f"{shape_text(front + tuple(out.shape))}")
 
 
 def _dense(x: np.ndarray) -> bool:
@@ -266,7 +335,7 @@ class CopySlices(Node):
     """The base's grad_fn after an in-place change through a view: the change's own grad_fn
     runs on the view's part of the gradient, the rest of the base's gradient passes unchanged."""
 
-    __slots__ = ("_fn", "_positions", "_view_shape")
+    __slots__ = ("_fn", "_positions", "_view_shape", "_overlapping")
 
     def __init__(self, base: Tensor, view: Tensor, fn: Node) -> None:
         super().__init__((gradient_edge(base),) + tuple(fn.next_functions[1:]))
@@ -274,6 +343,8 @@ class CopySlices(Node):
         self._fn = fn
         self._positions = view_positions(view, base).reshape(-1)
         self._view_shape = view._data.shape
+        # an expanded view: the gradient copied into the base's gradient through it is refused
+        self._overlapping = internal_overlap(view._data)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"
@@ -286,6 +357,8 @@ class CopySlices(Node):
         results = self._fn.apply([flat[self._positions].reshape(self._view_shape)])
         if results[0] is None:
             return [None] + list(results[1:])
+        if self._overlapping:
+            raise RuntimeError(OVERLAP_SELF_MESSAGE)
         flat = index_put(flat, (self._positions,), results[0].reshape(-1), False)
         return [flat.reshape(grad.shape)] + list(results[1:])
 
@@ -362,11 +435,15 @@ def setitem(a: Tensor, index: Any, value: Any) -> None:
                 write_before(a, outside, values, False)
                 raise outside.error
             return
-        if expanded and not (a.requires_grad and grad_mode.is_grad_enabled()):
+        if expanded and not (grad_mode.is_grad_enabled() and (a.requires_grad or values.requires_grad)):
             a._data[key] = values._data
             a._vc.value += 1
             return
-        commit_inplace(a, index_put(a, key, values, False))
+        out = index_put(a, key, values, False)
+        if expanded:  # the kernel writes each indexed element into the memory it shares
+            a._data[key] = values._data
+            out._data = np.array(a._data)
+        commit_inplace(a, out)
         return
     # an index that selects all of `a` (x[...] = v, x[:] = v) writes to `a` itself, not to a
     # view of it: a single value with fill_, as PyTorch does
@@ -391,10 +468,19 @@ def copy_(input: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
     check_inplace(a, other)
     check_overlap(a, other)
     if FORWARD_LEVELS:
-        check_batched_operands("copy_", a, other)
+        check_batched_operands("copy_", a, {"src": other})
     if meta.state["made"] and meta.is_meta(other) and not meta.is_meta(a):
         raise meta.copy_out_error()
     source = as_tensor(other, a._dtype if not isinstance(other, Tensor) else None)
+    if FORWARD_LEVELS and source.ndim > a.ndim and forward_mode.batched(a):
+        # vmap's rule copies into `a` padded with leading ones to the source's rank
+        padded = (1,) * (source.ndim - a.ndim) + tuple(a.shape)
+        if all(s == t or s == 1 for s, t in zip(source.shape, padded)):
+            source = reshape(source, source.shape[source.ndim - a.ndim:])
+        else:
+            front = batch_front(a)
+            raise RuntimeError(f"output with shape {shape_text(front + padded)} doesn't match the broadcast shape "
+                               f"{shape_text(front + broadcast_shapes(padded, tuple(source.shape)))}")
     if len(source.shape) > len(a.shape) or any(s != t and s != 1 for s, t in zip(reversed(source.shape),
                                                                                reversed(a.shape))):
         front = batch_front(a, source)
@@ -423,7 +509,7 @@ def fill_(input: Tensor, value: Any, node_def: Any = None) -> Tensor:
     a = input
     check_inplace(a, value)
     if FORWARD_LEVELS:
-        check_batched_operands("fill_", a, value)
+        check_batched_operands("fill_", a, {"value": value})
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     number = value._data if isinstance(value, Tensor) else value

@@ -426,7 +426,7 @@ def _householder_reference(input: Tensor, tau: Tensor) -> Tensor:
 def _through_reference(reference: Callable, grad: Tensor, inputs: Sequence[Tensor], index: int) -> Tensor:
     """The gradient of `reference` at `inputs` for input `index` (PyTorch's formula for these ops
     is this derivative, written out by hand)."""
-    leaves = [t.detach().requires_grad_() for t in inputs]
+    leaves = [t.detach()._set_requires_grad() for t in inputs]
     with grad_mode.enable_grad():
         out = reference(*leaves)
     return api.grad(out, [leaves[index]], grad, allow_unused=True)[0]

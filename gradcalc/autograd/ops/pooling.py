@@ -4,6 +4,7 @@ their adaptive forms, over the last two dims (adaptive average also over the las
 SqueezeBackward1)."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -16,22 +17,23 @@ from .common import int64_tensor, not_implemented_for, shape_text, zeros, zeros_
 from .registry import NOT_IMPLEMENTED, node, op, record
 
 
-def _scatter_to_input(grad: Tensor, self: Tensor, indices: Tensor) -> Tensor:
-    """The gradient of a max pool: each output's gradient added at its maximum's place."""
-    planes = self.shape[:-2]
+def scatter_to_input(grad: Tensor, self: Tensor, indices: Tensor, dims: int = 2) -> Tensor:
+    """The gradient of a max pool over the last `dims` dims: each output's gradient added at its
+    maximum's place."""
+    planes = self.shape[:-dims]
     # sizes given, not -1: an empty batch leaves nothing to infer them from
-    positions = grad.shape[-2] * grad.shape[-1]
+    positions = int(np.prod(grad.shape[-dims:]))
     flat_grad = grad.reshape(planes + (positions,))
     flat_indices = indices.reshape(planes + (positions,))
-    out = zeros(planes + (self.shape[-2] * self.shape[-1],), dtype=grad.dtype)
+    out = zeros(planes + (int(np.prod(self.shape[-dims:])),), dtype=grad.dtype)
     return out.scatter_add(-1, flat_indices, flat_grad).reshape(self.shape)
 
 
 MAX_POOL2D = node("MaxPool2DWithIndicesBackward0", ("self",), saved_tensors=("result1",),
                   saved=("ceil_mode", "dilation", "kernel_size", "padding", "stride"),
-                  self=lambda grad, self, result1: _scatter_to_input(grad, self, result1))
+                  self=lambda grad, self, result1: scatter_to_input(grad, self, result1))
 ADAPTIVE_MAX_POOL2D = node("AdaptiveMaxPool2DBackward0", ("self",), saved_tensors=("result1",),
-                           self=lambda grad, self, result1: _scatter_to_input(grad, self, result1))
+                           self=lambda grad, self, result1: scatter_to_input(grad, self, result1))
 
 
 MAX_UNPOOL2D = node("MaxUnpool2DBackward0", ("self",), saved_tensors=("indices",),
@@ -94,13 +96,9 @@ def output_length(size: int, kernel: int, stride: int, padding: int, dilation: i
     return out
 
 
-def _geometry(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, ceil_mode: bool) -> tuple:
-    """The output's size, the input and the sizes (of _sizes) checked as ATen's 2-d pools check them
-    (a meta tensor's, as torch's Python meta kernels do: some words differ)."""
-    if input.ndim not in (3, 4):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    on_meta = meta.is_meta(input)
-    for k, s, p, d in zip(kernel, stride, padding, dilation):  # pooling_output_shape's checks, per dim
+def check_output_shape(kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, on_meta: bool = False) -> None:
+    """pooling_output_shape's checks, per dim."""
+    for k, s, p, d in zip(kernel, stride, padding, dilation):
         if s == 0:
             raise RuntimeError("stride should not be zero")
         if p < 0:
@@ -109,6 +107,15 @@ def _geometry(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilat
         if p > (span // 2 if span >= 0 or on_meta else -(-span // 2)):  # (C's division, Python's on meta)
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size="
                                f"{k} and dilation={d}")
+
+
+def _geometry(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, ceil_mode: bool) -> tuple:
+    """The output's size, the input and the sizes (of _sizes) checked as ATen's 2-d pools check them
+    (a meta tensor's, as torch's Python meta kernels do: some words differ)."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    on_meta = meta.is_meta(input)
+    check_output_shape(kernel, stride, padding, dilation, on_meta)
     comma = "," if on_meta else ""
     # pool2d_shape_check's, before the output size's
     if min(kernel) <= 0:
@@ -134,22 +141,34 @@ def _geometry(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilat
     return out
 
 
-def _padded_windows(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, out: tuple,
-                    fill: Any) -> np.ndarray:
-    """(..., out_h, out_w, k_h, k_w): the windows over the input padded with `fill` (far enough
-    on the right for ceil_mode's last window)."""
+def padded_windows(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, out: tuple,
+                   fill: Any) -> np.ndarray:
+    """(..., out_h, out_w, k_h, k_w) for a 2-d pool (and so on for n dims, n = len(kernel)): the
+    windows over the input padded with `fill` (far enough on the right for ceil_mode's last window)."""
+    n = len(kernel)
     widths = []
-    for size, k, s, p, d, o in zip(x.shape[-2:], kernel, stride, padding, dilation, out):
+    for size, k, s, p, d, o in zip(x.shape[-n:], kernel, stride, padding, dilation, out):
         needed = (o - 1) * s + d * (k - 1) + 1
         widths.append((p, max(needed - size - p, 0)))
-    padded = np.pad(x, [(0, 0)] * (x.ndim - 2) + widths, constant_values=fill) if any(map(any, widths)) else x
+    padded = np.pad(x, [(0, 0)] * (x.ndim - n) + widths, constant_values=fill) if any(map(any, widths)) else x
     extent = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
-    view = sliding_window_view(padded, extent, axis=(-2, -1))
-    return view[..., :(out[0] - 1) * stride[0] + 1:stride[0], :(out[1] - 1) * stride[1] + 1:stride[1],
-                ::dilation[0], ::dilation[1]]
+    view = sliding_window_view(padded, extent, axis=tuple(range(-n, 0)))
+    return view[(Ellipsis,) + tuple(slice(None, (o - 1) * s + 1, s) for o, s in zip(out, stride))
+                + tuple(slice(None, None, d) for d in dilation)]
 
 
 # ------------------------------------------------------------------ max
+
+def window_argmax(flat: np.ndarray) -> np.ndarray:
+    """The place of each window's maximum (windows along the last axis) as ATen's max pools pick
+    it, `val > max || isnan(val)`: the first of equal maxima, but the last NaN."""
+    best = flat.argmax(axis=-1)
+    if flat.dtype.kind == "f" and flat.size:
+        nan = np.isnan(flat)
+        if nan.any():
+            best = np.where(nan.any(axis=-1), flat.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1), best)
+    return best
+
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
                             dilation: Any = 1, ceil_mode: bool = False, *, c_ints: bool = True) -> tuple:
@@ -161,9 +180,9 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), p
         raise not_implemented_for("max_pool2d", input._dtype)
     x = input._data
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    windows = _padded_windows(x, kernel, stride, padding, dilation, out, low)
+    windows = padded_windows(x, kernel, stride, padding, dilation, out, low)
     flat = windows.reshape(windows.shape[:-2] + (kernel[0] * kernel[1],))  # not -1: the batch may be empty
-    best = flat.argmax(axis=-1)
+    best = window_argmax(flat)
     values = np.take_along_axis(flat, best[..., None], axis=-1)[..., 0]
     # the flat index (row * width + column) of each maximum in its input plane
     rows = np.arange(out[0])[:, None] * stride[0] - padding[0] + (best // kernel[1]) * dilation[0]
@@ -183,19 +202,20 @@ def max_pool2d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] 
 
 # ------------------------------------------------------------------ average
 
-def _divisors(shape: tuple, kernel: tuple, stride: tuple, padding: tuple, out: tuple, count_include_pad: bool,
-               divisor_override: Optional[int]) -> np.ndarray:
-    """PyTorch's divisor of each window: its size within the padded input (or within the input)."""
+def divisors(shape: tuple, kernel: tuple, stride: tuple, padding: tuple, out: tuple, count_include_pad: bool,
+             divisor_override: Optional[int]) -> np.ndarray:
+    """PyTorch's divisor of each window (over the last len(kernel) dims): its size within the
+    padded input (or within the input)."""
     if divisor_override:
         return np.full(out, divisor_override)
     sizes = []
-    for size, k, s, p, o in zip(shape[-2:], kernel, stride, padding, out):
+    for size, k, s, p, o in zip(shape[-len(kernel):], kernel, stride, padding, out):
         start = np.arange(o) * s - p
         end = np.minimum(start + k, size + p)
         pool = end - start
         inner = np.minimum(end, size) - np.maximum(start, 0)
         sizes.append(pool if count_include_pad else inner)
-    return np.multiply.outer(sizes[0], sizes[1])
+    return functools.reduce(np.multiply.outer, sizes)
 
 
 @op(nodes=(AVG_POOL2D,), method=False)
@@ -212,9 +232,9 @@ def avg_pool2d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] 
         # the kernel's dispatch takes floating types and Long only (an image read as uint8 meets this)
         raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{input._dtype._scalar_name}'")
     x = input._data
-    windows = _padded_windows(x, kernel, stride, padding, (1, 1), out, 0)
+    windows = padded_windows(x, kernel, stride, padding, (1, 1), out, 0)
     total = windows.sum(axis=(-2, -1), dtype=x.dtype)
-    divisor = _divisors(x.shape, kernel, stride, padding, out, count_include_pad, divisor_override)
+    divisor = divisors(x.shape, kernel, stride, padding, out, count_include_pad, divisor_override)
     data = total / divisor.astype(x.dtype) if x.dtype.kind == "f" else total // divisor
     return record(AVG_POOL2D, (input,), np.asarray(data, dtype=x.dtype), input._dtype, kernel_size=kernel,
                   stride=stride, padding=padding, ceil_mode=ceil_mode, count_include_pad=count_include_pad,
@@ -224,16 +244,18 @@ def avg_pool2d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] 
 def _avg_pool_backward(g: np.ndarray, shape: tuple, kernel: tuple, stride: tuple, padding: tuple, ceil_mode: bool,
                        count_include_pad: bool, divisor_override: Optional[int]) -> np.ndarray:
     out = g.shape[-2:]
-    divisor = _divisors(shape, kernel, stride, padding, out, count_include_pad, divisor_override)
+    divisor = divisors(shape, kernel, stride, padding, out, count_include_pad, divisor_override)
     share = g / divisor.astype(g.dtype)
     rows = max((out[0] - 1) * stride[0] + kernel[0], shape[-2] + padding[0])
     cols = max((out[1] - 1) * stride[1] + kernel[1], shape[-1] + padding[1])
     padded = np.zeros(shape[:-2] + (rows + padding[0], cols + padding[1]), dtype=g.dtype)
-    for i in range(kernel[0]):
-        for j in range(kernel[1]):
+    # each output's share added to its window, the outputs in order: for each input element, the
+    # kernel's offsets backwards
+    for i in reversed(range(kernel[0])):
+        for j in reversed(range(kernel[1])):
             padded[..., i:i + (out[0] - 1) * stride[0] + 1:stride[0], j:j + (out[1] - 1) * stride[1] + 1:stride[1]] \
                 += share
-    return padded[..., padding[0]:padding[0] + shape[-2], padding[1]:padding[1] + shape[-1]]
+    return np.ascontiguousarray(padded[..., padding[0]:padding[0] + shape[-2], padding[1]:padding[1] + shape[-1]])
 
 
 # ------------------------------------------------------------------ adaptive
@@ -283,7 +305,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[int]) -> Tensor:
     return record(ADAPTIVE_AVG_POOL2D, (input,), in_suggested_format(data, input._data), input._dtype)
 
 
-def _windows(input_shape: tuple, output_size: tuple) -> Any:
+def adaptive_windows(input_shape: tuple, output_size: tuple) -> Any:
     """Each output position of an adaptive pool over the last len(output_size) dims, with its
     window's slices and sizes."""
     dims = len(output_size)
@@ -297,7 +319,7 @@ def _adaptive_average(x: np.ndarray, output_size: tuple, rounded: Any) -> np.nda
     sizes in turn, `rounded` after each step (to the dtype the kernel adds in)."""
     dims = len(output_size)
     out = np.empty(x.shape[:-dims] + tuple(output_size), x.dtype)
-    for corner, window, sizes in _windows(x.shape, output_size):
+    for corner, window, sizes in adaptive_windows(x.shape, output_size):
         values = x[(Ellipsis,) + window].reshape(x.shape[:-dims] + (int(np.prod(sizes)),))
         total = values[..., 0]
         for k in range(1, values.shape[-1]):
@@ -312,7 +334,7 @@ def _adaptive_average_backward(grad: np.ndarray, input_shape: tuple, dims: int, 
     """Each output's gradient divided by each of its window's sizes in turn and added to the
     window (over the last `dims` dims), in the order of the outputs, `rounded` after each step."""
     result = np.zeros(input_shape, grad.dtype)
-    for corner, window, sizes in _windows(input_shape, grad.shape[-dims:]):
+    for corner, window, sizes in adaptive_windows(input_shape, grad.shape[-dims:]):
         delta = grad[(Ellipsis,) + corner]
         for size in sizes:
             delta = rounded(delta / grad.dtype.type(size))
@@ -361,14 +383,14 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Sequence[int]) -> Tensor:
                            f"received {{{sizes[0]}, {sizes[1]},{sizes[2]}}}")
     if input.ndim not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {shape_text(input.shape)}")
-    _check_non_batch_dims("adaptive_avg_pool3d", input)
+    check_non_batch_dims("adaptive_avg_pool3d", input)
     if input._dtype.category != dtypes.FLOATING:
         raise not_implemented_for("adaptive_avg_pool3d_cpu", input._dtype)
     return record(ADAPTIVE_AVG_POOL3D, (input,), _adaptive_average(input._data, sizes, _in_own_type(input._dtype)),
                   input._dtype)
 
 
-def _check_non_batch_dims(name: str, input: Tensor) -> None:
+def check_non_batch_dims(name: str, input: Tensor) -> None:
     """An adaptive pool's check that every dimension but the batch's is non-empty."""
     for dim in range(1, input.ndim):
         if input.shape[dim] == 0:
@@ -380,7 +402,7 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any) -> tuple:
     # its own checks, before those it shares with the average: every dimension but the batch's non-empty
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {shape_text(input.shape)}")
-    _check_non_batch_dims("adaptive_max_pool2d", input)
+    check_non_batch_dims("adaptive_max_pool2d", input)
     out = _adaptive_size(input, output_size, "adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     if input._dtype.category != dtypes.FLOATING:
         raise not_implemented_for("adaptive_max_pool2d", input._dtype)
@@ -390,7 +412,7 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any) -> tuple:
     for i, (r0, r1) in enumerate(_adaptive_bounds(x.shape[-2], out[0])):
         for j, (c0, c1) in enumerate(_adaptive_bounds(x.shape[-1], out[1])):
             window = x[..., r0:r1, c0:c1].reshape(x.shape[:-2] + ((r1 - r0) * (c1 - c0),))
-            best = window.argmax(axis=-1)
+            best = window_argmax(window)
             values[..., i, j] = np.take_along_axis(window, best[..., None], axis=-1)[..., 0]
             indices[..., i, j] = (r0 + best // (c1 - c0)) * x.shape[-1] + c0 + best % (c1 - c0)
     index_tensor = int64_tensor(indices)

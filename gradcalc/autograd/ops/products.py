@@ -15,7 +15,7 @@ from .common import broadcast_shapes, check_has_kernel, kernel_scalar, normalize
 from .decompositions import check_floating
 from .generate import make_inplace
 from .joining import cat
-from .linalg import SMALL_BATCHED_PRODUCT, batched_products, bmm, check_addmm_dtypes, check_vectors, matmul, mm
+from .linalg import SMALL_BATCHED_PRODUCT, batched_products, bmm, check_addmm_dtypes, check_vectors, dot, matmul, mm
 from .parser import parser
 from .registry import LINEAR, node, op, record
 from .shape import expanded_shape
@@ -149,7 +149,7 @@ def _addr_in_place(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, 
     return addr(input, vec1, vec2, beta=beta, alpha=alpha)
 
 
-@op(nodes=(ADDR,), inplace=make_inplace(_addr_in_place))
+@op(nodes=(ADDR,), inplace=make_inplace(_addr_in_place, name="addr_"))
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     if vec1.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D" if vec1.ndim != 1 else
@@ -335,6 +335,11 @@ def _tensordot(a: Tensor, b: Tensor, dims_a: list, dims_b: list) -> Tensor:
     rows = int(np.prod([left.shape[d] for d in free_a], dtype=np.int64))
     columns = int(np.prod([right.shape[d] for d in free_b], dtype=np.int64))
     shape = tuple(left.shape[d] for d in free_a) + tuple(right.shape[d] for d in free_b)
+    if rows == 1 and columns == 1:  # a full contraction: dot of contiguous operands, else mul and sum
+        left, right = left.permute(free_a + list(contracted_a)), right.permute(list(contracted_b) + free_b)
+        if left.is_contiguous() and right.is_contiguous():
+            return dot(left.flatten(), right.flatten()).reshape(shape)
+        return (left.squeeze() * right.squeeze()).sum(dtype=left.dtype).reshape(shape)
     left = left.permute(free_a + list(contracted_a)).reshape((rows, size))
     right = right.permute(list(contracted_b) + free_b).reshape((size, columns))
     return mm(left, right).reshape(shape)

@@ -374,18 +374,18 @@ def _cumulative(a: Tensor, dim: int, dtype: Optional[DType], function: Any) -> t
     return result, function(values, axis=d) if a.ndim else values
 
 
-def _cumulative_in_place(function: Any, kernel: str) -> Any:
+def _cumulative_in_place(function: Any, kernel: str, name: str) -> Any:
     """cumsum_ and cumprod_: the op's out= kernel in the tensor's own dtype (bool has none)."""
     def in_place(input: Tensor, dim: int, *, dtype: Optional[DType] = None) -> Tensor:
         if input._dtype is dtypes.bool_ and dtype is None:
             raise not_implemented_for(kernel, input._dtype)
         return function(input, dim, dtype=dtype)
 
-    return make_inplace(in_place)
+    return make_inplace(in_place, name=name)
 
 
 @op(nodes=(CUMSUM,), inplace=_cumulative_in_place(lambda input, dim, dtype: cumsum(input, dim, dtype=dtype),
-                                                  "cumsum_out_cpu"))
+                                                  "cumsum_out_cpu", "cumsum_"))
 def cumsum(input: Tensor, dim: int, *, dtype: Optional[DType] = None) -> Tensor:
     result, data = _cumulative(input, dim, dtype, np.cumsum)
     data = data + 0  # the running sum starts at 0, so no partial sum is -0.
@@ -393,7 +393,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Optional[DType] = None) -> Tensor:
 
 
 @op(nodes=(CUMPROD,), inplace=_cumulative_in_place(lambda input, dim, dtype: cumprod(input, dim, dtype=dtype),
-                                                   "cumprod_out_cpu"))
+                                                   "cumprod_out_cpu", "cumprod_"))
 def cumprod(input: Tensor, dim: int, *, dtype: Optional[DType] = None) -> Tensor:
     result, data = _cumulative(input, dim, dtype, np.cumprod)
     return record(CUMPROD, (input,), np.asarray(data, dtype=result._numpy), result, dim=dim)

@@ -114,7 +114,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
         if meta is not None:
             return meta
         data = rng.normal_(tuple(size), mean, std, dtype.name, generator)
-        return Tensor._make(np.asarray(data, dtype=dtype._numpy), dtype).requires_grad_(bool(requires_grad))
+        return Tensor._make(np.asarray(data, dtype=dtype._numpy), dtype)._set_requires_grad(bool(requires_grad))
     if isinstance(std, Tensor) and std.numel() and not bool(np.all(std._data >= 0)):
         raise RuntimeError("normal expects all elements of std >= 0.0")
     like = mean if isinstance(mean, Tensor) else std

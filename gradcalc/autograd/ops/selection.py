@@ -8,11 +8,12 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import dtypes, grad_mode, meta
+from ..grad_mode import FORWARD_LEVELS
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
 from .common import as_tensor, broadcast_shapes, check_not_unsigned, int64_tensor, kernel_scalar, zeros, zeros_like
 from .generate import make_inplace
-from .inplace import OVERLAP_MESSAGE, check_inplace, expanded_put, internal_overlap, overlap
+from .inplace import OVERLAP_MESSAGE, check_batched_operands, check_inplace, commit_inplace, expanded_put, internal_overlap, overlap
 from .indexing import (INDEX_PUT, _check_index, _check_positions, _check_scatter, check_masked_fill, gather, index_put,
                        masked_fill, masked_fill_values, numpy_index, put_values, write_before)
 from .geometry import strided
@@ -483,7 +484,13 @@ def _fill_diagonal(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     else:
         step, end = sum(int(np.prod(self.shape[k + 1:])) for k in range(self.ndim)), self.numel()
     positions = np.arange(0, min(end, self.numel()), step)
-    return self.put_(int64_tensor(positions), as_tensor(fill_value, self._dtype).expand(positions.shape))
+    if FORWARD_LEVELS:
+        check_batched_operands("fill_diagonal_", self, {})
+    return _put_in_place(self, index=int64_tensor(positions),
+                         source=as_tensor(fill_value, self._dtype).expand(positions.shape))
+
+
+_put_in_place = make_inplace(put)  # (unnamed: vmap's checks are fill_diagonal_'s)
 
 
 op("fill_diagonal_", function=False, method=_fill_diagonal)(_fill_diagonal)
@@ -523,8 +530,8 @@ _index_put_checked = make_inplace(_index_put_in_place)
 
 def _index_put_(input: Tensor, **bound: Any) -> Tensor:
     """index_put_: on a tensor whose elements share memory, warned and written element by element
-    into it (expanded_put) where no history is recorded."""
-    if not internal_overlap(input._data) or (input.requires_grad and grad_mode.is_grad_enabled()):
+    into it (expanded_put), the history recorded as of the memory written."""
+    if not internal_overlap(input._data):
         return _index_put_checked(input, **bound)
     indices, values, accumulate = bound["indices"], bound["values"], bound.get("accumulate", False)
     check_inplace(input, values)
@@ -540,12 +547,17 @@ def _index_put_(input: Tensor, **bound: Any) -> Tensor:
             write_before(input, outside, expanded, accumulate)
             raise outside.error
         return input
+    recorded = grad_mode.is_grad_enabled() and (input.requires_grad or expanded.requires_grad)
+    out = index_put(input, key, expanded, accumulate) if recorded else None
     if accumulate:
         np.add.at(input._data, key, expanded._data)
     else:
         input._data[key] = expanded._data
-    input._vc.value += 1
-    return input
+    if out is None:
+        input._vc.value += 1
+        return input
+    out._data = np.array(input._data)  # each element as the shared memory now holds it
+    return commit_inplace(input, out)
 
 
 @op("index_put", nodes=(INDEX_PUT,), inplace=_index_put_)
@@ -568,4 +580,4 @@ def _masked_fill_in_place(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     return masked_fill_values(input, mask, value)
 
 
-op("masked_fill", inplace=make_inplace(_masked_fill_in_place))(masked_fill)
+op("masked_fill", inplace=make_inplace(_masked_fill_in_place, name="masked_fill_"))(masked_fill)

@@ -307,7 +307,7 @@ def _frequencies(n: int, d: float, dtype: Any, requires_grad: bool, onesided: bo
     else:
         values = np.concatenate([np.arange((n - 1) // 2 + 1), np.arange(-(n // 2), 0)]).astype(np.float64)
     result = Tensor._make(np.asarray(values / (n * d), dtype=dtype._numpy), dtype)
-    return result.requires_grad_() if requires_grad else result
+    return result._set_requires_grad() if requires_grad else result
 
 
 @op(module="fft")

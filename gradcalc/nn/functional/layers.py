@@ -10,7 +10,7 @@ import numpy as np
 
 from ...autograd import autocast, dtypes
 from ...boolean_dispatch import boolean_dispatch
-from ...autograd.ops import joining, linalg, normalization, pooling, shape
+from ...autograd.ops import joining, linalg, normalization, pooling, pooling3d, shape
 from ...autograd.ops import embedding as embedding_ops
 from ...autograd.ops.arrangement import constant_pad_nd
 from ...autograd.ops.generate import namespace_members
@@ -134,6 +134,15 @@ def _max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: An
     return result if return_indices else result[0]
 
 
+def _max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    # torch's calls torch.max_pool3d, or torch._C._nn.max_pool3d_with_indices: their parsers' checks first
+    namespace, name = ("nn", "max_pool3d_with_indices") if return_indices else ("torch", "max_pool3d")
+    arguments = (input, kernel_size, () if stride is None else stride, padding, dilation, ceil_mode)
+    result = pooling3d.max_pool3d_with_indices(*parser(namespace, name).parse(arguments, {})[1].values())
+    return result if return_indices else result[0]
+
+
 # torch's F.avg_pool1d and F.adaptive_avg_pool1d are the C functions themselves
 avg_pool1d = _TORCH["avg_pool1d"]
 adaptive_avg_pool1d = _TORCH["adaptive_avg_pool1d"]
@@ -145,6 +154,14 @@ def avg_pool2d(*args: Any, **kwargs: Any) -> Tensor:
     if bound.get("stride") is None:
         bound["stride"] = ()
     return pooling.avg_pool2d(**bound)
+
+
+def avg_pool3d(*args: Any, **kwargs: Any) -> Tensor:
+    """torch's F.avg_pool3d is the C function itself: its parser reads the arguments as given."""
+    bound = parser("nn", "avg_pool3d").parse(args, kwargs)[1]
+    if bound.get("stride") is None:
+        bound["stride"] = ()
+    return pooling3d.avg_pool3d(**bound)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
@@ -168,6 +185,13 @@ def _adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool =
     return result if return_indices else result[0]
 
 
+def _adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    size = _list_with_default(output_size, input.size())
+    result = pooling3d.adaptive_max_pool3d_with_indices(
+        *_parsed("adaptive_max_pool3d", input, size, namespace="nn")[:2])
+    return result if return_indices else result[0]
+
+
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False, return_indices: bool = False) -> tuple:
     return _TORCH["max_pool1d_with_indices"](input, kernel_size, [] if stride is None else stride, padding, dilation,
@@ -179,6 +203,11 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
     return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = False) -> tuple:
+    return _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
     return _adaptive_max_pool1d(input, output_size, True)
 
@@ -187,14 +216,21 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_ind
     return _adaptive_max_pool2d(input, output_size, True)
 
 
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    return _adaptive_max_pool3d(input, output_size, True)
+
+
 # torch builds these with boolean_dispatch: a call goes to the function with indices or the one without
 _MODULE = "torch.nn.functional"
 max_pool1d = boolean_dispatch("return_indices", 6, False, max_pool1d_with_indices, _max_pool1d, _MODULE, "max_pool1d")
 max_pool2d = boolean_dispatch("return_indices", 6, False, max_pool2d_with_indices, _max_pool2d, _MODULE, "max_pool2d")
+max_pool3d = boolean_dispatch("return_indices", 6, False, max_pool3d_with_indices, _max_pool3d, _MODULE, "max_pool3d")
 adaptive_max_pool1d = boolean_dispatch("return_indices", 2, False, adaptive_max_pool1d_with_indices,
                                        _adaptive_max_pool1d, _MODULE, "adaptive_max_pool1d")
 adaptive_max_pool2d = boolean_dispatch("return_indices", 2, False, adaptive_max_pool2d_with_indices,
                                        _adaptive_max_pool2d, _MODULE, "adaptive_max_pool2d")
+adaptive_max_pool3d = boolean_dispatch("return_indices", 2, False, adaptive_max_pool3d_with_indices,
+                                       _adaptive_max_pool3d, _MODULE, "adaptive_max_pool3d")
 
 
 def _lp_pool(pool: Any, input: Tensor, norm_type: float, kernel_size: Any, stride: Any, ceil_mode: bool,
@@ -518,10 +554,12 @@ native_channel_shuffle = _TORCH["native_channel_shuffle"]
 pdist = _TORCH["pdist"]
 
 
-__all__ = ["linear", "bilinear", "max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
-           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "lp_pool1d", "max_unpool1d",
-           "max_unpool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool2d", "batch_norm",
+__all__ = ["linear", "bilinear", "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
+           "max_pool2d_with_indices", "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices",
+           "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "lp_pool1d", "max_unpool1d",
+           "max_unpool2d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "lp_pool2d",
+           "batch_norm",
            "instance_norm", "layer_norm", "rms_norm", "group_norm", "local_response_norm", "normalize", "embedding", "embedding_bag",
            "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "pdist",
            "unfold", "fold", "grid_sample", "affine_grid", "conv1d", "conv2d", "conv3d",

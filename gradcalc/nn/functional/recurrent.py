@@ -261,7 +261,7 @@ def mkldnn_rnn_layer(input: Tensor, weight0: Tensor, weight1: Tensor, weight2: T
     settings = (reverse, has_biases)
     recording = grad_mode.is_grad_enabled() and any(t.requires_grad for t in inputs)
     if recording:
-        leaves = [t.detach().requires_grad_() if t.requires_grad else t for t in inputs]
+        leaves = [t.detach()._set_requires_grad() if t.requires_grad else t for t in inputs]
         outputs = _layer_steps(leaves, *settings)
         layer = _LayerGraph(leaves, outputs, settings)
     else:

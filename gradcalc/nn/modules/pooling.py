@@ -6,7 +6,7 @@ from typing import Any, Optional
 from ...autograd.tensor import Tensor
 from .. import functional as F
 from .module import Module
-from .utils import _pair, _single
+from .utils import _pair, _single, defined_in
 
 
 class _MaxPoolNd(Module):
@@ -43,7 +43,22 @@ class MaxPool2d(_MaxPoolNd):
                             return_indices=self.return_indices)
 
 
-class AvgPool1d(Module):
+class MaxPool3d(_MaxPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation, ceil_mode=self.ceil_mode,
+                            return_indices=self.return_indices)
+
+
+class _AvgPoolNd(Module):
+    __module__ = "torch.nn.modules.pooling"
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(_AvgPoolNd):
     __module__ = "torch.nn.modules.pooling"
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
@@ -59,29 +74,37 @@ class AvgPool1d(Module):
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+def _avg_pool_init(self: Module, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                   count_include_pad: bool = True, divisor_override: Optional[int] = None) -> None:
+    """AvgPool2d's and AvgPool3d's __init__ (each its own copy, as in torch)."""
+    Module.__init__(self)
+    self.kernel_size = kernel_size
+    self.stride = stride if stride is not None else kernel_size
+    self.padding = padding
+    self.ceil_mode = ceil_mode
+    self.count_include_pad = count_include_pad
+    self.divisor_override = divisor_override
 
 
-class AvgPool2d(Module):
+class AvgPool2d(_AvgPoolNd):
     __module__ = "torch.nn.modules.pooling"
 
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override: Optional[int] = None) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
+    __init__ = defined_in("AvgPool2d", _avg_pool_init, "__init__")
 
     def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+class AvgPool3d(_AvgPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    __init__ = defined_in("AvgPool3d", _avg_pool_init, "__init__")
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
 
 
 class _AdaptiveMaxPoolNd(Module):
@@ -139,6 +162,13 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
     def forward(self, input: Tensor) -> Any:
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class _MaxUnpoolNd(Module):
