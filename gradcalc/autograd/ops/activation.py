@@ -13,7 +13,7 @@ from .. import cpu, dtypes, grad_mode, kernels, onednn, random, simd
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
-from .common import (CLAMP_COMPLEX, fitted_scalar, kernel_scalar, not_implemented_for, opmath_array, opmath_scalar,
+from .common import (CLAMP_COMPLEX, kernel_scalar, not_implemented_for, opmath_array, opmath_scalar,
                      reduced_kernel, refuse_complex, refuse_complex_autograd, zeros_like)
 from .indexing import where
 from . import joining
@@ -444,7 +444,7 @@ def hardtanh(input: Tensor, min_val: Any = -1, max_val: Any = 1) -> Tensor:
         raise NotImplementedError(CLAMP_COMPLEX)
     if min_val != min_val or max_val != max_val:
         return activation(input, HARDTANH, np.full(x.shape, np.nan, x.dtype), min_val=min_val, max_val=max_val)
-    min_val, max_val = fitted_scalar(min_val, input._dtype), fitted_scalar(max_val, input._dtype)
+    min_val, max_val = kernel_scalar(min_val, input._dtype), kernel_scalar(max_val, input._dtype)
     low, high = np.asarray(min_val).astype(x.dtype), np.asarray(max_val).astype(x.dtype)
     data = np.where(x < low, low, np.where(x > high, high, x))
     return activation(input, HARDTANH, data, min_val=min_val, max_val=max_val)

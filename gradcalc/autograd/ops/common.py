@@ -159,14 +159,9 @@ SCALAR_C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def fitted_scalar(value: Any, dtype: DType) -> Any:
-    """Scalar::to<T>() filling an integer tensor: a number past the type's range is refused; an int
-    below an unsigned type's zero wraps, as two's complement, down to minus its max. A float32
-    tensor refuses a finite number past float's range (the half precisions take infinity)."""
-    return kernel_scalar(value, dtype) if dtype is dtypes.float32 else _fitted_integer(value, dtype)
-
-
 def _fitted_integer(value: Any, dtype: DType) -> Any:
+    """Scalar::to<T>() of an integer type: a number past the type's range is refused; an int below
+    an unsigned type's zero wraps, as two's complement, down to minus its max."""
     name = SCALAR_C_TYPES.get(dtype.name)
     if name is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
@@ -184,8 +179,9 @@ _CHECKED_FLOATS = {dtypes.float32: ("float", _FLOAT32_MAX), dtypes.float16: ("c1
 
 
 def kernel_scalar(value: Any, dtype: DType) -> Any:
-    """A kernel's scalar argument (alpha, beta, a fill value, a slope) as it reads it in the
-    tensor's type, Scalar::to<scalar_t>(): checked, as c10's checked_convert (infinity passes)."""
+    """A kernel's scalar argument (alpha, beta, a fill value, clamp's bounds, a slope) as it reads
+    it in the tensor's type, Scalar::to<scalar_t>(): checked, as c10's checked_convert (infinity
+    passes; see _fitted_integer)."""
     if type(value) is int and 0 <= value <= 1:  # the defaults, which every type holds
         return value
     checked = _CHECKED_FLOATS.get(dtype)
@@ -195,6 +191,22 @@ def kernel_scalar(value: Any, dtype: DType) -> Any:
             value not in (math.inf, -math.inf) and value == value:
         raise RuntimeError(f"value cannot be converted to type {checked[0]} without overflow")
     return value
+
+
+_C_TYPE_NAMES = {**SCALAR_C_TYPES, "float64": "double", "float32": "float", "float16": "c10::Half",
+                 "bfloat16": "c10::BFloat16"}
+
+
+def real_scalar(value: Any, dtype: DType) -> Any:
+    """A complex Python number as a real type's kernel reads it (c10's checked_convert): refused
+    with an imaginary part, else its real part (a bool tensor takes its truth)."""
+    if not isinstance(value, complex) or dtype.is_complex:
+        return value
+    if dtype is dtypes.bool_:
+        return bool(value)
+    if value.imag:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} without overflow")
+    return value.real
 
 
 def opmath_scalar(value: Any, dtype: DType) -> Any:

@@ -17,8 +17,8 @@ from ..meta import make_meta, wants_meta
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...display.names import type_name
 from ...warnings import warn, warn_once
-from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fitted_scalar,
-                     kernel_scalar, not_implemented_for, shape_text)
+from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, kernel_scalar,
+                     not_implemented_for, shape_text)
 from .info import MEMORY_FORMATS, check_memory_format
 from .parser import parser
 from .registry import op
@@ -324,7 +324,7 @@ def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: An
     meta = meta_factory(size, dtype, requires_grad, device)
     if meta is not None:
         return meta
-    value = fitted_scalar(value, dtype)
+    value = kernel_scalar(value, dtype)
     if like is None:
         data = np.full(check_size(size, dtype), value, dtype=dtype._numpy)
     else:
@@ -376,7 +376,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Optional[DType] = None,
     meta = meta_factory(size, dtype, requires_grad, device)
     if meta is not None:
         return meta
-    return finish(np.full(check_size(size, dtype), fitted_scalar(fill_value, dtype), dtype=dtype._numpy), dtype, requires_grad, device)
+    return finish(np.full(check_size(size, dtype), kernel_scalar(fill_value, dtype), dtype=dtype._numpy), dtype, requires_grad, device)
 
 
 def _like(name: str, value: Any) -> None:
@@ -520,7 +520,7 @@ def spaced_ends(kernel: str, start: Any, end: Any, steps: int, dtype: DType) -> 
         if dtype is dtypes.bool_:
             raise not_implemented_for(kernel, dtype)
         if dtype.category == dtypes.INTEGRAL:
-            return int(fitted_scalar(start, dtype)), int(fitted_scalar(end, dtype))
+            return int(kernel_scalar(start, dtype)), int(kernel_scalar(end, dtype))
     return start, end
 
 

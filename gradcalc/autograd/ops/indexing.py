@@ -12,7 +12,7 @@ from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .common import (COMPLEX_TO_REAL_WARNING, arrays, as_tensor, batch_front, broadcast_shapes, check_not_unsigned,
-                     kernel_scalar, op_recursion, opmath_scalar, shape_text, zeros, zeros_like)
+                     kernel_scalar, op_recursion, opmath_scalar, real_scalar, shape_text, zeros, zeros_like)
 from .creation import data_array, infer_dtype
 from .parser import unpack_long
 from .tensor_numpy import numpy_dtype
@@ -587,7 +587,7 @@ def scatter(input: Tensor, dim: int, index: Any, src: Optional[Tensor] = None, *
     data = input._data.copy()
     target, positions = _flat_dims(data), _positions(_flat_dims(index), dim)
     if src is None:
-        values = np.asarray(value, dtype=input._dtype._numpy)
+        values = np.asarray(kernel_scalar(real_scalar(value, input._dtype), input._dtype), dtype=input._dtype._numpy)
     else:
         values = _flat_dims(src._data)[tuple(slice(0, n) for n in _flat_dims(index).shape)]
     if reduce is None:

@@ -13,7 +13,7 @@ from ..engine import Node, forward_name, gradient_edge
 from ..saved_variable import SavedTensor
 from ..tensor import (LEAF_INPLACE_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD,
                       VIEW_OF_LEAF_INPLACE_MESSAGE, Tensor, VersionCounter)
-from .common import SCALAR_C_TYPES, as_tensor, batch_front, broadcast_shapes, fitted_scalar, shape_text, zeros_like
+from .common import as_tensor, batch_front, broadcast_shapes, kernel_scalar, real_scalar, shape_text, zeros_like
 from ...display.names import type_name
 from ...warnings import warn
 from .conversion import _to_copy_grad, to_dtype
@@ -386,20 +386,15 @@ def _memory_offsets(array: np.ndarray, origin: int, itemsize: int) -> np.ndarray
 
 
 def _assigned_number(value: Any, dtype: dtypes.DType) -> Any:
-    """A number assigned into a tensor of `dtype`, as fill_ converts it: a complex one into a real
-    tensor only without an imaginary part (a bool takes its truth)."""
+    """A number assigned into a tensor of `dtype` (`x[i] = v`), converted as fill_ converts it,
+    except that the half precisions read it as a double (they take infinity)."""
     if isinstance(value, np.integer):
         value = int(value)
     if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:  # THPUtils_unpackLong's
         raise ValueError("Overflow when unpacking long long")
-    if not isinstance(value, complex) or dtype.category == dtypes.COMPLEX:
-        return fitted_scalar(value, dtype)  # fill_'s conversion: checked, an unsigned type's negatives wrapped
-    if dtype is dtypes.bool_:
-        return bool(value)
-    if value.imag:
-        c_type = SCALAR_C_TYPES.get(dtype.name) or ("float" if dtype is dtypes.float32 else "double")
-        raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
-    return value.real
+    if dtype in (dtypes.float16, dtypes.bfloat16):
+        return real_scalar(value, dtypes.float64)
+    return kernel_scalar(real_scalar(value, dtype), dtype)
 
 
 def setitem(a: Tensor, index: Any, value: Any) -> None:
@@ -512,8 +507,8 @@ def fill_(input: Tensor, value: Any, node_def: Any = None) -> Tensor:
         check_batched_operands("fill_", a, {"value": value})
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
-    number = value._data if isinstance(value, Tensor) else value
-    number = fitted_scalar(number, a._dtype)
+    number = value._data if isinstance(value, Tensor) else real_scalar(value, a._dtype)
+    number = kernel_scalar(number, a._dtype)
     if (grad_mode.is_grad_enabled() and (a.requires_grad or isinstance(value, Tensor) and value.requires_grad)
             or forward_mode.has_tangent(a, value)):
         data = np.full(a.shape, number, dtype=a._dtype._numpy)
@@ -543,7 +538,7 @@ def fill(input: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     number = value._data if isinstance(value, Tensor) else value
-    number = fitted_scalar(number, input._dtype)
+    number = kernel_scalar(number, input._dtype)
     data = np.full(input.shape, number, dtype=input._dtype._numpy)
     if isinstance(value, Tensor):
         return record(FILL_COPY_TENSOR, (input, value), data, input._dtype)

@@ -11,7 +11,7 @@ from ..dtypes import DType
 from ..tensor import Tensor
 from .arithmetic import pow as power, unary, unary_float
 from .common import (CLAMP_COMPLEX, arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned,
-                     check_real_scalar, fitted_scalar, float_result, is_conj, not_implemented_for, opmath_array,
+                     check_real_scalar, float_result, is_conj, kernel_scalar, not_implemented_for, opmath_array,
                      opmath_scalar, refuse_complex, refuse_complex_autograd, zeros_like)
 from .generate import make_inplace
 from .indexing import where
@@ -281,7 +281,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     nan_bound = not isinstance(min, Tensor) and not isinstance(max, Tensor) and min is not None and \
         max is not None and (min != min or max != max)
     if not nan_bound:
-        min, max = (bound if isinstance(bound, Tensor) else fitted_scalar(bound, dtype) for bound in (min, max))
+        min, max = (bound if isinstance(bound, Tensor) else kernel_scalar(bound, dtype) for bound in (min, max))
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         bounds = [as_tensor(v) if v is not None else _unbounded(dtype, low=i == 0) for i, v in enumerate((min, max))]
         for bound in bounds:

@@ -202,6 +202,8 @@ class RNNBase(Module):
         """ATen's _VF.rnn_tanh / rnn_relu / gru / lstm: the output and the final states."""
         directions = 2 if self.bidirectional else 1
         lstm = self.mode == "LSTM"
+        if batch_sizes is None and input.shape[1 if self.batch_first else 0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         if lstm and batch_sizes is None and input.dtype == dtypes.float32 and input.numel() != 0:
             if not self.proj_size:
                 x = input.transpose(0, 1) if self.batch_first else input
