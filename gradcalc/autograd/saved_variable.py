@@ -35,6 +35,12 @@ def disable_hooks(message: Optional[str]) -> None:
         raise RuntimeError(message)
 
 
+INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                   "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                   "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                   "`torch.inference_mode()`.")
+
+
 class SavedTensor:
     """A tensor a node keeps for its backward, with the version it had when saved. With hooks,
     it keeps what the pack hook returned instead, and the unpack hook makes a tensor of it."""
@@ -43,11 +49,7 @@ class SavedTensor:
 
     def __init__(self, tensor: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
         if tensor._is_inference:
-            raise RuntimeError(
-                "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
-                "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
-                "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
-                "`torch.inference_mode()`.")
+            raise RuntimeError(INFERENCE_SAVED)
         self.version = tensor._vc.value
         self.is_output = is_output
         self.output_nr = output_nr

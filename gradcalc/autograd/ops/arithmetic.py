@@ -7,12 +7,12 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import dtypes, forward_mode, kernels, meta, mkl, simd
+from .. import dtypes, forward_mode, grad_mode, kernels, meta, mkl, simd
 from ..dtypes import DType
 from ..tensor import Tensor
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_number,
                      conjugate, float_result, kernel_scalar, not_implemented_for, zeros_like)
-from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record, untracked
+from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, check_saved_inference, node, op, record, untracked
 
 
 def _scaled(grad: Tensor, alpha: Any) -> Tensor:
@@ -169,6 +169,8 @@ def binary(node_def: NodeDef, a: Any, b: Any, compute: Optional[DType] = None, *
     tb = b if isinstance(b, Tensor) else as_tensor(b)
     x, y = ta._data, tb._data
     if x.shape != y.shape or meta.state["made"]:
+        if (ta._is_inference or tb._is_inference) and grad_mode._enabled:
+            check_saved_inference(node_def, (ta, tb), params)  # (autograd saves them first)
         check_broadcast(ta, tb)
     numpy_dtype = dtype._numpy
     if ta._dtype is not dtype:

@@ -4,7 +4,7 @@ PyTorch's backward formula. The other matrix functions are in matrix_functions.p
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -20,6 +20,33 @@ from .registry import node, op, record, record_outputs
 @torch_class("torch._C._LinAlgError")
 class LinAlgError(RuntimeError):
     """torch.linalg.LinAlgError: a matrix that cannot be factorised (singular, not positive-definite)."""
+
+
+def _holding_nan(x: np.ndarray) -> np.ndarray:
+    """Which matrices of a batch hold a NaN."""
+    return np.isnan(x).any(axis=(-2, -1)) if x.size else np.zeros(x.shape[:-2], dtype=bool)
+
+
+def check_svd_input(x: np.ndarray) -> None:
+    """ATen's SVD of a matrix holding a NaN: LAPACK fails, and ATen names the batch element (numpy's
+    LAPACK would print its own complaint and fail in its words)."""
+    nan = _holding_nan(x)
+    if nan.any():
+        where = f"(Batch element {int(np.flatnonzero(nan)[0])}): " if x.ndim > 2 else ""
+        raise LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input matrix contained "
+                          "non-finite values.")
+
+
+def without_nan(function: Callable, a: np.ndarray, *others: np.ndarray) -> np.ndarray:
+    """`function` (a numpy LU-based solve or inverse) of the batch `a`, its matrices that hold a NaN
+    giving NaN everywhere, as LAPACK's LU carries it (numpy's would call them singular)."""
+    nan = _holding_nan(a)
+    if not nan.any():
+        return function(a, *others)
+    safe = np.where(nan[..., None, None], np.eye(a.shape[-1], dtype=a.dtype), a)
+    result = np.array(function(safe, *others))
+    result[nan] = np.nan
+    return result
 
 
 def _check_square(A: Tensor, name: str) -> None:
@@ -161,7 +188,7 @@ def _inverse_outputs(A: Tensor, check: bool) -> tuple:
     else:
         singular = info != 0
         safe = np.where(singular[..., None, None], identity, A._data)
-        inverse = np.asarray(np.linalg.inv(safe), dtype=A._dtype._numpy)
+        inverse = np.asarray(without_nan(np.linalg.inv, safe), dtype=A._dtype._numpy)
     return record_outputs(INV, (A,), [(inverse, A._dtype), (info.astype(np.int32), dtypes.int32)], ("inverse", None))
 
 
@@ -238,9 +265,9 @@ def _solve_outputs(A: Tensor, B: Tensor, left: bool, check: bool) -> tuple:
     if through_mkl is not None:
         x = through_mkl[0]
     elif left:
-        x = np.linalg.solve(A._data, rhs)
+        x = without_nan(np.linalg.solve, A._data, rhs)
     else:
-        x = np.swapaxes(np.linalg.solve(np.swapaxes(A._data, -1, -2), np.swapaxes(rhs, -1, -2)), -1, -2)
+        x = np.swapaxes(without_nan(np.linalg.solve, np.swapaxes(A._data, -1, -2), np.swapaxes(rhs, -1, -2)), -1, -2)
     x = x[..., 0] if vector else x
     return record_outputs(SOLVE, (A, B), [(np.asarray(x, dtype=dtype._numpy), dtype), (info.astype(np.int32),
                                                                                        dtypes.int32)],
@@ -352,6 +379,18 @@ CHOLESKY_EX = node("LinalgCholeskyExBackward0", ("self",), multi_output=True,
 CHOLESKY = node("CholeskyBackward0", ("self",), self=lambda grad, result, upper: _cholesky_grad(grad, result, upper))
 
 
+def _stopped_cholesky(lower: np.ndarray, j: int) -> np.ndarray:
+    """What LAPACK's potrf leaves when it stops at column j (a non-positive or NaN pivot): the
+    first j columns factored, the pivot it refused, the rest of the lower triangle as given."""
+    out = lower.copy()
+    if j:
+        out[:j, :j] = np.linalg.cholesky(lower[:j, :j] + np.tril(lower[:j, :j], -1).conj().T)
+        for k in range(j):  # L21 = A21 L11^-H, a column at a time (a NaN stays in its own row)
+            out[j:, k] = (lower[j:, k] - out[j:, :k] @ out[k, :k].conj()) / out[k, k]
+    out[j, j] = lower[j, j] - out[j, :j] @ out[j, :j].conj()
+    return out
+
+
 def _cholesky_arrays(A: Tensor, upper: bool, check: bool, name: str) -> tuple:
     check_matrix(A, name)
     flat = A._data.reshape((-1,) + A.shape[-2:])
@@ -363,17 +402,27 @@ def _cholesky_arrays(A: Tensor, upper: bool, check: bool, name: str) -> tuple:
         if through_mkl is not None:
             (factors[index], info[index]), by_mkl = through_mkl, True
             continue
-        lower = np.tril(matrix)
+        # the triangle LAPACK reads (the upper one for upper=True), as the lower one of A^H
+        lower = np.tril(matrix.conj().T if upper else matrix)
         hermitian = lower + np.tril(lower, -1).conj().T
+        # potrf stops at the first non-positive pivot, or the first NaN (from the first row of
+        # the lower triangle that holds one)
+        nan_rows = np.flatnonzero(np.isnan(lower).any(axis=1))
+        last = int(nan_rows[0]) if nan_rows.size else matrix.shape[0]
         try:
-            factors[index] = np.linalg.cholesky(hermitian)
+            factor = np.linalg.cholesky(hermitian[:last, :last])
         except np.linalg.LinAlgError:
-            minors = [k for k in range(1, matrix.shape[0] + 1)
-                      if np.linalg.eigvalsh(hermitian[:k, :k]).min() <= 0]
-            info[index] = minors[0] if minors else matrix.shape[0]
+            last = next(k for k in range(last) if np.linalg.eigvalsh(hermitian[:k + 1, :k + 1]).min() <= 0)
+        if last < matrix.shape[0]:
+            info[index] = last + 1
+            factors[index] = _stopped_cholesky(lower, last)
+        else:
+            factors[index] = factor
     if check and np.any(info):
-        raise LinAlgError(f"{name}: The factorization could not be completed because the input is not "
-                          f"positive-definite (the leading minor of order {int(info[info > 0][0])} is not "
+        failed = np.flatnonzero(info)[0]
+        where = f"(Batch element {failed}): " if A.ndim > 2 else ""
+        raise LinAlgError(f"{name}: {where}The factorization could not be completed because the input is not "
+                          f"positive-definite (the leading minor of order {int(info[failed])} is not "
                           "positive-definite).")
     factors = factors.reshape(A.shape)
     if upper and not by_mkl:
@@ -653,6 +702,7 @@ def needs_vectors(A: Tensor) -> bool:
 
 def _svd_outputs(A: Tensor, full_matrices: bool, name: str, vectors: bool = True) -> tuple:
     check_matrix(A, name, square=False)
+    check_svd_input(A._data)
     through_mkl = mkl_lapack.gesdd(A._data, full_matrices, vectors)
     if through_mkl is not None and not np.any(through_mkl[3]):
         u, s, vh, _ = through_mkl
@@ -769,6 +819,8 @@ EIG = node("LinalgEigBackward0", ("A",), multi_output=True,
 
 def _eig_outputs(A: Tensor, with_vectors: bool = True) -> tuple:
     check_matrix(A, "linalg.eig")
+    if not np.isfinite(A._data).all():
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
     complex_dtype = A._dtype if A._dtype.is_complex else A._dtype.to_complex()
     through_mkl = mkl_lapack.geev(A._data, with_vectors)
     if through_mkl is not None and not np.any(through_mkl[2]):

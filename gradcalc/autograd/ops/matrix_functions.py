@@ -4,6 +4,7 @@ the matrix norms (with torch.norm), each with PyTorch's backward formula."""
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -13,7 +14,8 @@ from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn_once
 from .common import ReturnTypes, int64_tensor, zeros_like
-from .decompositions import (check_floating, check_matrix, check_solver_inputs, eigh, eye_like, inv, linalg_cholesky,
+from .decompositions import (check_floating, check_matrix, check_solver_inputs, check_svd_input, eigh, eye_like, inv,
+                             inv_ex, linalg_cholesky,
                              linalg_qr, linalg_svd, lu_factor_arrays, needs_vectors, output_grads, permutation_matrix,
                              solve, solve_triangular, svdvals)
 from .generate import builtin
@@ -87,6 +89,8 @@ def _mkl_spectrum(a: np.ndarray, hermitian: bool, vectors: bool) -> Optional[tup
 
 
 def _pinv_arrays(a: np.ndarray, atol: Any, rtol: Any, hermitian: bool) -> np.ndarray:
+    if not hermitian:
+        check_svd_input(a)
     through_mkl = _mkl_spectrum(a, hermitian, True)
     if hermitian:
         values, vectors = through_mkl or np.linalg.eigh(a)
@@ -146,6 +150,26 @@ LSTSQ = node("LinalgLstsqBackward0", ("self", "b"), multi_output=True, saved=("s
              b=lambda grads, self, b: _lstsqoutput_grads(grads, self, b, "b"))
 
 
+def _refuse_nan_lstsq(flat_a: np.ndarray, flat_b: np.ndarray, driver: str, dtype: dtypes.DType,
+                      batched: bool) -> None:
+    """MKL's refusal of a matrix A or B holding a NaN (its arguments 4 and 6, gels's 5 and 7): it
+    prints its complaint for each such problem, and ATen reports the first as an internal assert."""
+    nan_a, nan_b = (np.isnan(x).any(axis=(-2, -1)) for x in (flat_a, flat_b))
+    if not (nan_a.any() or nan_b.any()):
+        return
+    shift = 1 if driver == "gels" else 0
+    arguments = np.where(nan_a, 4 + shift, np.where(nan_b, 6 + shift, 0))
+    routine = {"float32": "S", "float64": "D", "complex64": "C", "complex128": "Z"}[dtype.name] + driver.upper()
+    for argument in arguments[arguments > 0]:
+        sys.stdout.write(f"\nIntel oneMKL ERROR: Parameter {argument} was incorrect on entry to {routine}.\n")
+    first = int(np.flatnonzero(arguments)[0])
+    where = f"(Batch element {first}): " if batched else ""
+    raise RuntimeError(f'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+                       f'BatchLinearAlgebra.cpp":1613, please report a bug to PyTorch. torch.linalg.lstsq: {where}'
+                       f"Argument {arguments[first]} has illegal value. Most certainly there is a bug in the "
+                       "implementation calling the backend library.")
+
+
 @op(module="linalg")
 def lstsq(input: Tensor, b: Tensor, rcond: Optional[float] = None, *, driver: Optional[str] = None) -> Any:
     check_matrix(input, "linalg.lstsq", square=False)
@@ -157,6 +181,7 @@ def lstsq(input: Tensor, b: Tensor, rcond: Optional[float] = None, *, driver: Op
     m, n = input.shape[-2:]
     flat_a = input._data.reshape((-1, m, n))
     flat_b = np.broadcast_to(rhs, input.shape[:-2] + rhs.shape[-2:]).reshape((-1,) + rhs.shape[-2:])
+    _refuse_nan_lstsq(flat_a, flat_b, driver, input._dtype, input.ndim > 2)
     cutoff = rcond if rcond is not None else np.finfo(input._dtype._numpy).eps * max(m, n)
     results = [np.linalg.lstsq(a, y, rcond=cutoff) for a, y in zip(flat_a, flat_b)]
     solution = np.stack([r[0] for r in results]).reshape(input.shape[:-2] + (n, rhs.shape[-1]))
@@ -358,6 +383,8 @@ def matrix_rank(input: Tensor, tol: Any = None, hermitian: bool = False, *, atol
     atol = atol.item() if isinstance(atol, Tensor) else atol
     rtol = rtol.item() if isinstance(rtol, Tensor) else rtol
     # as ATen: from svdvals (vectors only where a gradient may need them) or eigvalsh's magnitudes
+    if not hermitian:
+        check_svd_input(A._data)
     through_mkl = _mkl_spectrum(A._data, hermitian, not hermitian and needs_vectors(A))
     if through_mkl is not None:
         values = np.abs(through_mkl[0]) if hermitian else through_mkl[1]
@@ -378,7 +405,14 @@ def cond(input: Tensor, p: Any = None) -> Tensor:
         ratio = S.narrow(-1, 0, 1) / S.narrow(-1, S.shape[-1] - 1, 1)
         ratio = ratio if p != -2 else 1 / ratio
         return ratio.squeeze(-1)
-    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+    if p == "nuc":  # from the singular values themselves, as ATen (matrix_norm refuses infinities)
+        S = svdvals(A)
+        return S.sum(-1) * S.reciprocal().sum(-1)
+    # ATen's _linalg_cond_helper: a singular matrix's inverse taken as infinite, and a product of
+    # zero and infinity (or a NaN) made infinite, as NumPy's
+    inverse, info = inv_ex(A)
+    inverse = inverse.masked_fill(info[..., None, None] > 0, math.inf)
+    return (matrix_norm(A, p) * matrix_norm(inverse, p)).nan_to_num(math.inf, math.inf, -math.inf)
 
 
 @op(module="linalg")

@@ -48,14 +48,16 @@ def _operand(other: Any) -> Any:
 _PLAIN_OPERANDS = frozenset(_OPERANDS)
 
 
-def _reflected(function: Callable) -> Callable:
+def _reflected(function: Callable, scalars: bool = True) -> Callable:
+    """An operator method of Tensor; `scalars` False for one whose op takes tensors only (@), which
+    refuses a number before reading it."""
     def operator(a: Tensor, other: Any) -> Any:
         try:
             if type(other) not in _PLAIN_OPERANDS:
                 other = _operand(other)
                 if other is NotImplemented:
                     return NotImplemented
-            elif type(other) is int and not -2 ** 63 <= other < 2 ** 63:
+            elif type(other) is int and scalars and not -2 ** 63 <= other < 2 ** 63:
                 dtypes.unpack_scalar_int(other)  # the parser's OverflowError past uint64, before any other check
             if meta.state["made"] and (meta.is_meta(a) or meta.is_meta(other)):
                 # the op's own checks judge the operands' devices (an element-wise op's broadcast); a
@@ -133,7 +135,8 @@ OPERATORS = {
     "__add__": _reflected(add), "__radd__": _reflected(add), "__sub__": _reflected(sub),
     "__rsub__": _reflected(rsub), "__mul__": _reflected(mul), "__rmul__": _reflected(mul),
     "__truediv__": _reflected(div), "__rtruediv__": _rtruediv, "__pow__": _reflected(power),
-    "__rpow__": _reflected(rpow), "__matmul__": _reflected(_matmul), "__rmatmul__": _reflected(_rmatmul),
+    "__rpow__": _reflected(rpow), "__matmul__": _reflected(_matmul, False),
+    "__rmatmul__": _reflected(_rmatmul, False),
     "__floordiv__": _reflected(floor_divide), "__rfloordiv__": _reflected(_swapped(floor_divide)),
     "__mod__": _reflected(remainder), "__rmod__": _reflected(_swapped(remainder)),
     "__and__": _reflected(bitwise_and), "__rand__": _reflected(bitwise_and), "__or__": _reflected(bitwise_or),
