@@ -379,16 +379,20 @@ CHOLESKY_EX = node("LinalgCholeskyExBackward0", ("self",), multi_output=True,
 CHOLESKY = node("CholeskyBackward0", ("self",), self=lambda grad, result, upper: _cholesky_grad(grad, result, upper))
 
 
-def _stopped_cholesky(lower: np.ndarray, j: int) -> np.ndarray:
-    """What LAPACK's potrf leaves when it stops at column j (a non-positive or NaN pivot): the
-    first j columns factored, the pivot it refused, the rest of the lower triangle as given."""
-    out = lower.copy()
-    if j:
-        out[:j, :j] = np.linalg.cholesky(lower[:j, :j] + np.tril(lower[:j, :j], -1).conj().T)
-        for k in range(j):  # L21 = A21 L11^-H, a column at a time (a NaN stays in its own row)
-            out[j:, k] = (lower[j:, k] - out[j:, :k] @ out[k, :k].conj()) / out[k, k]
-    out[j, j] = lower[j, j] - out[j, :j] @ out[j, :j].conj()
-    return out
+def _unblocked_cholesky(lower: np.ndarray) -> tuple:
+    """LAPACK's potf2 on a lower triangle, column by column, and its info: it stops at the first
+    non-positive or NaN pivot, leaving the pivot it refused and the rest of the triangle as given
+    (for a matrix with an infinity or a NaN, or one that is not positive-definite)."""
+    a = lower.copy()
+    with np.errstate(all="ignore"):
+        for j in range(a.shape[0]):
+            pivot = (a[j, j] - a[j, :j] @ a[j, :j].conj()).real
+            if not pivot > 0:
+                a[j, j] = pivot
+                return a, j + 1
+            a[j, j] = np.sqrt(pivot)
+            a[j + 1:, j] = (a[j + 1:, j] - a[j + 1:, :j] @ a[j, :j].conj()) / a[j, j]
+    return a, 0
 
 
 def _cholesky_arrays(A: Tensor, upper: bool, check: bool, name: str) -> tuple:
@@ -404,20 +408,13 @@ def _cholesky_arrays(A: Tensor, upper: bool, check: bool, name: str) -> tuple:
             continue
         # the triangle LAPACK reads (the upper one for upper=True), as the lower one of A^H
         lower = np.tril(matrix.conj().T if upper else matrix)
-        hermitian = lower + np.tril(lower, -1).conj().T
-        # potrf stops at the first non-positive pivot, or the first NaN (from the first row of
-        # the lower triangle that holds one)
-        nan_rows = np.flatnonzero(np.isnan(lower).any(axis=1))
-        last = int(nan_rows[0]) if nan_rows.size else matrix.shape[0]
-        try:
-            factor = np.linalg.cholesky(hermitian[:last, :last])
-        except np.linalg.LinAlgError:
-            last = next(k for k in range(last) if np.linalg.eigvalsh(hermitian[:k + 1, :k + 1]).min() <= 0)
-        if last < matrix.shape[0]:
-            info[index] = last + 1
-            factors[index] = _stopped_cholesky(lower, last)
-        else:
-            factors[index] = factor
+        if np.isfinite(lower).all():
+            try:
+                factors[index] = np.linalg.cholesky(lower + np.tril(lower, -1).conj().T)
+                continue
+            except np.linalg.LinAlgError:
+                pass
+        factors[index], info[index] = _unblocked_cholesky(lower)
     if check and np.any(info):
         failed = np.flatnonzero(info)[0]
         where = f"(Batch element {failed}): " if A.ndim > 2 else ""

@@ -150,6 +150,14 @@ LSTSQ = node("LinalgLstsqBackward0", ("self", "b"), multi_output=True, saved=("s
              b=lambda grads, self, b: _lstsqoutput_grads(grads, self, b, "b"))
 
 
+def _infinite_lstsq(a: np.ndarray, y: np.ndarray) -> tuple:
+    """numpy.linalg.lstsq's answer for a matrix with an infinity, as LAPACK's pivoted QR ends: the
+    infinite column first, the rest NaN (numpy's LAPACK would print its complaint and fail)."""
+    n = a.shape[-1]
+    return (np.full((n, y.shape[-1]), np.nan, dtype=np.result_type(a, y)), np.zeros((0,), dtype=a.real.dtype),
+            min(1, *a.shape), np.full((min(a.shape),), np.nan, dtype=a.real.dtype))
+
+
 def _refuse_nan_lstsq(flat_a: np.ndarray, flat_b: np.ndarray, driver: str, dtype: dtypes.DType,
                       batched: bool) -> None:
     """MKL's refusal of a matrix A or B holding a NaN (its arguments 4 and 6, gels's 5 and 7): it
@@ -183,7 +191,8 @@ def lstsq(input: Tensor, b: Tensor, rcond: Optional[float] = None, *, driver: Op
     flat_b = np.broadcast_to(rhs, input.shape[:-2] + rhs.shape[-2:]).reshape((-1,) + rhs.shape[-2:])
     _refuse_nan_lstsq(flat_a, flat_b, driver, input._dtype, input.ndim > 2)
     cutoff = rcond if rcond is not None else np.finfo(input._dtype._numpy).eps * max(m, n)
-    results = [np.linalg.lstsq(a, y, rcond=cutoff) for a, y in zip(flat_a, flat_b)]
+    results = [np.linalg.lstsq(a, y, rcond=cutoff) if np.isfinite(a).all() else _infinite_lstsq(a, y)
+               for a, y in zip(flat_a, flat_b)]
     solution = np.stack([r[0] for r in results]).reshape(input.shape[:-2] + (n, rhs.shape[-1]))
     solution = solution[..., 0] if vector else solution
     rank = np.array([r[2] for r in results], dtype=np.int64).reshape(input.shape[:-2])
