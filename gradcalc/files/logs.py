@@ -61,7 +61,10 @@ class Logger(host_logging.Logger):
                 frame = frame.f_back
             if found is not None:
                 return found.f_code.co_filename, found.f_lineno, found.f_code.co_name, None
-        return "(unknown file)", 0, "(unknown function)", None
+        # a stacklevel below 1: Python's loop takes no step and reports findCaller's own frame, at
+        # its last line (its return)
+        code = host_logging.Logger.findCaller.__code__
+        return code.co_filename, max(line for _, _, line in code.co_lines() if line), "findCaller", None
 
 
 class _RootLogger(Logger):
