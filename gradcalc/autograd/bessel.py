@@ -170,7 +170,7 @@ def _i_scaled_asymptotic(order: int, a: np.ndarray) -> np.ndarray:
 def bessel_i_scaled(order: int, x: np.ndarray) -> np.ndarray:
     """e^-|x| I_n(x) (torch.special.i0e, i1e)."""
     def compute(v: np.ndarray) -> np.ndarray:
-        a = np.abs(v)
+        a = np.where(np.isnan(v), 0.0, np.abs(v))  # (a NaN is put back at the end)
         huge = a > 1e5
         result = np.where(huge, _i_scaled_asymptotic(order, np.where(huge, a, 1e5)),
                           _i_scaled(order, np.where(huge, 0.0, a)))
@@ -184,8 +184,8 @@ def bessel_i(order: int, x: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         scaled = bessel_i_scaled(order, x)
-        return np.where(np.isinf(x), np.where(x > 0, np.inf, np.inf if order % 2 == 0 else -np.inf),
-                        scaled * np.exp(np.abs(x)))
+        # an infinity gives NaN, as Cephes' e^|x| times its scaled series (0) does in ATen
+        return np.where(np.isinf(x), np.nan, scaled * np.exp(np.abs(x)))
 
 
 def _k_scaled(order: float, x: np.ndarray) -> np.ndarray:

@@ -12,7 +12,8 @@ from .bessel import bessel_i
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
-_lgamma = np.vectorize(lambda x: math.lgamma(x) if x > 0 or x != math.floor(x) else math.inf, otypes=[np.float64])
+_lgamma = np.vectorize(lambda x: math.lgamma(x) if x > 0 or math.isinf(x) or x != math.floor(x) else math.inf,
+                       otypes=[np.float64])
 
 
 def erf(x: np.ndarray) -> np.ndarray:
@@ -66,6 +67,9 @@ def zeta(s: np.ndarray, q: np.ndarray) -> np.ndarray:
         if x < 1 or math.isnan(a):
             out[index] = math.nan
             continue
+        if math.isinf(a):  # Cephes' zeta: -inf counts as a pole, +inf's tail sums 0 * inf
+            out[index] = math.inf if a < 0 else math.nan
+            continue
         if a <= 0 and (a == math.floor(a) or x != math.floor(x)):
             out[index] = math.inf if a == math.floor(a) else math.nan  # a pole, or no real value
             continue
@@ -86,9 +90,33 @@ def zeta(s: np.ndarray, q: np.ndarray) -> np.ndarray:
     return out
 
 
+def trigamma(x: np.ndarray) -> np.ndarray:
+    """polygamma(1, x) as ATen's calc_trigamma, in x's precision (float32 or float64): the
+    reflection below 1/2 (sin's own value at the poles), six steps of the recurrence, then the
+    asymptotic series."""
+    x = np.asarray(x)
+    kind = x.dtype.type if x.dtype in (np.float32, np.float64) else np.float64
+    x = x.astype(kind)
+    one, pi = kind(1), kind(np.pi)
+    with np.errstate(all="ignore"):
+        reflected = x < kind(0.5)
+        sin_pi_x = np.sin(pi * x)
+        result = np.where(reflected, -(pi * pi) / (sin_pi_x * sin_pi_x), kind(0)).astype(kind)
+        x = np.where(reflected, one - x, x).astype(kind)
+        for _ in range(6):
+            result = result + one / (x * x)
+            x = x + one
+        ixx = one / (x * x)
+        series = one + one / (kind(2) * x) + ixx * (kind(1 / 6) - ixx * (kind(1 / 30) - ixx * kind(1 / 42)))
+        result = result + series / x
+        return np.where(reflected, -result, result)
+
+
 def polygamma(n: int, x: np.ndarray) -> np.ndarray:
     if n == 0:
         return digamma(x)
+    if n == 1:
+        return trigamma(x)
     return (-1.0) ** (n + 1) * math.factorial(n) * zeta(n + 1.0, x)
 
 

@@ -120,7 +120,9 @@ def polygamma(n: int, input: Tensor) -> Tensor:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     dtype = float_result(input._dtype)
     refuse_complex("digamma" if n == 0 else "trigamma" if n == 1 else "polygamma", dtype)
-    data = special.polygamma(n, input._data.astype(np.float64)).astype(dtype._numpy)
+    # trigamma in float for float32 (and the half precisions), as ATen's; the rest in double
+    computed = np.float32 if n == 1 and dtype is not dtypes.float64 else np.float64
+    data = special.polygamma(n, input._data.astype(computed)).astype(dtype._numpy)
     return record(POLYGAMMA, (input,), data, dtype, n=n)
 
 

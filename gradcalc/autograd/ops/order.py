@@ -357,6 +357,8 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     low, high = float(min), float(max)
     if low == high and x.size:
         low, high = float(x.min()), float(x.max())
+        if math.isnan(low):  # aminmax's NaN is the CPU's default one, negative
+            low = high = -math.nan
     elif low > high:
         raise RuntimeError("torch.histc: max must be larger than min")
     if not (math.isfinite(low) and math.isfinite(high)):  # C++'s stream shows doubles as %g does
