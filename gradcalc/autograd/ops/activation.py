@@ -349,6 +349,7 @@ def silu(input: Tensor) -> Tensor:
 @op(module="nn", method=False, nodes=(SOFTPLUS,))
 def softplus(input: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:
     _check_floating(input, "softplus_cpu")
+    kernel_scalar(beta, input._dtype), kernel_scalar(threshold, input._dtype)
     x = opmath_array(input._data)  # (the half precisions in float32)
     kind = x.dtype.type
     scaled = x * kind(beta)
@@ -701,6 +702,7 @@ def threshold(input: Tensor, threshold: Any, value: Any) -> Tensor:
 def hardshrink(input: Tensor, lambd: Any = 0.5) -> Tensor:
     """0 within [-lambd, lambd], the input elsewhere."""
     _check_floating(input, "hardshrink_cpu")
+    kernel_scalar(lambd, input._dtype)
     x = input._data
     kind = x.dtype.type
     return activation(input, HARDSHRINK, np.where((x >= kind(-lambd)) & (x <= kind(lambd)), kind(0), x), lambd=lambd)

@@ -12,7 +12,7 @@ from .. import dtypes
 from ..layout import in_suggested_format
 from ...warnings import warn_once
 from ..tensor import Size, Tensor, wrap_dim
-from .common import broadcast_shapes as shapes_broadcast, int64_tensor, is_conj, zeros_like
+from .common import broadcast_shapes as shapes_broadcast, int64_tensor, is_conj, kernel_scalar, zeros_like
 from .joining import cat, stack
 from .parser import parser
 from .registry import LINEAR, node, op, record
@@ -277,7 +277,8 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     d1, d2 = _diagonal_dims(input.ndim, dim1, dim2)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    data = np.diagonal(input._data, offset, d1, d2)
+    reach = input.shape[d1] + input.shape[d2]  # (an offset past both sizes gives an empty diagonal)
+    data = np.diagonal(input._data, max(-reach, min(offset, reach)), d1, d2)
     if input._data.flags.writeable:  # numpy's diagonal is read-only; torch's is a view to write through
         data.setflags(write=True)
     return record(DIAGONAL, (input,), data, input._dtype, view_of=input, self_sym_sizes=input.shape, offset=offset,
@@ -651,6 +652,7 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor
         if size + before + after < 0:  # ATen cuts negative pads with narrow()
             raise RuntimeError("narrow(): length must be non-negative.")
     cut = tuple(slice(max(-before, 0), size - max(-after, 0)) for (before, after), size in zip(widths, input.shape))
+    value = kernel_scalar(value, input._dtype)
     data = np.pad(input._data[cut], [(max(before, 0), max(after, 0)) for before, after in widths],
                   constant_values=value)
     data = in_suggested_format(np.asarray(data, dtype=input._dtype._numpy), input._data)  # (its memory format kept)

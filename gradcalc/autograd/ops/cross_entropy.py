@@ -79,10 +79,10 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] =
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing)
     if label_smoothing > 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {dtypes.cpp_double(label_smoothing)}")
     log_probs = activation.log_softmax(input, class_dim)
     loss = nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
-    if label_smoothing <= 0.0:
+    if not label_smoothing > 0.0:  # (ATen smooths only when it is > 0: not for a NaN)
         return loss
     # C++'s `double * Tensor`: Tensor-by-number products (MulBackward1)
     smooth = _smoothing_term(log_probs, target, weight, ignore_index, reduction)
@@ -129,7 +129,7 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Optional
     log_probs = activation.log_softmax(input, class_dim)
     if label_smoothing > 0.0:
         if label_smoothing > 1.0:
-            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {dtypes.cpp_double(label_smoothing)}")
         target = target * (1 - label_smoothing) + _smoothing_share(label_smoothing, classes)
     product = log_probs * target
     if weight is not None:

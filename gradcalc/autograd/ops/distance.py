@@ -7,13 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from ...display.names import type_name
 from .. import dtypes, grad_mode, simd
 from . import statistics
 from ..forward_mode import unsupported
 from ..tensor import Tensor
 from .common import broadcast_shapes
 from .joining import cat
+from .parser import parser
 from .registry import node, op, record
 
 
@@ -217,9 +217,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     if compute_mode not in _COMPUTE_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     mode = _COMPUTE_MODES[compute_mode] or 0
-    for position, (name, t) in enumerate((("x1", x1), ("x2", x2)), 1):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"cdist(): argument '{name}' (position {position}) must be Tensor, not {type_name(t)}")
+    x1, x2, p = list(parser("torch", "cdist").parse((x1, x2, p, _COMPUTE_MODES[compute_mode]), {})[1].values())[:3]
     for name, t in (("X1", x1), ("X2", x2)):
         if t.ndim < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.ndim}D")
@@ -230,6 +228,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {t._dtype._scalar_name}")
     if not p >= 0:  # (TORCH_CHECK(p >= 0): NaN fails it)
         raise RuntimeError("cdist only supports non-negative p values")
+    if x1._dtype is not dtypes.float64:
+        with np.errstate(over="ignore"):
+            p = float(np.float32(p))  # the kernel's p is in its float type: past float's range, infinite
     batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     r1, r2, columns = x1.shape[-2], x2.shape[-2], x1.shape[-1]
     empty = x1.numel() == 0 or x2.numel() == 0

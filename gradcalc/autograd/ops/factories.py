@@ -12,7 +12,7 @@ from .. import dtypes, special_functions as special
 from ..dtypes import DType
 from ..tensor import Tensor, check_device
 from ...warnings import warn, warn_once
-from .common import check_not_unsigned, not_implemented_for
+from .common import check_not_unsigned, kernel_scalar, not_implemented_for
 from .creation import batched_like, check_size, data_array, finish, numpy_tensor, range_ends, spaced_ends
 from .registry import op
 
@@ -67,7 +67,7 @@ def range_(start: Any, end: Any, step: Any = 1, *, dtype: Optional[DType] = None
 def scalar_tensor(s: Any, *, dtype: Optional[DType] = None, layout: Any = None, device: Any = None,
                   pin_memory: Any = False, requires_grad: Any = False) -> Tensor:
     dtype = dtype or dtypes.get_default_dtype()
-    return finish(np.array(s, dtype=dtype._numpy), dtype, requires_grad, device)
+    return finish(np.array(kernel_scalar(s, dtype), dtype=dtype._numpy), dtype, requires_grad, device)
 
 
 def _strided_zeros(size: Sequence[int], stride: Sequence[int], dtype: DType) -> np.ndarray:

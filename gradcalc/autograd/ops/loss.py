@@ -484,7 +484,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: int = MEAN, beta: f
 
 @op(function=False, method=False, nodes=(HUBER,))
 def huber_loss(input: Tensor, target: Tensor, reduction: int = MEAN, delta: float = 1.0) -> Tensor:
-    if delta <= 0:
+    if not delta > 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     loss, dtype = _piecewise_loss(input, target, delta, huber=True)
     return record(HUBER, (input, target), np.asarray(_reduce_loss(loss, reduction), dtype=dtype._numpy), dtype,

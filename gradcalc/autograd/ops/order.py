@@ -11,7 +11,7 @@ from .. import dtypes, meta
 from ...boolean_dispatch import boolean_dispatch, renamed
 from ..tensor import Tensor, wrap_dim
 from .common import (ReturnTypes, check_not_complex, check_not_unsigned, check_reduction_size, int64_tensor,
-                     not_implemented_for)
+                     kernel_scalar, not_implemented_for)
 from .parser import parser
 from .reduction import MISSING, evenly, scatter_back
 from . import partition
@@ -162,7 +162,9 @@ def _quantile(input: Tensor, q: Any, dim: Optional[int], keepdim: bool, interpol
                            f"{interpolation}")
     scalar_q = not isinstance(q, Tensor)
     qs = np.atleast_1d(np.asarray(q.detach().tolist() if isinstance(q, Tensor) else q, dtype=np.float64))
-    if np.any((qs < 0) | (qs > 1)):
+    if not np.all((qs >= 0) & (qs <= 1)):  # (a NaN fails it too)
+        if scalar_q:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {dtypes.cpp_double(float(q))}")
         raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
     values = input.flatten() if dim is None else input.movedim(dim, -1)
     ordered = values.sort(-1).values
@@ -241,7 +243,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any = None, *, out_int32: bool 
 
 
 @op()
-def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, self: Any = None) -> Tensor:
+def bucketize(input: Any = None, boundaries: Tensor = None, *, out_int32: bool = False, right: bool = False, self: Any = None) -> Tensor:
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, self if input is None else input, out_int32=out_int32, right=right)
@@ -355,6 +357,7 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     x = input._data.astype(np.float64).reshape(-1)
     low, high = float(min), float(max)
+    kernel_scalar(min, input._dtype), kernel_scalar(max, input._dtype)  # (read in the input's type)
     if low == high and x.size:
         low, high = float(x.min()), float(x.max())
         if math.isnan(low):  # aminmax's NaN is the CPU's default one, negative

@@ -347,6 +347,7 @@ def _clamp_one(a: Tensor, bound: Any, node_def: NodeDef, tensor_node: NodeDef, p
         x, b = arrays((a, bound), dtype)
         return record(tensor_node, (a, bound), np.asarray(pick(x, b), dtype=dtype._numpy), dtype)
     (x,) = arrays((a,), dtype)
+    kernel_scalar(bound, dtype)  # (the kernel reads the bound in its type)
     return record(node_def, (a,), np.asarray(pick_number(x, bound), dtype=dtype._numpy), dtype, **{name: bound})
 
 
@@ -371,8 +372,9 @@ def round(input: Tensor, *, decimals: Optional[int] = None) -> Tensor:
         raise not_implemented_for("round_cpu" if decimals else "round_vml_cpu", input._dtype)
     if decimals is None:
         return record(ROUND, (input,), np.rint(x), input._dtype)
-    scale = np.asarray(10.0 ** (decimals if decimals > 0 else -decimals), dtype=x.dtype)
-    data = np.rint(x * scale) / scale if decimals > 0 else np.rint(x / scale) * scale
+    with np.errstate(all="ignore"):  # (std::pow(10, decimals): infinite past a double's range)
+        scale = np.asarray(np.float64(10.0) ** (decimals if decimals > 0 else -decimals), dtype=x.dtype)
+        data = np.rint(x * scale) / scale if decimals > 0 else np.rint(x / scale) * scale
     return record(ROUND_DECIMALS, (input,), np.asarray(data, dtype=x.dtype), input._dtype, decimals=decimals)
 
 

@@ -297,7 +297,7 @@ def _renorm_grad(grad: Tensor, self: Tensor, p: Any, dim: int, maxnorm: Any) -> 
 def renorm(input: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
-    if maxnorm < 0:
+    if not maxnorm >= 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if input.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")

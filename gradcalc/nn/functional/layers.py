@@ -314,7 +314,8 @@ def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None, running_
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                eps: float = 1e-5) -> Tensor:
-    return normalization.layer_norm(input, _single(normalized_shape), weight, bias, eps, True)
+    # torch's calls torch.layer_norm: its parser reads the arguments first
+    return normalization.layer_norm(*_parsed("layer_norm", input, _single(normalized_shape), weight, bias, eps, True))
 
 
 def rms_norm(input: Tensor, normalized_shape: Any, weight: Optional[Tensor] = None,
@@ -444,6 +445,7 @@ one_hot = _NN["one_hot"]
 # ------------------------------------------------------------------ padding and reshaping
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: Optional[float] = None) -> Tensor:
+    input, pad, mode, value = _parsed("pad", input, pad, mode, value, namespace="nn")  # torch's: the C function
     # at::pad's checks, before any mode's own
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")

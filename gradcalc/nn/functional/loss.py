@@ -14,6 +14,7 @@ from ...autograd import grad_mode, meta
 from ...autograd.ops import elementwise as special_ops
 from ...autograd.ops.common import shape_text
 from ...autograd.ops.indexing import where
+from ...autograd.ops.parser import parser
 from .activation import _NN, _TORCH
 
 
@@ -156,17 +157,25 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     reduction = _loss_preamble(input, target, size_average, reduce, reduction)
     input, target = _broadcast_pair(input, target)
-    if beta < 0:
-        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:  # PyTorch takes l1_loss then, whose graph is (input - target).abs() and its reduction
         return l1_loss(input, target, reduction=reduction)
+    beta = _double("smooth_l1_loss", input, target, loss.reduction_enum(reduction), beta)
+    if not beta >= 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     return loss.smooth_l1_loss(input, target, loss.reduction_enum(reduction), beta)
+
+
+def _double(name: str, *arguments: Any) -> float:
+    """The last of `arguments` (a double) as torch's C function `name` reads it: a number that is
+    not one is refused in the parser's words."""
+    return list(parser("nn", name).parse(arguments, {})[1].values())[len(arguments) - 1]
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Optional[Tensor] = None) -> Tensor:
     reduction = _loss_preamble(input, target, None, None, reduction)
     input, target = _broadcast_pair(input, target)
+    delta = _double("huber_loss", input, target, loss.reduction_enum(reduction), delta)
     if weight is None:
         return loss.huber_loss(input, target, loss.reduction_enum(reduction), delta)
     return _reduced(loss.huber_loss(input, target, 0, delta) * weight, reduction)
@@ -239,8 +248,9 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
                         reduce: Any = None, reduction: str = "mean") -> Tensor:
     reduction = _legacy_or(size_average, reduce, reduction)
+    margin = list(parser("torch", "margin_ranking_loss").parse((input1, input2, target, margin), {})[1].values())[3]
     difference = input1 - input2  # (ATen's composite: the difference first, the margin a double)
-    return _reduced((-target * difference + float(margin)).clamp_min_(0), reduction)
+    return _reduced((-target * difference + margin).clamp_min_(0), reduction)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
