@@ -209,6 +209,14 @@ def real_scalar(value: Any, dtype: DType) -> Any:
     return value.real
 
 
+def fill_scalar(value: Any, dtype: DType, numel: int) -> Any:
+    """A fill's number (fill_, full): checked as kernel_scalar checks it, except that a single
+    element of a half precision goes through ATen's scalar_fill, which takes infinity."""
+    if numel == 1 and dtype in (dtypes.float16, dtypes.bfloat16):
+        return value
+    return kernel_scalar(value, dtype)
+
+
 def opmath_scalar(value: Any, dtype: DType) -> Any:
     """kernel_scalar for a kernel that computes the half precisions in float (at::opmath_type)."""
     if type(value) is int and 0 <= value <= 1:  # the defaults, which every type holds

@@ -17,8 +17,8 @@ from ..meta import make_meta, wants_meta
 from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...display.names import type_name
 from ...warnings import warn, warn_once
-from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, kernel_scalar,
-                     not_implemented_for, shape_text)
+from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fill_scalar,
+                     kernel_scalar, not_implemented_for, shape_text)
 from .info import MEMORY_FORMATS, check_memory_format
 from .parser import parser
 from .registry import op
@@ -324,12 +324,12 @@ def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: An
     meta = meta_factory(size, dtype, requires_grad, device)
     if meta is not None:
         return meta
-    value = kernel_scalar(value, dtype)
-    if like is None:
-        data = np.full(check_size(size, dtype), value, dtype=dtype._numpy)
+    if like is None:  # (the empty tensor first, then its fill)
+        shape = check_size(size, dtype)
+        data = np.full(shape, fill_scalar(value, dtype, math.prod(shape)), dtype=dtype._numpy)
     else:
         data = preserved(like, dtype._numpy)
-        data[...] = value
+        data[...] = fill_scalar(value, dtype, data.size)
     return finish(data, dtype, requires_grad, device)
 
 
@@ -376,7 +376,9 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Optional[DType] = None,
     meta = meta_factory(size, dtype, requires_grad, device)
     if meta is not None:
         return meta
-    return finish(np.full(check_size(size, dtype), kernel_scalar(fill_value, dtype), dtype=dtype._numpy), dtype, requires_grad, device)
+    shape = check_size(size, dtype)
+    return finish(np.full(shape, fill_scalar(fill_value, dtype, math.prod(shape)), dtype=dtype._numpy), dtype,
+                  requires_grad, device)
 
 
 def _like(name: str, value: Any) -> None:

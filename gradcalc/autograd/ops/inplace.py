@@ -13,7 +13,8 @@ from ..engine import Node, forward_name, gradient_edge
 from ..saved_variable import SavedTensor
 from ..tensor import (LEAF_INPLACE_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD,
                       VIEW_OF_LEAF_INPLACE_MESSAGE, Tensor, VersionCounter)
-from .common import as_tensor, batch_front, broadcast_shapes, kernel_scalar, real_scalar, shape_text, zeros_like
+from .common import (as_tensor, batch_front, broadcast_shapes, fill_scalar, kernel_scalar, real_scalar, shape_text,
+                     zeros_like)
 from ...display.names import type_name
 from ...warnings import warn
 from .conversion import _to_copy_grad, to_dtype
@@ -508,7 +509,7 @@ def fill_(input: Tensor, value: Any, node_def: Any = None) -> Tensor:
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     number = value._data if isinstance(value, Tensor) else real_scalar(value, a._dtype)
-    number = kernel_scalar(number, a._dtype)
+    number = fill_scalar(number, a._dtype, a.numel())
     if (grad_mode.is_grad_enabled() and (a.requires_grad or isinstance(value, Tensor) and value.requires_grad)
             or forward_mode.has_tangent(a, value)):
         data = np.full(a.shape, number, dtype=a._dtype._numpy)
@@ -538,7 +539,7 @@ def fill(input: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     number = value._data if isinstance(value, Tensor) else value
-    number = kernel_scalar(number, input._dtype)
+    number = fill_scalar(number, input._dtype, input.numel())
     data = np.full(input.shape, number, dtype=input._dtype._numpy)
     if isinstance(value, Tensor):
         return record(FILL_COPY_TENSOR, (input, value), data, input._dtype)
