@@ -133,7 +133,7 @@ def glibc_expf(x: np.ndarray) -> np.ndarray:
         r = z - (rounded - _EXPF_SHIFT)
         scale = (_EXPF_TABLE[k % np.uint64(_EXPF_N)] + (k << np.uint64(52 - _EXPF_TABLE_BITS))).view(np.float64)
         y = (_EXPF_POLY[0] * r + _EXPF_POLY[1]) * (r * r) + (_EXPF_POLY[2] * r + 1.0)
-        result = (y * scale).astype(np.float32)
+        result = np.asarray((y * scale).astype(np.float32))  # (an array even for a 0-dim x)
     result[x > _EXPF_OVERFLOW] = np.inf
     result[x < _EXPF_UNDERFLOW] = 0.0
     return np.where(np.isnan(x), x, result)

@@ -430,9 +430,9 @@ def _check_index_shapes(items: tuple) -> None:
     index of its true elements' count per dimension it covers)."""
     shapes = []
     for item in items:
-        mask = _mask(item)
-        if mask is not None and mask.ndim > 0:
-            shapes += [(int(np.count_nonzero(mask)),)] * mask.ndim
+        mask = np.asarray(item) if isinstance(item, bool) else _mask(item)
+        if mask is not None:  # (a single True or False: one dimension of 1 or 0)
+            shapes += [(int(np.count_nonzero(mask)),)] * max(mask.ndim, 1)
         elif isinstance(item, Tensor) and item.ndim > 0:
             shapes.append(item.shape)
         elif isinstance(item, np.ndarray):
