@@ -184,6 +184,7 @@ def kernel_scalar(value: Any, dtype: DType) -> Any:
     passes; see _fitted_integer)."""
     if type(value) is int and 0 <= value <= 1:  # the defaults, which every type holds
         return value
+    value = real_scalar(value, dtype)
     checked = _CHECKED_FLOATS.get(dtype)
     if checked is None:
         return _fitted_integer(value, dtype)

@@ -482,7 +482,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Optional[DType] = None,
     start, end = range_ends("linspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dtype = dtype or dtypes.get_default_dtype()
+    dtype = spaced_dtype("linspace", start, end, dtype)
     check_allocation((steps,), dtype)
     start, end = spaced_ends("linspace_cpu", start, end, steps, dtype)
     # PyTorch fills the first half forwards from start and the second half backwards from end
@@ -508,6 +508,18 @@ def range_ends(name: str, start: Any, end: Any) -> tuple:
         got = " and ".join(f"{label} with {value.ndim} dimension(s)" for label, value in tensors)
         raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {got}.")
     return tuple(value.item() if isinstance(value, Tensor) else value for value in (start, end))
+
+
+def spaced_dtype(name: str, start: Any, end: Any, dtype: Optional[DType]) -> DType:
+    """The dtype linspace and logspace make: a complex end makes the default complex, which a real
+    dtype asked for cannot take."""
+    inferred = dtypes.get_default_dtype()
+    if isinstance(start, complex) or isinstance(end, complex):
+        inferred = inferred.to_complex()
+        if dtype is not None and not dtype.is_complex:
+            raise RuntimeError(f"torch.{name}(): inferred dtype {inferred._cpp_name} can't be safely cast to passed "
+                               f"dtype {dtype._scalar_name}")
+    return dtype or inferred
 
 
 def spaced_ends(kernel: str, start: Any, end: Any, steps: int, dtype: DType) -> tuple:

@@ -13,7 +13,8 @@ from ..dtypes import DType
 from ..tensor import Tensor, check_device
 from ...warnings import warn, warn_once
 from .common import check_not_unsigned, kernel_scalar, not_implemented_for
-from .creation import batched_like, check_size, data_array, finish, numpy_tensor, range_ends, spaced_ends
+from .creation import (batched_like, check_size, data_array, finish, numpy_tensor, range_ends, spaced_dtype,
+                       spaced_ends)
 from .registry import op
 
 
@@ -23,7 +24,7 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Opt
     start, end = range_ends("logspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dtype = dtype or dtypes.get_default_dtype()
+    dtype = spaced_dtype("logspace", start, end, dtype)
     start, end = spaced_ends("logspace_cpu", start, end, steps, dtype)
     # exponents from both ends in the dtype (double for integers), each power taken in double
     kind = np.float64 if dtype.category <= dtypes.INTEGRAL else dtype._numpy.type
