@@ -12,7 +12,7 @@ from ..dtypes import DType
 from ..tensor import Tensor
 from .common import (arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned, check_number,
                      conjugate, float_result, kernel_scalar, not_implemented_for, zeros_like)
-from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, check_saved_inference, node, op, record, untracked
+from .registry import ELEMENT_WISE, LINEAR, NOT_IMPLEMENTED, NodeDef, node, op, record, save_before_kernel, untracked
 
 
 def _scaled(grad: Tensor, alpha: Any) -> Tensor:
@@ -169,9 +169,12 @@ def binary(node_def: NodeDef, a: Any, b: Any, compute: Optional[DType] = None, *
     tb = b if isinstance(b, Tensor) else as_tensor(b)
     x, y = ta._data, tb._data
     if x.shape != y.shape or meta.state["made"]:
-        if (ta._is_inference or tb._is_inference) and grad_mode._enabled:
-            check_saved_inference(node_def, (ta, tb), params)  # (autograd saves them first)
-        check_broadcast(ta, tb)
+        try:
+            check_broadcast(ta, tb)
+        except RuntimeError:
+            if grad_mode._enabled:
+                save_before_kernel(node_def, (ta, tb), params)  # (autograd saves the inputs first)
+            raise
     numpy_dtype = dtype._numpy
     if ta._dtype is not dtype:
         x = x.astype(numpy_dtype)

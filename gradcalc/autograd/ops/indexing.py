@@ -518,7 +518,9 @@ def _index_array(index: Any) -> np.ndarray:
     return index._data if isinstance(index, Tensor) else np.asarray(index)
 
 
-def _check_index(index: Any, name: str) -> np.ndarray:
+def _check_index(index: Any, name: str, input: Tensor, dim: int) -> np.ndarray:
+    """A scatter's or gather's index as an array, after the dim's own check (ATen wraps it first)."""
+    wrap_dim(dim, input.ndim)
     index = _index_array(index)
     if index.dtype not in (np.int64, np.int32):
         if index.size:  # PyTorch checks the dtype of a non-empty index only
@@ -575,7 +577,7 @@ def _flat_dims(data: np.ndarray) -> np.ndarray:
 def scatter(input: Tensor, dim: int, index: Any, src: Optional[Tensor] = None, *, value: Any = None,
             reduce: Optional[str] = None) -> Tensor:
     check_not_unsigned("scatter_gather_tensor_cpu", input._dtype)
-    index = _check_index(index, "scatter")
+    index = _check_index(index, "scatter", input, dim)
     dim = _check_scatter(input, dim, index, src)
     if src is not None and reduce is not None:
         warn_once("UserWarning", "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
@@ -602,7 +604,7 @@ def scatter(input: Tensor, dim: int, index: Any, src: Optional[Tensor] = None, *
 
 @op(nodes=(SCATTER_ADD,))
 def scatter_add(input: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
-    index = _check_index(index, "scatter_add")
+    index = _check_index(index, "scatter_add", input, dim)
     dim = _check_scatter(input, dim, index, src)
     _check_positions(index, input, dim)
     data = input._data.copy()
@@ -615,7 +617,7 @@ def scatter_add(input: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
 @op()
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     check_not_unsigned("scatter_gather_tensor_cpu", input._dtype)
-    index_array = _check_index(index, "gather")
+    index_array = _check_index(index, "gather", input, dim)
     dim = wrap_dim(dim, input.ndim)
     if max(input.ndim, 1) != max(index_array.ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")

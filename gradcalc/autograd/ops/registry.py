@@ -30,7 +30,7 @@ from .. import dtypes, grad_mode, layout, meta
 from ..dtypes import DType
 from ...c_arguments import pybind_mismatch
 from ..engine import FREED_MESSAGE, Node, gradient_edge
-from ..saved_variable import INFERENCE_SAVED, SavedTensor, default_hooks, hooked_order
+from ..saved_variable import SavedTensor, default_hooks, hooked_order
 # the forward-formula markers the op modules declare with, re-exported
 from ..forward_mode import ELEMENT_WISE as ELEMENT_WISE, LINEAR as LINEAR, propagate
 from ..grad_mode import FORWARD_LEVELS
@@ -322,15 +322,15 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
     return out
 
 
-def check_saved_inference(op: NodeDef, inputs: Sequence[Tensor], params: dict) -> None:
-    """Autograd's saving of an op's inputs, which comes before the op's own checks: an inference
-    tensor among those it would save is refused then."""
+def save_before_kernel(op: NodeDef, inputs: Sequence[Tensor], params: dict) -> None:
+    """Autograd's saving of an op's inputs, which comes before the kernel's own checks: for a
+    kernel that then fails, an inference tensor among them is refused and the pack hooks have run."""
     needs_grad = tuple([t.requires_grad for t in inputs])
     if True not in needs_grad:
         return
     for name, index in op.save_plan(needs_grad):
-        if index >= 0 and name not in params and inputs[index]._is_inference:
-            raise RuntimeError(INFERENCE_SAVED)
+        if index >= 0 and name not in params:
+            SavedTensor(inputs[index])
 
 
 def recording_not_needed() -> bool:

@@ -92,8 +92,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     check_not_unsigned("index_select", input._dtype)
     if input.ndim == 0 and index.numel() != 1:  # before the index's own checks
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
-    positions = _index_vector(index)
     d = wrap_dim(dim, max(input.ndim, 1))
+    positions = _index_vector(index)
     size = input.shape[d] if input.ndim else 1
     bad = positions[(positions >= size) | (positions < 0)]
     if bad.size:
@@ -108,13 +108,13 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 def _placed(input: Tensor, dim: int, index: Tensor, source: Tensor, func: str) -> tuple:
     """index_add's and index_reduce's checks (ATen's index_func_meta_impl), then the kernel's bounds."""
+    d = wrap_dim(dim, max(input.ndim, 1))
     if index.ndim > 1:
         raise IndexError(f"{func}_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
                          f"{index._dtype._scalar_name} and size: {list(index.shape)}")
     if index._dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError(f"{func}_(): Expected dtype int32/int64 for index but got: {index._dtype._scalar_name}")
     positions = index._data.reshape(-1).astype(np.int64)
-    d = wrap_dim(dim, max(input.ndim, 1))
     if input._dtype is not source._dtype:
         raise RuntimeError(f"{func}_(): self ({input._dtype._scalar_name}) and source ({source._dtype._scalar_name}) "
                            "must have the same scalar type")
@@ -263,6 +263,8 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) -> Tensor:
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if indices._dtype is not dtypes.int64:  # its own check, before the dim's
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {indices._dtype._scalar_name}")
     d = wrap_dim(dim, input.ndim)
     shape_in, shape_index = list(input.shape), list(indices.shape)
     shape_in[d] = shape_index[d] = 1
@@ -393,7 +395,7 @@ def _reduce_grads(grad: Tensor, self: Tensor, dim: int, index: Tensor, src: Tens
 @op(nodes=(SCATTER_REDUCE,))
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                    include_self: bool = True) -> Tensor:
-    index_array = _check_index(index, "scatter")
+    index_array = _check_index(index, "scatter", input, dim)
     d = _check_scatter(input, dim, index_array, src)
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
