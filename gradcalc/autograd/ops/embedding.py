@@ -10,7 +10,7 @@ from .. import dtypes, grad_mode
 from ..engine import run_backward
 from ..forward_mode import unsupported
 from ..tensor import Tensor
-from .common import zeros
+from .common import shape_text, zeros
 from .registry import node, op, record
 
 
@@ -57,7 +57,21 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
 def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
     """Rows of `input` picked by `indices` whose norm passes max_norm scaled down to it, in place."""
     _check_indices(indices, "embedding_renorm_", 2)
-    rows = np.unique(indices._data.reshape(-1))
+    rows = np.unique(indices._data.reshape(-1))  # (in order: ATen selects each row, and stops at a bad one)
+    size = input.shape[0] if input.ndim else 0
+    bad = np.flatnonzero((rows < -size) | (rows >= size))
+    failure = None
+    if bad.size:
+        failure = IndexError(f"select(): index {int(rows[bad[0]])} out of range for tensor of size "
+                             f"{shape_text(input.shape)} at dimension 0")
+        rows = rows[:bad[0]]
+    _renorm_rows(input, rows % max(size, 1), max_norm, norm_type)
+    if failure is not None:
+        raise failure
+    return input
+
+
+def _renorm_rows(input: Tensor, rows: np.ndarray, max_norm: float, norm_type: float) -> None:
     with grad_mode.no_grad():
         data = input._data
         picked = data[rows].astype(np.float64)
@@ -65,7 +79,6 @@ def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type
         scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
         data[rows] = (data[rows] * scale[:, None].astype(data.dtype)).astype(data.dtype)
         input._vc.value += 1
-    return input
 
 
 class _BagGraph:

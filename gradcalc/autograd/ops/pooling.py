@@ -174,6 +174,8 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), p
                             dilation: Any = 1, ceil_mode: bool = False, *, c_ints: bool = True) -> tuple:
     """(values, indices) of the max pool; `c_ints` False for max_pool1d's own kernel, which reads its
     sizes as int64."""
+    # (a meta tensor's Python meta kernel reads them as Python ints)
+    c_ints = c_ints and not meta.is_meta(input)
     kernel, stride, padding, dilation = _sizes("max_pool2d", kernel_size, stride, padding, dilation, c_ints)
     out = _geometry(input, kernel, stride, padding, dilation, ceil_mode)
     if input._dtype.is_complex or input._dtype is dtypes.bool_:
@@ -222,7 +224,7 @@ def divisors(shape: tuple, kernel: tuple, stride: tuple, padding: tuple, out: tu
 def avg_pool2d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: Optional[int] = None) -> Tensor:
-    kernel, stride, padding, _ = _sizes("avg_pool2d", kernel_size, stride, padding, 1)
+    kernel, stride, padding, _ = _sizes("avg_pool2d", kernel_size, stride, padding, 1, not meta.is_meta(input))
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     out = _geometry(input, kernel, stride, padding, (1, 1), ceil_mode)
