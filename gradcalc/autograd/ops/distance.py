@@ -92,6 +92,15 @@ def _pdist_grad(grad: Tensor, self: Tensor, p: float, result: Tensor) -> Tensor:
 PDIST = node("PdistBackward0", ("self",), jvp=unsupported("_pdist_forward"), self=lambda grad, self, p, result: _pdist_grad(grad, self, p, result))
 
 
+def _in_kernel_type(p: Any, dtype: dtypes.DType) -> float:
+    """A distance's p as its kernel holds it, in the tensors' float type: past float's range,
+    infinite (the infinity norm then)."""
+    if dtype is dtypes.float64:
+        return p
+    with np.errstate(over="ignore"):
+        return float(np.float32(p))
+
+
 @op(method=False, nodes=(PDIST,))
 def pdist(input: Tensor, p: Any = 2) -> Tensor:
     if input.ndim != 2:
@@ -102,6 +111,7 @@ def pdist(input: Tensor, p: Any = 2) -> Tensor:
         raise RuntimeError("pdist only supports non-negative p values")
     if input._dtype not in (dtypes.float32, dtypes.float64):  # (the kernel's dispatch)
         raise NotImplementedError(f"\"pdist\" not implemented for '{input._dtype._scalar_name}'")
+    p = _in_kernel_type(p, input._dtype)
     x = input._data
     n, m = x.shape
     if n <= 1:
@@ -228,9 +238,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {t._dtype._scalar_name}")
     if not p >= 0:  # (TORCH_CHECK(p >= 0): NaN fails it)
         raise RuntimeError("cdist only supports non-negative p values")
-    if x1._dtype is not dtypes.float64:
-        with np.errstate(over="ignore"):
-            p = float(np.float32(p))  # the kernel's p is in its float type: past float's range, infinite
+    p = _in_kernel_type(p, x1._dtype)
     batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     r1, r2, columns = x1.shape[-2], x2.shape[-2], x1.shape[-1]
     empty = x1.numel() == 0 or x2.numel() == 0
