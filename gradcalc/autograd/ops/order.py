@@ -360,7 +360,7 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     kernel_scalar(min, input._dtype), kernel_scalar(max, input._dtype)  # (read in the input's type)
     if low == high and x.size:
         low, high = float(x.min()), float(x.max())
-        if math.isnan(low):  # aminmax's NaN is the CPU's default one, negative
+        if math.isnan(low) and x.size > 1:  # aminmax's vectorised NaN has every bit set: negative
             low = high = -math.nan
     elif low > high:
         raise RuntimeError("torch.histc: max must be larger than min")

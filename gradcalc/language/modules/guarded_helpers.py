@@ -232,8 +232,14 @@ def dataclass(cls: Any = None, /, **options: Any) -> Any:
     return wrap if cls is None else wrap(cls)
 
 
-def make_dataclass(cls_name: Any, fields: Any, *, bases: Any = (), namespace: Any = None, **options: Any) -> type:
-    """dataclasses.make_dataclass, from exact names, checked bases and a checked namespace."""
+def make_dataclass(cls_name: Any, fields: Any, *, bases: Any = (), namespace: Any = None, init: Any = True,
+                   repr: Any = True, eq: Any = True, order: Any = False, unsafe_hash: Any = False,  # noqa: A002
+                   frozen: Any = False, match_args: Any = True, kw_only: Any = False, slots: Any = False,
+                   weakref_slot: Any = False) -> type:
+    """dataclasses.make_dataclass, from exact names, checked bases and a checked namespace (its
+    keywords Python's own: a wrong call is refused in Python's words)."""
+    options = dict(init=init, repr=repr, eq=eq, order=order, unsafe_hash=unsafe_hash, frozen=frozen,
+                   match_args=match_args, kw_only=kw_only, slots=slots, weakref_slot=weakref_slot)
     exact_fields = []
     for item in fields:
         if isinstance(item, str):
@@ -242,8 +248,9 @@ def make_dataclass(cls_name: Any, fields: Any, *, bases: Any = (), namespace: An
             exact_fields.append((_check_field_name(item[0]), *item[1:]))
         else:
             exact_fields.append(item)  # dataclasses' own TypeError
-    if not isinstance(bases, tuple):
-        raise TypeError(f"make_dataclass() argument 'bases' must be a tuple, not {type(bases).__name__}")
+    if not isinstance(bases, tuple):  # types.new_class iterates them, type() takes a tuple only
+        iter(bases)
+        raise TypeError(f"type.__new__() argument 2 must be tuple, not {type(bases).__name__}")
     guard.check_bases(bases)
     if namespace is not None:
         if not isinstance(namespace, dict):
