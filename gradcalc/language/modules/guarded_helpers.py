@@ -220,8 +220,13 @@ def _check_dataclass(cls: Any) -> None:
         _check_field_name(name)
 
 
-def dataclass(cls: Any = None, /, **options: Any) -> Any:
-    """dataclasses.dataclass, for a program's class whose field names are identifiers."""
+def dataclass(cls: Any = None, /, *, init: Any = True, repr: Any = True, eq: Any = True,  # noqa: A002
+              order: Any = False, unsafe_hash: Any = False, frozen: Any = False, match_args: Any = True,
+              kw_only: Any = False, slots: Any = False, weakref_slot: Any = False) -> Any:
+    """dataclasses.dataclass, for a program's class whose field names are identifiers (its keywords
+    Python's own: an unknown one is refused at the call, before the class is read)."""
+    options = dict(init=init, repr=repr, eq=eq, order=order, unsafe_hash=unsafe_hash, frozen=frozen,
+                   match_args=match_args, kw_only=kw_only, slots=slots, weakref_slot=weakref_slot)
 
     def wrap(target: Any) -> Any:
         _check_dataclass(target)
