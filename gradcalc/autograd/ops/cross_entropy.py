@@ -129,7 +129,8 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Optional
     log_probs = activation.log_softmax(input, class_dim)
     if label_smoothing > 0.0:
         if label_smoothing > 1.0:
-            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {dtypes.cpp_double(label_smoothing)}")
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                               f"{dtypes.cpp_double(label_smoothing)}")
         target = target * (1 - label_smoothing) + _smoothing_share(label_smoothing, classes)
     product = log_probs * target
     if weight is not None:

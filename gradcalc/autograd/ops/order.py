@@ -243,7 +243,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any = None, *, out_int32: bool 
 
 
 @op()
-def bucketize(input: Any = None, boundaries: Tensor = None, *, out_int32: bool = False, right: bool = False, self: Any = None) -> Tensor:
+def bucketize(input: Any = None, boundaries: Tensor = None, *, out_int32: bool = False, right: bool = False,
+              self: Any = None) -> Tensor:
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, self if input is None else input, out_int32=out_int32, right=right)

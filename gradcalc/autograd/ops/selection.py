@@ -13,7 +13,8 @@ from ..tensor import Tensor, wrap_dim
 from ...warnings import warn_once
 from .common import as_tensor, broadcast_shapes, check_not_unsigned, int64_tensor, kernel_scalar, zeros, zeros_like
 from .generate import make_inplace
-from .inplace import OVERLAP_MESSAGE, check_batched_operands, check_inplace, commit_inplace, expanded_put, internal_overlap, overlap
+from .inplace import (OVERLAP_MESSAGE, check_batched_operands, check_inplace, commit_inplace, expanded_put,
+                      internal_overlap, overlap)
 from .indexing import (INDEX_PUT, _check_index, _check_positions, _check_scatter, check_masked_fill, gather, index_put,
                        masked_fill, masked_fill_values, numpy_index, put_values, write_before)
 from .geometry import strided
@@ -264,7 +265,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     if indices._dtype is not dtypes.int64:  # its own check, before the dim's
-        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {indices._dtype._scalar_name}")
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices._dtype._scalar_name}")
     d = wrap_dim(dim, input.ndim)
     shape_in, shape_index = list(input.shape), list(indices.shape)
     shape_in[d] = shape_index[d] = 1
