@@ -125,22 +125,25 @@ def _max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: An
     return _TORCH["max_pool1d"](input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
 
 
+def _parsed_max_pool(dims: int, kernel: Any, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+                     dilation: Any, ceil_mode: bool, return_indices: bool) -> Any:
+    # torch's calls torch.max_poolNd, or torch._C._nn.max_poolNd_with_indices: their parsers' checks first
+    namespace, name = ("nn", f"max_pool{dims}d_with_indices") if return_indices else ("torch", f"max_pool{dims}d")
+    arguments = (input, kernel_size, () if stride is None else stride, padding, dilation, ceil_mode)
+    result = kernel(*parser(namespace, name).parse(arguments, {})[1].values())
+    return result if return_indices else result[0]
+
+
 def _max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                 ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    # torch's calls torch.max_pool2d, or torch._C._nn.max_pool2d_with_indices: their parsers' checks first
-    namespace, name = ("nn", "max_pool2d_with_indices") if return_indices else ("torch", "max_pool2d")
-    arguments = (input, kernel_size, () if stride is None else stride, padding, dilation, ceil_mode)
-    result = pooling.max_pool2d_with_indices(*parser(namespace, name).parse(arguments, {})[1].values())
-    return result if return_indices else result[0]
+    return _parsed_max_pool(2, pooling.max_pool2d_with_indices, input, kernel_size, stride, padding, dilation,
+                            ceil_mode, return_indices)
 
 
 def _max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                 ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    # torch's calls torch.max_pool3d, or torch._C._nn.max_pool3d_with_indices: their parsers' checks first
-    namespace, name = ("nn", "max_pool3d_with_indices") if return_indices else ("torch", "max_pool3d")
-    arguments = (input, kernel_size, () if stride is None else stride, padding, dilation, ceil_mode)
-    result = pooling3d.max_pool3d_with_indices(*parser(namespace, name).parse(arguments, {})[1].values())
-    return result if return_indices else result[0]
+    return _parsed_max_pool(3, pooling3d.max_pool3d_with_indices, input, kernel_size, stride, padding, dilation,
+                            ceil_mode, return_indices)
 
 
 # torch's F.avg_pool1d and F.adaptive_avg_pool1d are the C functions themselves
