@@ -636,8 +636,13 @@ def randint(low: int, high: int, shape: Shape, dtype: DType = "int64",
     span = high - low
     # Public builds take 64-bit draws from a range of 2^28 on, whatever the dtype.
     raw = gen._random64(n) if span >= 1 << 28 else gen._random(n)
-    # uint64 arithmetic wraps like C++'s (val % range) + base.
-    values = (raw % np.uint64(span) + np.uint64(low & _U64)).view(np.int64)
+    # uint64 arithmetic wraps like C++'s (val % range) + base; the draws are a fresh array, worked in place
+    np.remainder(raw, np.uint64(span), out=raw)
+    if low:
+        np.add(raw, np.uint64(low & _U64), out=raw)
+    values = raw.view(np.int64)
+    if name == "int64":  # (already a storage of its own)
+        return values.reshape(_shape(shape))
     if name == "float16":
         values = values.astype(np.float32)  # c10::Half from an integer goes through float
     if name == "bfloat16":  # through float too, then rounded; stored as float32

@@ -191,6 +191,15 @@ class Param:
         kind = self.kind
         if obj is None:
             return None
+        # the common cases first: an int for an int, a tuple of ints for a list of ints
+        if obj.__class__ is int and (kind == INT64 or kind == SYM_INT):
+            return unpack_long(obj)
+        if obj.__class__ is tuple and (kind == INT_LIST or kind == SYM_INT_LIST) and obj and \
+                set(map(type, obj)) == _JUST_INT and -2 ** 63 <= min(obj) and max(obj) < 2 ** 63:
+            if kind == SYM_INT_LIST and signature_name in _SIZES_MADE_CONCRETE_AT and min(obj) < _LEAST_PLAIN_SYM_INT:
+                raise RuntimeError(f"{_ATEN_BUILD}/{_SIZES_MADE_CONCRETE_AT[signature_name]}: SymIntArrayRef "
+                                   "expected to contain only concrete integers")
+            return obj
         if kind in (SCALAR, DOUBLE, COMPLEX) and isinstance(obj, Tensor):
             obj = obj.item()
         elif kind in (SCALAR, TENSOR, COMPLEX) and isinstance(obj, np.generic):
@@ -485,6 +494,10 @@ _SEQUENCES = frozenset({tuple, list, Size})
 # the kinds whose conversion of an int checks its range, whatever ints of the same type did before
 # (a Tensor parameter's too: it takes a number as a Scalar)
 _RANGE_CHECKED = frozenset({SCALAR, TENSOR, INT64, SYM_INT, INT_LIST, SYM_INT_LIST})
+# a value of these types may pass unchanged and still be checked at every call (an int's range,
+# each int of a tuple of sizes)
+_CHECKED_TYPES = (int, tuple)
+_JUST_INT = {int}
 
 
 def _decided_by_type(param: Param, obj: Any) -> bool:
@@ -601,8 +614,8 @@ class Parser:
             return
         params = [*signature.params[:len(args)], *(signature.keyword_param(given) for given in kwargs)]
         values = (*args, *kwargs.values())
-        converted = tuple(param for param, obj in zip(params, values)
-                          if bound[param.name] is not obj or (type(obj) is int and param.kind in _RANGE_CHECKED))
+        converted = tuple(param for param, obj in zip(params, values) if bound[param.name] is not obj
+                          or (type(obj) in _CHECKED_TYPES and param.kind in _RANGE_CHECKED))
         self._bindings[key] = (index, tuple(param.name for param in params[:len(args)]),
                                tuple(param.name for param in params[len(args):]), converted)
 

@@ -64,11 +64,25 @@ def _reshaped_grad(grad: Tensor, sizes: tuple) -> Tensor:
 
 
 def _view_shape(a: Tensor, shape: Sequence) -> tuple:
-    return infer_size(tuple(int(s) for s in shape), a._data.size)  # (numel's own method would parse its arguments)
+    if shape.__class__ is not tuple or set(map(type, shape)) != _JUST_INT:
+        shape = tuple(int(s) for s in shape)
+    return infer_size(shape, a._data.size)  # (numel's own method would parse its arguments)
+
+
+_JUST_INT = {int}
 
 
 def infer_size(shape: tuple, numel: int) -> tuple:
     """ATen's infer_size: `shape` with its -1 worked out for `numel` elements, or its error."""
+    if shape and min(shape) >= -1:  # the common cases, that fit: no -1 or one (the rest is refused below)
+        inferring = shape.count(-1)
+        if not inferring and (math.prod(shape) + 2 ** 63) % 2 ** 64 - 2 ** 63 == numel:
+            return shape
+        if inferring == 1:
+            known = (-math.prod(shape) + 2 ** 63) % 2 ** 64 - 2 ** 63  # the other sizes' product
+            if known > 0 and not numel % known:
+                index = shape.index(-1)
+                return shape[:index] + (numel // known,) + shape[index + 1:]
     # ATen's infer_size checks the sizes in order: a second -1 or a negative size, whichever comes first
     inferred = None
     for index, size in enumerate(shape):
