@@ -2,7 +2,7 @@
 
 The wheel gets what Lark's stand-alone tool writes for grammar/gradcalc.lark, cut in two
 modules: `_lark_runtime.py`, Lark's runtime without the lark package, and `_lark_tables.py`,
-the LALR tables, needed only when the parser cache is cold (see "grammar loading" in
+the LALR tables, needed only when the parser cache is cold; `_lark_digest.py` names that cache (see "grammar loading" in
 gradcalc/language/parser.py). Nothing generated is kept in the repository; an editable
 install parses with the lark package instead.
 """
@@ -87,8 +87,10 @@ class StandaloneParserHook(BuildHookInterface):
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         modules = {
             # annotations left unevaluated: evaluating Lark's typing generics is most of its import
-            "_lark_runtime.py": f'from __future__ import annotations\n{runtime}{ACTIONS}TABLES_DIGEST = "{digest}"\n',
+            "_lark_runtime.py": f'from __future__ import annotations\n{runtime}{ACTIONS}',
             "_lark_tables.py": f"from ._lark_runtime import Lark\n{start}{tables}",
+            # read at start-up to find the parser cache, without importing the runtime
+            "_lark_digest.py": f'TABLES_DIGEST = "{digest}"\n',
         }
         self._directory = tempfile.mkdtemp(prefix="gradcalc-build-")
         for name, module in modules.items():

@@ -57,6 +57,7 @@ def test_wheel_ships_the_generated_parser(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "gradcalc/language/_lark_runtime.py" in names
     assert "gradcalc/language/_lark_tables.py" in names
+    assert "gradcalc/language/_lark_digest.py" in names
     # generated at build time only
     assert not (REPO / "gradcalc" / "language" / "_lark_runtime.py").exists()
 

@@ -35,7 +35,8 @@ _MAX_BRACKET_DEPTH = 200
 #    time (hatch_build.py): `_lark_runtime`, Lark's runtime without the lark
 #    package, and `_lark_tables`, the LALR tables. The parser built from them is
 #    pickled into the user's cache, since unpickling is several times cheaper
-#    than building; the tables are imported only to build it.
+#    than building; the tables are imported only to build it, the runtime only
+#    when a program first needs the parser (`_lark_digest` names the cache).
 #  - A source checkout or an editable install has no generated module and uses
 #    the lark package with the grammar file and Lark's own cache.
 
@@ -101,7 +102,7 @@ def _get_lark():
         gc.disable()
         try:
             runtime = _runtime_module()
-            _lark = _load_lark(runtime) if runtime.__name__ == "lark" else _load_standalone(runtime)
+            _lark = _load_lark(runtime) if runtime.__name__ == "lark" else _load_standalone()
         finally:
             if collecting:
                 gc.freeze()
@@ -120,8 +121,8 @@ def preload() -> None:
     installation then, where the sandbox's jail keeps the cache out: the cached parser is read now
     and unpickled then. Where there is no cache to read (the lark package's own), it is loaded now."""
     global _stored_parser
-    runtime = _runtime_module()
-    path = None if runtime.__name__ == "lark" else _cache_file(_standalone_cache_name(runtime))
+    digest = _standalone_digest()  # (Lark's runtime is imported when the parser is first needed)
+    path = None if digest is None else _cache_file(_standalone_cache_name(digest))
     if path is not None and _lark is None:
         try:
             with open(path, "rb") as handle:
@@ -132,17 +133,27 @@ def preload() -> None:
     _get_lark()
 
 
-def _standalone_cache_name(runtime: types.ModuleType) -> str:
+def _standalone_digest() -> Optional[str]:
+    """The generated parser's digest, None where there is none (not a wheel install)."""
+    try:
+        from ._lark_digest import TABLES_DIGEST
+    except ImportError:
+        return None
+    return TABLES_DIGEST
+
+
+def _standalone_cache_name(digest: str) -> str:
     # the digest covers the tables and Lark's code; the pickle also depends on Python and on the
     # format of its compiled regular expressions
-    return f"parser-{runtime.TABLES_DIGEST[:16]}-{_python_tag()}-sre{_sre.MAGIC}.pickle"
+    return f"parser-{digest[:16]}-{_python_tag()}-sre{_sre.MAGIC}.pickle"
 
 
-def _load_standalone(runtime: types.ModuleType):
+def _load_standalone():
     """The parser of the generated modules, unpickled from the cache (read by preload, or now) or
     built and cached."""
     global _stored_parser
-    path = _cache_file(_standalone_cache_name(runtime))
+    digest = _standalone_digest()
+    path = None if digest is None else _cache_file(_standalone_cache_name(digest))
     stored, _stored_parser = _stored_parser, None
     try:
         if stored is None and path is not None:
