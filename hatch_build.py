@@ -2,8 +2,8 @@
 
 The wheel gets what Lark's stand-alone tool writes for grammar/gradcalc.lark, cut in two
 modules: `_lark_runtime.py`, Lark's runtime without the lark package, and `_lark_tables.py`,
-the LALR tables, needed only when the parser cache is cold; `_lark_digest.py` names that cache (see "grammar loading" in
-gradcalc/language/parser.py). Nothing generated is kept in the repository; an editable
+the LALR tables, needed only when the parser cache is cold; `_lark_digest.py` names that cache
+(see "grammar loading" in gradcalc/language/parser.py). Nothing generated is kept in the repository; an editable
 install parses with the lark package instead.
 """
 from __future__ import annotations

@@ -91,6 +91,12 @@ def test_installed_wheel_runs_without_the_source_tree(site: Path, tmp_path: Path
         failed = subprocess.run([sys.executable, "-m", "gradcalc", "-e", "x = = 1"], cwd=tmp_path, env=env,
                                 capture_output=True, text=True, timeout=120)
         assert failed.returncode == 1 and "expected an expression" in failed.stdout + failed.stderr
+    # with the cache built, a start reads it and leaves Lark's runtime for the first syntax error
+    preloaded = subprocess.run([sys.executable, "-c", "import sys; from gradcalc.language import parser; "
+                                "parser.preload(); print('gradcalc.language._lark_runtime' in sys.modules, "
+                                "parser._stored_parser is not None)"], cwd=tmp_path, env=env, capture_output=True,
+                               text=True, check=True)
+    assert preloaded.stdout == "False True\n"
     located = subprocess.run([sys.executable, "-c", "import gradcalc; print(gradcalc.__file__)"], cwd=tmp_path,
                              env=env, capture_output=True, text=True, check=True)
     assert located.stdout.startswith(str(site))

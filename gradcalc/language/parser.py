@@ -121,8 +121,7 @@ def preload() -> None:
     installation then, where the sandbox's jail keeps the cache out: the cached parser is read now
     and unpickled then. Where there is no cache to read (the lark package's own), it is loaded now."""
     global _stored_parser
-    digest = _standalone_digest()  # (Lark's runtime is imported when the parser is first needed)
-    path = None if digest is None else _cache_file(_standalone_cache_name(digest))
+    path = _standalone_cache_path()  # (Lark's runtime is imported when the parser is first needed)
     if path is not None and _lark is None:
         try:
             with open(path, "rb") as handle:
@@ -133,27 +132,23 @@ def preload() -> None:
     _get_lark()
 
 
-def _standalone_digest() -> Optional[str]:
-    """The generated parser's digest, None where there is none (not a wheel install)."""
+def _standalone_cache_path() -> Optional[str]:
+    """The cache file of the generated parser; None where there is none (not a wheel install) or
+    no cache directory can be written."""
     try:
         from ._lark_digest import TABLES_DIGEST
     except ImportError:
         return None
-    return TABLES_DIGEST
-
-
-def _standalone_cache_name(digest: str) -> str:
     # the digest covers the tables and Lark's code; the pickle also depends on Python and on the
     # format of its compiled regular expressions
-    return f"parser-{digest[:16]}-{_python_tag()}-sre{_sre.MAGIC}.pickle"
+    return _cache_file(f"parser-{TABLES_DIGEST[:16]}-{_python_tag()}-sre{_sre.MAGIC}.pickle")
 
 
 def _load_standalone():
     """The parser of the generated modules, unpickled from the cache (read by preload, or now) or
     built and cached."""
     global _stored_parser
-    digest = _standalone_digest()
-    path = None if digest is None else _cache_file(_standalone_cache_name(digest))
+    path = _standalone_cache_path()
     stored, _stored_parser = _stored_parser, None
     try:
         if stored is None and path is not None:

@@ -157,12 +157,14 @@ def binary(node_def: NodeDef, a: Any, b: Any, compute: Optional[DType] = None, *
     dtype = compute or dtypes.pair_result_type(a, b)
     if dtype in dtypes.BAREBONES_UNSIGNED and node_def.name in _UNSIGNED_MISSING:
         raise not_implemented_for(_UNSIGNED_MISSING[node_def.name], dtype)
-    if (type(b) is float or (b.__class__ is Tensor and b._wrapped and b._data.dtype.type is np.float64)) and \
-            a.__class__ is Tensor and a._data.flags.c_contiguous and untracked(a):
-        # `x * 0.1` recording nothing (an optimizer's step, a backward formula's saved number): the
+    # a float, or one wrapped as PyTorch wraps it (a backward formula's saved number)
+    number = b if type(b) is float else b._data if (
+        b.__class__ is Tensor and b._wrapped and b._data.dtype.type is np.float64) else None
+    if number is not None and a.__class__ is Tensor and a._data.flags.c_contiguous and untracked(a):
+        # `x * 0.1` recording nothing (an optimizer's step, `grad * 0.1` in a backward pass): the
         # number is taken in the result's dtype as the wrapped number's cast would take it
         x = a._data if a._dtype is dtype else a._data.astype(dtype._numpy)
-        data = node_def.forward(x, np.array(b if type(b) is float else b._data, dtype._numpy), **params)
+        data = node_def.forward(x, np.array(number, dtype._numpy), **params)
         if type(data) is not np.ndarray or data.dtype is not dtype._numpy:
             data = np.asarray(data, dtype=dtype._numpy)
         return Tensor._make(data, dtype)

@@ -34,6 +34,11 @@ def as_tensor(value: Any, dtype: Optional[DType] = None) -> Tensor:
     raise TypeError(f"expected Tensor as element 1 in argument 0, but got {type_name(value)}")
 
 
+def wrap_int64(value: int) -> int:
+    """A Python int as C++'s int64 arithmetic wraps it."""
+    return (value + 2 ** 63) % 2 ** 64 - 2 ** 63
+
+
 def conjugate(t: Tensor) -> Tensor:
     """`t.conj()` in backward formulas: a real tensor is its own conjugate, so no call is made."""
     return t.conj() if t._dtype.category == dtypes.COMPLEX else t

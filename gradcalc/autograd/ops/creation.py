@@ -18,7 +18,7 @@ from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fill_scalar,
-                     kernel_scalar, not_implemented_for, shape_text)
+                     kernel_scalar, not_implemented_for, shape_text, wrap_int64)
 from .info import MEMORY_FORMATS, check_memory_format
 from .parser import parser
 from .registry import op
@@ -426,15 +426,11 @@ def _arange_bounds(bounds: list, dtype: DType) -> list:
     return [int(value) for value in bounds]
 
 
-def _wrap_int64(value: int) -> int:
-    return (value + 2 ** 63) % 2 ** 64 - 2 ** 63
-
-
 def _arange_size(start: Any, end: Any, step: Any, bounds: list, dtype: DType) -> float:
     """ATen's arange size: in int64 arithmetic, wrapping, for int64; else from the bounds as doubles."""
     if dtype is dtypes.int64:
         sign = (step > 0) - (step < 0)
-        span = _wrap_int64(_wrap_int64(_wrap_int64(end - start) + step) - sign)
+        span = wrap_int64(wrap_int64(wrap_int64(end - start) + step) - sign)
         quotient = abs(span) // abs(step)  # C++'s division truncates toward zero
         return float(quotient if (span < 0) == (step < 0) else -quotient)
     first, last, stride = (float(value) for value in bounds)

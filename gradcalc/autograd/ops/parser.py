@@ -191,15 +191,8 @@ class Param:
         kind = self.kind
         if obj is None:
             return None
-        # the common cases first: an int for an int, a tuple of ints for a list of ints
-        if obj.__class__ is int and (kind == INT64 or kind == SYM_INT):
+        if obj.__class__ is int and (kind == INT64 or kind == SYM_INT):  # the common case, first
             return unpack_long(obj)
-        if obj.__class__ is tuple and (kind == INT_LIST or kind == SYM_INT_LIST) and obj and \
-                set(map(type, obj)) == _JUST_INT and -2 ** 63 <= min(obj) and max(obj) < 2 ** 63:
-            if kind == SYM_INT_LIST and signature_name in _SIZES_MADE_CONCRETE_AT and min(obj) < _LEAST_PLAIN_SYM_INT:
-                raise RuntimeError(f"{_ATEN_BUILD}/{_SIZES_MADE_CONCRETE_AT[signature_name]}: SymIntArrayRef "
-                                   "expected to contain only concrete integers")
-            return obj
         if kind in (SCALAR, DOUBLE, COMPLEX) and isinstance(obj, Tensor):
             obj = obj.item()
         elif kind in (SCALAR, TENSOR, COMPLEX) and isinstance(obj, np.generic):
@@ -219,6 +212,8 @@ class Param:
         if kind in (INT_LIST, SYM_INT_LIST):
             if not isinstance(obj, (tuple, list)):
                 values = (unpack_long(operator.index(obj)),) * self.size
+            elif plain_int_tuple(obj) and -2 ** 63 <= min(obj) and max(obj) < 2 ** 63:
+                values = obj  # (the common case: nothing to convert)
             else:
                 values = tuple(self._list_item(item, index, signature_name) for index, item in enumerate(obj))
             if kind == SYM_INT_LIST and signature_name in _SIZES_MADE_CONCRETE_AT and values and \
@@ -498,6 +493,11 @@ _RANGE_CHECKED = frozenset({SCALAR, TENSOR, INT64, SYM_INT, INT_LIST, SYM_INT_LI
 # each int of a tuple of sizes)
 _CHECKED_TYPES = (int, tuple)
 _JUST_INT = {int}
+
+
+def plain_int_tuple(obj: Any) -> bool:
+    """Whether `obj` is a non-empty tuple of Python ints only (not bools, numpy's or tensors)."""
+    return obj.__class__ is tuple and set(map(type, obj)) == _JUST_INT
 
 
 def _decided_by_type(param: Param, obj: Any) -> bool:

@@ -9,7 +9,8 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
-from .common import check_not_unsigned, normalize_dims, shape_args, shape_text
+from .common import check_not_unsigned, normalize_dims, shape_args, shape_text, wrap_int64
+from .parser import plain_int_tuple
 from .registry import LINEAR, node, op, record, recording_not_needed
 
 # the backward of a view takes the gradient back to the input's shape (reshape called as it is,
@@ -64,22 +65,19 @@ def _reshaped_grad(grad: Tensor, sizes: tuple) -> Tensor:
 
 
 def _view_shape(a: Tensor, shape: Sequence) -> tuple:
-    if shape.__class__ is not tuple or set(map(type, shape)) != _JUST_INT:
+    if not plain_int_tuple(shape):
         shape = tuple(int(s) for s in shape)
     return infer_size(shape, a._data.size)  # (numel's own method would parse its arguments)
-
-
-_JUST_INT = {int}
 
 
 def infer_size(shape: tuple, numel: int) -> tuple:
     """ATen's infer_size: `shape` with its -1 worked out for `numel` elements, or its error."""
     if shape and min(shape) >= -1:  # the common cases, that fit: no -1 or one (the rest is refused below)
         inferring = shape.count(-1)
-        if not inferring and (math.prod(shape) + 2 ** 63) % 2 ** 64 - 2 ** 63 == numel:
+        if not inferring and wrap_int64(math.prod(shape)) == numel:
             return shape
         if inferring == 1:
-            known = (-math.prod(shape) + 2 ** 63) % 2 ** 64 - 2 ** 63  # the other sizes' product
+            known = wrap_int64(-math.prod(shape))  # the other sizes' product
             if known > 0 and not numel % known:
                 index = shape.index(-1)
                 return shape[:index] + (numel // known,) + shape[index + 1:]
@@ -93,7 +91,7 @@ def infer_size(shape: tuple, numel: int) -> tuple:
         elif size < 0:
             raise RuntimeError(f"invalid shape dimension {size} at index {index} of shape {shape_text(shape)}")
     # the product as int64 arithmetic wraps it, without numpy's cost on a few ints
-    known = (math.prod(s for s in shape if s != -1) + 2 ** 63) % 2 ** 64 - 2 ** 63
+    known = wrap_int64(math.prod(s for s in shape if s != -1))
     if inferred is not None:
         if known == 0 and numel == 0:
             raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {shape_text(shape)} because the "
