@@ -1,4 +1,10 @@
-"""Wheel build step: generate gradcalc's stand-alone parser with Lark's own tool.
+"""Build steps: compile gradcalc's native kernels, and generate its stand-alone parser with Lark's
+own tool.
+
+The kernels (gradcalc/autograd/_native.c) are compiled with the C compiler found here, for this
+Python, into the wheel, or next to their source for an editable install. Where no compiler (or
+no Python headers) is found, the build goes on without them: gradcalc then runs numpy's
+emulations of the same kernels, which give the same answers, more slowly.
 
 The wheel gets what Lark's stand-alone tool writes for grammar/gradcalc.lark, cut in two
 modules: `_lark_runtime.py`, Lark's runtime without the lark package, and `_lark_tables.py`,
@@ -12,12 +18,18 @@ import hashlib
 import io
 import os
 import shutil
+import subprocess
+import sys
+import sysconfig
 import tempfile
 from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 PACKAGE = "gradcalc/language"
+NATIVE_SOURCE = "gradcalc/autograd/_native.c"
+# IEEE arithmetic as written (no contraction into FMAs, which would change the last bits)
+NATIVE_FLAGS = ["-O3", "-shared", "-fPIC", "-ffp-contract=off", "-fno-math-errno"]
 # the tool's output: the runtime, then from this line on the tables and their constructor
 TABLES_START = "import pickle, zlib, base64\n"
 # the last lines rebind the parse actions to what the tables hold; the runtime needs them
@@ -73,12 +85,48 @@ def _canonical(table: Any) -> Any:
                          {start: number[state] for start, state in sorted(table.end_states.items())})
 
 
-class StandaloneParserHook(BuildHookInterface):
+def compile_native(source: str, directory: str) -> str | None:
+    """The extension module compiled from `source` into `directory` (its path), or None where
+    this machine cannot compile it (said on stderr)."""
+    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    include = sysconfig.get_paths()["include"]
+    target = os.path.join(directory, "_native" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
+    reason = None
+    if not compiler:
+        reason = "no C compiler found"
+    elif not os.path.exists(os.path.join(include, "Python.h")):
+        reason = f"no Python headers in {include}"
+    else:
+        # the source named relatively (the same object code from any checkout's path), written
+        # beside the target and moved over it at once (a running gradcalc may have it mapped)
+        partial = target + ".partial"
+        command = compiler.split() + NATIVE_FLAGS + [f"-I{include}", os.path.basename(source), "-o", partial]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=os.path.dirname(source))
+        if done.returncode:
+            reason = f"{' '.join(command)} failed:\n{done.stderr}"
+        else:
+            os.replace(partial, target)
+    if reason:
+        print(f"gradcalc: native kernels not built ({reason}); numpy's emulations will be used",
+              file=sys.stderr)
+        return None
+    return target
+
+
+class BuildHook(BuildHookInterface):
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
-        if version == "editable":
+        source = os.path.join(self.root, NATIVE_SOURCE)
+        if version == "editable":  # next to the source, where the editable package is imported from
+            compile_native(source, os.path.dirname(source))
             return
+        self._directory = tempfile.mkdtemp(prefix="gradcalc-build-")
+        native = compile_native(source, self._directory)
+        if native:
+            build_data["force_include"][native] = f"gradcalc/autograd/{os.path.basename(native)}"
+            build_data["pure_python"] = False
+            build_data["infer_tag"] = True
         text = _generate(os.path.join(self.root, "grammar", "gradcalc.lark"))
         runtime, start, tables = text.partition(TABLES_START)
         if not start or ACTIONS not in tables:
@@ -92,7 +140,6 @@ class StandaloneParserHook(BuildHookInterface):
             # read at start-up to find the parser cache, without importing the runtime
             "_lark_digest.py": f'TABLES_DIGEST = "{digest}"\n',
         }
-        self._directory = tempfile.mkdtemp(prefix="gradcalc-build-")
         for name, module in modules.items():
             path = os.path.join(self._directory, name)
             with open(path, "w", encoding="utf-8") as handle:

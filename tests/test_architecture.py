@@ -64,6 +64,8 @@ def _imports_of(node: ast.AST, name: str, path: Path, known: dict) -> set:
         target = _resolve(name, node, path.name == "__init__.py")
         for alias in node.names:
             candidate = f"{target}.{alias.name}"
+            if (path.parent / f"{alias.name}.c").exists():
+                continue  # a compiled module (autograd/_native.c), which imports nothing of gradcalc
             found.add(candidate if candidate in known else target)
     elif isinstance(node, ast.Import):
         found.update(alias.name for alias in node.names)

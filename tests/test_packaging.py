@@ -1,12 +1,14 @@
-"""The wheel carries the grammar and the generated parser, and an installed gradcalc runs away
-from the source tree."""
+"""The wheel carries the grammar, the generated parser and the compiled kernels, and an installed
+gradcalc runs away from the source tree."""
 from __future__ import annotations
 
 import _sre
 import json
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -71,6 +73,17 @@ def test_wheel_carries_the_license_its_metadata_names(wheel: Path) -> None:
     assert (REPO / "LICENSE").read_text().startswith("MIT License\n")
 
 
+def test_wheel_carries_the_compiled_kernels_not_their_source(wheel: Path) -> None:
+    """Built where a C compiler is (as here), the wheel carries the native kernels for this
+    Python and says so in its tag; the C source stays in the sdist."""
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler here: the wheel is pure Python")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert f"gradcalc/autograd/_native{sysconfig.get_config_var('EXT_SUFFIX')}" in names
+    assert "gradcalc/autograd/_native.c" not in names
+    assert not wheel.name.endswith("-none-any.whl")
+
+
 @pytest.fixture(scope="module")
 def site(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("site")
@@ -100,6 +113,11 @@ def test_installed_wheel_runs_without_the_source_tree(site: Path, tmp_path: Path
     located = subprocess.run([sys.executable, "-c", "import gradcalc; print(gradcalc.__file__)"], cwd=tmp_path,
                              env=env, capture_output=True, text=True, check=True)
     assert located.stdout.startswith(str(site))
+    if shutil.which("cc") or shutil.which("gcc"):  # the wheel's own native kernels, loaded
+        loaded = subprocess.run([sys.executable, "-c", "from gradcalc.autograd import native; "
+                                 "print(native.kernels.__file__)"], cwd=tmp_path, env=env, capture_output=True,
+                                text=True, check=True)
+        assert loaded.stdout.startswith(str(site))
     assert any((tmp_path / "cache" / "gradcalc").iterdir())
 
 

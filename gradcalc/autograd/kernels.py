@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from . import cpu
+from .native import kernels as native
 from .layout import iteration_order
 
 # Bytes in one SIMD register of the sum kernel: PyTorch builds it for AVX2 only (it registers
@@ -493,7 +494,7 @@ def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool, panels: bool =
         return _panel_in_order(a, b, fused)
     slices = _panels(a.shape[1])
     length = slices[0].stop
-    if (fused and a.dtype.type is np.float32 and a.shape[1] == length * len(slices)
+    if (native is None and fused and a.dtype.type is np.float32 and a.shape[1] == length * len(slices)
             and _interleaved_fits(a.shape[0], length, b.shape[1])):
         parts = _interleaved_product(a, b, len(slices))  # every panel in one call
     else:
@@ -505,6 +506,10 @@ def _products_in_order(a: np.ndarray, b: np.ndarray, fused: bool, panels: bool =
 
 
 def _panel_in_order(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
+    if native is not None and a.dtype == np.float32 and b.dtype == np.float32:
+        out = np.empty((a.shape[0], b.shape[1]), np.float32)
+        native.products(a, b, out, fused)  # (read through their strides)
+        return out
     if fused and a.dtype.type is np.float32:
         return _fused_float32_products_in_order(a, b)
     if not fused:
@@ -735,6 +740,10 @@ def _dot_products(a: np.ndarray, b_rows: np.ndarray, lanes: int) -> np.ndarray:
     """Each row of a against each row of b_rows: `lanes` products at a time into running sums, the
     lanes added as a tree, then the leftover products one by one."""
     (m, size), n = a.shape, b_rows.shape[0]
+    if native is not None and a.dtype == np.float32 and b_rows.dtype == np.float32:
+        out = np.empty((m, n), np.float32)
+        native.dot_products(np.ascontiguousarray(a), np.ascontiguousarray(b_rows), out, lanes)
+        return out
     full = size - size % lanes
     blocks = full // lanes
     # laid out (block, row of a, lane, row of b_rows): numpy's loops then run along the rows of

@@ -1,5 +1,7 @@
 """PyTorch's SIMD CPU kernels where they decide the last bits of a result: SLEEF's exp, the lane
-reductions of at::vec, fused multiply-adds, and the C library's functions on float32."""
+reductions of at::vec, fused multiply-adds, and the C library's functions on float32. The
+hottest (exp, log and lane sums of float32) run compiled where the install built native.kernels,
+with the same arithmetic as the numpy versions here."""
 from __future__ import annotations
 
 import math
@@ -8,6 +10,7 @@ from typing import Callable
 import numpy as np
 
 from . import cpu, kernels
+from .native import kernels as native
 
 
 def lanes(dtype: np.dtype) -> int:
@@ -23,6 +26,15 @@ def lane_sum(values: np.ndarray) -> np.ndarray:
     size = values.shape[-1]
     if size == 0:
         return np.zeros(values.shape[:-1], values.dtype)
+    if native is not None and values.dtype.char in "fd" and values.dtype.isnative:
+        out = np.empty(values.shape[:-1], values.dtype)
+        native.lane_sum(np.ascontiguousarray(values), out, width)
+        return out
+    return _lane_sum(values, width, size)
+
+
+def _lane_sum(values: np.ndarray, width: int, size: int) -> np.ndarray:
+    """lane_sum in numpy (the native kernel's arithmetic, where it is not built)."""
     if size < width:
         return np.add.accumulate(values, axis=-1)[..., -1]
     acc = values[..., :width].copy()
@@ -61,6 +73,15 @@ def vector_exp(x: np.ndarray) -> np.ndarray:
     for other dtypes numpy's (correctly rounded in practice)."""
     if x.dtype != np.float32:
         return np.exp(x)
+    if native is not None:
+        out = np.empty(x.shape, np.float32)
+        native.exp_float32(np.ascontiguousarray(x), out)
+        return out
+    return _vector_exp(x)
+
+
+def _vector_exp(x: np.ndarray) -> np.ndarray:
+    """vector_exp of float32 in numpy (the native kernel's arithmetic, where it is not built)."""
     # Each multiply-add is fused_multiply_add's: float32 operands held in float64 (where their
     # product is exact), multiplied and added there, and rounded once to float32. The work stays in
     # float64 arrays, rounded through a float32 scratch array: numpy's loops mixing the two dtypes
@@ -275,6 +296,16 @@ def vector_log(x: np.ndarray) -> np.ndarray:
     as its AVX-512 or AVX2 build (by ATen's capability here); numpy's for other dtypes."""
     if x.dtype != np.float32:
         return np.log(x)
+    if native is not None:
+        out = np.empty(x.shape, np.float32)
+        if native.log_float32(np.ascontiguousarray(x), out, cpu.ATEN_AVX512):
+            return out
+    return _vector_log(x)
+
+
+def _vector_log(x: np.ndarray) -> np.ndarray:
+    """vector_log of float32 in numpy (the native kernel's arithmetic, where it is not built, and
+    for zeros, subnormals, negatives, inf and nan, which the native kernel leaves to it)."""
     shape, value = x.shape, np.asarray(x, _F32).reshape(-1)  # (numpy's arithmetic on 0-d arrays gives scalars)
     # (the ufunc's reduction: ndarray.all's Python layer costs about 1 µs more on 32 sums)
     normal = np.logical_and.reduce((value >= _F32_TINY) & (value < _F32_INFINITY))

@@ -7,6 +7,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import dtypes, kernels
+from ..native import kernels as native
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from ...warnings import warn
@@ -202,7 +203,10 @@ def _spread(a: Tensor, axes: tuple, keepdim: bool, count: int, correction: float
         # Welford's running mean and sum of squared deviations, in double precision
         moved = np.moveaxis(wide, axes, range(-len(axes), 0))
         rows = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (count,))  # not -1: sizes may be 0
-        if 0 < count and rows.size <= _FEW_ROWS * count:  # a few rows: a loop of floats costs less than numpy's calls
+        if 0 < count and native is not None:
+            total = np.empty(rows.size // count)
+            native.welford_squares(np.ascontiguousarray(rows.reshape(-1, count)), total)
+        elif 0 < count and rows.size <= _FEW_ROWS * count:  # a few rows: a loop of floats costs less than numpy's calls
             total = np.array([_welford_squares(row) for row in rows.reshape(-1, count).tolist()])
         else:
             running, total = np.zeros(rows.shape[:-1]), np.zeros(rows.shape[:-1])

@@ -1,0 +1,200 @@
+"""The native kernels (gradcalc/autograd/_native.c) give the same bits as the numpy emulations
+they stand in for, which the goldens check against PyTorch; and they refuse buffers they were
+not made for, since they run on a program's values."""
+from __future__ import annotations
+
+import os
+import shutil
+import sysconfig
+
+import numpy as np
+import pytest
+
+from gradcalc.autograd import cpu, kernels, native, random, simd
+from gradcalc.autograd.ops import statistics
+
+_native = native.kernels
+needs_native = pytest.mark.skipif(_native is None, reason="gradcalc's native kernels are not built here")
+_RNG = np.random.default_rng(20261207)
+
+
+def _same_bits(x: np.ndarray, y: np.ndarray) -> bool:
+    """Equal bit for bit, any nan equal to any nan (their payloads are not printed)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if x.shape != y.shape or x.dtype != y.dtype:
+        return False
+    nan = np.isnan(x)
+    return bool(np.array_equal(nan, np.isnan(y)) and np.array_equal(x[~nan].view(np.uint8), y[~nan].view(np.uint8)))
+
+
+def _float32_sample(count: int, low_exponent: int, high_exponent: int) -> np.ndarray:
+    """Random float32 of both signs, their exponents spread evenly over a range."""
+    mantissa = _RNG.integers(0, 1 << 23, count, dtype=np.uint32)
+    exponent = _RNG.integers(low_exponent + 127, high_exponent + 128, count).astype(np.uint32)
+    sign = _RNG.integers(0, 2, count).astype(np.uint32) << np.uint32(31)
+    return (sign | exponent << np.uint32(23) | mantissa).view(np.float32)
+
+
+def test_the_module_is_built_where_a_compiler_is():
+    """An install on a machine with a C compiler and Python's headers runs the native kernels (a
+    checkout whose source is newer than its module needs `pip install -e .` again)."""
+    if os.environ.get("GRADCALC_NATIVE") == "0":
+        pytest.skip("GRADCALC_NATIVE=0 asks for numpy's emulations")
+    if not (shutil.which("cc") or shutil.which("gcc")) or not os.path.exists(
+            os.path.join(sysconfig.get_paths()["include"], "Python.h")):
+        pytest.skip("no C compiler or Python headers here")
+    assert not native.is_stale(), "gradcalc/autograd/_native.c changed since it was compiled: pip install -e ."
+    assert _native is not None
+
+
+@needs_native
+def test_exp_matches_the_emulation():
+    values = np.concatenate([
+        np.linspace(-104.5, 100.5, 400_001, dtype=np.float32),
+        _float32_sample(200_000, -30, 7),
+        np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -104.0, 100.0, 88.72, 88.73, -87.34, -103.97, 1e-45, -1e-45,
+                  np.nextafter(np.float32(-104), np.float32(0)), np.nextafter(np.float32(100), np.float32(200))],
+                 np.float32)])
+    out = np.empty_like(values)
+    _native.exp_float32(values, out)
+    assert _same_bits(out, simd._vector_exp(values))
+
+
+@needs_native
+@pytest.mark.parametrize("avx512", [False, True])
+def test_log_matches_the_emulation(avx512, monkeypatch):
+    monkeypatch.setattr(cpu, "ATEN_AVX512", avx512)
+    # next to 1.5 * 2**e too, where the AVX2 and AVX-512 builds split d differently
+    edges = (np.float32(1.5) * np.float32(2.0) ** np.arange(-20, 20, dtype=np.float32))[:, None] * (
+        1 + np.arange(-8, 9, dtype=np.float32) * np.float32(2.0 ** -23))[None, :]
+    values = np.abs(np.concatenate([_float32_sample(300_000, -126, 127),
+                                    np.linspace(0.5, 2.0, 100_001, dtype=np.float32), edges.ravel()]))
+    out = np.empty_like(values)
+    assert _native.log_float32(values, out, avx512)
+    assert _same_bits(out, simd._vector_log(values))
+
+
+@needs_native
+@pytest.mark.parametrize("special", [0.0, -1.0, np.inf, np.nan, 1e-40])
+def test_log_leaves_special_values_to_the_emulation(special):
+    """Zeros, negatives, inf, nan and subnormals: the native kernel declines, the whole array
+    goes to the emulation, and vector_log's answer is the emulation's."""
+    values = np.array([1.0, 2.0, special], np.float32)
+    out = np.full(3, 7.0, np.float32)
+    assert not _native.log_float32(values, out, False)
+    assert np.all(out == 7.0)
+    assert _same_bits(simd.vector_log(values), simd._vector_log(values))
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("width", [2, 4, 8, 16])
+def test_lane_sum_matches_the_emulation(dtype, width):
+    for size in list(range(1, 41)) + [127, 200]:
+        for rows in (1, 3):
+            values = (_RNG.standard_normal((rows, size)) * 10.0 ** _RNG.integers(-6, 7, (rows, size))).astype(dtype)
+            values[:, ::7] = -0.0
+            out = np.empty(rows, dtype)
+            _native.lane_sum(values, out, width)
+            assert _same_bits(out, simd._lane_sum(values, width, size)), (size, rows)
+    zeros = np.full((2, 3), -0.0, dtype)  # a running sum from the first element keeps -0
+    out = np.empty(2, dtype)
+    _native.lane_sum(zeros, out, width)
+    assert _same_bits(out, simd._lane_sum(zeros, width, 3))
+
+
+def _emulated_products(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
+    return kernels._emulated_fused_products(a, b) if fused else kernels._plain_products_in_order(a, b)
+
+
+@needs_native
+@pytest.mark.parametrize("fused", [True, False])
+def test_products_match_the_emulation(fused):
+    shapes = [(m, k, n) for m in (1, 3, 4, 5, 9) for k in (1, 2, 7, 30) for n in (1, 5, 8, 15, 16, 17, 27, 40)]
+    for m, k, n in shapes:
+        a = (_RNG.standard_normal((m, k)) * 2.0 ** _RNG.integers(-20, 20, (m, k))).astype(np.float32)
+        b = (_RNG.standard_normal((k, n)) * 2.0 ** _RNG.integers(-20, 20, (k, n))).astype(np.float32)
+        a[:, ::5] = -0.0
+        out = np.empty((m, n), np.float32)
+        _native.products(a, b, out, fused)
+        assert _same_bits(out, _emulated_products(a, b, fused)), (m, k, n)
+    a = np.array([[np.inf, 1.0], [np.nan, 2.0], [1e38, 1e38], [-0.0, -0.0]], np.float32)
+    b = np.array([[0.0, 1.0, -1.0], [1e38, -0.0, 3.0]], np.float32)
+    out = np.empty((4, 3), np.float32)
+    with np.errstate(all="ignore"):
+        _native.products(a, b, out, fused)
+        assert _same_bits(out, _emulated_products(a, b, fused))
+
+
+@needs_native
+def test_matmul_takes_the_native_products(monkeypatch):
+    """kernels.matmul's answers with the native products and without, for the shapes of
+    makemore's MLP and the panels of a long sum."""
+    for (m, k), n in [((32, 30), 200), ((32, 200), 27), ((200, 32), 27), ((30, 32), 200), ((5, 400), 13)]:
+        a = _RNG.standard_normal((m, k)).astype(np.float32)
+        b = _RNG.standard_normal((k, n)).astype(np.float32)
+        for right in (b, np.asfortranarray(b)):
+            with_native = kernels.matmul(a, right)
+            monkeypatch.setattr(kernels, "native", None)
+            assert _same_bits(with_native, kernels.matmul(a, right)), (m, k, n)
+            monkeypatch.undo()
+
+
+@needs_native
+@pytest.mark.parametrize("lanes", [4, 8])
+def test_dot_products_match_the_emulation(lanes, monkeypatch):
+    for m, k, n in [(2, 4, 1), (3, 8, 3), (5, 12, 4), (2, 36, 8), (4, 512, 3), (3, 7, 2)]:
+        a = (_RNG.standard_normal((m, k)) * 2.0 ** _RNG.integers(-20, 20, (m, k))).astype(np.float32)
+        rows = (_RNG.standard_normal((n, k)) * 2.0 ** _RNG.integers(-20, 20, (n, k))).astype(np.float32)
+        rows[:, ::3] = -0.0
+        out = np.empty((m, n), np.float32)
+        _native.dot_products(a, rows, out, lanes)
+        monkeypatch.setattr(kernels, "native", None)
+        assert _same_bits(out, kernels._dot_products(a, rows, lanes)), (m, k, n)
+        monkeypatch.undo()
+
+
+@needs_native
+def test_fma_matches_the_emulation(monkeypatch):
+    a, b, c = (_float32_sample(100_000, -60, 60) for _ in range(3))
+    for args in [(a, b, c), (a, np.float32(3.5), c), (np.float32(-2.0), b, np.float32(1e-3)), (a, b, -a * b)]:
+        with np.errstate(all="ignore"):
+            expected = kernels.rounded_fused_float32(np.asarray(args[0], np.float64) * np.asarray(args[1], np.float64),
+                                                     np.asarray(args[2], np.float32))
+            assert _same_bits(random._fma32(*args), expected)
+
+
+@needs_native
+def test_welford_matches_the_emulation():
+    for rows, count in [(1, 1), (3, 7), (40, 512), (2, 1000)]:
+        values = _RNG.standard_normal((rows, count)) * 10.0 ** _RNG.integers(-5, 5, (rows, 1))
+        out = np.empty(rows)
+        _native.welford_squares(values, out)
+        assert _same_bits(out, np.array([statistics._welford_squares(row) for row in values.tolist()]))
+
+
+@needs_native
+def test_buffers_are_checked():
+    x32, x64 = np.ones(4, np.float32), np.ones(4, np.float64)
+    with pytest.raises(TypeError):
+        _native.exp_float32(x64, x64)
+    with pytest.raises(ValueError):
+        _native.exp_float32(x32, np.ones(3, np.float32))
+    with pytest.raises((TypeError, ValueError, BufferError)):
+        _native.exp_float32(x32, np.ones(4, np.float32)[::-1][::1].copy().reshape(2, 2).T)  # not C-contiguous
+    read_only = np.ones(4, np.float32)
+    read_only.flags.writeable = False
+    with pytest.raises((TypeError, ValueError, BufferError)):
+        _native.exp_float32(x32, read_only)
+    with pytest.raises(TypeError):
+        _native.exp_float32(x32.astype(">f4"), x32.copy())  # not this machine's byte order
+    with pytest.raises(ValueError):
+        _native.lane_sum(np.ones((2, 3), np.float32), np.ones(3, np.float32), 8)
+    with pytest.raises(ValueError):
+        _native.lane_sum(np.ones((2, 3), np.float32), np.ones(2, np.float32), 3)
+    with pytest.raises(ValueError):
+        _native.products(np.ones((2, 3), np.float32), np.ones((4, 2), np.float32), np.ones((2, 2), np.float32), True)
+    with pytest.raises(ValueError):
+        _native.products(np.ones((2, 3), np.float32), np.ones((3, 2), np.float32), np.ones((2, 3), np.float32), True)
+    with pytest.raises(TypeError):
+        _native.products(b"abcdefgh", np.ones((2, 2), np.float32), np.ones((2, 2), np.float32), True)
