@@ -220,3 +220,12 @@ def test_mkl_results_are_storages_of_their_elements() -> None:
     elements before)."""
     _golden_stdout_holds_with_mkl(Path(__file__).parent / "golden" / "ops" / "views_and_shape" /
                                   "strided_views_of_products.grad")
+
+
+def test_float64_lstm_cells_run_as_in_pytorch() -> None:
+    """pytorch/examples' time_sequence_prediction model, forward: its float64 gates' sigmoid takes
+    SLEEF's double exp (in registers, the C library's exp after them, row by row of the gate
+    chunks) and their tanh MKL's vector math; its outputs hold to the last bit (the default
+    emulation's tanh is not MKL's: a known gap there)."""
+    _golden_stdout_holds_with_mkl(Path(__file__).parent / "golden" / "nn" / "recurrent" /
+                                  "06_time_sequence_lstm_cells_float64.grad")

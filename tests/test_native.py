@@ -61,6 +61,17 @@ def test_exp_matches_the_emulation():
 
 
 @needs_native
+def test_double_exp_matches_the_emulation(monkeypatch):
+    values = np.concatenate([np.linspace(-1001.0, 711.0, 200_001), _RNG.uniform(-20, 20, 100_000),
+                             _RNG.standard_normal(20_000) * 1e-9,
+                             [0.0, -0.0, np.inf, -np.inf, np.nan, 709.78, 709.79, -708.4, -745.2, -1000.0, 5e-324]])
+    out = np.empty_like(values)
+    _native.exp_float64(values, out)
+    monkeypatch.setattr(simd, "native", None)
+    assert _same_bits(out, simd.vector_exp64(values))
+
+
+@needs_native
 @pytest.mark.parametrize("avx512", [False, True])
 def test_log_matches_the_emulation(avx512, monkeypatch):
     monkeypatch.setattr(cpu, "ATEN_AVX512", avx512)
@@ -171,6 +182,16 @@ def test_welford_matches_the_emulation():
         out = np.empty(rows)
         _native.welford_squares(values, out)
         assert _same_bits(out, np.array([statistics._welford_squares(row) for row in values.tolist()]))
+
+
+@needs_native
+def test_address_is_the_array_interfaces():
+    base = np.arange(60.0).reshape(6, 10)
+    read_only = np.ones(3)
+    read_only.flags.writeable = False
+    for array in (base, base[::-2, 3:], base.T, base[2:2], np.float32(1.5) * np.ones((2, 3), np.float32),
+                  read_only, np.zeros(4, ">f4"), np.zeros((), np.int64), base.astype(np.complex64)[1:]):
+        assert _native.address(array) == array.__array_interface__["data"][0]
 
 
 @needs_native

@@ -133,19 +133,79 @@ static void exp_float32(const float *in, float *out, Py_ssize_t count) {
     exp_generic(in, out, count);
 }
 
-static PyObject *py_exp_float32(PyObject *self, PyObject *args) {
+/* out = function(x) for an input and an output buffer of one format and size. */
+static PyObject *elementwise(PyObject *args, const char *format,
+                             void (*function)(const void *, void *, Py_ssize_t)) {
     PyObject *source, *target;
     if (!PyArg_ParseTuple(args, "OO", &source, &target))
         return NULL;
     Py_buffer views[2];
-    if (get_in_out(source, target, "f", &views[0], &views[1]) < 0)
+    if (get_in_out(source, target, format, &views[0], &views[1]) < 0)
         return NULL;
     if (views[0].len != views[1].len)
         PyErr_SetString(PyExc_ValueError, "buffers of different sizes");
     else
-        exp_float32(views[0].buf, views[1].buf, views[0].len / 4);
+        function(views[0].buf, views[1].buf, views[0].len / views[0].itemsize);
     return finish(views, 2);
 }
+
+static void exp_float32_any(const void *in, void *out, Py_ssize_t count) { exp_float32(in, out, count); }
+
+static PyObject *py_exp_float32(PyObject *self, PyObject *args) { return elementwise(args, "f", exp_float32_any); }
+
+/* ---------------------------------------------------------------- SLEEF's exp_u10 for double */
+
+/* SLEEF's xexp as its builds with fused multiply-adds compute it (ATen's Vectorized<double>::exp
+ * with AVX2 or AVX-512): the polynomial by Estrin's scheme, every multiply-add an fma. */
+static const double EXPD_POLY[10] = {0.1666666666666669072e+0, 0.4166666666666602598e-1, 0.8333333333314938210e-2,
+                                     0.1388888888914497797e-2, 0.1984126989855865850e-3, 0.2480158687479686264e-4,
+                                     0.2755723402025388239e-5, 0.2755762628169491192e-6, 0.2511210703042288022e-7,
+                                     0.2081276378237164457e-8};
+
+static double double_from_bits(uint64_t bits) { double d; memcpy(&d, &bits, 8); return d; }
+
+#define EXP_FLOAT64(NAME, ATTRIBUTE)                                                               \
+    ATTRIBUTE static void NAME(const double *in, double *out, Py_ssize_t count) {                  \
+        const double *c = EXPD_POLY;                                                               \
+        for (Py_ssize_t i = 0; i < count; i++) {                                                   \
+            double d = in[i];                                                                      \
+            double clamped = fmin(fmax(d, -1000.0), 710.0); /* (-1000 for nan) */                  \
+            double u = rint(clamped * 1.442695040888963407359924681001892137426645954152985934135449406931); \
+            int32_t q = (int32_t)u;                                                                \
+            double s = fma(u, -.69314718055966295651160180568695068359375, clamped);               \
+            s = fma(u, -.28235290563031577122588448175013436025525412068e-12, s);                  \
+            double s2 = s * s, s4 = s2 * s2, s8 = s4 * s4;                                         \
+            double low = fma(s4, fma(s2, fma(s, c[7], c[6]), fma(s, c[5], c[4])),                 \
+                             fma(s2, fma(s, c[3], c[2]), fma(s, c[1], c[0])));                     \
+            u = fma(s8, fma(s, c[9], c[8]), low);                                                  \
+            u = fma(u, s, 0.5);                                                                    \
+            u = fma(u, s, 1.0);                                                                    \
+            u = fma(u, s, 1.0);                                                                    \
+            int32_t half = q >> 1;                                                                 \
+            u = u * double_from_bits((uint64_t)(half + 0x3FF) << 52)                               \
+                  * double_from_bits((uint64_t)(q - half + 0x3FF) << 52);                          \
+            u = d > 709.78271114955742909217217426 ? INFINITY : u;                                 \
+            u = d < -1000.0 ? 0.0 : u;                                                             \
+            out[i] = d != d ? d : u;                                                               \
+        }                                                                                          \
+    }
+
+EXP_FLOAT64(exp64_generic, )
+#if HAS_FMA_CLONE
+EXP_FLOAT64(exp64_fma, FMA_TARGET)
+#endif
+
+static void exp_float64(const void *in, void *out, Py_ssize_t count) {
+#if HAS_FMA_CLONE
+    if (__builtin_cpu_supports("fma")) {
+        exp64_fma(in, out, count);
+        return;
+    }
+#endif
+    exp64_generic(in, out, count);
+}
+
+static PyObject *py_exp_float64(PyObject *self, PyObject *args) { return elementwise(args, "d", exp_float64); }
 
 /* ---------------------------------------------------------------- SLEEF's logf_u10 (vector_log) */
 
@@ -648,6 +708,19 @@ static PyObject *py_welford_squares(PyObject *self, PyObject *args) {
     return finish(views, 2);
 }
 
+/* ---------------------------------------------------------------- an array's address (mkl.py) */
+
+/* The address of an array's first element, as __array_interface__["data"][0] gives it, without
+ * the dictionary that builds (about a microsecond, several times per MKL call). */
+static PyObject *py_address(PyObject *self, PyObject *object) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(object, &view, PyBUF_STRIDES) < 0)
+        return NULL;
+    void *start = view.buf;
+    PyBuffer_Release(&view);
+    return PyLong_FromVoidPtr(start);
+}
+
 static PyMethodDef methods[] = {
     {"exp_float32", py_exp_float32, METH_VARARGS, "exp_float32(x, out): SLEEF's expf_u10 of float32 x into out."},
     {"log_float32", py_log_float32, METH_VARARGS,
@@ -658,9 +731,13 @@ static PyMethodDef methods[] = {
      "products(a, b, out, fused): out = a @ b (float32), each element a running sum over k in order."},
     {"dot_products", py_dot_products, METH_VARARGS,
      "dot_products(a, rows, out, lanes): out[i, j] = a[i] . rows[j] in `lanes` running sums, then a tree."},
-    {"fma_float32", py_fma_float32, METH_VARARGS, "fma_float32(a, b, c, out): out = fmaf(a, b, c), a, b or c one element or out's."},
+    {"fma_float32", py_fma_float32, METH_VARARGS,
+     "fma_float32(a, b, c, out): out = fmaf(a, b, c), a, b or c one element or out's."},
     {"welford_squares", py_welford_squares, METH_VARARGS,
      "welford_squares(rows, out): each float64 row's sum of squared deviations by Welford's updates."},
+    {"exp_float64", py_exp_float64, METH_VARARGS,
+     "exp_float64(x, out): SLEEF's exp_u10 (with FMA) of float64 x into out."},
+    {"address", py_address, METH_O, "address(array) -> int: the address of its first element."},
     {NULL, NULL, 0, NULL},
 };
 

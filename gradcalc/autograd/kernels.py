@@ -360,6 +360,21 @@ _FLOAT64_MAGNITUDE, _ONE_BIT = np.array(2 ** 63 - 1, np.uint64), np.array(1, np.
 _BELOW_FLOAT32_NORMAL = np.array(((1023 - 126) << 52) - 1, np.uint64)
 
 
+def contiguous_run(x: np.ndarray) -> int:
+    """How many elements TensorIterator's inner loop takes at a time for an element-wise op
+    reading `x` into a new contiguous result: the trailing dimensions over which `x` lies
+    contiguously (size-1 dimensions skipped); 0 when that is all of `x`."""
+    run, stride = 1, x.itemsize
+    for size, step in zip(reversed(x.shape), reversed(x.strides)):
+        if size == 1:
+            continue
+        if step != stride:
+            return run
+        run *= size
+        stride *= size
+    return 0
+
+
 def simd_split(vector: np.ndarray, scalar: np.ndarray, lanes: int, row: int = 0) -> np.ndarray:
     """What an element-wise kernel (cpu_kernel_vec) gives, from its SIMD and its scalar results:
     the SIMD loop takes whole pairs of `lanes`-wide registers in memory order, the scalar loop the

@@ -28,6 +28,7 @@ import numpy as np
 from ..language.limits import native_call
 from ..machine import processor
 from . import cpu
+from .native import address
 
 # The version PyTorch 2.13 reports in torch.__config__.show(): another one computes other bits.
 VERSION = "2024.2.0"
@@ -190,7 +191,7 @@ def vml(node_name: str, x: np.ndarray) -> Optional[np.ndarray]:
         return None
     source = np.ascontiguousarray(x)
     out, out_at = _aligned_empty(x.shape, x.dtype)
-    native_call(_VML_PREPARED[name, x.dtype.type], source.size, _address(source), out_at, _VML_MODE)
+    native_call(_VML_PREPARED[name, x.dtype.type], source.size, address(source), out_at, _VML_MODE)
     return out
 
 
@@ -213,10 +214,6 @@ def _routed(dtype: np.dtype) -> bool:
     return dtype.type in (np.float32, np.float64) and library() is not None
 
 
-def _address(x: np.ndarray) -> int:
-    return x.__array_interface__["data"][0]
-
-
 # How many arguments each prepared BLAS routine takes (every one by reference, as Fortran's)
 _ARITY = {"gemm": 13, "gemv": 11, "dot": 5}
 _PREPARED: dict = {}
@@ -237,7 +234,7 @@ def _prepared(name: str, scalar_type: type) -> Callable:
 
 # Fortran's 'N' and 'T' for a BLAS call's transa/transb, read only
 _LETTERS = np.frombuffer(b"NT", np.uint8).copy()
-_LETTER = (_address(_LETTERS), _address(_LETTERS) + 1)  # by whether the operand is transposed
+_LETTER = (address(_LETTERS), address(_LETTERS) + 1)  # by whether the operand is transposed
 # How many distinct tuples of integers, and of layouts of factors, are kept prepared at once (a
 # program of ever new shapes starts over past it)
 _MOST_KEPT = 4096
@@ -253,7 +250,7 @@ def _integers(values: tuple) -> tuple:
         if len(_INTEGERS) >= _MOST_KEPT:
             _INTEGERS.clear()
         storage = np.array(values, np.int32)
-        start = _address(storage)
+        start = address(storage)
         kept = _INTEGERS[values] = storage, tuple(range(start, start + 4 * len(values), 4))
     return kept
 
@@ -267,7 +264,7 @@ class _Scratch(threading.local):
 
     def __init__(self) -> None:
         self._scalars = {np.float32: np.zeros(2, np.float32), np.float64: np.zeros(2, np.float64)}
-        self._scalar_addresses = {kind: (_address(scalars), _address(scalars) + scalars.itemsize)
+        self._scalar_addresses = {kind: (address(scalars), address(scalars) + scalars.itemsize)
                                   for kind, scalars in self._scalars.items()}
         self._storages: list = [(None, 0), (None, 0)]
 
@@ -404,7 +401,7 @@ def bmm(batch1: np.ndarray, batch2: np.ndarray, out: Optional[np.ndarray] = None
     for index in range(count):
         first, second = (batch2[index], batch1[index]) if swapped else (batch1[index], batch2[index])
         _call_gemm(call, dtype.type, fresh_copy(first) if copy_first else first,
-                   fresh_copy(second) if copy_second else second, _address(result[index]), alpha, beta)
+                   fresh_copy(second) if copy_second else second, address(result[index]), alpha, beta)
     return result
 
 
@@ -437,16 +434,15 @@ def _gemm_batch(batch1: np.ndarray, batch2: np.ndarray, result: np.ndarray, alph
     if count == 1:
         call = _gemm_call(result.dtype.type, (transa, transb), (m, n, k), (lda, ldb, ldc))
         if call is not None:
-            _call_gemm(call, result.dtype.type, batch2[0], batch1[0], _address(result), alpha, beta)
+            _call_gemm(call, result.dtype.type, batch2[0], batch1[0], address(result), alpha, beta)
         return call is not None
     lda, ldb, ldc = _normalized(transa, transb, m, n, k, lda, ldb, ldc)
     if not _fits_blas(transa, transb, m, n, k, lda, ldb, ldc):
         return False
     a, b = placed(batch2), placed(batch1)
     pointers = ctypes.c_void_p * count
-    address = [x.__array_interface__["data"][0] for x in (a, b, result)]
     a_array, b_array, c_array = (pointers(*(start + index * x.strides[0] for index in range(count)))
-                                 for start, x in zip(address, (a, b, result)))
+                                 for start, x in zip(map(address, (a, b, result)), (a, b, result)))
     single = result.dtype.type is np.float32
     kind = ctypes.c_float if single else ctypes.c_double
     batched = getattr(library(), f"cblas_{'s' if single else 'd'}gemm_batch")
@@ -482,7 +478,7 @@ def _normalized(transa: bool, transb: bool, m: int, n: int, k: int, lda: int, ld
 
 
 def address_of(x: np.ndarray, kind: type) -> ctypes.pointer:
-    return ctypes.cast(ctypes.c_void_p(x.__array_interface__["data"][0]), ctypes.POINTER(kind))
+    return ctypes.cast(ctypes.c_void_p(address(x)), ctypes.POINTER(kind))
 
 
 # c10's CPU allocator starts every storage on this many bytes; MKL's kernels for some shapes (one
@@ -502,7 +498,7 @@ def _storage_at(nbytes: int, zeroed: bool = True, dtype: type = np.uint8) -> tup
         error = MemoryError(f"cannot allocate {nbytes} bytes")
         error._total_size = nbytes
         raise error from None
-    start = _address(memory)
+    start = address(memory)
     first = -start % _ALIGNMENT
     if not nbytes:
         return memory[first:first].view(dtype), start + first
@@ -523,12 +519,12 @@ def placed(x: np.ndarray) -> np.ndarray:
 def _placed_at(x: np.ndarray, scratch: Optional[int] = None) -> tuple:
     """placed(X) and its address; a copy made in the thread's scratch storage SCRATCH (0 or 1),
     for an operand read only while one call runs, rather than in a new storage."""
-    start = x.__array_interface__["data"][0]
+    start = address(x)
     root = x.base
     if isinstance(root, np.ndarray):
         while isinstance(root.base, np.ndarray):
             root = root.base
-        root_start = root.__array_interface__["data"][0]
+        root_start = address(root)
     else:
         root_start = start
     # X lies at PyTorch's alignment (its offset in its storage, modulo 64) when its storage does
@@ -556,7 +552,7 @@ def _placed_copy(x: np.ndarray, start: int, offset: int) -> tuple:
     position = (offset - (start - low)) % _ALIGNMENT
     memory[position:position + high - low] = np.ctypeslib.as_array((ctypes.c_uint8 * (high - low)).from_address(low))
     copy = np.ndarray(x.shape, x.dtype, buffer=memory, offset=position + start - low, strides=x.strides)
-    return copy, _address(copy)
+    return copy, address(copy)
 
 
 def fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
@@ -627,5 +623,5 @@ def _vector(x: np.ndarray) -> tuple:
     step = x.strides[0] // x.itemsize if x.size > 1 else 1
     if step < 1 or x.strides[0] % x.itemsize:
         copy = fresh_copy(x)
-        return (copy, _address(copy)), 1
+        return (copy, address(copy)), 1
     return _placed_at(x), step

@@ -10,6 +10,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .mkl import fresh, fresh_copy, library, native, placed
+from .native import address
 
 # mkl_dfti.h: configuration parameters and their values
 _FORWARD_SCALE, _BACKWARD_SCALE, _NUMBER_OF_TRANSFORMS = 4, 5, 7
@@ -85,8 +86,7 @@ def _execute(x: np.ndarray, out_sizes: Sequence[int], dims: Sequence[int], norma
             _check(lib.DftiSetValue(handle, ctypes.c_int(parameter), value))
         _check(lib.DftiCommitDescriptor(handle))
         compute = lib.DftiComputeForward if forward else lib.DftiComputeBackward
-        _check(compute(handle, ctypes.c_void_p(source.__array_interface__["data"][0]),
-                       ctypes.c_void_p(out.__array_interface__["data"][0])))
+        _check(compute(handle, ctypes.c_void_p(address(source)), ctypes.c_void_p(address(out))))
     finally:
         lib.DftiFreeDescriptor(ctypes.byref(handle))
     # the batch dimension unfolded back into X's, every dimension in its place

@@ -69,8 +69,10 @@ _SLEEF_EXPF = tuple(np.float32(c) for c in (
 
 
 def vector_exp(x: np.ndarray) -> np.ndarray:
-    """exp as PyTorch's vectorised kernels compute it: SLEEF's algorithm for float32, bit for bit;
-    for other dtypes numpy's (correctly rounded in practice)."""
+    """exp as PyTorch's vectorised kernels compute it: SLEEF's algorithm for float32 and float64,
+    bit for bit; for other dtypes numpy's (correctly rounded in practice)."""
+    if x.dtype == np.float64:
+        return vector_exp64(x)
     if x.dtype != np.float32:
         return np.exp(x)
     if native is not None:
@@ -113,6 +115,46 @@ def _vector_exp(x: np.ndarray) -> np.ndarray:
         np.copyto(narrow, _EXP_ZERO, where=x < _EXP_UNDERFLOW)
         np.copyto(narrow, _EXP_INFINITY, where=x > _EXP_OVERFLOW)
         return narrow.reshape(shape)
+
+
+# SLEEF's double-precision exp (exp_u10 as built with fused multiply-adds: AVX2, AVX-512): its
+# polynomial's coefficients from the constant term up, and ln 2 in two parts
+_SLEEF_EXPD = (0.1666666666666669072e+0, 0.4166666666666602598e-1, 0.8333333333314938210e-2,
+               0.1388888888914497797e-2, 0.1984126989855865850e-3, 0.2480158687479686264e-4,
+               0.2755723402025388239e-5, 0.2755762628169491192e-6, 0.2511210703042288022e-7,
+               0.2081276378237164457e-8)
+_EXPD_LN2_HIGH = .69314718055966295651160180568695068359375
+_EXPD_LN2_LOW = .28235290563031577122588448175013436025525412068e-12
+
+
+def vector_exp64(x: np.ndarray) -> np.ndarray:
+    """float64 exp as ATen's Vectorized<double>::exp computes it: SLEEF's exp_u10 with fused
+    multiply-adds (its polynomial by Estrin's scheme), bit for bit. It misses the correctly
+    rounded exp (numpy's, the C library's) for a few inputs in a hundred."""
+    if native is not None:
+        out = np.empty(x.shape, np.float64)
+        native.exp_float64(np.ascontiguousarray(x, np.float64), out)
+        return out
+    fma = kernels.fused_multiply_add
+    c = _SLEEF_EXPD
+    with np.errstate(all="ignore"):
+        d = np.asarray(x, np.float64)
+        clamped = np.nan_to_num(np.clip(d, -1000.0, 710.0), nan=-1000.0)
+        u = np.rint(clamped * 1.442695040888963407359924681001892137426645954152985934135449406931)
+        q = u.astype(np.int64)
+        s = fma(u, np.float64(-_EXPD_LN2_HIGH), clamped)
+        s = fma(u, np.float64(-_EXPD_LN2_LOW), s)
+        s2 = s * s
+        s4 = s2 * s2
+        low = fma(s4, fma(s2, fma(s, c[7], c[6]), fma(s, c[5], c[4])), fma(s2, fma(s, c[3], c[2]), fma(s, c[1], c[0])))
+        u = fma(s4 * s4, fma(s, c[9], c[8]), low)
+        for addend in (0.5, 1.0, 1.0):
+            u = fma(u, s, addend)
+        half = q >> 1  # two exact powers of two, the second rounding once (as SLEEF's ldexp2)
+        u = u * ((half + 1023) << 52).view(np.float64) * ((q - half + 1023) << 52).view(np.float64)
+        u = np.where(d > 709.78271114955742909217217426, np.inf, u)
+        u = np.where(d < -1000.0, 0.0, u)
+        return np.where(np.isnan(d), d, u)
 
 
 def _round_to_float32(wide: np.ndarray, scratch: np.ndarray) -> None:

@@ -15,6 +15,7 @@ from . import dtypes, grad_mode
 from .dtypes import DType, bfloat16 as BFLOAT16
 from .engine import AccumulateGrad, Node, PostAccumulateGradHook, RemovableHandle, remove_hook
 from .grad_mode import FORWARD_LEVELS as LEVELS
+from .native import address
 from .layout import CHANNELS_LAST_ORDERS
 from .sequence_slots import index_as_mapping_only
 from ..display.names import torch_class, type_name
@@ -699,11 +700,11 @@ class Tensor:
         owner = self._data
         while isinstance(owner.base, np.ndarray):  # the array that owns the storage
             owner = owner.base
-        return (self._data.__array_interface__["data"][0] - owner.__array_interface__["data"][0]) // self._data.itemsize
+        return (address(self._data) - address(owner)) // self._data.itemsize
 
     def data_ptr(self) -> int:
         # a meta tensor's storage has no memory, an empty one none allocated
-        return self._data.__array_interface__["data"][0] if self._data.size and not self.is_meta else 0
+        return address(self._data) if self._data.size and not self.is_meta else 0
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
         order = CHANNELS_LAST_ORDERS.get(getattr(memory_format, "_name", None))

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode, forward_mode, meta
 from ..grad_mode import FORWARD_LEVELS
+from ..native import address
 from ..engine import Node, forward_name, gradient_edge
 from ..saved_variable import SavedTensor
 from ..tensor import (LEAF_INPLACE_MESSAGE, VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD,
@@ -234,7 +235,7 @@ def overlap(a: np.ndarray, b: np.ndarray) -> str:
         return "none"
     if not (_dense(a) and _dense(b)):
         return "unknown"
-    a_begin, b_begin = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
+    a_begin, b_begin = address(a), address(b)
     a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
     if (a_begin, a_end) == (b_begin, b_end):
         return "full" if a.strides == b.strides else "partial"
@@ -377,7 +378,7 @@ def view_positions(view: Tensor, base: Tensor) -> np.ndarray:
 
 
 def _memory_offsets(array: np.ndarray, origin: int, itemsize: int) -> np.ndarray:
-    start = (array.__array_interface__["data"][0] - origin) // itemsize if array.size else 0
+    start = (address(array) - origin) // itemsize if array.size else 0
     offsets = np.full(array.shape, start, dtype=np.int64)
     for axis, (size, stride) in enumerate(zip(array.shape, array.strides)):
         shape = [1] * array.ndim

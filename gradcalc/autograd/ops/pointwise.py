@@ -128,6 +128,9 @@ def sigmoid(input: Tensor) -> Tensor:
         negated = np.float32(0) - input._data.astype(np.float32)
         lanes = simd.lanes(np.float32 if dtype is dtypes.float32 else np.float16)
         e = kernels.simd_split(simd.vector_exp(negated), simd.glibc_expf(negated), lanes=lanes)
+    elif dtype is dtypes.float64:  # SLEEF's double exp in the SIMD loop, the C library's after it
+        e = kernels.simd_split(simd.vector_exp64(-input._data), e, lanes=simd.lanes(np.float64),
+                               row=kernels.contiguous_run(input._data))
     return record(SIGMOID, (input,), np.asarray(1 / (1 + e), dtype=dtype._numpy), dtype)
 
 

@@ -9,6 +9,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from .. import api, dtypes, meta
+from ..native import address
 from ..tensor import Tensor
 from ...display.names import type_name
 from ...warnings import warn_once
@@ -238,7 +239,7 @@ DEEPCOPY_NON_LEAF_MESSAGE = (
 
 def _on_storage(data: np.ndarray, storage: np.ndarray) -> np.ndarray:
     """An array with `data`'s shape, strides and offset, on another copy of its storage."""
-    offset = data.__array_interface__["data"][0] - _owner(data).__array_interface__["data"][0] if data.size else 0
+    offset = address(data) - address(_owner(data)) if data.size else 0
     return np.ndarray(data.shape, data.dtype, buffer=storage, offset=offset, strides=data.strides)
 
 
