@@ -80,11 +80,16 @@ def interrupted() -> int:
     sys.stderr.flush()
     import signal
 
+    # a Ctrl-C pressed again just before the handler goes back to the default one is reported by
+    # CPython as an error ("Signal 2 ignored due to race condition"): the process is ending by one
+    hook, sys.unraisablehook = sys.unraisablehook, lambda unraisable: None
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
     except (OSError, ValueError):  # no such signal here, or the sandbox's wall is up for good
         pass
+    finally:
+        sys.unraisablehook = hook
     return INTERRUPTED
 
 
