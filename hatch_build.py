@@ -1,7 +1,7 @@
 """Build steps: compile gradcalc's native kernels, and generate its stand-alone parser with Lark's
 own tool.
 
-The kernels (gradcalc/autograd/_native.c) are compiled with the C compiler found here, for this
+The kernels (gradcalc/autograd/csrc/, one module `_native`) are compiled with the C compiler found here, for this
 Python, into the wheel, or next to their source for an editable install. Where no compiler (or
 no Python headers) is found, the build goes on without them: gradcalc then runs numpy's
 emulations of the same kernels, which give the same answers, more slowly.
@@ -27,7 +27,7 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 PACKAGE = "gradcalc/language"
-NATIVE_SOURCE = "gradcalc/autograd/_native.c"
+NATIVE_SOURCES = "gradcalc/autograd/csrc"
 # IEEE arithmetic as written (no contraction into FMAs, which would change the last bits)
 NATIVE_FLAGS = ["-O3", "-shared", "-fPIC", "-ffp-contract=off", "-fno-math-errno"]
 # the tool's output: the runtime, then from this line on the tables and their constructor
@@ -85,9 +85,9 @@ def _canonical(table: Any) -> Any:
                          {start: number[state] for start, state in sorted(table.end_states.items())})
 
 
-def compile_native(source: str, directory: str) -> str | None:
-    """The extension module compiled from `source` into `directory` (its path), or None where
-    this machine cannot compile it (said on stderr)."""
+def compile_native(sources: str, directory: str) -> str | None:
+    """The extension module compiled from the C files in the folder `sources` into `directory`
+    (its path), or None where this machine cannot compile it (said on stderr)."""
     compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     include = sysconfig.get_paths()["include"]
     target = os.path.join(directory, "_native" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
@@ -97,11 +97,12 @@ def compile_native(source: str, directory: str) -> str | None:
     elif not os.path.exists(os.path.join(include, "Python.h")):
         reason = f"no Python headers in {include}"
     else:
-        # the source named relatively (the same object code from any checkout's path), written
+        # the sources named relatively (the same object code from any checkout's path), written
         # beside the target and moved over it at once (a running gradcalc may have it mapped)
         partial = target + ".partial"
-        command = compiler.split() + NATIVE_FLAGS + [f"-I{include}", os.path.basename(source), "-o", partial]
-        done = subprocess.run(command, capture_output=True, text=True, cwd=os.path.dirname(source))
+        files = sorted(name for name in os.listdir(sources) if name.endswith(".c"))
+        command = compiler.split() + NATIVE_FLAGS + [f"-I{include}", *files, "-o", partial]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=sources)
         if done.returncode:
             reason = f"{' '.join(command)} failed:\n{done.stderr}"
         else:
@@ -117,12 +118,12 @@ class BuildHook(BuildHookInterface):
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
-        source = os.path.join(self.root, NATIVE_SOURCE)
-        if version == "editable":  # next to the source, where the editable package is imported from
-            compile_native(source, os.path.dirname(source))
+        sources = os.path.join(self.root, NATIVE_SOURCES)
+        if version == "editable":  # next to the sources' folder, where the editable package is imported from
+            compile_native(sources, os.path.dirname(sources))
             return
         self._directory = tempfile.mkdtemp(prefix="gradcalc-build-")
-        native = compile_native(source, self._directory)
+        native = compile_native(sources, self._directory)
         if native:
             build_data["force_include"][native] = f"gradcalc/autograd/{os.path.basename(native)}"
             build_data["pure_python"] = False

@@ -58,14 +58,18 @@ def _imports(name: str, path: Path, known: dict, top_level_only: bool) -> set:
     return found
 
 
+# gradcalc's compiled modules (built from autograd/csrc/ by hatch_build.py)
+_COMPILED = frozenset({"gradcalc.autograd._native"})
+
+
 def _imports_of(node: ast.AST, name: str, path: Path, known: dict) -> set:
     found = set()
     if isinstance(node, ast.ImportFrom):
         target = _resolve(name, node, path.name == "__init__.py")
         for alias in node.names:
             candidate = f"{target}.{alias.name}"
-            if (path.parent / f"{alias.name}.c").exists():
-                continue  # a compiled module (autograd/_native.c), which imports nothing of gradcalc
+            if candidate in _COMPILED:
+                continue  # imports nothing of gradcalc
             found.add(candidate if candidate in known else target)
     elif isinstance(node, ast.Import):
         found.update(alias.name for alias in node.names)

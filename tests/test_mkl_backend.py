@@ -229,3 +229,27 @@ def test_float64_lstm_cells_run_as_in_pytorch() -> None:
     emulation's tanh is not MKL's: a known gap there)."""
     _golden_stdout_holds_with_mkl(Path(__file__).parent / "golden" / "nn" / "recurrent" /
                                   "06_time_sequence_lstm_cells_float64.grad")
+
+
+def test_float64_tanh_gradient_is_fused_as_in_pytorch() -> None:
+    """d2l's tanh gradient in float64: 1 - y * y is one fused multiply-add in ATen's kernel, as in
+    float32 (with MKL's tanh, the outputs it starts from are PyTorch's)."""
+    _golden_stdout_holds_with_mkl(Path(__file__).parent / "golden" / "ops" / "pointwise" /
+                                  "tanh_gradient_float64.grad")
+
+
+def test_float32_lstm_cell_gates_as_in_pytorch() -> None:
+    """nn.LSTMCell's documentation example in float32: the gates' sigmoid runs over the strided
+    chunks of the gates row by row, whole registers of each row through SLEEF's exp and the rest
+    through glibc's expf, as TensorIterator's inner loop runs."""
+    _golden_stdout_holds_with_mkl(Path(__file__).parent / "golden" / "nn" / "recurrent" /
+                                  "08_lstm_cell_docs_example.grad")
+
+
+def test_float64_lstm_cells_train_as_in_pytorch() -> None:
+    """time_sequence_prediction's training: LBFGS's closures run the LSTM cells forward and
+    backward, and every loss, prediction and gradient holds to the last bit: the gates' gradients
+    take tanh's 1 - y * y as ATen's kernel computes it, one fused multiply-add (its compiler
+    contracts the expression), and LBFGS's float64 updates are FMAs."""
+    _golden_stdout_holds_with_mkl(Path(__file__).parent / "golden" / "nn" / "recurrent" /
+                                  "07_time_sequence_lbfgs_training.grad")

@@ -1,4 +1,4 @@
-"""The native kernels (gradcalc/autograd/_native.c) give the same bits as the numpy emulations
+"""The native kernels (gradcalc/autograd/csrc/) give the same bits as the numpy emulations
 they stand in for, which the goldens check against PyTorch; and they refuse buffers they were
 not made for, since they run on a program's values."""
 from __future__ import annotations
@@ -43,7 +43,7 @@ def test_the_module_is_built_where_a_compiler_is():
     if not (shutil.which("cc") or shutil.which("gcc")) or not os.path.exists(
             os.path.join(sysconfig.get_paths()["include"], "Python.h")):
         pytest.skip("no C compiler or Python headers here")
-    assert not native.is_stale(), "gradcalc/autograd/_native.c changed since it was compiled: pip install -e ."
+    assert not native.is_stale(), "gradcalc/autograd/csrc/ changed since it was compiled: pip install -e ."
     assert _native is not None
 
 
@@ -165,14 +165,39 @@ def test_dot_products_match_the_emulation(lanes, monkeypatch):
         monkeypatch.undo()
 
 
+def _float64_sample(count: int, low_exponent: int, high_exponent: int) -> np.ndarray:
+    """Random float64 of both signs, their exponents spread evenly over a range."""
+    mantissa = _RNG.integers(0, 1 << 52, count, dtype=np.uint64)
+    exponent = _RNG.integers(low_exponent + 1023, high_exponent + 1024, count).astype(np.uint64)
+    sign = _RNG.integers(0, 2, count).astype(np.uint64) << np.uint64(63)
+    return (sign | exponent << np.uint64(52) | mantissa).view(np.float64)
+
+
+def _with_specials(x: np.ndarray) -> np.ndarray:
+    x = x.copy()
+    x[:8] = [0.0, -0.0, np.inf, -np.inf, np.nan, np.finfo(x.dtype).tiny, -np.finfo(x.dtype).max, 1.0]
+    return x
+
+
 @needs_native
-def test_fma_matches_the_emulation(monkeypatch):
-    a, b, c = (_float32_sample(100_000, -60, 60) for _ in range(3))
-    for args in [(a, b, c), (a, np.float32(3.5), c), (np.float32(-2.0), b, np.float32(1e-3)), (a, b, -a * b)]:
-        with np.errstate(all="ignore"):
-            expected = kernels.rounded_fused_float32(np.asarray(args[0], np.float64) * np.asarray(args[1], np.float64),
-                                                     np.asarray(args[2], np.float32))
-            assert _same_bits(random._fma32(*args), expected)
+@pytest.mark.parametrize("sample", [_float32_sample, _float64_sample])
+def test_fma_matches_the_emulation(monkeypatch, sample):
+    # exponents reaching past the emulations' safe range, where they compute exactly
+    wide = (-60, 60) if sample is _float32_sample else (-1000, 1000)
+    a, b, c = (_with_specials(sample(100_000, *wide)) for _ in range(3))
+    near = sample(100_000, -30, 30)
+    one, two = a.dtype.type(3.5), a.dtype.type(-2.0)
+    cases = [(a, b, c), (a, one, c), (two, b, np.asarray(1e-3, a.dtype)), (near, near[::-1], -near * near[::-1]),
+             (a.reshape(400, 250), b[:250], c.reshape(400, 250).T.T), (a[::2], b[1::2], one),
+             (np.asarray(one), np.asarray(two), np.asarray(one))]
+    with np.errstate(all="ignore"):
+        for args in cases:
+            fused = kernels.fused_multiply_add(*args)
+            with monkeypatch.context() as patch:
+                patch.setattr(kernels, "native", None)
+                assert _same_bits(fused, kernels.fused_multiply_add(*args))
+            if sample is _float32_sample:
+                assert _same_bits(random._fma32(*args), np.asarray(fused)[()])
 
 
 @needs_native
@@ -219,3 +244,32 @@ def test_buffers_are_checked():
         _native.products(np.ones((2, 3), np.float32), np.ones((3, 2), np.float32), np.ones((2, 3), np.float32), True)
     with pytest.raises(TypeError):
         _native.products(b"abcdefgh", np.ones((2, 2), np.float32), np.ones((2, 2), np.float32), True)
+    with pytest.raises(TypeError):
+        _native.fused_multiply_add(x32, x64, x32, x32.copy())  # formats mixed
+    with pytest.raises(ValueError):
+        _native.fused_multiply_add(x64, np.ones(3), x64, x64.copy())
+    with pytest.raises((TypeError, ValueError, BufferError)):
+        _native.fused_multiply_add(x32, x32, x32, read_only)
+    with pytest.raises(TypeError):
+        _native.fused_multiply_add(x32, x32, x32, np.ones(4, np.int32))
+
+
+@needs_native
+def test_numpy_storages_start_on_64_bytes():
+    """numpy's arrays start where c10's storages do, so that MKL's operands need no copy; each way
+    numpy allocates, frees and grows them keeps their values."""
+    try:
+        from numpy._core.multiarray import get_handler_name
+    except ImportError:  # numpy 1
+        from numpy.core.multiarray import get_handler_name
+    assert get_handler_name() == "gradcalc_aligned_64"
+    assert not _native.align_numpy_storages()  # once only: the module's first import did it
+    arrays = [np.empty(n, np.uint8) for n in (0, 1, 3, 63, 64, 65, 4097)]
+    arrays += [np.zeros((300, 300)), np.ones(7, np.float32), np.arange(100.0)[::3].copy()]
+    assert all(native.address(x) % 64 == 0 for x in arrays)
+    assert not np.zeros(1 << 20).any()
+    grown = np.arange(1000)
+    grown.resize(200_000, refcheck=False)  # numpy's realloc
+    assert native.address(grown) % 64 == 0 and np.array_equal(grown[:1000], np.arange(1000)) and not grown[1000:].any()
+    grown.resize(10, refcheck=False)
+    assert np.array_equal(grown, np.arange(10))

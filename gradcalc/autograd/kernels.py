@@ -250,10 +250,29 @@ def _sum_plan(x: np.ndarray, dims: tuple) -> tuple:
 def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """a * b + c with one rounding, as an FMA instruction computes it, in the dtype of the arrays
     (float32 or float64)."""
+    if native is not None:
+        fused = _native_fused(a, b, c)
+        if fused is not None:
+            return fused
     a, b, c = np.broadcast_arrays(a, b, c)
     if a.dtype.type is np.float64:
         return _fused_float64(a, b, c)
     return rounded_fused_float32(a.astype(np.float64) * b.astype(np.float64), c)
+
+
+def _native_fused(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> Any:
+    """fused_multiply_add by the native kernel, for three float32 or three float64 arrays (else
+    None): each passed whole and contiguous, or as its one element when it has one."""
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
+    kind = a.dtype
+    if kind.type not in (np.float32, np.float64) or b.dtype != kind or c.dtype != kind:
+        return None
+    shape = a.shape if a.shape == b.shape == c.shape else np.broadcast_shapes(a.shape, b.shape, c.shape)
+    operands = [np.ascontiguousarray(x if x.shape == shape or x.size == 1 else np.broadcast_to(x, shape))
+                for x in (a, b, c)]
+    out = np.empty(shape, kind)
+    native.fused_multiply_add(*operands, out)
+    return out
 
 
 # Where the error-free transformations below are exact: no factor, addend or product near

@@ -28,7 +28,7 @@ import numpy as np
 from ..language.limits import native_call
 from ..machine import processor
 from . import cpu
-from .native import address
+from .native import address, storages_aligned
 
 # The version PyTorch 2.13 reports in torch.__config__.show(): another one computes other bits.
 VERSION = "2024.2.0"
@@ -488,8 +488,16 @@ _ALIGNMENT = 64
 
 def _storage_at(nbytes: int, zeroed: bool = True, dtype: type = np.uint8) -> tuple:
     """(storage, address): a new storage as c10's allocator gives one, NBYTES bytes starting on
-    64, as a flat array of DTYPE. Its array's base is no array (a memoryview), so an array made on
-    it is the root of its views."""
+    64, as a flat array of DTYPE. It is the root of the views made on it (its own base, or a
+    memoryview's array)."""
+    itemsize = np.dtype(dtype).itemsize
+    if storages_aligned and not nbytes % itemsize:
+        # numpy's own storage, which native.py's allocator starts on 64 (a thread whose context
+        # has numpy's default allocator gets the padded one below)
+        storage = (np.zeros if zeroed else np.empty)(nbytes // itemsize, dtype)
+        start = address(storage)
+        if not start % _ALIGNMENT:
+            return storage, start
     try:
         memory = (np.zeros if zeroed else np.empty)(nbytes + _ALIGNMENT, np.uint8)
     except MemoryError:

@@ -21,7 +21,6 @@ from typing import Any, Union
 import numpy as np
 
 from . import dtypes, kernels
-from .native import kernels as native
 from .tensor import CPU, Device, Tensor
 from ..display.names import torch_class, type_name
 from ..language.limits import with_room
@@ -266,15 +265,9 @@ def set_rng_state(new_state: Tensor) -> None:
 
 
 def _fma32(a: Any, b: Any, c: Any) -> np.ndarray:
-    """float32 fma(a, b, c) with one rounding (the product of two floats is exact in double)."""
-    a, b, c = (np.asarray(x, dtype=np.float32) for x in (a, b, c))
-    if native is not None:
-        shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
-        if all(x.shape == shape or x.size == 1 for x in (a, b, c)):
-            out = np.empty(shape, np.float32)
-            native.fma_float32(np.ascontiguousarray(a), np.ascontiguousarray(b), np.ascontiguousarray(c), out)
-            return out if out.ndim else out[()]
-    return kernels.rounded_fused_float32(a.astype(np.float64) * b.astype(np.float64), c)
+    """float32 fma(a, b, c) with one rounding."""
+    out = kernels.fused_multiply_add(*(np.asarray(x, dtype=np.float32) for x in (a, b, c)))
+    return out if out.ndim else out[()]
 
 
 def _fma64(a: Any, b: Any, c: Any) -> np.ndarray:

@@ -417,7 +417,8 @@ def _check_arange_bounds(start: float, end: float, step: float) -> None:
 
 def _arange_bounds(bounds: list, dtype: DType) -> list:
     """start, end and step as ATen's arange then reads them, Scalar::to<acc_type>(): int64 for the
-    integer dtypes (a float truncated), double for the others."""
+    integer dtypes (a float truncated), double for the others (_arange_floats rounds them to float
+    for float16 and bfloat16, whose accumulate type it is)."""
     if dtype.category > dtypes.INTEGRAL:
         return [float(value) for value in bounds]
     for value in bounds:
@@ -435,6 +436,42 @@ def _arange_size(start: Any, end: Any, step: Any, bounds: list, dtype: DType) ->
         return float(quotient if (span < 0) == (step < 0) else -quotient)
     first, last, stride = (float(value) for value in bounds)
     return math.ceil((last - first) / stride)
+
+
+# The floating dtypes' accumulate types (c10's acc_type on the CPU) and how many elements one
+# 256-bit register holds
+_ARANGE_FLOATS = {dtypes.float64: (np.float64, 4), dtypes.float32: (np.float64, 8), dtypes.float16: (np.float32, 16),
+                  dtypes.bfloat16: (np.float32, 16)}
+
+
+def _arange_floats(start: float, step: float, count: int, dtype: DType) -> np.ndarray:
+    """ATen's arange kernel as it runs on AVX2 and AVX-512 machines alike (its stub has no AVX-512
+    build): two registers at a time, each filled from a base start + step * i rounded to the dtype,
+    lane l holding base + l * step; the elements left over, fewer than two registers, one by one,
+    start + step * i. Each `a + b * c` is one fused multiply-add in the accumulate type (the
+    compiler contracts it), rounded to the dtype. Computed a block at a time, so that a long range
+    needs little more memory than its result."""
+    accumulate, lanes = _ARANGE_FLOATS[dtype]
+    whole = count - count % (2 * lanes)
+    start, step = np.asarray(start, accumulate), np.asarray(step, accumulate)
+    out = np.empty(count, dtype._numpy)
+    for low in range(0, count, _ARANGE_BLOCK):
+        index = np.arange(low, min(count, low + _ARANGE_BLOCK), dtype=np.float64)
+        lane = np.where(index < whole, index % lanes, 0)  # past the whole registers, each its own base
+        first = (index - lane).astype(accumulate)
+        base = _rounded_to(kernels.fused_multiply_add(step, first, start), dtype).astype(accumulate)
+        out[low:low + index.size] = _rounded_to(kernels.fused_multiply_add(lane.astype(accumulate), step, base), dtype)
+    return out
+
+
+# elements of a range computed at once (a multiple of every dtype's two registers)
+_ARANGE_BLOCK = 1 << 16
+
+
+def _rounded_to(values: np.ndarray, dtype: DType) -> np.ndarray:
+    if dtype is dtypes.bfloat16:
+        return dtypes.round_to_bfloat16(values)
+    return values.astype(dtype._numpy)
 
 
 @op()
@@ -465,7 +502,9 @@ def arange(start: Any = None, end: Any = None, step: Any = 1, *, dtype: Optional
     if dtype is not dtypes.int64:  # (read once the result is sized)
         start, end, step = _arange_bounds(bounds, dtype)
     check_allocation((count,), dtype)
-    if dtype.category >= dtypes.FLOATING:
+    if dtype in _ARANGE_FLOATS:
+        data = _arange_floats(start, step, count, dtype)
+    elif dtype.category >= dtypes.FLOATING:
         data = start + np.arange(count, dtype=np.float64) * step
     else:  # int64 arithmetic, as ATen's accumulate type for every integer dtype
         data = np.int64(start) + np.arange(count, dtype=np.int64) * np.int64(step)

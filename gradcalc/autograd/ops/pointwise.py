@@ -105,6 +105,8 @@ def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
         np.multiply(wide, wide, out=wide)
         np.subtract(1.0, wide, out=wide)
         data = grad_output._data * wide.astype(np.float32)
+    elif y.dtype == np.float64:  # the same fused 1 - y * y, in double
+        data = grad_output._data * kernels.fused_multiply_add(-y, y, np.float64(1))
     else:
         data = grad_output._data * (1 - y * y).conj()
     return record(TANH_BACKWARD, (grad_output, output), data, grad_output._dtype)
@@ -124,10 +126,12 @@ def sigmoid(input: Tensor) -> Tensor:
     e = np.exp(-wide).astype(dtype._numpy)
     if dtype in (dtypes.float32, dtypes.float16, dtypes.bfloat16):
         # whole pairs of SIMD registers take SLEEF's exp; the elements left over, the C library's
-        # (the half precisions in float32, their registers holding twice as many)
+        # (the half precisions in float32, their registers holding twice as many), of each row
+        # the kernel's inner loop runs over (an LSTM's gate chunks)
         negated = np.float32(0) - input._data.astype(np.float32)
         lanes = simd.lanes(np.float32 if dtype is dtypes.float32 else np.float16)
-        e = kernels.simd_split(simd.vector_exp(negated), simd.glibc_expf(negated), lanes=lanes)
+        e = kernels.simd_split(simd.vector_exp(negated), simd.glibc_expf(negated), lanes=lanes,
+                               row=kernels.contiguous_run(input._data))
     elif dtype is dtypes.float64:  # SLEEF's double exp in the SIMD loop, the C library's after it
         e = kernels.simd_split(simd.vector_exp64(-input._data), e, lanes=simd.lanes(np.float64),
                                row=kernels.contiguous_run(input._data))

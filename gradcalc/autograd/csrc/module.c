@@ -1,0 +1,70 @@
+/* gradcalc's native module, _native (autograd/native.py loads it). The kernels whose numpy
+ * emulation costs most of a small training step: SLEEF's exp and log (sleef.c), at::vec's lane
+ * sums, a matrix product's running sums in order and ATen's dot products in lanes (sums.c), FMAs
+ * and Welford's variance updates (arithmetic.c). Each is the same arithmetic as its numpy version
+ * (simd.py, kernels.py, ops/statistics.py), operation for operation: IEEE arithmetic in float and
+ * double gives the same bits in C as in numpy, built with -ffp-contract=off so that nothing is
+ * fused unless written as fmaf. Either gives the same answers; tests/test_native.py compares them.
+ * Besides: numpy's storages on 64 bytes and arrays' addresses (storage.c).
+ *
+ * Security: these run on a program's values inside the jailed worker. Every size and stride comes
+ * from the buffers themselves (never from a caller's count), every buffer is checked for its
+ * format, layout and writability, and the loops only index within those sizes.
+ */
+#include "native.h"
+
+int get_buffer(PyObject *object, Py_buffer *view, const char *format, int writable) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(object, view, flags) < 0)
+        return -1;
+    if (view->format == NULL || strcmp(view->format, format) != 0
+            || view->itemsize != (format[0] == 'f' ? 4 : 8)) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_TypeError, "unexpected buffer format");
+        return -1;
+    }
+    return 0;
+}
+
+int get_in_out(PyObject *source, PyObject *target, const char *format, Py_buffer *in, Py_buffer *out) {
+    if (get_buffer(source, in, format, 0) < 0)
+        return -1;
+    if (get_buffer(target, out, format, 1) < 0) {
+        PyBuffer_Release(in);
+        return -1;
+    }
+    return 0;
+}
+
+int get_float32_buffers(PyObject *const *objects, Py_buffer *views, int count) {
+    for (int got = 0; got < count; got++)
+        if (get_buffer(objects[got], &views[got], "f", got == count - 1) < 0) {
+            while (got--)
+                PyBuffer_Release(&views[got]);
+            return -1;
+        }
+    return 0;
+}
+
+PyObject *finish(Py_buffer *views, int count) {
+    for (int i = 0; i < count; i++)
+        PyBuffer_Release(&views[i]);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", NULL, -1, NULL, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *created = PyModule_Create(&module);
+    if (created == NULL)
+        return NULL;
+    PyMethodDef *tables[] = {sleef_methods, sums_methods, arithmetic_methods, storage_methods};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+        if (PyModule_AddFunctions(created, tables[i]) < 0) {
+            Py_DECREF(created);
+            return NULL;
+        }
+    return created;
+}

@@ -1,0 +1,42 @@
+/* What the native kernels' files share: the headers, the processor clones' target, bit casts, the
+ * buffer checks and each file's table of functions (module.c makes them one module, _native). */
+#ifndef GRADCALC_NATIVE_H
+#define GRADCALC_NATIVE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define FMA_TARGET __attribute__((target("avx2,fma")))
+#define HAS_FMA_CLONE 1
+#else
+#define FMA_TARGET
+#define HAS_FMA_CLONE 0
+#endif
+
+#if HAS_FMA_CLONE
+/* Whether this processor runs the clones compiled for FMA_TARGET (both of its instruction sets). */
+static inline int fma_clone_runs(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+#endif
+
+static inline float bits_to_float(uint32_t bits) { float f; memcpy(&f, &bits, 4); return f; }
+static inline uint32_t float_to_bits(float f) { uint32_t bits; memcpy(&bits, &f, 4); return bits; }
+
+/* A buffer of `format` ("f" or "d"), C-contiguous; writable when asked. */
+int get_buffer(PyObject *object, Py_buffer *view, const char *format, int writable);
+/* An input and an output buffer of one format (the output writable); -1, nothing held, on error. */
+int get_in_out(PyObject *source, PyObject *target, const char *format, Py_buffer *in, Py_buffer *out);
+/* `count` float32 buffers, the last one writable (the output); -1, nothing held, on error. */
+int get_float32_buffers(PyObject *const *objects, Py_buffer *views, int count);
+/* Releases `count` buffers; then None, or NULL with the error set. */
+PyObject *finish(Py_buffer *views, int count);
+
+extern PyMethodDef sleef_methods[], sums_methods[], arithmetic_methods[], storage_methods[];
+
+#endif
