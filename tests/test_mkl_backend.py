@@ -231,6 +231,11 @@ def test_float64_lstm_cells_run_as_in_pytorch() -> None:
                                   "06_time_sequence_lstm_cells_float64.grad")
 
 
+def test_pow_with_one_half_takes_the_square_root_kernel() -> None:
+    """ATen's pow sends the exponent 0.5 to torch.sqrt's kernel, MKL's vector math."""
+    _golden_stdout_holds_with_mkl(Path(__file__).parent / "golden" / "ops" / "pointwise" / "pow_half_is_sqrt.grad")
+
+
 def test_float64_tanh_gradient_is_fused_as_in_pytorch() -> None:
     """d2l's tanh gradient in float64: 1 - y * y is one fused multiply-add in ATen's kernel, as in
     float32 (with MKL's tanh, the outputs it starts from are PyTorch's)."""

@@ -104,17 +104,23 @@ REMAINDER = node("RemainderBackward1", ("self", "other"), forward=_mod, jvp=ELEM
 
 def _power(x: np.ndarray, exponent: Any) -> np.ndarray:
     """x ** exponent as PyTorch's kernel computes it for float32 and float64: the exponents 2, 3
-    and -2 as products (rounded after each one), 0.5, -0.5 and -1 as sqrt, 1 / sqrt and 1 / x;
-    any other through a correctly rounded power, as its pow nearly always is."""
+    and -2 as products (rounded after each one), 0.5, -0.5 and -1 as sqrt (torch.sqrt's kernel:
+    MKL's where the backend is in use), 1 / sqrt and 1 / x; any other through a correctly rounded
+    power, as its pow nearly always is."""
     if x.dtype.type not in (np.float32, np.float64) or isinstance(exponent, complex):
         return np.power(x, exponent)
     products = {0: lambda: np.ones_like(x), 1: lambda: x.copy(), 2: lambda: x * x, 3: lambda: x * x * x,
-                -2: lambda: 1 / (x * x), 0.5: lambda: np.sqrt(x), -0.5: lambda: 1 / np.sqrt(x), -1: lambda: 1 / x}
+                -2: lambda: 1 / (x * x), 0.5: lambda: _sqrt_kernel(x), -0.5: lambda: 1 / np.sqrt(x), -1: lambda: 1 / x}
     if exponent in products:
         return products[exponent]()
     # the kernel's SIMD loop raises to the exponent rounded to the tensor's dtype; its scalar
     # loop, std::pow(float, double), to the exponent as a double
     return power_tensor(x, np.asarray(exponent, dtype=x.dtype), scalar_exponent=np.float64(exponent))
+
+
+def _sqrt_kernel(x: np.ndarray) -> np.ndarray:
+    root = mkl.vml("SqrtBackward0", x)
+    return np.sqrt(x) if root is None else root
 
 
 def power_tensor(x: np.ndarray, exponent: np.ndarray, scalar_exponent: Optional[np.ndarray] = None) -> np.ndarray:

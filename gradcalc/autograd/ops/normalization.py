@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes, forward_mode, grad_mode, kernels, layer_norm_kernel, simd
+from .. import batch_norm_kernel, dtypes, forward_mode, grad_mode, kernels, layer_norm_kernel, mkl, simd
 from ..tensor import Tensor, wrap_dim
 from .common import ABSENT, not_implemented_for, shape_text
 from .matrix_functions import aten_norm
@@ -34,9 +34,21 @@ def _channel_shape(x: Tensor) -> tuple:
 
 
 def _batch_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], running_mean: Optional[Tensor],
-                      running_var: Optional[Tensor], training: bool, eps: float, which: str) -> Tensor:
+                      running_var: Optional[Tensor], training: bool, eps: float, which: str,
+                      saved: tuple = ()) -> Tensor:
+    if input._dtype in (dtypes.float32, dtypes.float64) and input.numel() and not (
+            grad_mode.is_grad_enabled() and (grad.requires_grad or input.requires_grad)):
+        # no graph to record: ATen's kernels where the layout is one of theirs
+        mean, rstd = saved if training else (running_mean, None)
+        grads = batch_norm_kernel.backward(
+            grad._data, input._data, None if weight is None else weight._data, mean._data,
+            rstd._data if training else running_var._data, training, eps)
+        if grads is not None:
+            return Tensor._make(grads[("input", "weight", "bias").index(which)], grad._dtype)
     shape = _channel_shape(input)
     dims = (0,) + tuple(range(2, input.ndim))
+    if which == "bias":
+        return grad.sum(dims)
     if training:
         w = None if weight is None or which == "weight" else weight.reshape(shape)
         dx, x_hat = _normalized_grads(grad, input, w, dims, eps)
@@ -50,11 +62,12 @@ def _batch_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], run
 BATCH_NORM = node(
     "NativeBatchNormBackward0", ("input", "weight", "bias"), saved=("result1", "result2"),
     saved_tensors=("running_mean", "running_var", "result1", "result2", "weight"),
-    input=lambda grad, input, weight, running_mean, running_var, training, eps: _batch_norm_grads(
-        grad, input, weight, running_mean, running_var, training, eps, "input"),
-    weight=lambda grad, input, running_mean, running_var, training, eps: _batch_norm_grads(
-        grad, input, None, running_mean, running_var, training, eps, "weight"),
-    bias=lambda grad: grad.sum((0,) + tuple(range(2, grad.ndim))))
+    input=lambda grad, input, weight, running_mean, running_var, training, eps, result1, result2: _batch_norm_grads(
+        grad, input, weight, running_mean, running_var, training, eps, "input", (result1, result2)),
+    weight=lambda grad, input, running_mean, running_var, training, eps, result1, result2: _batch_norm_grads(
+        grad, input, None, running_mean, running_var, training, eps, "weight", (result1, result2)),
+    bias=lambda grad, input, running_mean, running_var, training, eps, result1, result2: _batch_norm_grads(
+        grad, input, None, running_mean, running_var, training, eps, "bias", (result1, result2)))
 
 
 def _layer_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], normalized_shape: tuple, eps: float,
@@ -156,31 +169,92 @@ def native_batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Te
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, channels) + (1,) * (x.ndim - 2)
     kind = x.dtype.type
+    kernel = batch_norm_kernel.takes_kernels(x)
     if training:
-        mean, rstd, variance = _statistics(x, axes, eps)
-        if running_mean is not None:
-            count = x.size // channels
-            unbiased = variance.reshape(-1) * kind(count / max(count - 1, 1))
-            with grad_mode.no_grad():
-                running_mean._data[...] = (kind(1 - momentum) * running_mean._data
-                                           + kind(momentum) * mean.reshape(-1))
-                running_var._data[...] = kind(1 - momentum) * running_var._data + kind(momentum) * unbiased
-                running_mean._vc.value += 1
-                running_var._vc.value += 1
+        if kernel:  # ATen's statistics kernels, for its contiguous layouts
+            mean, variance_sum, rstd = batch_norm_kernel.statistics(x, eps)
+            mean, rstd = mean.reshape(shape), rstd.reshape(shape)
+            if running_mean is not None:
+                _update_running_statistics(running_mean, running_var, mean.reshape(-1), variance_sum,
+                                           x.size // channels, momentum)
+        elif kind in (np.float32, np.float64):
+            mean, rstd = _strided_batch_norm_statistics(x, axes, eps, running_mean, running_var, momentum)
+        else:
+            mean, rstd, variance = _statistics(x, axes, eps)
+            if running_mean is not None:
+                _update_running_statistics(running_mean, running_var, mean.reshape(-1),
+                                           variance.reshape(-1) * kind(x.size // channels), x.size // channels,
+                                           momentum)
         save_mean, save_rstd = mean.reshape(-1), rstd.reshape(-1)
     else:
         mean = running_mean._data.reshape(shape)
-        rstd = 1 / np.sqrt(running_var._data.reshape(shape) + kind(eps))
+        spread = running_var._data.reshape(shape) + kind(eps)
+        # the strided path takes torch.sqrt, MKL's vector math where the backend is in use
+        root = mkl.vml("SqrtBackward0", spread) if not kernel and kind in (np.float32, np.float64) else None
+        rstd = 1 / (np.sqrt(spread) if root is None else root)
         save_mean = save_rstd = np.zeros((0,), dtype=x.dtype)
     scale = rstd if weight is None else rstd * weight._data.reshape(shape)
-    shift = -mean * scale if bias is None else bias._data.reshape(shape) - mean * scale
-    data = x * scale + shift
+    if kernel:
+        # ATen's kernels for its contiguous layouts: beta = bias - mean * alpha and input * alpha + beta,
+        # each one fused multiply-add
+        shift = kernels.fused_multiply_add(-mean, scale,
+                                           np.zeros((), kind) if bias is None else bias._data.reshape(shape))
+        data = np.empty_like(x)  # in the input's layout (channels-last stays so)
+        data[...] = kernels.fused_multiply_add(x, scale, shift)
+    elif kind in (np.float32, np.float64):  # Normalization.cpp's strided path, each step rounded
+        data = (x - mean) * rstd * (kind(1) if weight is None else weight._data.reshape(shape)) + (
+            kind(0) if bias is None else bias._data.reshape(shape))
+    else:
+        shift = -mean * scale if bias is None else bias._data.reshape(shape) - mean * scale
+        data = x * scale + shift
     result1 = Tensor._make(np.ascontiguousarray(save_mean), input._dtype)
     result2 = Tensor._make(np.ascontiguousarray(save_rstd), input._dtype)
     inputs = (input, weight if weight is not None else ABSENT, bias if bias is not None else ABSENT)
     return record(BATCH_NORM, inputs, np.asarray(data, dtype=x.dtype), input._dtype, result1=result1,
                   result2=result2, running_mean=running_mean, running_var=running_var, training=training, eps=eps,
                   weight=weight)
+
+
+def _strided_batch_norm_statistics(x: np.ndarray, axes: tuple, eps: float, running_mean: Optional[Tensor],
+                                   running_var: Optional[Tensor], momentum: float) -> tuple:
+    """batch_norm_cpu_update_stats_template's path for an input of no contiguous layout: the mean
+    as torch.mean (the sum in ATen's order, divided in the dtype); each channel's (x - mean)^2
+    added in double in the order TensorIterator visits it (largest stride outermost); 1 / sqrt and
+    the running statistics in double."""
+    kind = x.dtype.type
+    count = x.size // x.shape[1]
+    mean = (kernels.cascade_sum(x, axes) / kind(count)).astype(kind)
+    channels = np.moveaxis(x, 1, 0)
+    order = sorted(range(1, x.ndim), key=lambda d: -abs(channels.strides[d]))
+    values = channels.transpose([0] + order).reshape(x.shape[1], -1).astype(np.float64)
+    centered = values - mean.reshape(-1, 1).astype(np.float64)
+    variance_sum = np.cumsum(centered * centered, axis=1)[:, -1] + 0.0
+    rstd = (1 / np.sqrt(variance_sum / count + eps)).astype(kind)
+    if running_mean is not None:
+        with grad_mode.no_grad():
+            running_mean._data[...] = (momentum * mean.reshape(-1).astype(np.float64)
+                                       + (1 - momentum) * running_mean._data.astype(np.float64))
+            running_mean._vc.value += 1
+            if running_var is not None:
+                unbiased = variance_sum / max(count - 1, 1)
+                running_var._data[...] = momentum * unbiased + (1 - momentum) * running_var._data.astype(np.float64)
+                running_var._vc.value += 1
+    return mean, rstd.reshape(mean.shape)
+
+
+def _update_running_statistics(running_mean: Tensor, running_var: Tensor, mean: np.ndarray,
+                               variance_sum: np.ndarray, count: int, momentum: float) -> None:
+    """batch_norm_cpu_update_stats_template's updates (plain arithmetic: no FMA there): the mean's
+    in the dtype, the unbiased variance's product with momentum in double."""
+    kind = mean.dtype.type
+    keep = kind(1) - kind(momentum)
+    unbiased = (variance_sum / kind(max(count - 1, 1))).astype(np.float64)
+    with grad_mode.no_grad():
+        running_mean._data[...] = kind(momentum) * mean + keep * running_mean._data
+        if running_var is not None:
+            running_var._data[...] = (np.float64(kind(momentum)) * unbiased + keep * running_var._data).astype(kind)
+            running_var._vc.value += 1
+        running_mean._vc.value += 1
 
 
 def _aten_layer_norm(x: np.ndarray, count: int, weight: Optional[Tensor], bias: Optional[Tensor],
