@@ -220,6 +220,18 @@ def divisors(shape: tuple, kernel: tuple, stride: tuple, padding: tuple, out: tu
     return functools.reduce(np.multiply.outer, sizes)
 
 
+def _window_sums(windows: np.ndarray) -> np.ndarray:
+    """Each window's sum as ATen's avg_pool kernels add it: from zero, its elements in row-major
+    order (padding adds zeros, which change nothing), in the accumulate type (float for the half
+    precisions)."""
+    values = windows.astype(np.float32, copy=False) if windows.dtype == np.float16 else windows
+    flat = values.reshape(values.shape[:-2] + (values.shape[-2] * values.shape[-1],))  # (the batch may be empty)
+    total = np.zeros(flat.shape[:-1], flat.dtype)
+    for position in range(flat.shape[-1]):
+        total = total + flat[..., position]
+    return total
+
+
 @op(nodes=(AVG_POOL2D,), method=False)
 def avg_pool2d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
@@ -235,9 +247,11 @@ def avg_pool2d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] 
         raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{input._dtype._scalar_name}'")
     x = input._data
     windows = padded_windows(x, kernel, stride, padding, (1, 1), out, 0)
-    total = windows.sum(axis=(-2, -1), dtype=x.dtype)
     divisor = divisors(x.shape, kernel, stride, padding, out, count_include_pad, divisor_override)
-    data = total / divisor.astype(x.dtype) if x.dtype.kind == "f" else total // divisor
+    if x.dtype.kind == "f":
+        data = (_window_sums(windows) / divisor.astype(windows.dtype)).astype(x.dtype)
+    else:
+        data = windows.sum(axis=(-2, -1), dtype=x.dtype) // divisor
     return record(AVG_POOL2D, (input,), np.asarray(data, dtype=x.dtype), input._dtype, kernel_size=kernel,
                   stride=stride, padding=padding, ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                   divisor_override=divisor_override)
