@@ -249,7 +249,8 @@ def avg_pool2d(input: Tensor, kernel_size: Sequence[int], stride: Sequence[int] 
     windows = padded_windows(x, kernel, stride, padding, (1, 1), out, 0)
     divisor = divisors(x.shape, kernel, stride, padding, out, count_include_pad, divisor_override)
     if x.dtype.kind == "f":
-        data = (_window_sums(windows) / divisor.astype(windows.dtype)).astype(x.dtype)
+        # in the input's suggested memory format (channels-last stays so), as the kernel writes it
+        data = in_suggested_format((_window_sums(windows) / divisor.astype(windows.dtype)).astype(x.dtype), x)
     else:
         data = windows.sum(axis=(-2, -1), dtype=x.dtype) // divisor
     return record(AVG_POOL2D, (input,), np.asarray(data, dtype=x.dtype), input._dtype, kernel_size=kernel,
