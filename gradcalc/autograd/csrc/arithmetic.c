@@ -48,18 +48,10 @@ static PyObject *py_fused_multiply_add(PyObject *self, PyObject *args) {
     if (!PyErr_Occurred()) {
         void *a = views[0].buf, *b = views[1].buf, *c = views[2].buf, *out = views[3].buf;
         int single = format[0] == 'f';
-#if HAS_FMA_CLONE
-        if (fma_clone_runs()) {
-            if (single)
-                fma32_avx2(a, b, c, out, count, steps);
-            else
-                fma64_avx2(a, b, c, out, count, steps);
-        } else
-#endif
         if (single)
-            fma32_generic(a, b, c, out, count, steps);
+            CALL_CLONED(fma32_avx2, fma32_generic, a, b, c, out, count, steps);
         else
-            fma64_generic(a, b, c, out, count, steps);
+            CALL_CLONED(fma64_avx2, fma64_generic, a, b, c, out, count, steps);
     }
     return finish(views, 4);
 }

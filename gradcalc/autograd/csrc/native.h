@@ -23,6 +23,10 @@
 #if HAS_FMA_CLONE
 /* Whether this processor runs the clones compiled for FMA_TARGET (both of its instruction sets). */
 static inline int fma_clone_runs(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+/* CLONE(...) where this processor runs it, else GENERIC(...) (void functions of one signature). */
+#define CALL_CLONED(CLONE, GENERIC, ...) (fma_clone_runs() ? CLONE(__VA_ARGS__) : GENERIC(__VA_ARGS__))
+#else
+#define CALL_CLONED(CLONE, GENERIC, ...) GENERIC(__VA_ARGS__)
 #endif
 
 static inline float bits_to_float(uint32_t bits) { float f; memcpy(&f, &bits, 4); return f; }

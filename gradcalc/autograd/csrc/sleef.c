@@ -52,13 +52,7 @@ EXP_FLOAT32(exp_avx2, FMA_TARGET)
 #endif
 
 static void exp_float32(const float *in, float *out, Py_ssize_t count) {
-#if HAS_FMA_CLONE
-    if (fma_clone_runs()) {
-        exp_avx2(in, out, count);
-        return;
-    }
-#endif
-    exp_generic(in, out, count);
+    CALL_CLONED(exp_avx2, exp_generic, in, out, count);
 }
 
 /* out = function(x) for an input and an output buffer of one format and size. */
@@ -124,13 +118,7 @@ EXP_FLOAT64(exp64_fma, FMA_TARGET)
 #endif
 
 static void exp_float64(const void *in, void *out, Py_ssize_t count) {
-#if HAS_FMA_CLONE
-    if (fma_clone_runs()) {
-        exp64_fma(in, out, count);
-        return;
-    }
-#endif
-    exp64_generic(in, out, count);
+    CALL_CLONED(exp64_fma, exp64_generic, in, out, count);
 }
 
 static PyObject *py_exp_float64(PyObject *self, PyObject *args) { return elementwise(args, "d", exp_float64); }

@@ -322,13 +322,7 @@ DOT_PRODUCTS(dot_products_avx2, FMA_TARGET)
 
 static void dot_products(const float *a, const float *rows, float *out, Py_ssize_t m, Py_ssize_t k, Py_ssize_t n,
                          int lanes) {
-#if HAS_FMA_CLONE
-    if (fma_clone_runs()) {
-        dot_products_avx2(a, rows, out, m, k, n, lanes);
-        return;
-    }
-#endif
-    dot_products_generic(a, rows, out, m, k, n, lanes);
+    CALL_CLONED(dot_products_avx2, dot_products_generic, a, rows, out, m, k, n, lanes);
 }
 
 static PyObject *py_dot_products(PyObject *self, PyObject *args) {
