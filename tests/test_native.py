@@ -3,6 +3,7 @@ they stand in for, which the goldens check against PyTorch; and they refuse buff
 not made for, since they run on a program's values."""
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import sysconfig
@@ -58,6 +59,11 @@ def test_exp_matches_the_emulation():
     out = np.empty_like(values)
     _native.exp_float32(values, out)
     assert _same_bits(out, simd._vector_exp(values))
+    for count in range(1, 18):  # registers of eight and a shorter tail
+        part = values[-count:]
+        out = np.empty_like(part)
+        _native.exp_float32(part, out)
+        assert _same_bits(out, simd._vector_exp(part)), count
 
 
 @needs_native
@@ -67,8 +73,43 @@ def test_double_exp_matches_the_emulation(monkeypatch):
                              [0.0, -0.0, np.inf, -np.inf, np.nan, 709.78, 709.79, -708.4, -745.2, -1000.0, 5e-324]])
     out = np.empty_like(values)
     _native.exp_float64(values, out)
+    tails = []
+    for count in range(1, 10):  # registers of four and a shorter tail
+        tails.append(np.empty(count))
+        _native.exp_float64(values[-count:], tails[-1])
     monkeypatch.setattr(simd, "native", None)
     assert _same_bits(out, simd.vector_exp64(values))
+    for tail in tails:
+        assert _same_bits(tail, simd.vector_exp64(values[-len(tail):])), len(tail)
+
+
+def _sum_cases() -> list:
+    """Arrays for torch.sum's loops: each of the four (inner and outer, vectorized and scalar),
+    several chunks, a cascade's levels (long axes), zeros of both signs, inf and nan."""
+    cases = []
+    for shape in [(32, 200), (200, 27), (7,), (9,), (3, 5), (5000,), (70, 3, 9), (4, 1, 33), (2, 300, 5), (129, 17),
+                  (33, 64), (1, 8), (1100, 3), (4, 70000)]:
+        for dtype in (np.float32, np.float64):
+            x = (_RNG.standard_normal(shape) * 10.0 ** _RNG.integers(-3, 3, shape)).astype(dtype)
+            x.reshape(-1)[::7] = -0.0
+            cases += [x, x.T, x[..., ::-1], x[::2]]
+    special = np.array([1.0, np.inf, -0.0, 2.0, np.nan, -np.inf, 3.0, -0.0] * 5, np.float32)
+    return cases + [special, special.reshape(5, 8), -np.zeros((9, 10)), -np.zeros(40, np.float32)]
+
+
+@needs_native
+def test_sums_match_the_emulation(monkeypatch):
+    """kernels.cascade_sum, whose 2-D loop is native (sum_chunk), over every set of dimensions."""
+    for x in _sum_cases():
+        for count in range(x.ndim + 1):
+            for dims in itertools.combinations(range(x.ndim), count):
+                kernels._SUM_PLANS.clear()
+                with_native = kernels.cascade_sum(x, dims)
+                kernels._SUM_PLANS.clear()
+                with monkeypatch.context() as patch:
+                    patch.setattr(kernels, "native", None)
+                    assert _same_bits(with_native, kernels.cascade_sum(x, dims)), (x.shape, x.strides, dims)
+    kernels._SUM_PLANS.clear()
 
 
 @needs_native
@@ -252,6 +293,17 @@ def test_buffers_are_checked():
         _native.fused_multiply_add(x32, x32, x32, read_only)
     with pytest.raises(TypeError):
         _native.fused_multiply_add(x32, x32, x32, np.ones(4, np.int32))
+    block = np.ones((3, 8), np.float32)
+    with pytest.raises(ValueError):
+        _native.sum_chunk(block, 4, 32, np.ones(2, np.float32))  # out too short
+    with pytest.raises(ValueError):
+        _native.sum_chunk(block, 4, 64, np.ones(3, np.float32))  # strides that are not the block's
+    with pytest.raises(TypeError):
+        _native.sum_chunk(np.ones(8, np.float32), 4, 0, np.ones(1, np.float32))  # not 2-D
+    with pytest.raises(TypeError):
+        _native.sum_chunk(block, 4, 32, np.ones(3))  # formats mixed
+    with pytest.raises((TypeError, ValueError, BufferError)):
+        _native.sum_chunk(block, 4, 32, np.ones(3, np.float32)[::-1])  # not contiguous
 
 
 @needs_native
@@ -273,3 +325,21 @@ def test_numpy_storages_start_on_64_bytes():
     assert native.address(grown) % 64 == 0 and np.array_equal(grown[:1000], np.arange(1000)) and not grown[1000:].any()
     grown.resize(10, refcheck=False)
     assert np.array_equal(grown, np.arange(10))
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_uniform_samples_match_the_emulation(monkeypatch, dtype):
+    """random.uniform_ from the twister's draws in one native pass: the numpy steps' bits, over
+    ranges where results round up to `to` (which becomes `from`), tiny, huge and negative ones."""
+    for low, high in [(0.0, 1.0), (-1.0, 1.0), (-0.0883883476, 0.0883883476), (1.0, 1.0 + 2 ** -20), (5.0, 5.0),
+                      (-1.5e38, 1.5e38), (1e-30, 2e-30), (-7.5, -2.25), (0.999999, 1.0)]:
+        for count in (0, 1, 7, 1000):
+            generator = random.Generator()._seeded(count + 17)
+            drawn = random.uniform_((count,), low, high, dtype, generator)
+            with monkeypatch.context() as patch:
+                patch.setattr(random, "native", None)
+                emulated = random.uniform_((count,), low, high, dtype, random.Generator()._seeded(count + 17))
+            assert _same_bits(drawn, emulated), (low, high, count)
+            assert generator._random(1) == random.Generator()._seeded(count + 17)._random(
+                count * (2 if dtype == "float64" else 1) + 1)[-1:]  # as many draws taken

@@ -93,8 +93,12 @@ def multi_row_sum(values: np.ndarray, in_order: Callable = _sequential) -> np.nd
 def contiguous_total(x: np.ndarray) -> np.ndarray:
     """_inner_vectorized of one C-contiguous row (any shape, summed whole) as a 1-element
     array, with the four accumulators of row_sum side by side as the lanes of one wide register."""
-    lanes = VECTOR_BYTES // x.itemsize
     flat = x.reshape(-1)
+    if native is not None and flat.size * x.itemsize >= VECTOR_BYTES:  # (a shorter row is not vectorized)
+        out = np.empty(1, x.dtype)
+        native.sum_chunk(flat.reshape(1, -1), x.itemsize, 0, out)
+        return out
+    lanes = VECTOR_BYTES // x.itemsize
     width = lanes * _ILP
     rows, registers = flat.size // width, flat.size // lanes
     partial = multi_row_sum(flat[:rows * width].reshape(rows, width), _row_by_row)
@@ -149,6 +153,10 @@ def _chunk(block: np.ndarray, in_strides: list, out_strides: list, itemsize: int
         in_strides, out_strides = in_strides[::-1], out_strides[::-1]
     if out_strides[0] != 0:  # not a reduction: a copy
         return block.reshape(-1) + _zero(block.dtype)
+    if native is not None:
+        out = np.empty(size1, block.dtype)
+        native.sum_chunk(block, in_strides[0], in_strides[1], out)
+        return out
     lanes = VECTOR_BYTES // itemsize
     if in_strides[0] == itemsize and size0 >= lanes:
         return _inner_vectorized(block, lanes)

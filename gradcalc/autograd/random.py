@@ -21,6 +21,7 @@ from typing import Any, Union
 import numpy as np
 
 from . import dtypes, kernels
+from .native import kernels as native
 from .tensor import CPU, Device, Tensor
 from ..display.names import torch_class, type_name
 from ..language.limits import with_room
@@ -350,9 +351,22 @@ def _not_implemented(kernel: str, name: str) -> NotImplementedError:
 # ---------------------------------------------------------------- uniform
 
 
+# draws per native pass: their buffer stays in the cache, where a layer's million would not
+_UNIFORM_CHUNK = 1 << 14
+
+
+def _uniform_in_chunks(gen: Generator, out: np.ndarray, per_sample: int, low: float, width: float,
+                       high: float) -> None:
+    flat = out.reshape(-1)
+    for start in range(0, flat.size, _UNIFORM_CHUNK):
+        part = flat[start:start + _UNIFORM_CHUNK]
+        native.uniform_from_raw(gen._random(per_sample * part.size), low, width, high, part)
+
+
 def uniform_(shape: Shape, low: float, high: float, dtype: DType = "float32",
-             generator: Generator | None = None) -> np.ndarray:
-    """What ``torch.empty(shape, dtype=dtype).uniform_(low, high)`` holds."""
+             generator: Generator | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    """What ``torch.empty(shape, dtype=dtype).uniform_(low, high)`` holds; drawn into `out` (a
+    C-contiguous array of that shape and dtype) where given and the native kernels are there."""
     name = _dtype_name(dtype)
     if name == "bfloat16":  # drawn as float, then rounded
         return dtypes.round_to_bfloat16(uniform_(shape, low, high, "float32", generator))
@@ -377,6 +391,15 @@ def uniform_(shape: Shape, low: float, high: float, dtype: DType = "float32",
             "limit")
     gen = _gen(generator)
     n = _numel(shape)
+    if native is not None and name in ("float32", "float64"):  # the steps below in one pass
+        if out is None:
+            out = np.empty(_shape(shape), name)
+        if name == "float64":
+            _uniform_in_chunks(gen, out, 2, low, high - low, high)
+        else:
+            lo32, hi32 = np.float32(low), np.float32(high)
+            _uniform_in_chunks(gen, out, 1, float(lo32), float(hi32 - lo32), float(hi32))
+        return out
     if name == "float64":
         out = _fma64(_uniform01_double(gen, n), high - low, low)
         to_s, from_s = np.float64(high), np.float64(low)

@@ -1,10 +1,11 @@
 /* gradcalc's native module, _native (autograd/native.py loads it). The kernels whose numpy
  * emulation costs most of a small training step: SLEEF's exp and log (sleef.c), at::vec's lane
- * sums, a matrix product's running sums in order and ATen's dot products in lanes (sums.c), FMAs
- * and Welford's variance updates (arithmetic.c). Each is the same arithmetic as its numpy version
- * (simd.py, kernels.py, ops/statistics.py), operation for operation: IEEE arithmetic in float and
- * double gives the same bits in C as in numpy, built with -ffp-contract=off so that nothing is
- * fused unless written as fmaf. Either gives the same answers; tests/test_native.py compares them.
+ * sums, a matrix product's running sums in order and ATen's dot products in lanes (sums.c),
+ * torch.sum's cascade of running sums (cascade.c), FMAs and Welford's variance updates
+ * (arithmetic.c). Each is the same arithmetic as its numpy version (simd.py, kernels.py,
+ * ops/statistics.py), operation for operation: IEEE arithmetic in float and double gives the same
+ * bits in C as in numpy, built with -ffp-contract=off so that nothing is fused unless written as
+ * fmaf. Either gives the same answers; tests/test_native.py compares them.
  * Besides: numpy's storages on 64 bytes and arrays' addresses (storage.c).
  *
  * Security: these run on a program's values inside the jailed worker. Every size and stride comes
@@ -60,7 +61,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     PyObject *created = PyModule_Create(&module);
     if (created == NULL)
         return NULL;
-    PyMethodDef *tables[] = {sleef_methods, sums_methods, arithmetic_methods, storage_methods};
+    PyMethodDef *tables[] = {sleef_methods, sums_methods, cascade_methods, arithmetic_methods, storage_methods};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (PyModule_AddFunctions(created, tables[i]) < 0) {
             Py_DECREF(created);

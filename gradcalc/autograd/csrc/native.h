@@ -41,6 +41,6 @@ int get_float32_buffers(PyObject *const *objects, Py_buffer *views, int count);
 /* Releases `count` buffers; then None, or NULL with the error set. */
 PyObject *finish(Py_buffer *views, int count);
 
-extern PyMethodDef sleef_methods[], sums_methods[], arithmetic_methods[], storage_methods[];
+extern PyMethodDef sleef_methods[], sums_methods[], cascade_methods[], arithmetic_methods[], storage_methods[];
 
 #endif

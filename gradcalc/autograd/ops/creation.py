@@ -299,7 +299,10 @@ def allocated(size: Any, dtype: DType, value: float = 0, maker: str = "empty") -
     size = _empty_arguments(size, dtype, maker)
     if maker == "zeros" and any(n < 0 for n in size):  # (zeros' own check, in its words)
         raise RuntimeError("zeros: Dimension size must be non-negative.")
-    return Tensor._make(np.full(check_size(size, dtype), value, dtype=dtype._numpy), dtype)
+    shape = check_size(size, dtype)
+    # (zeros from calloc: pages the kernel zeroes as they are first written, not filled twice)
+    data = np.zeros(shape, dtype._numpy) if type(value) is int and value == 0 else np.full(shape, value, dtype._numpy)
+    return Tensor._make(data, dtype)
 
 
 def _empty_arguments(size: Any, dtype: Any, maker: str = "empty") -> tuple:

@@ -10,6 +10,7 @@ from .. import dtypes, grad_mode, random as rng
 from ..dtypes import DType
 from ..forward_mode import has_tangent
 from ..layout import in_memory_order, preserved
+from ..meta import is_meta
 from ..tensor import Tensor
 from . import partition
 from .common import broadcast_shapes, check_allocation, check_broadcast, not_implemented_for, zeros_like
@@ -45,6 +46,12 @@ def _write_random(a: Tensor, data: np.ndarray, node_def: NodeDef, *others: Tenso
     return a
 
 
+def _unfilled(input: Tensor, node_def: NodeDef, *others: Tensor) -> Optional[Tensor]:
+    """A meta tensor's fill, which has no values to draw: the generator's stream stays where it
+    was, as with PyTorch's meta kernels. None for any other tensor."""
+    return _write_random(input, input._data, node_def, *others) if is_meta(input) else None
+
+
 def _in_memory_order(input: Tensor, draw: Any) -> np.ndarray:
     """Draws for `input`'s elements, placed in the order ATen's sampler visits them (memory
     order); `draw(shape, contiguous)`, where a sampler may draw otherwise for a tensor that is
@@ -64,6 +71,17 @@ def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: A
     check_inplace(input)  # before drawing: a refused fill leaves the random stream where it was
     if not input._dtype.is_complex:  # (a complex tensor is filled as its real view)
         _check_floating_fill(input, kernel="check_uniform_bounds")
+    if is_meta(input):
+        return _unfilled(input, UNIFORM)
+    data = input._data
+    if data.dtype.type in (np.float32, np.float64) and data.flags.c_contiguous and not (
+            (grad_mode.is_grad_enabled() and input.requires_grad) or has_tangent(input)):
+        # (nn.init's fills, under no_grad): drawn where the values go, with no copy
+        drawn = rng.uniform_(input.shape, from_, to, input._dtype.name, generator, out=data)
+        if drawn is data:
+            input._vc.value += 1
+            return input
+        return _write_random(input, drawn, UNIFORM)
     drawn = _in_memory_order(input, lambda shape, _contiguous: rng.uniform_(shape, from_, to, input._dtype.name,
                                                                            generator))
     return _write_random(input, drawn, UNIFORM)
@@ -75,6 +93,8 @@ def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: An
     rng.check_normal_std(std)
     if not input._dtype.is_complex:  # (a complex tensor is filled as its real view)
         _check_floating_fill(input, kernel="normal_kernel_cpu")
+    if is_meta(input):
+        return _unfilled(input, NORMAL)
     drawn = _in_memory_order(input, lambda shape, contiguous: rng.normal_(shape, mean, std, input._dtype.name,
                                                                          generator, contiguous))
     return _write_random(input, drawn, NORMAL)
@@ -83,6 +103,8 @@ def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: An
 @op(function=False, nodes=(BERNOULLI_FLOAT, BERNOULLI_TENSOR))
 def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     check_inplace(input, p)
+    if is_meta(input):
+        return _unfilled(input, BERNOULLI_TENSOR, p) if isinstance(p, Tensor) else _unfilled(input, BERNOULLI_FLOAT)
     if isinstance(p, Tensor):
         # one draw per element of input, from p expanded to input's shape (expand's errors) and read in p's dtype
         hits = rng.bernoulli(np.broadcast_to(p._data, expanded_shape(p, tuple(input.shape))), generator)
@@ -169,6 +191,8 @@ def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) ->
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={dtypes.cpp_double(lambd)}")
     _check_floating_fill(input, "Exponential")
+    if is_meta(input):
+        return _unfilled(input, EXPONENTIAL)
     data = -1.0 / lambd * np.log1p(-_uniform(input, generator))
     return _write_random(input, data.astype(input._dtype._numpy), EXPONENTIAL)
 
@@ -180,6 +204,8 @@ def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={dtypes.cpp_double(p)}")
     if input.numel() and (input._dtype.is_complex or input._dtype is dtypes.bool_):
         raise not_implemented_for("geometric_cpu", input._dtype)
+    if is_meta(input):
+        return _unfilled(input, GEOMETRIC)
     data = np.ceil(np.log(_uniform(input, generator)) / np.log1p(-p))
     return _write_random(input, data.astype(input._dtype._numpy), GEOMETRIC)
 
@@ -190,6 +216,8 @@ def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={dtypes.cpp_double(sigma)}")
     _check_floating_fill(input, "Cauchy", cpp_name=True)
+    if is_meta(input):
+        return _unfilled(input, CAUCHY)
     data = median + sigma * np.tan(np.pi * (_uniform(input, generator) - 0.5))
     return _write_random(input, data.astype(input._dtype._numpy), CAUCHY)
 
@@ -200,6 +228,8 @@ def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={dtypes.cpp_double(std)}")
     _check_floating_fill(input, kernel="log_normal_cpu")
+    if is_meta(input):
+        return _unfilled(input, LOG_NORMAL)
     data = np.exp(rng.normal_doubles(input.numel(), mean, std, generator)).reshape(input.shape)
     return _write_random(input, data.astype(input._dtype._numpy), LOG_NORMAL)
 
@@ -222,6 +252,8 @@ def random_(input: Tensor, to: Any = None, *, generator: Any = None, **named: An
         low, high, node_def = 0, to, RANDOM_TO
     else:
         low, high, node_def = 0, rng.random_upper_bound(input._dtype.name), RANDOM
+    if is_meta(input):
+        return _unfilled(input, node_def)
     data = rng.randint(low, high, input.shape, input._dtype.name, generator=generator, full_range=node_def is RANDOM)
     return _write_random(input, data.astype(input._dtype._numpy), node_def)
 

@@ -244,7 +244,7 @@ BUILDERS: dict = {
 }
 # torch.nn.utils' modules (the package lists them in SUBMODULES)
 BUILDERS.update({f"torch.nn.utils.{name}": _module_all(f"nn.utils.{name}") for name in (
-    "clip_grad", "convert_parameters", "parametrize", "parametrizations", "prune", "rnn")})
+    "clip_grad", "convert_parameters", "init", "parametrize", "parametrizations", "prune", "rnn")})
 # torch.distributions' modules: what each defines (the package lists them in SUBMODULES)
 BUILDERS.update({f"torch.distributions.{name}": _distribution_module(name) for name in (
     "bernoulli", "binomial", "categorical", "constraints", "distribution", "exp_family", "exponential", "gamma",
