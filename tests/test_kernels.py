@@ -291,3 +291,21 @@ def test_glibc_expf_gives_the_c_librarys_bits() -> None:
     assert _same_bits(simd.glibc_expf(x), expected)
     # the inputs where the C library is not correctly rounded are among them
     assert not _same_bits(np.exp(x.astype(np.float64)).astype(np.float32), expected)
+
+
+@pytest.mark.parametrize("lanes", [4, 8, 16])
+def test_split_loops_is_the_split_of_both_results(lanes: int) -> None:
+    """split_loops computes each loop's function on its elements only; the result is simd_split's
+    of the two functions on everything (rows of every length around a register pair, strided
+    input as an LSTM's gate chunks are, 0-d and empty)."""
+    rng = np.random.default_rng(lanes)
+    gates = rng.standard_normal((7, 4 * 51)).astype(np.float32)
+    cases = [gates[:, 51:102], gates, gates[:, :3], rng.standard_normal(()).astype(np.float32),
+             np.zeros((0, 5), np.float32)] + [rng.standard_normal((3, n)).astype(np.float32) for n in range(1, 40, 3)]
+    vector, scalar = (lambda x: np.float32(2) * x), (lambda x: x + np.float32(1))
+    for x in cases:
+        for row in {0, x.shape[-1] if x.ndim else 0}:
+            expected = kernels.simd_split(vector(x), scalar(x), lanes=lanes, row=row)
+            got = kernels.split_loops(x, vector, scalar, lanes=lanes, row=row)
+            assert got.shape == x.shape and got.dtype == expected.dtype
+            assert np.array_equal(got, expected), (x.shape, row)

@@ -416,6 +416,24 @@ def simd_split(vector: np.ndarray, scalar: np.ndarray, lanes: int, row: int = 0)
     return out.reshape(vector.shape)
 
 
+def split_loops(x: np.ndarray, vector: Callable, scalar: Callable, lanes: int, row: int = 0) -> np.ndarray:
+    """simd_split(vector(x), scalar(x), lanes, row) for element-wise `vector` and `scalar`, each
+    computed only on the elements its loop takes (an LSTM's gate chunk of 51 leaves three of each
+    row to the scalar loop)."""
+    row = row if 0 < row < x.size else x.size
+    count = row - row % (2 * lanes) if row else 0
+    if count == row:
+        return vector(x)
+    if count == 0:
+        return scalar(x)
+    rows = x.reshape(-1, row)
+    head = vector(rows[:, :count])
+    out = np.empty(rows.shape, head.dtype)
+    out[:, :count] = head
+    out[:, count:] = scalar(rows[:, count:])
+    return out.reshape(x.shape)
+
+
 # Registers of Welford updates that RowwiseMoments runs before merging them into its cascade.
 _MOMENTS_CHUNK = 16
 

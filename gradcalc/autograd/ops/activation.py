@@ -522,8 +522,9 @@ _HALF_LANES = simd.lanes(np.float16)
 def _exp_negated(x: np.ndarray, lanes: int, row: int = 0) -> np.ndarray:
     """exp(-x) as an element-wise kernel computes it: in float32, whole pairs of `lanes`-wide
     registers with SLEEF's exp and the elements left over with the C library's (of each `row`)."""
-    scalar = simd.libm(np.exp, -x)
-    return kernels.simd_split(simd.vector_exp(-x), scalar, lanes=lanes, row=row) if x.dtype == np.float32 else scalar
+    if x.dtype != np.float32:
+        return simd.libm(np.exp, -x)
+    return kernels.split_loops(-x, simd.vector_exp, lambda part: simd.libm(np.exp, part), lanes=lanes, row=row)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -582,7 +583,7 @@ def _glu_backward_kernel(dy: np.ndarray, x: np.ndarray, d: int, dtype: DType) ->
     else:
         lanes, row = _glu_lanes(dtype, first.shape, d)
         negated = np.float32(0) - opmath_array(second)
-        e = kernels.simd_split(simd.vector_exp(negated), simd.glibc_expf(negated), lanes=lanes, row=row)
+        e = kernels.split_loops(negated, simd.vector_exp, simd.glibc_expf, lanes=lanes, row=row)
         gate = dtypes.rounded_in_float32(1 / (1 + e), dtype)
     dy = opmath_array(dy)
     return np.asarray(np.concatenate([gate * dy, (1 - gate) * gate * opmath_array(first) * dy], axis=d),

@@ -122,19 +122,19 @@ def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
 def sigmoid(input: Tensor) -> Tensor:
     # as PyTorch: exp rounded to the tensor's dtype, then 1 / (1 + e) in that dtype
     dtype = float_result(input._dtype)
-    wide = input._data.astype(np.complex128 if dtype.is_complex else np.float64)
-    e = np.exp(-wide).astype(dtype._numpy)
     if dtype in (dtypes.float32, dtypes.float16, dtypes.bfloat16):
         # whole pairs of SIMD registers take SLEEF's exp; the elements left over, the C library's
         # (the half precisions in float32, their registers holding twice as many), of each row
         # the kernel's inner loop runs over (an LSTM's gate chunks)
         negated = np.float32(0) - input._data.astype(np.float32)
         lanes = simd.lanes(np.float32 if dtype is dtypes.float32 else np.float16)
-        e = kernels.simd_split(simd.vector_exp(negated), simd.glibc_expf(negated), lanes=lanes,
-                               row=kernels.contiguous_run(input._data))
+        e = kernels.split_loops(negated, simd.vector_exp, simd.glibc_expf, lanes=lanes,
+                                row=kernels.contiguous_run(input._data))
     elif dtype is dtypes.float64:  # SLEEF's double exp in the SIMD loop, the C library's after it
-        e = kernels.simd_split(simd.vector_exp64(-input._data), e, lanes=simd.lanes(np.float64),
-                               row=kernels.contiguous_run(input._data))
+        e = kernels.split_loops(-input._data, simd.vector_exp64, np.exp, lanes=simd.lanes(np.float64),
+                                row=kernels.contiguous_run(input._data))
+    else:
+        e = np.exp(-input._data.astype(np.complex128 if dtype.is_complex else np.float64)).astype(dtype._numpy)
     return record(SIGMOID, (input,), np.asarray(1 / (1 + e), dtype=dtype._numpy), dtype)
 
 
