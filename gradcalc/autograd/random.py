@@ -755,8 +755,10 @@ def bernoulli(p: np.ndarray, generator: Generator | None = None) -> np.ndarray:
 
 
 def linear_init(in_features: int, out_features: int, bias: bool = True, dtype: DType = "float32",
-                generator: Generator | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """The weight (out, in) and bias ``nn.Linear(in, out, bias)`` starts with.
+                generator: Generator | None = None, weight_out: np.ndarray | None = None,
+                bias_out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The weight (out, in) and bias ``nn.Linear(in, out, bias)`` starts with, drawn into
+    `weight_out` and `bias_out` where given (see uniform_: the arrays returned are then those).
 
     reset_parameters runs kaiming_uniform_(weight, a=sqrt(5)), whose bound is
     computed in Python floats, then draws the bias from +-1/sqrt(fan_in).
@@ -770,8 +772,8 @@ def linear_init(in_features: int, out_features: int, bias: bool = True, dtype: D
     else:
         gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
         w_bound = math.sqrt(3.0) * (gain / math.sqrt(fan_in))
-        weight = uniform_((out_features, in_features), -w_bound, w_bound, name, gen)
+        weight = uniform_((out_features, in_features), -w_bound, w_bound, name, gen, out=weight_out)
     if not bias:
         return weight, None
     b_bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-    return weight, uniform_((out_features,), -b_bound, b_bound, name, gen)
+    return weight, uniform_((out_features,), -b_bound, b_bound, name, gen, out=bias_out)

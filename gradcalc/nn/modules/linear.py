@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+import numpy as np
 
 from ...autograd import dtypes, grad_mode, random
 from ...autograd.ops.creation import allocated
@@ -17,6 +18,15 @@ from ..init import ZERO_ELEMENT_WARNING
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+
+
+def _fill(param: Tensor, values: np.ndarray) -> None:
+    """`param.copy_(values)` under no_grad, or its version count alone when the values were drawn
+    into its storage."""
+    if values is param._data:
+        param._vc.value += 1
+    else:
+        param.copy_(Tensor._make(values, param.dtype))
 
 
 class Linear(Module):
@@ -50,14 +60,18 @@ class Linear(Module):
                 warn("UserWarning", ZERO_ELEMENT_WARNING)
             return
         out_features, in_features = self.weight.shape  # as torch, the weight's fan-in (a size given as a bool too)
-        weight, bias = random.linear_init(in_features, out_features, self.bias is not None, self.weight.dtype.name)
+        # drawn where the values go when they can be (a contiguous parameter of its own storage)
+        targets = [p._data if p is not None and p._data.flags.c_contiguous and p._base is None else None
+                   for p in (self.weight, self.bias)]
+        weight, bias = random.linear_init(in_features, out_features, self.bias is not None, self.weight.dtype.name,
+                                          weight_out=targets[0], bias_out=targets[1])
         with grad_mode.no_grad():
             if self.weight.numel():
-                self.weight.copy_(Tensor._make(weight, self.weight.dtype))
+                _fill(self.weight, weight)
             else:
                 warn("UserWarning", ZERO_ELEMENT_WARNING)
             if bias is not None:
-                self.bias.copy_(Tensor._make(bias, self.bias.dtype))
+                _fill(self.bias, bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)
