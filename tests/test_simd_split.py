@@ -2,7 +2,8 @@
 PyTorch (simd_cases/) with the capability of the machine that recorded them: ATen's element-wise
 kernels split a tensor between their SIMD loop (whole pairs of registers) and their scalar loop
 (float32 sigmoid, silu, pow with a number for exponent or base); softmax adds one running sum per lane of a register; PyTorch's AVX2 code fuses
-tanh's gradient into a multiply-add; layer_norm's statistics keep one Welford update per lane; oneDNN computes gelu with erf in its own way below AVX-512."""
+tanh's gradient into a multiply-add; layer_norm's statistics keep one Welford update per lane; oneDNN computes gelu with erf in its own way, another with
+AVX-512."""
 from __future__ import annotations
 
 import importlib.util
@@ -28,11 +29,7 @@ RECORDED = {json.loads(path.read_text())["machine"]["aten"]: json.loads(path.rea
             for path in sorted(CASES_DIR.glob("simd_cases_*.json"))}
 # What gradcalc does not compute as PyTorch yet, by capability and function: the sizes whose bits
 # differ (strict: a size that starts to match must leave the list).
-KNOWN_GAPS = {
-    # oneDNN's AVX-512 gelu has an erf of its own, which gradcalc does not emulate (the C library's is
-    # taken): sizes of two elements or more, but for three where the two agree
-    ("avx512", "gelu"): set(range(2, 258)) - {3, 5, 6},
-}
+KNOWN_GAPS: dict = {}
 
 
 def _float32(array) -> Tensor:

@@ -285,7 +285,7 @@ def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
         raise RuntimeError("approximate argument must be either none or tanh.")
     _check_floating(input, "GeluKernelImpl")
     if _onednn_gelu(input, approximate):
-        data = onednn.gelu_erf(input._data)
+        data = (onednn.gelu_erf_minimax if cpu.ATEN_AVX512 else onednn.gelu_erf)(input._data)
     else:  # (the half precisions in float32)
         data = gelu_forward(opmath_array(input._data), approximate)
     return activation(input, GELU, data, approximate=approximate)
@@ -293,10 +293,10 @@ def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
 
 def _onednn_gelu(input: Tensor, approximate: str, backward: bool = False) -> bool:
     """Whether PyTorch hands gelu (and its gradient) to oneDNN: with erf, for a contiguous float32
-    tensor of two elements or more. oneDNN's AVX2 erf is its own approximation, and so is its
-    gradient's with AVX-512 too; gelu's AVX-512 results are taken to be the C library's."""
+    tensor of two elements or more (oneDNN's erf is its own approximation, which depends on the
+    instruction set: see onednn.py)."""
     return (approximate == "none" and input._dtype is dtypes.float32 and input.numel() > 1
-            and input.is_contiguous() and (backward or not cpu.ATEN_AVX512))
+            and input.is_contiguous())
 
 
 def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str) -> Tensor:
