@@ -439,12 +439,13 @@ _MOMENTS_CHUNK = 16
 
 
 def rowwise_moments(rows: np.ndarray, lanes: int) -> tuple:
-    """Mean and biased variance of each row of a float32 (M, N) array as ATen's RowwiseMoments
-    computes them with AVX2 (layer_norm's statistics): Welford's updates per lane over chunks of
-    16 registers, the chunks merged by a cascade, the elements after the last whole register
-    taken one by one, then each lane merged into them. The multiply-adds are fused (as the
-    compiler builds them) except in the one-by-one loop, as PyTorch's results show."""
-    f32 = np.float32
+    """Mean and biased variance of each row of a float32 or float64 (M, N) array as ATen's
+    RowwiseMoments computes them with AVX2 (layer_norm's and group_norm's statistics): Welford's
+    updates per lane over chunks of 16 registers, the chunks merged by a cascade, the elements
+    after the last whole register taken one by one, then each lane merged into them. The
+    multiply-adds are fused (as the compiler builds them) except in the one-by-one loop, as
+    PyTorch's results show."""
+    f32 = rows.dtype.type
     m, size = rows.shape
     n = size // lanes
     chunks = -(-n // _MOMENTS_CHUNK)
