@@ -77,7 +77,7 @@ def statistics(x: np.ndarray, eps: float) -> Optional[tuple]:
     return mean, variance_sum, rstd
 
 
-def _fold(lanes: np.ndarray) -> np.ndarray:
+def fold_lanes(lanes: np.ndarray) -> np.ndarray:
     """vec_reduce_all of whole registers: float's folds halves (its shuffles), double's adds the
     lanes in order (no specialisation)."""
     if lanes.dtype == np.float32:
@@ -87,23 +87,23 @@ def _fold(lanes: np.ndarray) -> np.ndarray:
             lanes[..., :width] = lanes[..., :width] + lanes[..., width:2 * width]
             width //= 2
         return lanes[..., 0]
-    return _in_order(lanes)
+    return in_order(lanes)
 
 
-def _in_order(values: np.ndarray) -> np.ndarray:
+def in_order(values: np.ndarray) -> np.ndarray:
     total = values[..., 0].copy()
     for j in range(1, values.shape[-1]):
         total = total + values[..., j]
     return total
 
 
-def _reduce_all(values: np.ndarray, other: Optional[np.ndarray] = None) -> np.ndarray:
+def reduce_all(values: np.ndarray, other: Optional[np.ndarray] = None) -> np.ndarray:
     """at::vec's reduce_all of each row's sum (map2_reduce_all of factor * other when other is
     given: its whole registers' products added, the tail's fused into the first lanes)."""
     width = _lanes(values.dtype.type)
     size = values.shape[-1]
     if size < width:
-        return _in_order(values if other is None else values * other)
+        return in_order(values if other is None else values * other)
     whole = size - size % width
 
     def term(low: int, high: int) -> np.ndarray:
@@ -117,7 +117,7 @@ def _reduce_all(values: np.ndarray, other: Optional[np.ndarray] = None) -> np.nd
         lanes = lanes.copy()
         lanes[..., :rest] = lanes[..., :rest] + values[..., whole:] if other is None else fused_multiply_add(
             values[..., whole:], other[..., whole:], lanes[..., :rest])
-    return _fold(lanes)
+    return fold_lanes(lanes)
 
 
 def backward(dy: np.ndarray, x: np.ndarray, weight: Optional[np.ndarray], mean: np.ndarray, rstd_or_var: np.ndarray,
@@ -159,8 +159,8 @@ def backward(dy: np.ndarray, x: np.ndarray, weight: Optional[np.ndarray], mean: 
     dot = np.zeros(channels)
     centered = images - mean[:, None]
     for image, grad_image in zip(centered, grad_images):
-        total = total + _reduce_all(grad_image)
-        dot = dot + _reduce_all(image, grad_image)
+        total = total + reduce_all(grad_image)
+        dot = dot + reduce_all(image, grad_image)
     if training:
         rstd = rstd_or_var
         k = dot.astype(kind) * rstd * rstd / kind(count)

@@ -438,13 +438,14 @@ def split_loops(x: np.ndarray, vector: Callable, scalar: Callable, lanes: int, r
 _MOMENTS_CHUNK = 16
 
 
-def rowwise_moments(rows: np.ndarray, lanes: int) -> tuple:
+def rowwise_moments(rows: np.ndarray, lanes: int, group_norm: bool = False) -> tuple:
     """Mean and biased variance of each row of a float32 or float64 (M, N) array as ATen's
     RowwiseMoments computes them with AVX2 (layer_norm's and group_norm's statistics): Welford's
     updates per lane over chunks of 16 registers, the chunks merged by a cascade, the elements
     after the last whole register taken one by one, then each lane merged into them. The
     multiply-adds are fused (as the compiler builds them) except in the one-by-one loop, as
-    PyTorch's results show."""
+    PyTorch's results show; compiled into group_norm's kernel, the chunks' merge (AddMomentsVec)
+    adds the mean's step unfused and the squares' sum before its fused step."""
     f32 = rows.dtype.type
     m, size = rows.shape
     n = size // lanes
@@ -457,8 +458,12 @@ def rowwise_moments(rows: np.ndarray, lanes: int) -> tuple:
         total = counts[level] + count
         weight = f32(count) / f32(total) if total else f32(0)
         delta = mean - means[level]
-        means[level] = fused_multiply_add(weight, delta, means[level])
-        squares[level] = squares[level] + fused_multiply_add(delta * delta * weight, f32(counts[level]), square)
+        if group_norm:
+            means[level] = means[level] + weight * delta
+            squares[level] = fused_multiply_add(delta * delta * weight, f32(counts[level]), squares[level] + square)
+        else:
+            means[level] = fused_multiply_add(weight, delta, means[level])
+            squares[level] = squares[level] + fused_multiply_add(delta * delta * weight, f32(counts[level]), square)
         counts[level] = total
 
     registers = rows[:, :n * lanes].reshape(m, n, lanes)

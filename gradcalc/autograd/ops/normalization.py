@@ -7,7 +7,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .. import batch_norm_kernel, dtypes, forward_mode, grad_mode, kernels, layer_norm_kernel, mkl, simd
+from .. import (batch_norm_kernel, dtypes, forward_mode, grad_mode, group_norm_kernel, kernels, layer_norm_kernel, mkl,
+               simd)
 from ..tensor import Tensor, wrap_dim
 from .common import ABSENT, not_implemented_for, shape_text
 from .matrix_functions import aten_norm
@@ -98,7 +99,16 @@ LAYER_NORM = node(
 
 
 def _group_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], N: int, C: int, group: int, eps: float,
-                      which: str) -> Tensor:
+                      which: str, statistics: tuple) -> Tensor:
+    if input._dtype is dtypes.float32 and input.numel() and input._data.flags.c_contiguous and not (
+            grad_mode.is_grad_enabled() and (grad.requires_grad or input.requires_grad)):
+        # no graph to record: ATen's kernel (the same with AVX2 and AVX-512), in its order of operations
+        mean, rstd = (t._data for t in statistics)
+        data = group_norm_kernel.backward(grad._data, input._data, mean, rstd,
+                                          None if weight is None else weight._data, group, which)
+        return Tensor._make(data, grad._dtype)
+    if which == "bias":
+        return grad.reshape(N, C, -1).sum((0, 2))
     grouped = (N, group, -1)
     g = grad if weight is None or which == "weight" else grad * weight.reshape(_channel_shape(input))
     dx, x_hat = _normalized_grads(g.reshape(grouped), input.reshape(grouped), None, (2,), eps)
@@ -110,10 +120,12 @@ def _group_norm_grads(grad: Tensor, input: Tensor, weight: Optional[Tensor], N: 
 GROUP_NORM = node(
     "NativeGroupNormBackward0", ("input", "weight", "bias"), saved_tensors=("result1", "result2", "weight"),
     saved=("C", "HxW", "N", "eps", "group", "result1", "result2"),
-    input=lambda grad, input, weight, N, C, group, eps: _group_norm_grads(grad, input, weight, N, C, group, eps,
-                                                                         "input"),
-    weight=lambda grad, input, N, C, group, eps: _group_norm_grads(grad, input, None, N, C, group, eps, "weight"),
-    bias=lambda grad, N, C: grad.reshape(N, C, -1).sum((0, 2)))
+    input=lambda grad, input, weight, N, C, group, eps, result1, result2: _group_norm_grads(
+        grad, input, weight, N, C, group, eps, "input", (result1, result2)),
+    weight=lambda grad, input, N, C, group, eps, result1, result2: _group_norm_grads(
+        grad, input, None, N, C, group, eps, "weight", (result1, result2)),
+    bias=lambda grad, input, N, C, group, eps, result1, result2: _group_norm_grads(
+        grad, input, None, N, C, group, eps, "bias", (result1, result2)))
 
 
 def _statistics(x: np.ndarray, axes: tuple, eps: float) -> tuple:
@@ -312,13 +324,14 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Op
 def _aten_group_norm(grouped: np.ndarray, per_group: int, weight: Optional[Tensor], bias: Optional[Tensor],
                      eps: float) -> tuple:
     """float32 or float64 group_norm of a contiguous (N, G, D * HxW) input as ATen's kernel computes it:
-    RowwiseMoments' statistics of each group, rstd = 1 / sqrt(variance + eps) in double; then
+    RowwiseMoments' statistics of each group (as its file compiles them), rstd = 1 / sqrt(variance +
+    eps) in double; then
     (x - mean) * rstd without weight and bias, else each channel's scale = rstd * weight and
     shift = -scale * mean + bias, and scale * x + shift, both fused."""
     n, groups, size = grouped.shape
     rows = grouped.reshape(n * groups, size)
     kind = rows.dtype.type
-    mean, variance = kernels.rowwise_moments(rows, 32 // rows.itemsize)  # (AVX2's registers)
+    mean, variance = kernels.rowwise_moments(rows, 32 // rows.itemsize, group_norm=True)  # (AVX2's registers)
     rstd = (1.0 / np.sqrt(np.maximum(variance, kind(0)).astype(np.float64) + eps)).astype(kind)
     if weight is None and bias is None:
         data = (rows - mean[:, None]) * rstd[:, None]
