@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradcalc.autograd import kernels
+from gradcalc.autograd import kernels, sum_kernel
 
 
 def _loop_multi_row_sum(values: np.ndarray) -> np.ndarray:
     """multi_row_sum as SumKernel.cpp writes it: level 0 sums a block, each full block goes
     into level 1, and level k carries into k + 1 each time its count of blocks is a multiple of step**k."""
     size = values.shape[0]
-    power = max(4, kernels.ceil_log2(size) // 4)
+    power = max(4, sum_kernel.ceil_log2(size) // 4)
     step = 1 << power
     zero = values.dtype.type(0)
     acc = [np.zeros(values.shape[1:], values.dtype) for _ in range(4)]
@@ -84,25 +84,25 @@ SIZES = sorted({*range(0, 80), *np.random.default_rng(1).integers(80, 20_000, 60
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_one_row_sums_match_the_loops(dtype: type) -> None:
     rng = np.random.default_rng(0)
-    lanes = kernels.VECTOR_BYTES // np.dtype(dtype).itemsize
+    lanes = sum_kernel.VECTOR_BYTES // np.dtype(dtype).itemsize
     for size in SIZES:
         for _ in range(3):
             row = _values(rng, (1, size), dtype)
-            assert _same_bits(kernels._inner_vectorized(row, lanes), _loop_inner_vectorized(row, lanes)), size
+            assert _same_bits(sum_kernel._inner_vectorized(row, lanes), _loop_inner_vectorized(row, lanes)), size
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_many_rows_and_lanes_match_the_loops(dtype: type) -> None:
     rng = np.random.default_rng(2)
-    lanes = kernels.VECTOR_BYTES // np.dtype(dtype).itemsize
+    lanes = sum_kernel.VECTOR_BYTES // np.dtype(dtype).itemsize
     for _ in range(200):
         count, size = int(rng.integers(1, 6)), int(rng.integers(0, 3000))
         rows = _values(rng, (count, size), dtype)
-        assert _same_bits(kernels._inner_vectorized(rows, lanes), _loop_inner_vectorized(rows, lanes))
+        assert _same_bits(sum_kernel._inner_vectorized(rows, lanes), _loop_inner_vectorized(rows, lanes))
         columns = _values(rng, (size, count, 3), dtype)
-        assert _same_bits(kernels.row_sum(columns), _loop_row_sum(columns))
+        assert _same_bits(sum_kernel.row_sum(columns), _loop_row_sum(columns))
         column = _values(rng, (size,), dtype)  # one lane: the four accumulators are the lanes numpy adds row by row
-        assert _same_bits(kernels.row_sum(column), _loop_row_sum(column))
+        assert _same_bits(sum_kernel.row_sum(column), _loop_row_sum(column))
 
 
 @pytest.mark.parametrize("size", [4095, 4096 * 16, 4096 * 16 + 17, 4096 * 16 * 3 + 100, (1 << 20) + 1])
@@ -110,18 +110,18 @@ def test_the_cascade_carries_through_every_level(size: int) -> None:
     """Level 2 takes level 1's sum every 16 blocks, level 3 level 2's every 256; above 2**20
     items the blocks grow to 32."""
     values = _values(np.random.default_rng(size), (size, 2), np.float32)
-    assert _same_bits(kernels.multi_row_sum(values), _loop_multi_row_sum(values))
+    assert _same_bits(sum_kernel.multi_row_sum(values), _loop_multi_row_sum(values))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_a_contiguous_total_matches_the_loops(dtype: type) -> None:
     """The fast path of a whole contiguous tensor: the same bits as one row summed by the loops."""
     rng = np.random.default_rng(3)
-    lanes = kernels.VECTOR_BYTES // np.dtype(dtype).itemsize
+    lanes = sum_kernel.VECTOR_BYTES // np.dtype(dtype).itemsize
     for size in SIZES + [70_000, 300_000]:
         for _ in range(3):
             row = _values(rng, (size,), dtype)
-            assert _same_bits(kernels.contiguous_total(row), _loop_inner_vectorized(row.reshape(1, -1), lanes)), size
+            assert _same_bits(sum_kernel.contiguous_total(row), _loop_inner_vectorized(row.reshape(1, -1), lanes)), size
 
 
 @pytest.mark.parametrize("m", [1, 2, 3, 4, 7, 32])

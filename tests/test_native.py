@@ -11,7 +11,7 @@ import sysconfig
 import numpy as np
 import pytest
 
-from gradcalc.autograd import cpu, kernels, native, random, simd
+from gradcalc.autograd import cpu, kernels, native, random, simd, sum_kernel
 from gradcalc.autograd.ops import statistics
 
 _native = native.kernels
@@ -99,17 +99,17 @@ def _sum_cases() -> list:
 
 @needs_native
 def test_sums_match_the_emulation(monkeypatch):
-    """kernels.cascade_sum, whose 2-D loop is native (sum_chunk), over every set of dimensions."""
+    """sum_kernel.cascade_sum, whose 2-D loop is native (sum_chunk), over every set of dimensions."""
     for x in _sum_cases():
         for count in range(x.ndim + 1):
             for dims in itertools.combinations(range(x.ndim), count):
-                kernels._SUM_PLANS.clear()
-                with_native = kernels.cascade_sum(x, dims)
-                kernels._SUM_PLANS.clear()
+                sum_kernel._SUM_PLANS.clear()
+                with_native = sum_kernel.cascade_sum(x, dims)
+                sum_kernel._SUM_PLANS.clear()
                 with monkeypatch.context() as patch:
-                    patch.setattr(kernels, "native", None)
-                    assert _same_bits(with_native, kernels.cascade_sum(x, dims)), (x.shape, x.strides, dims)
-    kernels._SUM_PLANS.clear()
+                    patch.setattr(sum_kernel, "native", None)
+                    assert _same_bits(with_native, sum_kernel.cascade_sum(x, dims)), (x.shape, x.strides, dims)
+    sum_kernel._SUM_PLANS.clear()
 
 
 @needs_native

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import dtypes, grad_mode, kernels, layout
+from .. import dtypes, grad_mode, layout, sum_kernel
 from ..forward_mode import unsupported
 from ..tensor import Tensor
 from ...warnings import warn
@@ -276,7 +276,7 @@ def _nll_values(x: np.ndarray, rows: np.ndarray, weight: Optional[Tensor], reduc
     `bfloat16`: x holds bfloat16 values, whose loop rounds every step."""
     classes = x.shape[1]
     kind = x.dtype.type
-    power = max(4, kernels.ceil_log2(rows.size) // _NLL_LEVELS)
+    power = max(4, sum_kernel.ceil_log2(rows.size) // _NLL_LEVELS)
     if weight is None and not per_target and not bfloat16 and _every_row_counts(rows, classes, ignore_index):
         # the common case, without the masks below: the cascade's rows are then 0, 1, 2, ...
         total = _regular_cascade(-x[np.arange(rows.size), rows], 1 << power)

@@ -8,7 +8,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .. import (batch_norm_kernel, dtypes, forward_mode, grad_mode, group_norm_kernel, kernels, layer_norm_kernel, mkl,
-               simd)
+               simd, sum_kernel)
 from ..tensor import Tensor, wrap_dim
 from .common import ABSENT, not_implemented_for, shape_text
 from .matrix_functions import aten_norm
@@ -235,7 +235,7 @@ def _strided_batch_norm_statistics(x: np.ndarray, axes: tuple, eps: float, runni
     the running statistics in double."""
     kind = x.dtype.type
     count = x.size // x.shape[1]
-    mean = (kernels.cascade_sum(x, axes) / kind(count)).astype(kind)
+    mean = (sum_kernel.cascade_sum(x, axes) / kind(count)).astype(kind)
     channels = np.moveaxis(x, 1, 0)
     order = sorted(range(1, x.ndim), key=lambda d: -abs(channels.strides[d]))
     values = channels.transpose([0] + order).reshape(x.shape[1], -1).astype(np.float64)

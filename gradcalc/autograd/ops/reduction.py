@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes, kernels
+from .. import dtypes, sum_kernel
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
 from .arithmetic import div_scalar
@@ -129,7 +129,7 @@ def sum_data(x: np.ndarray, dims: Optional[tuple], keepdim: bool) -> np.ndarray:
         return sum_data(x.astype(np.float32), dims, keepdim).astype(np.float16)
     if x.dtype.type not in (np.float32, np.float64) or (x.ndim and not axes):
         return np.asarray(x.sum(axis=axes, keepdims=keepdim))
-    total = kernels.cascade_sum(x, axes)
+    total = sum_kernel.cascade_sum(x, axes)
     return total if keepdim else total.reshape([n for d, n in enumerate(x.shape) if d not in axes])
 
 
