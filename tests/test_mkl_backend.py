@@ -248,6 +248,13 @@ def test_pow_with_one_half_takes_the_square_root_kernel() -> None:
                                   _GOLDENS_RECORDED_ON)
 
 
+def test_logsumexp_takes_the_exp_and_log_kernels() -> None:
+    """torch.logsumexp's documentation example and larger inputs: ATen's logsumexp calls torch.exp
+    and torch.log, MKL's vector math, between its max and its sum."""
+    _golden_stdout_holds_with_mkl(Path(__file__).parent / "golden" / "ops" / "reduction" / "logsumexp_docs.grad",
+                                  _GOLDENS_RECORDED_ON)
+
+
 def test_float64_tanh_gradient_is_fused_as_in_pytorch() -> None:
     """d2l's tanh gradient in float64: 1 - y * y is one fused multiply-add in ATen's kernel, as in
     float32 (with MKL's tanh, the outputs it starts from are PyTorch's)."""
