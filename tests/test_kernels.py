@@ -293,6 +293,32 @@ def test_glibc_expf_gives_the_c_librarys_bits() -> None:
     assert not _same_bits(np.exp(x.astype(np.float64)).astype(np.float32), expected)
 
 
+def test_glibc_logf_gives_the_c_librarys_bits() -> None:
+    """simd.glibc_logf against this machine's logf (ATen's scalar float code calls it: digamma's
+    log): positive floats over every exponent, subnormals, the table's boundaries, 1 and the
+    specials."""
+    import ctypes
+    import ctypes.util
+
+    from gradcalc.autograd import simd
+
+    name = ctypes.util.find_library("m")
+    if name is None or "libm.so.6" not in name:
+        pytest.skip("glibc's libm is not this machine's C library")
+    logf = ctypes.CDLL(name).logf
+    logf.restype, logf.argtypes = ctypes.c_float, [ctypes.c_float]
+    rng = np.random.default_rng(6)
+    x = np.concatenate([rng.integers(1, 0x7F800000, 100_000, dtype=np.uint32).view(np.float32),
+                        rng.uniform(0.5, 2.0, 30_000).astype(np.float32),
+                        np.array([0x3F330000, 0x3F32FFFF, 0x3FB30000, 1, 0x007FFFFF], np.uint32).view(np.float32),
+                        np.array([1.0, 0.0, -0.0, -1.0, np.inf, -np.inf, np.nan, 10.0, 0.75, 3.0], np.float32)])
+    expected = np.array([logf(float(v)) for v in x], np.float32)
+    assert _same_bits(simd.glibc_logf(x), expected)
+    assert _same_bits(simd.glibc_logf(x.reshape(-1, 5)), expected.reshape(-1, 5))
+    # the inputs where the C library is not correctly rounded are among them
+    assert not _same_bits(np.log(x.astype(np.float64)).astype(np.float32), expected)
+
+
 @pytest.mark.parametrize("lanes", [4, 8, 16])
 def test_split_loops_is_the_split_of_both_results(lanes: int) -> None:
     """split_loops computes each loop's function on its elements only; the result is simd_split's

@@ -1,6 +1,7 @@
 """The special functions PyTorch's kernels compute and numpy lacks (digamma, polygamma, erfinv,
 the Hurwitz zeta function, erfcx, the incomplete gamma functions, the classical orthogonal
-polynomials), in float64. The Bessel and Airy functions are in bessel.py."""
+polynomials), in float64 (digamma in its input's dtype, as ATen's). The Bessel and Airy
+functions are in bessel.py."""
 from __future__ import annotations
 
 import math
@@ -9,6 +10,8 @@ from typing import Callable
 import numpy as np
 
 from .bessel import bessel_i
+from .kernels import fused_multiply_add
+from .simd import glibc_logf
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
@@ -28,28 +31,49 @@ def lgamma(x: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(x), np.nan, _lgamma(np.where(np.isnan(x), 1.0, x)))
 
 
+# ATen's calc_digamma (aten/src/ATen/native/Math.h): psi(10), and the asymptotic series'
+# coefficients, highest power first (polevl)
+_PSI_10 = 2.25175258906672110764
+_DIGAMMA_SERIES = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+                   -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+                   8.33333333333333333333E-2)
+_log64 = np.vectorize(math.log, otypes=[np.float64])  # the C library's, as ATen's std::log
+_tan64 = np.vectorize(math.tan, otypes=[np.float64])
+
+
 def digamma(x: np.ndarray) -> np.ndarray:
-    """psi(x): the reflection for negative x, the recurrence up to 10, then the asymptotic series."""
-    x = np.asarray(x, dtype=np.float64)
-    result = np.zeros_like(x)
-    # PyTorch: digamma(0) is -inf (for +0) and nan at the negative integers
-    poles = (x == np.floor(x)) & (x <= 0)
-    reflected = x < 0
-    work = np.where(reflected, 1 - x, x)
+    """psi(x) as ATen's calc_digamma computes it in x's dtype (float32 or float64): the reflection
+    pi / tan(pi r) in double for negative x (r its fractional part), the recurrence up to 10 (psi(10)
+    itself exactly there), then log(x) - 1 / (2x) - z P(z) with z = 1 / x**2, P by Horner's fused
+    steps; log is the C library's (glibc's logf for float32)."""
+    x = np.asarray(x)
+    kind = x.dtype.type
+    with np.errstate(all="ignore"):
+        reflected = x < 0
+        result = _digamma_positive(np.where(reflected, kind(1) - x, x))
+        fraction = np.modf(np.where(reflected, x, 0.5).astype(np.float64))[0]
+        result = np.where(reflected, result - (math.pi / _tan64(math.pi * fraction)).astype(kind), result)
+        result = np.where(reflected & (x == np.trunc(x)), kind(np.nan), result)
+        return np.where(x == 0, np.copysign(kind(np.inf), -x), result).astype(kind)
+
+
+def _digamma_positive(x: np.ndarray) -> np.ndarray:
+    kind = x.dtype.type
     shift = np.zeros_like(x)
     while True:
-        small = work < 10
-        if not np.any(small & ~poles):
+        small = x < kind(10)
+        if not small.any():
             break
-        shift = np.where(small, shift - 1 / work, shift)
-        work = np.where(small, work + 1, work)
-    inverse_square = 1 / (work * work)
-    series = inverse_square * (1 / 12 - inverse_square * (1 / 120 - inverse_square * (
-        1 / 252 - inverse_square * (1 / 240 - inverse_square * (1 / 132)))))
-    result = np.log(work) - 0.5 / work - series + shift
-    result = np.where(reflected, result - np.pi / np.tan(np.pi * np.where(reflected, x, 0.5)), result)
-    result = np.where(poles, np.where(x == 0, np.copysign(np.inf, -np.copysign(1.0, x)), np.nan), result)
-    return result
+        shift = np.where(small, shift - kind(1) / x, shift)
+        x = np.where(small, x + kind(1), x)
+    z = kind(1) / (x * x)
+    series = np.full_like(x, kind(_DIGAMMA_SERIES[0]))
+    for coefficient in _DIGAMMA_SERIES[1:]:
+        series = fused_multiply_add(series, z, np.full_like(x, kind(coefficient)))
+    tail = np.where(x < kind(1e17), z * series, kind(0))
+    log = glibc_logf(x) if kind is np.float32 else _log64(np.where(x > 0, x, 1.0))
+    result = ((shift + log) - kind(0.5) / x) - tail
+    return np.where(x == kind(10), shift + kind(_PSI_10), result)
 
 
 def zeta(s: np.ndarray, q: np.ndarray) -> np.ndarray:

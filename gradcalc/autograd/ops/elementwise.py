@@ -89,7 +89,7 @@ def _logit_grad(grad: Tensor, self: Tensor, eps: Optional[float]) -> Tensor:
 
 for _name, _node, _aliases in ((("acosh", ACOSH, ("arccosh",)), ("asinh", ASINH, ("arcsinh",)),
                                 ("atanh", ATANH, ("arctanh",)), ("erfc", ERFC, ()), ("erfinv", ERFINV, ()),
-                                ("lgamma", LGAMMA, ()), ("digamma", DIGAMMA, ()), ("i0", I0, ()))):
+                                ("lgamma", LGAMMA, ()), ("i0", I0, ()))):
     def _function(input: Tensor, _node: NodeDef = _node) -> Tensor:
         return unary_float(_node, input)
 
@@ -113,6 +113,15 @@ op("deg2rad", nodes=(DEG2RAD,))(_degrees("deg2rad", DEG2RAD))
 op("rad2deg", nodes=(RAD2DEG,))(_degrees("rad2deg", RAD2DEG))
 
 
+@op(nodes=(DIGAMMA,))
+def digamma(input: Tensor) -> Tensor:
+    """ATen's calc_digamma in the result's dtype (float for the half precisions, rounded after)."""
+    dtype = float_result(input._dtype)
+    refuse_complex("digamma", dtype)
+    computed = np.float64 if dtype is dtypes.float64 else np.float32
+    return record(DIGAMMA, (input,), special.digamma(input._data.astype(computed)).astype(dtype._numpy), dtype)
+
+
 # (the order n, x is the function's: the in-place method takes x as self)
 @op(nodes=(POLYGAMMA,), inplace=make_inplace(lambda input, n: polygamma(n, input), name="polygamma_"))
 def polygamma(n: int, input: Tensor) -> Tensor:
@@ -120,8 +129,8 @@ def polygamma(n: int, input: Tensor) -> Tensor:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     dtype = float_result(input._dtype)
     refuse_complex("digamma" if n == 0 else "trigamma" if n == 1 else "polygamma", dtype)
-    # trigamma in float for float32 (and the half precisions), as ATen's; the rest in double
-    computed = np.float32 if n == 1 and dtype is not dtypes.float64 else np.float64
+    # digamma and trigamma in float for float32 (and the half precisions), as ATen's; the rest in double
+    computed = np.float32 if n <= 1 and dtype is not dtypes.float64 else np.float64
     data = special.polygamma(n, input._data.astype(computed)).astype(dtype._numpy)
     return record(POLYGAMMA, (input,), data, dtype, n=n)
 
