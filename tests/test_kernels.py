@@ -3,6 +3,8 @@ lane, a Python loop over the cascade's blocks): the vectorized formulation must 
 bits for every size, dtype and layout."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -268,19 +270,26 @@ def test_nll_loss_common_case_gives_the_general_paths_bits(dtype: type) -> None:
             assert results[0] == results[1]
 
 
-def test_glibc_expf_gives_the_c_librarys_bits() -> None:
-    """simd.glibc_expf against this machine's expf (PyTorch's scalar loops call it): inputs over
-    its whole range, the bounds of overflow and underflow, and the specials."""
+def _glibc_float_function(name: str) -> Any:
+    """This machine's C library float function NAME (float -> float), or the test skipped where
+    the C library is not glibc."""
     import ctypes
     import ctypes.util
 
+    library = ctypes.util.find_library("m")
+    if library is None or "libm.so.6" not in library:
+        pytest.skip("glibc's libm is not this machine's C library")
+    function = getattr(ctypes.CDLL(library), name)
+    function.restype, function.argtypes = ctypes.c_float, [ctypes.c_float]
+    return function
+
+
+def test_glibc_expf_gives_the_c_librarys_bits() -> None:
+    """simd.glibc_expf against this machine's expf (PyTorch's scalar loops call it): inputs over
+    its whole range, the bounds of overflow and underflow, and the specials."""
     from gradcalc.autograd import simd
 
-    name = ctypes.util.find_library("m")
-    if name is None or "libm.so.6" not in name:
-        pytest.skip("glibc's libm is not this machine's C library")
-    expf = ctypes.CDLL(name).expf
-    expf.restype, expf.argtypes = ctypes.c_float, [ctypes.c_float]
+    expf = _glibc_float_function("expf")
     rng = np.random.default_rng(5)
     x = np.concatenate([(rng.standard_normal(60_000) * 4).astype(np.float32),
                         rng.uniform(-104.5, 89.5, 20_000).astype(np.float32),
@@ -297,16 +306,9 @@ def test_glibc_logf_gives_the_c_librarys_bits() -> None:
     """simd.glibc_logf against this machine's logf (ATen's scalar float code calls it: digamma's
     log): positive floats over every exponent, subnormals, the table's boundaries, 1 and the
     specials."""
-    import ctypes
-    import ctypes.util
-
     from gradcalc.autograd import simd
 
-    name = ctypes.util.find_library("m")
-    if name is None or "libm.so.6" not in name:
-        pytest.skip("glibc's libm is not this machine's C library")
-    logf = ctypes.CDLL(name).logf
-    logf.restype, logf.argtypes = ctypes.c_float, [ctypes.c_float]
+    logf = _glibc_float_function("logf")
     rng = np.random.default_rng(6)
     x = np.concatenate([rng.integers(1, 0x7F800000, 100_000, dtype=np.uint32).view(np.float32),
                         rng.uniform(0.5, 2.0, 30_000).astype(np.float32),
