@@ -256,7 +256,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha:
     if meta.state["made"] and meta.any_meta((input, a, b)):  # the meta kernel broadcasts the bias as torch._refs
         meta.check_operands((meta.make_meta(product_shape, a._dtype), input))
         meta.check_same_device((a, b, input))
-    expanded_shape(input, product_shape)  # the bias is expanded to the product's shape
+    bias_shape = input._data.shape
+    if bias_shape != product_shape and bias_shape != product_shape[1:]:  # (the common shapes expand as they are)
+        expanded_shape(input, product_shape)  # the bias is expanded to the product's shape
     dtype = a._dtype
     beta, alpha = opmath_scalar(beta, dtype), opmath_scalar(alpha, dtype)
     check_has_kernel("addmm_impl_cpu_", a)
@@ -281,7 +283,7 @@ def _mkl_addmm(bias: np.ndarray, mat1: np.ndarray, mat2: np.ndarray, alpha: obje
     fits = bias.ndim <= 2 and all(size in (1, full) for size, full in zip(bias.shape[::-1], shape[::-1]))
     if not fits or not all(isinstance(x, (int, float)) for x in (alpha, beta)) or bias.dtype != mat1.dtype:
         return None
-    return mkl.gemm(mat1, mat2, np.broadcast_to(bias, shape) if beta != 0 else None, alpha, beta)
+    return mkl.gemm(mat1, mat2, bias if beta != 0 else None, alpha, beta)  # (copied in, broadcast)
 
 
 @op()
