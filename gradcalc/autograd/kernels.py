@@ -199,14 +199,16 @@ def split_loops(x: np.ndarray, vector: Callable, scalar: Callable, lanes: int, r
 _MOMENTS_CHUNK = 16
 
 
-def rowwise_moments(rows: np.ndarray, lanes: int, group_norm: bool = False) -> tuple:
+def rowwise_moments(rows: np.ndarray, lanes: int, fused_merge: bool = True) -> tuple:
     """Mean and biased variance of each row of a float32 or float64 (M, N) array as ATen's
     RowwiseMoments computes them with AVX2 (layer_norm's and group_norm's statistics): Welford's
     updates per lane over chunks of 16 registers, the chunks merged by a cascade, the elements
     after the last whole register taken one by one, then each lane merged into them. The
     multiply-adds are fused (as the compiler builds them) except in the one-by-one loop, as
-    PyTorch's results show; compiled into group_norm's kernel, the chunks' merge (AddMomentsVec)
-    adds the mean's step unfused and the squares' sum before its fused step."""
+    PyTorch's results show. The chunks' merge (AddMomentsVec) is compiled two ways: layer_norm's
+    float32 build fuses the mean's step and adds the squares' sum after its fused step
+    (`fused_merge`); group_norm's builds and layer_norm's float64 one add the mean's step unfused
+    and the squares' sum before the fused step."""
     f32 = rows.dtype.type
     m, size = rows.shape
     n = size // lanes
@@ -219,7 +221,7 @@ def rowwise_moments(rows: np.ndarray, lanes: int, group_norm: bool = False) -> t
         total = counts[level] + count
         weight = f32(count) / f32(total) if total else f32(0)
         delta = mean - means[level]
-        if group_norm:
+        if not fused_merge:
             means[level] = means[level] + weight * delta
             squares[level] = fused_multiply_add(delta * delta * weight, f32(counts[level]), squares[level] + square)
         else:

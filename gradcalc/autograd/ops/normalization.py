@@ -271,16 +271,17 @@ def _update_running_statistics(running_mean: Tensor, running_var: Tensor, mean: 
 
 def _aten_layer_norm(x: np.ndarray, count: int, weight: Optional[Tensor], bias: Optional[Tensor],
                      eps: float) -> tuple:
-    """float32 layer_norm as ATen's kernel computes it: RowwiseMoments' statistics (8 lanes, with AVX2
-    and AVX-512 alike, as recorded), then (x - mean) * rstd times the weight plus the bias in one
-    multiply-add."""
+    """float32 or float64 layer_norm as ATen's kernel computes it: RowwiseMoments' statistics (AVX2's
+    registers, with AVX2 and AVX-512 alike, as recorded), then (x - mean) * rstd times the weight
+    plus the bias in one multiply-add."""
     shape = x.shape[:x.ndim - count] + (1,) * count
     rows = np.ascontiguousarray(x).reshape(int(np.prod(shape, dtype=np.int64)), -1)
-    mean, variance = kernels.rowwise_moments(rows, 8)
-    rstd = np.float32(1) / np.sqrt(np.maximum(variance, np.float32(0)) + np.float32(eps))
+    kind = rows.dtype.type
+    mean, variance = kernels.rowwise_moments(rows, 32 // rows.itemsize, fused_merge=kind is np.float32)
+    rstd = kind(1) / np.sqrt(np.maximum(variance, kind(0)) + kind(eps))
     normalized = (rows - mean[:, None]) * rstd[:, None]
-    scale = np.float32(1) if weight is None else weight._data.reshape(-1)
-    shift = np.float32(0) if bias is None else bias._data.reshape(-1)
+    scale = kind(1) if weight is None else weight._data.reshape(-1)
+    shift = kind(0) if bias is None else bias._data.reshape(-1)
     data = kernels.fused_multiply_add(normalized, scale, shift).reshape(x.shape)
     return mean.reshape(shape), rstd.reshape(shape), data
 
@@ -306,7 +307,7 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Op
                                f"{shape_text(tensor.shape)} and normalized_shape = {shape_text(normalized_shape)}")
     x = input._data
     axes = tuple(range(x.ndim - count, x.ndim))
-    if x.dtype == np.float32 and x.size:
+    if x.dtype.type in (np.float32, np.float64) and x.size:
         mean, rstd, data = _aten_layer_norm(x, count, weight, bias, eps)
     else:
         mean, rstd, _ = _statistics(x, axes, eps)
@@ -331,7 +332,7 @@ def _aten_group_norm(grouped: np.ndarray, per_group: int, weight: Optional[Tenso
     n, groups, size = grouped.shape
     rows = grouped.reshape(n * groups, size)
     kind = rows.dtype.type
-    mean, variance = kernels.rowwise_moments(rows, 32 // rows.itemsize, group_norm=True)  # (AVX2's registers)
+    mean, variance = kernels.rowwise_moments(rows, 32 // rows.itemsize, fused_merge=False)  # (AVX2's registers)
     rstd = (1.0 / np.sqrt(np.maximum(variance, kind(0)).astype(np.float64) + eps)).astype(kind)
     if weight is None and bias is None:
         data = (rows - mean[:, None]) * rstd[:, None]
