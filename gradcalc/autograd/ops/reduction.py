@@ -6,15 +6,16 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import dtypes, mkl, sum_kernel
+from .. import dtypes, sum_kernel
 from ..dtypes import DType
 from ..tensor import Tensor, wrap_dim
-from .arithmetic import div_scalar
+from .arithmetic import div_scalar, float_kernel
 from .common import (ReturnTypes, arrays, castable_data, check_not_complex, check_not_unsigned, expand_reduced,
                      float_result, int64_tensor, normalize_dims, not_implemented_for, reduction_dims, shape_text,
                      unsqueeze_reduced, zeros, zeros_like)
 from .comparison import maximum, minimum
 from .indexing import masked_fill, scatter, where
+from .pointwise import EXP, LOG
 from .joining import cat
 from .generate import make_inplace
 from .registry import LINEAR, node, op, record, recording_not_needed
@@ -336,16 +337,6 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return int64_tensor(np.count_nonzero(input._data, axis=dims))
 
 
-def _exp_kernel(name: str, function: Any, values: np.ndarray) -> np.ndarray:
-    """torch.exp's or torch.log's kernel (`name` its grad_fn) on float values, as logsumexp calls
-    them: MKL's VML where it is in use, else the function in double rounded once."""
-    if values.dtype.type in (np.float32, np.float64) and mkl.library() is not None:
-        data = mkl.vml(name, values)
-        if data is not None:
-            return data
-    return np.asarray(function(values.astype(np.float64)), dtype=values.dtype)
-
-
 @op(nodes=(LOGSUMEXP,))
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     dims = reduction_dims(dim, input.ndim)
@@ -366,9 +357,9 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
         return record(LOGSUMEXP, (input,), np.asarray(data), dtype, dim=tuple(dim), keepdim=keepdim)
     peak = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
     peak = np.where(np.isinf(peak), 0, peak).astype(x.dtype)
-    shifted = _exp_kernel("ExpBackward0", np.exp, np.asarray(x - peak, dtype=x.dtype))
+    shifted = float_kernel(EXP, np.asarray(x - peak, dtype=x.dtype))  # torch.exp's and torch.log's kernels
     total = sum_data(shifted, axes, keepdim=True)
-    data = (_exp_kernel("LogBackward0", np.log, np.asarray(total, dtype=x.dtype)) + peak).astype(x.dtype)
+    data = (float_kernel(LOG, np.asarray(total, dtype=x.dtype)) + peak).astype(x.dtype)
     if not keepdim:
         data = data.reshape(tuple(n for d, n in enumerate(x.shape) if d not in axes))
     return record(LOGSUMEXP, (input,), np.asarray(data), dtype, dim=tuple(dim), keepdim=keepdim)

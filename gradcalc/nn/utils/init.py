@@ -18,7 +18,7 @@ def skip_init(module_cls: Any, *args: Any, **kwargs: Any) -> Module:
     try:
         module = module_cls(*args, **kwargs)
     except TypeError as error:  # (torch reads the signature first; a constructor without `device` refuses it)
-        if "device" not in str(error):
+        if type(error) is not TypeError or "unexpected keyword argument 'device'" not in str(error):
             raise
         raise RuntimeError("Module must support a 'device' arg to skip initialization") from None
     return module.to_empty(device=final_device)
