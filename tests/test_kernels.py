@@ -337,3 +337,32 @@ def test_split_loops_is_the_split_of_both_results(lanes: int) -> None:
             got = kernels.split_loops(x, vector, scalar, lanes=lanes, row=row)
             assert got.shape == x.shape and got.dtype == expected.dtype
             assert np.array_equal(got, expected), (x.shape, row)
+
+
+def test_row_order_of_a_2d_result_is_iteration_orders() -> None:
+    """layout.in_row_order, element_wise_result's shortcut for 2-D results, answers as
+    iteration_order does: operands of every layout (transposed, sliced, broadcast along either
+    dimension, 1-d and 0-d, negative strides, equal strides) in every order."""
+    from gradcalc.autograd import layout
+
+    rng = np.random.default_rng(3)
+    for rows, columns in ((3, 5), (5, 3), (4, 4), (1, 6), (6, 1), (1, 1)):
+        base = rng.standard_normal((2 * rows + 1, 2 * columns + 1))
+        candidates = [base[:rows, :columns], base[:columns, :rows].T, base[::2, ::2][:rows, :columns],
+                      base[::-1, :][:rows, :columns], base[:1, :columns], base[:rows, :1], base[0, :columns],
+                      np.float64(1.0) * np.ones(()), np.lib.stride_tricks.as_strided(base, (rows, columns), (8, 8)),
+                      np.ascontiguousarray(base[:rows, :columns])]
+        candidates = [c for c in candidates if _broadcasts_to(c.shape, (rows, columns))]
+        for first in candidates:
+            for second in candidates:
+                operands = [first, second]
+                per_operand = [layout._broadcast_strides(o, (rows, columns)) for o in operands]
+                expected = layout.iteration_order((rows, columns), list(zip(*per_operand))) == [1, 0]
+                assert layout.in_row_order((rows, columns), operands) == expected, (first.strides, second.strides)
+
+
+def _broadcasts_to(shape: tuple, full: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(shape, full) == full
+    except ValueError:
+        return False

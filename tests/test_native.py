@@ -304,6 +304,16 @@ def test_buffers_are_checked():
         _native.sum_chunk(block, 4, 32, np.ones(3))  # formats mixed
     with pytest.raises((TypeError, ValueError, BufferError)):
         _native.sum_chunk(block, 4, 32, np.ones(3, np.float32)[::-1])  # not contiguous
+    targets = np.zeros(3, np.int64)
+    with pytest.raises(TypeError):
+        _native.nll_loss_sum(block, targets.astype(np.int32), -100, None)  # targets not int64
+    with pytest.raises(TypeError):
+        _native.nll_loss_sum(block, np.zeros(2, np.int64), -100, None)  # one target a row
+    with pytest.raises(ValueError):
+        _native.nll_loss_sum(block, targets, -100, np.ones(7, np.float32))  # fewer weights than classes
+    with pytest.raises(TypeError):
+        _native.nll_loss_sum(block, targets, -100, np.ones(8))  # formats mixed
+    assert _native.nll_loss_sum(block, np.array([0, 8, -1]), -100, None)[2] == 1  # the first out of bounds
 
 
 @needs_native
@@ -343,3 +353,126 @@ def test_uniform_samples_match_the_emulation(monkeypatch, dtype):
             assert _same_bits(drawn, emulated), (low, high, count)
             assert generator._random(1) == random.Generator()._seeded(count + 17)._random(
                 count * (2 if dtype == "float64" else 1) + 1)[-1:]  # as many draws taken
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nll_loss_matches_the_emulation(monkeypatch, dtype):
+    """nll_loss's loop (sum and total weight, mean and sum, with and without class weights,
+    ignored targets, a strided input) gives the bits of _nll_values' numpy cascade, across the
+    batch sizes where its levels carry."""
+    from gradcalc.autograd import dtypes
+    from gradcalc.autograd.ops import loss
+    from gradcalc.autograd.tensor import Tensor
+
+    kind = dtypes.from_numpy(np.dtype(dtype))
+    for rows in (0, 1, 2, 3, 16, 17, 31, 32, 33, 255, 256, 257, 4097, 70_000):
+        wide = (_RNG.standard_normal((rows, 24)) * 10.0 ** _RNG.integers(-4, 5, (rows, 1))).astype(dtype)
+        for x in (wide, wide[:, ::2], np.asfortranarray(wide)):
+            classes = x.shape[1]
+            targets = _RNG.integers(0, classes, rows)
+            targets[::7] = 3  # ignored below, where ignore_index is 3
+            weight = Tensor._make(_RNG.uniform(0.1, 2.0, classes).astype(dtype), kind)
+            for weights, reduction, ignore_index in itertools.product((None, weight), (loss.MEAN, loss.SUM),
+                                                                      (-100, 3)):
+                results = []
+                for kernels_here in (_native, None):
+                    monkeypatch.setattr(loss, "native", kernels_here)
+                    results.append(loss._nll_values(x, targets, weights, reduction, ignore_index, per_target=False))
+                assert all(_same_bits(ours, theirs) for ours, theirs in zip(*results)), (rows, x.strides, reduction)
+
+
+@needs_native
+def test_ready_queue_takes_the_python_heaps_steps(monkeypatch):
+    """The engine's ready queue in C gives nodes out in the order of its Python version (libstdc++'s
+    heap steps), ties included (leaves' AccumulateGrad share one priority), over random pushes and pops."""
+    from gradcalc.autograd import engine
+
+    class Item:
+        __slots__ = ("_seq",)
+
+        def __init__(self, seq: int) -> None:
+            self._seq = seq
+
+    for trial in range(200):
+        items = [Item(engine.LAST if _RNG.random() < 0.3 else int(_RNG.integers(0, 50))) for _ in range(60)]
+        steps = _RNG.random(120) < 0.6
+        orders = []
+        for kernels_here in (_native, None):
+            monkeypatch.setattr(engine, "native", kernels_here)
+            queue, order, pushed = engine._ReadyQueue(), [], iter(items)
+            for push in steps:
+                if push or not queue.heap:
+                    item = next(pushed, None)
+                    if item is not None:
+                        queue.push(item)
+                elif queue.heap:
+                    order.append(queue.pop())
+            while queue.heap:
+                order.append(queue.pop())
+            orders.append([id(item) for item in order])
+        assert orders[0] == orders[1]
+    with pytest.raises(TypeError):
+        _native.heap_pop([])
+    with pytest.raises(AttributeError):
+        _native.heap_push([], object())
+
+
+@needs_native
+@pytest.mark.parametrize("avx512", [False, True])
+def test_float64_sigmoid_matches_the_emulation(monkeypatch, avx512):
+    """float64 sigmoid in one pass gives the bits of its emulation (SLEEF's exp on whole register
+    pairs of each row, the C library's on the rest), for rows of every length around the pairs,
+    a strided gate chunk, and the inputs where exp overflows or is special."""
+    monkeypatch.setattr(cpu, "ATEN_AVX512", avx512)
+    values = np.concatenate([_RNG.standard_normal(3000) * 8, _RNG.uniform(-800, 800, 500),
+                             [0.0, -0.0, np.inf, -np.inf, np.nan, 709.8, -709.8, 745.2, -745.2, 36.5, -36.5]])
+    gates = _RNG.standard_normal((12, 4 * 51))
+    cases = [(gates[:, 51:102], 51), (gates, 0)] + [(values[:rows * (values.size // rows)].reshape(-1, rows), rows)
+                                                    for rows in (1, 3, 7, 8, 9, 15, 16, 17, 33, 51)]
+    for x, row in cases:
+        ours = simd.sigmoid64(x, row)
+        monkeypatch.setattr(simd, "native", None)
+        theirs = simd.sigmoid64(x, row)
+        monkeypatch.setattr(simd, "native", _native)
+        assert _same_bits(ours, theirs), (x.shape, row)
+
+
+@needs_native
+@pytest.mark.parametrize("avx512", [False, True])
+def test_log_softmax_matches_the_emulation(monkeypatch, avx512):
+    """float32 log_softmax along the last axis and its gradient, each in one native pass, give the
+    bits of the emulation (max, SLEEF's exp, lane sums, SLEEF's logf, fused multiply-adds) for rows
+    of every length around the lanes; a row whose maximum is zero, infinite or nan is left to it."""
+    from gradcalc.autograd.ops import activation
+
+    monkeypatch.setattr(cpu, "ATEN_AVX512", avx512)
+    for size in (1, 2, 7, 8, 9, 15, 16, 17, 27, 33, 100):
+        x = (_RNG.standard_normal((40, size)) * 10.0 ** _RNG.integers(-3, 3, (40, 1))).astype(np.float32)
+        grad = _RNG.standard_normal((40, size)).astype(np.float32)
+        ours = activation._softmax_kernel(x, 1, True, True)
+        assert simd.log_softmax_rows(x) is not None
+        ours_grad = simd.log_softmax_grad_rows(grad, ours)
+        monkeypatch.setattr(simd, "native", None)
+        theirs = activation._softmax_kernel(x, 1, True, True)
+        exp_y = simd.vector_exp(theirs)
+        theirs_grad = simd.fused_multiply_add(-exp_y, simd.lane_sum(grad)[..., None], grad)
+        monkeypatch.setattr(simd, "native", _native)
+        assert _same_bits(ours, theirs) and _same_bits(ours_grad, theirs_grad), size
+    for special in (0.0, -0.0, np.inf, -np.inf, np.nan):
+        x = np.full((2, 5), -1.0, np.float32)
+        x[1, 3] = special
+        if special != -np.inf:
+            assert simd.log_softmax_rows(x) is None, special
+        else:  # a row's maximum is what counts: -inf among finite values is computed here
+            ours = simd.log_softmax_rows(x)
+            monkeypatch.setattr(simd, "native", None)
+            assert _same_bits(ours, activation._softmax_kernel(x, 1, True, True))
+            monkeypatch.setattr(simd, "native", _native)
+    with pytest.raises(ValueError):
+        _native.log_softmax_float32(np.ones(4, np.float32), np.ones(3, np.float32), 8, False)
+    with pytest.raises(ValueError):
+        _native.log_softmax_float32(np.ones(4, np.float32), np.ones(4, np.float32), 3, False)
+    with pytest.raises(ValueError):
+        _native.log_softmax_backward_float32(np.ones(4, np.float32), np.ones(4, np.float32), np.ones(3, np.float32),
+                                             8)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from functools import partial
 from sys import getrefcount
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from . import anomaly_mode, grad_mode, layout
 from .dtypes import FLOATING
+from .native import kernels as native
 from ..display.names import torch_class, type_name
 from ..warnings import warn
 
@@ -362,10 +364,14 @@ def _add_to_buffer(buffers: dict, node: Node, output_nr: int, grad: "Tensor") ->
 class _ReadyQueue:
     """PyTorch's ready queue: a std::priority_queue of nodes, latest created first. Its heap
     steps are libstdc++'s, so that nodes of equal priority (leaves' AccumulateGrad) come out
-    in the same order as in PyTorch."""
+    in the same order as in PyTorch. (The native module takes the same steps: csrc/heap.c.)"""
 
     def __init__(self) -> None:
         self.heap: list = []
+        if native is not None:
+            heap = self.heap
+            self.push = partial(native.heap_push, heap)
+            self.pop = partial(native.heap_pop, heap)
 
     def push(self, node: Node) -> None:
         self.heap.append(node)

@@ -66,6 +66,28 @@ def _broadcast_strides(array: np.ndarray, shape: tuple) -> list:
     return strides
 
 
+def in_row_order(shape: tuple, operands: Sequence[np.ndarray]) -> bool:
+    """iteration_order's answer for a 2-D result of SHAPE, without its lists: whether its rows are
+    outermost (the first operand whose two strides differ, broadcasting ones left out, deciding)."""
+    rows, columns = shape
+    for operand in operands:
+        if operand.ndim == 2:
+            (height, width), (row_step, column_step) = operand.shape, operand.strides
+            if height == 1 and rows != 1:
+                row_step = 0
+            if width == 1 and columns != 1:
+                column_step = 0
+        else:
+            continue  # (broadcast along the rows: it decides nothing)
+        if row_step == 0 or column_step == 0:
+            continue
+        if row_step != column_step:
+            return column_step < row_step
+        if columns > rows:
+            return False
+    return True
+
+
 def element_wise_result(data: np.ndarray, operands: Sequence[np.ndarray]) -> np.ndarray:
     """`data`, the result of an element-wise op over `operands`, laid out as TensorIterator lays
     it out (a copy only where numpy laid it out otherwise)."""
@@ -77,6 +99,8 @@ def element_wise_result(data: np.ndarray, operands: Sequence[np.ndarray]) -> np.
     else:  # all in C order: so is numpy's result, and ATen's
         return data
     shape = data.shape
+    if data.ndim == 2 and in_row_order(shape, operands):  # (an LSTM's gate chunks, a slice's rows)
+        return data if data.flags.c_contiguous else np.ascontiguousarray(data)
     per_operand = [_broadcast_strides(operand, shape) for operand in operands]
     order = iteration_order(shape, list(zip(*per_operand)))
     if order == list(reversed(range(data.ndim))):

@@ -288,6 +288,12 @@ class _Scratch(threading.local):
 
 
 _SCRATCH = _Scratch()
+# the addresses of the common alpha and beta (0 or 1 each) by (scalar type, alpha, beta): read only,
+# shared by every thread
+_UNIT_VALUES = {kind: np.array([0, 1], kind) for kind in (np.float32, np.float64)}
+_UNIT_SCALARS = {(kind, alpha, beta): (address(values) + alpha * values.itemsize,
+                                       address(values) + beta * values.itemsize)
+                 for kind, values in _UNIT_VALUES.items() for alpha in (0, 1) for beta in (0, 1)}
 
 
 def _operand_layout(x: np.ndarray, transposed_result: bool, lead: int, other: int) -> tuple:
@@ -349,9 +355,15 @@ def _gemm_call(scalar_type: type, transposed: tuple, sizes: tuple, leading: tupl
 def _call_gemm(call: tuple, scalar_type: type, first: np.ndarray, second: np.ndarray, c_at: int, alpha: float,
                beta: float) -> None:
     """CALL (_gemm_call's) on FIRST and SECOND, placed at PyTorch's alignment, into the matrix at C_AT."""
-    # the copies _placed_at makes are held until the call returns: it gets only their addresses
-    (first, first_at), (second, second_at) = _placed_at(first, 0), _placed_at(second, 1)
-    alpha_at, beta_at = _SCRATCH.scalar_addresses(scalar_type, alpha, beta)
+    # the copies _placed_at makes are held until the call returns: it gets only their addresses.
+    # A storage of its own on 64 bytes (a fresh tensor's) is placed already: no walk to its root
+    first_at, second_at = address(first), address(second)
+    if first.base is not None or first_at % _ALIGNMENT:
+        first, first_at = _placed_at(first, 0)
+    if second.base is not None or second_at % _ALIGNMENT:
+        second, second_at = _placed_at(second, 1)
+    scalars = _UNIT_SCALARS.get((scalar_type, alpha, beta))
+    alpha_at, beta_at = scalars if scalars is not None else _SCRATCH.scalar_addresses(scalar_type, alpha, beta)
     function, transa, transb, m, n, k, lda, ldb, ldc, _ = call
     native_call(function, transa, transb, m, n, k, alpha_at, first_at, lda, second_at, ldb, beta_at, c_at, ldc)
 
@@ -368,8 +380,12 @@ def gemm(mat1: np.ndarray, mat2: np.ndarray, out: Optional[np.ndarray] = None, a
     if plan is None:
         return None
     swapped, copy_first, copy_second, call, shape, dtype, nbytes = plan
-    c, c_at = _storage_at(nbytes, False, dtype)  # gemm writes every element (beta 0) or scales OUT's
-    c = c.reshape(shape)
+    # gemm writes every element (beta 0) or scales OUT's: a storage not cleared, on 64 bytes
+    c = np.empty(shape, dtype)
+    c_at = address(c)
+    if not storages_aligned or c_at % _ALIGNMENT:
+        c, c_at = _storage_at(nbytes, False, dtype)
+        c = c.reshape(shape)
     if out is not None:
         c[...] = out
     first, second = (mat2, mat1) if swapped else (mat1, mat2)

@@ -5,7 +5,7 @@ with the same arithmetic as the numpy versions here."""
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -262,6 +262,50 @@ def glibc_logf(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             out[special] = np.log(flat[special])
     return out.reshape(x.shape)
+
+
+def c_exp64(x: np.ndarray) -> np.ndarray:
+    """The C library's exp of float64 values (math.exp's), element by element: numpy's own, which
+    its AVX-512 build computes another way, misses it for some inputs in twenty."""
+    def exp(value: float) -> float:
+        try:
+            return math.exp(value)
+        except OverflowError:
+            return math.inf
+    return np.array([exp(value) for value in x.ravel().tolist()], np.float64).reshape(x.shape)
+
+
+def sigmoid64(x: np.ndarray, row: int) -> np.ndarray:
+    """ATen's float64 sigmoid, 1 / (1 + exp(-x)): whole pairs of registers of each `row` elements
+    (its inner loop's run; 0: all of x) take SLEEF's exp, the elements after them the C library's."""
+    if native is not None and x.size:
+        out = np.empty(x.shape, np.float64)
+        native.sigmoid_float64(np.ascontiguousarray(x), out, row or x.size, lanes(np.float64))
+        return out
+    return 1 / (1 + kernels.split_loops(-x, vector_exp64, c_exp64, lanes=lanes(np.float64), row=row))
+
+
+def log_softmax_rows(x: np.ndarray) -> Optional[np.ndarray]:
+    """float32 log_softmax along the last axis in one native pass, activation._softmax_kernel's
+    arithmetic; None where the native module is not built, or a row's maximum is zero, infinite
+    or nan (the emulation computes those)."""
+    if native is None or x.dtype != np.float32 or not x.size:
+        return None
+    out = np.empty(x.shape, np.float32)
+    return out if native.log_softmax_float32(np.ascontiguousarray(x), out, lanes(np.float32), cpu.ATEN_AVX512) \
+        else None
+
+
+def log_softmax_grad_rows(grad: np.ndarray, output: np.ndarray) -> Optional[np.ndarray]:
+    """float32 log_softmax's gradient along the last axis in one native pass (softmax_backward_data's
+    arithmetic: grad less exp(output) times the lane sum of grad, fused); None where not built."""
+    if native is None or output.dtype != np.float32 or grad.dtype != np.float32 or grad.shape != output.shape \
+            or not output.size:
+        return None
+    out = np.empty(output.shape, np.float32)
+    native.log_softmax_backward_float32(np.ascontiguousarray(grad), np.ascontiguousarray(output), out,
+                                        lanes(np.float32))
+    return out
 
 
 def libm(function: Callable, x: np.ndarray) -> np.ndarray:

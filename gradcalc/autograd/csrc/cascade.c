@@ -1,7 +1,8 @@
 /* torch.sum's 2-D loop (aten/src/ATen/native/cpu/SumKernel.cpp) in its order of additions:
  * kernels._chunk's arithmetic, which the numpy emulation there spells out and tests/test_native.py
  * compares with this. Every lane of a SIMD register is an accumulator of its own, so adding lane by
- * lane in C gives the register's bits. */
+ * lane in C gives the register's bits. Besides: nll_loss's loop over its targets (LossNLL.cpp),
+ * whose sums cascade through eight levels of its own (ops/loss.py's _nll_values emulates it). */
 #include "native.h"
 
 #define LEVELS 4
@@ -153,7 +154,120 @@ static PyObject *py_sum_chunk(PyObject *self, PyObject *args) {
     return finish(views, 2);
 }
 
+/* nll_loss_out_frame's loop: for each target in order, -x[b, t] (times weight[t]) into the first of
+ * eight running sums, each level carried into the next (and cleared) after a row b that is a
+ * multiple of 2**(power * (level + 1)); the levels then added from zero in order. */
+#define NLL_LEVELS 8
+#define NLL_LOOP(T)                                                                                \
+    static Py_ssize_t nll_##T(const char *x, Py_ssize_t row_stride, Py_ssize_t column_stride,     \
+                              Py_ssize_t batch, Py_ssize_t classes, const int64_t *targets,        \
+                              int64_t ignore_index, const T *weight, T *loss, T *total_weight) {   \
+        const Py_ssize_t ceil_log2 = batch <= 2 ? 1 : 64 - __builtin_clzll((unsigned long long)(batch - 1)); \
+        const Py_ssize_t power = ceil_log2 / NLL_LEVELS > 4 ? ceil_log2 / NLL_LEVELS : 4;          \
+        const int64_t mask = ((int64_t)1 << power) - 1;                                            \
+        T losses[NLL_LEVELS] = {0}, weights[NLL_LEVELS] = {0};                                     \
+        Py_ssize_t ignored = 0;                                                                    \
+        for (Py_ssize_t b = 0; b < batch; b++) {                                                   \
+            const int64_t target = targets[b];                                                     \
+            if (target == ignore_index) {                                                          \
+                ignored++;                                                                         \
+                continue;                                                                          \
+            }                                                                                      \
+            if (target < 0 || target >= classes)                                                   \
+                return b; /* the first target out of bounds */                                     \
+            const T value = *(const T *)(x + b * row_stride + target * column_stride);            \
+            if (weight != NULL) {                                                                  \
+                losses[0] = losses[0] - value * weight[target];                                    \
+                weights[0] = weights[0] + weight[target];                                          \
+            } else {                                                                               \
+                losses[0] = losses[0] - value;                                                     \
+            }                                                                                      \
+            for (int level = 0; level + 1 < NLL_LEVELS; level++) {                                 \
+                if ((b & (mask << (level * power))) != 0)                                          \
+                    break;                                                                         \
+                weights[level + 1] = weights[level + 1] + weights[level];                          \
+                losses[level + 1] = losses[level + 1] + losses[level];                             \
+                weights[level] = 0;                                                                \
+                losses[level] = 0;                                                                 \
+            }                                                                                      \
+        }                                                                                          \
+        T total = 0, weight_total = 0;                                                             \
+        for (int level = 0; level < NLL_LEVELS; level++) {                                         \
+            total = total + losses[level];                                                         \
+            weight_total = weight_total + weights[level];                                          \
+        }                                                                                          \
+        *loss = total;                                                                             \
+        *total_weight = weight != NULL ? weight_total : (T)(batch - ignored);                      \
+        return -1;                                                                                 \
+    }
+
+NLL_LOOP(float)
+NLL_LOOP(double)
+
+/* nll_loss_sum(x, targets, ignore_index, weight): x (batch, classes) float32 or float64, any
+ * strides; targets batch int64s; weight None or classes values of x's format. Returns (loss,
+ * total weight, None) as Python floats (each exactly the loop's float or double), or (None, None,
+ * b) for the first target b out of bounds. */
+static PyObject *py_nll_loss_sum(PyObject *self, PyObject *args) {
+    PyObject *source, *targets_object, *weight_object;
+    long long ignore_index;
+    if (!PyArg_ParseTuple(args, "OOLO", &source, &targets_object, &ignore_index, &weight_object))
+        return NULL;
+    Py_buffer views[3];
+    int held = 0;
+    PyObject *result = NULL;
+    if (PyObject_GetBuffer(source, &views[0], PyBUF_STRIDES | PyBUF_FORMAT) < 0)
+        return NULL;
+    held = 1;
+    const char *format = views[0].format ? views[0].format : "";
+    if ((strcmp(format, "f") && strcmp(format, "d")) || views[0].ndim != 2
+            || views[0].itemsize != (format[0] == 'f' ? 4 : 8)) {
+        PyErr_SetString(PyExc_TypeError, "unexpected buffer format");
+        goto done;
+    }
+    if (PyObject_GetBuffer(targets_object, &views[1], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        goto done;
+    held = 2;
+    const Py_ssize_t batch = views[0].shape[0], classes = views[0].shape[1];
+    const char *target_format = views[1].format ? views[1].format : "";
+    if (views[1].itemsize != 8 || (strcmp(target_format, "l") && strcmp(target_format, "q"))
+            || views[1].len / 8 != batch) {
+        PyErr_SetString(PyExc_TypeError, "unexpected targets");
+        goto done;
+    }
+    const void *weight = NULL;
+    if (weight_object != Py_None) {
+        if (get_buffer(weight_object, &views[2], format, 0) < 0)
+            goto done;
+        held = 3;
+        if (views[2].len / views[2].itemsize < classes) {
+            PyErr_SetString(PyExc_ValueError, "fewer weights than classes");
+            goto done;
+        }
+        weight = views[2].buf;
+    }
+    Py_ssize_t bad;
+    double loss, total_weight;
+    if (format[0] == 'f') {
+        float loss32, total32;
+        bad = nll_float(views[0].buf, views[0].strides[0], views[0].strides[1], batch, classes, views[1].buf,
+                        ignore_index, weight, &loss32, &total32);
+        loss = loss32;
+        total_weight = total32;
+    } else {
+        bad = nll_double(views[0].buf, views[0].strides[0], views[0].strides[1], batch, classes, views[1].buf,
+                         ignore_index, weight, &loss, &total_weight);
+    }
+    result = bad >= 0 ? Py_BuildValue("OOn", Py_None, Py_None, bad) : Py_BuildValue("ddO", loss, total_weight, Py_None);
+done:
+    while (held--)
+        PyBuffer_Release(&views[held]);
+    return result;
+}
+
 PyMethodDef cascade_methods[] = {
+    {"nll_loss_sum", py_nll_loss_sum, METH_VARARGS,
+     "nll_loss_sum(x, targets, ignore_index, weight): nll_loss's sum and total weight, in its loop's order."},
     {"sum_chunk", py_sum_chunk, METH_VARARGS,
      "sum_chunk(block, decide0, decide1, out): torch.sum's 2-D loop over block's axis 1, in its order."},
     {NULL, NULL, 0, NULL},

@@ -1,11 +1,12 @@
 /* gradcalc's native module, _native (autograd/native.py loads it). The kernels whose numpy
- * emulation costs most of a small training step: SLEEF's exp and log (sleef.c), at::vec's lane
- * sums, a matrix product's running sums in order and ATen's dot products in lanes (sums.c),
- * torch.sum's cascade of running sums (cascade.c), FMAs and Welford's variance updates
- * (arithmetic.c). Each is the same arithmetic as its numpy version (simd.py, kernels.py,
- * ops/statistics.py), operation for operation: IEEE arithmetic in float and double gives the same
- * bits in C as in numpy, built with -ffp-contract=off so that nothing is fused unless written as
- * fmaf. Either gives the same answers; tests/test_native.py compares them.
+ * emulation costs most of a small training step: SLEEF's exp and log and float64 sigmoid
+ * (sleef.c), at::vec's lane sums, a matrix product's running sums in order and ATen's dot products
+ * in lanes (sums.c), torch.sum's and nll_loss's cascades of running sums (cascade.c), FMAs and
+ * Welford's variance updates (arithmetic.c). Each is the same arithmetic as its numpy version
+ * (simd.py, kernels.py, ops/statistics.py, ops/loss.py), operation for operation: IEEE arithmetic
+ * in float and double gives the same bits in C as in numpy, built with -ffp-contract=off so that
+ * nothing is fused unless written as fmaf. Either gives the same answers; tests/test_native.py
+ * compares them. The autograd engine's ready queue takes its Python version's steps (heap.c).
  * Besides: numpy's storages on 64 bytes and arrays' addresses (storage.c).
  *
  * Security: these run on a program's values inside the jailed worker. Every size and stride comes
@@ -47,6 +48,14 @@ int get_float32_buffers(PyObject *const *objects, Py_buffer *views, int count) {
     return 0;
 }
 
+int check_width(Py_ssize_t width) {
+    if (width < 1 || width > 16 || (width & (width - 1))) {
+        PyErr_SetString(PyExc_ValueError, "width must be a power of two up to 16");
+        return -1;
+    }
+    return 0;
+}
+
 PyObject *finish(Py_buffer *views, int count) {
     for (int i = 0; i < count; i++)
         PyBuffer_Release(&views[i]);
@@ -61,7 +70,12 @@ PyMODINIT_FUNC PyInit__native(void) {
     PyObject *created = PyModule_Create(&module);
     if (created == NULL)
         return NULL;
-    PyMethodDef *tables[] = {sleef_methods, sums_methods, cascade_methods, arithmetic_methods, storage_methods};
+    if (heap_init() < 0) {
+        Py_DECREF(created);
+        return NULL;
+    }
+    PyMethodDef *tables[] = {sleef_methods, sums_methods, cascade_methods, arithmetic_methods, storage_methods,
+                             heap_methods};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (PyModule_AddFunctions(created, tables[i]) < 0) {
             Py_DECREF(created);

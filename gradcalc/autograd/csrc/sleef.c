@@ -1,5 +1,7 @@
 /* SLEEF's float32 exp and log (u10) and its float64 exp with FMAs, as ATen's vectorized kernels
- * compute them: simd.vector_exp, simd.vector_log and simd.vector_exp64's arithmetic. */
+ * compute them: simd.vector_exp, simd.vector_log and simd.vector_exp64's arithmetic; and float64
+ * sigmoid, its SIMD loop on SLEEF's exp and its scalar loop on the C library's (simd.sigmoid64);
+ * float32 log_softmax along the last axis and its gradient, of those and at::vec's lane sums. */
 #include "native.h"
 
 /* ---------------------------------------------------------------- SLEEF's expf_u10 (vector_exp) */
@@ -189,6 +191,37 @@ static void exp_float64(const void *in, void *out, Py_ssize_t count) {
 
 static PyObject *py_exp_float64(PyObject *self, PyObject *args) { return elementwise(args, "d", exp_float64); }
 
+/* sigmoid_float64(x, out, row, lanes): ATen's float64 sigmoid, 1 / (1 + exp(-x)), over rows of ROW
+ * elements (its inner loop's run): whole pairs of LANES-wide registers take SLEEF's exp, the rest of
+ * each row the C library's (simd.sigmoid64's arithmetic, in one pass). */
+static PyObject *py_sigmoid_float64(PyObject *self, PyObject *args) {
+    PyObject *source, *target;
+    Py_ssize_t row, lanes;
+    if (!PyArg_ParseTuple(args, "OOnn", &source, &target, &row, &lanes))
+        return NULL;
+    Py_buffer views[2];
+    if (get_in_out(source, target, "d", &views[0], &views[1]) < 0)
+        return NULL;
+    const Py_ssize_t size = views[0].len / 8;
+    if (views[0].len != views[1].len || row <= 0 || size % row != 0 || lanes <= 0 || lanes > 64) {
+        PyErr_SetString(PyExc_ValueError, "unexpected sizes");
+        return finish(views, 2);
+    }
+    const double *x = views[0].buf;
+    double *out = views[1].buf;
+    const Py_ssize_t vector = row - row % (2 * lanes);
+    for (Py_ssize_t start = 0; start < size; start += row) {
+        for (Py_ssize_t i = start; i < start + vector; i++)
+            out[i] = -x[i];
+        exp_float64(out + start, out + start, vector);
+        for (Py_ssize_t i = start; i < start + vector; i++)
+            out[i] = 1.0 / (1.0 + out[i]);
+        for (Py_ssize_t i = start + vector; i < start + row; i++)
+            out[i] = 1.0 / (1.0 + exp(-x[i]));
+    }
+    return finish(views, 2);
+}
+
 /* ---------------------------------------------------------------- SLEEF's logf_u10 (vector_log) */
 
 static const double LN2_HIGH = (double)0.69314718246459960938f;
@@ -261,6 +294,97 @@ static PyObject *py_log_float32(PyObject *self, PyObject *args) {
     return PyBool_FromLong(normal);
 }
 
+/* ---------------------------------------------------------------- log_softmax along the last axis */
+
+/* log_softmax_float32(x, out, width, avx512) -> bool: ATen's float32 log_softmax along the last
+ * axis of x (C-contiguous) into out, as activation._softmax_kernel computes it: each row less its
+ * maximum, SLEEF's exp of that, at::vec's lane sum of WIDTH lanes, SLEEF's logf of the sum (its
+ * AVX-512 build's or AVX2's), subtracted. False, out untouched, where a row's maximum is zero,
+ * infinite or nan (the emulation then computes: which zero is the maximum decides a sign). */
+static PyObject *py_log_softmax_float32(PyObject *self, PyObject *args) {
+    PyObject *source, *target;
+    Py_ssize_t width;
+    int avx512;
+    if (!PyArg_ParseTuple(args, "OOnp", &source, &target, &width, &avx512))
+        return NULL;
+    if (check_width(width) < 0)
+        return NULL;
+    Py_buffer views[2];
+    if (get_in_out(source, target, "f", &views[0], &views[1]) < 0)
+        return NULL;
+    const Py_ssize_t count = views[0].len / 4, size = views[0].ndim ? views[0].shape[views[0].ndim - 1] : 1;
+    if (views[0].len != views[1].len || size <= 0 || count % size != 0) {
+        PyErr_SetString(PyExc_ValueError, "unexpected sizes");
+        return finish(views, 2);
+    }
+    const float *x = views[0].buf;
+    float *out = views[1].buf;
+    int handled = 1;
+    for (Py_ssize_t start = 0; start < count && handled; start += size) {
+        float peak = x[start];
+        for (Py_ssize_t i = start; i < start + size; i++) {
+            if (isnan(x[i]))
+                handled = 0;
+            peak = x[i] > peak ? x[i] : peak;
+        }
+        if (peak == 0 || isinf(peak))
+            handled = 0;
+    }
+    float *exps = handled ? PyMem_Malloc(size * sizeof(float)) : NULL;
+    if (handled && exps == NULL) {
+        PyErr_NoMemory();
+        return finish(views, 2);
+    }
+    for (Py_ssize_t start = 0; handled && start < count; start += size) {
+        float peak = x[start], total, log_total;
+        for (Py_ssize_t i = start; i < start + size; i++)
+            peak = x[i] > peak ? x[i] : peak;
+        for (Py_ssize_t i = start; i < start + size; i++)
+            out[i] = x[i] - peak;
+        exp_float32(out + start, exps, size);
+        lane_sum_float32(exps, &total, 1, size, width);
+        log_float32(&total, &log_total, 1, avx512);  /* total >= 1: exp(0) is one of its terms */
+        for (Py_ssize_t i = start; i < start + size; i++)
+            out[i] = out[i] - log_total;
+    }
+    PyMem_Free(exps);
+    PyObject *done = finish(views, 2);
+    if (done == NULL)
+        return NULL;
+    Py_DECREF(done);
+    return PyBool_FromLong(handled);
+}
+
+/* log_softmax_backward_float32(grad, output, out, width): ATen's float32 log_softmax gradient
+ * along the last axis (every buffer C-contiguous, of one shape): each row's grad less
+ * exp(output) times the row's lane sum of grad, fused (activation.softmax_backward_data's). */
+static PyObject *py_log_softmax_backward_float32(PyObject *self, PyObject *args) {
+    PyObject *objects[3];
+    Py_ssize_t width;
+    if (!PyArg_ParseTuple(args, "OOOn", &objects[0], &objects[1], &objects[2], &width))
+        return NULL;
+    if (check_width(width) < 0)
+        return NULL;
+    Py_buffer views[3];
+    if (get_float32_buffers(objects, views, 3) < 0)
+        return NULL;
+    const Py_ssize_t count = views[2].len / 4, size = views[2].ndim ? views[2].shape[views[2].ndim - 1] : 1;
+    if (views[0].len != views[2].len || views[1].len != views[2].len || size <= 0 || count % size != 0) {
+        PyErr_SetString(PyExc_ValueError, "unexpected sizes");
+        return finish(views, 3);
+    }
+    const float *grad = views[0].buf, *output = views[1].buf;
+    float *out = views[2].buf;
+    for (Py_ssize_t start = 0; start < count; start += size) {
+        float total;
+        lane_sum_float32(grad + start, &total, 1, size, width);
+        exp_float32(output + start, out + start, size);
+        for (Py_ssize_t i = start; i < start + size; i++)
+            out[i] = fmaf(-out[i], total, grad[i]);
+    }
+    return finish(views, 3);
+}
+
 PyMethodDef sleef_methods[] = {
     {"exp_float32", py_exp_float32, METH_VARARGS, "exp_float32(x, out): SLEEF's expf_u10 of float32 x into out."},
     {"log_float32", py_log_float32, METH_VARARGS,
@@ -268,5 +392,12 @@ PyMethodDef sleef_methods[] = {
      "unless every x is a positive, finite, normal float."},
     {"exp_float64", py_exp_float64, METH_VARARGS,
      "exp_float64(x, out): SLEEF's exp_u10 (with FMA) of float64 x into out."},
+    {"log_softmax_float32", py_log_softmax_float32, METH_VARARGS,
+     "log_softmax_float32(x, out, width, avx512) -> bool: ATen's float32 log_softmax along the last axis; False "
+     "(out untouched) where a row's maximum is zero, infinite or nan."},
+    {"log_softmax_backward_float32", py_log_softmax_backward_float32, METH_VARARGS,
+     "log_softmax_backward_float32(grad, output, out, width): its gradient along the last axis."},
+    {"sigmoid_float64", py_sigmoid_float64, METH_VARARGS,
+     "sigmoid_float64(x, out, row, lanes): ATen's float64 sigmoid of x into out, its SIMD and scalar loops."},
     {NULL, NULL, 0, NULL},
 };

@@ -5,7 +5,7 @@
 /* ---------------------------------------------------------------- at::vec's reduce_all (lane_sum) */
 
 #define LANE_SUM(NAME, T)                                                                          \
-    static void NAME(const T *values, T *out, Py_ssize_t rows, Py_ssize_t size, Py_ssize_t width) { \
+    void NAME(const T *values, T *out, Py_ssize_t rows, Py_ssize_t size, Py_ssize_t width) { \
         T acc[16];                                                                                 \
         for (Py_ssize_t r = 0; r < rows; r++) {                                                    \
             const T *row = values + r * size;                                                      \
@@ -41,10 +41,8 @@ static PyObject *py_lane_sum(PyObject *self, PyObject *args) {
     Py_ssize_t width;
     if (!PyArg_ParseTuple(args, "OOn", &source, &target, &width))
         return NULL;
-    if (width < 1 || width > 16 || (width & (width - 1))) {
-        PyErr_SetString(PyExc_ValueError, "width must be a power of two up to 16");
+    if (check_width(width) < 0)
         return NULL;
-    }
     Py_buffer in;
     if (PyObject_GetBuffer(source, &in, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return NULL;

@@ -197,6 +197,10 @@ def _softmax_kernel(x: np.ndarray, dim: int, last: bool, log: bool) -> np.ndarra
     reciprocal of the sum; along another dim, a running sum and a division."""
     if x.size == 0:
         return x.copy()
+    if log and last:
+        out = simd.log_softmax_rows(x)  # (float32, in one native pass)
+        if out is not None:
+            return out
     moved = x if last else np.moveaxis(x, dim, -1)
     shifted = moved - np.maximum.reduce(moved, axis=-1, keepdims=True)  # (ndarray.max's ufunc, without its layer)
     exps = simd.vector_exp(shifted) if last else simd.kernel_exp(shifted, x.shape[dim + 1:])
@@ -224,6 +228,10 @@ def softmax_backward_data(grad: Tensor, output: Tensor, dim: int, log: bool) -> 
     last = d == max(output.ndim - 1, 0)
     y = output._data.reshape(shape or (1,))
     g = grad._data.astype(output._dtype._numpy, copy=False).reshape(shape or (1,))
+    if log and last:
+        out = simd.log_softmax_grad_rows(g, y)  # (float32, in one native pass)
+        if out is not None:
+            return record(node_def, (grad, output), out.reshape(shape), output._dtype, dim=dim)
     if not last:
         y, g = np.moveaxis(y, d, -1), np.moveaxis(g, d, -1)
     if last:

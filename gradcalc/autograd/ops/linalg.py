@@ -87,11 +87,22 @@ def product_data(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return data.copy() if data.base is not None and data.base.size != data.size else data
 
 
-def _sizes_and_strides(name: str, t: Tensor) -> dict:
+# element strides by (byte strides, item size): a product in a loop asks for the same few
+_ELEMENT_STRIDES: dict = {}
+
+
+def _strides(t: Tensor) -> tuple:
+    """Tensor.stride() without its call, which only an empty tensor needs."""
     data = t._data
-    # Tensor.stride() without its call, which only an empty tensor needs
-    strides = tuple([step // data.itemsize for step in data.strides]) if data.size else t.stride()
-    return {f"{name}_sym_sizes": data.shape, f"{name}_sym_strides": strides}
+    if not data.size:
+        return t.stride()
+    key = data.strides, data.itemsize
+    strides = _ELEMENT_STRIDES.get(key)
+    if strides is None:
+        if len(_ELEMENT_STRIDES) >= 1024:
+            _ELEMENT_STRIDES.clear()
+        strides = _ELEMENT_STRIDES[key] = tuple([step // data.itemsize for step in data.strides])
+    return strides
 
 
 def check_addmm_dtypes(input: Tensor, mat1: Tensor, mat2: Tensor) -> None:
@@ -199,8 +210,8 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     dtype = _same_dtype(a, b)
     if dtype is dtypes.bool_ or dtype in dtypes.BAREBONES_UNSIGNED:
         check_has_kernel("addmm_impl_cpu_", a)
-    return record(MM, (a, b), np.asarray(product_data(x, y), dtype=dtype._numpy), dtype,
-                  **_sizes_and_strides("self", a), **_sizes_and_strides("mat2", b))
+    return record(MM, (a, b), np.asarray(product_data(x, y), dtype=dtype._numpy), dtype, self_sym_sizes=x.shape,
+                  self_sym_strides=_strides(a), mat2_sym_sizes=y.shape, mat2_sym_strides=_strides(b))
 
 
 @op(nodes=(BMM,))
@@ -264,16 +275,16 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: object = 1, alpha:
     check_has_kernel("addmm_impl_cpu_", a)
     data = _mkl_addmm(input._data, a._data, b._data, alpha, beta)
     if data is not None:
-        return record(ADDMM, (input, a, b), data, dtype, beta=beta, alpha=alpha, **_sizes_and_strides("mat1", a),
-                      **_sizes_and_strides("mat2", b))
+        return record(ADDMM, (input, a, b), data, dtype, beta=beta, alpha=alpha, mat1_sym_sizes=a._data.shape,
+                      mat1_sym_strides=_strides(a), mat2_sym_sizes=b._data.shape, mat2_sym_strides=_strides(b))
     product = kernels.matmul(a._data, b._data)
     if alpha != 1:
         product = product * np.asarray(alpha, dtype=product.dtype)
     bias = input._data if beta == 1 else input._data * np.asarray(beta, dtype=input._data.dtype)
     # the bias is added to the finished product, as sgemm adds C (beta = 1) at the end
     data = np.asarray(bias + product, dtype=dtype._numpy)
-    return record(ADDMM, (input, a, b), data, dtype, beta=beta, alpha=alpha, **_sizes_and_strides("mat1", a),
-                  **_sizes_and_strides("mat2", b))
+    return record(ADDMM, (input, a, b), data, dtype, beta=beta, alpha=alpha, mat1_sym_sizes=a._data.shape,
+                  mat1_sym_strides=_strides(a), mat2_sym_sizes=b._data.shape, mat2_sym_strides=_strides(b))
 
 
 def _mkl_addmm(bias: np.ndarray, mat1: np.ndarray, mat2: np.ndarray, alpha: object, beta: object) -> object:

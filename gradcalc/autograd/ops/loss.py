@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode, layout, sum_kernel
 from ..forward_mode import unsupported
+from ..native import kernels as native
 from ..tensor import Tensor
 from ...warnings import warn
 from .activation import log_sigmoid
@@ -276,6 +277,17 @@ def _nll_values(x: np.ndarray, rows: np.ndarray, weight: Optional[Tensor], reduc
     `bfloat16`: x holds bfloat16 values, whose loop rounds every step."""
     classes = x.shape[1]
     kind = x.dtype.type
+    if native is not None and not per_target and not bfloat16 and kind in (np.float32, np.float64) and \
+            rows.dtype == np.int64 and (weight is None or weight._data.dtype == x.dtype):
+        # the loop itself (csrc/cascade.c), of which what follows is the numpy emulation
+        total, total_weight, bad = native.nll_loss_sum(x, rows, ignore_index,
+                                                       None if weight is None else weight._data.reshape(-1))
+        if bad is not None:
+            raise IndexError(f"Target {rows[bad]} is out of bounds.")
+        total, total_weight = kind(total), kind(total_weight)
+        if reduction == MEAN:
+            total = kind(total / total_weight)
+        return np.asarray(total, dtype=x.dtype), np.asarray(total_weight, dtype=x.dtype)
     power = max(4, sum_kernel.ceil_log2(rows.size) // _NLL_LEVELS)
     if weight is None and not per_target and not bfloat16 and _every_row_counts(rows, classes, ignore_index):
         # the common case, without the masks below: the cascade's rows are then 0, 1, 2, ...

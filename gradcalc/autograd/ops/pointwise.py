@@ -131,8 +131,7 @@ def sigmoid(input: Tensor) -> Tensor:
         e = kernels.split_loops(negated, simd.vector_exp, simd.glibc_expf, lanes=lanes,
                                 row=kernels.contiguous_run(input._data))
     elif dtype is dtypes.float64:  # SLEEF's double exp in the SIMD loop, the C library's after it
-        e = kernels.split_loops(-input._data, simd.vector_exp64, np.exp, lanes=simd.lanes(np.float64),
-                                row=kernels.contiguous_run(input._data))
+        return record(SIGMOID, (input,), simd.sigmoid64(input._data, kernels.contiguous_run(input._data)), dtype)
     else:
         e = np.exp(-input._data.astype(np.complex128 if dtype.is_complex else np.float64)).astype(dtype._numpy)
     return record(SIGMOID, (input,), np.asarray(1 / (1 + e), dtype=dtype._numpy), dtype)
