@@ -476,3 +476,95 @@ def test_log_softmax_matches_the_emulation(monkeypatch, avx512):
     with pytest.raises(ValueError):
         _native.log_softmax_backward_float32(np.ones(4, np.float32), np.ones(4, np.float32), np.ones(3, np.float32),
                                              8)
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_indexing_matches_the_emulation(monkeypatch, dtype):
+    """Indexing by rows (C[X]): its bounds read in one pass, and its gradient's additions into the
+    rows, repeated and negative rows among them, give what numpy's reductions and ufunc.at give."""
+    from gradcalc.autograd import dtypes, grad_mode
+    from gradcalc.autograd.ops import indexing
+    from gradcalc.autograd.tensor import Tensor
+
+    kind = dtypes.from_numpy(np.dtype(dtype))
+    previous = grad_mode.is_grad_enabled()
+    grad_mode._set_enabled(False)  # the backward's arrays, recording nothing
+    try:
+        for height, rows_shape, inner in ((27, (32, 3), (10,)), (5, (200,), ()), (3, (4, 2), (2, 3)), (1, (7,), (4,))):
+            rows = _RNG.integers(-height, height, rows_shape)
+            grad = Tensor._make((_RNG.standard_normal(rows_shape + inner) * 1e3).astype(dtype), kind)
+            results = []
+            for kernels_here in (_native, None):
+                monkeypatch.setattr(indexing, "native", kernels_here)
+                index = Tensor._make(rows, dtypes.int64)
+                results.append((indexing._index_grad(grad, (height, *inner), (rows,))._data,
+                                indexing._in_bounds(index, height), indexing._in_bounds(index, height - 1)))
+            assert _same_bits(results[0][0], results[1][0]) and results[0][1:] == results[1][1:]
+    finally:
+        grad_mode._set_enabled(previous)
+    with pytest.raises(IndexError):
+        _native.add_rows(np.zeros((3, 2)), np.array([0, 3]), np.ones(4))
+    with pytest.raises(ValueError):
+        _native.add_rows(np.zeros((3, 2)), np.array([0, 1]), np.ones(3))
+    with pytest.raises(TypeError):
+        _native.add_rows(np.zeros((3, 2)), np.array([0, 1], np.int32), np.ones(4))
+    with pytest.raises(TypeError):
+        _native.add_rows(np.zeros((3, 2)), np.array([0, 1]), np.ones(4, np.float32))
+    with pytest.raises(TypeError):
+        _native.int64_range(np.zeros(0, np.int64))
+    assert _native.int64_range(np.array([4, -7, 2])) == (-7, 4)
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nll_loss_gradient_matches_the_emulation(monkeypatch, dtype):
+    """nll_loss's gradient written at the targets in C gives the emulation's bits: each reduction,
+    with and without class weights, ignored targets, a 1-d input's one target."""
+    from gradcalc.autograd import dtypes
+    from gradcalc.autograd.ops import loss
+    from gradcalc.autograd.tensor import Tensor
+
+    kind = dtypes.from_numpy(np.dtype(dtype))
+    for rows, classes in ((0, 4), (1, 5), (32, 27), (257, 10)):
+        inputs = Tensor._make(_RNG.standard_normal((rows, classes)).astype(dtype), kind)
+        targets = _RNG.integers(0, classes, rows)
+        targets[::5] = 2
+        target = Tensor._make(targets, dtypes.int64)
+        weight = Tensor._make(_RNG.uniform(0.1, 2.0, classes).astype(dtype), kind)
+        total_weight = Tensor._make(np.asarray(_RNG.uniform(1, 50), dtype), kind)
+        for weights, reduction, ignore_index in itertools.product((None, weight), (loss.MEAN, loss.SUM, loss.NONE),
+                                                                  (-100, 2)):
+            grad = Tensor._make(_RNG.standard_normal(rows if reduction == loss.NONE else ()).astype(dtype), kind)
+            results = []
+            for kernels_here in (_native, None):
+                monkeypatch.setattr(loss, "native", kernels_here)
+                results.append(loss._nll_input_grad(grad, inputs, target, weights, reduction, ignore_index,
+                                                    total_weight))
+            assert _same_bits(*results), (rows, reduction, ignore_index)
+    one = Tensor._make(np.ones(5, dtype), kind)
+    assert loss._nll_input_grad(Tensor._make(np.asarray(1, dtype), kind), one, Tensor._make(np.asarray(3), dtypes.int64),
+                                None, loss.SUM, -100, one).tolist() == [[0, 0, 0, -1, 0]]
+    with pytest.raises(TypeError):
+        _native.nll_loss_grad(np.zeros((2, 3)), np.zeros(2, np.int32), -100, None, np.ones(2))
+    with pytest.raises(ValueError):
+        _native.nll_loss_grad(np.zeros((2, 3)), np.zeros(2, np.int64), -100, None, np.ones(3))
+    assert _native.nll_loss_grad(np.zeros((2, 3)), np.array([0, 3]), -100, None, np.ones(2)) == 1
+
+
+@needs_native
+def test_tanh_gradient_matches_the_emulation(monkeypatch):
+    """float32 tanh's gradient in one pass gives tanh_backward's numpy steps' bits, outputs near
+    saturation (where the fused bracket decides the bits) among them."""
+    from gradcalc.autograd import dtypes
+    from gradcalc.autograd.ops import pointwise
+    from gradcalc.autograd.tensor import Tensor
+
+    output = np.tanh(np.concatenate([_RNG.standard_normal(4998) * 4, [0.0, -0.0, 9.0, -9.0, np.inf, np.nan]]))
+    output = Tensor._make(output.astype(np.float32).reshape(-1, 6), dtypes.float32)
+    grad = Tensor._make(_RNG.standard_normal(output._data.shape).astype(np.float32), dtypes.float32)
+    ours = pointwise.tanh_backward(grad, output)._data
+    monkeypatch.setattr(pointwise, "native", None)
+    assert _same_bits(ours, pointwise.tanh_backward(grad, output)._data)
+    with pytest.raises(ValueError):
+        _native.tanh_grad_float32(np.ones(3, np.float32), np.ones(3, np.float32), np.ones(2, np.float32))

@@ -317,7 +317,7 @@ def _gemm_plan(mat1: np.ndarray, mat2: np.ndarray) -> Optional[tuple]:
     """addmm_impl_cpu_'s gemm for this layout of factors, into a row-major (m, n) result in a
     storage of its own, worked out once per layout: whether the factors are swapped (the result
     read as its column-major transpose), whether each (after the swap) is first copied row-major,
-    _gemm_call's call, the result's shape, dtype and bytes. None where MKL is not what ATen calls."""
+    _gemm_call's call, the result's shape and dtype. None where MKL is not what ATen calls."""
     key = mat1.dtype, mat2.dtype, mat1.shape, mat1.strides, mat2.shape, mat2.strides
     plan = _GEMM_PLANS.get(key, _NOT_PLANNED)
     if plan is not _NOT_PLANNED:
@@ -333,7 +333,7 @@ def _gemm_plan(mat1: np.ndarray, mat2: np.ndarray) -> Optional[tuple]:
         transb, ldb, copy_second = _operand_layout(second, swapped, k, columns)
         call = _gemm_call(mat1.dtype.type, (transa, transb), (rows, columns, k), (lda, ldb, rows))
         if call is not None:
-            plan = swapped, copy_first, copy_second, call, (m, n), mat1.dtype, m * n * mat1.itemsize
+            plan = swapped, copy_first, copy_second, call, (m, n), mat1.dtype
     if len(_GEMM_PLANS) >= _MOST_KEPT:
         _GEMM_PLANS.clear()
     _GEMM_PLANS[key] = plan
@@ -379,13 +379,8 @@ def gemm(mat1: np.ndarray, mat2: np.ndarray, out: Optional[np.ndarray] = None, a
     plan = _gemm_plan(mat1, mat2)
     if plan is None:
         return None
-    swapped, copy_first, copy_second, call, shape, dtype, nbytes = plan
-    # gemm writes every element (beta 0) or scales OUT's: a storage not cleared, on 64 bytes
-    c = np.empty(shape, dtype)
-    c_at = address(c)
-    if not storages_aligned or c_at % _ALIGNMENT:
-        c, c_at = _storage_at(nbytes, False, dtype)
-        c = c.reshape(shape)
+    swapped, copy_first, copy_second, call, shape, dtype = plan
+    c, c_at = _aligned_empty(shape, dtype)  # gemm writes every element (beta 0) or scales OUT's
     if out is not None:
         c[...] = out
     first, second = (mat2, mat1) if swapped else (mat1, mat2)
@@ -413,7 +408,7 @@ def bmm(batch1: np.ndarray, batch2: np.ndarray, out: Optional[np.ndarray] = None
     plan = _gemm_plan(batch1[0], batch2[0])  # every pair's layout is the first's
     if plan is None:
         return None
-    swapped, copy_first, copy_second, call, _, dtype, _ = plan
+    swapped, copy_first, copy_second, call, _, dtype = plan
     for index in range(count):
         first, second = (batch2[index], batch1[index]) if swapped else (batch1[index], batch2[index])
         _call_gemm(call, dtype.type, fresh_copy(first) if copy_first else first,
@@ -588,6 +583,11 @@ def fresh(shape: tuple, dtype: np.dtype) -> np.ndarray:
 
 def _aligned_empty(shape: tuple, dtype: np.dtype) -> tuple:
     """(array, address): a new storage as fresh's, for a result MKL writes whole: not cleared first."""
+    if storages_aligned:  # numpy's own storage, on 64 bytes (a thread with numpy's allocator: padded below)
+        out = np.empty(shape, dtype)
+        start = address(out)
+        if not start % _ALIGNMENT:
+            return out, start
     storage, start = _storage_at(math.prod(shape) * dtype.itemsize, zeroed=False, dtype=dtype)
     return storage.reshape(shape), start
 

@@ -1,5 +1,6 @@
 /* Fused multiply-adds (kernels.fused_multiply_add), uniform samples from the twister's draws
- * (random.uniform_) and Welford's variance updates (ops/statistics._spread). */
+ * (random.uniform_), Welford's variance updates (ops/statistics._spread) and float32 tanh's
+ * gradient (ops/pointwise.tanh_backward). */
 #include "native.h"
 
 /* ---------------------------------------------------------------- fma (kernels.fused_multiply_add) */
@@ -135,7 +136,32 @@ static PyObject *py_welford_squares(PyObject *self, PyObject *args) {
     return finish(views, 2);
 }
 
+/* tanh_grad_float32(grad, output, out): out = grad * (1 - output * output), the bracket fused as
+ * ATen's kernels compute it: the square exact in double, the difference rounded once, then to
+ * float32 (tanh_backward's numpy steps, in one pass). */
+static PyObject *py_tanh_grad_float32(PyObject *self, PyObject *args) {
+    PyObject *objects[3];
+    if (!PyArg_ParseTuple(args, "OOO", &objects[0], &objects[1], &objects[2]))
+        return NULL;
+    Py_buffer views[3];
+    if (get_float32_buffers(objects, views, 3) < 0)
+        return NULL;
+    if (views[0].len != views[2].len || views[1].len != views[2].len) {
+        PyErr_SetString(PyExc_ValueError, "buffers of different sizes");
+        return finish(views, 3);
+    }
+    const float *grad = views[0].buf, *output = views[1].buf;
+    float *out = views[2].buf;
+    for (Py_ssize_t i = 0; i < views[2].len / 4; i++) {
+        const double y = output[i];
+        out[i] = grad[i] * (float)(1.0 - y * y);
+    }
+    return finish(views, 3);
+}
+
 PyMethodDef arithmetic_methods[] = {
+    {"tanh_grad_float32", py_tanh_grad_float32, METH_VARARGS,
+     "tanh_grad_float32(grad, output, out): float32 tanh's gradient, 1 - output**2 fused, times grad."},
     {"fused_multiply_add", py_fused_multiply_add, METH_VARARGS,
      "fused_multiply_add(a, b, c, out): out = fma(a, b, c) in float32 or float64, a, b or c one element or "
      "out's."},

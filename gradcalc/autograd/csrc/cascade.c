@@ -225,16 +225,10 @@ static PyObject *py_nll_loss_sum(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "unexpected buffer format");
         goto done;
     }
-    if (PyObject_GetBuffer(targets_object, &views[1], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+    const Py_ssize_t batch = views[0].shape[0], classes = views[0].shape[1];
+    if (get_int64s(targets_object, &views[1], batch) < 0)
         goto done;
     held = 2;
-    const Py_ssize_t batch = views[0].shape[0], classes = views[0].shape[1];
-    const char *target_format = views[1].format ? views[1].format : "";
-    if (views[1].itemsize != 8 || (strcmp(target_format, "l") && strcmp(target_format, "q"))
-            || views[1].len / 8 != batch) {
-        PyErr_SetString(PyExc_TypeError, "unexpected targets");
-        goto done;
-    }
     const void *weight = NULL;
     if (weight_object != Py_None) {
         if (get_buffer(weight_object, &views[2], format, 0) < 0)

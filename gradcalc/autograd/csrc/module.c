@@ -6,7 +6,8 @@
  * (simd.py, kernels.py, ops/statistics.py, ops/loss.py), operation for operation: IEEE arithmetic
  * in float and double gives the same bits in C as in numpy, built with -ffp-contract=off so that
  * nothing is fused unless written as fmaf. Either gives the same answers; tests/test_native.py
- * compares them. The autograd engine's ready queue takes its Python version's steps (heap.c).
+ * compares them. The autograd engine's ready queue takes its Python version's steps (heap.c);
+ * indexing by rows, its bounds and its gradient's additions, numpy's (indexing.c).
  * Besides: numpy's storages on 64 bytes and arrays' addresses (storage.c).
  *
  * Security: these run on a program's values inside the jailed worker. Every size and stride comes
@@ -48,6 +49,18 @@ int get_float32_buffers(PyObject *const *objects, Py_buffer *views, int count) {
     return 0;
 }
 
+int get_int64s(PyObject *object, Py_buffer *view, Py_ssize_t count) {
+    if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    const char *format = view->format ? view->format : "";
+    if (view->itemsize != 8 || (strcmp(format, "l") && strcmp(format, "q")) || (count >= 0 && view->len / 8 != count)) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_TypeError, "unexpected int64 buffer");
+        return -1;
+    }
+    return 0;
+}
+
 int check_width(Py_ssize_t width) {
     if (width < 1 || width > 16 || (width & (width - 1))) {
         PyErr_SetString(PyExc_ValueError, "width must be a power of two up to 16");
@@ -75,7 +88,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         return NULL;
     }
     PyMethodDef *tables[] = {sleef_methods, sums_methods, cascade_methods, arithmetic_methods, storage_methods,
-                             heap_methods};
+                             heap_methods, indexing_methods};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (PyModule_AddFunctions(created, tables[i]) < 0) {
             Py_DECREF(created);

@@ -38,13 +38,15 @@ int get_buffer(PyObject *object, Py_buffer *view, const char *format, int writab
 int get_in_out(PyObject *source, PyObject *target, const char *format, Py_buffer *in, Py_buffer *out);
 /* `count` float32 buffers, the last one writable (the output); -1, nothing held, on error. */
 int get_float32_buffers(PyObject *const *objects, Py_buffer *views, int count);
+/* A C-contiguous int64 buffer of `count` values (any count when negative); -1, nothing held, on error. */
+int get_int64s(PyObject *object, Py_buffer *view, Py_ssize_t count);
 /* 0 for a register's lanes (a power of two up to 16), else -1 with a ValueError set. */
 int check_width(Py_ssize_t width);
 /* Releases `count` buffers; then None, or NULL with the error set. */
 PyObject *finish(Py_buffer *views, int count);
 
 extern PyMethodDef sleef_methods[], sums_methods[], cascade_methods[], arithmetic_methods[], storage_methods[],
-    heap_methods[];
+    heap_methods[], indexing_methods[];
 /* at::vec's reduce_all over each of `rows` rows of `size` values, `width` lanes (sums.c). */
 void lane_sum_float32(const float *values, float *out, Py_ssize_t rows, Py_ssize_t size, Py_ssize_t width);
 void lane_sum_float64(const double *values, double *out, Py_ssize_t rows, Py_ssize_t size, Py_ssize_t width);

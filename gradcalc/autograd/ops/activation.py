@@ -167,12 +167,13 @@ def _softmax(input: Tensor, dim: Optional[int], dtype: Optional[DType], log: boo
     name = "log_softmax" if log else "softmax"
     if dtype is not None:
         input = input.to(dtype)
-    d = wrap_dim(dim, input.ndim)
-    last = d == max(input.ndim - 1, 0)
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    last = d == max(x.ndim - 1, 0)
     if input._dtype.category != dtypes.FLOATING:
         raise not_implemented_for(f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl", input._dtype)
-    data = _softmax_kernel(input._data if input.ndim else input._data.reshape(1), d, last, log)
-    return record(LOG_SOFTMAX if log else SOFTMAX, (input,), data.reshape(input.shape), input._dtype, dim=dim)
+    data = _softmax_kernel(x if x.ndim else x.reshape(1), d, last, log)
+    return record(LOG_SOFTMAX if log else SOFTMAX, (input,), data.reshape(x.shape), input._dtype, dim=dim)
 
 
 def implicit_softmax_dim(name: str, ndim: int) -> int:

@@ -22,16 +22,17 @@ def nll_loss_nd(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, 
     """nll_loss for inputs of shape (C) or (N, C), nll_loss2d for (N, C, H, W); other ranks
     (N, C, d1, ...) viewed as (N, C, 1, d1 * d2 * ...) and a target (N, 1, ...) (after
     contiguous(): a CloneBackward0 for a transposed input), a 'none' result viewed back."""
-    if input.ndim < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
-    if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
-        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+    x, t = input._data, target._data  # (their shapes without torch.Size's)
+    if x.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
+    if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {t.shape[0]}")
     # ATen reads a 0-d target's batch size past its (empty) sizes, where it finds 0
-    target_batch = target.shape[0] if target.ndim else 0
-    if input.ndim != 1 and input.shape[0] != target_batch:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+    target_batch = t.shape[0] if t.ndim else 0
+    if x.ndim != 1 and x.shape[0] != target_batch:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
                          f"({target_batch}).")
-    if input.ndim <= 2:
+    if x.ndim <= 2:
         return _checked_nll_loss(input, target, weight, reduction, ignore_index)
     if input.ndim == 4:
         return nll_loss2d(input, target, weight, reduction, ignore_index)
@@ -50,15 +51,15 @@ def _checked_nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor], r
                       ignore_index: int) -> Tensor:
     """nll_loss with the checks of its autograd wrapper and meta function, in their order."""
     check_no_requires_grad(weight, "weight", "nll_loss_forward")
-    if target.ndim > 1:
+    if target._data.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.ndim == 2 and target.ndim == 0:
+    if input._data.ndim == 2 and target._data.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    classes = input.shape[-1]
+    classes = input._data.shape[-1]
     if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "
                            f"got weight tensor of shape: {shape_text(weight.shape)}")
-    if target.dtype not in (dtypes.int64, dtypes.uint8):
+    if target._dtype is not dtypes.int64 and target._dtype is not dtypes.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype._scalar_name}")
     if weight is not None and weight.dtype is not input.dtype:  # the kernel reads the weights as the input's type
         raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found {weight.dtype._scalar_name}")
@@ -70,8 +71,8 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] =
                        ignore_index: int = -100, label_smoothing: float = 0.0) -> Tensor:
     """log_softmax over the classes, then nll_loss_nd; a target of the input's shape holds class
     probabilities instead of class indices."""
-    class_dim = 0 if input.ndim == 1 else 1
-    if target.shape == input.shape:
+    class_dim = 0 if input._data.ndim == 1 else 1
+    if target._data.shape == input._data.shape:
         if target.dtype.category != dtypes.FLOATING:
             raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                                f"{target.dtype._scalar_name}")

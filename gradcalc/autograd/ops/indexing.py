@@ -8,6 +8,7 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 
 from .. import dtypes, layout, meta
+from ..native import kernels as native
 from ..tensor import Tensor, wrap_dim
 from ...display.names import type_name
 from ...warnings import warn, warn_once
@@ -420,9 +421,15 @@ def _in_bounds(item: Any, size: int) -> bool:
     if not isinstance(item, Tensor) or item._dtype is dtypes.uint8:
         return False
     indices = item._data
+    if indices.dtype.kind not in "iu":
+        return False
+    if not indices.size:
+        return True
+    if native is not None and indices.dtype.type is np.int64 and indices.flags.c_contiguous:
+        least, greatest = native.int64_range(indices)  # (one pass)
+        return greatest < size and least >= -size
     # (the ufuncs' reductions: ndarray.max and min go through a Python layer of numpy's)
-    return indices.dtype.kind in "iu" and (not indices.size or (np.maximum.reduce(indices, axis=None) < size
-                                                                and np.minimum.reduce(indices, axis=None) >= -size))
+    return np.maximum.reduce(indices, axis=None) < size and np.minimum.reduce(indices, axis=None) >= -size
 
 
 def _check_index_shapes(items: tuple) -> None:
@@ -489,6 +496,9 @@ def _index_grad(grad: Tensor, sizes: tuple, indices: tuple) -> Tensor:
             # rows of the first dim (an embedding's C[X]): each element's flat position, so that
             # numpy's ufunc.at takes its fast path of one flat index (the same additions in the
             # same order; a negative row's positions count from the end as the row does)
+            if native is not None and data.dtype.type in (np.float32, np.float64) and data.size:
+                native.add_rows(data, np.ascontiguousarray(rows), np.ascontiguousarray(grad._data))  # (in C)
+                return Tensor._make(data, grad._dtype)
             inner = math.prod(sizes[1:])
             positions = (rows.reshape(-1, 1) * inner + np.arange(inner)).reshape(-1)
             np.add.at(data.reshape(-1), positions, grad._data.reshape(-1))

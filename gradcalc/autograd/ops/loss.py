@@ -88,11 +88,12 @@ def nll_loss_backward(grad: Tensor, self: Tensor, target: Tensor, weight: Option
                       ignore_index: int, total_weight: Tensor) -> Tensor:
     """NllLossBackward0's formula, an op of its own as in PyTorch (a second derivative shows
     NllLossBackwardBackward0)."""
-    if not (self.ndim == 1 and target.ndim == 0) and self.shape[0] != target.shape[0]:
+    x, t = self._data, target._data
+    if not (x.ndim == 1 and t.ndim == 0) and x.shape[0] != t.shape[0]:
         # its meta function's check, which the forward's lets pass for a 1-d input's target of one
         raise RuntimeError(f"size mismatch (got input: {shape_text(self.shape)}, target: {shape_text(target.shape)})")
     data = _nll_input_grad(grad, self, target, weight, reduction, ignore_index, total_weight)
-    return record(NLL_LOSS_BACKWARD, (grad, self), data.reshape(self.shape), self._dtype, target=target, weight=weight,
+    return record(NLL_LOSS_BACKWARD, (grad, self), data.reshape(x.shape), self._dtype, target=target, weight=weight,
                   reduction=reduction, ignore_index=ignore_index)
 
 
@@ -114,16 +115,23 @@ def _nll_input_grad(grad: Tensor, self: Tensor, target: Tensor, weight: Optional
     """One row of classes per target: -weight[t] * grad at the target's class (the grad divided by
     the total weight first for a mean), zero elsewhere and for an ignored target."""
     rows = target._data.reshape(-1)
-    classes = self.shape[0] if self.ndim == 1 else self.shape[1]
+    classes = self._data.shape[0] if self._data.ndim == 1 else self._data.shape[1]
     kind = self._dtype._numpy
     g = np.asarray(grad._data, dtype=kind).reshape(-1)
     if reduction == NONE:
         coefficient = -g
     else:
-        coefficient = -(g / kind.type(total_weight.item())) if reduction == MEAN else -g
+        coefficient = -(g / kind.type(total_weight._data.item())) if reduction == MEAN else -g
         if self._dtype is dtypes.bfloat16:  # the kernel's grad is a c10::BFloat16 before the weights multiply it
             coefficient = dtypes.round_to_bfloat16(coefficient)
     out = np.zeros((rows.size, classes), kind)
+    if native is not None and kind.type in (np.float32, np.float64) and self._dtype is not dtypes.bfloat16 and \
+            rows.dtype == np.int64 and (weight is None or weight._data.dtype == kind):
+        # one value written at each target's class in C, what follows does in numpy
+        weights = None if weight is None else np.ascontiguousarray(weight._data.reshape(-1))
+        if native.nll_loss_grad(out, np.ascontiguousarray(rows), ignore_index, weights, coefficient) is None:
+            return out
+        out[...] = 0  # a target out of bounds: numpy's indexing says so below
     if weight is None and _every_row_counts(rows, classes, ignore_index):
         out[np.arange(rows.size), rows] = coefficient  # the common case, without the masks below
         return out
@@ -226,9 +234,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, red
     its eight-level cascade (a 1-d input's 'none' is one target's sum)."""
     if input._dtype.category != dtypes.FLOATING:
         raise not_implemented_for("nll_loss_out_frame", input._dtype)
-    x = input._data if input.ndim == 2 else input._data.reshape(1, -1)
+    x = input._data if input._data.ndim == 2 else input._data.reshape(1, -1)
     data, total_weight = _nll_values(x, target._data.reshape(-1), weight, reduction, ignore_index,
-                                     per_target=reduction == NONE and input.ndim == 2,
+                                     per_target=reduction == NONE and input._data.ndim == 2,
                                      bfloat16=input._dtype is dtypes.bfloat16)
     return record(NLL_LOSS, (input,), data, input._dtype, target=target, weight=weight, reduction=reduction,
                   ignore_index=ignore_index, total_weight=Tensor._make(total_weight, input._dtype))

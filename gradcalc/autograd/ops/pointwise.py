@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import cpu, dtypes, kernels, simd
 from ..dtypes import DType
+from ..native import kernels as native
 from ..tensor import Tensor
 from .arithmetic import pow as power, unary, unary_float
 from .common import (CLAMP_COMPLEX, arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned,
@@ -97,6 +98,10 @@ def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
     if output._dtype in (dtypes.float16, dtypes.bfloat16):  # in float32 (b * b exact), rounded once
         wide = opmath_array(y)
         data = (opmath_array(grad_output._data) * (np.float32(1) - wide * wide)).astype(grad_output._dtype._numpy)
+    elif y.dtype == np.float32 and native is not None and grad_output._data.dtype == np.float32 and \
+            grad_output._data.shape == y.shape and y.flags.c_contiguous and grad_output._data.flags.c_contiguous:
+        data = np.empty(y.shape, np.float32)  # (the steps below, in one pass: csrc/arithmetic.c)
+        native.tanh_grad_float32(grad_output._data, y, data)
     elif y.dtype == np.float32:
         # PyTorch's AVX2 and AVX-512 kernels fuse 1 - y * y into one multiply-add (with cancellation
         # near saturation, that decides many bits): simd.fused_multiply_add's float64 steps (the
