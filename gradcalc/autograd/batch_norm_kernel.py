@@ -15,6 +15,7 @@ from typing import Optional
 import numpy as np
 
 from .kernels import fused_multiply_add
+from .simd import reduce_all
 
 _REGISTER_BYTES = 32
 
@@ -77,49 +78,6 @@ def statistics(x: np.ndarray, eps: float) -> Optional[tuple]:
     return mean, variance_sum, rstd
 
 
-def fold_lanes(lanes: np.ndarray) -> np.ndarray:
-    """vec_reduce_all of whole registers: float's folds halves (its shuffles), double's adds the
-    lanes in order (no specialisation)."""
-    if lanes.dtype == np.float32:
-        width = lanes.shape[-1] // 2
-        lanes = lanes.copy()
-        while width:
-            lanes[..., :width] = lanes[..., :width] + lanes[..., width:2 * width]
-            width //= 2
-        return lanes[..., 0]
-    return in_order(lanes)
-
-
-def in_order(values: np.ndarray) -> np.ndarray:
-    total = values[..., 0].copy()
-    for j in range(1, values.shape[-1]):
-        total = total + values[..., j]
-    return total
-
-
-def reduce_all(values: np.ndarray, other: Optional[np.ndarray] = None) -> np.ndarray:
-    """at::vec's reduce_all of each row's sum (map2_reduce_all of factor * other when other is
-    given: its whole registers' products added, the tail's fused into the first lanes)."""
-    width = _lanes(values.dtype.type)
-    size = values.shape[-1]
-    if size < width:
-        return in_order(values if other is None else values * other)
-    whole = size - size % width
-
-    def term(low: int, high: int) -> np.ndarray:
-        return values[..., low:high] if other is None else values[..., low:high] * other[..., low:high]
-
-    lanes = term(0, width)
-    for start in range(width, whole, width):
-        lanes = lanes + term(start, start + width)
-    if whole < size:
-        rest = size - whole
-        lanes = lanes.copy()
-        lanes[..., :rest] = lanes[..., :rest] + values[..., whole:] if other is None else fused_multiply_add(
-            values[..., whole:], other[..., whole:], lanes[..., :rest])
-    return fold_lanes(lanes)
-
-
 def backward(dy: np.ndarray, x: np.ndarray, weight: Optional[np.ndarray], mean: np.ndarray, rstd_or_var: np.ndarray,
              training: bool, eps: float) -> Optional[tuple]:
     """(grad_input, grad_weight, grad_bias) as batch_norm_cpu_backward's kernels compute them, or
@@ -159,8 +117,8 @@ def backward(dy: np.ndarray, x: np.ndarray, weight: Optional[np.ndarray], mean: 
     dot = np.zeros(channels)
     centered = images - mean[:, None]
     for image, grad_image in zip(centered, grad_images):
-        total = total + reduce_all(grad_image)
-        dot = dot + reduce_all(image, grad_image)
+        total = total + reduce_all(grad_image, None, _lanes(kind))
+        dot = dot + reduce_all(image, grad_image, _lanes(kind))
     if training:
         rstd = rstd_or_var
         k = dot.astype(kind) * rstd * rstd / kind(count)

@@ -11,26 +11,11 @@ from typing import Optional
 
 import numpy as np
 
-from .batch_norm_kernel import fold_lanes, in_order, reduce_all
 from .kernels import fused_multiply_add
+from .simd import in_order, reduce_all
 
 _LANES = 8
 _F32 = np.float32
-
-
-def _products_sum(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """map2_reduce_all of dy * x along each row, as this kernel's build adds it: every product
-    rounded, whole registers added lane by lane, the tail into the first lanes, then the fold."""
-    size = dy.shape[-1]
-    if size < _LANES:
-        return in_order(dy * x)
-    whole = size - size % _LANES
-    lanes = dy[:, :_LANES] * x[:, :_LANES]
-    for start in range(_LANES, whole, _LANES):
-        lanes = lanes + dy[:, start:start + _LANES] * x[:, start:start + _LANES]
-    if whole < size:
-        lanes[:, :size - whole] = lanes[:, :size - whole] + dy[:, whole:] * x[:, whole:]
-    return fold_lanes(lanes)
 
 
 def _weighted_sum(values: np.ndarray, gamma: np.ndarray) -> np.ndarray:
@@ -62,10 +47,11 @@ def backward(dy: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray, 
     per_group = channels // groups
     size = x.size // max(n * channels, 1)
     rows, dy_rows = x.reshape(n * channels, size), np.ascontiguousarray(dy, dtype=_F32).reshape(n * channels, size)
-    db = reduce_all(dy_rows).reshape(n, groups, per_group)
+    db = reduce_all(dy_rows, None, _LANES).reshape(n, groups, per_group)
     if which == "bias":
         return in_order(np.moveaxis(db.reshape(n, channels), 0, -1)) + _F32(0)
-    ds = _products_sum(dy_rows, rows).reshape(n, groups, per_group)
+    # map2_reduce_all of dy * x as this kernel's build adds it: every product rounded, the tail's too
+    ds = reduce_all(dy_rows, rows, _LANES, fused_tail=False).reshape(n, groups, per_group)
     m, r = mean.reshape(n, groups, 1), rstd.reshape(n, groups, 1)
     if which == "weight":
         total = np.zeros((groups, per_group), _F32)

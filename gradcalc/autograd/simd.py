@@ -49,6 +49,54 @@ def _lane_sum(values: np.ndarray, width: int, size: int) -> np.ndarray:
     return acc[..., 0]
 
 
+def fold_lanes(lanes: np.ndarray) -> np.ndarray:
+    """vec_reduce_all of whole registers: float's folds halves (its shuffles), double's adds the
+    lanes in order (no specialisation)."""
+    if lanes.dtype == np.float32:
+        width = lanes.shape[-1] // 2
+        lanes = lanes.copy()
+        while width:
+            lanes[..., :width] = lanes[..., :width] + lanes[..., width:2 * width]
+            width //= 2
+        return lanes[..., 0]
+    return in_order(lanes)
+
+
+def in_order(values: np.ndarray) -> np.ndarray:
+    """Each row's sum along the last axis, from its first element on."""
+    total = values[..., 0].copy()
+    for j in range(1, values.shape[-1]):
+        total = total + values[..., j]
+    return total
+
+
+def reduce_all(values: np.ndarray, other: Optional[np.ndarray], width: int, fused_tail: bool = True) -> np.ndarray:
+    """at::vec's reduce_all of each row's sum in registers of `width` lanes (map2_reduce_all of
+    values * other when other is given, which may broadcast: whole registers' products added lane
+    by lane, the tail's into the first lanes, fused unless the kernel's build rounds each product,
+    `fused_tail`), then fold_lanes; a row shorter than a register is summed in order. The norm
+    kernels' reductions (batch_norm_kernel, layer_norm_kernel, group_norm_kernel)."""
+    size = values.shape[-1]
+    if size < width:
+        return in_order(values if other is None else values * other)
+    whole = size - size % width
+
+    def term(low: int, high: int) -> np.ndarray:
+        return values[..., low:high] if other is None else values[..., low:high] * other[..., low:high]
+
+    lanes = term(0, width)
+    for start in range(width, whole, width):
+        lanes = lanes + term(start, start + width)
+    if whole < size:
+        rest = size - whole
+        lanes = lanes.copy()
+        if other is not None and fused_tail:
+            lanes[..., :rest] = kernels.fused_multiply_add(values[..., whole:], other[..., whole:], lanes[..., :rest])
+        else:
+            lanes[..., :rest] = lanes[..., :rest] + term(whole, size)
+    return fold_lanes(lanes)
+
+
 def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """a * b + c rounded once, as the FMA instructions of PyTorch's single-precision kernels."""
     if a.dtype != np.float32:
