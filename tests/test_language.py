@@ -412,6 +412,33 @@ def test_tensor_properties_read_without_the_guard_give_only_what_programs_may_ho
     assert checked > 200
 
 
+def test_tensor_methods_called_without_the_guard_are_those_its_wrapper_leaves_alone() -> None:
+    """`x.view(...)` on a tensor calls the method directly (no guard, no BuiltinMethod) only for the
+    methods whose wrapper changes nothing: Python functions without CPython's words for a C method
+    of no argument or one (the generated ops refuse a call in PyTorch's words themselves, as
+    `x.numel(3)` below); its properties too. Read alone, a method still comes wrapped."""
+    from types import FunctionType
+
+    from gradcalc.autograd.tensor import Tensor
+    from gradcalc.display.names import c_arity_words
+
+    session = _fast_session("x = torch.ones(2, 3)\ny = x.view(6).sum()\nv = x.view\n")
+    called = {key[:-2] for key, types in session.fast_reads._by_name.items() if key.endswith("()") and Tensor in types}
+    assert {"view", "sum", "backward", "add_", "zero_", "mean", "item", "numel"} <= called
+    for name in called:
+        member = next(vars(base)[name] for base in Tensor.__mro__ if name in vars(base))
+        assert isinstance(member, property) or (type(member) is FunctionType and c_arity_words(member, 1) is None)
+    table = session.fast_reads.table
+    assert Tensor in table["view()"] and Tensor not in table["view"]
+    assert repr(session.namespace["v"]).startswith("<built-in method view of Tensor object at 0x")
+    for program, expected in (
+            ("x = torch.ones(2)\nx.numel(3)\n", "TypeError: TensorBase.numel() takes no arguments (1 given)"),
+            ("x = torch.ones(2)\nx.view(1, 3)\n", "RuntimeError: shape '[1, 3]' is invalid for input of size 2"),
+            ("x = torch.ones(2)\nx.view = lambda *a: 'own'\nprint(x.view(2))\n", "own")):
+        _, out, errors = run(program)
+        assert expected in out + errors, (program, out, errors)
+
+
 def test_only_a_programs_own_classes_and_modules_are_read_directly() -> None:
     session = _fast_session(
         "class Plain:\n    def __init__(self):\n        self.v = 1\n"
@@ -424,7 +451,7 @@ def test_only_a_programs_own_classes_and_modules_are_read_directly() -> None:
     namespace = session.namespace
     assert {namespace["Plain"], namespace["Child"]} <= table["v"]
     assert namespace["Net"] not in table["training"]
-    assert namespace["Text"] not in table["upper"] and str in table["upper"]
+    assert namespace["Text"] not in table["upper()"] and str in table["upper()"]  # (a call's entry)
     assert type(namespace["torch"]) in table["float16"]
     assert list in table["append"]
 

@@ -134,7 +134,7 @@ class BuiltinMethod:
 _VARIADIC = 0x04 | 0x08  # CO_VARARGS, CO_VARKEYWORDS
 
 
-def _c_arity_words(function: Callable, bound: int) -> Optional[str]:
+def c_arity_words(function: Callable, bound: int) -> Optional[str]:
     """What CPython says a C function of no argument (METH_NOARGS) or of one (METH_O) takes, for the
     Python function behind it (`bound`: the arguments a method's binding supplies); None for any
     other signature."""
@@ -147,7 +147,7 @@ def _c_arity_words(function: Callable, bound: int) -> Optional[str]:
 def c_arity(shown: str, function: Callable) -> Callable:
     """A C function of no argument (METH_NOARGS) or of one (METH_O) refuses other calls in
     CPython's words, not in those of the Python function behind it."""
-    words = _c_arity_words(function, 0)
+    words = c_arity_words(function, 0)
     code = function.__code__ if words else None
     if words is None or (code.co_argcount == 1 and code.co_posonlyargcount != 1):
         return function
@@ -166,7 +166,7 @@ def c_arity(shown: str, function: Callable) -> Callable:
 def _c_call_error(method: MethodType, args: tuple, kwargs: dict) -> Optional[TypeError]:
     """CPython's words for a call a C method of no argument (METH_NOARGS) or one (METH_O) refuses:
     `Size.numel() takes no arguments (1 given)`, not those of the Python method behind it."""
-    words = _c_arity_words(method.__func__, 1)
+    words = c_arity_words(method.__func__, 1)
     if words is None:
         return None
     owner = type(method.__self__)  # (torch.Tensor's C methods are torch._C.TensorBase's)

@@ -4,7 +4,8 @@ and deletes attributes only through the guard (guard.py).
 The pass rewrites:
   * `a.b` (read)            -> `$getattr(a, 'b')`; called, `a.b(...)` -> `$getattr(a, 'b', True)(...)`;
                                for a name or a literal `a` and a public `b`, first `a.b if $type(a) in $fast['b']`
-                               (guard.FastReads: built-in methods, modules, a program's own classes)
+                               (`$fast['b()']` for a call; guard.FastReads: built-in methods, modules, a
+                               program's own classes, tensors' properties and, called, their ops)
   * `a.b = v`               -> `$setattr(v, a, 'b')` (the value first: Python evaluates it first)
   * `del a.b`               -> `$delattr(a, 'b')`
   * `a.b += v`              -> a read, the operator, and a write
@@ -229,10 +230,11 @@ class _Policy(ast.NodeTransformer):
         guarded = ast.copy_location(ast.Call(func=read, args=args, keywords=keywords), node)
         if not _fast_candidate(value, name):
             return guarded
-        self.fast_names.add(name)
+        key = name + "()"  # (a call's entry: guard.FastReads)
+        self.fast_names.add(key)
         method = ast.copy_location(ast.Attribute(value=_again(value), attr=name, ctx=ast.Load()), attribute)
         direct = ast.copy_location(ast.Call(func=method, args=args, keywords=keywords), node)
-        return self._fast_or_guarded(value, name, direct, guarded, node)
+        return self._fast_or_guarded(value, key, direct, guarded, node)
 
     def _fast_or_guarded(self, value: ast.expr, name: str, direct: ast.expr, guarded: ast.expr,
                          node: ast.AST) -> ast.expr:

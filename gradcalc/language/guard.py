@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import builtins
 from collections import UserString
-from types import MethodType
+from types import FunctionType, MethodType
 from typing import Any, Callable
 
-from ..display.names import shown_class_attribute, shown_method, tp_name, type_name
+from ..display.names import c_arity_words, shown_class_attribute, shown_method, tp_name, type_name
 from .policy import (ATTRIBUTE_HOOKS, CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES,
                      FORBIDDEN_CLASS_NAMES, FORMATTING, GUARDED_DUNDERS, PICKLING, PROGRAM, READABLE_DUNDERS, RULES,
                      SUPER, USER_DUNDERS, attribute_hook, class_rule, defines, derivable, is_dunder, is_program_class,
@@ -88,7 +88,10 @@ class FastReads:
       * every name of a module (whose members `from m import x` hands over as they are) and of the
         instances of a program's classes made of its own classes alone (what the program stored,
         or its own methods and properties).
-    The compiled code tests `$type(obj) in $fast[name]`; `cover` makes the entries of the names a
+    `table[name + "()"]` is the same for a call `obj.name(...)`: those types, and tensors for
+    their methods whose call the guard's wrapper (BuiltinMethod, which a method read alone needs,
+    to print as PyTorch's) would leave as it is: the generated ops' `x.view(...)`, `x.sum()`.
+    The compiled code tests `$type(obj) in $fast[key]`; `cover` makes the entries of the keys a
     statement reads before it runs."""
 
     def __init__(self) -> None:
@@ -106,9 +109,10 @@ class FastReads:
             self._add_members(cls, lambda member: _type(member) is _METHOD_DESCRIPTOR)
         for cls in (Tensor, Parameter):
             self._add_members(cls, lambda member: isinstance(member, property))
+            self._add_members(cls, _called_as_it_is, calls_only=True)
         self.add_direct(Namespace)
 
-    def _add_members(self, cls: type, wanted: Callable[[Any], bool]) -> None:
+    def _add_members(self, cls: type, wanted: Callable[[Any], bool], calls_only: bool = False) -> None:
         rule = resolve(cls)  # (a Parameter's is made on first use)
         if rule is None or _BUILTIN_METHOD not in RULES:
             return
@@ -118,9 +122,10 @@ class FastReads:
                     continue
                 readable = name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny)
                 if readable and wanted(_class_member(cls, name)):
-                    self._by_name.setdefault(name, set()).add(cls)
-                    if name in self.table:
-                        self.table[name].add(cls)
+                    for key in (name + "()",) if calls_only else (name, name + "()"):  # (read directly: called too)
+                        self._by_name.setdefault(key, set()).add(cls)
+                        if key in self.table:
+                            self.table[key].add(cls)
 
     def add_direct(self, cls: type) -> None:
         self._direct.add(cls)
@@ -141,6 +146,13 @@ class FastReads:
 
 # the running session's (Session sets it as it runs a statement): the classes a program makes join it
 running_fast_reads: list = [None]
+
+
+def _called_as_it_is(member: Any) -> bool:
+    """Whether a tensor method's call through BuiltinMethod is the plain call: a Python function
+    for which the wrapper has no CPython words (it rewords only a C method of no argument or of
+    one that did not bind)."""
+    return _type(member) is FunctionType and c_arity_words(member, 1) is None
 
 
 def _class_member(cls: type, name: str) -> Any:
