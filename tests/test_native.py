@@ -568,3 +568,35 @@ def test_tanh_gradient_matches_the_emulation(monkeypatch):
     assert _same_bits(ours, pointwise.tanh_backward(grad, output)._data)
     with pytest.raises(ValueError):
         _native.tanh_grad_float32(np.ones(3, np.float32), np.ones(3, np.float32), np.ones(2, np.float32))
+
+
+@needs_native
+@pytest.mark.parametrize("avx512", [False, True])
+def test_onednn_direct_convolution_matches_the_emulation(monkeypatch, avx512):
+    """oneDNN's direct float32 convolution in C gives the bits of its numpy emulation: channels
+    within one block and across several (a partial last block), strides, padding, 1x1 kernels,
+    with and without a bias, few output channels (the plane loop) and many (the position loop)."""
+    from gradcalc.autograd.ops import convolution
+
+    monkeypatch.setattr(cpu, "ATEN_AVX512", avx512)
+    cases = [((2, 1, 12, 12), (6, 1, 5, 5), (1, 1), (2, 2)), ((2, 6, 9, 9), (16, 6, 3, 3), (1, 1), (0, 0)),
+             ((1, 20, 7, 8), (24, 20, 3, 3), (2, 1), (1, 1)), ((2, 40, 6, 6), (8, 40, 3, 3), (1, 2), (1, 0)),
+             ((3, 19, 5, 5), (17, 19, 1, 1), (2, 2), (0, 0)), ((1, 3, 4, 4), (5, 3, 1, 1), (1, 1), (1, 1))]
+    for x_shape, w_shape, stride, padding in cases:
+        x = (_RNG.standard_normal(x_shape) * 3).astype(np.float32)
+        w = _RNG.standard_normal(w_shape).astype(np.float32)
+        for bias in (None, _RNG.standard_normal(w_shape[0]).astype(np.float32)):
+            ours = convolution._onednn_direct(x, w, bias, stride, padding)
+            monkeypatch.setattr(convolution, "native", None)
+            theirs = convolution._onednn_direct(x, w, bias, stride, padding)
+            monkeypatch.setattr(convolution, "native", _native)
+            assert _same_bits(ours, theirs), (x_shape, w_shape, stride, padding, bias is None)
+    with pytest.raises(ValueError):  # an output of another size than the strides give
+        _native.conv2d_direct_float32(np.ones((1, 2, 5, 5), np.float32), np.ones((3, 2, 3, 3), np.float32), None,
+                                      np.ones((1, 3, 2, 2), np.float32), 1, 1, 16, True)
+    with pytest.raises(ValueError):  # a bias of another length than the output channels
+        _native.conv2d_direct_float32(np.ones((1, 2, 5, 5), np.float32), np.ones((3, 2, 3, 3), np.float32),
+                                      np.ones(2, np.float32), np.ones((1, 3, 3, 3), np.float32), 1, 1, 16, True)
+    with pytest.raises(TypeError):
+        _native.conv2d_direct_float32(np.ones((1, 2, 5, 5)), np.ones((3, 2, 3, 3), np.float32), None,
+                                      np.ones((1, 3, 3, 3), np.float32), 1, 1, 16, True)

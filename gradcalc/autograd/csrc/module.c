@@ -2,8 +2,9 @@
  * emulation costs most of a small training step: SLEEF's exp and log and float64 sigmoid
  * (sleef.c), at::vec's lane sums, a matrix product's running sums in order and ATen's dot products
  * in lanes (sums.c), torch.sum's and nll_loss's cascades of running sums (cascade.c), FMAs and
- * Welford's variance updates (arithmetic.c). Each is the same arithmetic as its numpy version
- * (simd.py, kernels.py, ops/statistics.py, ops/loss.py), operation for operation: IEEE arithmetic
+ * Welford's variance updates (arithmetic.c), oneDNN's direct float32 convolution
+ * (convolution.c). Each is the same arithmetic as its numpy version (simd.py, kernels.py,
+ * ops/statistics.py, ops/loss.py, ops/convolution.py), operation for operation: IEEE arithmetic
  * in float and double gives the same bits in C as in numpy, built with -ffp-contract=off so that
  * nothing is fused unless written as fmaf. Either gives the same answers; tests/test_native.py
  * compares them. The autograd engine's ready queue takes its Python version's steps (heap.c);
@@ -88,7 +89,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         return NULL;
     }
     PyMethodDef *tables[] = {sleef_methods, sums_methods, cascade_methods, arithmetic_methods, storage_methods,
-                             heap_methods, indexing_methods};
+                             heap_methods, indexing_methods, convolution_methods};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (PyModule_AddFunctions(created, tables[i]) < 0) {
             Py_DECREF(created);

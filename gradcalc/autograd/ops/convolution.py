@@ -1,7 +1,9 @@
 """Convolutions, 1-d to 3-d, plain and transposed, with strides, padding, dilation and groups:
 one node (ConvolutionBackward0) as in PyTorch. The kernels are im2col: the input's windows
 (numpy's sliding_window_view) against the weight in one matrix product per group; the input's
-gradient scatters the windows' gradients back, one strided add per kernel offset."""
+gradient scatters the windows' gradients back, one strided add per kernel offset. A float32 2-d
+convolution that ATen hands to oneDNN's direct kernel (one group, no dilation, an NCHW input) is
+that kernel's order of fused multiply-adds instead (`_onednn_direct`)."""
 from __future__ import annotations
 
 import itertools
@@ -12,7 +14,9 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import cpu, dtypes, grad_mode, meta
-from ..layout import in_suggested_format
+from ..kernels import fused_multiply_add
+from ..layout import in_suggested_format, suggested_format
+from ..native import kernels as native
 from ..tensor import Tensor
 from ...warnings import warn_once
 from .arrangement import constant_pad_nd
@@ -102,6 +106,49 @@ def _forward(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple, dilati
     spatial = len(kernel)
     order = (1, 0, 2 + spatial) + tuple(range(2, 2 + spatial))
     return np.ascontiguousarray(product.transpose(order)).reshape((n, out_channels) + out_shape)
+
+
+# oneDNN's direct kernels take the input channels in blocks of a register's floats
+_ONEDNN_BLOCK = {True: 16, False: 8}
+
+
+def _onednn_direct(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], stride: tuple,
+                   padding: tuple) -> np.ndarray:
+    """A float32 (N, C, H, W) convolution as oneDNN's jit:avx512_core (AVX-512) or jit:avx2 kernel
+    computes it, the bias included: each output element a chain of fused multiply-adds over the
+    input channels in blocks, within a block the kernel's rows, columns, then channels. AVX-512
+    sums each block from zero and adds the bias to the first block's sum, then each later block's
+    sum; AVX2, and the 1x1 kernels (jit_1x1) of both, run one chain from the bias (checked against
+    PyTorch, with oneDNN capped at each instruction set, on LeNet's and ResNet's layers). The
+    native kernel (csrc/convolution.c) or its numpy emulation here."""
+    block = _ONEDNN_BLOCK[cpu.ATEN_AVX512]
+    avx512 = cpu.ATEN_AVX512 and not (w.shape[2:] == (1, 1) and not any(padding))  # (each block summed apart)
+    if any(padding):
+        x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    x = np.ascontiguousarray(x, np.float32)
+    (n, channels, height, width), (outs, _, kh, kw) = x.shape, w.shape
+    out_h, out_w = (height - kh) // stride[0] + 1, (width - kw) // stride[1] + 1
+    out = np.empty((n, outs, out_h, out_w), np.float32)
+    if native is not None:
+        native.conv2d_direct_float32(x, np.ascontiguousarray(w, np.float32), None if bias is None else
+                                     np.ascontiguousarray(bias, np.float32), out, stride[0], stride[1], block, avx512)
+        return out
+    zero = np.zeros(out.shape, np.float32)
+    biases = zero if bias is None else np.broadcast_to(bias.astype(np.float32)[:, None, None], out.shape)
+    total = None if avx512 else biases.copy()
+    for start in range(0, channels, block):
+        acc = zero if avx512 else total
+        for i, j, c in itertools.product(range(kh), range(kw), range(start, min(start + block, channels))):
+            window = x[:, c, i:i + stride[0] * (out_h - 1) + 1:stride[0],
+                       j:j + stride[1] * (out_w - 1) + 1:stride[1]]
+            acc = fused_multiply_add(window[:, None], w[:, c, i, j][None, :, None, None], acc)
+        if not avx512:
+            total = acc
+        elif total is None:
+            total = acc if bias is None else acc + biases
+        else:
+            total = total + acc
+    return total
 
 
 def _output_columns(g: np.ndarray, groups: int) -> np.ndarray:
@@ -277,6 +324,15 @@ def _takes_onednn(x_shape: tuple, w_shape: tuple, stride: tuple, dilation: tuple
                       or math.prod(x_shape[:4]) > 20480)
 
 
+def _onednn_direct_takes(input: Tensor, x: np.ndarray, w: np.ndarray, stride: tuple, dilation: tuple,
+                         output_padding: tuple, groups: int) -> bool:
+    """Whether ATen hands this convolution to oneDNN's direct kernel as _onednn_direct computes it:
+    float32, 2-d, an NCHW input, one group, no dilation, oneDNN judged the faster (use_mkldnn)."""
+    return (input._dtype is dtypes.float32 and x.ndim == 4 and groups == 1 and all(d == 1 for d in dilation)
+            and suggested_format(x) == "contiguous_format" and x.size > 0 and w.size > 0
+            and _takes_onednn(x.shape, w.shape, stride, dilation, output_padding, groups, input))
+
+
 def _check_kernel_size(input: Tensor, weight: Tensor, stride: tuple, dilation: tuple, output_padding: tuple,
                        groups: int, transposed: bool) -> None:
     """A kernel of size 0, refused by the backend ATen takes: oneDNN cannot make its primitive; the slow
@@ -358,6 +414,7 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
     if input._dtype is dtypes.bool_:
         raise not_implemented_for("slow_conv_transpose2d_out_cpu" if transposed else "slow_conv2d_cpu", input._dtype)
     x, w = input._data, weight._data
+    bias_added = False  # (by the kernel itself, where oneDNN's adds it among its sums)
     if not transposed:  # (float16 products summed in float32, the bias added there, rounded once)
         x, w = opmath_array(x), opmath_array(w)
     _check_kernel_size(input, weight, stride, dilation, output_padding, groups, transposed)
@@ -374,6 +431,9 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
     elif (meta.state["made"] and meta.any_meta((input, weight, bias))) or (x.shape[0] == 0 and 0 in dilation):
         # (an empty batch's output has the plane of a dilation of 0 too, which no window can take)
         data = _meta_output(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups, x.dtype)
+    elif not transposed and _onednn_direct_takes(input, x, w, stride, dilation, output_padding, groups):
+        data = _onednn_direct(x, w, None if bias is None else bias._data, stride, padding)
+        bias_added = True
     elif not transposed:
         data = _forward(x, w, stride, padding, dilation, groups)
     else:
@@ -382,7 +442,8 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
             x.shape[2:], stride, padding, dilation, w.shape[2:], output_padding))
         _check_transposed_size(input, weight, sizes, stride, dilation, output_padding, groups)
         data = _grad_input(x, w, (x.shape[0], out_channels) + sizes, stride, padding, dilation, groups)
-    if bias is not None and data.size and not meta.any_meta((input, weight, bias)):  # (a meta output: no values)
+    if bias is not None and data.size and not bias_added and not meta.any_meta((input, weight, bias)):
+        # (a meta output: no values)
         added = bias._data if transposed else opmath_array(bias._data)
         data = data + added.reshape((data.shape[1],) + (1,) * spatial)
     inputs = (input, weight, bias if bias is not None else ABSENT)
