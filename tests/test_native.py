@@ -591,6 +591,13 @@ def test_onednn_direct_convolution_matches_the_emulation(monkeypatch, avx512):
             theirs = convolution._onednn_direct(x, w, bias, stride, padding)
             monkeypatch.setattr(convolution, "native", _native)
             assert _same_bits(ours, theirs), (x_shape, w_shape, stride, padding, bias is None)
+        if stride == (1, 1) and w_shape[2:] != (1, 1):  # the input's gradient, through the same kernel
+            grad = _RNG.standard_normal(ours.shape).astype(np.float32)
+            ours = convolution._onednn_direct_grad_input(grad, w, x_shape, padding)
+            monkeypatch.setattr(convolution, "native", None)
+            theirs = convolution._onednn_direct_grad_input(grad, w, x_shape, padding)
+            monkeypatch.setattr(convolution, "native", _native)
+            assert ours.shape == x_shape and _same_bits(ours, theirs), (x_shape, w_shape, padding)
     with pytest.raises(ValueError):  # an output of another size than the strides give
         _native.conv2d_direct_float32(np.ones((1, 2, 5, 5), np.float32), np.ones((3, 2, 3, 3), np.float32), None,
                                       np.ones((1, 3, 2, 2), np.float32), 1, 1, 16, True)

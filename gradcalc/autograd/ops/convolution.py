@@ -30,6 +30,12 @@ def _conv_grads(grad: Tensor, input: Tensor, weight: Tensor, stride: tuple, padd
     x, w = input._data, weight._data
     if x.shape[1] == 0 and not transposed:  # no channels: both gradients are as empty as their tensors
         data = np.zeros(w.shape if which == "weight" else x.shape)
+    elif not transposed and which == "input" and g.dtype == np.float32 and all(s == 1 for s in stride) \
+            and w.shape[2:] != (1, 1) and all(2 * p < k for p, k in zip(padding, w.shape[2:])) \
+            and _onednn_direct_takes(input, x, w, stride, dilation, output_padding, groups):
+        # (the cases read from PyTorch: stride 1, at most "same" padding; AVX2's kernel sums a wider
+        # padding otherwise)
+        data = _onednn_direct_grad_input(g, w, x.shape, padding)
     elif not transposed:
         data = (_grad_input(g, w, x.shape, stride, padding, dilation, groups) if which == "input"
                 else _grad_weight(x, g, w.shape, stride, padding, dilation, groups))
@@ -113,7 +119,7 @@ _ONEDNN_BLOCK = {True: 16, False: 8}
 
 
 def _onednn_direct(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], stride: tuple,
-                   padding: tuple) -> np.ndarray:
+                   padding: tuple, one_by_one: bool = True) -> np.ndarray:
     """A float32 (N, C, H, W) convolution as oneDNN's jit:avx512_core (AVX-512) or jit:avx2 kernel
     computes it, the bias included: each output element a chain of fused multiply-adds over the
     input channels in blocks, within a block the kernel's rows, columns, then channels. AVX-512
@@ -122,7 +128,8 @@ def _onednn_direct(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], str
     PyTorch, with oneDNN capped at each instruction set, on LeNet's and ResNet's layers). The
     native kernel (csrc/convolution.c) or its numpy emulation here."""
     block = _ONEDNN_BLOCK[cpu.ATEN_AVX512]
-    avx512 = cpu.ATEN_AVX512 and not (w.shape[2:] == (1, 1) and not any(padding))  # (each block summed apart)
+    # (each block summed apart; `one_by_one`: a 1x1 kernel is oneDNN's jit_1x1, which does not)
+    avx512 = cpu.ATEN_AVX512 and not (one_by_one and w.shape[2:] == (1, 1) and not any(padding))
     if any(padding):
         x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
     x = np.ascontiguousarray(x, np.float32)
@@ -149,6 +156,26 @@ def _onednn_direct(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray], str
         else:
             total = total + acc
     return total
+
+
+def _onednn_direct_grad_input(g: np.ndarray, w: np.ndarray, input_shape: tuple, padding: tuple) -> np.ndarray:
+    """The input's gradient of a stride-1 convolution as oneDNN's backward-data kernels compute it:
+    for each input element, fused multiply-adds over the output channels in blocks, within a block
+    the kernel's rows, columns (in the weight's order), then channels; AVX-512 sums each block from
+    zero and adds the sums, AVX2 runs one chain (read from PyTorch's results as the forward's). That
+    is _onednn_direct's order on the gradient padded to full windows and turned around in both
+    spatial dimensions, against the weight with its channels swapped; its result turned back."""
+    (kh, kw), (height, width) = w.shape[2:], input_shape[2:]
+    full = []
+    for size, out, k, p in zip((height, width), g.shape[2:], (kh, kw), padding):
+        before = k - 1 - p  # (negative: more padding than the kernel reaches, cut off)
+        full.append((before, size + k - 1 - before - out))
+    padded = np.pad(g, [(0, 0), (0, 0)] + [(max(b, 0), max(a, 0)) for b, a in full])
+    padded = padded[:, :, max(-full[0][0], 0):padded.shape[2] - max(-full[0][1], 0),
+                    max(-full[1][0], 0):padded.shape[3] - max(-full[1][1], 0)]
+    turned = _onednn_direct(padded[:, :, ::-1, ::-1], np.ascontiguousarray(w.transpose(1, 0, 2, 3)), None, (1, 1),
+                            (0, 0), one_by_one=False)
+    return np.ascontiguousarray(turned[:, :, ::-1, ::-1])
 
 
 def _output_columns(g: np.ndarray, groups: int) -> np.ndarray:
