@@ -46,8 +46,12 @@ POSITION_FMAS(position_fmas_avx2, __builtin_fmaf, FMA_TARGET)
                     for (Py_ssize_t oh = 0; oh < out_h; oh++) {                                    \
                         const float *restrict row = plane + (oh * sh + kh) * width + kw;           \
                         float *restrict out = acc + oh * out_w;                                    \
-                        for (Py_ssize_t ow = 0; ow < out_w; ow++)                                  \
-                            out[ow] = FMA(row[ow * sw], weight, out[ow]);                          \
+                        if (sw == 1) /* (contiguous: the compiler's vector loop) */                \
+                            for (Py_ssize_t ow = 0; ow < out_w; ow++)                              \
+                                out[ow] = FMA(row[ow], weight, out[ow]);                           \
+                        else                                                                       \
+                            for (Py_ssize_t ow = 0; ow < out_w; ow++)                              \
+                                out[ow] = FMA(row[ow * sw], weight, out[ow]);                      \
                     }                                                                              \
                 }                                                                                  \
     }
