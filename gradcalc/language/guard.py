@@ -97,6 +97,7 @@ class FastReads:
     def __init__(self) -> None:
         self.table: dict = {}
         self._direct: set = set()
+        self._called: tuple = ()
         self._by_name: dict = {}
 
     def start(self) -> None:
@@ -109,10 +110,10 @@ class FastReads:
             self._add_members(cls, lambda member: _type(member) is _METHOD_DESCRIPTOR)
         for cls in (Tensor, Parameter):
             self._add_members(cls, lambda member: isinstance(member, property))
-            self._add_members(cls, _called_as_it_is, calls_only=True)
+        self._called = (Tensor, Parameter)  # (their methods' call entries: made as cover meets them)
         self.add_direct(Namespace)
 
-    def _add_members(self, cls: type, wanted: Callable[[Any], bool], calls_only: bool = False) -> None:
+    def _add_members(self, cls: type, wanted: Callable[[Any], bool]) -> None:
         rule = resolve(cls)  # (a Parameter's is made on first use)
         if rule is None or _BUILTIN_METHOD not in RULES:
             return
@@ -120,12 +121,20 @@ class FastReads:
             for name, member in vars(base).items():
                 if name in FORMATTING and issubclass(cls, _TEMPLATES):
                     continue
-                readable = name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny)
-                if readable and wanted(_class_member(cls, name)):
-                    for key in (name + "()",) if calls_only else (name, name + "()"):  # (read directly: called too)
+                if _public(rule, name) and wanted(_class_member(cls, name)):
+                    for key in (name, name + "()"):  # (read directly: called directly too)
                         self._by_name.setdefault(key, set()).add(cls)
                         if key in self.table:
                             self.table[key].add(cls)
+
+    def _called_directly(self, name: str) -> set:
+        """The tensor classes whose method `name` a call reaches without the guard (_called_as_it_is),
+        worked out for the names a program calls rather than for every method at start-up."""
+        called = set()
+        for cls in self._called:
+            if _public(resolve(cls), name) and _called_as_it_is(_class_member(cls, name)):
+                called.add(cls)
+        return called
 
     def add_direct(self, cls: type) -> None:
         self._direct.add(cls)
@@ -137,6 +146,8 @@ class FastReads:
         for name in names:
             if name not in table:
                 table[name] = self._by_name.get(name, set()) | self._direct
+                if name.endswith("()"):
+                    table[name] |= self._called_directly(name[:-2])
 
     def program_class(self, cls: type) -> None:
         """A class a program made: read directly if every class it derives from is the program's."""
@@ -146,6 +157,11 @@ class FastReads:
 
 # the running session's (Session sets it as it runs a statement): the classes a program makes join it
 running_fast_reads: list = [None]
+
+
+def _public(rule: Any, name: str) -> bool:
+    """Whether RULE lets a program read `name` on the fast path (no dunders, private or denied names)."""
+    return name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny)
 
 
 def _called_as_it_is(member: Any) -> bool:

@@ -231,13 +231,9 @@ static PyObject *py_nll_loss_sum(PyObject *self, PyObject *args) {
     held = 2;
     const void *weight = NULL;
     if (weight_object != Py_None) {
-        if (get_buffer(weight_object, &views[2], format, 0) < 0)
+        if (get_at_least(weight_object, &views[2], format, classes) < 0)
             goto done;
         held = 3;
-        if (views[2].len / views[2].itemsize < classes) {
-            PyErr_SetString(PyExc_ValueError, "fewer weights than classes");
-            goto done;
-        }
         weight = views[2].buf;
     }
     Py_ssize_t bad;

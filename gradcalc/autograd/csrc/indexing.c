@@ -138,13 +138,9 @@ static PyObject *py_nll_loss_grad(PyObject *self, PyObject *args) {
     }
     const void *weight = NULL;
     if (objects[2] != Py_None) {
-        if (get_buffer(objects[2], &views[3], format, 0) < 0)
+        if (get_at_least(objects[2], &views[3], format, classes) < 0)
             goto done;
         held = 4;
-        if (views[3].len / views[3].itemsize < classes) {
-            PyErr_SetString(PyExc_ValueError, "fewer weights than classes");
-            goto done;
-        }
         weight = views[3].buf;
     }
     Py_ssize_t bad = format[0] == 'f'

@@ -62,6 +62,17 @@ int get_int64s(PyObject *object, Py_buffer *view, Py_ssize_t count) {
     return 0;
 }
 
+int get_at_least(PyObject *object, Py_buffer *view, const char *format, Py_ssize_t count) {
+    if (get_buffer(object, view, format, 0) < 0)
+        return -1;
+    if (view->len / view->itemsize < count) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, "fewer values than needed");
+        return -1;
+    }
+    return 0;
+}
+
 int check_width(Py_ssize_t width) {
     if (width < 1 || width > 16 || (width & (width - 1))) {
         PyErr_SetString(PyExc_ValueError, "width must be a power of two up to 16");

@@ -40,6 +40,9 @@ int get_in_out(PyObject *source, PyObject *target, const char *format, Py_buffer
 int get_float32_buffers(PyObject *const *objects, Py_buffer *views, int count);
 /* A C-contiguous int64 buffer of `count` values (any count when negative); -1, nothing held, on error. */
 int get_int64s(PyObject *object, Py_buffer *view, Py_ssize_t count);
+/* A C-contiguous buffer of `format` (read only) holding at least `count` values (a class weight
+ * for each class); -1, nothing held, on error. */
+int get_at_least(PyObject *object, Py_buffer *view, const char *format, Py_ssize_t count);
 /* 0 for a register's lanes (a power of two up to 16), else -1 with a ValueError set. */
 int check_width(Py_ssize_t width);
 /* Releases `count` buffers; then None, or NULL with the error set. */
