@@ -4,6 +4,7 @@ while one more client sends a memory bomb, a CPU bomb and a fork attempt, one af
 as long as they run: each ends in its limit's message and no honest run meets a limit."""
 from __future__ import annotations
 
+import http.client
 import json
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import urlsplit
 
 import pytest
 from serving import serving
@@ -41,6 +43,21 @@ def _post(url: str, source: str) -> dict:
                                      headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=120) as response:
         return json.loads(response.read())
+
+
+def test_a_connection_left_idle_between_runs_still_takes_the_next(server: str) -> None:
+    """A browser posts the next run on the connection of the last one, however long the student
+    took to type it: one the server had closed meanwhile would fail as "Failed to fetch"."""
+    where = urlsplit(server)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=60)
+    try:
+        for pause in (7, 0):  # 7: longer than uvicorn's default keep-alive (5 s)
+            connection.request("POST", where.path, body=b"print(1 + 1)", headers={"Content-Type": "text/plain"})
+            answer = connection.getresponse()
+            assert answer.status == 200 and json.loads(answer.read())["stdout"] == "2\n"
+            time.sleep(pause)
+    finally:
+        connection.close()
 
 
 @pytest.mark.slow

@@ -9,6 +9,10 @@ import click
 
 from ..language.limits import parse_size
 
+# seconds an idle browser connection stays open: uvicorn's 5 s default closes it while a student
+# types the next program, and a run posted on it just then fails ("Failed to fetch")
+KEEP_ALIVE = 75
+
 
 def _missing_walls() -> str:
     """What of the OS wall this system cannot put up ("" when all of it)."""
@@ -66,4 +70,5 @@ def serve(host: str, port: int, workers: int, queue: int | None, time_limit: flo
                         4 * workers if queue is None else queue, rate, fork=fork)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     click.echo(f"gradcalc serve: http://{host}:{port}/  ({workers} workers; Ctrl-C stops)", err=True)
-    uvicorn.run(create_app(settings), host=host, port=port, access_log=False, log_level="warning")
+    uvicorn.run(create_app(settings), host=host, port=port, access_log=False, log_level="warning",
+                timeout_keep_alive=KEEP_ALIVE)
