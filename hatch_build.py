@@ -29,7 +29,9 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 PACKAGE = "gradcalc/language"
 NATIVE_SOURCES = "gradcalc/autograd/csrc"
 # IEEE arithmetic as written (no contraction into FMAs, which would change the last bits)
-NATIVE_FLAGS = ["-O3", "-shared", "-fPIC", "-ffp-contract=off", "-fno-math-errno"]
+# an undeclared function is an error here, not a module that fails to load later
+NATIVE_FLAGS = ["-O3", "-shared", "-fPIC", "-ffp-contract=off", "-fno-math-errno",
+                "-Werror=implicit-function-declaration"]
 # the tool's output: the runtime, then from this line on the tables and their constructor
 TABLES_START = "import pickle, zlib, base64\n"
 # the last lines rebind the parse actions to what the tables hold; the runtime needs them

@@ -607,3 +607,121 @@ def test_onednn_direct_convolution_matches_the_emulation(monkeypatch, avx512):
     with pytest.raises(TypeError):
         _native.conv2d_direct_float32(np.ones((1, 2, 5, 5)), np.ones((3, 2, 3, 3), np.float32), None,
                                       np.ones((1, 3, 3, 3), np.float32), 1, 1, 16, True)
+
+
+
+def _fields(tensor: object) -> dict:
+    """Every slot of a tensor (unset ones as absent), its data by value, its counter by value."""
+    from gradcalc.autograd.tensor import Tensor
+
+    names = [name for name in Tensor.__slots__ if name not in ("__weakref__", "__dict__")]
+    fields = {name: getattr(tensor, name, "<absent>") for name in names}
+    data = fields.pop("_data")
+    counter = fields.pop("_vc")
+    return {**fields, "data": (data.__class__, data.dtype, data.tolist()), "counter": (type(counter), counter.value),
+            "class": type(tensor), "dict": getattr(tensor, "__dict__", None) or None}
+
+
+@needs_native
+def test_tensors_made_natively_are_made_as_the_method_makes_them():
+    """Tensor._make's native common cases write every field as the Python method does, views'
+    shared counters and roots included; the other calls reach the method."""
+    from gradcalc.autograd import dtypes, grad_mode
+    from gradcalc.autograd.tensor import VIEW_NO_GRAD, Tensor, python_make
+    from gradcalc.nn.parameter import Parameter
+
+    assert Tensor.__dict__["_make"].__func__ is _native.make_tensor
+    data = np.ones((2, 3), np.float32)
+    leaf = Tensor._make(data, dtypes.float32, requires_grad=True)
+    view = Tensor._make(data[0], dtypes.float32, base=leaf, view_kind=VIEW_NO_GRAD)
+    leaf._vc.value = 3
+    grad_mode._set_inference(True)
+    try:
+        frozen = Tensor._make(data, dtypes.float32)
+        in_inference = _native.make_tensor(Tensor, data, dtypes.float32), python_make(Tensor, data, dtypes.float32)
+    finally:
+        grad_mode._set_inference(False)
+    assert _fields(in_inference[0]) == _fields(in_inference[1])
+    cases = [((Tensor, data, dtypes.float32), {}), ((Parameter, data, dtypes.float32), {}),
+             ((Tensor, data, dtypes.float64), {"requires_grad": True}),
+             ((Tensor, data[1], dtypes.float32), {"base": leaf}), ((Tensor, data[1], dtypes.float32), {"base": view}),
+             ((Tensor, data[1], dtypes.float32), {"base": view, "view_kind": VIEW_NO_GRAD}),
+             ((Tensor, data[1], dtypes.float32), {"base": frozen}),
+             ((Tensor, np.float32(2), dtypes.float32), {}), ((Tensor, data + 0.001, dtypes.bfloat16), {})]
+    for args, options in cases:
+        made, expected = _native.make_tensor(*args, **options), python_make(*args, **options)
+        assert _fields(made) == _fields(expected), (args, options)
+        assert (made._data is args[1]) == (expected._data is args[1])
+        if "base" in options:
+            assert made._vc is expected._vc and made._base is expected._base
+        else:
+            assert made._vc is not expected._vc
+
+
+def _node_fields(node: object) -> dict:
+    from gradcalc.autograd.engine import Node
+    from gradcalc.autograd.ops.registry import OpNode
+
+    names = [name for name in (*Node.__slots__, *OpNode.__slots__) if name not in ("__weakref__", "_seq")]
+    return {**{name: getattr(node, name, "<absent>") for name in names}, "class": type(node)}
+
+
+@needs_native
+def test_grad_fns_made_natively_are_made_as_new_node_makes_them():
+    """registry.new_node's native version: the same edges (a leaf's accumulator, a view's refreshed
+    history, none), the same shared input metas, the next sequence number."""
+    from gradcalc.autograd import dtypes
+    from gradcalc.autograd.ops import registry
+    from gradcalc.autograd.ops.arithmetic import ADD, MUL
+    from gradcalc.autograd.tensor import Tensor
+
+    assert registry.new_node is _native.new_node
+    data = np.ones((2, 3), np.float32)
+    leaf = Tensor._make(data, dtypes.float32, requires_grad=True)
+    plain = Tensor._make(data, dtypes.float64)
+    inner = registry.record(MUL, (leaf, leaf), data * 2, dtypes.float32)
+    view = registry.record(registry.NODES["ViewBackward0"], (inner,), inner._data.reshape(6), dtypes.float32,
+                           view_of=inner, self_sym_sizes=(2, 3))
+    params = {"alpha": 1}
+    for inputs in [(leaf, plain), (inner, leaf), (view, plain), (plain,), [leaf, inner]]:
+        made, expected = _native.new_node(ADD, inputs, params), registry.python_new_node(ADD, inputs, params)
+        assert _node_fields(made) == _node_fields(expected)
+        assert made._input_meta is expected._input_meta and made._params is params
+        assert made._saved is not expected._saved
+        assert inner._node._seq < made._seq and expected._seq == made._seq + 1
+
+
+@needs_native
+def test_the_native_loop_runs_the_nodes_in_the_python_loops_order_with_its_results(monkeypatch):
+    """engine.run_backward's native loop (csrc/graph.c) against its Python loop on a graph with
+    shared inputs, a view, a broadcast and a node whose output is used twice: the same formulas
+    called in the same order, the same gradients bit for bit, a retained graph run again the same."""
+    from gradcalc.autograd import dtypes, engine
+    from gradcalc.autograd.ops import registry
+    from gradcalc.autograd.tensor import Tensor
+
+    order: list = []
+    apply = registry.OpNode.apply
+    monkeypatch.setattr(registry.OpNode, "apply", lambda node, grads: order.append(node.name()) or apply(node, grads))
+
+    def run(native_loop: object) -> tuple:
+        monkeypatch.setattr(engine, "native", native_loop)
+        order.clear()
+        x = Tensor._make(_RNG.standard_normal((3, 4)).astype(np.float32), dtypes.float32, requires_grad=True)
+        w = Tensor._make(_RNG.standard_normal(4).astype(np.float32), dtypes.float32, requires_grad=True)
+        a = x * w
+        b = a.tanh()
+        loss = (a + b).sum() + (b.view(12).exp() * w.sum()).sum()
+        loss.backward(retain_graph=True)
+        first = (x.grad._data.copy(), w.grad._data.copy(), list(order))
+        loss.backward()
+        return first, (x.grad._data, w.grad._data, list(order))
+
+    state = _RNG.bit_generator.state
+    native_runs = run(_native)
+    _RNG.bit_generator.state = state
+    python_runs = run(None)
+    assert len(native_runs[0][2]) == 10  # every node of the graph ran
+    for native_run, python_run in zip(native_runs, python_runs):
+        assert native_run[2] == python_run[2]
+        assert _same_bits(native_run[0], python_run[0]) and _same_bits(native_run[1], python_run[1])

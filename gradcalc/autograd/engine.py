@@ -24,7 +24,7 @@ from ..warnings import warn
 if TYPE_CHECKING:
     from .tensor import Tensor
 
-_sequence = itertools.count()
+NODE_SEQUENCE = itertools.count()  # the next node's _seq: later nodes run first
 LAST = 2 ** 64 - 1  # the sequence number of every AccumulateGrad (UINT64_MAX in PyTorch)
 
 FREED_MESSAGE = (
@@ -43,7 +43,7 @@ class Node:
 
     def __init__(self, next_functions: tuple = (), input_meta: Sequence = ()) -> None:
         self.next_functions = next_functions
-        self._seq = next(_sequence)
+        self._seq = next(NODE_SEQUENCE)
         self._input_meta = input_meta  # (shape, dtype) of each input, to check returned gradients
         self._tensor_hooks: Optional[dict] = None  # output_nr -> hooks registered on that output
         self._retained: Optional[dict] = None  # output_nr -> weakref of an output that retains grad
@@ -227,73 +227,97 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
     previous_mode = grad_mode.is_grad_enabled()
     grad_mode._set_enabled(create_graph)
     running_tasks.append(GraphTask(dependencies, needed, targets))
+    run = _Run(buffers, dependencies, ready, needed, targets, captures, captured, accumulate, create_graph,
+               retain_graph)
     try:
+        if native is not None and needed is None and not captures:  # the loop in C, each plain node's turn too
+            native.run_ready(_turn, run, heap, buffers, dependencies, retain_graph)
         while heap:
             # a chain keeps one node ready at a time: no heap to reorder
-            node = heap.pop() if len(heap) == 1 else ready.pop()
-            if needed is not None and node not in needed and node not in targets:
-                continue  # leads to no input: not run, its hooks do not fire
-            grads = buffers.pop(node, None) or {}
-            is_leaf = node.__class__ is AccumulateGrad
-            if node._tensor_hooks or node._retained or (is_leaf and node.variable._hooks):
-                grads = _run_pre_hooks(node, grads)
-            if captures:
-                for output_nr, grad in grads.items():
-                    for index in captures.get((node, output_nr), ()):
-                        captured[index] = grad
-            if is_leaf:
-                if accumulate and 0 in grads:
-                    node.accumulate(grads.pop(0), create_graph)
-                    if node.variable._hooks:
-                        _run_post_accumulate_hooks(node.variable)
-                continue
-            if needed is not None and node not in needed:
-                continue
-            try:
-                if len(grads) == 1 and 0 in grads:  # one output, the common case
-                    grad_outputs = [grads[0]]
-                else:
-                    grad_outputs = [grads.get(i) for i in range(max(grads, default=0) + 1)]
-                if node._node_hooks is not None:
-                    grad_outputs = _run_node_hooks(node, node._node_hooks.pre, (grad_outputs,))
-                input_grads = node.apply(grad_outputs)
-                if node._node_hooks is not None and node._node_hooks.post:
-                    input_grads = _run_node_hooks(node, node._node_hooks.post, (input_grads, grad_outputs))
-                if anomaly_mode._enabled and anomaly_mode._check_nan:
-                    _check_nan(node, input_grads)
-            except Exception:
-                if anomaly_mode._enabled:
-                    warn("UserWarning", f"Error detected in {node.name()}. Traceback of forward call that caused "
-                                        "the error:")
-                raise
-            if not retain_graph:
-                node.release()
-            meta = node._input_meta
-            for i, ((child, output_nr), grad) in enumerate(zip(node.next_functions, input_grads)):
-                if child is None:
-                    continue
-                if grad is not None:
-                    shape, dtype = meta[i]
-                    if grad._dtype is not dtype or grad._data.shape != shape:
-                        grad = _validate(node, i, grad)
-                    slot = buffers.get(child)
-                    if slot is None:
-                        buffers[child] = {output_nr: grad}
-                    else:
-                        previous = slot.get(output_nr)
-                        slot[output_nr] = grad if previous is None else previous + grad
-                remaining = dependencies[child] - 1
-                dependencies[child] = remaining
-                if remaining == 0:
-                    if heap:
-                        ready.push(child)
-                    else:
-                        heap.append(child)
-            grad = input_grads = None  # the buffers hold the gradients now (see _unshared)
+            _turn(run, heap.pop() if len(heap) == 1 else ready.pop())
     finally:
         grad_mode._set_enabled(previous_mode)
         running_tasks.pop()
     return None if accumulate else captured
+
+
+class _Run:
+    """One backward pass's state, which each node's turn reads and updates."""
+
+    __slots__ = ("buffers", "dependencies", "ready", "needed", "targets", "captures", "captured", "accumulate",
+                 "create_graph", "retain_graph")
+
+    def __init__(self, buffers: dict, dependencies: dict, ready: "_ReadyQueue", needed: Optional[set], targets: set,
+                 captures: dict, captured: list, accumulate: bool, create_graph: bool, retain_graph: bool) -> None:
+        self.buffers, self.dependencies, self.ready = buffers, dependencies, ready
+        self.needed, self.targets, self.captures, self.captured = needed, targets, captures, captured
+        self.accumulate, self.create_graph, self.retain_graph = accumulate, create_graph, retain_graph
+
+
+def _turn(run: _Run, node: Node) -> None:
+    """NODE's turn: the gradients buffered for it, its hooks, its formula (or a leaf's
+    accumulation), its results into the buffers of the nodes it feeds, those now ready queued.
+    (The native loop takes these steps itself for a node with no hooks: csrc/graph.c.)"""
+    needed, buffers, dependencies = run.needed, run.buffers, run.dependencies
+    if needed is not None and node not in needed and node not in run.targets:
+        return  # leads to no input: not run, its hooks do not fire
+    grads = buffers.pop(node, None) or {}
+    is_leaf = node.__class__ is AccumulateGrad
+    if node._tensor_hooks or node._retained or (is_leaf and node.variable._hooks):
+        grads = _run_pre_hooks(node, grads)
+    if run.captures:
+        for output_nr, grad in grads.items():
+            for index in run.captures.get((node, output_nr), ()):
+                run.captured[index] = grad
+    if is_leaf:
+        if run.accumulate and 0 in grads:
+            node.accumulate(grads.pop(0), run.create_graph)
+            if node.variable._hooks:
+                _run_post_accumulate_hooks(node.variable)
+        return
+    if needed is not None and node not in needed:
+        return
+    try:
+        if len(grads) == 1 and 0 in grads:  # one output, the common case
+            grad_outputs = [grads[0]]
+        else:
+            grad_outputs = [grads.get(i) for i in range(max(grads, default=0) + 1)]
+        if node._node_hooks is not None:
+            grad_outputs = _run_node_hooks(node, node._node_hooks.pre, (grad_outputs,))
+        input_grads = node.apply(grad_outputs)
+        if node._node_hooks is not None and node._node_hooks.post:
+            input_grads = _run_node_hooks(node, node._node_hooks.post, (input_grads, grad_outputs))
+        if anomaly_mode._enabled and anomaly_mode._check_nan:
+            _check_nan(node, input_grads)
+    except Exception:
+        if anomaly_mode._enabled:
+            warn("UserWarning", f"Error detected in {node.name()}. Traceback of forward call that caused "
+                                "the error:")
+        raise
+    if not run.retain_graph:
+        node.release()
+    meta = node._input_meta
+    heap = run.ready.heap
+    for i, ((child, output_nr), grad) in enumerate(zip(node.next_functions, input_grads)):
+        if child is None:
+            continue
+        if grad is not None:
+            shape, dtype = meta[i]
+            if grad._dtype is not dtype or grad._data.shape != shape:
+                grad = _validate(node, i, grad)
+            slot = buffers.get(child)
+            if slot is None:
+                buffers[child] = {output_nr: grad}
+            else:
+                previous = slot.get(output_nr)
+                slot[output_nr] = grad if previous is None else previous + grad
+        remaining = dependencies[child] - 1
+        dependencies[child] = remaining
+        if remaining == 0:
+            if heap:
+                run.ready.push(child)
+            else:
+                heap.append(child)
 
 
 class GraphTask:
@@ -495,3 +519,6 @@ def _expandable(shape: tuple, target: tuple) -> bool:
             return False
     return True
 
+
+if native is not None:  # what the native loop reads (csrc/graph.c)
+    native.prepare_engine(Node, AccumulateGrad, _validate, vars(anomaly_mode))

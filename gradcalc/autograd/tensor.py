@@ -15,7 +15,7 @@ from . import dtypes, grad_mode
 from .dtypes import DType, bfloat16 as BFLOAT16
 from .engine import AccumulateGrad, Node, PostAccumulateGradHook, RemovableHandle, remove_hook
 from .grad_mode import FORWARD_LEVELS as LEVELS
-from .native import address
+from .native import address, kernels
 from .layout import CHANNELS_LAST_ORDERS
 from .sequence_slots import index_as_mapping_only
 from ..display.names import torch_class, type_name
@@ -738,6 +738,13 @@ class Tensor:
 
     def get_device(self) -> int:
         return -1
+
+
+python_make = Tensor._make.__func__  # the method as written: the native one hands it the calls it does not take
+if kernels is not None:  # _make's common cases without a Python frame (csrc/tensor.c)
+    kernels.prepare_tensors(Tensor, VersionCounter, np.ndarray, python_make, vars(grad_mode), BFLOAT16,
+                            INFERENCE_VERSION, VIEW_DEFAULT, VIEW_INFERENCE)
+    Tensor._make = classmethod(kernels.make_tensor)  # type: ignore[assignment]
 
 
 def _requires_grad_leaf_error(requires_grad: bool) -> str:

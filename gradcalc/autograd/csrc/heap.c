@@ -129,6 +129,14 @@ failed:
     return NULL;
 }
 
+int heap_push_node(PyObject *heap, PyObject *node) {
+    PyObject *args[2] = {heap, node}, *done = py_heap_push(NULL, args, 2);
+    Py_XDECREF(done);
+    return done == NULL ? -1 : 0;
+}
+
+PyObject *heap_pop_node(PyObject *heap) { return py_heap_pop(NULL, heap); }
+
 PyMethodDef heap_methods[] = {
     {"heap_push", (PyCFunction)(void (*)(void))py_heap_push, METH_FASTCALL,
      "heap_push(heap, node): the engine's ready queue's push (libstdc++'s push_heap by node._seq)."},

@@ -29,7 +29,8 @@ import numpy as np
 from .. import dtypes, grad_mode, layout, meta
 from ..dtypes import DType
 from ...c_arguments import pybind_mismatch
-from ..engine import FREED_MESSAGE, Node, gradient_edge
+from ..engine import FREED_MESSAGE, NO_EDGE, NODE_SEQUENCE, Node, gradient_edge
+from ..native import kernels
 from ..saved_variable import SavedTensor, default_hooks, hooked_order
 # the forward-formula markers the op modules declare with, re-exported
 from ..forward_mode import ELEMENT_WISE as ELEMENT_WISE, LINEAR as LINEAR, propagate
@@ -322,6 +323,9 @@ def record(op: NodeDef, inputs: Sequence[Tensor], data: np.ndarray, dtype: DType
     return out
 
 
+python_record = record  # as written: the native one hands it the calls it does not take
+
+
 def save_before_kernel(op: NodeDef, inputs: Sequence[Tensor], params: dict) -> None:
     """Autograd's saving of an op's inputs, which comes before the kernel's own checks: for a
     kernel that then fails, an inference tensor among them is refused and the pack hooks have run."""
@@ -363,6 +367,16 @@ def new_node(op: NodeDef, inputs: Sequence[Tensor], params: dict) -> OpNode:
             _INPUT_METAS.clear()
         shared = _INPUT_METAS[meta] = meta
     return (op._node_class or op.node_class)(tuple(map(gradient_edge, inputs)), shared, params)
+
+
+python_new_node = new_node  # as written: the native one hands it the calls it does not take
+if kernels is not None:  # without a Python frame per node and input (csrc/graph.c)
+    kernels.prepare_nodes(Node, OpNode, NODE_SEQUENCE, _INPUT_METAS, _INPUT_METAS_KEPT, NO_EDGE, gradient_edge,
+                          python_new_node)
+    new_node = kernels.new_node  # noqa: F811
+    kernels.prepare_record(python_record, SavedTensor, meta.state, FORWARD_LEVELS, default_hooks, VIEW_NO_GRAD,
+                           dtypes.FLOATING)
+    record = kernels.record  # noqa: F811
 
 
 _SHAPE_AND_DTYPE = attrgetter("_data.shape", "_dtype")  # in C: no Python frame per input

@@ -1,0 +1,30 @@
+/* What graph.c (the graph's objects) shares with engine.c (the engine's loop): where the fields of
+ * tensors and nodes lie, read once from their classes' member descriptors. */
+#ifndef GRADCALC_GRAPH_H
+#define GRADCALC_GRAPH_H
+
+#include "native.h"
+
+enum { DATA, DTYPE, VC, REQUIRES_GRAD, NODE, OUTPUT_NR, GRAD, RETAINS_GRAD, BASE, VIEW_KIND, IS_INFERENCE, HOOKS,
+       ACCUMULATOR, FW, WRAPPED, VIEW_VERSION, SLOTS };
+/* Node's slots, then OpNode's (from SAVED on) */
+enum { NEXT_FUNCTIONS, SEQ, INPUT_META, TENSOR_HOOKS, RETAINED, NODE_HOOKS, METADATA, SAVED, PARAMS, RELEASED,
+       NODE_SLOTS };
+extern const char *const NODE_SLOT_NAMES[NODE_SLOTS];
+extern Py_ssize_t offsets[SLOTS], node_offsets[NODE_SLOTS];
+extern PyTypeObject *tensor_type;  /* NULL until prepare_tensors */
+extern PyObject *shape_name, *enabled_name;  /* "shape", "_enabled" */
+
+/* Where the object slot NAME of TYPE lies in its instances; -1 with an error set. */
+Py_ssize_t slot_offset(PyTypeObject *type, const char *name);
+/* *NAME made the interned TEXT once; -1 with an error set. */
+int intern(PyObject **name, const char *text);
+
+/* A tensor's slot (borrowed); NULL, with no error set, when it was never written. */
+static inline PyObject *get(PyObject *tensor, int slot) { return *(PyObject **)((char *)tensor + offsets[slot]); }
+/* A node's slot (borrowed); NULL when it was never written. */
+static inline PyObject *node_slot(PyObject *node, int slot) {
+    return *(PyObject **)((char *)node + node_offsets[slot]);
+}
+
+#endif
