@@ -725,3 +725,54 @@ def test_the_native_loop_runs_the_nodes_in_the_python_loops_order_with_its_resul
     for native_run, python_run in zip(native_runs, python_runs):
         assert native_run[2] == python_run[2]
         assert _same_bits(native_run[0], python_run[0]) and _same_bits(native_run[1], python_run[1])
+
+
+def _saved_fields(node: object) -> dict:
+    """What a node keeps, each saved tensor by its fields (its tensor by identity, an output's alias by its data)."""
+    from gradcalc.autograd.saved_variable import SavedTensor
+
+    kept = {}
+    for name, saved in node._saved.items():
+        if type(saved) is SavedTensor:
+            tensor = saved.tensor
+            kept[name] = (saved.version, saved.is_output, saved.output_nr, saved.unpack_hook,
+                          tensor._data.tolist() if saved.is_output else id(tensor))
+        else:
+            kept[name] = saved
+    return kept
+
+
+@needs_native
+def test_ops_recorded_natively_are_recorded_as_record_records_them():
+    """registry.record's native version: the same output, grad_fn and saved values as the Python
+    record for inputs, results and numbers kept, views, no grad mode; its refusals the same."""
+    from gradcalc.autograd import dtypes, grad_mode
+    from gradcalc.autograd.ops import registry
+    from gradcalc.autograd.ops.arithmetic import MUL
+    from gradcalc.autograd.tensor import Tensor
+
+    assert registry.record is _native.record
+    data = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+    leaf = Tensor._make(data, dtypes.float32, requires_grad=True)
+    plain = Tensor._make(data * 2, dtypes.float32)
+    number = Tensor._wrap_number(2.5)
+    tanh, view = registry.NODES["TanhBackward0"], registry.NODES["ViewBackward0"]
+    calls = [((MUL, (leaf, plain), data * data, dtypes.float32), {}), ((MUL, (plain, leaf), data, dtypes.float32), {}),
+             ((MUL, (leaf, number), data, dtypes.float32), {}), ((tanh, (leaf,), np.tanh(data), dtypes.float32), {}),
+             ((view, (leaf,), data.reshape(6), dtypes.float32), {"view_of": leaf, "self_sym_sizes": (2, 3)}),
+             ((MUL, (plain, plain), data, dtypes.float32), {})]
+    for args, options in calls:
+        for mode in (True, False):
+            grad_mode._set_enabled(mode)
+            try:
+                made, expected = _native.record(*args, **options), registry.python_record(*args, **options)
+            finally:
+                grad_mode._set_enabled(True)
+            assert _fields(made) == {**_fields(expected), "_node": _fields(made)["_node"]}
+            assert (made._node is None) == (expected._node is None) and (made._base is expected._base)
+            if made._node is not None:
+                assert _node_fields(made._node) == {**_node_fields(expected._node), "_saved": made._node._saved}
+                assert _saved_fields(made._node) == _saved_fields(expected._node)
+    integers = Tensor._make(np.arange(3), dtypes.int64)
+    with pytest.raises(RuntimeError, match="Autograd not support dtype: Long"):
+        _native.record(MUL, (leaf, integers), np.arange(3), dtypes.int64)

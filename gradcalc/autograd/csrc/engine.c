@@ -137,6 +137,55 @@ static int buffer_grad(PyObject *buffers, PyObject *child, PyObject *output_nr, 
     return failed ? -1 : 0;
 }
 
+/* Input I's gradient GRAD (a held reference) to the node of EDGE: checked against the input's
+ * metadata (summed or cast by engine._validate where it differs), into that node's buffer, that
+ * node queued once no gradient is still to come to it; 0, -1 with an error set. */
+static int feed(PyObject *node, Py_ssize_t i, PyObject *edge, PyObject *grad, PyObject *metas, PyObject *heap,
+                PyObject *buffers, PyObject *dependencies) {
+    if (!PyTuple_Check(edge) || PyTuple_GET_SIZE(edge) != 2) {
+        PyErr_SetString(PyExc_TypeError, "an edge is (node, output_nr)");
+        return -1;
+    }
+    PyObject *child = PyTuple_GET_ITEM(edge, 0), *output_nr = PyTuple_GET_ITEM(edge, 1);
+    if (child == Py_None)
+        return 0;
+    if (grad != Py_None) {
+        PyObject *meta = PySequence_GetItem(metas, i), *checked;
+        if (meta == NULL)
+            return -1;
+        int fit = PyTuple_Check(meta) && PyTuple_GET_SIZE(meta) == 2
+                  ? fits(grad, PyTuple_GET_ITEM(meta, 0), PyTuple_GET_ITEM(meta, 1)) : 0;
+        Py_DECREF(meta);
+        if (fit < 0)
+            return -1;
+        if (fit) {
+            checked = Py_NewRef(grad);
+        } else {
+            PyObject *index = PyLong_FromSsize_t(i);
+            checked = index ? PyObject_CallFunctionObjArgs(validate_function, node, index, grad, NULL) : NULL;
+            Py_XDECREF(index);
+            if (checked == NULL)
+                return -1;
+        }
+        int failed = buffer_grad(buffers, child, output_nr, checked);
+        Py_DECREF(checked);
+        if (failed)
+            return -1;
+    }
+    PyObject *waiting = PyObject_GetItem(dependencies, child), *one = PyLong_FromLong(1), *remaining;
+    remaining = waiting && one ? PyNumber_Subtract(waiting, one) : NULL;
+    Py_XDECREF(one);
+    Py_XDECREF(waiting);
+    if (remaining == NULL)
+        return -1;
+    int ready = PyObject_SetItem(dependencies, child, remaining) < 0 ? -1
+                : PyLong_Check(remaining) && PyLong_AsLong(remaining) == 0;
+    Py_DECREF(remaining);
+    if (ready <= 0)
+        return ready;
+    return PyList_GET_SIZE(heap) ? heap_push_node(heap, child) : PyList_Append(heap, child);
+}
+
 /* One plain node's turn (engine._turn's steps for it); 0, -1 with an error set. */
 static int run_plain(PyObject *node, PyObject *heap, PyObject *buffers, PyObject *dependencies, int retain_graph) {
     PyObject *grads = PyDict_GetItemWithError(buffers, node), *outputs = NULL, *results = NULL, *sequence = NULL;
@@ -165,9 +214,10 @@ static int run_plain(PyObject *node, PyObject *heap, PyObject *buffers, PyObject
             goto done;
         Py_DECREF(released);
     }
+    /* read again: the formula's Python code ran since plain_turn read them */
     PyObject *edges = node_slot(node, NEXT_FUNCTIONS), *metas = node_slot(node, INPUT_META);
-    if (!PyTuple_Check(edges)) {
-        PyErr_SetString(PyExc_TypeError, "a node's next_functions is a tuple");
+    if (edges == NULL || metas == NULL || !PyTuple_Check(edges)) {
+        PyErr_SetString(PyExc_TypeError, "a node's next_functions is a tuple, and its input metas are set");
         goto done;
     }
     Py_INCREF(edges);
@@ -177,52 +227,11 @@ static int run_plain(PyObject *node, PyObject *heap, PyObject *buffers, PyObject
     Py_ssize_t count = PyTuple_GET_SIZE(edges);
     if (PySequence_Fast_GET_SIZE(sequence) < count)
         count = PySequence_Fast_GET_SIZE(sequence);
-    for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *edge = PyTuple_GET_ITEM(edges, i), *grad = PySequence_Fast_GET_ITEM(sequence, i);
-        if (!PyTuple_Check(edge) || PyTuple_GET_SIZE(edge) != 2) {
-            PyErr_SetString(PyExc_TypeError, "an edge is (node, output_nr)");
-            goto edges_done;
-        }
-        PyObject *child = PyTuple_GET_ITEM(edge, 0), *output_nr = PyTuple_GET_ITEM(edge, 1);
-        if (child == Py_None)
-            continue;
-        if (grad != Py_None) {
-            PyObject *meta = PySequence_GetItem(metas, i), *checked;
-            if (meta == NULL)
-                goto edges_done;
-            int fit = PyTuple_Check(meta) && PyTuple_GET_SIZE(meta) == 2
-                      ? fits(grad, PyTuple_GET_ITEM(meta, 0), PyTuple_GET_ITEM(meta, 1)) : 0;
-            Py_DECREF(meta);
-            if (fit < 0)
-                goto edges_done;
-            if (fit) {
-                checked = Py_NewRef(grad);
-            } else {
-                PyObject *index = PyLong_FromSsize_t(i);
-                checked = index ? PyObject_CallFunctionObjArgs(validate_function, node, index, grad, NULL) : NULL;
-                Py_XDECREF(index);
-                if (checked == NULL)
-                    goto edges_done;
-            }
-            int failed = buffer_grad(buffers, child, output_nr, checked);
-            Py_DECREF(checked);
-            if (failed)
-                goto edges_done;
-        }
-        PyObject *waiting = PyObject_GetItem(dependencies, child), *remaining;
-        if (waiting == NULL)
-            goto edges_done;
-        PyObject *one = PyLong_FromLong(1);
-        remaining = one ? PyNumber_Subtract(waiting, one) : NULL;
-        Py_XDECREF(one);
-        Py_DECREF(waiting);
-        if (remaining == NULL)
-            goto edges_done;
-        int ready = PyObject_SetItem(dependencies, child, remaining) < 0 ? -1 : PyLong_Check(remaining)
-                    && PyLong_AsLong(remaining) == 0;
-        Py_DECREF(remaining);
-        if (ready < 0 || (ready && (PyList_GET_SIZE(heap) ? heap_push_node(heap, child) : PyList_Append(heap, child))
-                          < 0))
+    for (Py_ssize_t i = 0; i < count && i < PySequence_Fast_GET_SIZE(sequence); i++) {
+        PyObject *grad = Py_NewRef(PySequence_Fast_GET_ITEM(sequence, i));
+        int failed = feed(node, i, PyTuple_GET_ITEM(edges, i), grad, metas, heap, buffers, dependencies);
+        Py_DECREF(grad);
+        if (failed)
             goto edges_done;
     }
     status = 0;

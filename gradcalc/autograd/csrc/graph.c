@@ -109,42 +109,56 @@ static int makes(PyObject *cls, PyObject *data, PyObject *dtype, PyObject *base)
  * makes() said so: a new reference, NULL with an error set. */
 static PyObject *make(PyTypeObject *cls, PyObject *data, PyObject *dtype, PyObject *base, PyObject *requires_grad,
                       PyObject *view_kind) {
-    PyObject *counter, *root = Py_None, *base_version = NULL, *is_inference = Py_False;
+    PyObject *counter, *root = Py_None, *base_version = NULL, *is_inference = Py_False, *tensor = NULL;
     if (base == Py_None) {
         if ((counter = counter_type->tp_alloc(counter_type, 0)) == NULL)
             return NULL;
         *(PyObject **)((char *)counter + counter_offset) = PyLong_FromLong(0);
     } else {  /* a view: tied to the root base, sharing its counter (an inference tensor's counts nothing) */
-        PyObject *base_counter = get(base, VC), *base_root = get(base, BASE), *base_kind = get(base, VIEW_KIND);
-        is_inference = get(base, IS_INFERENCE);
-        int inferred = PyObject_IsTrue(is_inference);
-        if (inferred < 0 || (base_version = PyObject_GetAttr(base_counter, value_name)) == NULL)
+        PyObject *base_counter = field(base, VC), *base_kind = base_counter ? field(base, VIEW_KIND) : NULL;
+        PyObject *base_root = base_kind ? field(base, BASE) : NULL;
+        if ((is_inference = base_root ? field(base, IS_INFERENCE) : NULL) == NULL)
             return NULL;
+        Py_INCREF(base_counter);
+        Py_INCREF(base_kind);
+        Py_INCREF(base_root);
+        int inferred = PyObject_IsTrue(is_inference), restricted = -1, plain = -1;
+        if (inferred >= 0 && (base_version = PyObject_GetAttr(base_counter, value_name)) != NULL) {
+            restricted = PyObject_RichCompareBool(base_kind, view_inference, Py_EQ);
+            plain = restricted == 0 && base_root != Py_None ? PyObject_RichCompareBool(view_kind, view_default, Py_EQ)
+                                                            : 0;
+        }
+        is_inference = inferred ? Py_True : Py_False;
         counter = Py_NewRef(inferred ? inference_version : base_counter);
         root = base_root != Py_None ? base_root : base;
-        int restricted = PyObject_RichCompareBool(base_kind, view_inference, Py_EQ);
-        int plain = restricted == 0 && base_root != Py_None ? PyObject_RichCompareBool(view_kind, view_default, Py_EQ)
-                                                            : 0;
-        if (restricted < 0 || plain < 0) {
-            Py_DECREF(counter);
-            Py_DECREF(base_version);
-            return NULL;
-        }
         if (restricted || plain)
             view_kind = base_kind;  /* a view of a restricted view keeps its restriction */
+        tensor = restricted < 0 || plain < 0 ? NULL : cls->tp_alloc(cls, 0);
+        if (tensor != NULL) {  /* (written before the references read from the base go) */
+            put(tensor, BASE, root);
+            put(tensor, VIEW_KIND, view_kind);
+        }
+        Py_DECREF(base_counter);
+        Py_DECREF(base_kind);
+        Py_DECREF(base_root);
+        if (tensor == NULL) {
+            Py_DECREF(counter);
+            Py_XDECREF(base_version);
+            return NULL;
+        }
     }
-    PyObject *tensor = cls->tp_alloc(cls, 0);
-    if (tensor == NULL) {
-        Py_DECREF(counter);
-        Py_XDECREF(base_version);
-        return NULL;
+    if (base == Py_None) {
+        if ((tensor = cls->tp_alloc(cls, 0)) == NULL) {
+            Py_DECREF(counter);
+            return NULL;
+        }
+        put(tensor, BASE, Py_None);
+        put(tensor, VIEW_KIND, view_kind);
     }
     put(tensor, DATA, data);
     put(tensor, DTYPE, dtype);
     put(tensor, VC, counter);
     Py_DECREF(counter);
-    put(tensor, BASE, root);
-    put(tensor, VIEW_KIND, view_kind);
     if (base_version != NULL) {
         put(tensor, VIEW_VERSION, base_version);
         Py_DECREF(base_version);
@@ -275,8 +289,9 @@ static PyObject *node_of(PyTypeObject *cls, PyObject *inputs, PyObject *params) 
         goto done;
     for (Py_ssize_t i = 0; i < size; i++) {
         PyObject *tensor = PyTuple_GET_ITEM(inputs, i);
-        PyObject *shape = PyObject_GetAttr(get(tensor, DATA), shape_name);
-        PyObject *meta = shape ? PyTuple_Pack(2, shape, get(tensor, DTYPE)) : NULL;
+        PyObject *data = field(tensor, DATA), *dtype = data ? field(tensor, DTYPE) : NULL;
+        PyObject *shape = dtype ? PyObject_GetAttr(data, shape_name) : NULL;
+        PyObject *meta = shape ? PyTuple_Pack(2, shape, dtype) : NULL;
         Py_XDECREF(shape);
         if (meta == NULL)
             goto done;
@@ -404,7 +419,9 @@ static int in_c_order(PyObject *array, int *ndim) {
 
 /* Tensor.requires_grad, read as record reads it: 1, 0, -1 with an error set. */
 static int needs_grad(PyObject *tensor) {
-    PyObject *own = get(tensor, REQUIRES_GRAD), *node = get(tensor, NODE), *base = get(tensor, BASE);
+    PyObject *own = field(tensor, REQUIRES_GRAD), *node = get(tensor, NODE), *base = get(tensor, BASE);
+    if (own == NULL || field(tensor, NODE) == NULL || field(tensor, BASE) == NULL)
+        return -1;
     int wanted = PyObject_IsTrue(own);
     if (wanted != 0 || node != Py_None)
         return wanted < 0 ? -1 : 1;
@@ -421,10 +438,11 @@ static int needs_grad(PyObject *tensor) {
 /* SavedTensor(tensor) for an input, as its __init__ keeps one without hooks: a new reference, NULL
  * with an error set (an inference tensor's error is the class's own). */
 static PyObject *saved_input(PyObject *tensor) {
-    int inferred = PyObject_IsTrue(get(tensor, IS_INFERENCE));
+    PyObject *is_inference = field(tensor, IS_INFERENCE);
+    int inferred = is_inference ? PyObject_IsTrue(is_inference) : -1;
     if (inferred != 0)
         return inferred < 0 ? NULL : PyObject_CallOneArg((PyObject *)saved_type, tensor);
-    PyObject *version = PyObject_GetAttr(get(tensor, VC), value_name);
+    PyObject *counter = field(tensor, VC), *version = counter ? PyObject_GetAttr(counter, value_name) : NULL;
     if (version == NULL)
         return NULL;
     PyObject *saved = saved_type->tp_alloc(saved_type, 0);
@@ -488,10 +506,10 @@ static int save(PyObject *op, PyObject *node, PyObject *inputs, PyObject *out, P
                 break;
             }
             PyObject *tensor = PyTuple_GET_ITEM(inputs, index);
-            int wrapped = PyObject_IsTrue(get(tensor, WRAPPED));
+            PyObject *number = field(tensor, WRAPPED), *data = number ? field(tensor, DATA) : NULL;
+            int wrapped = data ? PyObject_IsTrue(number) : -1;
             /* a Python number is kept as the number (see OpNode._kept) */
-            value = wrapped < 0 ? NULL : wrapped ? PyObject_CallMethodNoArgs(get(tensor, DATA), item_name)
-                                                 : saved_input(tensor);
+            value = wrapped < 0 ? NULL : wrapped ? PyObject_CallMethodNoArgs(data, item_name) : saved_input(tensor);
         }
         if (value == NULL || PyDict_SetItem(saved, name, value) < 0)
             status = -1;
@@ -577,7 +595,8 @@ static PyObject *py_record(PyObject *self, PyObject *const *args, Py_ssize_t cou
     if (recording < 0)
         goto done;
     /* registry.view_kind(VIEW_DEFAULT) outside inference mode (records() made sure of it) */
-    out = make(tensor_type, data, dtype, view_of, Py_False, recording ? view_default : view_no_grad);
+    out = make(tensor_type, data, dtype, view_of, Py_False, view_of == Py_None || recording ? view_default
+                                                                                           : view_no_grad);
     if (out == NULL || !recording)
         goto done;
     Py_ssize_t size = PyTuple_GET_SIZE(inputs);

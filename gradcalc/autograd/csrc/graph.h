@@ -22,6 +22,14 @@ int intern(PyObject **name, const char *text);
 
 /* A tensor's slot (borrowed); NULL, with no error set, when it was never written. */
 static inline PyObject *get(PyObject *tensor, int slot) { return *(PyObject **)((char *)tensor + offsets[slot]); }
+/* A tensor's slot (borrowed), or NULL with an AttributeError set where it is not written: what
+ * Python code that ran since the tensor was checked may have taken away. */
+static inline PyObject *field(PyObject *tensor, int slot) {
+    PyObject *value = get(tensor, slot);
+    if (value == NULL)
+        PyErr_SetString(PyExc_AttributeError, "a tensor's field is not set");
+    return value;
+}
 /* A node's slot (borrowed); NULL when it was never written. */
 static inline PyObject *node_slot(PyObject *node, int slot) {
     return *(PyObject **)((char *)node + node_offsets[slot]);
