@@ -191,8 +191,13 @@ class Param:
         kind = self.kind
         if obj is None:
             return None
-        if obj.__class__ is int and (kind == INT64 or kind == SYM_INT):  # the common case, first
+        if obj.__class__ is int and (kind == INT64 or kind == SYM_INT):  # the common cases, first
             return unpack_long(obj)
+        if obj.__class__ is tuple and (kind == INT_LIST or kind == SYM_INT_LIST) and plain_int_tuple(obj):
+            low = min(obj)  # sizes of plain ints: nothing to convert (as the list case below finds, later)
+            if -2 ** 63 <= low and max(obj) < 2 ** 63 and (
+                    kind == INT_LIST or low >= _LEAST_PLAIN_SYM_INT or signature_name not in _SIZES_MADE_CONCRETE_AT):
+                return obj
         if kind in (SCALAR, DOUBLE, COMPLEX) and isinstance(obj, Tensor):
             obj = obj.item()
         elif kind in (SCALAR, TENSOR, COMPLEX) and isinstance(obj, np.generic):
