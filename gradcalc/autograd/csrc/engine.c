@@ -1,7 +1,8 @@
 /* The autograd engine's loop (engine.run_backward's), for a pass that accumulates into leaves (not
  * torch.autograd.grad's pruned passes): nodes taken from the ready queue in PyTorch's order (heap.c),
- * each plain node's turn (a grad_fn without hooks) taken here, its formula still the node's own
- * Python apply, the others handed to engine._turn. The same steps, in the same order, as _turn's.
+ * each plain node's turn (a grad_fn without hooks) taken here, the others handed to engine._turn.
+ * The same steps, in the same order, as _turn's; a node with OpNode's own apply (one output, not
+ * variadic) has its formulas called from here with the values OpNode._value gives them.
  *
  * Security: a program never holds these functions; every object read is checked for its type, and
  * the engine's own buffers are read through their sizes. */
@@ -137,6 +138,197 @@ static int buffer_grad(PyObject *buffers, PyObject *child, PyObject *output_nr, 
     return failed ? -1 : 0;
 }
 
+/* ------------------------------------------------------------------ a grad_fn's formulas */
+
+/* OpNode.apply (the Python function the native apply stands in for), SavedTensor, Tensor._wrap_number's
+ * owner (Tensor), FREED_MESSAGE; the names read */
+static PyObject *op_node_apply, *saved_class, *freed_message;
+static PyObject *op_name, *multi_output_name, *variadic_name, *formulas_name, *formula_args_name,
+    *saved_tensors_name, *unpack_name, *wrap_number_name;
+
+/* prepare_apply(OpNode.apply, SavedTensor, FREED_MESSAGE); after prepare_engine and prepare_nodes. */
+static PyObject *py_prepare_apply(PyObject *self, PyObject *args) {
+    PyObject *apply, *saved, *message;
+    if (!PyArg_ParseTuple(args, "OO!U", &apply, &PyType_Type, &saved, &message))
+        return NULL;
+    if (intern(&op_name, "_op") < 0 || intern(&multi_output_name, "multi_output") < 0
+            || intern(&variadic_name, "variadic") < 0 || intern(&formulas_name, "formulas") < 0
+            || intern(&formula_args_name, "formula_args") < 0 || intern(&saved_tensors_name, "saved_tensors") < 0
+            || intern(&unpack_name, "unpack") < 0 || intern(&wrap_number_name, "_wrap_number") < 0)
+        return NULL;
+    Py_XSETREF(op_node_apply, Py_NewRef(apply));
+    Py_XSETREF(saved_class, Py_NewRef(saved));
+    Py_XSETREF(freed_message, Py_NewRef(message));
+    Py_RETURN_NONE;
+}
+
+/* OpNode._value(name): a parameter, or a saved value unpacked (a kept number wrapped again); a new
+ * reference, NULL with an error set (a released node's is FREED_MESSAGE). */
+static PyObject *node_value(PyObject *node, PyObject *op, PyObject *name) {
+    PyObject *params = node_slot(node, PARAMS), *released = node_slot(node, RELEASED);
+    PyObject *saved_values = node_slot(node, SAVED);
+    if (params == NULL || released == NULL || saved_values == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "a node's fields are not set");
+        return NULL;
+    }
+    int given = PyDict_Check(params) ? PyDict_Contains(params, name) : PySequence_Contains(params, name);
+    if (given < 0)
+        return NULL;
+    if (given) {
+        PyObject *kept = PyObject_GetAttr(op, saved_tensors_name);
+        int saved_too = kept ? PySequence_Contains(kept, name) : -1;
+        Py_XDECREF(kept);
+        if (saved_too < 0)
+            return NULL;
+        if (!saved_too)
+            return PyObject_GetItem(params, name);
+    }
+    int freed = PyObject_IsTrue(released);
+    if (freed != 0) {
+        if (freed > 0)
+            PyErr_SetObject(PyExc_RuntimeError, freed_message);
+        return NULL;
+    }
+    if (given)
+        return PyObject_GetItem(params, name);
+    PyObject *saved = PyObject_GetItem(saved_values, name), *value;
+    if (saved == NULL)
+        return NULL;
+    if (Py_TYPE(saved) == (PyTypeObject *)saved_class)
+        value = PyObject_CallMethodOneArg(saved, unpack_name, node);
+    else
+        value = PyObject_CallMethodOneArg((PyObject *)tensor_type, wrap_number_name, saved);
+    Py_DECREF(saved);
+    return value;
+}
+
+/* formula(grad, *the values its names ask for): a new reference, NULL with an error set. */
+static PyObject *call_formula(PyObject *node, PyObject *op, PyObject *formula, PyObject *names, PyObject *grad) {
+    PyObject *list = PySequence_Fast(names, "a formula's names are a sequence");
+    if (list == NULL)
+        return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(list);
+    PyObject *small[8], **arguments = count < 8 ? small : PyMem_New(PyObject *, count + 1), *result = NULL;
+    if (arguments == NULL) {
+        Py_DECREF(list);
+        return PyErr_NoMemory();
+    }
+    arguments[0] = grad;
+    Py_ssize_t made = 0;
+    for (; made < count; made++)
+        if ((arguments[made + 1] = node_value(node, op, PySequence_Fast_GET_ITEM(list, made))) == NULL)
+            break;
+    if (made == count)
+        result = PyObject_Vectorcall(formula, arguments, count + 1, NULL);
+    for (Py_ssize_t i = 0; i < made; i++)
+        Py_DECREF(arguments[i + 1]);
+    if (arguments != small)
+        PyMem_Free(arguments);
+    Py_DECREF(list);
+    return result;
+}
+
+/* Whether OBJECT.NAME is true: 1, 0, -1 with an error set. */
+static int flag_of(PyObject *object, PyObject *name) {
+    PyObject *value = PyObject_GetAttr(object, name);
+    int flag = value ? PyObject_IsTrue(value) : -1;
+    Py_XDECREF(value);
+    return flag;
+}
+
+/* OpNode.apply(grads) of a node whose op has one output and is not variadic (1: RESULT set), 0 when
+ * the Python method is to run instead, -1 with an error set. */
+static int apply_plain(PyObject *node, PyObject *grads, PyObject **result) {
+    PyObject *op = PyObject_GetAttr(node, op_name), *formulas = NULL, *arguments = NULL, *list = NULL;
+    if (op == NULL)
+        return -1;
+    int status = -1, special = flag_of(op, multi_output_name);
+    if (special == 0)
+        special = flag_of(op, variadic_name);
+    if (special != 0) {
+        Py_DECREF(op);
+        return special < 0 ? -1 : 0;
+    }
+    PyObject *nexts = node_slot(node, NEXT_FUNCTIONS), *grad = PySequence_GetItem(grads, 0);
+    if (grad == NULL || nexts == NULL) {
+        if (grad != NULL)
+            PyErr_SetString(PyExc_AttributeError, "a node's next_functions is not set");
+        goto done;
+    }
+    Py_INCREF(nexts);
+    if (grad == Py_None) {  /* [None] * len(nexts) */
+        Py_ssize_t size = PyObject_Length(nexts);
+        if (size >= 0 && (list = PyList_New(size)) != NULL)
+            for (Py_ssize_t i = 0; i < size; i++)
+                PyList_SET_ITEM(list, i, Py_NewRef(Py_None));
+        status = list ? 1 : -1;
+        goto nexts_done;
+    }
+    if ((formulas = PyObject_GetAttr(op, formulas_name)) == NULL
+            || (arguments = PyObject_GetAttr(op, formula_args_name)) == NULL || (list = PyList_New(0)) == NULL)
+        goto nexts_done;
+    Py_ssize_t count = PyObject_Length(formulas), names_count = PyObject_Length(arguments);
+    if (count < 0 || names_count < 0)
+        goto nexts_done;
+    if (names_count < count)
+        count = names_count;
+    for (Py_ssize_t index = 0; index < count; index++) {
+        PyObject *formula = PySequence_GetItem(formulas, index), *value = NULL;
+        if (formula == NULL)
+            goto nexts_done;
+        int wanted = formula != Py_None;
+        if (wanted) {  /* nexts[index][0] is not None */
+            PyObject *edge = PySequence_GetItem(nexts, index), *child = edge ? PySequence_GetItem(edge, 0) : NULL;
+            Py_XDECREF(edge);
+            wanted = child == NULL ? -1 : child != Py_None;
+            Py_XDECREF(child);
+        }
+        if (wanted > 0) {
+            PyObject *names = PySequence_GetItem(arguments, index);
+            value = names ? call_formula(node, op, formula, names, grad) : NULL;
+            Py_XDECREF(names);
+        } else if (wanted == 0) {
+            value = Py_NewRef(Py_None);
+        }
+        Py_DECREF(formula);
+        if (value == NULL || PyList_Append(list, value) < 0) {
+            Py_XDECREF(value);
+            goto nexts_done;
+        }
+        Py_DECREF(value);
+    }
+    status = 1;
+nexts_done:
+    Py_DECREF(nexts);
+done:
+    Py_XDECREF(grad);
+    Py_XDECREF(formulas);
+    Py_XDECREF(arguments);
+    Py_DECREF(op);
+    if (status == 1)
+        *result = list;
+    else
+        Py_XDECREF(list);
+    return status;
+}
+
+/* node.apply(grads): the native one where the node's class has OpNode's own apply; a new reference,
+ * NULL with an error set. */
+static PyObject *apply_node(PyObject *node, PyObject *grads) {
+    if (op_node_apply != NULL && PyObject_TypeCheck(node, node_type)) {
+        PyObject *method = PyObject_GetAttr((PyObject *)Py_TYPE(node), apply_name);
+        int own = method == op_node_apply;
+        Py_XDECREF(method);
+        if (method == NULL)
+            return NULL;
+        PyObject *result = NULL;
+        int taken = own ? apply_plain(node, grads, &result) : 0;
+        if (taken != 0)
+            return taken < 0 ? NULL : result;
+    }
+    return PyObject_CallMethodOneArg(node, apply_name, grads);
+}
+
 /* Input I's gradient GRAD (a held reference) to the node of EDGE: checked against the input's
  * metadata (summed or cast by engine._validate where it differs), into that node's buffer, that
  * node queued once no gradient is still to come to it; 0, -1 with an error set. */
@@ -205,7 +397,7 @@ static int run_plain(PyObject *node, PyObject *heap, PyObject *buffers, PyObject
     if ((outputs = grad_outputs_of(grads)) == NULL)
         goto done;
     Py_CLEAR(grads);
-    if ((results = PyObject_CallMethodOneArg(node, apply_name, outputs)) == NULL)
+    if ((results = apply_node(node, outputs)) == NULL)
         goto done;
     Py_CLEAR(outputs);
     if (!retain_graph) {
@@ -288,6 +480,8 @@ static PyObject *py_run_ready(PyObject *self, PyObject *args) {
 }
 
 PyMethodDef engine_methods[] = {
+    {"prepare_apply", py_prepare_apply, METH_VARARGS,
+     "prepare_apply(OpNode.apply, SavedTensor, FREED_MESSAGE): what the native apply reads."},
     {"prepare_engine", py_prepare_engine, METH_VARARGS,
      "prepare_engine(Node, AccumulateGrad, _validate, anomaly_mode_globals): what run_ready reads."},
     {"run_ready", py_run_ready, METH_VARARGS,
