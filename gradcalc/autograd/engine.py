@@ -232,9 +232,10 @@ def run_backward(roots: list, grad_roots: list, *, retain_graph: bool, create_gr
     try:
         if native is not None and needed is None and not captures:  # the loop in C, each plain node's turn too
             native.run_ready(_turn, run, heap, buffers, dependencies, retain_graph)
-        while heap:
-            # a chain keeps one node ready at a time: no heap to reorder
-            _turn(run, heap.pop() if len(heap) == 1 else ready.pop())
+        else:
+            while heap:
+                # a chain keeps one node ready at a time: no heap to reorder
+                _turn(run, heap.pop() if len(heap) == 1 else ready.pop())
     finally:
         grad_mode._set_enabled(previous_mode)
         running_tasks.pop()
@@ -257,7 +258,7 @@ class _Run:
 def _turn(run: _Run, node: Node) -> None:
     """NODE's turn: the gradients buffered for it, its hooks, its formula (or a leaf's
     accumulation), its results into the buffers of the nodes it feeds, those now ready queued.
-    (The native loop takes these steps itself for a node with no hooks: csrc/graph.c.)"""
+    (The native loop takes these steps itself for a node with no hooks: csrc/engine.c.)"""
     needed, buffers, dependencies = run.needed, run.buffers, run.dependencies
     if needed is not None and node not in needed and node not in run.targets:
         return  # leads to no input: not run, its hooks do not fire

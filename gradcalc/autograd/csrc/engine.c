@@ -24,12 +24,11 @@ static PyObject *py_prepare_engine(PyObject *self, PyObject *args) {
     for (int slot = 0; slot < SAVED; slot++)
         if ((node_offsets[slot] = slot_offset((PyTypeObject *)node, NODE_SLOT_NAMES[slot])) < 0)
             return NULL;
-    if (intern(&shape_name, "shape") < 0)
+    if (intern(&shape_name, "shape") < 0 || intern(&apply_name, "apply") < 0 || intern(&release_name, "release") < 0
+            || intern(&dtype_name, "_dtype") < 0 || intern(&data_name, "_data") < 0
+            || intern(&enabled_name, "_enabled") < 0)
         return NULL;
     Py_XSETREF(node_type, (PyTypeObject *)Py_NewRef(node));
-    if (intern(&apply_name, "apply") < 0 || intern(&release_name, "release") < 0 || intern(&dtype_name, "_dtype") < 0
-            || intern(&data_name, "_data") < 0 || intern(&enabled_name, "_enabled") < 0)
-        return NULL;
     Py_XSETREF(accumulate_grad_type, (PyTypeObject *)Py_NewRef(accumulate));
     Py_XSETREF(validate_function, Py_NewRef(validate));
     Py_XSETREF(anomaly_globals, Py_NewRef(globals));
@@ -140,24 +139,26 @@ static int buffer_grad(PyObject *buffers, PyObject *child, PyObject *output_nr, 
 
 /* ------------------------------------------------------------------ a grad_fn's formulas */
 
-/* OpNode.apply (the Python function the native apply stands in for), SavedTensor, Tensor._wrap_number's
- * owner (Tensor), FREED_MESSAGE; the names read */
-static PyObject *op_node_apply, *saved_class, *freed_message;
+/* OpNode.apply (the Python function the native apply stands in for), FREED_MESSAGE; the names read */
+static PyObject *op_node_apply, *freed_message;
 static PyObject *op_name, *multi_output_name, *variadic_name, *formulas_name, *formula_args_name,
     *saved_tensors_name, *unpack_name, *wrap_number_name;
 
-/* prepare_apply(OpNode.apply, SavedTensor, FREED_MESSAGE); after prepare_engine and prepare_nodes. */
+/* prepare_apply(OpNode.apply, FREED_MESSAGE); after prepare_engine and prepare_record. */
 static PyObject *py_prepare_apply(PyObject *self, PyObject *args) {
-    PyObject *apply, *saved, *message;
-    if (!PyArg_ParseTuple(args, "OO!U", &apply, &PyType_Type, &saved, &message))
+    PyObject *apply, *message;
+    if (!PyArg_ParseTuple(args, "OU", &apply, &message))
         return NULL;
+    if (saved_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "prepare_record was not called");
+        return NULL;
+    }
     if (intern(&op_name, "_op") < 0 || intern(&multi_output_name, "multi_output") < 0
             || intern(&variadic_name, "variadic") < 0 || intern(&formulas_name, "formulas") < 0
             || intern(&formula_args_name, "formula_args") < 0 || intern(&saved_tensors_name, "saved_tensors") < 0
             || intern(&unpack_name, "unpack") < 0 || intern(&wrap_number_name, "_wrap_number") < 0)
         return NULL;
     Py_XSETREF(op_node_apply, Py_NewRef(apply));
-    Py_XSETREF(saved_class, Py_NewRef(saved));
     Py_XSETREF(freed_message, Py_NewRef(message));
     Py_RETURN_NONE;
 }
@@ -171,7 +172,7 @@ static PyObject *node_value(PyObject *node, PyObject *op, PyObject *name) {
         PyErr_SetString(PyExc_AttributeError, "a node's fields are not set");
         return NULL;
     }
-    int given = PyDict_Check(params) ? PyDict_Contains(params, name) : PySequence_Contains(params, name);
+    int given = PySequence_Contains(params, name);
     if (given < 0)
         return NULL;
     if (given) {
@@ -194,7 +195,7 @@ static PyObject *node_value(PyObject *node, PyObject *op, PyObject *name) {
     PyObject *saved = PyObject_GetItem(saved_values, name), *value;
     if (saved == NULL)
         return NULL;
-    if (Py_TYPE(saved) == (PyTypeObject *)saved_class)
+    if (Py_TYPE(saved) == saved_type)
         value = PyObject_CallMethodOneArg(saved, unpack_name, node);
     else
         value = PyObject_CallMethodOneArg((PyObject *)tensor_type, wrap_number_name, saved);
@@ -416,10 +417,8 @@ static int run_plain(PyObject *node, PyObject *heap, PyObject *buffers, PyObject
     Py_INCREF(metas);
     if ((sequence = PySequence_Fast(results, "a node's formula returns a sequence")) == NULL)
         goto edges_done;
-    Py_ssize_t count = PyTuple_GET_SIZE(edges);
-    if (PySequence_Fast_GET_SIZE(sequence) < count)
-        count = PySequence_Fast_GET_SIZE(sequence);
-    for (Py_ssize_t i = 0; i < count && i < PySequence_Fast_GET_SIZE(sequence); i++) {
+    /* zip(next_functions, results): the results' list is read through its size each time */
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(edges) && i < PySequence_Fast_GET_SIZE(sequence); i++) {
         PyObject *grad = Py_NewRef(PySequence_Fast_GET_ITEM(sequence, i));
         int failed = feed(node, i, PyTuple_GET_ITEM(edges, i), grad, metas, heap, buffers, dependencies);
         Py_DECREF(grad);
@@ -481,7 +480,7 @@ static PyObject *py_run_ready(PyObject *self, PyObject *args) {
 
 PyMethodDef engine_methods[] = {
     {"prepare_apply", py_prepare_apply, METH_VARARGS,
-     "prepare_apply(OpNode.apply, SavedTensor, FREED_MESSAGE): what the native apply reads."},
+     "prepare_apply(OpNode.apply, FREED_MESSAGE): what the native apply reads."},
     {"prepare_engine", py_prepare_engine, METH_VARARGS,
      "prepare_engine(Node, AccumulateGrad, _validate, anomaly_mode_globals): what run_ready reads."},
     {"run_ready", py_run_ready, METH_VARARGS,

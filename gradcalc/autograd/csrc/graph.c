@@ -105,76 +105,71 @@ static int makes(PyObject *cls, PyObject *data, PyObject *dtype, PyObject *base)
            && get(base, VIEW_KIND) != NULL && get(base, IS_INFERENCE) != NULL;
 }
 
+/* What a view of BASE takes from it (new references): its counter (an inference tensor's counts
+ * nothing), its root base, its kind (a view of a restricted view keeps its restriction), the
+ * counter's version now and whether it is an inference tensor; 0, -1 with an error set. */
+static int from_base(PyObject *base, PyObject *view_kind, PyObject **counter, PyObject **root, PyObject **kind,
+                     PyObject **version, PyObject **is_inference) {
+    PyObject *base_counter = field(base, VC), *base_kind = base_counter ? field(base, VIEW_KIND) : NULL;
+    PyObject *base_root = base_kind ? field(base, BASE) : NULL, *inference = base_root ? field(base, IS_INFERENCE)
+                                                                                      : NULL;
+    if (inference == NULL)
+        return -1;
+    int inferred = PyObject_IsTrue(inference);
+    int restricted = inferred < 0 ? -1 : PyObject_RichCompareBool(base_kind, view_inference, Py_EQ);
+    int plain = restricted == 0 && base_root != Py_None ? PyObject_RichCompareBool(view_kind, view_default, Py_EQ)
+                                                        : 0;
+    if (restricted < 0 || plain < 0 || (*version = PyObject_GetAttr(base_counter, value_name)) == NULL)
+        return -1;
+    *counter = Py_NewRef(inferred ? inference_version : base_counter);
+    *root = Py_NewRef(base_root != Py_None ? base_root : base);
+    *kind = Py_NewRef(restricted || plain ? base_kind : view_kind);
+    *is_inference = Py_NewRef(inferred ? Py_True : Py_False);
+    return 0;
+}
+
 /* Tensor._make(data, dtype, base=base, requires_grad=requires_grad, view_kind=view_kind) where
  * makes() said so: a new reference, NULL with an error set. */
 static PyObject *make(PyTypeObject *cls, PyObject *data, PyObject *dtype, PyObject *base, PyObject *requires_grad,
                       PyObject *view_kind) {
-    PyObject *counter, *root = Py_None, *base_version = NULL, *is_inference = Py_False, *tensor = NULL;
+    PyObject *counter = NULL, *root = NULL, *kind = NULL, *version = NULL, *is_inference = NULL, *tensor = NULL;
     if (base == Py_None) {
         if ((counter = counter_type->tp_alloc(counter_type, 0)) == NULL)
             return NULL;
         *(PyObject **)((char *)counter + counter_offset) = PyLong_FromLong(0);
-    } else {  /* a view: tied to the root base, sharing its counter (an inference tensor's counts nothing) */
-        PyObject *base_counter = field(base, VC), *base_kind = base_counter ? field(base, VIEW_KIND) : NULL;
-        PyObject *base_root = base_kind ? field(base, BASE) : NULL;
-        if ((is_inference = base_root ? field(base, IS_INFERENCE) : NULL) == NULL)
-            return NULL;
-        Py_INCREF(base_counter);
-        Py_INCREF(base_kind);
-        Py_INCREF(base_root);
-        int inferred = PyObject_IsTrue(is_inference), restricted = -1, plain = -1;
-        if (inferred >= 0 && (base_version = PyObject_GetAttr(base_counter, value_name)) != NULL) {
-            restricted = PyObject_RichCompareBool(base_kind, view_inference, Py_EQ);
-            plain = restricted == 0 && base_root != Py_None ? PyObject_RichCompareBool(view_kind, view_default, Py_EQ)
-                                                            : 0;
-        }
-        is_inference = inferred ? Py_True : Py_False;
-        counter = Py_NewRef(inferred ? inference_version : base_counter);
-        root = base_root != Py_None ? base_root : base;
-        if (restricted || plain)
-            view_kind = base_kind;  /* a view of a restricted view keeps its restriction */
-        tensor = restricted < 0 || plain < 0 ? NULL : cls->tp_alloc(cls, 0);
-        if (tensor != NULL) {  /* (written before the references read from the base go) */
-            put(tensor, BASE, root);
-            put(tensor, VIEW_KIND, view_kind);
-        }
-        Py_DECREF(base_counter);
-        Py_DECREF(base_kind);
-        Py_DECREF(base_root);
-        if (tensor == NULL) {
-            Py_DECREF(counter);
-            Py_XDECREF(base_version);
-            return NULL;
-        }
+        root = Py_NewRef(Py_None);
+        kind = Py_NewRef(view_kind);
+        is_inference = Py_NewRef(Py_False);
+    } else if (from_base(base, view_kind, &counter, &root, &kind, &version, &is_inference) < 0) {
+        Py_XDECREF(version);
+        return NULL;
     }
-    if (base == Py_None) {
-        if ((tensor = cls->tp_alloc(cls, 0)) == NULL) {
-            Py_DECREF(counter);
-            return NULL;
-        }
-        put(tensor, BASE, Py_None);
-        put(tensor, VIEW_KIND, view_kind);
+    if ((tensor = cls->tp_alloc(cls, 0)) != NULL) {
+        PyObject *zero = PyLong_FromLong(0);
+        put(tensor, DATA, data);
+        put(tensor, DTYPE, dtype);
+        put(tensor, VC, counter);
+        put(tensor, BASE, root);
+        put(tensor, VIEW_KIND, kind);
+        if (version != NULL)
+            put(tensor, VIEW_VERSION, version);
+        put(tensor, IS_INFERENCE, is_inference);
+        put(tensor, REQUIRES_GRAD, requires_grad);
+        put(tensor, NODE, Py_None);
+        put(tensor, OUTPUT_NR, zero);
+        put(tensor, GRAD, Py_None);
+        put(tensor, RETAINS_GRAD, Py_False);
+        put(tensor, HOOKS, Py_None);
+        put(tensor, ACCUMULATOR, Py_None);
+        put(tensor, FW, Py_None);
+        put(tensor, WRAPPED, Py_False);
+        Py_DECREF(zero);
     }
-    put(tensor, DATA, data);
-    put(tensor, DTYPE, dtype);
-    put(tensor, VC, counter);
     Py_DECREF(counter);
-    if (base_version != NULL) {
-        put(tensor, VIEW_VERSION, base_version);
-        Py_DECREF(base_version);
-    }
-    put(tensor, IS_INFERENCE, is_inference);
-    put(tensor, REQUIRES_GRAD, requires_grad);
-    put(tensor, NODE, Py_None);
-    PyObject *zero = PyLong_FromLong(0);
-    put(tensor, OUTPUT_NR, zero);
-    Py_DECREF(zero);
-    put(tensor, GRAD, Py_None);
-    put(tensor, RETAINS_GRAD, Py_False);
-    put(tensor, HOOKS, Py_None);
-    put(tensor, ACCUMULATOR, Py_None);
-    put(tensor, FW, Py_None);
-    put(tensor, WRAPPED, Py_False);
+    Py_DECREF(root);
+    Py_DECREF(kind);
+    Py_XDECREF(version);
+    Py_DECREF(is_inference);
     return tensor;
 }
 
@@ -364,7 +359,7 @@ enum { SAVED_TENSOR, SAVED_VERSION, SAVED_IS_OUTPUT, SAVED_OUTPUT_NR, SAVED_UNPA
 static const char *const SAVED_SLOT_NAMES[SAVED_SLOTS] = {"tensor", "version", "is_output", "output_nr",
                                                           "unpack_hook"};
 static Py_ssize_t saved_offsets[SAVED_SLOTS];
-static PyTypeObject *saved_type;
+PyTypeObject *saved_type;
 /* the Python record, meta.state, FORWARD_LEVELS, saved_variable.default_hooks, VIEW_NO_GRAD, dtypes.FLOATING */
 static PyObject *slow_record, *meta_state, *forward_levels, *default_hooks, *view_no_grad;
 static long floating;
@@ -419,8 +414,9 @@ static int in_c_order(PyObject *array, int *ndim) {
 
 /* Tensor.requires_grad, read as record reads it: 1, 0, -1 with an error set. */
 static int needs_grad(PyObject *tensor) {
-    PyObject *own = field(tensor, REQUIRES_GRAD), *node = get(tensor, NODE), *base = get(tensor, BASE);
-    if (own == NULL || field(tensor, NODE) == NULL || field(tensor, BASE) == NULL)
+    PyObject *own = field(tensor, REQUIRES_GRAD), *node = own ? field(tensor, NODE) : NULL;
+    PyObject *base = node ? field(tensor, BASE) : NULL;
+    if (base == NULL)
         return -1;
     int wanted = PyObject_IsTrue(own);
     if (wanted != 0 || node != Py_None)
@@ -654,8 +650,7 @@ PyMethodDef graph_methods[] = {
      "new_node writes, and what it hands the other calls to."},
     {"prepare_record", py_prepare_record, METH_VARARGS,
      "prepare_record(record, SavedTensor, meta_state, FORWARD_LEVELS, default_hooks, VIEW_NO_GRAD, FLOATING): what "
-     "record reads, "
-     "and what it hands the other calls to."},
+     "record reads, and what it hands the other calls to."},
     {"record", (PyCFunction)(void (*)(void))py_record, METH_FASTCALL | METH_KEYWORDS,
      "record(op, inputs, data, dtype, view_of=None, **params): registry.record without a Python frame."},
     {"new_node", (PyCFunction)(void (*)(void))py_new_node, METH_FASTCALL,

@@ -13,6 +13,7 @@ enum { NEXT_FUNCTIONS, SEQ, INPUT_META, TENSOR_HOOKS, RETAINED, NODE_HOOKS, META
 extern const char *const NODE_SLOT_NAMES[NODE_SLOTS];
 extern Py_ssize_t offsets[SLOTS], node_offsets[NODE_SLOTS];
 extern PyTypeObject *tensor_type;  /* NULL until prepare_tensors */
+extern PyTypeObject *saved_type;  /* SavedTensor; NULL until prepare_record */
 extern PyObject *shape_name, *enabled_name;  /* "shape", "_enabled" */
 
 /* Where the object slot NAME of TYPE lies in its instances; -1 with an error set. */

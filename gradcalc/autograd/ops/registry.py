@@ -377,7 +377,7 @@ if kernels is not None:  # without a Python frame per node and input (csrc/graph
     kernels.prepare_record(python_record, SavedTensor, meta.state, FORWARD_LEVELS, default_hooks, VIEW_NO_GRAD,
                            dtypes.FLOATING)
     record = kernels.record  # noqa: F811
-    kernels.prepare_apply(OpNode.apply, SavedTensor, FREED_MESSAGE)
+    kernels.prepare_apply(OpNode.apply, FREED_MESSAGE)
 
 
 _SHAPE_AND_DTYPE = attrgetter("_data.shape", "_dtype")  # in C: no Python frame per input
