@@ -142,7 +142,7 @@ static int buffer_grad(PyObject *buffers, PyObject *child, PyObject *output_nr, 
 /* OpNode.apply (the Python function the native apply stands in for), FREED_MESSAGE; the names read */
 static PyObject *op_node_apply, *freed_message;
 static PyObject *op_name, *multi_output_name, *variadic_name, *formulas_name, *formula_args_name,
-    *saved_tensors_name, *unpack_name, *wrap_number_name;
+    *saved_tensors_name, *wrap_number_name;
 
 /* prepare_apply(OpNode.apply, FREED_MESSAGE); after prepare_engine and prepare_record. */
 static PyObject *py_prepare_apply(PyObject *self, PyObject *args) {
@@ -156,7 +156,7 @@ static PyObject *py_prepare_apply(PyObject *self, PyObject *args) {
     if (intern(&op_name, "_op") < 0 || intern(&multi_output_name, "multi_output") < 0
             || intern(&variadic_name, "variadic") < 0 || intern(&formulas_name, "formulas") < 0
             || intern(&formula_args_name, "formula_args") < 0 || intern(&saved_tensors_name, "saved_tensors") < 0
-            || intern(&unpack_name, "unpack") < 0 || intern(&wrap_number_name, "_wrap_number") < 0)
+            || intern(&wrap_number_name, "_wrap_number") < 0)
         return NULL;
     Py_XSETREF(op_node_apply, Py_NewRef(apply));
     Py_XSETREF(freed_message, Py_NewRef(message));
@@ -196,7 +196,7 @@ static PyObject *node_value(PyObject *node, PyObject *op, PyObject *name) {
     if (saved == NULL)
         return NULL;
     if (Py_TYPE(saved) == saved_type)
-        value = PyObject_CallMethodOneArg(saved, unpack_name, node);
+        value = saved_unpack(saved, node);
     else
         value = PyObject_CallMethodOneArg((PyObject *)tensor_type, wrap_number_name, saved);
     Py_DECREF(saved);

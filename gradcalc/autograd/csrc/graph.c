@@ -19,10 +19,12 @@ Py_ssize_t offsets[SLOTS], node_offsets[NODE_SLOTS];
 PyTypeObject *tensor_type;
 PyObject *shape_name, *enabled_name;
 static Py_ssize_t counter_offset;
-static PyTypeObject *counter_type, *ndarray_type;
+static PyTypeObject *counter_type;
+PyTypeObject *ndarray_type;
 /* the Python method's function, grad_mode's globals (its `_inference`), BFLOAT16, INFERENCE_VERSION,
  * VIEW_DEFAULT, VIEW_INFERENCE; the keywords' names */
-static PyObject *slow_make, *grad_mode_globals, *bfloat16, *inference_version, *view_default, *view_inference;
+PyObject *grad_mode_globals;
+static PyObject *slow_make, *bfloat16, *inference_version, *view_default, *view_inference;
 static PyObject *inference_name, *base_name, *requires_grad_name, *view_kind_name, *value_name;
 
 Py_ssize_t slot_offset(PyTypeObject *type, const char *name) {
@@ -35,10 +37,6 @@ Py_ssize_t slot_offset(PyTypeObject *type, const char *name) {
     return ((PyMemberDescrObject *)descriptor)->d_member->offset;
 }
 
-static void put(PyObject *object, int slot, PyObject *value) {
-    PyObject **place = (PyObject **)((char *)object + offsets[slot]);
-    Py_XSETREF(*place, Py_NewRef(value));
-}
 
 int intern(PyObject **name, const char *text) {
     return *name != NULL || (*name = PyUnicode_InternFromString(text)) != NULL ? 0 : -1;
@@ -200,15 +198,20 @@ static PyTypeObject *op_node_type;
  * engine.gradient_edge, the Python new_node; the names read */
 static PyObject *sequence, *input_metas, *no_edge, *gradient_edge, *slow_new_node;
 static Py_ssize_t metas_kept;
-static PyObject *node_class_name, *grad_accumulator_name;
+static PyObject *node_class_name, *dtype_name;
+/* engine.AccumulateGrad, where its `variable` lies, its sequence number (LAST) */
+static PyTypeObject *accumulator_type;
+static Py_ssize_t variable_offset;
+static PyObject *last_sequence;
 
-/* prepare_nodes(Node, OpNode, sequence, input_metas, metas_kept, NO_EDGE, gradient_edge, new_node);
- * after prepare_tensors. */
+/* prepare_nodes(Node, OpNode, sequence, input_metas, metas_kept, NO_EDGE, gradient_edge, new_node,
+ * AccumulateGrad, LAST); after prepare_tensors. */
 static PyObject *py_prepare_nodes(PyObject *self, PyObject *args) {
-    PyObject *node, *op_node, *count, *metas, *edge, *edge_function, *slow;
+    PyObject *node, *op_node, *count, *metas, *edge, *edge_function, *slow, *accumulator, *last;
     Py_ssize_t kept;
-    if (!PyArg_ParseTuple(args, "O!O!OO!nO!OO", &PyType_Type, &node, &PyType_Type, &op_node, &count, &PyDict_Type,
-                          &metas, &kept, &PyTuple_Type, &edge, &edge_function, &slow))
+    if (!PyArg_ParseTuple(args, "O!O!OO!nO!OOO!O!", &PyType_Type, &node, &PyType_Type, &op_node, &count, &PyDict_Type,
+                          &metas, &kept, &PyTuple_Type, &edge, &edge_function, &slow, &PyType_Type, &accumulator,
+                          &PyLong_Type, &last))
         return NULL;
     if (tensor_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "prepare_tensors was not called");
@@ -218,9 +221,17 @@ static PyObject *py_prepare_nodes(PyObject *self, PyObject *args) {
         if ((node_offsets[slot] = slot_offset((PyTypeObject *)(slot < SAVED ? node : op_node),
                                               NODE_SLOT_NAMES[slot])) < 0)
             return NULL;
-    if (intern(&shape_name, "shape") < 0 || intern(&node_class_name, "_node_class") < 0
-            || intern(&grad_accumulator_name, "_grad_accumulator") < 0)
+    if (!PyType_IsSubtype((PyTypeObject *)accumulator, (PyTypeObject *)node)
+            || (variable_offset = slot_offset((PyTypeObject *)accumulator, "variable")) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "AccumulateGrad is not a Node");
         return NULL;
+    }
+    if (intern(&shape_name, "shape") < 0 || intern(&node_class_name, "_node_class") < 0
+            || intern(&dtype_name, "dtype") < 0)
+        return NULL;
+    Py_XSETREF(accumulator_type, (PyTypeObject *)Py_NewRef(accumulator));
+    Py_XSETREF(last_sequence, Py_NewRef(last));
     Py_XSETREF(op_node_type, (PyTypeObject *)Py_NewRef(op_node));
     Py_XSETREF(sequence, Py_NewRef(count));
     Py_XSETREF(input_metas, Py_NewRef(metas));
@@ -236,6 +247,66 @@ static void put_node(PyObject *node, int slot, PyObject *value) {
     Py_XSETREF(*place, value);  /* (takes the reference) */
 }
 
+/* Tensor._grad_accumulator(): the leaf's AccumulateGrad while one lives (the tensor holds it
+ * weakly), else a new one made as AccumulateGrad.__init__ makes it, a sequence number taken as
+ * Node.__init__ takes one. A new reference; NULL with an error set. */
+static PyObject *grad_accumulator(PyObject *tensor) {
+    PyObject *held = field(tensor, ACCUMULATOR);
+    if (held == NULL)
+        return NULL;
+    if (PyWeakref_CheckRefExact(held)) {
+        PyObject *alive = PyWeakref_GetObject(held);
+        if (alive == NULL)
+            return NULL;
+        if (alive != Py_None)
+            return Py_NewRef(alive);
+    }
+    PyObject *taken = PyIter_Next(sequence);
+    if (taken == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_StopIteration, "the sequence ended");
+        return NULL;
+    }
+    Py_DECREF(taken);
+    PyObject *node = accumulator_type->tp_alloc(accumulator_type, 0);
+    if (node == NULL)
+        return NULL;
+    PyObject *shape = PyObject_GetAttr(tensor, shape_name), *dtype = shape ? PyObject_GetAttr(tensor, dtype_name) : NULL;
+    PyObject *meta = dtype ? PyTuple_Pack(2, shape, dtype) : NULL, *metas = meta ? PyList_New(1) : NULL;
+    Py_XDECREF(shape);
+    Py_XDECREF(dtype);
+    if (metas == NULL) {
+        Py_XDECREF(meta);
+        Py_DECREF(node);
+        return NULL;
+    }
+    PyList_SET_ITEM(metas, 0, meta);
+    put_node(node, NEXT_FUNCTIONS, PyTuple_New(0));
+    put_node(node, SEQ, Py_NewRef(last_sequence));
+    put_node(node, INPUT_META, metas);
+    for (int slot = TENSOR_HOOKS; slot <= METADATA; slot++)
+        put_node(node, slot, Py_NewRef(Py_None));
+    PyObject **variable = (PyObject **)((char *)node + variable_offset);
+    Py_XSETREF(*variable, Py_NewRef(tensor));
+    PyObject *reference = PyWeakref_NewRef(node, NULL);
+    if (reference == NULL || node_slot(node, NEXT_FUNCTIONS) == NULL) {
+        Py_XDECREF(reference);
+        Py_DECREF(node);
+        return NULL;
+    }
+    put(tensor, ACCUMULATOR, reference);
+    Py_DECREF(reference);
+    return node;
+}
+
+static PyObject *py_grad_accumulator(PyObject *self, PyObject *tensor) {
+    if (accumulator_type == NULL || !PyObject_TypeCheck(tensor, tensor_type)) {
+        PyErr_SetString(PyExc_TypeError, accumulator_type ? "expected a tensor" : "prepare_nodes was not called");
+        return NULL;
+    }
+    return grad_accumulator(tensor);
+}
+
 /* engine.gradient_edge(tensor): a new reference, NULL with an error set. */
 static PyObject *edge_of(PyObject *tensor) {
     PyObject *base = get(tensor, BASE), *node = get(tensor, NODE), *output_nr = get(tensor, OUTPUT_NR);
@@ -248,7 +319,7 @@ static PyObject *edge_of(PyObject *tensor) {
     int wanted = PyObject_IsTrue(requires_grad);
     if (wanted <= 0)
         return wanted < 0 ? NULL : Py_NewRef(no_edge);
-    PyObject *accumulator = PyObject_CallMethodNoArgs(tensor, grad_accumulator_name);
+    PyObject *accumulator = grad_accumulator(tensor);
     if (accumulator == NULL)
         return NULL;
     PyObject *zero = PyLong_FromLong(0), *edge = zero ? PyTuple_Pack(2, accumulator, zero) : NULL;
@@ -360,10 +431,12 @@ static const char *const SAVED_SLOT_NAMES[SAVED_SLOTS] = {"tensor", "version", "
                                                           "unpack_hook"};
 static Py_ssize_t saved_offsets[SAVED_SLOTS];
 PyTypeObject *saved_type;
+static PyObject *unpack_name;
 /* the Python record, meta.state, FORWARD_LEVELS, saved_variable.default_hooks, VIEW_NO_GRAD, dtypes.FLOATING */
-static PyObject *slow_record, *meta_state, *forward_levels, *default_hooks, *view_no_grad;
+PyObject *meta_state, *forward_levels, *made_name;
+static PyObject *slow_record, *default_hooks, *view_no_grad;
 static long floating;
-static PyObject *made_name, *element_wise_name, *category_name, *save_plans_name, *save_plan_name,
+static PyObject *element_wise_name, *category_name, *save_plans_name, *save_plan_name,
     *requires_grad_attr, *item_name, *is_output_name, *view_of_name;
 
 /* prepare_record(record, SavedTensor, meta_state, FORWARD_LEVELS, default_hooks, VIEW_NO_GRAD, FLOATING);
@@ -381,7 +454,7 @@ static PyObject *py_prepare_record(PyObject *self, PyObject *args) {
     for (int slot = 0; slot < SAVED_SLOTS; slot++)
         if ((saved_offsets[slot] = slot_offset((PyTypeObject *)saved, SAVED_SLOT_NAMES[slot])) < 0)
             return NULL;
-    if (intern(&enabled_name, "_enabled") < 0 || intern(&made_name, "made") < 0
+    if (intern(&enabled_name, "_enabled") < 0 || intern(&made_name, "made") < 0 || intern(&unpack_name, "unpack") < 0
             || intern(&element_wise_name, "element_wise") < 0 || intern(&category_name, "category") < 0
             || intern(&save_plans_name, "_save_plans") < 0 || intern(&save_plan_name, "save_plan") < 0
             || intern(&requires_grad_attr, "requires_grad") < 0 || intern(&item_name, "item") < 0
@@ -453,6 +526,85 @@ static PyObject *saved_input(PyObject *tensor) {
     return saved;
 }
 
+PyObject *tensor_alias(PyObject *tensor, PyObject *node, PyObject *output_nr) {
+    PyObject *data = field(tensor, DATA), *dtype = data ? field(tensor, DTYPE) : NULL;
+    PyObject *counter = dtype ? field(tensor, VC) : NULL, *tangents = counter ? field(tensor, FW) : NULL;
+    if (tangents == NULL)
+        return NULL;
+    int taken = makes((PyObject *)tensor_type, data, dtype, Py_None);
+    if (taken <= 0)
+        return taken < 0 ? NULL : PyObject_CallMethod(tensor, "_alias", "OO", node, output_nr);
+    Py_INCREF(counter);
+    Py_INCREF(tangents);  /* (held: make() may run Python code that changes the tensor) */
+    PyObject *alias = make(tensor_type, data, dtype, Py_None, Py_False, view_default);
+    if (alias != NULL) {
+        put(alias, VC, counter);
+        put(alias, NODE, node);
+        put(alias, OUTPUT_NR, output_nr);
+        put(alias, FW, tangents);
+    }
+    Py_DECREF(counter);
+    Py_DECREF(tangents);
+    return alias;
+}
+
+/* SavedTensor(out, is_output=True) for an op's result, as its __init__ keeps one without hooks:
+ * an alias with no history. A new reference, NULL with an error set. */
+static PyObject *saved_output(PyObject *out) {
+    PyObject *is_inference = field(out, IS_INFERENCE), *wrapped = is_inference ? field(out, WRAPPED) : NULL;
+    PyObject *counter = wrapped ? field(out, VC) : NULL;
+    if (counter == NULL)
+        return NULL;
+    if (is_inference != Py_False || wrapped != Py_False) {  /* the class's own error, or its number */
+        PyObject *options = Py_BuildValue("{O:O}", is_output_name, Py_True), *arguments[1] = {out};
+        PyObject *saved = options ? PyObject_VectorcallDict((PyObject *)saved_type, arguments, 1, options) : NULL;
+        Py_XDECREF(options);
+        return saved;
+    }
+    PyObject *version = PyObject_GetAttr(counter, value_name);
+    PyObject *zero = version ? PyLong_FromLong(0) : NULL;
+    PyObject *alias = zero ? tensor_alias(out, Py_None, zero) : NULL;
+    PyObject *saved = alias ? saved_type->tp_alloc(saved_type, 0) : NULL;
+    if (saved == NULL) {
+        Py_XDECREF(version);
+        Py_XDECREF(zero);
+        Py_XDECREF(alias);
+        return NULL;
+    }
+    PyObject *values[SAVED_SLOTS] = {alias, version, Py_NewRef(Py_True), zero, Py_NewRef(Py_None)};
+    for (int slot = 0; slot < SAVED_SLOTS; slot++)
+        *(PyObject **)((char *)saved + saved_offsets[slot]) = values[slot];
+    return saved;
+}
+
+PyObject *saved_unpack(PyObject *saved, PyObject *node) {
+    PyObject *tensor = NULL, *version = NULL, *is_output = NULL, *output_nr = NULL, *hook = NULL;
+    if (Py_TYPE(saved) == saved_type) {
+        PyObject **slots[SAVED_SLOTS] = {&tensor, &version, &is_output, &output_nr, &hook};
+        for (int slot = 0; slot < SAVED_SLOTS; slot++)
+            *slots[slot] = *(PyObject **)((char *)saved + saved_offsets[slot]);
+    }
+    PyObject *counter = tensor != NULL && tensor != Py_None && PyObject_TypeCheck(tensor, tensor_type)
+        ? get(tensor, VC) : NULL;
+    if (counter == NULL || version == NULL || output_nr == NULL || hook != Py_None
+            || (is_output != Py_True && is_output != Py_False))  /* hooked, a number, not set: the method's */
+        return PyObject_CallMethodOneArg(saved, unpack_name, node);
+    PyObject *now = PyObject_GetAttr(counter, value_name);
+    int same = now ? PyObject_RichCompareBool(now, version, Py_EQ) : -1;
+    Py_XDECREF(now);
+    if (same <= 0)  /* modified in place: the method's error */
+        return same < 0 ? NULL : PyObject_CallMethodOneArg(saved, unpack_name, node);
+    return is_output == Py_True ? tensor_alias(tensor, node, output_nr) : Py_NewRef(tensor);
+}
+
+static PyObject *py_unpack_saved(PyObject *self, PyObject *const *args, Py_ssize_t count) {
+    if (count != 2 || saved_type == NULL) {
+        PyErr_SetString(PyExc_TypeError, saved_type ? "unpack_saved(saved, node)" : "prepare_record was not called");
+        return NULL;
+    }
+    return saved_unpack(args[0], args[1]);
+}
+
 /* What the node keeps under each name the op's save plan for NEEDS lists: 0, -1 with an error set. */
 static int save(PyObject *op, PyObject *node, PyObject *inputs, PyObject *out, PyObject *needs, PyObject *params) {
     PyObject *plans = PyObject_GetAttr(op, save_plans_name), *plan = NULL;
@@ -481,15 +633,7 @@ static int save(PyObject *op, PyObject *node, PyObject *inputs, PyObject *out, P
         }
         name = PyTuple_GET_ITEM(entry, 0);
         if (index < 0) {  /* the result, kept without its grad_fn: the class's own way */
-            PyObject *options = PyDict_New();
-            if (options == NULL || PyDict_SetItem(options, is_output_name, Py_True) < 0) {
-                Py_XDECREF(options);
-                status = -1;
-                break;
-            }
-            PyObject *arguments[1] = {out};
-            value = PyObject_VectorcallDict((PyObject *)saved_type, arguments, 1, options);
-            Py_DECREF(options);
+            value = saved_output(out);
         } else {
             int given = PyDict_Contains(params, name);
             if (given != 0) {
@@ -553,6 +697,9 @@ static int records(PyObject *op, PyObject *inputs, PyObject *data, PyObject *dty
 
 /* record(op, inputs, data, dtype, view_of=None, **params): registry.record, the output tensor of op
  * on inputs with its grad_fn when the graph is being recorded. */
+static PyObject *record_taken(PyObject *op, PyObject *inputs, PyObject *data, PyObject *dtype, PyObject *view_of,
+                              PyObject *params, int *python);
+
 static PyObject *py_record(PyObject *self, PyObject *const *args, Py_ssize_t count, PyObject *kwnames) {
     if (saved_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "prepare_record was not called");
@@ -575,12 +722,29 @@ static PyObject *py_record(PyObject *self, PyObject *const *args, Py_ssize_t cou
             return NULL;
         }
     }
-    PyObject *out = NULL, *cls = NULL, *needs = NULL, *node = NULL;
-    int taken = records(op, inputs, data, dtype, view_of);
-    if (taken <= 0) {
-        Py_DECREF(params);
-        return taken < 0 ? NULL : PyObject_Vectorcall(slow_record, args, count, kwnames);
+    int python = 0, taken = records(op, inputs, data, dtype, view_of);
+    PyObject *out = taken > 0 ? record_taken(op, inputs, data, dtype, view_of, params, &python) : NULL;
+    Py_DECREF(params);
+    if (taken == 0 || python)
+        return PyObject_Vectorcall(slow_record, args, count, kwnames);
+    return out;
+}
+
+/* registry.record where records() took the call (PARAMS: the node's, taken over): the output, or
+ * NULL with an error set, or NULL with *python set where the Python record is to run instead. */
+PyObject *record_op(PyObject *op, PyObject *inputs, PyObject *data, PyObject *dtype, PyObject *params) {
+    int python = 0, taken = records(op, inputs, data, dtype, Py_None);
+    PyObject *out = taken > 0 ? record_taken(op, inputs, data, dtype, Py_None, params, &python) : NULL;
+    if (taken == 0 || python) {
+        PyObject *positional[4] = {op, inputs, data, dtype};
+        out = PyObject_VectorcallDict(slow_record, positional, 4, params);
     }
+    return out;
+}
+
+static PyObject *record_taken(PyObject *op, PyObject *inputs, PyObject *data, PyObject *dtype, PyObject *view_of,
+                              PyObject *params, int *python) {
+    PyObject *out = NULL, *cls = NULL, *needs = NULL, *node = NULL;
     PyObject *enabled = PyDict_GetItemWithError(grad_mode_globals, enabled_name);
     if (enabled == NULL) {
         if (!PyErr_Occurred())
@@ -617,10 +781,8 @@ static PyObject *py_record(PyObject *self, PyObject *const *args, Py_ssize_t cou
     if (made_here < 0)
         goto failed;
     if (!made_here) {  /* an integer output's error, or a node class not made yet: the Python record's */
-        Py_CLEAR(out);
-        Py_CLEAR(needs);
-        Py_DECREF(params);
-        return PyObject_Vectorcall(slow_record, args, count, kwnames);
+        *python = 1;
+        goto failed;
     }
     if ((node = node_of((PyTypeObject *)cls, inputs, params)) == NULL)
         goto failed;
@@ -634,7 +796,6 @@ done:
     Py_XDECREF(cls);
     Py_XDECREF(needs);
     Py_XDECREF(node);
-    Py_DECREF(params);
     return out;
 }
 
@@ -646,8 +807,12 @@ PyMethodDef graph_methods[] = {
      "make_tensor(cls, data, dtype, *, base=None, requires_grad=False, view_kind='default'): Tensor._make, "
      "its common cases without a Python frame."},
     {"prepare_nodes", py_prepare_nodes, METH_VARARGS,
-     "prepare_nodes(Node, OpNode, sequence, input_metas, metas_kept, NO_EDGE, gradient_edge, new_node): where "
-     "new_node writes, and what it hands the other calls to."},
+     "prepare_nodes(Node, OpNode, sequence, input_metas, metas_kept, NO_EDGE, gradient_edge, new_node, "
+     "AccumulateGrad, LAST): where new_node writes, and what it hands the other calls to."},
+    {"unpack_saved", (PyCFunction)(void (*)(void))py_unpack_saved, METH_FASTCALL,
+     "unpack_saved(saved, node): SavedTensor.unpack(node), its common cases without a Python frame."},
+    {"grad_accumulator", py_grad_accumulator, METH_O,
+     "grad_accumulator(tensor): Tensor._grad_accumulator without a Python frame."},
     {"prepare_record", py_prepare_record, METH_VARARGS,
      "prepare_record(record, SavedTensor, meta_state, FORWARD_LEVELS, default_hooks, VIEW_NO_GRAD, FLOATING): what "
      "record reads, and what it hands the other calls to."},

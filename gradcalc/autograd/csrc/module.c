@@ -97,13 +97,13 @@ PyMODINIT_FUNC PyInit__native(void) {
     PyObject *created = PyModule_Create(&module);
     if (created == NULL)
         return NULL;
-    if (heap_init() < 0) {
+    if (heap_init() < 0 || dispatch_init(created) < 0) {
         Py_DECREF(created);
         return NULL;
     }
     PyMethodDef *tables[] = {sleef_methods, sums_methods, cascade_methods, arithmetic_methods, storage_methods,
                              heap_methods, indexing_methods, convolution_methods, graph_methods,
-                             engine_methods};
+                             engine_methods, dispatch_methods, operators_methods};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (PyModule_AddFunctions(created, tables[i]) < 0) {
             Py_DECREF(created);

@@ -49,12 +49,15 @@ int check_width(Py_ssize_t width);
 PyObject *finish(Py_buffer *views, int count);
 
 extern PyMethodDef sleef_methods[], sums_methods[], cascade_methods[], arithmetic_methods[], storage_methods[],
-    heap_methods[], indexing_methods[], convolution_methods[], graph_methods[], engine_methods[];
+    heap_methods[], indexing_methods[], convolution_methods[], graph_methods[], engine_methods[],
+    dispatch_methods[], operators_methods[];
 /* at::vec's reduce_all over each of `rows` rows of `size` values, `width` lanes (sums.c). */
 void lane_sum_float32(const float *values, float *out, Py_ssize_t rows, Py_ssize_t size, Py_ssize_t width);
 void lane_sum_float64(const double *values, double *out, Py_ssize_t rows, Py_ssize_t size, Py_ssize_t width);
 /* heap.c's interned name; -1 with an error set when it cannot be made. */
 int heap_init(void);
+/* dispatch.c's type _Call added to the module; -1 with an error set. */
+int dispatch_init(PyObject *module);
 /* The ready queue's push (0, -1 with an error set) and pop (the node, NULL with an error set). */
 int heap_push_node(PyObject *heap, PyObject *node);
 PyObject *heap_pop_node(PyObject *heap);

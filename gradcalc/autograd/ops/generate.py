@@ -10,8 +10,9 @@ import numpy as np
 
 from .. import forward_mode, grad_mode, meta
 from ..grad_mode import FORWARD_LEVELS
-from ..tensor import Tensor
-from ...display.names import c_arity, torch_class
+from ..native import kernels
+from ..tensor import DEVICE_CONTEXT, Size, Tensor
+from ...display.names import c_arity, refuse_instances, torch_class
 from ...warnings import warn
 from .common import op_recursion, out_of_memory
 from .inplace import batched_result, check_batched_operands, check_inplace, check_overlap, commit_inplace
@@ -21,31 +22,58 @@ from .registry import OPS, Op
 _PARSER_NAMES = {"torch": "", "Tensor": "", "linalg": "linalg_", "special": "special_", "fft": "fft_", "nn": ""}
 
 
-@torch_class("builtin_function_or_method")
-class BuiltinFunction:
-    """A function PyTorch writes in C, as programs see it: `<built-in method exp of type object at
-    0x...>` for torch's, `<built-in function linalg_norm>` for its submodules'."""
+class _Call:
+    """What BuiltinFunction's call is without the native module: its function's."""
 
-    __slots__ = ("_function", "__name__", "__qualname__", "_shown")
-
-    def __init__(self, name: str, function: Callable, shown: str) -> None:
-        self._function = function
-        self.__name__ = self.__qualname__ = name
-        self._shown = shown
+    __slots__ = ("_function", "_entry")
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         return self._function(*args, **kwargs)
 
+
+_CALL = kernels._Call if kernels is not None else _Call
+
+
+@torch_class("builtin_function_or_method")
+class BuiltinFunction(_CALL):  # type: ignore[misc, valid-type]
+    """A function PyTorch writes in C, as programs see it: `<built-in method exp of type object at
+    0x...>` for torch's, `<built-in function linalg_norm>` for its submodules'. Its call is the
+    function's, or (the native module's _Call) the native call of make_function's entry, with no
+    Python frame on the way."""
+
+    __slots__ = ("__name__", "__qualname__", "_shown")
+
+    def __init__(self, name: str, function: Callable, shown: str) -> None:
+        self._function = function
+        self._entry = _ENTRIES.get(function)
+        self.__name__ = self.__qualname__ = name
+        self._shown = shown
+
     def __repr__(self) -> str:
         return self._shown.replace("0x", hex(id(BuiltinFunction)), 1)
 
+    def __copy__(self) -> BuiltinFunction:  # copy's, as of CPython's built-in functions: the function itself
+        return self
+
+    def __deepcopy__(self, memo: dict) -> BuiltinFunction:
+        return self
+
+
+refuse_instances(BuiltinFunction)  # (`type(torch.exp)(...)` in a program: CPython's refusal)
+
+
+def builtin_function(name: str, function: Callable, shown: str) -> BuiltinFunction:
+    made = _CALL.__new__(BuiltinFunction)
+    made.__init__(name, function, shown)
+    return made
+
 
 def _torch_function(name: str, function: Callable) -> BuiltinFunction:
-    return BuiltinFunction(name, function, f"<built-in method {name} of type object at 0x>")
+    return builtin_function(name, function, f"<built-in method {name} of type object at 0x>")
 
 
 def _module_function(parser_name: str, function: Callable) -> BuiltinFunction:
-    return BuiltinFunction(parser_name, function, f"<built-in function {parser_name}>")
+    return builtin_function(parser_name, function, f"<built-in function {parser_name}>")
 
 
 # ------------------------------------------------------------------ out=
@@ -178,6 +206,21 @@ def _call(impl: Callable, bound: dict, by_position: bool, name: str, kernel: Opt
         raise out_of_memory(error) from None
 
 
+def _translate(error: BaseException) -> None:
+    """The native call's MemoryError or RecursionError, raised as the Python functions raise it."""
+    if isinstance(error, MemoryError):
+        raise out_of_memory(error) from None
+    raise op_recursion(error) from None
+
+
+# make_function's native functions -> their entries, which BuiltinFunction's native call takes
+_ENTRIES: dict = {}
+if kernels is not None:
+    kernels.prepare_dispatch(_parsers, meta.state, DEVICE_CONTEXT, Size, _translate, _call)
+_native_method = kernels.call_method if kernels is not None else None
+_native_function = kernels.call_function if kernels is not None else None
+
+
 def make_function(namespace: str, name: str, impl: Callable) -> Callable:
     """`torch.name(...)`: PyTorch's argument parsing, then the implementation."""
     key = (namespace, name)
@@ -197,6 +240,15 @@ def make_function(namespace: str, name: str, impl: Callable) -> Callable:
         except RecursionError as error:
             raise op_recursion(error) from None
 
+    if _native_function is not None:  # a remembered binding's call in C (csrc/dispatch.c), else the above
+        entry = (key, impl, by_position, name, kernel, function)
+
+        def native(*args: Any, **kwargs: Any) -> Any:
+            return _native_function(entry, None, args, kwargs)
+
+        native.__name__ = native.__qualname__ = name
+        _ENTRIES[native] = entry
+        return native
     function.__name__ = function.__qualname__ = name
     return function
 
@@ -246,6 +298,15 @@ def make_method(name: str, impl: Callable, self_name: str) -> Callable:
         except RecursionError as error:
             raise op_recursion(error) from None
 
+    if _native_method is not None:  # a remembered binding's call in C (csrc/dispatch.c), else the above
+        entry = (key, impl, positional, self_name, method)
+
+        def native(self: Tensor, /, *args: Any, **kwargs: Any) -> Any:
+            return _native_method(entry, self, args, kwargs)
+
+        native.__name__ = name
+        native.__qualname__ = f"Tensor.{name}"
+        return native
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
     return method

@@ -81,6 +81,8 @@ def ranges_as_lists(index: Any) -> Any:
 
 def getitem(a: Tensor, index: Any) -> Tensor:
     try:
+        if index.__class__ is int and a._data.ndim and -a._data.shape[0] <= index < a._data.shape[0]:
+            return select(a, 0, index)  # `x[i]`, the commonest index: what basic_index comes to
         index = ranges_as_lists(index)
         items = index if isinstance(index, tuple) else (index,)
         if _any_advanced(items):

@@ -515,6 +515,21 @@ def _decided_by_type(param: Param, obj: Any) -> bool:
     return not isinstance(obj, type) or param.kind != SCALARTYPE  # `x.to(float)`: a type judged by itself
 
 
+# How the native call (csrc/dispatch.c) takes a remembered binding's converted value: as it is when
+# it is of the common kind for its parameter (an int in int64's range, a tuple of them), else
+# through Param.convert.
+_AS_PYTHON, _PLAIN_INT, _PLAIN_INTS, _PLAIN_SYM_INTS = range(4)
+
+
+def _native_plan(param: Param, signature_name: str) -> int:
+    """Which of the common kinds Param.convert passes unchanged `param` takes (see above)."""
+    if param.kind in (INT64, SYM_INT):
+        return _PLAIN_INT
+    if param.kind == INT_LIST or (param.kind == SYM_INT_LIST and signature_name not in _SIZES_MADE_CONCRETE_AT):
+        return _PLAIN_INTS
+    return _PLAIN_SYM_INTS if param.kind == SYM_INT_LIST else _AS_PYTHON
+
+
 def _call_key(args: tuple, kwargs: dict) -> tuple:
     """What decides how a call binds, for the calls whose checks look at types only: the types of
     the arguments, positional then keyword (a list's with its first item's), then the keyword names."""
@@ -553,13 +568,11 @@ class Parser:
         key = _call_key(args, kwargs)
         binding = self._bindings.get(key)
         if binding is not None:
-            index, names, keywords, converted = binding
-            if names is None:  # the positional ints as the one list
-                bound = {converted[0].name: args}
-            else:
-                bound = dict(zip(names, args))
-                if kwargs:
-                    bound.update(zip(keywords, kwargs.values()))
+            index, names, keywords, converted = binding[:4]
+            # (names None: the positional ints as the one list)
+            bound = {converted[0].name: args} if names is None else dict(zip(names, args))
+            if kwargs:
+                bound.update(zip(keywords, kwargs.values()))
             if self.signatures[index].deprecated:
                 self._warn_deprecated(index)
             if self.signatures[index].takes_options:
@@ -611,18 +624,25 @@ class Parser:
                 if param is not None and not _decided_by_type(param, obj):
                     return
         signature = self.signatures[index]
+        keywords = [signature.keyword_param(given) for given in kwargs]
         if signature.varargs_intlist and args and type(args[0]) not in _SEQUENCES:
-            # `view(2, 3)`: the positional ints were taken together as the one list, as they will
-            # be again when they are plain ints (no names: all of them go to its one parameter)
-            if len(args) > 1 and not kwargs and all(type(obj) is int for obj in args):
-                self._bindings[key] = (index, None, (), (signature.params[0],))
-            return
-        params = [*signature.params[:len(args)], *(signature.keyword_param(given) for given in kwargs)]
-        values = (*args, *kwargs.values())
-        converted = tuple(param for param, obj in zip(params, values) if bound[param.name] is not obj
+            # `view(2, 3)`, `view(-1)`: the positional ints were taken together as the one list, as
+            # they will be again when they are plain ints (no names: all of them go to its one parameter)
+            if not all(type(obj) is int for obj in args) or bound[signature.params[0].name] != args:
+                return
+            names, positional = None, [signature.params[0]]
+            values = (args, *kwargs.values())
+        else:
+            positional = signature.params[:len(args)]
+            names = tuple(param.name for param in positional)
+            values = (*args, *kwargs.values())
+        converted = tuple(param for param, obj in zip([*positional, *keywords], values)
+                          if names is None and param is positional[0] or bound[param.name] is not obj
                           or (type(obj) in _CHECKED_TYPES and param.kind in _RANGE_CHECKED))
-        self._bindings[key] = (index, tuple(param.name for param in params[:len(args)]),
-                               tuple(param.name for param in params[len(args):]), converted)
+        native = None if signature.deprecated else (
+            tuple((param.name, _native_plan(param, self.name), param) for param in converted),
+            signature.read_options if signature.takes_options else None)
+        self._bindings[key] = (index, names, tuple(param.name for param in keywords), converted, native)
 
     def _error(self, args: tuple, kwargs: dict) -> None:
         count = len(args) + len(kwargs)
@@ -721,6 +741,8 @@ class NoArguments:
 
     __slots__ = ("name",)
     single = True
+    # the call with no arguments, as Parser._bindings holds a remembered one (for csrc/dispatch.c)
+    _bindings = {(): (0, (), (), (), ((), None))}
 
     def __init__(self, name: str) -> None:
         self.name = name

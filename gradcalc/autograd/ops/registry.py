@@ -29,7 +29,7 @@ import numpy as np
 from .. import dtypes, grad_mode, layout, meta
 from ..dtypes import DType
 from ...c_arguments import pybind_mismatch
-from ..engine import FREED_MESSAGE, NO_EDGE, NODE_SEQUENCE, Node, gradient_edge
+from ..engine import FREED_MESSAGE, LAST, NO_EDGE, NODE_SEQUENCE, AccumulateGrad, Node, gradient_edge
 from ..native import kernels
 from ..saved_variable import SavedTensor, default_hooks, hooked_order
 # the forward-formula markers the op modules declare with, re-exported
@@ -372,10 +372,11 @@ def new_node(op: NodeDef, inputs: Sequence[Tensor], params: dict) -> OpNode:
 python_new_node = new_node  # as written: the native one hands it the calls it does not take
 if kernels is not None:  # without a Python frame per node and input (csrc/graph.c)
     kernels.prepare_nodes(Node, OpNode, NODE_SEQUENCE, _INPUT_METAS, _INPUT_METAS_KEPT, NO_EDGE, gradient_edge,
-                          python_new_node)
+                          python_new_node, AccumulateGrad, LAST)
     new_node = kernels.new_node  # noqa: F811
     kernels.prepare_record(python_record, SavedTensor, meta.state, FORWARD_LEVELS, default_hooks, VIEW_NO_GRAD,
                            dtypes.FLOATING)
+    kernels.prepare_binary(np.asarray, (dtypes.float32, dtypes.float64), dtypes.float64, dtypes.int64)
     record = kernels.record  # noqa: F811
     kernels.prepare_apply(OpNode.apply, FREED_MESSAGE)
 

@@ -9,11 +9,12 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from .. import api, dtypes, meta
-from ..native import address
+from ..native import address, kernels
 from ..tensor import Tensor
 from ...display.names import type_name
 from ...warnings import warn_once
-from .arithmetic import add, div, floor_divide, mul, neg, pow as power, rdiv, reciprocal, remainder, rpow, rsub, sub
+from .arithmetic import (ADD, DIV, MUL, SUB, add, div, floor_divide, mul, neg, pow as power, rdiv, reciprocal, remainder,
+                         rpow, rsub, sub)
 from .comparison import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
                          bitwise_xor, eq, ge, gt, le, logical_not, lt, ne)
 from .common import op_recursion, out_of_memory
@@ -35,6 +36,7 @@ T_DEPRECATED_WARNING = ("The use of `x.T` on tensors of dimension other than 2 t
 
 
 _OPERANDS = (Tensor, bool, int, float, complex)
+_tensor_binary = kernels.tensor_binary if kernels is not None else None
 
 
 def _operand(other: Any) -> Any:
@@ -49,11 +51,19 @@ def _operand(other: Any) -> Any:
 _PLAIN_OPERANDS = frozenset(_OPERANDS)
 
 
-def _reflected(function: Callable, scalars: bool = True) -> Callable:
+def _reflected(function: Callable, scalars: bool = True, same: Optional[tuple] = None) -> Callable:
     """An operator method of Tensor; `scalars` False for one whose op takes tensors only (@), which
-    refuses a number before reading it."""
+    refuses a number before reading it. `same`: (node, forward, params) of an element-wise op whose
+    commonest calls (two tensors of one floating dtype and shape, a tensor and a number) the native
+    module computes and records as arithmetic.binary does."""
+    native = _tensor_binary if same is not None else None
+
     def operator(a: Tensor, other: Any) -> Any:
         try:
+            if native is not None:
+                result = native(*same, a, other)
+                if result is not None:
+                    return result
             if type(other) not in _PLAIN_OPERANDS:
                 other = _operand(other)
                 if other is NotImplemented:
@@ -133,9 +143,12 @@ def _unary(function: Callable) -> Callable:
 
 
 OPERATORS = {
-    "__add__": _reflected(add), "__radd__": _reflected(add), "__sub__": _reflected(sub),
-    "__rsub__": _reflected(rsub), "__mul__": _reflected(mul), "__rmul__": _reflected(mul),
-    "__truediv__": _reflected(div), "__rtruediv__": _rtruediv, "__pow__": _reflected(power),
+    "__add__": _reflected(add, same=(ADD, np.add, {"alpha": 1})),
+    "__radd__": _reflected(add, same=(ADD, np.add, {"alpha": 1})),
+    "__sub__": _reflected(sub, same=(SUB, np.subtract, {"alpha": 1})), "__rsub__": _reflected(rsub),
+    "__mul__": _reflected(mul, same=(MUL, np.multiply, {})), "__rmul__": _reflected(mul, same=(MUL, np.multiply, {})),
+    "__truediv__": _reflected(div, same=(DIV, np.true_divide, {})), "__rtruediv__": _rtruediv,
+    "__pow__": _reflected(power),
     "__rpow__": _reflected(rpow), "__matmul__": _reflected(_matmul, False),
     "__rmatmul__": _reflected(_rmatmul, False),
     "__floordiv__": _reflected(floor_divide), "__rfloordiv__": _reflected(_swapped(floor_divide)),
