@@ -65,10 +65,13 @@ def _method_cases(torch: Any) -> list:
         (x, "permute", (1, 2 ** 63), {}), (x, "transpose", (0, 1), {}), (x, "add", (1.0,), {"alpha": 2}),
         (x, "expand", (4, 2, 3), {}), (x, "repeat", (2,), {}), (x, "new_zeros", (2,), {}),
         (x, "new_zeros", ((2,),), {"dtype": torch.int64}), (x, "unsqueeze", (-1,), {}), (x, "unsqueeze", (9,), {}),
+        (x, "pow", (2,), {}), (x, "pow", (2.5,), {}), (x, "pow", (2 ** 63,), {}), (x, "pow", (2 ** 64,), {}),
+        (x, "pow", (True,), {}), (x, "mul", (3,), {}), (x, "div", (2.0,), {}), (x, "clamp", (), {"min": 0}),
+        (x, "add", (1,), {"alpha": 2}), (x, "add", (2 ** 70,), {}),
     ]
 
 
-@pytest.mark.parametrize("case", range(29))
+@pytest.mark.parametrize("case", range(39))
 def test_a_method_called_natively_gives_what_its_python_function_gives(torch, monkeypatch, case):
     from gradcalc.autograd.tensor import Tensor
 
@@ -97,10 +100,12 @@ def _function_cases(torch: Any) -> list:
         ("full", ((2,), 1.5), {}), ("cat", ([x, x],), {}), ("cat", ([x, x],), {"dim": 1}),
         ("sum", (x,), {}), ("sum", (x, 1), {}), ("ones", (2,), {"layout": torch.strided}),
         ("arange", (5,), {}), ("matmul", (x, x.t()), {}), ("matmul", (x, x), {}),
+        ("pdist", (x, 2), {}), ("pdist", (x, 1.5), {}), ("dist", (x, x.flip(0), 3), {}), ("pow", (2, x), {}),
+        ("pow", (x, -1), {}), ("add", (x, 2 ** 64), {}),
     ]
 
 
-@pytest.mark.parametrize("case", range(19))
+@pytest.mark.parametrize("case", range(25))
 def test_a_function_called_natively_gives_what_its_python_function_gives(torch, monkeypatch, case):
     name, args, kwargs = _function_cases(torch)[case]
     wrapper = getattr(torch, name)._function

@@ -88,13 +88,14 @@ def _sum_cases() -> list:
     several chunks, a cascade's levels (long axes), zeros of both signs, inf and nan."""
     cases = []
     for shape in [(32, 200), (200, 27), (7,), (9,), (3, 5), (5000,), (70, 3, 9), (4, 1, 33), (2, 300, 5), (129, 17),
-                  (33, 64), (1, 8), (1100, 3), (4, 70000)]:
+                  (33, 64), (1, 8), (1100, 3), (4, 70000), (1,), (3,), (2, 3), (1, 3, 1), (2, 1)]:
         for dtype in (np.float32, np.float64):
             x = (_RNG.standard_normal(shape) * 10.0 ** _RNG.integers(-3, 3, shape)).astype(dtype)
             x.reshape(-1)[::7] = -0.0
             cases += [x, x.T, x[..., ::-1], x[::2]]
     special = np.array([1.0, np.inf, -0.0, 2.0, np.nan, -np.inf, 3.0, -0.0] * 5, np.float32)
-    return cases + [special, special.reshape(5, 8), -np.zeros((9, 10)), -np.zeros(40, np.float32)]
+    return cases + [special, special.reshape(5, 8), -np.zeros((9, 10)), -np.zeros(40, np.float32),
+                    -np.zeros(3, np.float32), -np.zeros((1, 2)), special[:7], special[1:5].astype(np.float64)]
 
 
 @needs_native
@@ -110,6 +111,9 @@ def test_sums_match_the_emulation(monkeypatch):
                     patch.setattr(sum_kernel, "native", None)
                     assert _same_bits(with_native, sum_kernel.cascade_sum(x, dims)), (x.shape, x.strides, dims)
     sum_kernel._SUM_PLANS.clear()
+    small = np.array([0.5, -0.0, 3.25], np.float32)
+    sum_kernel.cascade_sum(small, ())
+    assert not sum_kernel._SUM_PLANS  # (a few values in memory order: no plan made)
 
 
 @needs_native

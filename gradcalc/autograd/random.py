@@ -12,6 +12,7 @@ exactly instead of rounding twice.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
@@ -520,20 +521,33 @@ def _normal_fill(gen: Generator, n: int, name: str, mean: float, std: float) -> 
     return out
 
 
+_LOW_53_BITS = (1 << 53) - 1
+_NO_STATE = contextlib.nullcontext()
+
+
 def _normal_scalar(gen: Generator, n: int, name: str, mean: float, std: float) -> np.ndarray:
-    """normal_distribution<double>: Box-Muller that caches its second value on the generator."""
+    """normal_distribution<double>: Box-Muller that caches its second value on the generator. Each
+    value takes the cached one, else a pair of uniforms (whose draws are taken at once: the same
+    draws in the same order) gives a value and caches the pair's second."""
     values = []
-    for _ in range(n):
-        if gen._normal_cache is not None:
-            values.append(gen._normal_cache)
-            gen._normal_cache = None
-            continue
-        u1, u2 = _uniform01_double(gen, 2).tolist()
+    if n and gen._normal_cache is not None:
+        values.append(gen._normal_cache)
+        gen._normal_cache = None
+    pairs = (n - len(values) + 1) // 2
+    # _uniform01_double's values of 2 * pairs draws, in Python's exact arithmetic on a few ints
+    raw = gen._random(4 * pairs).tolist() if pairs else []
+    uniforms = [((high << 32 | low) & _LOW_53_BITS) * 2.0 ** -53 for high, low in zip(raw[0::2], raw[1::2])]
+    for u1, u2 in zip(uniforms[0::2], uniforms[1::2]):
         r = math.sqrt(-2.0 * math.log1p(-u2))
         theta = 2.0 * math.pi * u1
-        gen._normal_cache = r * math.sin(theta)
         values.append(r * math.cos(theta))
-    out = _fma64(np.array(values, dtype=np.float64), std, mean)
+        if len(values) < n:
+            values.append(r * math.sin(theta))
+        else:
+            gen._normal_cache = r * math.sin(theta)
+    values = np.array(values, dtype=np.float64)
+    # (times 1 is exact: the fused multiply-add is then one rounded addition)
+    out = values + mean if std == 1.0 else _fma64(values, std, mean)
     # Half (and bfloat16) is reached through float, as c10::Half(double) converts via float.
     if name == "bfloat16":
         return out.astype(np.float32)
@@ -563,7 +577,8 @@ def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "f
             return np.zeros(_shape(shape), dtype=name)
         raise _not_implemented("normal_kernel_cpu", name)
     gen = _gen(generator)
-    with np.errstate(all="ignore"):  # infinite mean or std give inf/nan as in torch
+    # infinite mean or std give inf/nan as in torch (a few standard values one at a time overflow nothing)
+    with _NO_STATE if n < 16 and mean == 0.0 and std == 1.0 else np.errstate(all="ignore"):
         if n >= 16 and contiguous:
             out = _normal_fill(gen, n, name, mean, std)
         else:
@@ -653,7 +668,8 @@ def randint(low: int, high: int, shape: Shape, dtype: DType = "int64",
                 "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
                 f"but got from={low} >= to={high}"
             )
-    _check_random_bounds(low, high, name)
+    if name != "int64":  # (int64's limits are the overflow check's above)
+        _check_random_bounds(low, high, name)
     gen = _gen(generator)
     n = _numel(shape)
     span = high - low

@@ -15,7 +15,7 @@
 static PyObject *parsers, *meta_state, *device_context, *size_type, *translate, *python_call;
 static PyObject *bindings_name, *made_name, *name_name, *convert_name, *input_name, *out_name;
 
-enum { AS_PYTHON, PLAIN_INT, PLAIN_INTS, PLAIN_SYM_INTS };  /* parser.py's _native_plan */
+enum { AS_PYTHON, PLAIN_INT, PLAIN_INTS, PLAIN_SYM_INTS, PLAIN_NUMBER, PLAIN_FLOAT };  /* parser.py's _native_plan */
 
 /* prepare_dispatch(_parsers, meta.state, DEVICE_CONTEXT, Size, translate, _call) */
 static PyObject *py_prepare_dispatch(PyObject *self, PyObject *args) {
@@ -116,6 +116,10 @@ static int unchanged(PyObject *value, long plan) {
         return plain_ints(value, LLONG_MIN);
     case PLAIN_SYM_INTS:
         return plain_ints(value, -(1LL << 62));
+    case PLAIN_NUMBER:
+        return PyFloat_CheckExact(value) || plain_int(value, LLONG_MIN);
+    case PLAIN_FLOAT:
+        return PyFloat_CheckExact(value);
     default:
         return 0;
     }

@@ -516,15 +516,19 @@ def _decided_by_type(param: Param, obj: Any) -> bool:
 
 
 # How the native call (csrc/dispatch.c) takes a remembered binding's converted value: as it is when
-# it is of the common kind for its parameter (an int in int64's range, a tuple of them), else
-# through Param.convert.
-_AS_PYTHON, _PLAIN_INT, _PLAIN_INTS, _PLAIN_SYM_INTS = range(4)
+# it is of the common kind for its parameter (an int in int64's range, a tuple of them, a number),
+# else through Param.convert.
+_AS_PYTHON, _PLAIN_INT, _PLAIN_INTS, _PLAIN_SYM_INTS, _PLAIN_NUMBER, _PLAIN_FLOAT = range(6)
 
 
 def _native_plan(param: Param, signature_name: str) -> int:
     """Which of the common kinds Param.convert passes unchanged `param` takes (see above)."""
     if param.kind in (INT64, SYM_INT):
         return _PLAIN_INT
+    if param.kind == SCALAR or (param.kind == TENSOR and param.name != "out"):
+        return _PLAIN_NUMBER  # (a float, or an int in int64's range: its range checked, itself kept)
+    if param.kind == DOUBLE:
+        return _PLAIN_FLOAT
     if param.kind == INT_LIST or (param.kind == SYM_INT_LIST and signature_name not in _SIZES_MADE_CONCRETE_AT):
         return _PLAIN_INTS
     return _PLAIN_SYM_INTS if param.kind == SYM_INT_LIST else _AS_PYTHON
