@@ -95,7 +95,8 @@ def _sum_cases() -> list:
             cases += [x, x.T, x[..., ::-1], x[::2]]
     special = np.array([1.0, np.inf, -0.0, 2.0, np.nan, -np.inf, 3.0, -0.0] * 5, np.float32)
     return cases + [special, special.reshape(5, 8), -np.zeros((9, 10)), -np.zeros(40, np.float32),
-                    -np.zeros(3, np.float32), -np.zeros((1, 2)), special[:7], special[1:5].astype(np.float64)]
+                    -np.zeros(3, np.float32), -np.zeros((1, 2)), special[:7], special[1:5].astype(np.float64),
+                    -np.zeros((), np.float32), np.array(-2.5)]
 
 
 @needs_native

@@ -168,11 +168,11 @@ def cascade_sum(x: np.ndarray, dims: tuple) -> np.ndarray:
     if native is not None and 0 < x.size < VECTOR_BYTES // x.itemsize and len(dims) in (0, x.ndim) \
             and x.flags.c_contiguous:
         # a few values in memory order into one (`v.sum()` of a small vector): what the plan below
-        # comes to, the 2-D loop's one row of them, without the plan's steps
-        out = np.empty(1, x.dtype)
+        # comes to, the 2-D loop's one row of them, without the plan's steps (its running sums
+        # start from +0: the sum is never -0, as the plan's `+ _zero` makes sure of)
+        out = np.empty((1,) * x.ndim, x.dtype)
         native.sum_chunk(x.reshape(1, x.size), x.itemsize if x.size > 1 else 0, 0, out)
-        out += _zero(x.dtype)  # (a sum from +0 is never -0)
-        return out.reshape((1,) * x.ndim)
+        return out
     key = (x.shape, x.strides, x.dtype.char, tuple(dims), x.flags.c_contiguous)
     plan = _SUM_PLANS.get(key)
     if plan is None:
