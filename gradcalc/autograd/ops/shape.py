@@ -108,8 +108,18 @@ def infer_size(shape: tuple, numel: int) -> tuple:
 def view(input: Tensor, size: Any = None, *, dtype: Any = None) -> Tensor:
     if dtype is not None:
         return _view_dtype(input, dtype)
-    shape = _view_shape(input, shape_args(size) if isinstance(size, tuple) else size)
     data = input._data.view()
+    if size.__class__ is tuple and plain_int_tuple(size) and min(size) >= -1:
+        # sizes the parser passed: numpy works out a -1 as infer_size would (it would take any
+        # negative size for one), and takes what fits; what it refuses is worked out below, in
+        # PyTorch's words
+        try:
+            data.shape = size
+        except (ValueError, AttributeError):
+            pass
+        else:
+            return record(VIEW, (input,), data, input._dtype, view_of=input, self_sym_sizes=input.shape)
+    shape = _view_shape(input, shape_args(size) if isinstance(size, tuple) else size)
     try:
         data.shape = shape
     except AttributeError:
