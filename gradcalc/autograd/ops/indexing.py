@@ -19,7 +19,7 @@ from .parser import unpack_long
 from .tensor_numpy import numpy_dtype
 from .registry import LINEAR, NOT_IMPLEMENTED, node, op, record, recording_not_needed
 from .conversion import to_dtype
-from .shape import ALIAS, expand, reshape, select, slice_dim, unsqueeze
+from .shape import ALIAS, SELECT, expand, reshape, select, slice_dim, unsqueeze
 
 INDEX = node("IndexBackward0", ("self",), saved_tensors=("indices",), jvp=LINEAR,
              self=lambda grad, self_sym_sizes, indices: _index_grad(grad, self_sym_sizes, indices))
@@ -81,8 +81,11 @@ def ranges_as_lists(index: Any) -> Any:
 
 def getitem(a: Tensor, index: Any) -> Tensor:
     try:
-        if index.__class__ is int and a._data.ndim and -a._data.shape[0] <= index < a._data.shape[0]:
-            return select(a, 0, index)  # `x[i]`, the commonest index: what basic_index comes to
+        data = a._data
+        if index.__class__ is int and data.ndim and -data.shape[0] <= index < data.shape[0]:
+            # `x[i]`, the commonest index: what basic_index's select comes to (its 0-d result a view too)
+            return record(SELECT, (a,), data[index, ...], a._dtype, view_of=a,
+                          self_sym_sizes=a.shape, dim=0, index=index)
         index = ranges_as_lists(index)
         items = index if isinstance(index, tuple) else (index,)
         if _any_advanced(items):
