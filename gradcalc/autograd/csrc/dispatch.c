@@ -381,7 +381,7 @@ static PyMemberDef call_members[] = {
 
 static PyTypeObject call_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "gradcalc.autograd._native._Call",
+    .tp_name = "builtin_function_or_method",  /* (what CPython's messages about the type say: PyTorch's words) */
     .tp_basicsize = sizeof(CallObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
     .tp_new = PyType_GenericNew,
