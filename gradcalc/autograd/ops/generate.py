@@ -240,6 +240,7 @@ def make_function(namespace: str, name: str, impl: Callable) -> Callable:
         except RecursionError as error:
             raise op_recursion(error) from None
 
+    function.__name__ = function.__qualname__ = name
     if _native_function is not None:  # a remembered binding's call in C (csrc/dispatch.c), else the above
         entry = (key, impl, by_position, name, kernel, function)
 
@@ -249,7 +250,6 @@ def make_function(namespace: str, name: str, impl: Callable) -> Callable:
         native.__name__ = native.__qualname__ = name
         _ENTRIES[native] = entry
         return native
-    function.__name__ = function.__qualname__ = name
     return function
 
 
@@ -298,6 +298,8 @@ def make_method(name: str, impl: Callable, self_name: str) -> Callable:
         except RecursionError as error:
             raise op_recursion(error) from None
 
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
     if _native_method is not None:  # a remembered binding's call in C (csrc/dispatch.c), else the above
         entry = (key, impl, positional, self_name, method)
 
@@ -307,8 +309,6 @@ def make_method(name: str, impl: Callable, self_name: str) -> Callable:
         native.__name__ = name
         native.__qualname__ = f"Tensor.{name}"
         return native
-    method.__name__ = name
-    method.__qualname__ = f"Tensor.{name}"
     return method
 
 
