@@ -126,7 +126,8 @@ def sum_data(x: np.ndarray, dims: Optional[tuple], keepdim: bool) -> np.ndarray:
     """The values of torch.sum over `dims` (None: all): float32 and float64 add in the order of
     PyTorch's kernel, whose last bits differ from numpy's pairwise sum."""
     if dims is None and (x.dtype.type is np.float32 or x.dtype.type is np.float64):  # everything, the commonest
-        return sum_kernel.cascade_sum(x, ()).reshape(())
+        total = sum_kernel.cascade_sum(x, ())
+        return total if keepdim else total.reshape(())
     axes = tuple(range(x.ndim)) if dims is None else dims
     if x.dtype.type is np.float16 and not (x.ndim and not axes):  # summed in float32, rounded once
         return sum_data(x.astype(np.float32), dims, keepdim).astype(np.float16)
