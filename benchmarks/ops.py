@@ -9,6 +9,9 @@ time of one call (the best of three loops), PyTorch's, and what gradcalc adds to
 """
 from __future__ import annotations
 
+import os
+import tempfile
+
 from engine import REFERENCE, measure, workload_parser
 
 SETUP = """\
@@ -49,9 +52,6 @@ for _statement, _call in [{cases}]:
 
 def timings(command: list, calls: int) -> dict:
     """statement -> nanoseconds a call, from one run of the program."""
-    import os
-    import tempfile
-
     with tempfile.NamedTemporaryFile("w", suffix=".grad", delete=False) as handle:
         cases = ", ".join(f"({statement!r}, lambda: {statement})" for statement in STATEMENTS)
         handle.write(SETUP + LOOP.format(cases=cases, calls=calls))

@@ -138,13 +138,29 @@ def test_the_common_calls_are_remembered_for_the_native_call(torch):
         assert remembered is not None and remembered[4] is not None, (namespace, name, args)
 
 
-def test_errors_inside_the_native_call_read_as_the_python_functions(torch):
-    """A MemoryError on the way is PyTorch's out-of-memory error; a RecursionError the op's."""
+@pytest.mark.parametrize("error", [MemoryError, RecursionError])
+def test_errors_inside_the_native_call_read_as_the_python_functions(torch, error):
+    """A MemoryError or RecursionError of the implementation, called natively, is reworded as the
+    Python function rewords it (PyTorch's out-of-memory error, the op's recursion error)."""
+    from gradcalc.autograd.ops.generate import make_function, make_method
+
+    def failing(input: Any) -> None:
+        raised = error("maximum recursion depth exceeded while calling a Python object")
+        raised._total_size = 2 ** 40  # (numpy's _ArrayMemoryError carries the size it could not allocate)
+        raise raised
+
     x = torch.randn(2)
-    with pytest.raises(RuntimeError, match="DefaultCPUAllocator: can't allocate memory"):
-        for _ in range(2):
-            torch.zeros(2 ** 40, 2 ** 20)
-    assert np.isfinite(x.sum()._data)
+    for _ in range(2):
+        x.exp(), torch.exp(x)  # (the calls' bindings remembered)
+    for made, arguments in [(make_method("exp", failing, "input"), (x,)), (make_function("torch", "exp", failing), (x,))]:
+        with pytest.raises(Exception) as native_error:
+            made(*arguments)
+        with pytest.raises(Exception) as python_error:
+            _python_function(made)(*arguments)
+        assert type(native_error.value) is type(python_error.value)
+        assert str(native_error.value) == str(python_error.value)
+        if error is MemoryError:  # (PyTorch's allocator's words; a recursion's keep CPython's C-call words)
+            assert "DefaultCPUAllocator" in str(native_error.value)
 
 
 @pytest.mark.parametrize("device", ["cuda", "meta", 1])

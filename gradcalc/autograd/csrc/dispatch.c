@@ -1,35 +1,38 @@
 /* An op's call as ops/generate.py makes it (`x.view(-1, 30)`, `torch.tanh(a)`), for the calls whose
  * binding the op's parser remembered (ops/parser.py's Parser._remember): the call key, the bound
- * arguments, the common conversions (an int, a tuple of ints, each in int64's range) and the call of
- * the implementation, without the Python frames of the method, Parser.parse and the call helper.
+ * arguments, the conversions Param.convert would leave as they are (an int or a float, a tuple of
+ * ints, in range) and the call of the implementation, without the Python frames of the method, Parser.parse and the call helper.
  * Every other call (not yet remembered, a deprecated overload, meta tensors made in the session,
  * inside `with torch.device(...)`, `out=`) is the Python function's, which does what it always did.
  *
  * Security: a program never holds these functions (private names are not a program's to read);
  * they call what the Python code would call, with the same arguments. */
-#include "native.h"
+#include "graph.h"
 #include <structmember.h>
 
-/* ops/parser.py's _parsers, meta.state, DEVICE_CONTEXT, Size, and the Python helpers: what a
- * MemoryError or RecursionError becomes (`translate(error)` raises it), generate._call */
-static PyObject *parsers, *meta_state, *device_context, *size_type, *translate, *python_call;
-static PyObject *bindings_name, *made_name, *name_name, *convert_name, *input_name, *out_name;
+/* ops/parser.py's _parsers, DEVICE_CONTEXT, Size, and the Python helpers: what a MemoryError or
+ * RecursionError becomes (`translate(error)` raises it), generate._call (meta.state: graph.c's) */
+static PyObject *parsers, *device_context, *size_type, *translate, *python_call;
+static PyObject *bindings_name, *name_name, *convert_name, *input_name, *out_name;
 
 enum { AS_PYTHON, PLAIN_INT, PLAIN_INTS, PLAIN_SYM_INTS, PLAIN_NUMBER, PLAIN_FLOAT };  /* parser.py's _native_plan */
 
-/* prepare_dispatch(_parsers, meta.state, DEVICE_CONTEXT, Size, translate, _call) */
+/* prepare_dispatch(_parsers, DEVICE_CONTEXT, Size, translate, _call); after prepare_record. */
 static PyObject *py_prepare_dispatch(PyObject *self, PyObject *args) {
-    PyObject *found, *state, *context, *size, *translator, *caller;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OO", &PyDict_Type, &found, &PyDict_Type, &state, &PyList_Type, &context,
-                          &PyType_Type, &size, &translator, &caller))
+    PyObject *found, *context, *size, *translator, *caller;
+    if (!PyArg_ParseTuple(args, "O!O!O!OO", &PyDict_Type, &found, &PyList_Type, &context, &PyType_Type, &size,
+                          &translator, &caller))
         return NULL;
-    const char *texts[] = {"_bindings", "made", "name", "convert", "input", "out"};
-    PyObject **names[] = {&bindings_name, &made_name, &name_name, &convert_name, &input_name, &out_name};
+    if (meta_state == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "prepare_record was not called");
+        return NULL;
+    }
+    const char *texts[] = {"_bindings", "name", "convert", "input", "out"};
+    PyObject **names[] = {&bindings_name, &name_name, &convert_name, &input_name, &out_name};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (*names[i] == NULL && (*names[i] = PyUnicode_InternFromString(texts[i])) == NULL)
             return NULL;
     Py_XSETREF(parsers, Py_NewRef(found));
-    Py_XSETREF(meta_state, Py_NewRef(state));
     Py_XSETREF(device_context, Py_NewRef(context));
     Py_XSETREF(size_type, Py_NewRef(size));
     Py_XSETREF(translate, Py_NewRef(translator));
@@ -227,11 +230,6 @@ static PyObject *failed_call(void) {
     return NULL;
 }
 
-/* The parser of KEY when one is compiled; NULL with no error set when not. */
-static PyObject *parser_of(PyObject *key) {
-    return PyDict_GetItemWithError(parsers, key);
-}
-
 /* The Python function's call: slow(*prefix, *args, **kwargs). */
 static PyObject *call_python(PyObject *slow, PyObject *first, PyObject *args, PyObject *kwargs) {
     if (first == NULL)
@@ -254,7 +252,7 @@ static PyObject *bound_for(PyObject *key, PyObject *args, PyObject *kwargs) {
     int python = needs_python();
     if (python != 0)
         return NULL;
-    PyObject *parser = parser_of(key);
+    PyObject *parser = PyDict_GetItemWithError(parsers, key);  /* (none compiled yet: the Python function's) */
     return parser != NULL ? bind(parser, args, kwargs) : NULL;
 }
 

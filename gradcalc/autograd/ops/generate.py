@@ -43,12 +43,6 @@ class BuiltinFunction(_CALL):  # type: ignore[misc, valid-type]
 
     __slots__ = ("__name__", "__qualname__", "_shown")
 
-    def __init__(self, name: str, function: Callable, shown: str) -> None:
-        self._function = function
-        self._entry = _ENTRIES.get(function)
-        self.__name__ = self.__qualname__ = name
-        self._shown = shown
-
     def __repr__(self) -> str:
         return self._shown.replace("0x", hex(id(BuiltinFunction)), 1)
 
@@ -63,8 +57,11 @@ refuse_instances(BuiltinFunction)  # (`type(torch.exp)(...)` in a program: CPyth
 
 
 def builtin_function(name: str, function: Callable, shown: str) -> BuiltinFunction:
+    """A BuiltinFunction (no `__init__` of its own: a program cannot make one over again)."""
     made = _CALL.__new__(BuiltinFunction)
-    made.__init__(name, function, shown)
+    made._function, made._entry = function, _ENTRIES.get(function)
+    made.__name__ = made.__qualname__ = name
+    made._shown = shown
     return made
 
 
@@ -216,7 +213,7 @@ def _translate(error: BaseException) -> None:
 # make_function's native functions -> their entries, which BuiltinFunction's native call takes
 _ENTRIES: dict = {}
 if kernels is not None:
-    kernels.prepare_dispatch(_parsers, meta.state, DEVICE_CONTEXT, Size, _translate, _call)
+    kernels.prepare_dispatch(_parsers, DEVICE_CONTEXT, Size, _translate, _call)
 _native_method = kernels.call_method if kernels is not None else None
 _native_function = kernels.call_function if kernels is not None else None
 

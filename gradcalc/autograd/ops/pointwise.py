@@ -6,11 +6,11 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .. import cpu, dtypes, kernels, mkl, simd
+from .. import cpu, dtypes, kernels, simd
 from ..dtypes import DType
 from ..native import kernels as native
 from ..tensor import Tensor
-from .arithmetic import pow as power, unary, unary_float
+from .arithmetic import float_kernel, pow as power, unary, unary_float
 from .common import (CLAMP_COMPLEX, arrays, as_tensor, check_broadcast, check_has_kernel, check_not_unsigned,
                      check_real_scalar, float_result, is_conj, kernel_scalar, not_implemented_for, opmath_array,
                      opmath_scalar, refuse_complex, refuse_complex_autograd, zeros_like)
@@ -77,14 +77,10 @@ ATAN2 = node("Atan2Backward0", ("self", "other"), jvp=ELEMENT_WISE,
 
 
 def _unary_float_op(name: str, node_def: NodeDef, aliases: tuple = ()) -> None:
-    forward, vml = node_def.forward, node_def.name in mkl.VML_FUNCTIONS
-
     def function(input: Tensor) -> Tensor:
         dtype = input._dtype
-        if (dtype is dtypes.float32 or dtype is dtypes.float64) and not (vml and mkl.library() is not None):
-            # unary_float's commonest call (float_kernel's double, rounded once) without their frames
-            x = input._data
-            return record(node_def, (input,), np.asarray(forward(x.astype(np.float64)), dtype=x.dtype), dtype)
+        if dtype is dtypes.float32 or dtype is dtypes.float64:  # unary_float's commonest call, without its frame
+            return record(node_def, (input,), float_kernel(node_def, input._data), dtype)
         return unary_float(node_def, input)
 
     function.__name__ = function.__qualname__ = name
