@@ -202,3 +202,16 @@ def test_built_in_functions_are_released(torch):
         del made, cycle
     gc.collect()
     assert sys.getrefcount(BuiltinFunction) == references
+
+
+def test_plain_ints_is_the_python_check() -> None:
+    """parser.plain_ints in C gives the Python check's answer: exact ints only (not bools, floats,
+    numpy's), none below the least, none past int64, a non-empty tuple (not a list)."""
+    python = parser.plain_int_tuple
+    cases = [(2, 3), (-1, 30), (-2, 3), (0,), (), [2, 3], (True, 2), (2.0,), (np.int64(2),), (2 ** 63 - 1,),
+             (2 ** 63,), (-(2 ** 63),), (-(2 ** 63) - 1,), (3, "4"), 5, None]
+    for least in (-1, 0, -(2 ** 63)):
+        for case in cases:
+            expected = bool(python(case) and least <= min(case) and max(case) < 2 ** 63)
+            assert native.kernels.plain_ints(case, least) is expected, (case, least)
+    assert parser.plain_ints is native.kernels.plain_ints

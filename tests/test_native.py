@@ -361,6 +361,44 @@ def test_uniform_samples_match_the_emulation(monkeypatch, dtype):
 
 
 @needs_native
+def test_normal_pairs_match_the_emulation(monkeypatch):
+    """A few normal values' Box-Muller from the twister's draws in C (libm's log1p, sqrt, cos and
+    sin) gives Python's math functions' bits, for any draws and the extreme ones (u = 0, u near 1),
+    and randn's few values and cached second value come out the same."""
+    extreme = np.array([0, 0, 0, 0, 2 ** 32 - 1, 2 ** 32 - 1, 2 ** 32 - 1, 2 ** 32 - 1, 0, 1, 2 ** 32 - 1, 0],
+                       np.uint64)
+    for raw in (_RNG.integers(0, 2 ** 32, 4 * 20000, dtype=np.uint64), extreme):
+        ours = random._box_muller(raw)
+        with monkeypatch.context() as patch:
+            patch.setattr(random, "native", None)
+            assert _same_bits(ours, random._box_muller(raw))
+    for count in (1, 2, 3, 5, 15):
+        generator, emulated = random.Generator()._seeded(count), random.Generator()._seeded(count)
+        drawn = [random.randn((count,), "float32", generator) for _ in range(3)]
+        with monkeypatch.context() as patch:
+            patch.setattr(random, "native", None)
+            theirs = [random.randn((count,), "float32", emulated) for _ in range(3)]
+        assert all(_same_bits(a, b) for a, b in zip(drawn, theirs)), count
+        assert generator._normal_cache == emulated._normal_cache
+
+
+@needs_native
+def test_integer_draws_match_numpys_arithmetic(monkeypatch):
+    """randint's (draw % range) + base in one C loop: numpy's uint64 arithmetic, which wraps as
+    C++'s does, for small, 64-bit and full ranges and negative bases."""
+    for low, high in [(0, 27), (-5, 5), (3, 1 << 28), (0, 1 << 40), (-(1 << 63), (1 << 63) - 1), (-(1 << 62), 1)]:
+        drawn = random.randint(low, high, (100,), "int64", random.Generator()._seeded(3))
+        with monkeypatch.context() as patch:
+            patch.setattr(random, "native", None)
+            emulated = random.randint(low, high, (100,), "int64", random.Generator()._seeded(3))
+        assert np.array_equal(drawn, emulated) and drawn.min() >= low and drawn.max() < high, (low, high)
+    with pytest.raises(ValueError):
+        _native.draws_in_range(np.zeros(4, np.uint64), 0, 0)
+    with pytest.raises(TypeError):
+        _native.draws_in_range(np.zeros(4, np.int32), 5, 0)
+
+
+@needs_native
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_nll_loss_matches_the_emulation(monkeypatch, dtype):
     """nll_loss's loop (sum and total weight, mean and sum, with and without class weights,
@@ -464,11 +502,13 @@ def test_log_softmax_matches_the_emulation(monkeypatch, avx512):
         theirs_grad = simd.fused_multiply_add(-exp_y, simd.lane_sum(grad)[..., None], grad)
         monkeypatch.setattr(simd, "native", _native)
         assert _same_bits(ours, theirs) and _same_bits(ours_grad, theirs_grad), size
-    for special in (0.0, -0.0, np.inf, -np.inf, np.nan):
-        x = np.full((2, 5), -1.0, np.float32)
-        x[1, 3] = special
+    # (a row of 27 has its special value in a whole register or among the 3 left over)
+    for special, (size, position) in itertools.product((0.0, -0.0, np.inf, -np.inf, np.nan),
+                                                       ((5, 3), (27, 3), (27, 25))):
+        x = np.full((2, size), -1.0, np.float32)
+        x[1, position] = special
         if special != -np.inf:
-            assert simd.log_softmax_rows(x) is None, special
+            assert simd.log_softmax_rows(x) is None, (special, size, position)
         else:  # a row's maximum is what counts: -inf among finite values is computed here
             ours = simd.log_softmax_rows(x)
             monkeypatch.setattr(simd, "native", None)

@@ -529,29 +529,39 @@ def _normal_scalar(gen: Generator, n: int, name: str, mean: float, std: float) -
     """normal_distribution<double>: Box-Muller that caches its second value on the generator. Each
     value takes the cached one, else a pair of uniforms (whose draws are taken at once: the same
     draws in the same order) gives a value and caches the pair's second."""
-    values = []
+    cached = None
     if n and gen._normal_cache is not None:
-        values.append(gen._normal_cache)
-        gen._normal_cache = None
-    pairs = (n - len(values) + 1) // 2
-    # _uniform01_double's values of 2 * pairs draws, in Python's exact arithmetic on a few ints
-    raw = gen._random(4 * pairs).tolist() if pairs else []
-    uniforms = [((high << 32 | low) & _LOW_53_BITS) * 2.0 ** -53 for high, low in zip(raw[0::2], raw[1::2])]
-    for u1, u2 in zip(uniforms[0::2], uniforms[1::2]):
-        r = math.sqrt(-2.0 * math.log1p(-u2))
-        theta = 2.0 * math.pi * u1
-        values.append(r * math.cos(theta))
-        if len(values) < n:
-            values.append(r * math.sin(theta))
-        else:
-            gen._normal_cache = r * math.sin(theta)
-    values = np.array(values, dtype=np.float64)
+        cached, gen._normal_cache = gen._normal_cache, None
+    wanted = n - (cached is not None)
+    pairs = (wanted + 1) // 2
+    drawn = _box_muller(gen._random(4 * pairs)) if pairs else np.empty(0)
+    if drawn.size > wanted:  # the last pair's second value, for the next draw
+        gen._normal_cache = float(drawn[-1])
+    values = drawn[:wanted] if cached is None else np.concatenate(([cached], drawn[:wanted]))
     # (times 1 is exact: the fused multiply-add is then one rounded addition)
     out = values + mean if std == 1.0 else _fma64(values, std, mean)
     # Half (and bfloat16) is reached through float, as c10::Half(double) converts via float.
     if name == "bfloat16":
         return out.astype(np.float32)
     return out.astype(np.float32).astype(name) if name == "float16" else out.astype(name)
+
+
+def _box_muller(raw: np.ndarray) -> np.ndarray:
+    """Pairs of normal values from 32-bit draws, four a pair: two 53-bit uniforms u1 and u2 (as
+    _uniform01_double makes them), then r cos(theta) and r sin(theta) for r = sqrt(-2 log1p(-u2))
+    and theta = 2 pi u1, in libm's arithmetic (Python's math functions)."""
+    if native is not None:  # (the same steps in C: csrc/random.c)
+        out = np.empty(raw.size // 2)
+        native.box_muller(raw, out)
+        return out
+    draws = raw.tolist()
+    uniforms = [((high << 32 | low) & _LOW_53_BITS) * 2.0 ** -53 for high, low in zip(draws[0::2], draws[1::2])]
+    values = []
+    for u1, u2 in zip(uniforms[0::2], uniforms[1::2]):
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        values += (r * math.cos(theta), r * math.sin(theta))
+    return np.array(values, dtype=np.float64)
 
 
 def check_normal_std(std: float) -> None:
@@ -676,9 +686,12 @@ def randint(low: int, high: int, shape: Shape, dtype: DType = "int64",
     # Public builds take 64-bit draws from a range of 2^28 on, whatever the dtype.
     raw = gen._random64(n) if span >= 1 << 28 else gen._random(n)
     # uint64 arithmetic wraps like C++'s (val % range) + base; the draws are a fresh array, worked in place
-    np.remainder(raw, np.uint64(span), out=raw)
-    if low:
-        np.add(raw, np.uint64(low & _U64), out=raw)
+    if native is not None and span <= _U64:  # (in one C loop: csrc/random.c)
+        native.draws_in_range(raw, span, low & _U64)
+    else:
+        np.remainder(raw, np.uint64(span), out=raw)
+        if low:
+            np.add(raw, np.uint64(low & _U64), out=raw)
     values = raw.view(np.int64)
     if name == "int64":  # (already a storage of its own)
         return values.reshape(_shape(shape))

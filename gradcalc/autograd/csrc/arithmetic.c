@@ -1,6 +1,5 @@
-/* Fused multiply-adds (kernels.fused_multiply_add), uniform samples from the twister's draws
- * (random.uniform_), Welford's variance updates (ops/statistics._spread) and float32 tanh's
- * gradient (ops/pointwise.tanh_backward). */
+/* Fused multiply-adds (kernels.fused_multiply_add), Welford's variance updates
+ * (ops/statistics._spread) and float32 tanh's gradient (ops/pointwise.tanh_backward). */
 #include "native.h"
 
 /* ---------------------------------------------------------------- fma (kernels.fused_multiply_add) */
@@ -55,53 +54,6 @@ static PyObject *py_fused_multiply_add(PyObject *self, PyObject *args) {
             CALL_CLONED(fma64_avx2, fma64_generic, a, b, c, out, count, steps);
     }
     return finish(views, 4);
-}
-
-/* ---------------------------------------------------------------- uniform samples (random.uniform_) */
-
-/* ATen's uniform_real_distribution: float takes a draw's 24 low bits times 2**-24, double two
- * draws (the first the high half) and their 53 low bits times 2**-53; then fma(u, to - from, from),
- * and a result that rounded up to `to` is `from`. */
-#define UNIFORM_LOOPS(ATTRIBUTE, SUFFIX, FMAF, FMA)                                                    ATTRIBUTE static void uniform32_##SUFFIX(const uint64_t *raw, float low, float width, float high,                                              float *out, Py_ssize_t count) {                               for (Py_ssize_t i = 0; i < count; i++) {                                                               float value = FMAF((float)(uint32_t)(raw[i] & 0xFFFFFF) * 0x1p-24f, width, low);                  out[i] = value == high ? low : value;                                                          }                                                                                              }                                                                                                  ATTRIBUTE static void uniform64_##SUFFIX(const uint64_t *raw, double low, double width, double high,                                              double *out, Py_ssize_t count) {                              for (Py_ssize_t i = 0; i < count; i++) {                                                               uint64_t bits = (raw[2 * i] << 32 | (raw[2 * i + 1] & 0xFFFFFFFFu)) & ((1ull << 53) - 1);             double value = FMA((double)bits * 0x1p-53, width, low);                                            out[i] = value == high ? low : value;                                                          }                                                                                              }
-
-UNIFORM_LOOPS(, generic, fmaf, fma)
-#if HAS_FMA_CLONE
-UNIFORM_LOOPS(FMA_TARGET, avx2, __builtin_fmaf, __builtin_fma)
-#endif
-
-/* uniform_from_raw(raw, low, width, high, out): out (float32 or float64, C-contiguous) from the
- * draws in raw (uint64, one per float, two per double); low, width and high in out's precision. */
-static PyObject *py_uniform_from_raw(PyObject *self, PyObject *args) {
-    PyObject *source, *target;
-    double low, width, high;
-    if (!PyArg_ParseTuple(args, "OdddO", &source, &low, &width, &high, &target))
-        return NULL;
-    Py_buffer views[2];
-    if (PyObject_GetBuffer(source, &views[0], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return NULL;
-    const char *format = views[0].format ? views[0].format : "";
-    if ((strcmp(format, "L") && strcmp(format, "Q")) || views[0].itemsize != 8) {
-        PyBuffer_Release(&views[0]);
-        PyErr_SetString(PyExc_TypeError, "unexpected buffer format");
-        return NULL;
-    }
-    if (PyObject_GetBuffer(target, &views[1], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&views[0]);
-        return NULL;
-    }
-    const char *kind = views[1].format ? views[1].format : "";
-    int single = strcmp(kind, "f") == 0 && views[1].itemsize == 4;
-    Py_ssize_t count = views[1].len / views[1].itemsize, draws = views[0].len / 8;
-    if (!single && !(strcmp(kind, "d") == 0 && views[1].itemsize == 8))
-        PyErr_SetString(PyExc_TypeError, "unexpected buffer format");
-    else if (draws != (single ? count : 2 * count))
-        PyErr_SetString(PyExc_ValueError, "unexpected sizes");
-    else if (single)
-        CALL_CLONED(uniform32_avx2, uniform32_generic, views[0].buf, (float)low, (float)width, (float)high,
-                    views[1].buf, count);
-    else
-        CALL_CLONED(uniform64_avx2, uniform64_generic, views[0].buf, low, width, high, views[1].buf, count);
-    return finish(views, 2);
 }
 
 /* ---------------------------------------------------------------- Welford's squares (statistics._spread) */
@@ -165,8 +117,6 @@ PyMethodDef arithmetic_methods[] = {
     {"fused_multiply_add", py_fused_multiply_add, METH_VARARGS,
      "fused_multiply_add(a, b, c, out): out = fma(a, b, c) in float32 or float64, a, b or c one element or "
      "out's."},
-    {"uniform_from_raw", py_uniform_from_raw, METH_VARARGS,
-     "uniform_from_raw(raw, low, width, high, out): uniform_real_distribution's samples from the twister's draws."},
     {"welford_squares", py_welford_squares, METH_VARARGS,
      "welford_squares(rows, out): each float64 row's sum of squared deviations by Welford's updates."},
     {NULL, NULL, 0, NULL},

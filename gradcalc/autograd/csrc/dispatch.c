@@ -396,9 +396,24 @@ int dispatch_init(PyObject *module) {
     return PyModule_AddObjectRef(module, "_Call", (PyObject *)&call_type);
 }
 
+/* plain_ints(value, least): parser.plain_ints, a non-empty tuple of Python ints from LEAST up. */
+static PyObject *py_plain_ints(PyObject *self, PyObject *const *args, Py_ssize_t count) {
+    long long least;
+    if (count != 2 || ((least = PyLong_AsLongLong(args[1])) == -1 && PyErr_Occurred())) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "plain_ints(value, least)");
+        return NULL;
+    }
+    int plain = plain_ints(args[0], least);
+    if (PyErr_Occurred())
+        return NULL;
+    return PyBool_FromLong(plain);
+}
+
 PyMethodDef dispatch_methods[] = {
     {"prepare_dispatch", py_prepare_dispatch, METH_VARARGS, NULL},
     {"call_method", (PyCFunction)(void (*)(void))py_call_method, METH_FASTCALL, NULL},
     {"call_function", (PyCFunction)(void (*)(void))py_call_function, METH_FASTCALL, NULL},
+    {"plain_ints", (PyCFunction)(void (*)(void))py_plain_ints, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL},
 };

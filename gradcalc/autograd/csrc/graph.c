@@ -203,15 +203,18 @@ static PyObject *node_class_name, *dtype_name;
 static PyTypeObject *accumulator_type;
 static Py_ssize_t variable_offset;
 static PyObject *last_sequence;
+/* torch.Size, and Tensor's own `shape` and `dtype` properties */
+static PyTypeObject *size_type;
+static PyObject *shape_property, *dtype_property;
 
 /* prepare_nodes(Node, OpNode, sequence, input_metas, metas_kept, NO_EDGE, gradient_edge, new_node,
- * AccumulateGrad, LAST); after prepare_tensors. */
+ * AccumulateGrad, LAST, Size); after prepare_tensors. */
 static PyObject *py_prepare_nodes(PyObject *self, PyObject *args) {
-    PyObject *node, *op_node, *count, *metas, *edge, *edge_function, *slow, *accumulator, *last;
+    PyObject *node, *op_node, *count, *metas, *edge, *edge_function, *slow, *accumulator, *last, *size;
     Py_ssize_t kept;
-    if (!PyArg_ParseTuple(args, "O!O!OO!nO!OOO!O!", &PyType_Type, &node, &PyType_Type, &op_node, &count, &PyDict_Type,
-                          &metas, &kept, &PyTuple_Type, &edge, &edge_function, &slow, &PyType_Type, &accumulator,
-                          &PyLong_Type, &last))
+    if (!PyArg_ParseTuple(args, "O!O!OO!nO!OOO!O!O!", &PyType_Type, &node, &PyType_Type, &op_node, &count,
+                          &PyDict_Type, &metas, &kept, &PyTuple_Type, &edge, &edge_function, &slow, &PyType_Type,
+                          &accumulator, &PyLong_Type, &last, &PyType_Type, &size))
         return NULL;
     if (tensor_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "prepare_tensors was not called");
@@ -230,6 +233,13 @@ static PyObject *py_prepare_nodes(PyObject *self, PyObject *args) {
     if (intern(&shape_name, "shape") < 0 || intern(&node_class_name, "_node_class") < 0
             || intern(&dtype_name, "dtype") < 0)
         return NULL;
+    if (!PyType_IsSubtype((PyTypeObject *)size, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "Size is not a tuple");
+        return NULL;
+    }
+    Py_XSETREF(size_type, (PyTypeObject *)Py_NewRef(size));
+    Py_XSETREF(shape_property, Py_XNewRef(_PyType_Lookup(tensor_type, shape_name)));
+    Py_XSETREF(dtype_property, Py_XNewRef(_PyType_Lookup(tensor_type, dtype_name)));
     Py_XSETREF(accumulator_type, (PyTypeObject *)Py_NewRef(accumulator));
     Py_XSETREF(last_sequence, Py_NewRef(last));
     Py_XSETREF(op_node_type, (PyTypeObject *)Py_NewRef(op_node));
@@ -245,6 +255,29 @@ static PyObject *py_prepare_nodes(PyObject *self, PyObject *args) {
 static void put_node(PyObject *node, int slot, PyObject *value) {
     PyObject **place = (PyObject **)((char *)node + node_offsets[slot]);
     Py_XSETREF(*place, value);  /* (takes the reference) */
+}
+
+/* The tensor's `shape` and `dtype` into *SHAPE and *DTYPE (new references): Tensor's own
+ * properties' values read from its fields where its class keeps them. 0, -1 with an error set. */
+static int shape_metadata(PyObject *tensor, PyObject **shape, PyObject **dtype) {
+    PyTypeObject *cls = Py_TYPE(tensor);
+    PyObject *data = get(tensor, DATA), *kind = get(tensor, DTYPE);
+    if (shape_property != NULL && data != NULL && kind != NULL && Py_IS_TYPE(data, ndarray_type)
+            && _PyType_Lookup(cls, shape_name) == shape_property && _PyType_Lookup(cls, dtype_name) == dtype_property) {
+        PyObject *dims = PyObject_GetAttr(data, shape_name), *arguments = dims ? PyTuple_Pack(1, dims) : NULL;
+        *shape = arguments ? PyTuple_Type.tp_new(size_type, arguments, NULL) : NULL;  /* tuple.__new__(Size, dims) */
+        Py_XDECREF(dims);
+        Py_XDECREF(arguments);
+        *dtype = Py_NewRef(kind);
+    } else {
+        *shape = PyObject_GetAttr(tensor, shape_name);
+        *dtype = *shape ? PyObject_GetAttr(tensor, dtype_name) : NULL;
+    }
+    if (*shape != NULL && *dtype != NULL)
+        return 0;
+    Py_CLEAR(*shape);
+    Py_CLEAR(*dtype);
+    return -1;
 }
 
 /* Tensor._grad_accumulator(): the leaf's AccumulateGrad while one lives (the tensor holds it
@@ -271,8 +304,12 @@ static PyObject *grad_accumulator(PyObject *tensor) {
     PyObject *node = accumulator_type->tp_alloc(accumulator_type, 0);
     if (node == NULL)
         return NULL;
-    PyObject *shape = PyObject_GetAttr(tensor, shape_name), *dtype = shape ? PyObject_GetAttr(tensor, dtype_name) : NULL;
-    PyObject *meta = dtype ? PyTuple_Pack(2, shape, dtype) : NULL, *metas = meta ? PyList_New(1) : NULL;
+    PyObject *shape, *dtype;
+    if (shape_metadata(tensor, &shape, &dtype) < 0) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    PyObject *meta = PyTuple_Pack(2, shape, dtype), *metas = meta ? PyList_New(1) : NULL;
     Py_XDECREF(shape);
     Py_XDECREF(dtype);
     if (metas == NULL) {
@@ -808,7 +845,7 @@ PyMethodDef graph_methods[] = {
      "its common cases without a Python frame."},
     {"prepare_nodes", py_prepare_nodes, METH_VARARGS,
      "prepare_nodes(Node, OpNode, sequence, input_metas, metas_kept, NO_EDGE, gradient_edge, new_node, "
-     "AccumulateGrad, LAST): where new_node writes, and what it hands the other calls to."},
+     "AccumulateGrad, LAST, Size): where new_node writes, and what it hands the other calls to."},
     {"unpack_saved", (PyCFunction)(void (*)(void))py_unpack_saved, METH_FASTCALL,
      "unpack_saved(saved, node): SavedTensor.unpack(node), its common cases without a Python frame."},
     {"grad_accumulator", py_grad_accumulator, METH_O,

@@ -296,11 +296,51 @@ static PyObject *py_log_float32(PyObject *self, PyObject *args) {
 
 /* ---------------------------------------------------------------- log_softmax along the last axis */
 
+/* A row's maximum, and whether it holds a nan (*unordered). Where neither, the maximum does not
+ * depend on the order of the comparisons: its sign of zero alone might, and a zero maximum is not
+ * taken (see py_log_softmax_float32). */
+static float row_peak_generic(const float *x, Py_ssize_t size, int *unordered) {
+    float peak = -INFINITY;
+    int nan = 0;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        nan |= x[i] != x[i];
+        peak = x[i] > peak ? x[i] : peak;
+    }
+    *unordered = nan;
+    return peak;
+}
+
+#if HAS_FMA_CLONE
+FMA_TARGET static float row_peak_avx2(const float *x, Py_ssize_t size, int *unordered) {
+    __m256 peaks = _mm256_set1_ps(-INFINITY), nans = _mm256_setzero_ps();
+    Py_ssize_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        nans = _mm256_or_ps(nans, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        peaks = _mm256_max_ps(peaks, v);
+    }
+    float lanes[8];
+    _mm256_storeu_ps(lanes, peaks);
+    int nan;
+    float peak = row_peak_generic(lanes, 8, &nan);
+    float rest = row_peak_generic(x + i, size - i, &nan);
+    *unordered = nan || _mm256_movemask_ps(nans) != 0;
+    return rest > peak ? rest : peak;
+}
+
+static float row_peak(const float *x, Py_ssize_t size, int *unordered) {
+    return fma_clone_runs() ? row_peak_avx2(x, size, unordered) : row_peak_generic(x, size, unordered);
+}
+#else
+#define row_peak row_peak_generic
+#endif
+
 /* log_softmax_float32(x, out, width, avx512) -> bool: ATen's float32 log_softmax along the last
  * axis of x (C-contiguous) into out, as activation._softmax_kernel computes it: each row less its
  * maximum, SLEEF's exp of that, at::vec's lane sum of WIDTH lanes, SLEEF's logf of the sum (its
- * AVX-512 build's or AVX2's), subtracted. False, out untouched, where a row's maximum is zero,
- * infinite or nan (the emulation then computes: which zero is the maximum decides a sign). */
+ * AVX-512 build's or AVX2's), subtracted. False, with out's values unspecified, where a row's
+ * maximum is zero, infinite or nan (the emulation then computes: which zero is the maximum decides
+ * a sign). */
 static PyObject *py_log_softmax_float32(PyObject *self, PyObject *args) {
     PyObject *source, *target;
     Py_ssize_t width;
@@ -319,33 +359,33 @@ static PyObject *py_log_softmax_float32(PyObject *self, PyObject *args) {
     }
     const float *x = views[0].buf;
     float *out = views[1].buf;
-    int handled = 1;
-    for (Py_ssize_t start = 0; start < count && handled; start += size) {
-        float peak = x[start];
-        for (Py_ssize_t i = start; i < start + size; i++) {
-            if (isnan(x[i]))
-                handled = 0;
-            peak = x[i] > peak ? x[i] : peak;
-        }
-        if (peak == 0 || isinf(peak))
-            handled = 0;
-    }
-    float *exps = handled ? PyMem_Malloc(size * sizeof(float)) : NULL;
-    if (handled && exps == NULL) {
+    const Py_ssize_t rows = count / size;
+    /* every row less its maximum, then (each step over all rows at once) their exps, the rows'
+     * lane sums and the sums' logs, subtracted */
+    float *exps = PyMem_Malloc((count + 2 * rows) * sizeof(float));
+    if (exps == NULL) {
         PyErr_NoMemory();
         return finish(views, 2);
     }
-    for (Py_ssize_t start = 0; handled && start < count; start += size) {
-        float peak = x[start], total, log_total;
-        for (Py_ssize_t i = start; i < start + size; i++)
-            peak = x[i] > peak ? x[i] : peak;
+    float *totals = exps + count, *logs = totals + rows;
+    int handled = 1;
+    for (Py_ssize_t start = 0; start < count; start += size) {
+        int unordered;
+        float peak = row_peak(x + start, size, &unordered);
+        if (unordered || peak == 0 || isinf(peak)) {
+            handled = 0;
+            break;
+        }
         for (Py_ssize_t i = start; i < start + size; i++)
             out[i] = x[i] - peak;
-        exp_float32(out + start, exps, size);
-        lane_sum_float32(exps, &total, 1, size, width);
-        log_float32(&total, &log_total, 1, avx512);  /* total >= 1: exp(0) is one of its terms */
-        for (Py_ssize_t i = start; i < start + size; i++)
-            out[i] = out[i] - log_total;
+    }
+    if (handled) {
+        exp_float32(out, exps, count);
+        lane_sum_float32(exps, totals, rows, size, width);
+        log_float32(totals, logs, rows, avx512);  /* each total >= 1: exp(0) is one of its terms */
+        for (Py_ssize_t row = 0; row < rows; row++)
+            for (Py_ssize_t i = row * size; i < (row + 1) * size; i++)
+                out[i] = out[i] - logs[row];
     }
     PyMem_Free(exps);
     PyObject *done = finish(views, 2);
@@ -394,7 +434,7 @@ PyMethodDef sleef_methods[] = {
      "exp_float64(x, out): SLEEF's exp_u10 (with FMA) of float64 x into out."},
     {"log_softmax_float32", py_log_softmax_float32, METH_VARARGS,
      "log_softmax_float32(x, out, width, avx512) -> bool: ATen's float32 log_softmax along the last axis; False "
-     "(out untouched) where a row's maximum is zero, infinite or nan."},
+     "(out's values unspecified) where a row's maximum is zero, infinite or nan."},
     {"log_softmax_backward_float32", py_log_softmax_backward_float32, METH_VARARGS,
      "log_softmax_backward_float32(grad, output, out, width): its gradient along the last axis."},
     {"sigmoid_float64", py_sigmoid_float64, METH_VARARGS,

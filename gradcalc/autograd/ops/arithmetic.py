@@ -109,10 +109,9 @@ def _power(x: np.ndarray, exponent: Any) -> np.ndarray:
     power, as its pow nearly always is."""
     if x.dtype.type not in (np.float32, np.float64) or isinstance(exponent, complex):
         return np.power(x, exponent)
-    products = {0: lambda: np.ones_like(x), 1: lambda: x.copy(), 2: lambda: x * x, 3: lambda: x * x * x,
-                -2: lambda: 1 / (x * x), 0.5: lambda: _sqrt_kernel(x), -0.5: lambda: 1 / np.sqrt(x), -1: lambda: 1 / x}
-    if exponent in products:
-        return products[exponent]()
+    product = _PRODUCTS.get(exponent)
+    if product is not None:
+        return product(x)
     # the kernel's SIMD loop raises to the exponent rounded to the tensor's dtype; its scalar
     # loop, std::pow(float, double), to the exponent as a double
     return power_tensor(x, np.asarray(exponent, dtype=x.dtype), scalar_exponent=np.float64(exponent))
@@ -121,6 +120,11 @@ def _power(x: np.ndarray, exponent: Any) -> np.ndarray:
 def _sqrt_kernel(x: np.ndarray) -> np.ndarray:
     root = mkl.vml("SqrtBackward0", x)
     return np.sqrt(x) if root is None else root
+
+
+# _power's exponents computed as products, sqrt or reciprocals (a number equal to one of them too: 2.0, True)
+_PRODUCTS = {0: np.ones_like, 1: lambda x: x.copy(), 2: lambda x: x * x, 3: lambda x: x * x * x,
+             -2: lambda x: 1 / (x * x), 0.5: _sqrt_kernel, -0.5: lambda x: 1 / np.sqrt(x), -1: lambda x: 1 / x}
 
 
 def power_tensor(x: np.ndarray, exponent: np.ndarray, scalar_exponent: Optional[np.ndarray] = None) -> np.ndarray:
@@ -369,6 +373,11 @@ def pow(input: Any = None, exponent: Any = None, self: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         return rpow(as_tensor(exponent), input)
     a = input
+    own = a._dtype
+    if (own is dtypes.float32 or own is dtypes.float64) and not a._wrapped and type(exponent) in (int, float):
+        # `x ** 2`: a floating tensor's own dtype, none of the checks below applying to it
+        return record(POW_SCALAR, (a,), np.asarray(_power(a._data, exponent), dtype=own._numpy), own,
+                      exponent=exponent)
     if isinstance(exponent, Tensor):
         check_has_kernel("pow", a, exponent)
         return binary(POW_TENSOR, a, exponent)

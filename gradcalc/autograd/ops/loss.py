@@ -292,10 +292,9 @@ def _nll_values(x: np.ndarray, rows: np.ndarray, weight: Optional[Tensor], reduc
                                                        None if weight is None else weight._data.reshape(-1))
         if bad is not None:
             raise IndexError(f"Target {rows[bad]} is out of bounds.")
-        total, total_weight = kind(total), kind(total_weight)
-        if reduction == MEAN:
-            total = kind(total / total_weight)
-        return np.asarray(total, dtype=x.dtype), np.asarray(total_weight, dtype=x.dtype)
+        if reduction == MEAN:  # (float32's quotient is the double one rounded: 53 bits >= 2 * 24 + 2)
+            total = total / total_weight if total_weight else kind(total) / kind(total_weight)
+        return np.array(total, dtype=x.dtype), np.array(total_weight, dtype=x.dtype)
     power = max(4, sum_kernel.ceil_log2(rows.size) // _NLL_LEVELS)
     if weight is None and not per_target and not bfloat16 and _every_row_counts(rows, classes, ignore_index):
         # the common case, without the masks below: the cascade's rows are then 0, 1, 2, ...

@@ -35,7 +35,7 @@ from ..saved_variable import SavedTensor, default_hooks, hooked_order
 # the forward-formula markers the op modules declare with, re-exported
 from ..forward_mode import ELEMENT_WISE as ELEMENT_WISE, LINEAR as LINEAR, propagate
 from ..grad_mode import FORWARD_LEVELS
-from ..tensor import VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD, Tensor
+from ..tensor import VIEW_DEFAULT, VIEW_INFERENCE, VIEW_MULTI_OUTPUT, VIEW_NO_GRAD, Size, Tensor
 from ...display.names import torch_class
 
 
@@ -372,7 +372,7 @@ def new_node(op: NodeDef, inputs: Sequence[Tensor], params: dict) -> OpNode:
 python_new_node = new_node  # as written: the native one hands it the calls it does not take
 if kernels is not None:  # without a Python frame per node and input (csrc/graph.c)
     kernels.prepare_nodes(Node, OpNode, NODE_SEQUENCE, _INPUT_METAS, _INPUT_METAS_KEPT, NO_EDGE, gradient_edge,
-                          python_new_node, AccumulateGrad, LAST)
+                          python_new_node, AccumulateGrad, LAST, Size)
     new_node = kernels.new_node  # noqa: F811
     kernels.prepare_record(python_record, SavedTensor, meta.state, FORWARD_LEVELS, default_hooks, VIEW_NO_GRAD,
                            dtypes.FLOATING)

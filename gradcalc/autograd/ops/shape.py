@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
 from .common import check_not_unsigned, normalize_dims, shape_args, shape_text, wrap_int64
-from .parser import plain_int_tuple
+from .parser import plain_int_tuple, plain_ints
 from .registry import LINEAR, node, op, record, recording_not_needed
 
 # the backward of a view takes the gradient back to the input's shape (reshape called as it is,
@@ -109,7 +109,7 @@ def view(input: Tensor, size: Any = None, *, dtype: Any = None) -> Tensor:
     if dtype is not None:
         return _view_dtype(input, dtype)
     data = input._data.view()
-    if size.__class__ is tuple and plain_int_tuple(size) and min(size) >= -1:
+    if plain_ints(size, -1):
         # sizes the parser passed: numpy works out a -1 as infer_size would (it would take any
         # negative size for one), and takes what fits; what it refuses is worked out below, in
         # PyTorch's words
