@@ -31,7 +31,8 @@ C = torch.randn((27, 10), generator=g)
 """
 STATEMENTS = [
     "x.view(-1, 30)", "x[0]", "C[Y]", "a * b", "a + 1.0", "h * 0.5", "v.sum()", "a.exp()", "torch.tanh(a)",
-    "h.tanh()", "v.pow(2)", "F.cross_entropy(logits, Y)", "torch.randint(0, 27, (32,), generator=g)", "a.item()",
+    "h.tanh()", "v.pow(2)", "F.cross_entropy(logits, Y)", "torch.randint(0, 27, (32,), generator=g)",
+    "torch.randn(3, generator=g)", "torch.randn((32, 200), generator=g)", "a.item()",
 ]
 LOOP = """\
 def _timed(call, calls):

@@ -361,17 +361,23 @@ def test_uniform_samples_match_the_emulation(monkeypatch, dtype):
 
 
 @needs_native
-def test_normal_pairs_match_the_emulation(monkeypatch):
+def test_normal_values_match_the_emulation(monkeypatch):
     """A few normal values' Box-Muller from the twister's draws in C (libm's log1p, sqrt, cos and
-    sin) gives Python's math functions' bits, for any draws and the extreme ones (u = 0, u near 1),
-    and randn's few values and cached second value come out the same."""
+    sin, then fma with std and mean) gives Python's math functions' and numpy's bits, for any
+    draws and the extreme ones (u = 0, u near 1), a cached value first or not, an odd count's
+    second value left over; and randn's values and cache come out the same over several calls."""
     extreme = np.array([0, 0, 0, 0, 2 ** 32 - 1, 2 ** 32 - 1, 2 ** 32 - 1, 2 ** 32 - 1, 0, 1, 2 ** 32 - 1, 0],
                        np.uint64)
-    for raw in (_RNG.integers(0, 2 ** 32, 4 * 20000, dtype=np.uint64), extreme):
-        ours = random._box_muller(raw)
-        with monkeypatch.context() as patch:
-            patch.setattr(random, "native", None)
-            assert _same_bits(ours, random._box_muller(raw))
+    cases = [(_RNG.integers(0, 2 ** 32, 4 * 5000, dtype=np.uint64), None, 10000), (extreme, None, 5),
+             (extreme, -0.25, 6), (extreme, 1.5, 7), (np.zeros(0, np.uint64), 0.75, 1)]
+    for raw, cached, count in cases:
+        for mean, std in ((0.0, 1.0), (-3.0, 0.5), (2.0, 1.0), (np.inf, 1.0), (0.0, np.inf)):
+            ours, theirs = np.empty(count), np.empty(count)
+            left = random._normal_values(raw, cached, mean, std, ours)
+            with monkeypatch.context() as patch, np.errstate(all="ignore"):
+                patch.setattr(random, "native", None)
+                assert left == random._normal_values(raw, cached, mean, std, theirs)
+            assert _same_bits(ours, theirs), (count, cached, mean, std)
     for count in (1, 2, 3, 5, 15):
         generator, emulated = random.Generator()._seeded(count), random.Generator()._seeded(count)
         drawn = [random.randn((count,), "float32", generator) for _ in range(3)]
@@ -380,6 +386,29 @@ def test_normal_pairs_match_the_emulation(monkeypatch):
             theirs = [random.randn((count,), "float32", emulated) for _ in range(3)]
         assert all(_same_bits(a, b) for a, b in zip(drawn, theirs)), count
         assert generator._normal_cache == emulated._normal_cache
+    with pytest.raises(ValueError):
+        _native.normal_values(np.zeros(4, np.uint64), None, 0.0, 1.0, np.empty(3))
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_normal_fill_matches_the_emulation(monkeypatch, dtype):
+    """normal_fill's blocks of 16 in C (float: the AVX2 kernel's log and sincos polynomials, with
+    their fused multiply-adds; double: libm's) give the numpy emulation's bits, a last partial
+    block redrawn included, for standard, shifted, huge and infinite means, and take as many
+    draws."""
+    cases = itertools.product((16, 17, 31, 100, 4099),
+                              ((0.0, 1.0), (-2.5, 0.3), (1e300, 1.0), (np.inf, 2.0), (0.0, np.inf)))
+    for count, (mean, std) in [*cases, (100_000, (0.0, 1.0))]:  # (a polynomial's last bits show in 1 in 4,000)
+        generator, emulated = random.Generator()._seeded(count), random.Generator()._seeded(count)
+        drawn = random.normal_((count,), mean, std, dtype, generator)
+        with monkeypatch.context() as patch:
+            patch.setattr(random, "native", None)
+            theirs = random.normal_((count,), mean, std, dtype, emulated)
+        assert _same_bits(drawn, theirs), (count, mean, std)
+        assert generator._random(1) == emulated._random(1)
+    with pytest.raises(ValueError):
+        _native.box_muller16(np.zeros(16, np.uint64), 0.0, 1.0, np.empty(16))  # a double takes two draws
 
 
 @needs_native

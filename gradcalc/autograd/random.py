@@ -12,7 +12,6 @@ exactly instead of rounding twice.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import os
@@ -315,12 +314,21 @@ def _gen(generator: Generator | None) -> Generator:
 
 def _uniform01_float(gen: Generator, n: int) -> np.ndarray:
     """uniform_real_distribution<float>(0, 1): 24 low bits of a 32-bit draw times 2^-24."""
-    return (gen._random(n) & np.uint64(0xFFFFFF)).astype(np.float32) * np.float32(2.0**-24)
+    return _float_uniforms(gen._random(n))
+
+
+def _float_uniforms(raw: np.ndarray) -> np.ndarray:
+    return (raw & np.uint64(0xFFFFFF)).astype(np.float32) * np.float32(2.0**-24)
 
 
 def _uniform01_double(gen: Generator, n: int) -> np.ndarray:
     """uniform_real_distribution<double>(0, 1): 53 low bits of a 64-bit draw times 2^-53."""
-    return (gen._random64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
+    return _double_uniforms(gen._random(2 * n))
+
+
+def _double_uniforms(raw: np.ndarray) -> np.ndarray:
+    """(pairs of 32-bit draws, the first the high half of a 64-bit draw, as _random64 makes it)"""
+    return ((raw[0::2] << np.uint64(32) | raw[1::2]) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
 
 
 def uniform_doubles(n: int, generator: Generator | None = None) -> np.ndarray:
@@ -504,25 +512,32 @@ def _box_muller16_double(u: np.ndarray, mean: float, std: float) -> np.ndarray:
 def _normal_fill(gen: Generator, n: int, name: str, mean: float, std: float) -> np.ndarray:
     """normal_fill: Box-Muller over blocks of 16, redoing the last 16 with fresh draws."""
     full, tail = divmod(n, 16)
-    out = np.empty(n, dtype="float32" if name == "bfloat16" else name)  # bfloat16 is rounded by the caller
-    if name == "float64":
-        u = _uniform01_double(gen, n)
-        out[: full * 16] = _box_muller16_double(u[: full * 16], mean, std)
-        if tail:
-            out[n - 16 :] = _box_muller16_double(_uniform01_double(gen, 16), mean, std)
-        return out
-    m32, s32 = _F(mean), _F(std)
-    # float fills the whole tensor with uniforms first; half draws per block of 16,
-    # so the leftover uniforms a float tensor discards are never drawn for half.
-    u = _uniform01_float(gen, n if name == "float32" else full * 16)
-    out[: full * 16] = _box_muller16_float(u[: full * 16], m32, s32)
+    double = name == "float64"
+    out = np.empty(n, np.float64 if double else np.float32)  # half and bfloat16 are rounded from float
+    # float fills the whole tensor with uniforms first; half draws per block of 16, so the leftover
+    # uniforms a float tensor discards are never drawn for half; a double uniform takes two draws
+    raw = gen._random(2 * n if double else n if name == "float32" else full * 16)
+    _box_muller16(raw[: (1 + double) * full * 16], mean, std, out[: full * 16])
     if tail:
-        out[n - 16 :] = _box_muller16_float(_uniform01_float(gen, 16), m32, s32)
-    return out
+        last = np.empty(16, out.dtype)
+        _box_muller16(gen._random((1 + double) * 16), mean, std, last)
+        out[n - 16:] = last
+    return out.astype(np.float16) if name == "float16" else out
+
+
+def _box_muller16(raw: np.ndarray, mean: float, std: float, out: np.ndarray) -> None:
+    """normal_fill's blocks of 16 into out (float32 or float64) from the twister's draws: one a
+    float uniform (_uniform01_float's), two a double one (_uniform01_double's)."""
+    double = out.dtype == np.float64
+    if native is not None:  # (the same steps in C: csrc/random.c)
+        native.box_muller16(raw, mean if double else float(_F(mean)), std if double else float(_F(std)), out)
+    elif double:
+        out[:] = _box_muller16_double(_double_uniforms(raw), mean, std)
+    else:
+        out[:] = _box_muller16_float(_float_uniforms(raw), _F(mean), _F(std))
 
 
 _LOW_53_BITS = (1 << 53) - 1
-_NO_STATE = contextlib.nullcontext()
 
 
 def _normal_scalar(gen: Generator, n: int, name: str, mean: float, std: float) -> np.ndarray:
@@ -532,36 +547,36 @@ def _normal_scalar(gen: Generator, n: int, name: str, mean: float, std: float) -
     cached = None
     if n and gen._normal_cache is not None:
         cached, gen._normal_cache = gen._normal_cache, None
-    wanted = n - (cached is not None)
-    pairs = (wanted + 1) // 2
-    drawn = _box_muller(gen._random(4 * pairs)) if pairs else np.empty(0)
-    if drawn.size > wanted:  # the last pair's second value, for the next draw
-        gen._normal_cache = float(drawn[-1])
-    values = drawn[:wanted] if cached is None else np.concatenate(([cached], drawn[:wanted]))
-    # (times 1 is exact: the fused multiply-add is then one rounded addition)
-    out = values + mean if std == 1.0 else _fma64(values, std, mean)
+    pairs = (n - (cached is not None) + 1) // 2
+    out = np.empty(n)
+    left = _normal_values(gen._random(4 * pairs), cached, mean, std, out)
+    if left is not None:
+        gen._normal_cache = left
     # Half (and bfloat16) is reached through float, as c10::Half(double) converts via float.
     if name == "bfloat16":
         return out.astype(np.float32)
     return out.astype(np.float32).astype(name) if name == "float16" else out.astype(name)
 
 
-def _box_muller(raw: np.ndarray) -> np.ndarray:
-    """Pairs of normal values from 32-bit draws, four a pair: two 53-bit uniforms u1 and u2 (as
-    _uniform01_double makes them), then r cos(theta) and r sin(theta) for r = sqrt(-2 log1p(-u2))
-    and theta = 2 pi u1, in libm's arithmetic (Python's math functions)."""
+def _normal_values(raw: np.ndarray, cached: float | None, mean: float, std: float, out: np.ndarray) -> float | None:
+    """out's values: `cached` first (unless None), then pairs from 32-bit draws, four a pair: two
+    53-bit uniforms u1 and u2 (as _uniform01_double makes them), then r cos(theta) and r sin(theta)
+    for r = sqrt(-2 log1p(-u2)) and theta = 2 pi u1, in libm's arithmetic (Python's math
+    functions); each value v as fma(v, std, mean). Returns the last pair's second value where out
+    has no room for it (as drawn), else None."""
     if native is not None:  # (the same steps in C: csrc/random.c)
-        out = np.empty(raw.size // 2)
-        native.box_muller(raw, out)
-        return out
+        return native.normal_values(raw, cached, mean, std, out)
     draws = raw.tolist()
     uniforms = [((high << 32 | low) & _LOW_53_BITS) * 2.0 ** -53 for high, low in zip(draws[0::2], draws[1::2])]
-    values = []
+    values = [] if cached is None else [cached]
     for u1, u2 in zip(uniforms[0::2], uniforms[1::2]):
         r = math.sqrt(-2.0 * math.log1p(-u2))
         theta = 2.0 * math.pi * u1
         values += (r * math.cos(theta), r * math.sin(theta))
-    return np.array(values, dtype=np.float64)
+    left = values.pop() if len(values) > out.size else None
+    # (times 1 is exact: the fused multiply-add is then one rounded addition)
+    out[:] = np.array(values) + mean if std == 1.0 else _fma64(values, std, mean)
+    return left
 
 
 def check_normal_std(std: float) -> None:
@@ -587,12 +602,8 @@ def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "f
             return np.zeros(_shape(shape), dtype=name)
         raise _not_implemented("normal_kernel_cpu", name)
     gen = _gen(generator)
-    # infinite mean or std give inf/nan as in torch (a few standard values one at a time overflow nothing)
-    with _NO_STATE if n < 16 and mean == 0.0 and std == 1.0 else np.errstate(all="ignore"):
-        if n >= 16 and contiguous:
-            out = _normal_fill(gen, n, name, mean, std)
-        else:
-            out = _normal_scalar(gen, n, name, mean, std)
+    # (an infinite mean or std gives inf and nan as in torch, silently: see numpy_state)
+    out = _normal_fill(gen, n, name, mean, std) if n >= 16 and contiguous else _normal_scalar(gen, n, name, mean, std)
     if name == "bfloat16":  # drawn as half is, rounded to bfloat16 instead
         out = dtypes.round_to_bfloat16(out)
     return out.reshape(_shape(shape))
