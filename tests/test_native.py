@@ -412,6 +412,21 @@ def test_normal_fill_matches_the_emulation(monkeypatch, dtype):
 
 
 @needs_native
+def test_raw_draws_are_the_bit_generators_random_raw():
+    """The twister's draws taken in C through its bitgen_t: random_raw's, in order, and the
+    generator left where random_raw leaves it (a draw of any size, none included)."""
+    ours, numpys = np.random.MT19937(2147483647), np.random.MT19937(2147483647)
+    for count in (0, 1, 3, 623, 624, 625, 5000):
+        drawn = np.empty(count, np.uint64)
+        _native.raw_draws(ours.capsule, drawn)
+        assert drawn.tolist() == numpys.random_raw(count).tolist(), count
+    assert ours.state["state"]["pos"] == numpys.state["state"]["pos"]
+    assert ours.state["state"]["key"].tolist() == numpys.state["state"]["key"].tolist()
+    with pytest.raises(TypeError):
+        _native.raw_draws(ours.capsule, np.empty(3, np.float64))
+
+
+@needs_native
 def test_integer_draws_match_numpys_arithmetic(monkeypatch):
     """randint's (draw % range) + base in one C loop: numpy's uint64 arithmetic, which wraps as
     C++'s does, for small, 64-bit and full ranges and negative bases."""

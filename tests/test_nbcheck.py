@@ -3,6 +3,7 @@ design; the course notebooks in tests/notebooks, recorded under PyTorch (`--reco
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,8 @@ from gradcalc.notebook.outputs import cell_outputs
 from gradcalc.notebook.pretty import pretty
 
 NOTEBOOKS = sorted((Path(__file__).parent / "notebooks").glob("*.ipynb"))
+# a real PyTorch, when this machine has one (it is never needed otherwise)
+TORCH_PYTHON = os.environ.get("GRADCALC_TORCH_PYTHON", "/tmp/torch/bin/python")
 
 
 def _cell(source: str, outputs: list) -> dict:
@@ -156,6 +159,33 @@ def test_record_runs_the_notebook_under_another_python(tmp_path: Path) -> None:
     assert cells[1]["outputs"][0]["ename"] == "ZeroDivisionError"
     assert cells[2]["outputs"] == [] and "tags" not in cells[2]["metadata"]  # a skipped cell is not run there
     assert "3: skipped (runs a shell command)" in done.stdout
+
+
+def _has_torch_and_ipykernel(python: str) -> bool:
+    if not os.path.exists(python):
+        return False
+    return subprocess.run([python, "-c", "import torch, ipykernel"], capture_output=True, timeout=300).returncode == 0
+
+
+@pytest.mark.skipif(not _has_torch_and_ipykernel(TORCH_PYTHON), reason="no PyTorch with ipykernel on this machine")
+def test_a_notebook_is_checked_as_the_machine_it_was_recorded_on(tmp_path: Path) -> None:
+    """PyTorch's last digits depend on the processor: `--record` keeps the machine it ran on in the
+    notebook's metadata, and the check computes as that machine does (here, the cell that asks for
+    ATen's capability passes as recorded, and differs when the metadata names the other one)."""
+    pytest.importorskip("nbclient", reason="the jupyter extra is not installed (pip install -e '.[test,jupyter]')")
+    from gradcalc.autograd import cpu
+
+    path = tmp_path / "machine.ipynb"
+    path.write_text(json.dumps(_notebook(_cell("import torch\ntorch.backends.cpu.get_cpu_capability()", []))))
+    done = subprocess.run([sys.executable, "-m", "gradcalc", "nbcheck", "--record", TORCH_PYTHON, str(path)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    notebook = load(str(path))
+    machine = notebook["metadata"]["gradcalc"]["machine"]
+    assert machine == cpu.machine_record()
+    other = "avx2" if machine["aten"] == "avx512" else "avx512"
+    notebook["metadata"]["gradcalc"]["machine"] = {**machine, "aten": other}
+    assert [report.verdict for report in check_notebook(notebook)] == ["differs"]
 
 
 def test_record_runs_a_plotting_cell_for_its_imports(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from .native import kernels as native
 from .tensor import CPU, Device, Tensor
 from ..display.names import torch_class, type_name
 from ..language.limits import with_room
+from .ops.common import plain_ints
 from .ops.parser import compile_parser
 
 Shape = Union[int, tuple[int, ...]]
@@ -163,7 +164,12 @@ class Generator:
         """n raw 32-bit draws (as uint64), like CPUGeneratorImpl::random()."""
         if n <= 0:
             return np.empty(0, dtype=np.uint64)
-        raw = self._engine().random_raw(n)
+        engine = self._engine()
+        if native is None:
+            raw = engine.random_raw(n)
+        else:  # (the same draws in C, without random_raw's lock: csrc/random.c)
+            raw = np.empty(n, np.uint64)
+            native.raw_draws(engine.capsule, raw)
         self._fresh = False
         return raw
 
@@ -280,6 +286,8 @@ def _fma64(a: Any, b: Any, c: Any) -> np.ndarray:
 
 
 def _numel(shape: Shape) -> int:
+    if plain_ints(shape, 0):  # (a factory's checked sizes)
+        return math.prod(shape)
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     n = 1
@@ -292,6 +300,8 @@ def _numel(shape: Shape) -> int:
 
 
 def _shape(shape: Shape) -> tuple[int, ...]:
+    if plain_ints(shape, 0):
+        return shape
     return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
 
 
@@ -516,22 +526,24 @@ def _normal_fill(gen: Generator, n: int, name: str, mean: float, std: float) -> 
     out = np.empty(n, np.float64 if double else np.float32)  # half and bfloat16 are rounded from float
     # float fills the whole tensor with uniforms first; half draws per block of 16, so the leftover
     # uniforms a float tensor discards are never drawn for half; a double uniform takes two draws
-    raw = gen._random(2 * n if double else n if name == "float32" else full * 16)
-    _box_muller16(raw[: (1 + double) * full * 16], mean, std, out[: full * 16])
+    block = (1 + double) * 16
+    filled = 2 * n if double else n if name == "float32" else full * 16
+    raw = gen._random(filled + (block if tail else 0))  # (the last block's fresh draws come after the fill's)
+    if not double:
+        mean, std = float(_F(mean)), float(_F(std))
+    _box_muller16(raw[:block * full], mean, std, out[:full * 16])
     if tail:
-        last = np.empty(16, out.dtype)
-        _box_muller16(gen._random((1 + double) * 16), mean, std, last)
-        out[n - 16:] = last
+        _box_muller16(raw[filled:], mean, std, out[n - 16:])
     return out.astype(np.float16) if name == "float16" else out
 
 
 def _box_muller16(raw: np.ndarray, mean: float, std: float, out: np.ndarray) -> None:
-    """normal_fill's blocks of 16 into out (float32 or float64) from the twister's draws: one a
-    float uniform (_uniform01_float's), two a double one (_uniform01_double's)."""
-    double = out.dtype == np.float64
+    """normal_fill's blocks of 16 into out (float32 or float64, contiguous) from the twister's
+    draws: one a float uniform (_uniform01_float's), two a double one (_uniform01_double's); a
+    float's mean and std already float32 values."""
     if native is not None:  # (the same steps in C: csrc/random.c)
-        native.box_muller16(raw, mean if double else float(_F(mean)), std if double else float(_F(std)), out)
-    elif double:
+        native.box_muller16(raw, mean, std, out)
+    elif out.dtype == np.float64:
         out[:] = _box_muller16_double(_double_uniforms(raw), mean, std)
     else:
         out[:] = _box_muller16_float(_float_uniforms(raw), _F(mean), _F(std))
@@ -591,7 +603,8 @@ def normal_(shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = "f
     tensor that is not contiguous takes one draw at a time, however large."""
     name = _dtype_name(dtype)
     mean, std = float(mean), float(std)
-    check_normal_std(std)
+    if not std >= 0.0:
+        check_normal_std(std)
     if name in _COMPLEX:  # pairs of reals, each part with std / sqrt(2): the complex value has std `std`
         pairs = normal_(tuple(_shape(shape)) + (2,), mean, std / math.sqrt(2), _COMPLEX[name], generator,
                         contiguous)

@@ -558,7 +558,7 @@ class Tensor:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         if self.__dict__.get("_meta"):
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-        return self._data.reshape(()).item()
+        return self._data.item()  # (numpy's item() of any one element)
 
     def tolist(self) -> Any:
         if self.__dict__.get("_meta"):

@@ -147,11 +147,14 @@ def _diff(expected: list[str], actual: list[str], limit: int = 12) -> list[str]:
 
 
 def check_notebook(notebook: dict) -> list[CellReport]:
-    """Run the notebook's code cells in a fresh worker; one report per code cell."""
+    """Run the notebook's code cells in a fresh worker, computing as on the machine its outputs were
+    recorded on (see recorded_machine); one report per code cell."""
+    from ..autograd import cpu
     from ..worker.client import Worker, WorkerDied
 
     reports = []
-    worker = Worker(capture=True)
+    machine = recorded_machine(notebook)
+    worker = Worker(capture=True, settings=cpu.machine_environment(machine) if machine else None)
     try:
         worker.start()
         code_cells = [cell for cell in notebook.get("cells", []) if cell.get("cell_type") == "code"]
@@ -179,6 +182,19 @@ def check_notebook(notebook: dict) -> list[CellReport]:
     finally:
         worker.close()
     return reports
+
+
+def recorded_machine(notebook: dict) -> Optional[dict]:
+    """The machine `--record` ran the notebook on (its metadata's `gradcalc.machine`, a
+    cpu.machine_record()): PyTorch's last digits depend on its processor, as golden tests' do. None
+    for a notebook recorded otherwise, which is checked as this machine computes."""
+    metadata = notebook.get("metadata")
+    ours = metadata.get("gradcalc") if isinstance(metadata, dict) else None
+    machine = ours.get("machine") if isinstance(ours, dict) else None
+    if isinstance(machine, dict) and machine.get("aten") in ("avx2", "avx512") and \
+            machine.get("sgemm") in ("avx2", "avx512"):
+        return machine
+    return None
 
 
 def load(path: str) -> dict:

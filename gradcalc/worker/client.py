@@ -66,7 +66,8 @@ class Worker:
 
     def __init__(self, color: bool = False, hints: bool = False, max_memory: Optional[int] = None,
                  cpu_seconds: Optional[int] = None, capture: bool = False, stdout: Stream = None,
-                 stderr: Stream = None) -> None:
+                 stderr: Stream = None, settings: Optional[dict] = None) -> None:
+        self.settings = settings or {}  # environment settings of gradcalc's own: a machine to compute as
         self.color = color
         self.hints = hints
         self.max_memory = max_memory
@@ -108,6 +109,7 @@ class Worker:
         command += ["--hints"] if self.hints else []
         command += ["--cpu", str(self.cpu_seconds)] if self.cpu_seconds else []
         env = {key: os.environ[key] for key in _PASSED_ON if key in os.environ}
+        env.update(self.settings)
         env.update(PYTHONPATH=_PACKAGE_PARENT, OPENBLAS_NUM_THREADS="1", PYTHONIOENCODING="utf-8")
         try:
             # its own session: the terminal's Ctrl-C reaches the front end only, which passes it on

@@ -13,7 +13,7 @@
 /* ops/parser.py's _parsers, DEVICE_CONTEXT, Size, and the Python helpers: what a MemoryError or
  * RecursionError becomes (`translate(error)` raises it), generate._call (meta.state: graph.c's) */
 static PyObject *parsers, *device_context, *size_type, *translate, *python_call;
-static PyObject *bindings_name, *name_name, *convert_name, *input_name, *out_name;
+static PyObject *bindings_name, *name_name, *convert_name, *input_name, *out_name, *device_name;
 
 enum { AS_PYTHON, PLAIN_INT, PLAIN_INTS, PLAIN_SYM_INTS, PLAIN_NUMBER, PLAIN_FLOAT };  /* parser.py's _native_plan */
 
@@ -27,8 +27,8 @@ static PyObject *py_prepare_dispatch(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "prepare_record was not called");
         return NULL;
     }
-    const char *texts[] = {"_bindings", "name", "convert", "input", "out"};
-    PyObject **names[] = {&bindings_name, &name_name, &convert_name, &input_name, &out_name};
+    const char *texts[] = {"_bindings", "name", "convert", "input", "out", "device"};
+    PyObject **names[] = {&bindings_name, &name_name, &convert_name, &input_name, &out_name, &device_name};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (*names[i] == NULL && (*names[i] = PyUnicode_InternFromString(texts[i])) == NULL)
             return NULL;
@@ -38,6 +38,13 @@ static PyObject *py_prepare_dispatch(PyObject *self, PyObject *args) {
     Py_XSETREF(translate, Py_NewRef(translator));
     Py_XSETREF(python_call, Py_NewRef(caller));
     Py_RETURN_NONE;
+}
+
+/* Whether the factory's `device=` or `out=` is given, not None: Signature.read_options has nothing to
+ * do otherwise (bound's keys are the parameters' names, strings: a lookup cannot fail). */
+static int given_option(PyObject *bound, PyObject *name) {
+    PyObject *value = PyDict_GetItem(bound, name);
+    return value != NULL && value != Py_None;
 }
 
 /* 1 when the call is the Python function's (meta tensors made, a device context), 0, -1 on error. */
@@ -169,7 +176,7 @@ static PyObject *bind(PyObject *parser, PyObject *args, PyObject *kwargs) {
             if (PyDict_SetItem(bound, PyTuple_GET_ITEM(keywords, i++), value) < 0)
                 goto failed;
     }
-    if (options != Py_None) {
+    if (options != Py_None && (given_option(bound, device_name) || given_option(bound, out_name))) {
         PyObject *done = PyObject_CallOneArg(options, bound);
         if (done == NULL)
             goto failed;

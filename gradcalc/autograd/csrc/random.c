@@ -18,6 +18,33 @@ static int get_draws(PyObject *object, Py_buffer *view, int writable) {
     return 0;
 }
 
+/* numpy.random's bitgen_t (numpy/random/bitgen.h), which a BitGenerator's `capsule` holds. */
+typedef struct {
+    void *state;
+    uint64_t (*next_uint64)(void *state);
+    uint32_t (*next_uint32)(void *state);
+    double (*next_double)(void *state);
+    uint64_t (*next_raw)(void *state);
+} bitgen_t;
+
+/* raw_draws(capsule, out): out's uint64 elements each the bit generator's next raw draw, as its
+ * random_raw(n) gives them, without making an array or taking its lock (the GIL is held here). */
+static PyObject *py_raw_draws(PyObject *self, PyObject *args) {
+    PyObject *capsule, *target;
+    if (!PyArg_ParseTuple(args, "O!O", &PyCapsule_Type, &capsule, &target))
+        return NULL;
+    bitgen_t *bitgen = PyCapsule_GetPointer(capsule, "BitGenerator");
+    if (bitgen == NULL)
+        return NULL;
+    Py_buffer view;
+    if (get_draws(target, &view, 1) < 0)
+        return NULL;
+    uint64_t *raw = view.buf;
+    for (Py_ssize_t i = 0; i < view.len / 8; i++)
+        raw[i] = bitgen->next_raw(bitgen->state);
+    return finish(&view, 1);
+}
+
 /* RAW's draws (views[0], read) and OUT's values (views[1], written: float32 or float64,
  * C-contiguous), one draw a float or two a double: 1 or 2, or -1 (nothing held) with an error set. */
 static int get_draws_and_values(PyObject *raw, PyObject *out, Py_buffer views[2]) {
@@ -345,6 +372,8 @@ static PyObject *py_draws_in_range(PyObject *self, PyObject *args) {
 }
 
 PyMethodDef random_methods[] = {
+    {"raw_draws", py_raw_draws, METH_VARARGS,
+     "raw_draws(capsule, out): the bit generator's next raw draws into out (uint64), as its random_raw."},
     {"uniform_from_raw", py_uniform_from_raw, METH_VARARGS,
      "uniform_from_raw(raw, low, width, high, out): uniform_real_distribution's samples from the twister's draws."},
     {"draws_in_range", py_draws_in_range, METH_VARARGS,

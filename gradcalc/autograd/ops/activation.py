@@ -164,10 +164,15 @@ def _check_floating(input: Tensor, kernel: str) -> None:
 
 
 def _softmax(input: Tensor, dim: Optional[int], dtype: Optional[DType], log: bool) -> Tensor:
+    x = input._data
+    if log and dtype is None and input._dtype is dtypes.float32 and x.ndim and (dim == -1 or dim == x.ndim - 1):
+        data = simd.log_softmax_rows(x)  # (a classifier's log_softmax over its last dim: one native pass)
+        if data is not None:
+            return record(LOG_SOFTMAX, (input,), data, input._dtype, dim=dim)
     name = "log_softmax" if log else "softmax"
     if dtype is not None:
         input = input.to(dtype)
-    x = input._data
+        x = input._data
     d = wrap_dim(dim, x.ndim)
     last = d == max(x.ndim - 1, 0)
     if input._dtype.category != dtypes.FLOATING:

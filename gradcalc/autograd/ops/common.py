@@ -10,6 +10,7 @@ import numpy as np
 from .. import dtypes, forward_mode, grad_mode, meta
 from ..grad_mode import FORWARD_LEVELS
 from ..dtypes import DType
+from ..native import kernels
 from ..tensor import Tensor, wrap_dim
 from .registry import recording_not_needed
 from ... import numpy_state
@@ -257,6 +258,7 @@ def reduced_kernel(kernel: Callable, ops: Callable) -> Callable:
 _INT64_MAX = (1 << 63) - 1
 # a new tensor at least this large is allocated once beforehand, so that a failure names its own size
 _LARGE_ALLOCATION = 1 << 28
+_JUST_INT = {int}
 
 
 def allocation_error(nbytes: int) -> RuntimeError:
@@ -320,9 +322,31 @@ def check_storage_size(size: tuple, dtype: DType) -> int:
     return nbytes
 
 
+def plain_int_tuple(obj: Any) -> bool:
+    """Whether `obj` is a non-empty tuple of Python ints only (not bools, numpy's or tensors)."""
+    return obj.__class__ is tuple and set(map(type, obj)) == _JUST_INT
+
+
+def plain_ints(obj: Any, least: int) -> bool:
+    """Whether `obj` is a non-empty tuple of Python ints only, each from `least` up to int64's largest."""
+    return plain_int_tuple(obj) and least <= min(obj) and max(obj) < 2 ** 63
+
+
+if kernels is not None:  # (one C call: csrc/dispatch.c)
+    plain_ints = kernels.plain_ints  # noqa: F811
+
+
+def small_size(size: Any, dtype: DType) -> bool:
+    """Whether `size` is a tuple of ints from 1 whose tensor of `dtype` is smaller than a large
+    allocation: then none of check_allocation's checks can fail (a factory's common call)."""
+    return plain_ints(size, 1) and math.prod(size) * dtype.itemsize < _LARGE_ALLOCATION
+
+
 def check_allocation(size: Sequence[int], dtype: DType) -> tuple:
     """The sizes of a new tensor, checked as PyTorch's empty() checks them: the byte count and the
     strides within int64, and the memory to be had."""
+    if small_size(size, dtype):
+        return size
     size = tuple(size)
     nbytes = check_storage_size(size, dtype)
     if nbytes >= _LARGE_ALLOCATION:

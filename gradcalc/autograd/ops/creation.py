@@ -14,11 +14,11 @@ from ..dtypes import DType
 from ..grad_mode import FORWARD_LEVELS
 from ..layout import CHANNELS_LAST_ORDERS, dense_in_order, in_memory_order, preserved
 from ..meta import make_meta, wants_meta
-from ..tensor import ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
+from ..tensor import DEVICE_CONTEXT, ONLY_FLOAT_GRAD_MESSAGE, Tensor, check_device
 from ...display.names import type_name
 from ...warnings import warn, warn_once
 from .common import (check_allocation, check_not_unsigned, check_real_scalar, check_storage_size, fill_scalar,
-                     kernel_scalar, not_implemented_for, shape_text, wrap_int64)
+                     kernel_scalar, not_implemented_for, shape_text, small_size, wrap_int64)
 from .info import MEMORY_FORMATS, check_memory_format
 from .parser import parser
 from .registry import op
@@ -33,10 +33,13 @@ LIST_OF_ARRAYS_WARNING = (
 
 
 def finish(data: np.ndarray, dtype: DType, requires_grad: Any, device: Any = None) -> Tensor:
-    check_device(device)
+    # (no device given nor a `with torch.device` block: the common call, which has no device to check)
+    asks_device = device is not None or DEVICE_CONTEXT
+    if asks_device:
+        check_device(device)
     if requires_grad and dtype.category < dtypes.FLOATING:
         raise RuntimeError(ONLY_FLOAT_GRAD_MESSAGE)
-    if wants_meta(device):
+    if asks_device and wants_meta(device):
         return make_meta(data.shape, dtype, requires_grad)
     return Tensor._make(data, dtype, requires_grad=bool(requires_grad))
 
@@ -51,6 +54,8 @@ def meta_factory(size: Sequence, dtype: DType, requires_grad: Any, device: Any, 
     """A meta tensor when one is asked for, made before any values are (a meta size may hold no
     memory's worth). A `normal` sampler's meta kernel is torch._refs', which checks its sizes
     with a bare torch._check."""
+    if device is None and not DEVICE_CONTEXT:
+        return None
     check_device(device)
     if not wants_meta(device):
         return None
@@ -283,6 +288,8 @@ def as_tensor(data: Any, *, dtype: Optional[DType] = None, device: Any = None) -
 
 
 def check_size(size: Sequence, dtype: DType, allocated: bool = True) -> tuple:
+    if allocated and small_size(size, dtype):
+        return size
     for value in size:
         if value < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {value}: {shape_text(size)}")
@@ -329,7 +336,14 @@ def filled(size: Sequence, value: Any, dtype: Optional[DType], requires_grad: An
         return meta
     if like is None:  # (the empty tensor first, then its fill)
         shape = check_size(size, dtype)
-        data = np.full(shape, fill_scalar(value, dtype, math.prod(shape)), dtype=dtype._numpy)
+        value = fill_scalar(value, dtype, math.prod(shape))
+        if type(value) is int and value == 0:  # calloc's zeros
+            data = np.zeros(shape, dtype._numpy)
+        elif type(value) is int and value == 1:  # (every dtype holds a one: no need of np.full's cast)
+            data = np.empty(shape, dtype._numpy)
+            data.fill(1)
+        else:
+            data = np.full(shape, value, dtype=dtype._numpy)
     else:
         data = preserved(like, dtype._numpy)
         data[...] = fill_scalar(value, dtype, data.size)

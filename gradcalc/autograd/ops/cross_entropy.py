@@ -82,7 +82,11 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] =
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {dtypes.cpp_double(label_smoothing)}")
     log_probs = activation.log_softmax(input, class_dim)
-    loss = nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
+    if weight is None and class_dim and input._data.ndim == 2 and target._dtype is dtypes.int64 and \
+            target._data.shape == input._data.shape[:1]:
+        loss = nll_loss(log_probs, target, None, reduction, ignore_index)  # (a batch's call, which passes every check)
+    else:
+        loss = nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
     if not label_smoothing > 0.0:  # (ATen smooths only when it is > 0: not for a NaN)
         return loss
     # C++'s `double * Tensor`: Tensor-by-number products (MulBackward1)

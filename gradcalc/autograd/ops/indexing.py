@@ -86,6 +86,12 @@ def getitem(a: Tensor, index: Any) -> Tensor:
             # `x[i]`, the commonest index: what basic_index's select comes to (its 0-d result a view too)
             return record(SELECT, (a,), data[index, ...], a._dtype, view_of=a,
                           self_sym_sizes=a.shape, dim=0, index=index)
+        if index.__class__ is Tensor and index._dtype is dtypes.int64 and index._data.ndim and data.ndim and \
+                _in_bounds(index, data.shape[0]):
+            # `C[X]`, rows of an embedding: what _advanced_index comes to for one tensor of rows in bounds
+            key = (index._data,)
+            return record(INDEX, (a,), np.ascontiguousarray(data[key]), a._dtype, self_sym_sizes=a.shape,
+                          indices=key)
         index = ranges_as_lists(index)
         items = index if isinstance(index, tuple) else (index,)
         if _any_advanced(items):

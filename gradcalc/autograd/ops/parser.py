@@ -17,12 +17,12 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import dtypes
-from ..native import kernels
 from ..dtypes import DType
 from ..tensor import DEVICE_CONTEXT, NO_CUDA_MESSAGE, Device, Size, Tensor
 from ...display.names import type_name
 from ...warnings import first_time, warn
 from . import unordered_map
+from .common import plain_int_tuple, plain_ints
 from .tensor_numpy import python_scalar
 
 # ParameterType: the kinds of parameter a signature string names
@@ -498,22 +498,6 @@ _RANGE_CHECKED = frozenset({SCALAR, TENSOR, INT64, SYM_INT, INT_LIST, SYM_INT_LI
 # a value of these types may pass unchanged and still be checked at every call (an int's range,
 # each int of a tuple of sizes)
 _CHECKED_TYPES = (int, tuple)
-_JUST_INT = {int}
-
-
-def plain_int_tuple(obj: Any) -> bool:
-    """Whether `obj` is a non-empty tuple of Python ints only (not bools, numpy's or tensors)."""
-    return obj.__class__ is tuple and set(map(type, obj)) == _JUST_INT
-
-
-def plain_ints(obj: Any, least: int) -> bool:
-    """Whether `obj` is a non-empty tuple of Python ints only, each from `least` up to int64's largest."""
-    return plain_int_tuple(obj) and least <= min(obj) and max(obj) < 2 ** 63
-
-
-if kernels is not None:  # (one C call: csrc/dispatch.c)
-    plain_ints = kernels.plain_ints  # noqa: F811
-
 
 def _decided_by_type(param: Param, obj: Any) -> bool:
     """Whether `param.check(obj)` gives the same answer for every object of obj's type (and, for

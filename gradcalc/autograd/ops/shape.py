@@ -9,8 +9,8 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, wrap_dim
-from .common import check_not_unsigned, normalize_dims, shape_args, shape_text, wrap_int64
-from .parser import plain_int_tuple, plain_ints
+from .common import (check_not_unsigned, normalize_dims, plain_int_tuple, plain_ints, shape_args, shape_text,
+                     wrap_int64)
 from .registry import LINEAR, node, op, record, recording_not_needed
 
 # the backward of a view takes the gradient back to the input's shape (reshape called as it is,
