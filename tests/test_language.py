@@ -458,6 +458,24 @@ def test_only_a_programs_own_classes_and_modules_are_read_directly() -> None:
     assert list in table["append"]
 
 
+def test_a_private_name_is_read_directly_on_a_programs_own_classes_only() -> None:
+    """`self._prev` of a program's class made of its own classes is the program's attribute (read
+    as Python reads it); a private name of a module, a tensor, a class deriving from gradcalc's or
+    a built-in type's stays guarded, and refused where the policy refuses it."""
+    session = _fast_session(
+        "class Plain:\n    def __init__(self):\n        self._v = 1\n    def _f(self):\n        return self._v\n"
+        "class Net(torch.nn.Module):\n    pass\n"
+        "a, n, x = Plain(), Net(), torch.ones(1)\n"
+        "a._v, a._f(), n._modules, x._version\n")
+    table = session.fast_reads.table
+    namespace = session.namespace
+    assert table["_v"] == table["_f()"] == {namespace["Plain"]}
+    assert namespace["Net"] not in table["_modules"] and not table["_version"] & {type(namespace["torch"]),
+                                                                                  type(namespace["x"])}
+    _, _, errors = run("x = torch.ones(1)\nx._data")
+    assert errors.strip() == "AttributeError: 'Tensor' object attribute '_data' is not accessible in gradcalc", errors
+
+
 def test_str_format_stays_guarded_when_read_from_a_literal() -> None:
     _, _, errors = run("'{0.__class__.__subclasses__}'.format(1)")
     assert errors.strip() == ("AttributeError: type object 'int' attribute '__subclasses__' is not accessible in "

@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import threading
+import types as types_
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -445,6 +446,69 @@ def test_modules_hold_only_what_the_policy_lists() -> None:
             if policy.resolve(type(value)) is None:
                 unlisted[f"{name}.{member}"] = type(value).__qualname__
     assert not unlisted, unlisted
+
+
+_GUARD_CASES = """\
+class Point:
+    limit = 3
+    def __init__(self):
+        self.x, self._y = 1, 2
+        self.__z = 3
+    @property
+    def broken(self):
+        raise ValueError("no")
+    def _helper(self):
+        return 4
+class Derived(torch.nn.Module):
+    pass
+p, d, t = Point(), Derived(), torch.ones(2)
+"""
+
+
+def _outcome(call: Any) -> tuple:
+    try:
+        return ("value", call())
+    except Exception as error:  # noqa: BLE001 - the error is what is compared
+        return ("error", type(error).__name__, str(error))
+
+
+@pytest.mark.skipif(guard.compiled_paths()[0] is guard.compiled_getattr, reason="the native module is not built")
+def test_the_native_guard_takes_the_python_guards_decisions() -> None:
+    """csrc/guard.c's compiled_getattr and guarded_setattr against the Python functions: the same
+    values (bound methods alike), errors and writes, for names the rules allow and names they
+    refuse, private names learnt on the way, values of types no program may hold, odd names."""
+    session = Session(TextOutput(io.StringIO(), io.StringIO()))
+    assert session.run(_GUARD_CASES)
+    native_get, native_set = session.builtins["$getattr"], session.builtins["$setattr"]
+    assert native_get is not guard.compiled_getattr and native_set is not guard.guarded_setattr
+    space = session.namespace
+    objects = [space["p"], space["d"], space["t"], space["torch"], "text", [1], 2.5, space["Point"]]
+    names = ["x", "_y", "_Point__z", "limit", "broken", "_helper", "missing", "__class__", "__dict__", "_data",
+             "shape", "append", "count", "training", "__init__", "", "_parameters", "real", "ones"]
+
+    def same(first: tuple, second: tuple) -> bool:
+        if first[0] == "value" and second[0] == "value" and isinstance(first[1], types_.MethodType):
+            return first[1] == second[1]  # (a bound method is made at each read)
+        return first == second or (first[0] == second[0] == "value" and first[1] is second[1])
+
+    with session._running(), limits.wall_up():
+        for obj in objects:
+            for name in names:
+                for called in ((), (True,)):
+                    ours = _outcome(lambda: native_get(obj, name, *called))
+                    theirs = _outcome(lambda: guard.compiled_getattr(obj, name, *called))
+                    assert same(ours, theirs), (obj, name, called, ours, theirs)
+                    assert same(_outcome(lambda: native_get(obj, name, *called)), theirs)  # learnt: once more
+        for obj in objects:
+            for name in ["x", "_y", "w", "_w", "__class__", "requires_grad", "_data", "training", "limit", ""]:
+                ours = _outcome(lambda: native_set(7, obj, name))
+                theirs = _outcome(lambda: guard.guarded_setattr(7, obj, name))
+                assert ours == theirs, (obj, name, ours, theirs)
+        assert _outcome(lambda: native_get(space["p"], UserStringName("x"))) == ("value", 7)
+
+
+class UserStringName(str):
+    """A name of a str subclass: the native paths leave it to the Python functions."""
 
 
 if __name__ == "__main__":  # review what gradcalc answers to the probes of a file

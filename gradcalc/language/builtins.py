@@ -267,9 +267,10 @@ def make_builtins(namespace: dict, modules: Any, echo: Callable[[Any], None]) ->
         # cannot name them, and its import statements go through `$import`
         __build_class__=guard.make_build_class(metaclass_for), __import__=host.__import__,
     )
+    getattr_, setattr_ = guard.compiled_paths()
     table.update({
-        compiler.GETATTR: guard.compiled_getattr, compiler.TYPE: type, compiler.FAST: frozenset(),
-        compiler.SETATTR: guard.guarded_setattr,
+        compiler.GETATTR: getattr_, compiler.TYPE: type, compiler.FAST: frozenset(),
+        compiler.SETATTR: setattr_,
         compiler.DELATTR: guard.guarded_delattr, compiler.ECHO: echo_,
         compiler.KWARGS: exact_keywords, compiler.POW: limits.guarded_pow, compiler.LSHIFT: limits.guarded_lshift,
         compiler.IMPORT: modules.import_name, compiler.IMPORT_FROM: modules.import_from,

@@ -3,9 +3,10 @@ and deletes attributes only through the guard (guard.py).
 
 The pass rewrites:
   * `a.b` (read)            -> `$getattr(a, 'b')`; called, `a.b(...)` -> `$getattr(a, 'b', True)(...)`;
-                               for a name or a literal `a` and a public `b`, first `a.b if $type(a) in $fast['b']`
-                               (`$fast['b()']` for a call; guard.FastReads: built-in methods, modules, a
-                               program's own classes, tensors' properties and, called, their ops)
+                               for a name or a literal `a` and a `b` not a dunder, first
+                               `a.b if $type(a) in $fast['b']` (`$fast['b()']` for a call; guard.FastReads:
+                               built-in methods, modules, a program's own classes, tensors' properties and,
+                               called, their ops; for a private `b`, a program's own classes only)
   * `a.b = v`               -> `$setattr(v, a, 'b')` (the value first: Python evaluates it first)
   * `del a.b`               -> `$delattr(a, 'b')`
   * `a.b += v`              -> a read, the operator, and a write
@@ -48,9 +49,9 @@ FORBIDDEN_NAMES = frozenset({"__builtins__", "__import__", "__build_class__", "_
 
 
 def _fast_candidate(value: ast.expr, name: str) -> bool:
-    """`name.attr` or `'literal'.attr` with a public attribute: its object's type may be one whose
-    read needs no guard."""
-    return isinstance(value, (ast.Name, ast.Constant)) and not name.startswith("_")
+    """`name.attr` or `'literal'.attr` with an attribute not a dunder: its object's type may be one
+    whose read needs no guard."""
+    return isinstance(value, (ast.Name, ast.Constant)) and not is_dunder(name)
 
 
 def _again(value: ast.expr) -> ast.expr:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from ..display.names import c_arity_words, shown_class_attribute, shown_method, tp_name, type_name
 from .policy import (ATTRIBUTE_HOOKS, CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES,
                      FORBIDDEN_CLASS_NAMES, FORMATTING, GUARDED_DUNDERS, PICKLING, PROGRAM, READABLE_DUNDERS, RULES,
-                     SUPER, USER_DUNDERS, attribute_hook, class_rule, defines, derivable, is_dunder, is_program_class,
+                     SUPER, USER_DUNDERS, Rule, attribute_hook, class_rule, defines, derivable, is_dunder, is_program_class,
                      is_program_function, private_allowed, proxied, register_program_class, resolve)
 
 _getattr, _setattr, _delattr, _type = builtins.getattr, builtins.setattr, builtins.delattr, builtins.type
@@ -48,8 +48,7 @@ def guarded_getattr(obj: Any, name: Any) -> Any:
 
 
 def compiled_getattr(obj: Any, name: str, called: bool = False, _rules: dict = RULES, _type: type = type,
-                     _read: Any = getattr, _method: type = MethodType, _builtin: type = _BUILTIN_METHOD,
-                     _descriptor: type = _METHOD_DESCRIPTOR) -> Any:
+                     _read: Any = getattr, _method: type = MethodType, _builtin: type = _BUILTIN_METHOD) -> Any:
     """`obj.name` as a program may see it, for an exact `str` name (the compiled code's `x.attr`).
     `called` (`x.attr(...)`): a C type's method comes as CPython's method call takes it, its type's
     descriptor with the object, whose errors name the type (`str.count() takes no keyword
@@ -60,18 +59,27 @@ def compiled_getattr(obj: Any, name: str, called: bool = False, _rules: dict = R
     if rule is not None and (name in rule.read or (rule.public and name[0] != "_" and name not in rule.deny)):
         value = _read(obj, name)
         value_type = _type(value)
-        if value_type in _rules:
-            if value_type is _method and rule.c_methods:
-                return shown_method(value)
-            # (a method of another name came from the instance's own attributes, which win)
-            if called and value_type is _builtin and value.__self__ is obj and value.__name__ == name:
-                descriptor = _type(obj).__dict__.get(name)  # the type's own, most often
-                if _type(descriptor) is _descriptor:
-                    return _method(descriptor, obj)
-                return value if descriptor is not None else _called_method(obj, name, value)
+        if value_type in _rules and value_type is not _method and value_type is not _builtin:
             return value
-        return admit(value, obj, name)
+        return held(value, obj, name, called, rule)
     return _slow_getattr(obj, name, rule if rule is not None else resolve(_type(obj)))
+
+
+def held(value: Any, obj: Any, name: str, called: bool, rule: Any) -> Any:
+    """What compiled_getattr gives for `value`, just read as `obj.name` under `rule`, when it is a
+    method or of a type the rules do not list (csrc/guard.c's compiled_getattr calls it too)."""
+    value_type = _type(value)
+    if value_type in RULES:
+        if value_type is MethodType and rule.c_methods:
+            return shown_method(value)
+        # (a method of another name came from the instance's own attributes, which win)
+        if called and value_type is _BUILTIN_METHOD and value.__self__ is obj and value.__name__ == name:
+            descriptor = _type(obj).__dict__.get(name)  # the type's own, most often
+            if _type(descriptor) is _METHOD_DESCRIPTOR:
+                return MethodType(descriptor, obj)
+            return value if descriptor is not None else _called_method(obj, name, value)
+        return value
+    return admit(value, obj, name)
 
 
 # the built-in types whose public methods a program's code reads without the guard's call
@@ -85,9 +93,11 @@ class FastReads:
     types for which compiled_getattr(obj, name) gives what Python's `obj.name` gives:
       * the built-in types' public methods (a bound C method; CPython's method call when called);
       * tensors' public properties (values of the types programs hold: a test checks each);
-      * every name of a module (whose members `from m import x` hands over as they are) and of the
-        instances of a program's classes made of its own classes alone (what the program stored,
-        or its own methods and properties).
+      * every public name of a module (whose members `from m import x` hands over as they are) and
+        every name but a dunder of the instances of a program's classes made of its own classes
+        alone (what the program stored, or its own methods and properties: every private name of
+        such a class is the program's, policy.private_allowed). A private name's entry holds those
+        classes alone.
     `table[name + "()"]` is the same for a call `obj.name(...)`: those types, and tensors for
     their methods whose call the guard's wrapper (BuiltinMethod, which a method read alone needs,
     to print as PyTorch's) would leave as it is: the generated ops' `x.view(...)`, `x.sum()`.
@@ -97,6 +107,7 @@ class FastReads:
     def __init__(self) -> None:
         self.table: dict = {}
         self._direct: set = set()
+        self._programs: set = set()  # (the program's classes among them)
         self._called: tuple = ()
         self._by_name: dict = {}
 
@@ -136,23 +147,30 @@ class FastReads:
                 called.add(cls)
         return called
 
-    def add_direct(self, cls: type) -> None:
+    def add_direct(self, cls: type, program: bool = False) -> None:
         self._direct.add(cls)
-        for types in self.table.values():
-            types.add(cls)
+        if program:
+            self._programs.add(cls)
+        for name, types in self.table.items():
+            if program or name[0] != "_":
+                types.add(cls)
 
     def cover(self, names: Any) -> None:
         table = self.table
         for name in names:
-            if name not in table:
-                table[name] = self._by_name.get(name, set()) | self._direct
-                if name.endswith("()"):
-                    table[name] |= self._called_directly(name[:-2])
+            if name in table:
+                continue
+            if name[0] == "_":  # a private name: the program's own classes' only
+                table[name] = set(self._programs)
+                continue
+            table[name] = self._by_name.get(name, set()) | self._direct
+            if name.endswith("()"):
+                table[name] |= self._called_directly(name[:-2])
 
     def program_class(self, cls: type) -> None:
         """A class a program made: read directly if every class it derives from is the program's."""
         if all(base is object or is_program_class(base) for base in cls.__mro__):
-            self.add_direct(cls)
+            self.add_direct(cls, program=True)
 
 
 # the running session's (Session sets it as it runs a statement): the classes a program makes join it
@@ -431,6 +449,17 @@ def guarded_setattr(value: Any, obj: Any, name: str, _rules: dict = RULES, _type
         if name in ATTRIBUTE_HOOKS and isinstance(obj, type):  # a program's class (check_writable)
             value = attribute_hook(value)
     _write(obj, name, value)
+
+
+def compiled_paths() -> tuple:
+    """The compiled code's `$getattr` and `$setattr`: compiled_getattr and guarded_setattr, or the
+    native module's versions of their common paths (csrc/guard.c), which call them for the rest."""
+    from ..autograd.native import kernels  # (with the autograd package, which the session's prelude loads)
+
+    if kernels is None:
+        return compiled_getattr, guarded_setattr
+    kernels.prepare_guard(RULES, held, compiled_getattr, guarded_setattr, Rule)
+    return kernels.compiled_getattr, kernels.guarded_setattr
 
 
 def guarded_delattr(obj: Any, name: str) -> None:

@@ -11,8 +11,9 @@
  * indexing by rows, its bounds and its gradient's additions, numpy's (indexing.c).
  * Besides: numpy's storages on 64 bytes and arrays' addresses (storage.c), and Tensor._make's
  * common cases and grad_fn's making (graph.c), the autograd engine's loop (engine.c), the op
- * call (dispatch.c), Python's operators on tensors (operators.c) and the twister's draws made
- * uniform, normal and integer values (random.c).
+ * call (dispatch.c), Python's operators on tensors (operators.c), the twister's draws made
+ * uniform, normal and integer values (random.c), and the sandbox guard's commonest attribute
+ * read and write (guard.c).
  *
  * Security: these run on a program's values inside the jailed worker. Every size and stride comes
  * from the buffers themselves (never from a caller's count), every buffer is checked for its
@@ -104,7 +105,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     }
     PyMethodDef *tables[] = {sleef_methods, sums_methods, cascade_methods, arithmetic_methods, storage_methods,
                              heap_methods, indexing_methods, convolution_methods, graph_methods,
-                             engine_methods, dispatch_methods, operators_methods, random_methods};
+                             engine_methods, dispatch_methods, operators_methods, random_methods, guard_methods};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (PyModule_AddFunctions(created, tables[i]) < 0) {
             Py_DECREF(created);

@@ -50,7 +50,7 @@ PyObject *finish(Py_buffer *views, int count);
 
 extern PyMethodDef sleef_methods[], sums_methods[], cascade_methods[], arithmetic_methods[], storage_methods[],
     heap_methods[], indexing_methods[], convolution_methods[], graph_methods[], engine_methods[],
-    dispatch_methods[], operators_methods[], random_methods[];
+    dispatch_methods[], operators_methods[], random_methods[], guard_methods[];
 /* at::vec's reduce_all over each of `rows` rows of `size` values, `width` lanes (sums.c). */
 void lane_sum_float32(const float *values, float *out, Py_ssize_t rows, Py_ssize_t size, Py_ssize_t width);
 void lane_sum_float64(const double *values, double *out, Py_ssize_t rows, Py_ssize_t size, Py_ssize_t width);
