@@ -175,8 +175,7 @@ class Generator:
 
     def _random64(self, n: int) -> np.ndarray:
         """n 64-bit draws: the first 32-bit draw is the high half (random64())."""
-        raw = self._random(2 * n)
-        return (raw[0::2] << np.uint64(32)) | raw[1::2]
+        return _joined(self._random(2 * n))
 
     @property
     def device(self) -> Device:
@@ -337,8 +336,13 @@ def _uniform01_double(gen: Generator, n: int) -> np.ndarray:
 
 
 def _double_uniforms(raw: np.ndarray) -> np.ndarray:
-    """(pairs of 32-bit draws, the first the high half of a 64-bit draw, as _random64 makes it)"""
-    return ((raw[0::2] << np.uint64(32) | raw[1::2]) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
+    """(from pairs of 32-bit draws, as _random64 joins them)"""
+    return (_joined(raw) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
+
+
+def _joined(raw: np.ndarray) -> np.ndarray:
+    """Pairs of 32-bit draws as 64-bit ones, the first the high half (random64())."""
+    return (raw[0::2] << np.uint64(32)) | raw[1::2]
 
 
 def uniform_doubles(n: int, generator: Generator | None = None) -> np.ndarray:
