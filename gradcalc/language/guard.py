@@ -15,8 +15,8 @@ from typing import Any, Callable
 from ..display.names import c_arity_words, shown_class_attribute, shown_method, tp_name, type_name
 from .policy import (ATTRIBUTE_HOOKS, CLASS, CLASS_BODY_DUNDERS, CLASS_DUNDERS, CLASS_PROXIES,
                      FORBIDDEN_CLASS_NAMES, FORMATTING, GUARDED_DUNDERS, PICKLING, PROGRAM, READABLE_DUNDERS, RULES,
-                     SUPER, USER_DUNDERS, Rule, attribute_hook, class_rule, defines, derivable, is_dunder, is_program_class,
-                     is_program_function, private_allowed, proxied, register_program_class, resolve)
+                     SUPER, USER_DUNDERS, Rule, attribute_hook, class_rule, defines, derivable, is_dunder,
+                     is_program_class, is_program_function, private_allowed, proxied, register_program_class, resolve)
 
 _getattr, _setattr, _delattr, _type = builtins.getattr, builtins.setattr, builtins.delattr, builtins.type
 _exact_str = str.__str__  # a str subclass's characters as an exact str, running none of its methods
